@@ -1,0 +1,41 @@
+/**
+ * The client record (the seed's "API key record") as the store returns it, and the read
+ * interface the authorizer depends on. One read returns everything needed to verify a request.
+ */
+
+/** `disabled` clients are refused by the authorizer (`client_disabled`). */
+export type ClientStatus = 'active' | 'disabled';
+
+/** One public key registered on a client. */
+export interface StoredPublicKey {
+  /** SHA-256 of the SPKI DER, base64url (see `fingerprintOf` in lambda/core/keys.ts). */
+  readonly fingerprint: string;
+  /** Canonical SPKI PEM. */
+  readonly spkiPem: string;
+  /** ISO-8601 instant the key was added. */
+  readonly addedAt: string;
+  /** ISO-8601 instant after which the key no longer verifies (set on the old key by a rollover). */
+  readonly notAfter?: string;
+}
+
+export interface ClientRecord {
+  /** Service-generated, unguessable, URL-safe; what signers put in `keyid`. */
+  readonly clientId: string;
+  readonly name: string;
+  readonly status: ClientStatus;
+  /** Canonical allow-list entries (see `normaliseNetworkEntry` in lambda/core/ip-policy.ts). */
+  readonly networkWhitelist: readonly string[];
+  readonly roles: readonly string[];
+  /** One or more keys; several during a rollover. */
+  readonly keys: readonly StoredPublicKey[];
+  /** Optimistic-concurrency version, starting at 1, +1 on every change. */
+  readonly version: number;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+/** What the authorizer needs from the store: one read by clientId. */
+export interface ClientReader {
+  /** The record, or undefined when no client has this id. Throws on a storage failure. */
+  getClient(clientId: string): Promise<ClientRecord | undefined>;
+}
