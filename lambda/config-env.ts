@@ -1,0 +1,27 @@
+/**
+ * Names of the environment variables Signet's Lambdas read. The CDK constructs that set them and
+ * `lambda/config.ts` that reads them both import these constants, so the two cannot drift apart.
+ */
+export const ENV = {
+  tableName: 'SIGNET_TABLE_NAME',
+  roleCatalogue: 'SIGNET_ROLE_CATALOGUE',
+  publicBaseUrl: 'SIGNET_PUBLIC_BASE_URL',
+  maxAgeS: 'SIGNET_MAX_AGE_S',
+  maxSkewS: 'SIGNET_MAX_SKEW_S',
+  allowLegacy: 'SIGNET_ALLOW_LEGACY',
+  replayProtection: 'SIGNET_REPLAY_PROTECTION',
+  recordAuthFailures: 'SIGNET_RECORD_AUTH_FAILURES',
+  clientCacheTtlMs: 'SIGNET_CLIENT_CACHE_TTL_MS',
+  staleIfErrorMs: 'SIGNET_STALE_IF_ERROR_MS',
+  rotationGraceS: 'SIGNET_ROTATION_GRACE_S',
+  rotationKeyBits: 'SIGNET_ROTATION_KEY_BITS',
+  /** Only for local runs and tests: DynamoDB Local's endpoint. */
+  dynamoDbEndpoint: 'SIGNET_DYNAMODB_ENDPOINT',
+  /** Only for local runs and tests: the Secrets Manager stand-in's endpoint. */
+  secretsManagerEndpoint: 'SIGNET_SECRETSMANAGER_ENDPOINT',
+} as const;
+
+/** The role catalogue used when none is configured: only the registry's own role. */
+export const DEFAULT_ROLE_CATALOGUE: Readonly<Record<string, readonly string[]>> = Object.freeze({
+  'registry:admin': ['* /registry/**'],
+});

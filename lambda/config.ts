@@ -1,0 +1,102 @@
+/**
+ * The one place Signet's Lambdas read the environment. Returns a frozen, typed config; each
+ * value falls back to its named default in lambda/core/defaults.ts. A bad value fails the cold
+ * start with a message naming the variable, never silently.
+ */
+import {
+  DEFAULT_ALLOW_LEGACY,
+  DEFAULT_CLIENT_CACHE_TTL_MS,
+  DEFAULT_MAX_AGE_S,
+  DEFAULT_MAX_SKEW_S,
+  DEFAULT_RSA_BITS,
+  DEFAULT_ROTATION_GRACE_S,
+  DEFAULT_STALE_IF_ERROR_MS,
+} from './core/defaults';
+import { RoleCatalogue, compileRoleCatalogue } from './core/role-policy';
+import { DEFAULT_ROLE_CATALOGUE, ENV } from './config-env';
+
+export interface SignetConfig {
+  readonly tableName: string;
+  readonly roleCatalogue: RoleCatalogue;
+  /** Public base URL clients call (custom domain + base path), when the event cannot tell. */
+  readonly publicBaseUrl?: string;
+  readonly maxAgeS: number;
+  readonly maxSkewS: number;
+  readonly allowLegacy: boolean;
+  readonly replayProtection: boolean;
+  readonly recordAuthFailures: boolean;
+  readonly clientCacheTtlMs: number;
+  readonly staleIfErrorMs: number;
+  readonly rotationGraceS: number;
+  readonly rotationKeyBits: number;
+  readonly dynamoDbEndpoint?: string;
+  readonly secretsManagerEndpoint?: string;
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Reads and checks the configuration from `env` (default: `process.env`). */
+export function loadConfig(env: Env = process.env): SignetConfig {
+  const tableName = env[ENV.tableName]?.trim();
+  if (!tableName) throw new Error(`${ENV.tableName} is not set: it must name the Signet client table.`);
+  return Object.freeze({
+    tableName,
+    roleCatalogue: readRoleCatalogue(env),
+    publicBaseUrl: readBaseUrl(env),
+    maxAgeS: readInt(env, ENV.maxAgeS, DEFAULT_MAX_AGE_S, 1),
+    maxSkewS: readInt(env, ENV.maxSkewS, DEFAULT_MAX_SKEW_S, 0),
+    allowLegacy: readBool(env, ENV.allowLegacy, DEFAULT_ALLOW_LEGACY),
+    replayProtection: readBool(env, ENV.replayProtection, false),
+    recordAuthFailures: readBool(env, ENV.recordAuthFailures, true),
+    clientCacheTtlMs: readInt(env, ENV.clientCacheTtlMs, DEFAULT_CLIENT_CACHE_TTL_MS, 0),
+    staleIfErrorMs: readInt(env, ENV.staleIfErrorMs, DEFAULT_STALE_IF_ERROR_MS, 0),
+    rotationGraceS: readInt(env, ENV.rotationGraceS, DEFAULT_ROTATION_GRACE_S, 0),
+    rotationKeyBits: readInt(env, ENV.rotationKeyBits, DEFAULT_RSA_BITS, 2048),
+    dynamoDbEndpoint: env[ENV.dynamoDbEndpoint]?.trim() || undefined,
+    secretsManagerEndpoint: env[ENV.secretsManagerEndpoint]?.trim() || undefined,
+  });
+}
+
+function readInt(env: Env, name: string, fallback: number, min: number): number {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min) throw new Error(`${name} must be a whole number >= ${min}; got ${JSON.stringify(raw)}.`);
+  return Number(raw);
+}
+
+function readBool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'true') return true;
+  if (raw === 'false') return false;
+  throw new Error(`${name} must be "true" or "false"; got ${JSON.stringify(raw)}.`);
+}
+
+function readRoleCatalogue(env: Env): RoleCatalogue {
+  const raw = env[ENV.roleCatalogue]?.trim();
+  if (!raw) return DEFAULT_ROLE_CATALOGUE;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch (cause) {
+    throw new Error(`${ENV.roleCatalogue} is not valid JSON: give {"role": ["METHOD /path-glob", ...]}.`, { cause });
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new Error(`${ENV.roleCatalogue} must be a JSON object {"role": ["METHOD /path-glob", ...]}.`);
+  }
+  compileRoleCatalogue(parsed as RoleCatalogue); // throws with every problem listed
+  return parsed as RoleCatalogue;
+}
+
+function readBaseUrl(env: Env): string | undefined {
+  const raw = env[ENV.publicBaseUrl]?.trim();
+  if (!raw) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch (cause) {
+    throw new Error(`${ENV.publicBaseUrl} must be an absolute URL like https://api.example.com/v1; got ${JSON.stringify(raw)}.`, { cause });
+  }
+  if (url.search || url.hash) throw new Error(`${ENV.publicBaseUrl} must not carry a query or fragment.`);
+  return raw.replace(/\/+$/, '');
+}
