@@ -1,0 +1,32 @@
+/**
+ * Signet's core: the scheme and its verification, pure TypeScript (no AWS SDK, no environment,
+ * no clock, no logging). Everything else in Signet calls these; nothing re-implements them.
+ */
+export * from './errors';
+export * from './defaults';
+export type { HeaderMap, SignedRequest } from './types';
+export { BoundedCache } from './bounded-cache';
+export { computeContentDigest, parseContentDigest, checkContentDigest } from './content-digest';
+export { formatHttpDate, parseHttpDate } from './http-date';
+export { buildSignatureBase } from './signature-base';
+export { readSignatureInput, readSignatureValue } from './signature-params';
+export type { ComponentId, SignatureInput } from './signature-params';
+export { signRequest } from './sign';
+export type { SignRequestInput, SignResult, SignatureHeaders } from './sign';
+export { defaultVerifyPolicy, parseRequestSignature, verifyParsedSignature, verifyRequest, verdictOf } from './verify';
+export type { ParsedSignature, Verdict, VerificationKey, VerifyPolicy } from './verify';
+export {
+  PublicKeyCache,
+  fingerprintOf,
+  generateRsaKeyPair,
+  importPrivateKey,
+  importPublicKey,
+  isFingerprint,
+  looksLikePrivateKey,
+  spkiPemOf,
+} from './keys';
+export type { PrivateKeyInfo, PublicKeyInfo } from './keys';
+export { EVERYONE, compileAllowList, normaliseCallerIp, normaliseNetworkEntry } from './ip-policy';
+export type { IpAllowList } from './ip-policy';
+export { compileRoleCatalogue, validateRoles } from './role-policy';
+export type { CompiledRoleCatalogue, RoleCatalogue } from './role-policy';

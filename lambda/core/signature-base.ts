@@ -1,0 +1,132 @@
+/**
+ * The signature base (RFC 9421 §2.5): one line per covered component, in the order the signer
+ * declared them, `"<identifier>": <value>`, joined with LF, no trailing LF, ending with the
+ * `"@signature-params"` line.
+ *
+ * Derived components (§2.2) supported: @method, @target-uri, @authority, @scheme,
+ * @request-target, @path, @query, @query-param. HTTP fields (§2.1), with the `sf` and `key`
+ * parameters for the fields Signet knows the type of. (`bs` needs the individual field lines,
+ * which API Gateway has already joined, so it is refused.) Anything else is refused with
+ * `unsupported_component`, never guessed.
+ */
+import { fail } from './errors';
+import { ComponentId } from './signature-params';
+import { parseDictionaryField, serializeDictionaryValue, serializeMemberValue } from './structured-fields';
+import { SignedRequest } from './types';
+
+/** Fields whose Structured Field type Signet knows: all are dictionaries. */
+const DICTIONARY_FIELDS = new Set(['content-digest', 'repr-digest', 'signature-input', 'signature', 'want-content-digest']);
+
+/**
+ * Builds the signature base for `covered` over `req`.
+ * @param signatureParams the `@signature-params` value (the serialized inner list with parameters)
+ * @throws SignetError `absent_component` when a covered component is not in the request,
+ *   `unsupported_component` for components or parameters Signet does not implement
+ */
+export function buildSignatureBase(req: SignedRequest, covered: readonly ComponentId[], signatureParams: string): string {
+  let base = '';
+  let target: URL | undefined;
+  const url = (): URL => (target ??= parseTarget(req.targetUri));
+  for (const component of covered) {
+    for (const value of componentValues(req, component, url)) {
+      if (value.includes('\n') || value.includes('\r')) {
+        fail('absent_component', `The value of ${component.serialized} contains a line break, which cannot be signed.`);
+      }
+      base += `${component.serialized}: ${value}\n`;
+    }
+  }
+  return `${base}"@signature-params": ${signatureParams}`;
+}
+
+/** The value(s) of one component: usually one; `@query-param` gives one per occurrence. */
+function componentValues(req: SignedRequest, component: ComponentId, url: () => URL): string[] {
+  const { name, params } = component;
+  if (name.startsWith('@')) return [derivedValue(req, component, url)];
+  for (const key of params.keys()) {
+    if (key !== 'sf' && key !== 'key') {
+      fail('unsupported_component', `Component ${component.serialized}: the parameter "${key}" is not supported by Signet.`);
+    }
+  }
+  const raw = req.headers[name];
+  if (raw === undefined) {
+    fail('absent_component', `The signature covers "${name}" but the request has no ${name} header. Send the header or stop covering it.`);
+  }
+  const value = raw.trim();
+  if (params.has('sf') || params.has('key')) {
+    if (!DICTIONARY_FIELDS.has(name)) {
+      fail('unsupported_component', `Component ${component.serialized}: Signet does not know the structured type of "${name}".`);
+    }
+    const dict = parseDictionaryField(value, 'absent_component', name);
+    const key = params.get('key');
+    if (key === undefined) return [serializeDictionaryValue(dict)];
+    const member = typeof key === 'string' ? dict.get(key) : undefined;
+    if (member === undefined) {
+      fail('absent_component', `Component ${component.serialized}: the ${name} header has no member ${JSON.stringify(String(key))}.`);
+    }
+    return [serializeMemberValue(member)];
+  }
+  return [value];
+}
+
+function derivedValue(req: SignedRequest, component: ComponentId, url: () => URL): string {
+  const { name, params } = component;
+  const allowed = name === '@query-param' ? 1 : 0;
+  if (params.size > allowed || (allowed === 1 && !params.has('name'))) {
+    fail('unsupported_component', `Component ${component.serialized}: these parameters are not supported on ${name}.`);
+  }
+  switch (name) {
+    case '@method':
+      return req.method;
+    case '@target-uri':
+      return req.targetUri;
+    case '@authority':
+      return url().host;
+    case '@scheme':
+      return url().protocol.slice(0, -1);
+    case '@request-target':
+      return url().pathname + url().search;
+    case '@path':
+      return url().pathname || '/';
+    case '@query':
+      return url().search === '' ? '?' : url().search;
+    case '@query-param':
+      return queryParam(url(), component);
+    default:
+      return fail('unsupported_component', `Component "${name}" is not a request component Signet supports.`);
+  }
+}
+
+/** §2.2.8: the named parameter's value, form-decoded then percent-encoded again. One occurrence only. */
+function queryParam(url: URL, component: ComponentId): string {
+  const wanted = component.params.get('name');
+  if (typeof wanted !== 'string') {
+    fail('unsupported_component', `Component ${component.serialized}: name must be a string.`);
+  }
+  const values: string[] = [];
+  for (const [key, value] of new URLSearchParams(url.search)) {
+    if (formEncode(key) === wanted) values.push(formEncode(value));
+  }
+  if (values.length !== 1) {
+    fail('absent_component', `Component ${component.serialized}: the query has ${values.length} parameters named ${JSON.stringify(wanted)}; exactly one is needed.`);
+  }
+  return values[0];
+}
+
+/** Percent-encodes everything outside the application/x-www-form-urlencoded safe set, space as %20. */
+function formEncode(text: string): string {
+  let out = '';
+  for (const byte of Buffer.from(text, 'utf8')) {
+    const ch = String.fromCharCode(byte);
+    out += /[A-Za-z0-9*\-._]/.test(ch) ? ch : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  return out;
+}
+
+function parseTarget(targetUri: string): URL {
+  try {
+    return new URL(targetUri);
+  } catch (cause) {
+    fail('absent_component', 'The request URL could not be parsed, so its URL components cannot be signed.', { cause });
+  }
+}
+

@@ -1,0 +1,273 @@
+/**
+ * The verification engine. Every door into Signet (both authorizers, the local gateway,
+ * `signet verify` and `signet explain`) calls this; none re-implements a check.
+ *
+ * The steps follow RFC 9421 §3.2, in one visible order:
+ *   parse Signature-Input / Signature (§3.2 steps 1-3) → checkAlgorithm → checkKeyId →
+ *   checkCreated / checkExpires (§3.2.1) → checkCoverage (required components, digest with a
+ *   body) → checkDate → build the signature base (§2.5) → resolve keys by keyid →
+ *   verify with each usable key (§3.3.2 RSASSA-PKCS1-v1_5 SHA-256).
+ * Everything up to the base needs no key, so a malformed request never costs a registry read.
+ */
+import { KeyObject, constants, verify as rsaVerify } from 'node:crypto';
+import { parseContentDigest } from './content-digest';
+import {
+  DEFAULT_ALLOW_LEGACY,
+  DEFAULT_MAX_AGE_S,
+  DEFAULT_MAX_SKEW_S,
+  DIGEST_ALGORITHM,
+  SIGNATURE_ALGORITHM,
+  SIGNATURE_LABEL,
+} from './defaults';
+import { fail } from './errors';
+import { parseHttpDate } from './http-date';
+import { buildSignatureBase } from './signature-base';
+import { ComponentId, SignatureInput, readSignatureInput, readSignatureValue } from './signature-params';
+import { SignedRequest } from './types';
+
+/** Everything verification depends on; build it once per cold start with {@link defaultVerifyPolicy}. */
+export interface VerifyPolicy {
+  /** The signature label read; others are ignored. @default 'sig' */
+  readonly label: string;
+  /** Oldest acceptable `created` / Date, seconds before now. @default 300 */
+  readonly maxAgeS: number;
+  /** Tolerated clock difference: `created` in the future, and Date vs `created`. @default 30 */
+  readonly maxSkewS: number;
+  /**
+   * Accept the legacy signer form without `date`. Risk: the Date header then is not signed and
+   * only `created` bounds the signature's age. @default false
+   */
+  readonly allowLegacy: boolean;
+  /** Components every signature must cover, besides `date` and `content-digest`. @default ['@method', '@target-uri'] */
+  readonly requiredComponents: readonly string[];
+  /** Whether a covered Content-Digest must carry sha-256 (the backend compares that one). @default true */
+  readonly requireSha256Digest: boolean;
+  /** Whether `alg` must be present (it must always equal rsa-v1_5-sha256 when present). @default true */
+  readonly requireAlg: boolean;
+  /** The current time, unix seconds. Injected: the core has no clock. */
+  readonly nowS: () => number;
+  /** Receives each signature base built (for `signet explain`); production leaves it unset and never logs bases. */
+  readonly onBase?: (base: string) => void;
+}
+
+/** A public key registered for a keyid. */
+export interface VerificationKey {
+  readonly fingerprint: string;
+  readonly key: KeyObject;
+  /** Unix seconds after which the key no longer verifies (rollover grace), if any. */
+  readonly notAfterS?: number;
+}
+
+/** A signature that passed every key-independent check, with its base(s) built. */
+export interface ParsedSignature {
+  readonly keyId: string;
+  readonly created: number;
+  readonly expires?: number;
+  readonly label: string;
+  readonly covered: readonly string[];
+  readonly signature: Buffer;
+  /** The signature base for each candidate target URI (usually one). */
+  readonly bases: readonly string[];
+  /** The Content-Digest header value when covered. */
+  readonly contentDigest?: string;
+  readonly input: SignatureInput;
+}
+
+/** The outcome of a successful verification. */
+export interface Verdict {
+  readonly keyId: string;
+  readonly fingerprint: string;
+  readonly created: number;
+  readonly covered: readonly string[];
+  /** The signed Content-Digest value, for the backend's body check. */
+  readonly contentDigest?: string;
+}
+
+/** The safe defaults, with `overrides` applied. `nowS` defaults to the system clock. */
+export function defaultVerifyPolicy(overrides: Partial<VerifyPolicy> = {}): VerifyPolicy {
+  return Object.freeze({
+    label: SIGNATURE_LABEL,
+    maxAgeS: DEFAULT_MAX_AGE_S,
+    maxSkewS: DEFAULT_MAX_SKEW_S,
+    allowLegacy: DEFAULT_ALLOW_LEGACY,
+    requiredComponents: ['@method', '@target-uri'],
+    requireSha256Digest: true,
+    requireAlg: true,
+    nowS: () => Math.floor(Date.now() / 1000),
+    ...overrides,
+  });
+}
+
+/**
+ * Runs every check that needs no key and builds the signature base.
+ * @param targetUriCandidates other spellings of the target URI to try (REST v1 query rebuilds); bounded by the caller
+ * @throws SignetError with the reason code of the first failed check
+ */
+export function parseRequestSignature(
+  req: SignedRequest,
+  policy: VerifyPolicy,
+  targetUriCandidates: readonly string[] = [],
+): ParsedSignature {
+  const inputField = req.headers['signature-input'];
+  const signatureField = req.headers['signature'];
+  if (inputField === undefined || signatureField === undefined) {
+    const missing = inputField === undefined && signatureField === undefined ? 'Signature-Input and Signature headers' : inputField === undefined ? 'Signature-Input header' : 'Signature header';
+    fail('missing_signature', `The request has no ${missing}. Sign it as described in the README ("The scheme").`);
+  }
+  const input = readSignatureInput(inputField, policy.label);
+  const signature = readSignatureValue(signatureField, policy.label);
+  checkAlgorithm(input, policy);
+  const keyId = checkKeyId(input);
+  const now = policy.nowS();
+  const created = checkCreated(input, policy, now);
+  checkExpires(input, now);
+  const contentDigest = checkCoverage(input, req, policy);
+  checkDate(input, req, policy, created, now);
+
+  const uris = new Set([req.targetUri, ...targetUriCandidates]);
+  const coversUrl = input.covered.some((c) => c.name !== '@method' && c.name.startsWith('@'));
+  const bases: string[] = [];
+  for (const targetUri of coversUrl ? uris : [req.targetUri]) {
+    const base = buildSignatureBase(targetUri === req.targetUri ? req : { ...req, targetUri }, input.covered, input.signatureParams);
+    policy.onBase?.(base);
+    bases.push(base);
+  }
+  return { keyId, created, expires: input.expires, label: input.label, covered: input.covered.map((c) => c.serialized), signature, bases, contentDigest, input };
+}
+
+/**
+ * Verifies the signature with the keys registered for its keyid (RFC 9421 §3.3.2).
+ * @returns the fingerprint of the key that verified
+ * @throws SignetError `key_expired` when every key is past its not-after, `signature_mismatch` otherwise
+ */
+export function verifyParsedSignature(parsed: ParsedSignature, keys: readonly VerificationKey[], policy: VerifyPolicy): { fingerprint: string } {
+  const now = policy.nowS();
+  const usable = keys.filter((k) => k.notAfterS === undefined || now <= k.notAfterS);
+  if (keys.length > 0 && usable.length === 0) {
+    fail('key_expired', 'The key that signed this request has passed its not-after date (rollover grace ended). Sign with the current key.');
+  }
+  let lengths = '';
+  for (const candidate of usable) {
+    const modulusBytes = Math.ceil((candidate.key.asymmetricKeyDetails?.modulusLength ?? 0) / 8);
+    if (parsed.signature.length !== modulusBytes) {
+      lengths = ` The signature is ${parsed.signature.length} bytes; the registered key makes ${modulusBytes}-byte signatures.`;
+      continue;
+    }
+    for (const base of parsed.bases) {
+      if (rsaVerify('sha256', Buffer.from(base, 'utf8'), { key: candidate.key, padding: constants.RSA_PKCS1_PADDING }, parsed.signature)) {
+        return { fingerprint: candidate.fingerprint };
+      }
+    }
+  }
+  fail('signature_mismatch', `The signature does not match the request with any key registered for this client.${lengths} Run \`signet explain\` to compare signature bases.`);
+}
+
+/**
+ * The whole pipeline: parse and check, resolve the keyid's keys, verify.
+ * @param resolveKeys returns the keys registered for a keyid; throws SignetError `unknown_client` (or others) itself
+ */
+export async function verifyRequest(
+  req: SignedRequest,
+  policy: VerifyPolicy,
+  resolveKeys: (keyId: string) => readonly VerificationKey[] | Promise<readonly VerificationKey[]>,
+  targetUriCandidates: readonly string[] = [],
+): Promise<Verdict> {
+  const parsed = parseRequestSignature(req, policy, targetUriCandidates);
+  const keys = await resolveKeys(parsed.keyId);
+  const { fingerprint } = verifyParsedSignature(parsed, keys, policy);
+  return verdictOf(parsed, fingerprint);
+}
+
+/** The verdict for a parsed signature verified by the key with `fingerprint`. */
+export function verdictOf(parsed: ParsedSignature, fingerprint: string): Verdict {
+  return { keyId: parsed.keyId, fingerprint, created: parsed.created, covered: parsed.covered, contentDigest: parsed.contentDigest };
+}
+
+/** §3.2 step 6: the algorithm is fixed by the scheme; `alg`, when present, must name it. */
+function checkAlgorithm(input: SignatureInput, policy: VerifyPolicy): void {
+  if (input.alg === undefined) {
+    if (policy.requireAlg) fail('unsupported_algorithm', `Signature-Input must carry alg="${SIGNATURE_ALGORITHM}".`);
+    return;
+  }
+  if (input.alg !== SIGNATURE_ALGORITHM) {
+    fail('unsupported_algorithm', `alg ${JSON.stringify(input.alg.slice(0, 40))} is not accepted; sign with RSASSA-PKCS1-v1_5 SHA-256 and alg="${SIGNATURE_ALGORITHM}".`);
+  }
+}
+
+/** The keyid names the client: required, printable, bounded. */
+function checkKeyId(input: SignatureInput): string {
+  if (input.keyid === undefined || input.keyid === '') {
+    fail('missing_keyid', 'Signature-Input must carry keyid="<your clientId>".');
+  }
+  if (input.keyid.length > 256) fail('missing_keyid', 'keyid is longer than 256 characters; it must be your clientId.');
+  return input.keyid;
+}
+
+/** §3.2.1: `created` is required, not in the future beyond the skew, and not older than the max age. */
+function checkCreated(input: SignatureInput, policy: VerifyPolicy, now: number): number {
+  if (input.created === undefined) {
+    fail('missing_created', 'Signature-Input must carry created=<unix seconds when you signed>.');
+  }
+  if (input.created > now + policy.maxSkewS) {
+    fail('clock_skew', `created is ${input.created - now} s in the future (tolerance ${policy.maxSkewS} s). Check the signer's clock (NTP).`);
+  }
+  if (input.created < now - policy.maxAgeS) {
+    fail('expired', `The signature was created ${now - input.created} s ago; it must be at most ${policy.maxAgeS} s old. Sign each request when you send it.`);
+  }
+  return input.created;
+}
+
+/** §2.3: a signature past its `expires` is refused. */
+function checkExpires(input: SignatureInput, now: number): void {
+  if (input.expires !== undefined && now > input.expires) {
+    fail('expired', `The signature expired ${now - input.expires} s ago (expires parameter). Sign the request again.`);
+  }
+}
+
+/** Required components are covered; with a body, `content-digest` is; every covered field is present. */
+function checkCoverage(input: SignatureInput, req: SignedRequest, policy: VerifyPolicy): string | undefined {
+  const names = new Set(input.covered.map((c: ComponentId) => c.name));
+  for (const required of policy.requiredComponents) {
+    if (!names.has(required)) {
+      fail('missing_component', `The signature must cover "${required}". Cover ("@method" "@target-uri" ... "date").`);
+    }
+  }
+  if (!names.has('date') && !policy.allowLegacy) {
+    fail('missing_component', 'The signature must cover "date" and the request must send a Date header (the legacy form without date is not accepted here).');
+  }
+  if (hasBody(req) && !names.has('content-digest')) {
+    fail('digest_required', 'The request has a body, so the signature must cover "content-digest" and the request must send Content-Digest: sha-256=:<base64>:.');
+  }
+  if (!names.has('content-digest')) return undefined;
+  const digest = req.headers['content-digest'];
+  if (digest === undefined) {
+    fail('digest_required', 'The signature covers "content-digest" but the request has no Content-Digest header.');
+  }
+  const digests = parseContentDigest(digest, policy.requireSha256Digest ? DIGEST_ALGORITHM : null);
+  if (digests.size === 0) fail('malformed_digest', 'Content-Digest lists no digest.');
+  return digest;
+}
+
+/** The Date header: required unless legacy, IMF-fixdate, agreeing with `created`, inside the window. */
+function checkDate(input: SignatureInput, req: SignedRequest, policy: VerifyPolicy, created: number, now: number): void {
+  if (!input.covered.some((c) => c.name === 'date')) return;
+  const raw = req.headers['date'];
+  if (raw === undefined) fail('missing_date', 'The signature covers "date" but the request has no Date header. Send Date in IMF-fixdate form, e.g. Sat, 21 Nov 2026 22:47:17 GMT.');
+  const date = parseHttpDate(raw.trim());
+  if (date === undefined) {
+    fail('malformed_date', 'The Date header is not an IMF-fixdate such as "Sat, 21 Nov 2026 22:47:17 GMT" (GMT, English names, two-digit day).');
+  }
+  if (Math.abs(date - created) > policy.maxSkewS) {
+    fail('clock_skew', `Date and created differ by ${Math.abs(date - created)} s (tolerance ${policy.maxSkewS} s). Use the same clock reading for both.`);
+  }
+  if (date > now + policy.maxSkewS) fail('clock_skew', `Date is ${date - now} s in the future. Check the signer's clock (NTP).`);
+  if (date < now - policy.maxAgeS) fail('expired', `Date is ${now - date} s old; it must be at most ${policy.maxAgeS} s old.`);
+}
+
+/** A request has a body when Content-Length > 0 or any Transfer-Encoding is present (unless the adapter knows). */
+function hasBody(req: SignedRequest): boolean {
+  if (req.hasBody !== undefined) return req.hasBody;
+  if (req.headers['transfer-encoding'] !== undefined) return true;
+  const length = req.headers['content-length'];
+  return length !== undefined && length.trim() !== '0' && length.trim() !== '';
+}
