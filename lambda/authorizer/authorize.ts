@@ -1,0 +1,92 @@
+/**
+ * One authorization decision, whatever API Gateway flavour asked for it.
+ *
+ * Order (authentication first, then authorization):
+ *   1. the core's key-independent checks and signature base (no registry read for junk)
+ *   2. the client by keyid (cache first) → `unknown_client`, `client_disabled`
+ *   3. the signature with the client's keys → `signature_mismatch`, `key_expired`
+ *   4. the caller's IP against the client's allow-list → `ip_not_allowed` (403)
+ *   5. the client's roles against the operation → `role_forbidden` (403)
+ *   6. optional single use of the signature → `replayed_request`
+ */
+import { createHash } from 'node:crypto';
+import { SignetError, isSignetError } from '../core/errors';
+import { CompiledRoleCatalogue } from '../core/role-policy';
+import { SignedRequest } from '../core/types';
+import { VerifyPolicy, parseRequestSignature, verifyParsedSignature } from '../core/verify';
+import { ClientDirectory } from './client-directory';
+
+/** Records a signature as used; false when it was already used (see lambda/store for DynamoDB). */
+export interface ReplayGuard {
+  /** @param signatureId a hash of the signature value; @param expiresAtS when the record may be forgotten */
+  claim(signatureId: string, expiresAtS: number): Promise<boolean>;
+}
+
+export interface AuthorizeDeps {
+  readonly policy: VerifyPolicy;
+  readonly directory: ClientDirectory;
+  readonly roles: CompiledRoleCatalogue;
+  readonly replay?: ReplayGuard;
+}
+
+/** What is being asked: the request, other spellings of its URL (REST v1), and the API-relative operation. */
+export interface AuthorizeInput {
+  readonly request: SignedRequest;
+  readonly targetUriCandidates?: readonly string[];
+  /** The path relative to the API (stage and base path removed), for the role catalogue. */
+  readonly operationPath: string;
+}
+
+export type Decision =
+  | {
+      readonly allowed: true;
+      readonly clientId: string;
+      readonly roles: readonly string[];
+      readonly fingerprint: string;
+      readonly contentDigest?: string;
+    }
+  | {
+      readonly allowed: false;
+      readonly error: SignetError;
+      /** Set when the keyid named a registered client (so the failure can be recorded for it). */
+      readonly clientId?: string;
+    };
+
+/** Decides; never throws for a refusal (only unexpected programming errors escape). */
+export async function authorize(input: AuthorizeInput, deps: AuthorizeDeps): Promise<Decision> {
+  let clientId: string | undefined;
+  try {
+    const parsed = parseRequestSignature(input.request, deps.policy, input.targetUriCandidates);
+    const client = await deps.directory.get(parsed.keyId);
+    if (client === undefined) {
+      throw new SignetError('unknown_client', 'No client is registered with this keyid. Put your clientId in keyid, exactly as the registry gave it.');
+    }
+    clientId = client.record.clientId;
+    if (client.record.status !== 'active') {
+      throw new SignetError('client_disabled', 'This client is disabled. Ask the API owner to enable it.');
+    }
+    const { fingerprint } = verifyParsedSignature(parsed, client.keys, deps.policy);
+    if (!client.allowList.allows(input.request.sourceIp)) {
+      throw new SignetError('ip_not_allowed', `Requests from ${describeIp(input.request.sourceIp)} are not in this client's network whitelist. Ask the API owner to add your egress address or range.`);
+    }
+    const method = input.request.method.toUpperCase();
+    if (!deps.roles.allows(client.record.roles, method, input.operationPath)) {
+      throw new SignetError('role_forbidden', `This client's roles do not allow ${method} ${input.operationPath.slice(0, 200)}. Ask the API owner for a role that does.`);
+    }
+    if (deps.replay !== undefined) {
+      const signatureId = createHash('sha256').update(parsed.signature).digest('base64url');
+      const expiresAtS = parsed.created + deps.policy.maxAgeS + deps.policy.maxSkewS;
+      if (!(await deps.replay.claim(signatureId, expiresAtS))) {
+        throw new SignetError('replayed_request', 'This exact signed request was already used. Sign every request anew (fresh created and Date).');
+      }
+    }
+    return { allowed: true, clientId, roles: client.record.roles, fingerprint, contentDigest: parsed.contentDigest };
+  } catch (error) {
+    if (isSignetError(error)) return { allowed: false, error, clientId };
+    throw error;
+  }
+}
+
+function describeIp(ip: string | undefined): string {
+  return ip !== undefined && /^[0-9a-fA-F:.]{2,45}$/.test(ip) ? ip : 'this address';
+}

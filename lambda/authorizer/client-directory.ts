@@ -1,0 +1,163 @@
+/**
+ * The authorizer's view of the registry: client records by clientId, through bounded in-memory
+ * caches, with their keys imported once.
+ *
+ * - A fresh hit (younger than the TTL) makes no DynamoDB read: the warm path is read-free.
+ * - Unknown clientIds are remembered for a short time in a SEPARATE bounded cache, so a flood
+ *   of random keyids cannot evict the known clients.
+ * - If the store fails, a cached record is served while it is younger than `staleIfErrorMs`;
+ *   past that, or with nothing cached, the lookup fails closed (`dependency_unavailable`).
+ *   It never answers "allowed" for a client it could not read.
+ * - Concurrent lookups of one clientId share one read.
+ */
+import { BoundedCache } from '../core/bounded-cache';
+import {
+  DEFAULT_CLIENT_CACHE_MAX_ENTRIES,
+  DEFAULT_CLIENT_CACHE_TTL_MS,
+  DEFAULT_NEGATIVE_CACHE_TTL_MS,
+  DEFAULT_STALE_IF_ERROR_MS,
+} from '../core/defaults';
+import { SignetError } from '../core/errors';
+import { IpAllowList, compileAllowList } from '../core/ip-policy';
+import { PublicKeyCache } from '../core/keys';
+import { VerificationKey } from '../core/verify';
+import { ClientReader, ClientRecord } from '../store/client-record';
+
+/** A client record made ready for verification. */
+export interface ResolvedClient {
+  readonly record: ClientRecord;
+  readonly keys: readonly VerificationKey[];
+  readonly allowList: IpAllowList;
+}
+
+export interface ClientDirectoryOptions {
+  /** @default DEFAULT_CLIENT_CACHE_TTL_MS (60 s) */
+  readonly ttlMs?: number;
+  /** @default DEFAULT_NEGATIVE_CACHE_TTL_MS (10 s) */
+  readonly negativeTtlMs?: number;
+  /** @default DEFAULT_STALE_IF_ERROR_MS (15 min) */
+  readonly staleIfErrorMs?: number;
+  /** @default DEFAULT_CLIENT_CACHE_MAX_ENTRIES (10,000) */
+  readonly maxEntries?: number;
+  /** Shared imported-key cache. @default a new PublicKeyCache */
+  readonly keyCache?: PublicKeyCache;
+  /** Clock in ms. @default Date.now */
+  readonly nowMs?: () => number;
+  /** Told when a stale record is served because the store failed (for logs and metrics). */
+  readonly onStaleServed?: (clientId: string, error: unknown) => void;
+}
+
+interface Entry {
+  readonly client: ResolvedClient;
+  readonly fetchedAtMs: number;
+}
+
+/** Client lookups for the authorizer. */
+export class ClientDirectory {
+  private readonly known: BoundedCache<string, Entry>;
+  private readonly unknown: BoundedCache<string, true>;
+  private readonly inFlight = new Map<string, Promise<ResolvedClient | undefined>>();
+  private readonly ttlMs: number;
+  private readonly negativeTtlMs: number;
+  private readonly staleIfErrorMs: number;
+  private readonly keyCache: PublicKeyCache;
+  private readonly nowMs: () => number;
+  /** DynamoDB reads made, for the benchmarks' "reads per request". */
+  reads = 0;
+
+  constructor(
+    private readonly reader: ClientReader,
+    private readonly options: ClientDirectoryOptions = {},
+  ) {
+    const maxEntries = options.maxEntries ?? DEFAULT_CLIENT_CACHE_MAX_ENTRIES;
+    this.known = new BoundedCache(maxEntries);
+    this.unknown = new BoundedCache(maxEntries);
+    this.ttlMs = options.ttlMs ?? DEFAULT_CLIENT_CACHE_TTL_MS;
+    this.negativeTtlMs = options.negativeTtlMs ?? DEFAULT_NEGATIVE_CACHE_TTL_MS;
+    this.staleIfErrorMs = options.staleIfErrorMs ?? DEFAULT_STALE_IF_ERROR_MS;
+    this.keyCache = options.keyCache ?? new PublicKeyCache();
+    this.nowMs = options.nowMs ?? Date.now;
+  }
+
+  /**
+   * The client for `clientId`, or undefined when no such client exists.
+   * @throws SignetError `dependency_unavailable` when the store fails and no usable cached record exists
+   */
+  async get(clientId: string): Promise<ResolvedClient | undefined> {
+    const now = this.nowMs();
+    const hit = this.known.get(clientId, now);
+    if (hit !== undefined) return hit.client;
+    if (this.unknown.get(clientId, now) !== undefined) return undefined;
+    const pending = this.inFlight.get(clientId);
+    if (pending !== undefined) return pending;
+    const lookup = this.load(clientId).finally(() => this.inFlight.delete(clientId));
+    this.inFlight.set(clientId, lookup);
+    return lookup;
+  }
+
+  /** Forgets a client (after a registry change in the same process, e.g. the local gateway). */
+  invalidate(clientId: string): void {
+    this.known.delete(clientId);
+    this.unknown.delete(clientId);
+  }
+
+  /** Number of cached entries (known + unknown), for the memory benchmark. */
+  get size(): number {
+    return this.known.size + this.unknown.size;
+  }
+
+  private async load(clientId: string): Promise<ResolvedClient | undefined> {
+    let record: ClientRecord | undefined;
+    try {
+      this.reads += 1;
+      record = await this.reader.getClient(clientId);
+    } catch (error) {
+      return this.staleOrFail(clientId, error);
+    }
+    const now = this.nowMs();
+    if (record === undefined) {
+      this.known.delete(clientId);
+      this.unknown.set(clientId, true, now + this.negativeTtlMs);
+      return undefined;
+    }
+    const client = this.resolve(record);
+    this.unknown.delete(clientId);
+    this.known.set(clientId, { client, fetchedAtMs: now }, now + this.ttlMs);
+    return client;
+  }
+
+  private staleOrFail(clientId: string, error: unknown): ResolvedClient {
+    const cached = this.known.peek(clientId);
+    if (cached !== undefined && this.nowMs() - cached.value.fetchedAtMs <= this.staleIfErrorMs) {
+      this.options.onStaleServed?.(clientId, error);
+      return cached.value.client;
+    }
+    throw new SignetError('dependency_unavailable', 'The client registry could not be read; the request was refused (fail closed). Retry shortly.', {
+      cause: error,
+    });
+  }
+
+  private resolve(record: ClientRecord): ResolvedClient {
+    const keys: VerificationKey[] = [];
+    for (const stored of record.keys) {
+      // A corrupt stored key is skipped, never trusted: the other keys still verify.
+      try {
+        const key = this.keyCache.get(stored.fingerprint, stored.spkiPem);
+        const notAfterS = stored.notAfter === undefined ? undefined : Math.floor(Date.parse(stored.notAfter) / 1000);
+        keys.push({ fingerprint: stored.fingerprint, key, notAfterS: Number.isNaN(notAfterS) ? 0 : notAfterS });
+      } catch {
+        continue;
+      }
+    }
+    return { record, keys, allowList: safeAllowList(record.networkWhitelist) };
+  }
+}
+
+/** A stored whitelist that no longer parses allows nobody (fail closed) rather than failing every lookup. */
+function safeAllowList(entries: readonly string[]): IpAllowList {
+  try {
+    return compileAllowList(entries);
+  } catch {
+    return { allowsEveryone: false, allows: () => false };
+  }
+}

@@ -1,0 +1,84 @@
+/**
+ * The body half of the scheme, for backends behind Signet.
+ *
+ * API Gateway never gives the authorizer the body, so the authorizer only makes sure a request
+ * with a body covered `content-digest`, and passes the signed Content-Digest value on in its
+ * context (`contentDigest`). The backend must then check that the body it received hashes to
+ * that value. This module does that check, as a plain wrapper and as Middy middleware:
+ * the body is base64-decoded when `isBase64Encoded`, hashed with SHA-256 and compared in
+ * constant time (lambda/core/content-digest.ts); a mismatch answers 400 `digest_mismatch`.
+ *
+ * @example
+ * export const handler = withSignedBody(async (event) => ({ statusCode: 200, body: 'ok' }));
+ * // or, with Middy:
+ * export const handler = middy(baseHandler).use(signedBody());
+ */
+import type { APIGatewayProxyEvent, APIGatewayProxyEventV2, APIGatewayProxyResult, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { checkContentDigest } from '../core/content-digest';
+import { SignetError, isSignetError } from '../core/errors';
+
+/** Either proxy event shape. */
+export type ProxyEvent = APIGatewayProxyEventV2 | APIGatewayProxyEvent;
+type ProxyResult = APIGatewayProxyStructuredResultV2 & APIGatewayProxyResult;
+
+/** The context key under which the authorizer passes the signed Content-Digest. */
+export const CONTENT_DIGEST_CONTEXT_KEY = 'contentDigest';
+
+/** The authorizer context of a proxy event (HTTP API: `authorizer.lambda`; REST: `authorizer`). */
+export function authorizerContext(event: ProxyEvent): Record<string, unknown> {
+  const authorizer = (event.requestContext as { authorizer?: Record<string, unknown> | null }).authorizer ?? {};
+  const lambda = (authorizer as { lambda?: Record<string, unknown> | null }).lambda;
+  return lambda ?? authorizer;
+}
+
+/** The body bytes as the client sent them. */
+export function receivedBody(event: ProxyEvent): Buffer {
+  if (event.body === null || event.body === undefined) return Buffer.alloc(0);
+  return event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
+}
+
+/**
+ * Checks the received body against the signed Content-Digest.
+ * @throws SignetError `digest_required`, `malformed_digest` or `digest_mismatch`
+ */
+export function checkSignedBody(event: ProxyEvent): void {
+  const signed = authorizerContext(event)[CONTENT_DIGEST_CONTEXT_KEY];
+  checkContentDigest(typeof signed === 'string' && signed !== '' ? signed : undefined, receivedBody(event));
+}
+
+/** The 400 response for a body that does not match its signature. */
+export function signedBodyErrorResponse(error: SignetError, event: ProxyEvent): ProxyResult {
+  return {
+    statusCode: 400,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ error: error.code, message: error.message, requestId: event.requestContext.requestId }),
+  };
+}
+
+/** Wraps a proxy handler so it only runs when the body matches the signed digest. */
+export function withSignedBody<E extends ProxyEvent, R>(handler: (event: E, context: unknown) => Promise<R>): (event: E, context: unknown) => Promise<R | ProxyResult> {
+  return async (event, context) => {
+    try {
+      checkSignedBody(event);
+    } catch (error) {
+      if (isSignetError(error)) return signedBodyErrorResponse(error, event);
+      throw error;
+    }
+    return handler(event, context);
+  };
+}
+
+/** Middy middleware doing the same check in `before`; a mismatch ends the request with 400. */
+export function signedBody(): { before: (request: { event: ProxyEvent }) => Promise<ProxyResult | undefined> } {
+  return {
+    before: async (request) => {
+      try {
+        checkSignedBody(request.event);
+        return undefined;
+      } catch (error) {
+        if (isSignetError(error)) return signedBodyErrorResponse(error, request.event);
+        throw error;
+      }
+    },
+  };
+}
