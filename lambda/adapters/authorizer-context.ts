@@ -1,0 +1,112 @@
+/**
+ * The authorizer context: the key/value pairs the authorizer hands to API Gateway, which passes
+ * them to the backend on Allow (`requestContext.authorizer.lambda.*` for HTTP API 2.0,
+ * `requestContext.authorizer.*` for REST) and to REST gateway-response templates on Deny
+ * (`$context.authorizer.*`). The key names are contract: the backend's body check, the CDK
+ * gateway responses and the docs all read these constants.
+ *
+ * Every value is a string: REST accepts only string, number and boolean values (anything else
+ * fails the request with 500), and strings need no conversion on the way back.
+ */
+
+/** The context keys Signet writes. */
+export const CONTEXT_KEYS = {
+  /** Allow: the client's id (also the REST `principalId`). */
+  clientId: 'clientId',
+  /** Allow: the client's roles, joined with `,` (role names contain no comma). */
+  roles: 'roles',
+  /** Allow: the SHA-256 SPKI fingerprint of the key that verified the signature. */
+  keyFingerprint: 'keyFingerprint',
+  /** Allow: the signed `Content-Digest` header value, `''` when the request had none. */
+  contentDigest: 'contentDigest',
+  /** Deny: the stable error code (lambda/core/errors.ts). */
+  error: 'signetError',
+  /** Deny: the human sentence for that code. */
+  message: 'signetMessage',
+} as const;
+
+/** What the backend receives on Allow. (A type alias, so it fits API Gateway's context map type.) */
+export type SignetAllowContext = {
+  readonly clientId: string;
+  readonly roles: string;
+  readonly keyFingerprint: string;
+  readonly contentDigest: string;
+};
+
+/** What a REST Deny carries to the ACCESS_DENIED gateway response. */
+export type SignetDenyContext = {
+  readonly signetError: string;
+  readonly signetMessage: string;
+};
+
+/** The facts an Allow is built from. */
+export interface AllowFacts {
+  readonly clientId: string;
+  readonly roles: readonly string[];
+  readonly keyFingerprint: string;
+  /** The signed `Content-Digest` header value; omitted or undefined when not signed. */
+  readonly contentDigest?: string;
+}
+
+/** A refusal: a stable code and a sentence (a `SignetError` fits). */
+export interface Refusal {
+  readonly code: string;
+  readonly message: string;
+}
+
+/** Longest `signetMessage` passed on; longer sentences are cut. */
+export const MAX_CONTEXT_MESSAGE_CHARS = 300;
+
+/** Builds the Allow context. */
+export function allowContext(facts: AllowFacts): SignetAllowContext {
+  return {
+    [CONTEXT_KEYS.clientId]: facts.clientId,
+    [CONTEXT_KEYS.roles]: facts.roles.join(','),
+    [CONTEXT_KEYS.keyFingerprint]: facts.keyFingerprint,
+    [CONTEXT_KEYS.contentDigest]: facts.contentDigest ?? '',
+  };
+}
+
+/**
+ * Builds the Deny context. Both values are made safe to drop inside a JSON string in a REST
+ * gateway-response template (which substitutes `$context.authorizer.*` without escaping): no `"`,
+ * `\` or control characters, at most {@link MAX_CONTEXT_MESSAGE_CHARS}.
+ */
+export function denyContext(refusal: Refusal): SignetDenyContext {
+  return {
+    [CONTEXT_KEYS.error]: jsonSafe(refusal.code).slice(0, 64),
+    [CONTEXT_KEYS.message]: jsonSafe(refusal.message).slice(0, MAX_CONTEXT_MESSAGE_CHARS),
+  };
+}
+
+function jsonSafe(text: string): string {
+  return String(text).replace(/["\\]/g, "'").replace(/[\u0000-\u001f\u007f\u2028\u2029]/g, ' ');
+}
+
+/** A backend (proxy) event, REST v1 or HTTP API 2.0, as far as the authorizer context goes. */
+export interface ProxyEventWithAuthorizer {
+  readonly requestContext?: {
+    readonly authorizer?: Readonly<Record<string, unknown>> | null;
+  } | null;
+}
+
+/**
+ * Reads Signet's Allow context back in the backend: from `requestContext.authorizer.lambda`
+ * (HTTP API 2.0) or `requestContext.authorizer` (REST, HTTP API 1.0). Undefined when the request
+ * did not pass a Signet authorizer (no `clientId`).
+ */
+export function readAllowContext(event: ProxyEventWithAuthorizer): SignetAllowContext | undefined {
+  const authorizer = event.requestContext?.authorizer;
+  if (!authorizer) return undefined;
+  const lambda = authorizer.lambda;
+  const source = (lambda && typeof lambda === 'object' ? lambda : authorizer) as Readonly<Record<string, unknown>>;
+  const clientId = source[CONTEXT_KEYS.clientId];
+  if (typeof clientId !== 'string' || clientId === '') return undefined;
+  const text = (key: string): string => (typeof source[key] === 'string' ? (source[key] as string) : '');
+  return {
+    clientId,
+    roles: text(CONTEXT_KEYS.roles),
+    keyFingerprint: text(CONTEXT_KEYS.keyFingerprint),
+    contentDigest: text(CONTEXT_KEYS.contentDigest),
+  };
+}

@@ -1,0 +1,222 @@
+/**
+ * Rebuilding `@target-uri` (RFC 9421 §2.2.2) from what API Gateway tells us: the pieces both
+ * adapters share. The rules per API type, and what cannot be recovered, are in docs/target-uri.md.
+ */
+import { fail } from '../core/errors';
+import type { HeaderMap, SignedRequest } from '../core/types';
+import type { ComponentEncoder } from './percent-encoding';
+
+/** How the adapters turn an event back into the URL the client called. */
+export interface TargetUriOptions {
+  /**
+   * The URL clients call, up to and including the base path: scheme, host, optional port and
+   * path, no query, no fragment, e.g. `https://api.example.com/v1`. Set it when the event cannot
+   * tell: an HTTP API behind a custom domain with an API mapping key, or any API behind a proxy or
+   * CDN that changes the host or the path. The request's path inside the API is appended to it.
+   * @default - built from the event: `{x-forwarded-proto}://{Host}{path as API Gateway delivered it}`
+   */
+  readonly publicBaseUrl?: string;
+  /**
+   * HTTP API only: remove a leading `/{stage}` from `rawPath` (when the stage is not `$default`)
+   * before joining the path to `publicBaseUrl` and before the role check. Turn it off if your
+   * routes really begin with a segment named like the stage and `rawPath` does not carry it.
+   * @default true
+   */
+  readonly stripStage?: boolean;
+}
+
+/** The event turned into what the verifier and the role check need. */
+export interface AdaptedRequest {
+  /** The request for the core; its `targetUri` is `targetUriCandidates[0]`. */
+  readonly request: SignedRequest;
+  /**
+   * Every URL the client may have signed, most likely first, never empty, at most
+   * {@link MAX_TARGET_URI_CANDIDATES}. Each decodes, by API Gateway's own rules, to the same
+   * method, path and parameters that reach the backend, so accepting any of them grants nothing
+   * the true one would not. Parse the signature once, then try the key against each candidate.
+   */
+  readonly targetUriCandidates: readonly string[];
+  /**
+   * The request's path inside the API, percent-decoded, without stage or base path, e.g.
+   * `/api/echo`: what role patterns (`METHOD /path-glob`) are matched against.
+   */
+  readonly apiPath: string;
+}
+
+/**
+ * The most URLs an adapter offers the verifier for one request. Each failed candidate costs one
+ * RSA verification, so this bounds the work a forged request can cause. @default 8
+ */
+export const MAX_TARGET_URI_CANDIDATES = 8;
+
+/** The stage name HTTP APIs serve at the root, without a path prefix. */
+export const DEFAULT_STAGE = '$default';
+
+/** A parsed `publicBaseUrl`. */
+export interface PublicBase {
+  /** `scheme://host[:port]`, host lower-cased, default port dropped. */
+  readonly origin: string;
+  /** The base path without a trailing slash, `''` when there is none, e.g. `/v1`. */
+  readonly basePath: string;
+}
+
+let lastBase: { readonly text: string; readonly parsed: PublicBase } | undefined;
+
+/**
+ * Parses `publicBaseUrl` (remembering the last one, since it is the same on every request).
+ * @throws Error naming the problem: a deployment mistake, not a request error
+ */
+export function parsePublicBaseUrl(text: string): PublicBase {
+  if (lastBase?.text === text) return lastBase.parsed;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch (cause) {
+    throw new Error(`publicBaseUrl must be an absolute URL like https://api.example.com/v1; got ${JSON.stringify(text.slice(0, 200))}.`, { cause });
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error('publicBaseUrl must use https (or http for local runs).');
+  if (url.search || url.hash || text.includes('?') || text.includes('#')) throw new Error('publicBaseUrl must not carry a query or a fragment.');
+  if (url.username || url.password) throw new Error('publicBaseUrl must not carry user information.');
+  const parsed: PublicBase = { origin: `${url.protocol}//${url.host}`, basePath: url.pathname.replace(/\/+$/, '') };
+  lastBase = { text, parsed };
+  return parsed;
+}
+
+/**
+ * The scheme the client used: the first value of `X-Forwarded-Proto` when it is `http` or
+ * `https`, else `https` (API Gateway endpoints only speak TLS).
+ */
+export function schemeOf(forwardedProto: string | undefined): 'https' | 'http' {
+  const first = forwardedProto?.split(',')[0].trim().toLowerCase();
+  return first === 'http' ? 'http' : 'https';
+}
+
+const HOST_NAME = /^[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?)*\.?$/;
+const IP_LITERAL = /^\[[0-9a-f:.]+\]$/;
+
+/**
+ * The authority the client called: the `Host` header, else the event's domain name; lower-cased,
+ * with the scheme's default port removed (as URL parsers serialise it).
+ * @throws SignetError `invalid_request` when neither is a host name
+ */
+export function authorityOf(scheme: 'https' | 'http', hostHeader: string | undefined, domainName: string | undefined): string {
+  const authority = cleanAuthority(scheme, hostHeader) ?? cleanAuthority(scheme, domainName);
+  if (authority === undefined) {
+    fail('invalid_request', 'The request carries no usable Host header or domain name, so the URL it was signed for cannot be rebuilt.');
+  }
+  return authority;
+}
+
+function cleanAuthority(scheme: 'https' | 'http', text: string | undefined): string | undefined {
+  if (typeof text !== 'string') return undefined;
+  const value = text.trim().toLowerCase();
+  if (value === '' || value.length > 300) return undefined;
+  const port = /:(\d{1,5})$/.exec(value);
+  const host = port ? value.slice(0, port.index) : value;
+  if (!HOST_NAME.test(host) && !IP_LITERAL.test(host)) return undefined;
+  if (port === null) return host;
+  const defaultPort = scheme === 'https' ? '443' : '80';
+  return Number(port[1]) === Number(defaultPort) ? host : `${host}:${Number(port[1])}`;
+}
+
+/**
+ * Removes a leading `/{stage}` from a path. The rest keeps its leading slash; a path that was
+ * exactly `/{stage}` leaves `''` (the stage root was called without a trailing slash).
+ */
+export function stripStagePrefix(path: string, stage: string | undefined): string {
+  if (!stage || stage === DEFAULT_STAGE) return path;
+  const prefix = `/${stage}`;
+  if (path === prefix) return '';
+  return path.startsWith(`${prefix}/`) ? path.slice(prefix.length) : path;
+}
+
+/** Removes a leading base path (`/v1`) when the path starts with it on a segment boundary. */
+export function stripBasePath(path: string, basePath: string): string | undefined {
+  if (basePath === '') return path;
+  if (path === basePath) return '';
+  return path.startsWith(`${basePath}/`) ? path.slice(basePath.length) : undefined;
+}
+
+/** Encodes a decoded path segment by segment; `/` stays the separator. */
+export function encodePath(decodedPath: string, encoder: ComponentEncoder): string {
+  return decodedPath.split('/').map((segment) => encoder.encode(segment)).join('/');
+}
+
+/**
+ * Percent-decodes a path segment by segment; a segment that is not valid percent-encoded UTF-8
+ * is kept as it is.
+ */
+export function decodePath(encodedPath: string): string {
+  return encodedPath
+    .split('/')
+    .map((segment) => {
+      if (!segment.includes('%')) return segment;
+      try {
+        return decodeURIComponent(segment);
+      } catch {
+        return segment;
+      }
+    })
+    .join('/');
+}
+
+/**
+ * The decoded path the role check matches, from the path inside the API (`''` means the root).
+ * @throws SignetError `role_forbidden` when a segment is `.` or `..` after decoding: the gateway's
+ *   route and the role pattern could then disagree about which resource is meant. URL parsers
+ *   remove such segments before sending, so only a hand-made request carries them.
+ */
+export function apiPathFor(decodedPathInApi: string): string {
+  const path = decodedPathInApi === '' ? '/' : decodedPathInApi;
+  for (const segment of path.split('/')) {
+    if (segment === '.' || segment === '..') {
+      fail('role_forbidden', "The request path contains a '.' or '..' segment (possibly percent-encoded); Signet refuses such paths. Call the resource by its plain path.");
+    }
+  }
+  return path.startsWith('/') ? path : `/${path}`;
+}
+
+/** `origin + path`, with `/` when both the base path and the rest are empty. */
+export function joinUrl(origin: string, path: string): string {
+  return `${origin}${path === '' ? '/' : path}`;
+}
+
+/** Drops duplicates (keeping the first) and keeps at most {@link MAX_TARGET_URI_CANDIDATES}. */
+export function boundCandidates(candidates: Iterable<string>): string[] {
+  const out: string[] = [];
+  for (const candidate of candidates) {
+    if (out.length >= MAX_TARGET_URI_CANDIDATES) break;
+    if (!out.includes(candidate)) out.push(candidate);
+  }
+  return out;
+}
+
+const METHOD_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,32}$/;
+
+/**
+ * The request method as API Gateway reports it (already upper-case for real requests).
+ * @throws SignetError `invalid_request` when it is missing or not an HTTP token
+ */
+export function methodOf(method: unknown): string {
+  if (typeof method !== 'string' || !METHOD_TOKEN.test(method)) {
+    fail('invalid_request', 'The event carries no valid HTTP method, so the signed request cannot be rebuilt.');
+  }
+  return method;
+}
+
+/** Assembles a `SignedRequest`, leaving out `sourceIp` / `hasBody` when unknown. */
+export function toSignedRequest(
+  method: string,
+  targetUri: string,
+  headers: HeaderMap,
+  sourceIp: string | undefined,
+  hasBody: boolean | undefined,
+): SignedRequest {
+  return {
+    method,
+    targetUri,
+    headers,
+    ...(sourceIp === undefined ? {} : { sourceIp }),
+    ...(hasBody === undefined ? {} : { hasBody }),
+  };
+}
