@@ -39,3 +39,25 @@ export interface ClientReader {
   /** The record, or undefined when no client has this id. Throws on a storage failure. */
   getClient(clientId: string): Promise<ClientRecord | undefined>;
 }
+
+/**
+ * What the authorizer writes: the last authentication failures per client, so a partner can
+ * troubleshoot (`GET /registry/clients/{clientId}/auth-failures`).
+ */
+export interface AuthFailureRecorder {
+  /**
+   * Records a refused request for an existing client; keeps only the most recent few, each
+   * expiring after a TTL. Resolves false (and writes nothing) when no client has this id.
+   * `detail` is a sentence, or structured fields; it must never hold a signature, base or key.
+   */
+  recordAuthFailure(
+    clientId: string,
+    reason: string,
+    detail?: string | { message?: string; sourceIp?: string; method?: string; path?: string; fingerprint?: string },
+  ): Promise<boolean>;
+}
+
+/** True while `key` verifies at `nowMs`: it has no not-after, or its not-after is still ahead. */
+export function isKeyActive(key: StoredPublicKey, nowMs: number): boolean {
+  return key.notAfter === undefined || Date.parse(key.notAfter) > nowMs;
+}

@@ -1,0 +1,791 @@
+/**
+ * The client registry on DynamoDB (table layout: ./table-schema.ts).
+ *
+ * Rules the database enforces, never a read-then-write:
+ * - A public key belongs to at most one client: its ownership item is written with
+ *   `attribute_not_exists(pk)` in the same transaction as the client record.
+ * - Edits use optimistic concurrency: the record is written only if its `version` is still the
+ *   one the change was planned from; a stale version gets `version_conflict` (409), nothing lost.
+ * - Every change writes its audit entry in the same transaction.
+ *
+ * Every SDK failure is translated here (./store-errors.ts): callers see only `SignetError`s.
+ *
+ * @example
+ * const store = new DynamoClientStore({ tableName: config.tableName, client: documentClient });
+ * const { record, created } = await store.createClient({ name, networkWhitelist, roles, key }, actorId);
+ */
+import { randomBytes } from 'node:crypto';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  DynamoDBDocumentClient,
+  GetCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+  PutCommand,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import { AUTH_FAILURE_TTL_S } from '../core/defaults';
+import { SignetError } from '../core/errors';
+import { isFingerprint } from '../core/keys';
+import { isClientId, newClientId } from './client-id';
+import {
+  type AuthFailureRecorder,
+  type ClientReader,
+  type ClientRecord,
+  type ClientStatus,
+  type StoredPublicKey,
+  isKeyActive,
+} from './client-record';
+import { decodeCursor, encodeCursor } from './cursor';
+import { toDocumentClient, createDocumentClient } from './dynamodb-client';
+import { cancellationReasons, errorName, isTransactionConflict, storageError } from './store-errors';
+import type {
+  AuditEntry,
+  AuditFieldChange,
+  AuditedField,
+  AuthFailure,
+  AuthFailureDetail,
+  ClientChanges,
+  CreateClientResult,
+  KeyOwner,
+  NewClient,
+  NewKey,
+  Page,
+} from './store-types';
+import {
+  AUTH_FAILURE_SLOTS,
+  ITEM,
+  LIST_INDEX_NAME,
+  LIST_INDEX_PARTITION_KEY,
+  LIST_INDEX_SORT_KEY,
+  PARTITION_KEY,
+  SORT_KEY,
+  TTL_ATTRIBUTE,
+} from './table-schema';
+
+/** Page size when the caller gives none. @default 50 */
+export const DEFAULT_PAGE_SIZE = 50;
+/** Largest page size. @default 100 */
+export const MAX_PAGE_SIZE = 100;
+/** Most keys one client may hold (several only during a rollover). @default 10 */
+export const MAX_KEYS_PER_CLIENT = 10;
+/** Attempts for a write that loses races (TransactionConflict, or a concurrent change when no version was given). @default 6 */
+export const MAX_WRITE_ATTEMPTS = 6;
+/** Longest text kept in an auth-failure detail field, in characters. @default 512 */
+export const MAX_FAILURE_DETAIL_CHARS = 512;
+
+/** Actor name used when a change has no identifiable caller. */
+export const UNKNOWN_ACTOR = 'unknown';
+
+export interface DynamoClientStoreOptions {
+  /** The client table (see ./table-schema.ts). */
+  readonly tableName: string;
+  /**
+   * SDK client, built once at module scope by the handler; tests pass one pointed at DynamoDB Local.
+   * @default - a document client for the Lambda's region
+   */
+  readonly client?: DynamoDBDocumentClient | DynamoDBClient;
+  /** Clock. @default - () => new Date() */
+  readonly now?: () => Date;
+}
+
+/** What a change does to the record, its key items and the audit trail. */
+interface Plan {
+  readonly record: Partial<Pick<ClientRecord, 'name' | 'status' | 'networkWhitelist' | 'roles' | 'keys'>>;
+  /** New key ownership items: must not exist yet. */
+  readonly keyPuts?: readonly StoredPublicKey[];
+  /** Key ownership items rewritten (not-after changed): must belong to this client. */
+  readonly keyRewrites?: readonly StoredPublicKey[];
+  /** Fingerprints whose ownership items go. */
+  readonly keyDeletes?: readonly string[];
+  readonly audit: Omit<AuditEntry, 'clientId' | 'at' | 'actor' | 'version'>;
+}
+
+type Item = Record<string, unknown>;
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/**
+ * The DynamoDB client registry. Implements {@link ClientReader} (one GetItem per client, for the
+ * authorizer) and {@link AuthFailureRecorder}.
+ */
+export class DynamoClientStore implements ClientReader, AuthFailureRecorder {
+  private readonly doc: DynamoDBDocumentClient;
+  private readonly tableName: string;
+  private readonly now: () => Date;
+
+  constructor(options: DynamoClientStoreOptions) {
+    if (!options.tableName) throw new Error('DynamoClientStore needs a tableName.');
+    this.tableName = options.tableName;
+    this.doc = options.client ? toDocumentClient(options.client) : createDocumentClient();
+    this.now = options.now ?? (() => new Date());
+  }
+
+  // ---------------------------------------------------------------- reads
+
+  /**
+   * The record, or undefined when no client has this id (ids of the wrong shape are answered
+   * without a read). One GetItem: everything the authorizer needs.
+   */
+  async getClient(clientId: string, options: { consistentRead?: boolean } = {}): Promise<ClientRecord | undefined> {
+    if (!isClientId(clientId)) return undefined;
+    try {
+      const out = await this.doc.send(
+        new GetCommand({ TableName: this.tableName, Key: clientKey(clientId), ConsistentRead: options.consistentRead ?? false }),
+      );
+      return out.Item ? toRecord(out.Item) : undefined;
+    } catch (error) {
+      throw storageError(error, 'read the client');
+    }
+  }
+
+  /** Clients in creation order, one page at a time (a Query on the list index, never a Scan). */
+  async listClients(cursor?: string, limit: number = DEFAULT_PAGE_SIZE): Promise<Page<ClientRecord>> {
+    const start = decodeCursor(cursor, [PARTITION_KEY, SORT_KEY, LIST_INDEX_PARTITION_KEY, LIST_INDEX_SORT_KEY], {
+      [LIST_INDEX_PARTITION_KEY]: ITEM.clientsPartition,
+      [SORT_KEY]: ITEM.clientSk,
+    });
+    const out = await this.query('list the clients', {
+      IndexName: LIST_INDEX_NAME,
+      KeyConditionExpression: '#lpk = :partition',
+      ExpressionAttributeNames: { '#lpk': LIST_INDEX_PARTITION_KEY },
+      ExpressionAttributeValues: { ':partition': ITEM.clientsPartition },
+      Limit: pageSize(limit),
+      ExclusiveStartKey: start,
+    });
+    return { items: out.items.map(toRecord), nextCursor: encodeCursor(out.lastKey) };
+  }
+
+  /** Who holds the key with this fingerprint, or undefined. One GetItem. */
+  async findByFingerprint(fingerprint: string, options: { consistentRead?: boolean } = {}): Promise<KeyOwner | undefined> {
+    if (!isFingerprint(fingerprint)) return undefined;
+    try {
+      const out = await this.doc.send(
+        new GetCommand({ TableName: this.tableName, Key: keyKey(fingerprint), ConsistentRead: options.consistentRead ?? false }),
+      );
+      return out.Item ? toKeyOwner(out.Item) : undefined;
+    } catch (error) {
+      throw storageError(error, 'look up the key');
+    }
+  }
+
+  /**
+   * Keys added more than `days` days ago, oldest first, whichever client holds them (for
+   * partner-held keys that no rotation covers). A range Query on the list index.
+   */
+  async listKeysOlderThan(days: number, cursor?: string, limit: number = DEFAULT_PAGE_SIZE): Promise<Page<KeyOwner>> {
+    if (!Number.isFinite(days) || days < 0) throw new SignetError('invalid_request', 'The age in days must be a number of 0 or more.');
+    const cutoff = new Date(this.now().getTime() - days * 86_400_000).toISOString();
+    const start = decodeCursor(
+      cursor,
+      [PARTITION_KEY, SORT_KEY, LIST_INDEX_PARTITION_KEY, LIST_INDEX_SORT_KEY],
+      { [LIST_INDEX_PARTITION_KEY]: ITEM.keysPartition, [SORT_KEY]: ITEM.keySk },
+      { [PARTITION_KEY]: ITEM.keyPk('') },
+    );
+    const out = await this.query('list old keys', {
+      IndexName: LIST_INDEX_NAME,
+      KeyConditionExpression: '#lpk = :partition AND #lsk < :cutoff',
+      ExpressionAttributeNames: { '#lpk': LIST_INDEX_PARTITION_KEY, '#lsk': LIST_INDEX_SORT_KEY },
+      ExpressionAttributeValues: { ':partition': ITEM.keysPartition, ':cutoff': cutoff },
+      Limit: pageSize(limit),
+      ExclusiveStartKey: start,
+    });
+    return { items: out.items.map(toKeyOwner), nextCursor: encodeCursor(out.lastKey) };
+  }
+
+  /** The client's audit trail, newest first. */
+  async listAudit(clientId: string, cursor?: string, limit: number = DEFAULT_PAGE_SIZE): Promise<Page<AuditEntry>> {
+    if (!isClientId(clientId)) return { items: [] };
+    const start = decodeCursor(cursor, [PARTITION_KEY, SORT_KEY], { [PARTITION_KEY]: ITEM.clientPk(clientId) }, { [SORT_KEY]: ITEM.auditSkPrefix });
+    const out = await this.query('list the audit trail', {
+      KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+      ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#sk': SORT_KEY },
+      ExpressionAttributeValues: { ':pk': ITEM.clientPk(clientId), ':prefix': ITEM.auditSkPrefix },
+      ScanIndexForward: false,
+      Limit: pageSize(limit),
+      ExclusiveStartKey: start,
+    });
+    return { items: out.items.map(toAuditEntry), nextCursor: encodeCursor(out.lastKey) };
+  }
+
+  /** The client's recent authentication failures (at most AUTH_FAILURES_KEPT, unexpired), newest first. */
+  async listAuthFailures(clientId: string): Promise<AuthFailure[]> {
+    if (!isClientId(clientId)) return [];
+    const nowS = Math.floor(this.now().getTime() / 1000);
+    const out = await this.query('list the authentication failures', {
+      KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+      // TTL deletion is lazy: an expired item may still be there for a while.
+      FilterExpression: '#ttl > :now',
+      ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#sk': SORT_KEY, '#ttl': TTL_ATTRIBUTE },
+      ExpressionAttributeValues: { ':pk': ITEM.clientPk(clientId), ':prefix': ITEM.failureSkPrefix, ':now': nowS },
+    });
+    return out.items
+      .sort((a, b) => Number(b.seq) - Number(a.seq))
+      .map((item) => {
+        const failure: Record<string, string> = { at: String(item.at), reason: String(item.reason) };
+        for (const field of FAILURE_DETAIL_FIELDS) if (typeof item[field] === 'string') failure[field] = item[field];
+        return failure as unknown as AuthFailure;
+      });
+  }
+
+  // ---------------------------------------------------------------- writes
+
+  /**
+   * Creates a client holding one key. When that key is already registered, nothing is written
+   * and the holder's record comes back with `created: false` (seed procedure 5).
+   */
+  async createClient(input: NewClient, actor: string): Promise<CreateClientResult> {
+    for (let attempt = 1; ; attempt++) {
+      const at = this.now().toISOString();
+      const key = storedKey(input.key, at);
+      const record: ClientRecord = {
+        clientId: newClientId(),
+        name: input.name,
+        status: 'active',
+        networkWhitelist: [...input.networkWhitelist],
+        roles: [...input.roles],
+        keys: [key],
+        version: 1,
+        createdAt: at,
+        updatedAt: at,
+      };
+      const audit: AuditEntry = {
+        clientId: record.clientId,
+        at,
+        actor: actorName(actor),
+        action: 'client.created',
+        version: 1,
+        changes: {
+          name: { to: record.name },
+          status: { to: record.status },
+          networkWhitelist: { to: record.networkWhitelist },
+          roles: { to: record.roles },
+        },
+        keysAdded: [key.fingerprint],
+      };
+      try {
+        await this.doc.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              { Put: { TableName: this.tableName, Item: clientItem(record), ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': PARTITION_KEY } } },
+              {
+                Put: {
+                  TableName: this.tableName,
+                  Item: keyItem(record.clientId, key),
+                  ConditionExpression: 'attribute_not_exists(#pk)',
+                  ExpressionAttributeNames: { '#pk': PARTITION_KEY },
+                  ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+                },
+              },
+              { Put: { TableName: this.tableName, Item: auditItem(audit) } },
+            ],
+          }),
+        );
+        return { record, created: true };
+      } catch (error) {
+        const reasons = cancellationReasons(error);
+        if (reasons === undefined) throw storageError(error, 'create the client');
+        if (reasons[1]?.Code === 'ConditionalCheckFailed') {
+          // The key is taken: answer with its holder. If it was released meanwhile, try again.
+          const holderId = reasons[1].Item?.clientId?.S ?? (await this.findByFingerprint(key.fingerprint, { consistentRead: true }))?.clientId;
+          const holder = holderId === undefined ? undefined : await this.getClient(holderId, { consistentRead: true });
+          if (holder !== undefined) return { record: holder, created: false };
+        } else if (reasons[0]?.Code !== 'ConditionalCheckFailed' && !isTransactionConflict(reasons)) {
+          // (a clientId collision, reason 0, is retried with a fresh id)
+          throw storageError(error, 'create the client');
+        }
+        if (attempt >= MAX_WRITE_ATTEMPTS) throw busy('create the client');
+        await backoff(attempt);
+      }
+    }
+  }
+
+  /**
+   * Edits name, whitelist, roles and/or replaces the keys with one key (seed procedure 2), if
+   * the record is still at `expectedVersion`.
+   * @throws SignetError `not_found`, `version_conflict`, `key_already_registered`
+   */
+  updateClient(clientId: string, expectedVersion: number, changes: ClientChanges, actor: string): Promise<ClientRecord> {
+    return this.mutate(clientId, expectedVersion, actor, 'update the client', (current, at) => {
+      const record: Mutable<Plan['record']> = {};
+      const audited: Partial<Record<AuditedField, AuditFieldChange>> = {};
+      if (changes.name !== undefined && changes.name !== current.name) {
+        record.name = changes.name;
+        audited.name = { from: current.name, to: changes.name };
+      }
+      for (const field of ['networkWhitelist', 'roles'] as const) {
+        const next = changes[field];
+        if (next !== undefined && !sameList(next, current[field])) {
+          record[field] = [...next];
+          audited[field] = { from: current[field], to: next };
+        }
+      }
+      let keyPuts: StoredPublicKey[] = [];
+      let keyRewrites: StoredPublicKey[] = [];
+      let keyDeletes: string[] = [];
+      if (changes.key !== undefined) {
+        const kept = current.keys.find((k) => k.fingerprint === changes.key?.fingerprint);
+        const replacement = storedKey(changes.key, kept?.addedAt ?? at);
+        const unchanged = current.keys.length === 1 && kept !== undefined && kept.notAfter === replacement.notAfter;
+        if (!unchanged) {
+          record.keys = [replacement];
+          keyDeletes = current.keys.filter((k) => k !== kept).map((k) => k.fingerprint);
+          if (kept === undefined) keyPuts = [replacement];
+          else if (kept.notAfter !== replacement.notAfter) keyRewrites = [replacement];
+        }
+      }
+      if (Object.keys(record).length === 0) return undefined;
+      return {
+        record,
+        keyPuts,
+        keyRewrites,
+        keyDeletes,
+        audit: {
+          action: 'client.updated',
+          ...(Object.keys(audited).length > 0 ? { changes: audited } : {}),
+          ...(keyPuts.length > 0 ? { keysAdded: keyPuts.map((k) => k.fingerprint) } : {}),
+          ...(keyDeletes.length > 0 ? { keysRemoved: keyDeletes } : {}),
+        },
+      };
+    });
+  }
+
+  /**
+   * Adds a key (rollover: both keys verify until the old one is removed or passes its
+   * not-after). Keys already past their not-after are dropped in the same change.
+   * @throws SignetError `not_found`, `version_conflict`, `key_already_registered`, `invalid_request` (too many keys)
+   */
+  addKey(clientId: string, key: NewKey, actor: string, expectedVersion?: number): Promise<ClientRecord> {
+    return this.mutate(clientId, expectedVersion, actor, 'add the key', (current, at, nowMs) => {
+      if (current.keys.some((k) => k.fingerprint === key.fingerprint)) {
+        throw new SignetError('key_already_registered', `This public key (fingerprint ${key.fingerprint}) is already registered on this client.`);
+      }
+      const expired = current.keys.filter((k) => !isKeyActive(k, nowMs));
+      const kept = current.keys.filter((k) => isKeyActive(k, nowMs));
+      if (kept.length >= MAX_KEYS_PER_CLIENT) {
+        throw new SignetError('invalid_request', `The client already holds ${kept.length} keys, the most allowed. Remove a key it no longer uses first.`);
+      }
+      const added = storedKey(key, at);
+      return {
+        record: { keys: [...kept, added] },
+        keyPuts: [added],
+        keyDeletes: expired.map((k) => k.fingerprint),
+        audit: {
+          action: 'key.added',
+          keysAdded: [added.fingerprint],
+          ...(expired.length > 0 ? { keysRemoved: expired.map((k) => k.fingerprint) } : {}),
+        },
+      };
+    });
+  }
+
+  /**
+   * Removes a key. The client's last active key cannot be removed (`last_key`): add the new
+   * key first.
+   * @throws SignetError `not_found` (client or key), `version_conflict`, `last_key`
+   */
+  removeKey(clientId: string, fingerprint: string, actor: string, expectedVersion?: number): Promise<ClientRecord> {
+    return this.mutate(clientId, expectedVersion, actor, 'remove the key', (current, _at, nowMs) => {
+      const target = findKey(current, fingerprint);
+      const remaining = current.keys.filter((k) => k !== target);
+      if (remaining.length === 0 || (isKeyActive(target, nowMs) && !remaining.some((k) => isKeyActive(k, nowMs)))) {
+        throw new SignetError(
+          'last_key',
+          "This is the client's last active key, so removing it would lock the client out. Add the new key first (POST /registry/clients/{clientId}/keys), then remove this one.",
+        );
+      }
+      return { record: { keys: remaining }, keyDeletes: [fingerprint], audit: { action: 'key.removed', keysRemoved: [fingerprint] } };
+    });
+  }
+
+  /**
+   * Sets (or clears, with undefined) the instant after which a key stops verifying: the
+   * rotation's grace period for the previous key.
+   * @throws SignetError `not_found` (client or key), `version_conflict`, `last_key`, `invalid_request` (bad instant)
+   */
+  setKeyNotAfter(clientId: string, fingerprint: string, notAfter: string | undefined, actor: string, expectedVersion?: number): Promise<ClientRecord> {
+    const canonical = notAfter === undefined ? undefined : canonicalInstant(notAfter, 'notAfter');
+    return this.mutate(clientId, expectedVersion, actor, 'set the key expiry', (current, _at, nowMs) => {
+      const target = findKey(current, fingerprint);
+      if (target.notAfter === canonical) return undefined;
+      const updated = withNotAfter(target, canonical);
+      const keys = current.keys.map((k) => (k === target ? updated : k));
+      if (!keys.some((k) => isKeyActive(k, nowMs))) {
+        throw new SignetError('last_key', "This would leave the client without an active key. Add the new key first, then expire this one.");
+      }
+      return {
+        record: { keys },
+        keyRewrites: [updated],
+        audit: { action: 'key.not_after_set', keyNotAfter: { fingerprint, from: target.notAfter, to: canonical } },
+      };
+    });
+  }
+
+  /** Disables the client: the authorizer refuses it (`client_disabled`). No change if already disabled. */
+  disable(clientId: string, actor: string, expectedVersion?: number): Promise<ClientRecord> {
+    return this.setStatus(clientId, 'disabled', actor, expectedVersion);
+  }
+
+  /** Enables the client again. No change if already active. */
+  enable(clientId: string, actor: string, expectedVersion?: number): Promise<ClientRecord> {
+    return this.setStatus(clientId, 'active', actor, expectedVersion);
+  }
+
+  /**
+   * Records a refused request (see {@link AuthFailureRecorder}): two writes, no read. A counter
+   * on the client record picks the next slot of the client's ring of AUTH_FAILURES_KEPT items,
+   * each expiring after AUTH_FAILURE_TTL_S. Unknown clients get nothing written (false).
+   */
+  async recordAuthFailure(clientId: string, reason: string, detail?: string | AuthFailureDetail): Promise<boolean> {
+    if (!isClientId(clientId)) return false;
+    const now = this.now();
+    let seq: number;
+    try {
+      const out = await this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: clientKey(clientId),
+          UpdateExpression: 'ADD #seq :one',
+          ConditionExpression: 'attribute_exists(#pk)',
+          ExpressionAttributeNames: { '#seq': 'authFailureSeq', '#pk': PARTITION_KEY },
+          ExpressionAttributeValues: { ':one': 1 },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
+      seq = Number(out.Attributes?.authFailureSeq);
+    } catch (error) {
+      if (errorName(error) === 'ConditionalCheckFailedException') return false;
+      throw storageError(error, 'record the authentication failure');
+    }
+    const fields: AuthFailureDetail = typeof detail === 'string' ? { message: detail } : (detail ?? {});
+    const item: Item = {
+      [PARTITION_KEY]: ITEM.clientPk(clientId),
+      [SORT_KEY]: `${ITEM.failureSkPrefix}${String((seq - 1) % AUTH_FAILURE_SLOTS).padStart(2, '0')}`,
+      seq,
+      at: now.toISOString(),
+      reason: clip(String(reason)),
+      [TTL_ATTRIBUTE]: Math.floor(now.getTime() / 1000) + AUTH_FAILURE_TTL_S,
+    };
+    for (const field of FAILURE_DETAIL_FIELDS) {
+      const value = fields[field];
+      if (typeof value === 'string' && value !== '') item[field] = clip(value);
+    }
+    try {
+      await this.doc.send(new PutCommand({ TableName: this.tableName, Item: item }));
+    } catch (error) {
+      throw storageError(error, 'record the authentication failure');
+    }
+    return true;
+  }
+
+  // ---------------------------------------------------------------- the write engine
+
+  private setStatus(clientId: string, status: ClientStatus, actor: string, expectedVersion?: number): Promise<ClientRecord> {
+    return this.mutate(clientId, expectedVersion, actor, status === 'disabled' ? 'disable the client' : 'enable the client', (current) =>
+      current.status === status
+        ? undefined
+        : {
+            record: { status },
+            audit: { action: status === 'disabled' ? 'client.disabled' : 'client.enabled', changes: { status: { from: current.status, to: status } } },
+          },
+    );
+  }
+
+  /**
+   * Reads the record (consistently), plans the change, and writes record + key items + audit in
+   * one transaction conditioned on the version it read. With `expectedVersion`, a record at any
+   * other version is a `version_conflict`; without it, a concurrent change makes it re-plan.
+   * A plan of undefined means "nothing to change": the current record is returned, unwritten.
+   */
+  private async mutate(
+    clientId: string,
+    expectedVersion: number | undefined,
+    actor: string,
+    action: string,
+    plan: (current: ClientRecord, at: string, nowMs: number) => Plan | undefined,
+  ): Promise<ClientRecord> {
+    for (let attempt = 1; ; attempt++) {
+      const current = await this.getClient(clientId, { consistentRead: true });
+      if (current === undefined) throw clientNotFound(clientId);
+      if (expectedVersion !== undefined && current.version !== expectedVersion) throw versionConflict(expectedVersion, current.version);
+      const now = this.now();
+      const at = now.toISOString();
+      const change = plan(current, at, now.getTime());
+      if (change === undefined) return current;
+
+      const next: ClientRecord = { ...current, ...change.record, version: current.version + 1, updatedAt: at };
+      const keyWrites = [
+        ...(change.keyPuts ?? []).map((k) => ({ fingerprint: k.fingerprint, isNew: true, item: this.putKeyItem(clientId, k, true) })),
+        ...(change.keyRewrites ?? []).map((k) => ({ fingerprint: k.fingerprint, isNew: false, item: this.putKeyItem(clientId, k, false) })),
+        ...(change.keyDeletes ?? []).map((fp) => ({ fingerprint: fp, isNew: false, item: this.deleteKeyItem(clientId, fp) })),
+      ];
+      const audit: AuditEntry = { ...change.audit, clientId, at, actor: actorName(actor), version: next.version };
+      try {
+        await this.doc.send(
+          new TransactWriteCommand({
+            TransactItems: [this.updateRecordItem(next, current.version), ...keyWrites.map((w) => w.item), { Put: { TableName: this.tableName, Item: auditItem(audit) } }],
+          }),
+        );
+        return next;
+      } catch (error) {
+        const reasons = cancellationReasons(error);
+        if (reasons === undefined) throw storageError(error, action);
+        const taken = keyWrites.find((w, i) => w.isNew && reasons[i + 1]?.Code === 'ConditionalCheckFailed');
+        if (taken !== undefined) {
+          const holder = reasons[keyWrites.indexOf(taken) + 1]?.Item?.clientId?.S;
+          throw new SignetError(
+            'key_already_registered',
+            `This public key (fingerprint ${taken.fingerprint}) is already registered${holder ? ` on client ${holder}` : ' on another client'}. A key belongs to one client only: generate a new key pair for this client.`,
+          );
+        }
+        if (reasons[0]?.Code === 'ConditionalCheckFailed') {
+          const latest = await this.getClient(clientId, { consistentRead: true });
+          if (latest === undefined) throw clientNotFound(clientId);
+          if (expectedVersion !== undefined) throw versionConflict(expectedVersion, latest.version);
+        } else if (!isTransactionConflict(reasons) && !reasons.some((r) => r.Code === 'ConditionalCheckFailed')) {
+          throw storageError(error, action);
+        }
+        if (attempt >= MAX_WRITE_ATTEMPTS) throw expectedVersion !== undefined ? versionConflict(expectedVersion, undefined) : busy(action);
+        await backoff(attempt);
+      }
+    }
+  }
+
+  private updateRecordItem(next: ClientRecord, currentVersion: number): TransactItem {
+    return {
+      Update: {
+        TableName: this.tableName,
+        Key: clientKey(next.clientId),
+        UpdateExpression: 'SET #name = :name, #status = :status, #wl = :wl, #roles = :roles, #keys = :keys, #version = :next, #updatedAt = :updatedAt',
+        ConditionExpression: '#version = :current',
+        ExpressionAttributeNames: {
+          '#name': 'name',
+          '#status': 'status',
+          '#wl': 'networkWhitelist',
+          '#roles': 'roles',
+          '#keys': 'keys',
+          '#version': 'version',
+          '#updatedAt': 'updatedAt',
+        },
+        ExpressionAttributeValues: {
+          ':name': next.name,
+          ':status': next.status,
+          ':wl': [...next.networkWhitelist],
+          ':roles': [...next.roles],
+          ':keys': next.keys.map(keyAttribute),
+          ':next': next.version,
+          ':current': currentVersion,
+          ':updatedAt': next.updatedAt,
+        },
+      },
+    };
+  }
+
+  /** A key ownership item; a new one must not exist, a rewritten one must be this client's. */
+  private putKeyItem(clientId: string, key: StoredPublicKey, isNew: boolean): TransactItem {
+    return {
+      Put: {
+        TableName: this.tableName,
+        Item: keyItem(clientId, key),
+        ...(isNew
+          ? { ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': PARTITION_KEY }, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const }
+          : ownedBy(clientId)),
+      },
+    };
+  }
+
+  private deleteKeyItem(clientId: string, fingerprint: string): TransactItem {
+    return { Delete: { TableName: this.tableName, Key: keyKey(fingerprint), ...ownedBy(clientId) } };
+  }
+
+  private async query(action: string, input: Omit<ConstructorParameters<typeof QueryCommand>[0], 'TableName'>): Promise<{ items: Item[]; lastKey?: Item }> {
+    try {
+      const out = await this.doc.send(new QueryCommand({ TableName: this.tableName, ...input }));
+      return { items: out.Items ?? [], lastKey: out.LastEvaluatedKey };
+    } catch (error) {
+      throw storageError(error, action);
+    }
+  }
+}
+
+// -------------------------------------------------------------------- items
+
+const FAILURE_DETAIL_FIELDS = ['message', 'sourceIp', 'method', 'path', 'fingerprint'] as const;
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+function clientKey(clientId: string): Item {
+  return { [PARTITION_KEY]: ITEM.clientPk(clientId), [SORT_KEY]: ITEM.clientSk };
+}
+
+function keyKey(fingerprint: string): Item {
+  return { [PARTITION_KEY]: ITEM.keyPk(fingerprint), [SORT_KEY]: ITEM.keySk };
+}
+
+/** The condition that an ownership item is absent or belongs to `clientId`. */
+function ownedBy(clientId: string): { ConditionExpression: string; ExpressionAttributeNames: Record<string, string>; ExpressionAttributeValues: Item } {
+  return {
+    ConditionExpression: 'attribute_not_exists(#pk) OR #clientId = :clientId',
+    ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#clientId': 'clientId' },
+    ExpressionAttributeValues: { ':clientId': clientId },
+  };
+}
+
+function clientItem(record: ClientRecord): Item {
+  return {
+    ...clientKey(record.clientId),
+    [LIST_INDEX_PARTITION_KEY]: ITEM.clientsPartition,
+    [LIST_INDEX_SORT_KEY]: `${record.createdAt}#${record.clientId}`,
+    type: 'client',
+    clientId: record.clientId,
+    name: record.name,
+    status: record.status,
+    networkWhitelist: [...record.networkWhitelist],
+    roles: [...record.roles],
+    keys: record.keys.map(keyAttribute),
+    version: record.version,
+    createdAt: record.createdAt,
+    updatedAt: record.updatedAt,
+  };
+}
+
+function keyItem(clientId: string, key: StoredPublicKey): Item {
+  return {
+    ...keyKey(key.fingerprint),
+    [LIST_INDEX_PARTITION_KEY]: ITEM.keysPartition,
+    [LIST_INDEX_SORT_KEY]: `${key.addedAt}#${key.fingerprint}`,
+    type: 'key',
+    clientId,
+    fingerprint: key.fingerprint,
+    addedAt: key.addedAt,
+    ...(key.notAfter !== undefined ? { notAfter: key.notAfter } : {}),
+  };
+}
+
+function auditItem(entry: AuditEntry): Item {
+  return {
+    [PARTITION_KEY]: ITEM.clientPk(entry.clientId),
+    [SORT_KEY]: `${ITEM.auditSkPrefix}${entry.at}#${randomBytes(6).toString('base64url')}`,
+    type: 'audit',
+    ...dropUndefined(entry as unknown as Item),
+  };
+}
+
+function keyAttribute(key: StoredPublicKey): Item {
+  return {
+    fingerprint: key.fingerprint,
+    spkiPem: key.spkiPem,
+    addedAt: key.addedAt,
+    ...(key.notAfter !== undefined ? { notAfter: key.notAfter } : {}),
+  };
+}
+
+function toRecord(item: Item): ClientRecord {
+  const keys = Array.isArray(item.keys) ? (item.keys as Item[]) : [];
+  return {
+    clientId: String(item.clientId),
+    name: String(item.name),
+    status: item.status === 'disabled' ? 'disabled' : 'active',
+    networkWhitelist: stringList(item.networkWhitelist),
+    roles: stringList(item.roles),
+    keys: keys.map((k) => ({
+      fingerprint: String(k.fingerprint),
+      spkiPem: String(k.spkiPem),
+      addedAt: String(k.addedAt),
+      ...(typeof k.notAfter === 'string' ? { notAfter: k.notAfter } : {}),
+    })),
+    version: Number(item.version),
+    createdAt: String(item.createdAt),
+    updatedAt: String(item.updatedAt),
+  };
+}
+
+function toKeyOwner(item: Item): KeyOwner {
+  return {
+    clientId: String(item.clientId),
+    fingerprint: String(item.fingerprint),
+    addedAt: String(item.addedAt),
+    ...(typeof item.notAfter === 'string' ? { notAfter: item.notAfter } : {}),
+  };
+}
+
+function toAuditEntry(item: Item): AuditEntry {
+  const { [PARTITION_KEY]: _pk, [SORT_KEY]: _sk, type: _type, ...entry } = item;
+  return entry as unknown as AuditEntry;
+}
+
+// -------------------------------------------------------------------- helpers
+
+function storedKey(key: NewKey, addedAt: string): StoredPublicKey {
+  return {
+    fingerprint: key.fingerprint,
+    spkiPem: key.spkiPem,
+    addedAt,
+    ...(key.notAfter !== undefined ? { notAfter: canonicalInstant(key.notAfter, 'notAfter') } : {}),
+  };
+}
+
+function withNotAfter(key: StoredPublicKey, notAfter: string | undefined): StoredPublicKey {
+  const { notAfter: _old, ...rest } = key;
+  return notAfter === undefined ? rest : { ...rest, notAfter };
+}
+
+function findKey(record: ClientRecord, fingerprint: string): StoredPublicKey {
+  const key = record.keys.find((k) => k.fingerprint === fingerprint);
+  if (key === undefined) {
+    throw new SignetError('not_found', `Client ${record.clientId} has no key with fingerprint ${isFingerprint(fingerprint) ? fingerprint : '(malformed)'}. List its keys with GET /registry/clients/${record.clientId}.`);
+  }
+  return key;
+}
+
+/** An ISO-8601 instant in the one form the store writes (so string order is time order). */
+function canonicalInstant(value: string, field: string): string {
+  const ms = typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(value) ? Date.parse(value) : NaN;
+  if (!Number.isFinite(ms)) throw new SignetError('invalid_request', `${field} must be an ISO-8601 instant such as 2030-01-31T12:00:00Z.`);
+  return new Date(ms).toISOString();
+}
+
+function stringList(value: unknown): string[] {
+  return Array.isArray(value) ? value.map(String) : [];
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((v, i) => v === b[i]);
+}
+
+function dropUndefined(item: Item): Item {
+  return Object.fromEntries(Object.entries(item).filter(([, v]) => v !== undefined));
+}
+
+function clip(value: string): string {
+  return value.length > MAX_FAILURE_DETAIL_CHARS ? `${value.slice(0, MAX_FAILURE_DETAIL_CHARS - 1)}…` : value;
+}
+
+function actorName(actor: string): string {
+  return typeof actor === 'string' && actor.trim() !== '' ? actor.trim().slice(0, 128) : UNKNOWN_ACTOR;
+}
+
+function pageSize(limit: number): number {
+  return Number.isInteger(limit) ? Math.min(Math.max(limit, 1), MAX_PAGE_SIZE) : DEFAULT_PAGE_SIZE;
+}
+
+function clientNotFound(clientId: string): SignetError {
+  return new SignetError('not_found', `No client has the id ${isClientId(clientId) ? clientId : '(malformed id)'}. Check the clientId, or list clients with GET /registry/clients.`);
+}
+
+function versionConflict(expected: number, actual: number | undefined): SignetError {
+  return new SignetError(
+    'version_conflict',
+    `The client was changed by someone else: you edited version ${expected}${actual !== undefined ? `, it is now at version ${actual}` : ''}. Read it again, reapply your change, and send the new version.`,
+  );
+}
+
+function busy(action: string): SignetError {
+  return new SignetError('dependency_unavailable', `Could not ${action}: too many concurrent changes to the same items. Retry shortly.`);
+}
+
+/** Jittered exponential backoff between attempts of a write that lost a race. */
+function backoff(attempt: number): Promise<void> {
+  const ms = Math.random() * Math.min(200, 10 * 2 ** attempt);
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

