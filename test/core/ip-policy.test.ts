@@ -1,0 +1,185 @@
+import fc from 'fast-check';
+import { EVERYONE, compileAllowList, normaliseCallerIp, normaliseNetworkEntry } from '../../lambda/core/ip-policy';
+import { errorOf } from './helpers';
+
+describe('normaliseNetworkEntry', () => {
+  it.each([
+    ['203.0.113.7', '203.0.113.7'],
+    [' 203.0.113.7 ', '203.0.113.7'],
+    ['203.0.113.7/32', '203.0.113.7'],
+    ['198.51.100.0/24', '198.51.100.0/24'],
+    ['0.0.0.0', '0.0.0.0'],
+    ['0.0.0.0/0', '0.0.0.0/0'],
+    ['2001:db8::1', '2001:db8::1'],
+    ['2001:DB8::1', '2001:db8::1'],
+    ['2001:db8::/32', '2001:db8::/32'],
+    ['2001:db8::1/128', '2001:db8::1'],
+    ['::/0', '::/0'],
+    ['::ffff:192.0.2.1', '::ffff:192.0.2.1'],
+  ])('%j → %j', (entry, canonical) => {
+    expect(normaliseNetworkEntry(entry)).toBe(canonical);
+  });
+
+  it.each([
+    ['empty', ''],
+    ['blank', '   '],
+    ['not a string', 42],
+    ['null', null],
+    ['a host name', 'example.com'],
+    ['an IPv4 address with 5 parts', '1.2.3.4.5'],
+    ['an octet over 255', '256.1.1.1'],
+    ['leading zeros (octal ambiguity)', '010.0.0.1'],
+    ['an IPv4 prefix over 32', '10.0.0.0/33'],
+    ['an IPv6 prefix over 128', '2001:db8::/129'],
+    ['a negative prefix', '10.0.0.0/-1'],
+    ['an empty prefix', '10.0.0.0/'],
+    ['a non-numeric prefix', '10.0.0.0/abc'],
+    ['a netmask instead of a prefix', '10.0.0.0/255.0.0.0'],
+    ['two slashes', '10.0.0.0/8/8'],
+    ['a range', '10.0.0.1-10.0.0.9'],
+    ['a wildcard', '*'],
+    ['an IP with a port', '203.0.113.7:443'],
+    ['a bracketed IPv6', '[2001:db8::1]'],
+    ['a list in one entry', '10.0.0.1, 10.0.0.2'],
+  ])('refuses %s with invalid_network (400) naming what is accepted', (_name, entry) => {
+    const error = errorOf(() => normaliseNetworkEntry(entry));
+    expect(error.code).toBe('invalid_network');
+    expect(error.status).toBe(400);
+    expect(error.message).toMatch(/0\.0\.0\.0|IPv4|prefix/);
+  });
+
+  it('compileAllowList refuses a bad entry with invalid_network too', () => {
+    expect(errorOf(() => compileAllowList(['203.0.113.7', 'nonsense'])).code).toBe('invalid_network');
+  });
+
+  it('throws only invalid_network for arbitrary text (property)', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom(...'0123456789abcdef.:/% '.split('')), maxLength: 24 }), (entry) => {
+        try {
+          normaliseNetworkEntry(entry);
+          compileAllowList([entry]);
+        } catch (error) {
+          expect((error as { code?: string }).code).toBe('invalid_network');
+        }
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
+
+describe('compileAllowList', () => {
+  it('allows an exact IPv4 address and nothing next to it', () => {
+    const list = compileAllowList(['203.0.113.7']);
+    expect(list.allowsEveryone).toBe(false);
+    expect(list.allows('203.0.113.7')).toBe(true);
+    expect(list.allows('203.0.113.8')).toBe(false);
+    expect(list.allows('203.0.113.6')).toBe(false);
+  });
+
+  it('allows an IPv4 CIDR range, boundaries included', () => {
+    const list = compileAllowList(['198.51.100.0/24']);
+    expect(list.allows('198.51.100.0')).toBe(true);
+    expect(list.allows('198.51.100.255')).toBe(true);
+    expect(list.allows('198.51.101.0')).toBe(false);
+    expect(list.allows('198.51.99.255')).toBe(false);
+  });
+
+  it('reads a CIDR entry with host bits set as its network', () => {
+    const list = compileAllowList(['10.1.2.3/8']);
+    expect(list.allows('10.200.0.1')).toBe(true);
+    expect(list.allows('11.0.0.0')).toBe(false);
+  });
+
+  it('allows an exact IPv6 address, written in any case or compression', () => {
+    const list = compileAllowList(['2001:db8::1']);
+    expect(list.allows('2001:db8::1')).toBe(true);
+    expect(list.allows('2001:DB8:0:0:0:0:0:1')).toBe(true);
+    expect(list.allows('2001:db8::2')).toBe(false);
+  });
+
+  it('allows an IPv6 CIDR range', () => {
+    const list = compileAllowList(['2001:db8::/32']);
+    expect(list.allows('2001:db8:ffff::1')).toBe(true);
+    expect(list.allows('2001:db9::1')).toBe(false);
+    expect(list.allows('203.0.113.7')).toBe(false);
+  });
+
+  it.each([[EVERYONE], ['0.0.0.0/0'], ['::/0']])('%s allows every valid IPv4 and IPv6 caller', (entry) => {
+    const list = compileAllowList(['203.0.113.7', entry]);
+    expect(list.allowsEveryone).toBe(true);
+    for (const ip of ['1.2.3.4', '255.255.255.255', '2001:db8::1', '::1', '::ffff:192.0.2.1']) expect(list.allows(ip)).toBe(true);
+  });
+
+  it('0.0.0.0/8 is a range, not everyone', () => {
+    const list = compileAllowList(['0.0.0.0/8']);
+    expect(list.allowsEveryone).toBe(false);
+    expect(list.allows('0.1.2.3')).toBe(true);
+    expect(list.allows('1.2.3.4')).toBe(false);
+  });
+
+  it('an empty list allows nobody', () => {
+    const list = compileAllowList([]);
+    expect(list.allowsEveryone).toBe(false);
+    expect(list.allows('203.0.113.7')).toBe(false);
+    expect(list.allows('::1')).toBe(false);
+  });
+
+  it('matches IPv4-mapped IPv6 callers as the IPv4 address they are', () => {
+    const list = compileAllowList(['192.0.2.0/24']);
+    expect(list.allows('::ffff:192.0.2.1')).toBe(true);
+    expect(list.allows('::FFFF:192.0.2.1')).toBe(true);
+    expect(list.allows('::ffff:c000:0201')).toBe(true);
+    expect(list.allows('::ffff:198.51.100.1')).toBe(false);
+  });
+
+  it('matches IPv4 callers against an IPv4-mapped IPv6 entry', () => {
+    const list = compileAllowList(['::ffff:192.0.2.0/120']);
+    expect(list.allows('192.0.2.5')).toBe(true);
+    expect(list.allows('192.0.3.5')).toBe(false);
+  });
+
+  it('accepts a bracketed IPv6 caller and one with a zone id', () => {
+    const list = compileAllowList(['fe80::1']);
+    expect(list.allows('[fe80::1]')).toBe(true);
+    expect(list.allows('fe80::1%eth0')).toBe(true);
+  });
+
+  it.each([
+    ['undefined', undefined],
+    ['empty', ''],
+    ['a host name', 'localhost'],
+    ['an X-Forwarded-For list', '203.0.113.7, 10.0.0.1'],
+    ['an IP with a port', '203.0.113.7:443'],
+    ['an octet over 255', '999.1.1.1'],
+    ['a mapped address with a bad octet', '::ffff:999.1.1.1'],
+    ['five parts', '203.0.113.7.1'],
+    ['a CIDR range', '203.0.113.7/32'],
+    ['text', 'unknown'],
+  ])('never allows a junk caller IP (%s), even when everyone is allowed', (_name, ip) => {
+    for (const entries of [['0.0.0.0'], ['::/0'], ['203.0.113.0/24']]) {
+      expect(compileAllowList(entries).allows(ip)).toBe(false);
+    }
+  });
+
+  it('agrees with an independent IPv4 prefix check (property)', () => {
+    const toInt = (ip: string) => ip.split('.').reduce((n, o) => n * 256 + Number(o), 0);
+    const ipv4 = fc.tuple(fc.nat(255), fc.nat(255), fc.nat(255), fc.nat(255)).map((o) => o.join('.'));
+    fc.assert(
+      fc.property(ipv4, fc.integer({ min: 1, max: 32 }), ipv4, (network, prefix, caller) => {
+        const size = 2 ** (32 - prefix);
+        const inside = Math.floor(toInt(network) / size) === Math.floor(toInt(caller) / size);
+        expect(compileAllowList([`${network}/${prefix}`]).allows(caller)).toBe(inside);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
+describe('normaliseCallerIp', () => {
+  it('unwraps mapped IPv4 and lower-cases IPv6', () => {
+    expect(normaliseCallerIp('::ffff:192.0.2.1')).toEqual({ address: '192.0.2.1', family: 'ipv4' });
+    expect(normaliseCallerIp('2001:DB8::1')).toEqual({ address: '2001:db8::1', family: 'ipv6' });
+    expect(normaliseCallerIp(' 192.0.2.1 ')).toEqual({ address: '192.0.2.1', family: 'ipv4' });
+    expect(normaliseCallerIp('nope')).toBeUndefined();
+  });
+});
