@@ -82,31 +82,3 @@ export function denyContext(refusal: Refusal): SignetDenyContext {
 function jsonSafe(text: string): string {
   return String(text).replace(/["\\]/g, "'").replace(/[\u0000-\u001f\u007f\u2028\u2029]/g, ' ');
 }
-
-/** A backend (proxy) event, REST v1 or HTTP API 2.0, as far as the authorizer context goes. */
-export interface ProxyEventWithAuthorizer {
-  readonly requestContext?: {
-    readonly authorizer?: Readonly<Record<string, unknown>> | null;
-  } | null;
-}
-
-/**
- * Reads Signet's Allow context back in the backend: from `requestContext.authorizer.lambda`
- * (HTTP API 2.0) or `requestContext.authorizer` (REST, HTTP API 1.0). Undefined when the request
- * did not pass a Signet authorizer (no `clientId`).
- */
-export function readAllowContext(event: ProxyEventWithAuthorizer): SignetAllowContext | undefined {
-  const authorizer = event.requestContext?.authorizer;
-  if (!authorizer) return undefined;
-  const lambda = authorizer.lambda;
-  const source = (lambda && typeof lambda === 'object' ? lambda : authorizer) as Readonly<Record<string, unknown>>;
-  const clientId = source[CONTEXT_KEYS.clientId];
-  if (typeof clientId !== 'string' || clientId === '') return undefined;
-  const text = (key: string): string => (typeof source[key] === 'string' ? (source[key] as string) : '');
-  return {
-    clientId,
-    roles: text(CONTEXT_KEYS.roles),
-    keyFingerprint: text(CONTEXT_KEYS.keyFingerprint),
-    contentDigest: text(CONTEXT_KEYS.contentDigest),
-  };
-}

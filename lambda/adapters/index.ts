@@ -8,7 +8,7 @@ export { adaptHttpApiEvent, apiPathOfHttpApiEvent, fromHttpApiAuthorizerEvent } 
 export type { HttpApiEventV2Like } from './http-api-event';
 export { apiPathOfRestApiEvent, fromRestApiAuthorizerEvent } from './rest-api-event';
 export type { AdaptedRestRequest, RestApiEventLike } from './rest-api-event';
-export { CONTEXT_KEYS, allowContext, denyContext, readAllowContext } from './authorizer-context';
+export { CONTEXT_KEYS, MAX_CONTEXT_MESSAGE_CHARS, allowContext, denyContext } from './authorizer-context';
 export type { AllowFacts, Refusal, SignetAllowContext, SignetDenyContext } from './authorizer-context';
 export {
   ANONYMOUS_PRINCIPAL,
