@@ -1,0 +1,26 @@
+/**
+ * The CDK app: one SignetStack configured from context (see lib/app-context.ts and
+ * docs/deploy.md), checked by cdk-nag's AwsSolutions rules at synth.
+ *
+ *   npx cdk synth --quiet
+ *   npx cdk deploy -c apiType=rest -c adminPublicKeyFile=.signet/admin/public.pem
+ */
+import { App, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { settingsFromContext } from '../lib/app-context';
+import { SignetStack } from '../lib/signet-stack';
+
+const app = new App();
+const { stackName, props } = settingsFromContext((key) => app.node.tryGetContext(key));
+
+new SignetStack(app, stackName, {
+  ...props,
+  // Region-agnostic unless the CLI knows the target (replicaRegions needs a concrete region).
+  env:
+    process.env.CDK_DEFAULT_REGION !== undefined
+      ? { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION }
+      : undefined,
+});
+
+// Every finding must be fixed or acknowledged (with a reason) where the resource is made.
+Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

@@ -1,0 +1,124 @@
+/**
+ * Registers the first `registry:admin` client at deploy time, so the registry API (which itself
+ * needs a `registry:admin` signature) can be used at all.
+ */
+import { CustomResource, Duration, Token } from 'aws-cdk-lib';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { ENV } from '../lambda/config-env';
+import { isSignetError } from '../lambda/core/errors';
+import { EVERYONE, normaliseNetworkEntry } from '../lambda/core/ip-policy';
+import { importPublicKey } from '../lambda/core/keys';
+import type { AdminBootstrapProperties } from './bootstrap/admin-bootstrap-handler';
+import { IClientRegistry } from './client-registry';
+import { SignetFunction } from './signet-function';
+
+/** `POWERTOOLS_SERVICE_NAME` of the bootstrap function. */
+export const BOOTSTRAP_SERVICE_NAME = 'signet-admin-bootstrap';
+
+/** Name of the bootstrapped admin client when none is given. */
+export const DEFAULT_ADMIN_CLIENT_NAME = 'bootstrap admin';
+
+export interface AdminBootstrapProps {
+  /** The registry to register the admin in. */
+  readonly registry: IClientRegistry;
+  /**
+   * The admin's public key: SPKI PEM (`-----BEGIN PUBLIC KEY-----`), PKCS#1 PEM or Base64 DER.
+   * Checked at synth; a private key is refused (and must then be treated as exposed).
+   */
+  readonly publicKey: string;
+  /** @default DEFAULT_ADMIN_CLIENT_NAME ('bootstrap admin') */
+  readonly clientName?: string;
+  /**
+   * Where the admin may call from (IPv4/IPv6 addresses or CIDRs; `0.0.0.0` means everyone).
+   * @default ['0.0.0.0'] - everyone: the signature is still required. Narrow it to your admin network.
+   */
+  readonly networkWhitelist?: readonly string[];
+  /** @default - DEFAULT_LOG_RETENTION (one month) */
+  readonly logRetention?: logs.RetentionDays;
+}
+
+/**
+ * A custom resource that registers one client with the role `registry:admin` holding the given
+ * public key, through the registry's own store (record, key ownership and audit entry in one
+ * transaction, audit actor `bootstrap`). If the key is registered already nothing is written and
+ * the holder's clientId is returned. Removing the resource leaves the client in the registry.
+ *
+ * @example
+ * const admin = new AdminBootstrap(this, 'Admin', { registry, publicKey: fs.readFileSync('admin/public.pem', 'utf8') });
+ * new CfnOutput(this, 'AdminClientId', { value: admin.clientId });
+ */
+export class AdminBootstrap extends Construct {
+  /** The admin's clientId (known after deploy; put it in `keyid`). */
+  readonly clientId: string;
+  /** SHA-256 fingerprint of the admin key (known at synth). */
+  readonly fingerprint: string;
+
+  constructor(scope: Construct, id: string, props: AdminBootstrapProps) {
+    super(scope, id);
+    const { spkiPem, fingerprint, networkWhitelist } = validateBootstrapProps(this.node.path, props);
+    this.fingerprint = fingerprint;
+
+    const fn = new SignetFunction(this, 'Function', {
+      entry: 'adminBootstrap',
+      serviceName: BOOTSTRAP_SERVICE_NAME,
+      description: 'Signet: registers the first registry:admin client (CloudFormation custom resource)',
+      timeout: Duration.seconds(60),
+      logRetention: props.logRetention,
+      environment: { [ENV.tableName]: props.registry.table.tableName },
+    });
+    props.registry.grantCreateClients(fn.role);
+
+    const properties: AdminBootstrapProperties = {
+      PublicKeyPem: spkiPem,
+      ClientName: props.clientName ?? DEFAULT_ADMIN_CLIENT_NAME,
+      NetworkWhitelist: JSON.stringify(networkWhitelist),
+    };
+    const resource = new CustomResource(this, 'Resource', {
+      serviceToken: fn.function.functionArn,
+      resourceType: 'Custom::SignetAdminBootstrap',
+      properties: { ...properties },
+    });
+    // The grants must be in place before CloudFormation calls the function.
+    resource.node.addDependency(fn);
+    this.clientId = resource.getAttString('ClientId');
+  }
+}
+
+/** Checks the key and the allow-list at synth; every problem in one error, never echoing the key. */
+function validateBootstrapProps(
+  path: string,
+  props: AdminBootstrapProps,
+): { spkiPem: string; fingerprint: string; networkWhitelist: string[] } {
+  const problems: string[] = [];
+  let spkiPem = '';
+  let fingerprint = '';
+  if (Token.isUnresolved(props.publicKey)) {
+    problems.push('publicKey must be the key text itself, not a token: it is checked at synth');
+  } else {
+    try {
+      ({ spkiPem, fingerprint } = importPublicKey(props.publicKey));
+    } catch (error) {
+      if (!isSignetError(error)) throw error;
+      problems.push(
+        error.code === 'private_key_submitted'
+          ? 'publicKey holds a PRIVATE key. Give only the public half (-----BEGIN PUBLIC KEY-----, e.g. public.pem from `signet keygen`), and treat that private key as exposed: generate a new pair'
+          : `publicKey is not usable (${error.code}): ${error.message}`,
+      );
+    }
+  }
+  const networkWhitelist: string[] = [];
+  for (const entry of props.networkWhitelist ?? [EVERYONE]) {
+    try {
+      networkWhitelist.push(normaliseNetworkEntry(entry));
+    } catch {
+      problems.push(`networkWhitelist entry ${JSON.stringify(String(entry).slice(0, 64))} is not an IPv4/IPv6 address or CIDR`);
+    }
+  }
+  if (networkWhitelist.length === 0 && problems.length === 0) problems.push('networkWhitelist is empty: give at least one entry (0.0.0.0 means everyone)');
+  if (props.clientName !== undefined && (props.clientName.trim() === '' || props.clientName.length > 200)) {
+    problems.push('clientName must be 1-200 characters');
+  }
+  if (problems.length > 0) throw new Error(`${path}: invalid admin bootstrap: ${problems.join('; ')}.`);
+  return { spkiPem, fingerprint, networkWhitelist };
+}

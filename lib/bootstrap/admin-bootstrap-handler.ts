@@ -1,0 +1,117 @@
+/**
+ * CloudFormation custom resource that registers the first `registry:admin` client, through the
+ * same store the registry uses (so the record, the key-ownership item and the audit entry are
+ * written exactly as a registration writes them, in one transaction).
+ *
+ * Create and Update register the key unless it is already registered; when it is, nothing is
+ * written and the holder's clientId is returned ("registration skipped"). Delete leaves the
+ * client in place: the table is retained and other admins may depend on it.
+ *
+ * The function is the resource's service token (no provider framework), so it answers
+ * CloudFormation itself, on every path, at the pre-signed ResponseURL.
+ */
+import * as http from 'node:http';
+import * as https from 'node:https';
+import type { CloudFormationCustomResourceEvent, Context } from 'aws-lambda';
+import { ENV } from '../../lambda/config-env';
+import { REGISTRY_ADMIN_ROLE } from '../../lambda/core/defaults';
+import { isSignetError } from '../../lambda/core/errors';
+import { normaliseNetworkEntry } from '../../lambda/core/ip-policy';
+import { importPublicKey } from '../../lambda/core/keys';
+import { DynamoClientStore } from '../../lambda/store/client-store';
+
+/** The actor name the audit trail records for the bootstrap. */
+export const BOOTSTRAP_ACTOR = 'bootstrap';
+
+/** Properties of the custom resource (all strings: CloudFormation passes strings). */
+export interface AdminBootstrapProperties {
+  /** SPKI PEM of the first admin's public key. */
+  readonly PublicKeyPem: string;
+  /** The admin client's name. */
+  readonly ClientName: string;
+  /** JSON list of allow-list entries. */
+  readonly NetworkWhitelist: string;
+}
+
+/** What the resource returns (`GetAtt`). */
+export interface AdminBootstrapData {
+  readonly ClientId: string;
+  readonly Fingerprint: string;
+  /** `created` or `skipped` (the key was registered already; ClientId is its holder). */
+  readonly Registration: 'created' | 'skipped';
+}
+
+let store: DynamoClientStore | undefined;
+
+export async function handler(event: CloudFormationCustomResourceEvent, context: Context): Promise<void> {
+  let status: 'SUCCESS' | 'FAILED' = 'SUCCESS';
+  let reason = '';
+  let physicalId = event.RequestType === 'Create' ? `signet-admin-bootstrap-${event.RequestId}` : event.PhysicalResourceId;
+  let data: AdminBootstrapData | undefined;
+  try {
+    if (event.RequestType !== 'Delete') {
+      data = await register(event.ResourceProperties as unknown as AdminBootstrapProperties);
+      physicalId = `signet-admin-${data.ClientId}`;
+    }
+  } catch (error) {
+    status = 'FAILED';
+    // SignetError messages are written for humans and never echo key material; others may not be.
+    reason = isSignetError(error) ? `${error.code}: ${error.message}` : `The admin bootstrap failed (see log stream ${context.logStreamName}).`;
+    console.error(JSON.stringify({ level: 'ERROR', message: 'admin bootstrap failed', code: isSignetError(error) ? error.code : 'internal_error' }));
+  }
+  await respond(event, { status, reason, physicalId, data });
+}
+
+async function register(props: AdminBootstrapProperties): Promise<AdminBootstrapData> {
+  const key = importPublicKey(props.PublicKeyPem);
+  const networkWhitelist = (JSON.parse(props.NetworkWhitelist) as unknown[]).map(normaliseNetworkEntry);
+  store ??= new DynamoClientStore({ tableName: requiredEnv(ENV.tableName) });
+  const { record, created } = await store.createClient(
+    { name: props.ClientName, networkWhitelist, roles: [REGISTRY_ADMIN_ROLE], key: { fingerprint: key.fingerprint, spkiPem: key.spkiPem } },
+    BOOTSTRAP_ACTOR,
+  );
+  return { ClientId: record.clientId, Fingerprint: key.fingerprint, Registration: created ? 'created' : 'skipped' };
+}
+
+function requiredEnv(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set.`);
+  return value;
+}
+
+interface Outcome {
+  readonly status: 'SUCCESS' | 'FAILED';
+  readonly reason: string;
+  readonly physicalId: string;
+  readonly data?: AdminBootstrapData;
+}
+
+/** PUTs the outcome to CloudFormation's pre-signed URL, as cfn-response does (empty content type). */
+async function respond(event: CloudFormationCustomResourceEvent, outcome: Outcome): Promise<void> {
+  const body = JSON.stringify({
+    Status: outcome.status,
+    Reason: outcome.reason || outcome.status,
+    PhysicalResourceId: outcome.physicalId,
+    StackId: event.StackId,
+    RequestId: event.RequestId,
+    LogicalResourceId: event.LogicalResourceId,
+    NoEcho: false,
+    Data: outcome.data,
+  });
+  const url = new URL(event.ResponseURL);
+  await new Promise<void>((resolve, reject) => {
+    // CloudFormation always gives https; plain http is for tests against a local listener.
+    const request = (url.protocol === 'http:' ? http : https).request(
+      url,
+      { method: 'PUT', headers: { 'content-type': '', 'content-length': Buffer.byteLength(body) } },
+      (response) => {
+        response.resume();
+        response.on('end', () =>
+          (response.statusCode ?? 0) < 300 ? resolve() : reject(new Error(`CloudFormation refused the response: HTTP ${response.statusCode}.`)),
+        );
+      },
+    );
+    request.on('error', reject);
+    request.end(body);
+  });
+}

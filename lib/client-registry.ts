@@ -1,0 +1,237 @@
+/**
+ * The client registry table (DynamoDB, single-table layout from `lambda/store/table-schema.ts`)
+ * and the grants every other Signet part gets on it.
+ */
+import { RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { Construct } from 'constructs';
+import {
+  ITEM,
+  LIST_INDEX_NAME,
+  LIST_INDEX_PARTITION_KEY,
+  LIST_INDEX_PROJECTED_ATTRIBUTES,
+  LIST_INDEX_SORT_KEY,
+  PARTITION_KEY,
+  SORT_KEY,
+  TTL_ATTRIBUTE,
+} from '../lambda/store/table-schema';
+
+/** Read actions on client, key and audit items (and the list index). */
+const READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
+/** Item writes; transactions need the per-item action of each part, plus ConditionCheckItem. */
+const WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'];
+
+/** Partition keys of every item that belongs to a client (record, audit entries, auth failures). */
+const CLIENT_ITEMS_PATTERN = ITEM.clientPk('*');
+/** Partition keys of key-ownership items. */
+const KEY_ITEMS_PATTERN = ITEM.keyPk('*');
+
+/** What other constructs need from a registry: its table and its grants. */
+export interface IClientRegistry {
+  /** The client table (in this stack's region). */
+  readonly table: dynamodb.ITableV2;
+  /** What the authorizer reads: GetItem on client records (`CLIENT#…` partition keys) only. */
+  grantLookupClients(grantee: iam.IGrantable): iam.Grant;
+  /** Reads clients, keys, audit entries and recorded failures (GetItem, BatchGetItem, Query; table and list index). */
+  grantReadClients(grantee: iam.IGrantable): iam.Grant;
+  /** Everything the registry handlers do: reads plus item writes and transactions (no Scan, no table admin). */
+  grantWriteClients(grantee: iam.IGrantable): iam.Grant;
+  /**
+   * Writes the per-client auth-failure ring: UpdateItem of the ring counter and PutItem of failure
+   * items, on `CLIENT#…` items and limited to those attributes (it cannot change roles or keys).
+   */
+  grantRecordFailures(grantee: iam.IGrantable): iam.Grant;
+  /** Conditional PutItem of single-use replay markers (`REPLAY#…` items only). */
+  grantRecordReplays(grantee: iam.IGrantable): iam.Grant;
+  /** Registers new clients (the admin bootstrap): GetItem / PutItem on `CLIENT#…` and `KEY#…` items only. */
+  grantCreateClients(grantee: iam.IGrantable): iam.Grant;
+  /** What a key rotation does for one client: its own record and audit items, and key-ownership items. */
+  grantRotateKeys(grantee: iam.IGrantable, clientId: string): iam.Grant;
+}
+
+/**
+ * Attributes the auth-failure recorder (`DynamoClientStore.recordAuthFailure`) touches when it
+ * bumps the ring counter on a client record. test/cdk checks the store against this list.
+ */
+export const AUTH_FAILURE_COUNTER_ATTRIBUTES: readonly string[] = Object.freeze([PARTITION_KEY, SORT_KEY, 'authFailureSeq']);
+
+/** Attributes of an auth-failure item (`FAIL#<slot>`), keys and TTL included. */
+export const AUTH_FAILURE_ITEM_ATTRIBUTES: readonly string[] = Object.freeze([
+  PARTITION_KEY,
+  SORT_KEY,
+  TTL_ATTRIBUTE,
+  'seq',
+  'at',
+  'reason',
+  'message',
+  'sourceIp',
+  'method',
+  'path',
+  'fingerprint',
+]);
+
+/** Partition-key prefix of replay markers; the condition on {@link IClientRegistry.grantRecordReplays}. */
+export const REPLAY_ITEMS_PATTERN = 'REPLAY#*';
+
+abstract class ClientRegistryBase extends Construct implements IClientRegistry {
+  abstract readonly table: dynamodb.ITableV2;
+
+  /** ARN of the list index (`gsi1`). */
+  get listIndexArn(): string {
+    return `${this.table.tableArn}/index/${LIST_INDEX_NAME}`;
+  }
+
+  grantLookupClients(grantee: iam.IGrantable): iam.Grant {
+    return this.grantOn(grantee, ['dynamodb:GetItem'], [this.table.tableArn], [CLIENT_ITEMS_PATTERN]);
+  }
+
+  grantReadClients(grantee: iam.IGrantable): iam.Grant {
+    return this.grantOn(grantee, READ_ACTIONS, [this.table.tableArn, this.listIndexArn]);
+  }
+
+  grantWriteClients(grantee: iam.IGrantable): iam.Grant {
+    const read = this.grantReadClients(grantee);
+    return read.combine(this.grantOn(grantee, WRITE_ACTIONS, [this.table.tableArn]));
+  }
+
+  grantRecordFailures(grantee: iam.IGrantable): iam.Grant {
+    // Attribute-limited, so this grant cannot change a client's roles, keys or status.
+    const counter = this.grantOn(grantee, ['dynamodb:UpdateItem'], [this.table.tableArn], [CLIENT_ITEMS_PATTERN], AUTH_FAILURE_COUNTER_ATTRIBUTES);
+    return counter.combine(this.grantOn(grantee, ['dynamodb:PutItem'], [this.table.tableArn], [CLIENT_ITEMS_PATTERN], AUTH_FAILURE_ITEM_ATTRIBUTES));
+  }
+
+  grantRecordReplays(grantee: iam.IGrantable): iam.Grant {
+    return this.grantOn(grantee, ['dynamodb:PutItem'], [this.table.tableArn], [REPLAY_ITEMS_PATTERN]);
+  }
+
+  grantCreateClients(grantee: iam.IGrantable): iam.Grant {
+    return this.grantOn(grantee, ['dynamodb:GetItem', 'dynamodb:PutItem'], [this.table.tableArn], [CLIENT_ITEMS_PATTERN, KEY_ITEMS_PATTERN]);
+  }
+
+  grantRotateKeys(grantee: iam.IGrantable, clientId: string): iam.Grant {
+    return this.grantOn(
+      grantee,
+      ['dynamodb:GetItem', ...WRITE_ACTIONS],
+      [this.table.tableArn],
+      [ITEM.clientPk(clientId), KEY_ITEMS_PATTERN],
+    );
+  }
+
+  /**
+   * @param leadingKeys partition-key patterns every item touched must match (`dynamodb:LeadingKeys`)
+   * @param attributes the only attribute names the request may touch (`dynamodb:Attributes`, keys included)
+   */
+  private grantOn(
+    grantee: iam.IGrantable,
+    actions: string[],
+    resourceArns: string[],
+    leadingKeys?: readonly string[],
+    attributes?: readonly string[],
+  ): iam.Grant {
+    const conditions: Record<string, Record<string, string[]>> = {};
+    if (leadingKeys) conditions['ForAllValues:StringLike'] = { 'dynamodb:LeadingKeys': [...leadingKeys] };
+    if (attributes) conditions['ForAllValues:StringEquals'] = { 'dynamodb:Attributes': [...attributes] };
+    return iam.Grant.addToPrincipal({
+      grantee,
+      actions,
+      resourceArns,
+      conditions: Object.keys(conditions).length > 0 ? conditions : undefined,
+    });
+  }
+}
+
+export interface ClientRegistryProps {
+  /**
+   * Regions the table is replicated to (a DynamoDB global table), for APIs served from several
+   * regions. Each regional Signet stack then reads its local replica (`ClientRegistry.fromTableName`).
+   * The stack must have an explicit region, and it must not be in this list.
+   * @default - no replicas (a single-region table)
+   */
+  readonly replicaRegions?: readonly string[];
+  /**
+   * Physical table name. Needed to find the replicas from other regions.
+   * @default - a name generated by CloudFormation
+   */
+  readonly tableName?: string;
+  /**
+   * Refuses DeleteTable while set (on every replica).
+   * @default true
+   */
+  readonly deletionProtection?: boolean;
+  /**
+   * What happens to the table when it leaves the stack. The registry holds every client's keys:
+   * keep it unless this is a throw-away test stack.
+   * @default RemovalPolicy.RETAIN
+   */
+  readonly removalPolicy?: RemovalPolicy;
+}
+
+/**
+ * The client registry: one on-demand DynamoDB table (TableV2) with point-in-time recovery,
+ * deletion protection, RETAIN, and TTL on `expiresAt` for short-lived items (auth failures,
+ * replay markers). Key schema, list index and TTL attribute come from `lambda/store/table-schema.ts`.
+ *
+ * @example
+ * const registry = new ClientRegistry(this, 'Registry', { replicaRegions: ['eu-west-1'] });
+ * registry.grantReadClients(myFunction);
+ */
+export class ClientRegistry extends ClientRegistryBase {
+  /**
+   * A registry whose table already exists (e.g. the local replica of a global table created by
+   * another stack). Grants work the same way; the list index `gsi1` is assumed to exist.
+   */
+  static fromTableName(scope: Construct, id: string, tableName: string): IClientRegistry {
+    class Imported extends ClientRegistryBase {
+      readonly table = dynamodb.TableV2.fromTableName(this, 'Resource', tableName);
+    }
+    return new Imported(scope, id);
+  }
+
+  /** The table. Its ID is `Resource`. */
+  readonly table: dynamodb.TableV2;
+
+  constructor(scope: Construct, id: string, props: ClientRegistryProps = {}) {
+    super(scope, id);
+    const replicaRegions = [...(props.replicaRegions ?? [])];
+    validateReplicaRegions(Stack.of(this).region, replicaRegions, this.node.path);
+
+    this.table = new dynamodb.TableV2(this, 'Resource', {
+      tableName: props.tableName,
+      partitionKey: { name: PARTITION_KEY, type: dynamodb.AttributeType.STRING },
+      sortKey: { name: SORT_KEY, type: dynamodb.AttributeType.STRING },
+      billing: dynamodb.Billing.onDemand(),
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      deletionProtection: props.deletionProtection ?? true,
+      removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
+      timeToLiveAttribute: TTL_ATTRIBUTE,
+      globalSecondaryIndexes: [
+        {
+          indexName: LIST_INDEX_NAME,
+          partitionKey: { name: LIST_INDEX_PARTITION_KEY, type: dynamodb.AttributeType.STRING },
+          sortKey: { name: LIST_INDEX_SORT_KEY, type: dynamodb.AttributeType.STRING },
+          projectionType: dynamodb.ProjectionType.INCLUDE,
+          nonKeyAttributes: [...LIST_INDEX_PROJECTED_ATTRIBUTES],
+        },
+      ],
+      replicas: replicaRegions.map((region) => ({ region })),
+    });
+  }
+}
+
+/** Checks `replicaRegions` against the stack's region; every problem in one error. */
+function validateReplicaRegions(stackRegion: string, regions: readonly string[], path: string): void {
+  if (regions.length === 0) return;
+  const problems: string[] = [];
+  if (Token.isUnresolved(stackRegion)) {
+    problems.push('the stack has no explicit region: give it env.region (or CDK_DEFAULT_REGION) to use replicas');
+  }
+  const seen = new Set<string>();
+  for (const region of regions) {
+    if (!/^[a-z]{2}(-[a-z]+)+-\d$/.test(region)) problems.push(`${JSON.stringify(region)} is not a region name like "eu-west-1"`);
+    if (region === stackRegion) problems.push(`${region} is the stack's own region; list only the other regions`);
+    if (seen.has(region)) problems.push(`${region} is listed twice`);
+    seen.add(region);
+  }
+  if (problems.length > 0) throw new Error(`${path}: invalid replicaRegions: ${problems.join('; ')}.`);
+}

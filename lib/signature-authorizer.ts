@@ -1,0 +1,334 @@
+/**
+ * The Lambda authorizer that verifies RFC 9421 signatures in front of an HTTP API or a REST API.
+ */
+import { Duration, Token, Validations } from 'aws-cdk-lib';
+import * as apigw from 'aws-cdk-lib/aws-apigateway';
+import { HttpLambdaAuthorizer, HttpLambdaResponseType } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { REST_GATEWAY_RESPONSES, RestGatewayResponse } from '../lambda/adapters/authorizer-response';
+import { DEFAULT_ROLE_CATALOGUE, ENV } from '../lambda/config-env';
+import {
+  DEFAULT_ALLOW_LEGACY,
+  DEFAULT_CLIENT_CACHE_TTL_MS,
+  DEFAULT_MAX_AGE_S,
+  DEFAULT_MAX_SKEW_S,
+  DEFAULT_STALE_IF_ERROR_MS,
+} from '../lambda/core/defaults';
+import { RoleCatalogue, compileRoleCatalogue } from '../lambda/core/role-policy';
+import { IClientRegistry } from './client-registry';
+import { METRICS_NAMESPACE, SignetFunction } from './signet-function';
+
+/** Which API Gateway flavour sits in front: HTTP API (payload 2.0) or REST API (v1). */
+export type SignetApiType = 'http' | 'rest';
+
+/** Names of the metrics the authorizer emits (Powertools Metrics, namespace {@link METRICS_NAMESPACE}). */
+export const AUTHORIZER_METRICS = {
+  /** Count of requests let through. */
+  allowed: 'Allowed',
+  /** Count of requests refused (401 and 403 alike). */
+  denied: 'Denied',
+} as const;
+
+/** `POWERTOOLS_SERVICE_NAME` of the authorizer, and the `service` dimension of its metrics. */
+export const AUTHORIZER_SERVICE_NAME = 'signet-authorizer';
+
+/** The request header that carries the signature, used as the identity source (caching is off). */
+export const SIGNATURE_HEADER = 'Signature';
+
+export interface SignatureAuthorizerProps {
+  /** Where clients are looked up. */
+  readonly registry: IClientRegistry;
+  /**
+   * The API flavour this authorizer serves; it picks the handler (`httpApiHandler` or
+   * `restApiHandler` in lambda/handlers/authorizer.ts). Use one SignatureAuthorizer per flavour.
+   * @default 'http'
+   */
+  readonly apiType?: SignetApiType;
+  /**
+   * The public base URL clients call, e.g. `https://api.example.com/v1` behind a custom domain
+   * with a base-path mapping. The authorizer rebuilds `@target-uri` from it.
+   * @default - scheme `https`, the request's Host header, and the stage as API Gateway reports it
+   */
+  readonly publicBaseUrl?: string;
+  /**
+   * How old `created` (and `Date`) may be.
+   * @default - Duration.seconds(DEFAULT_MAX_AGE_S) (300 s), from lambda/core/defaults.ts
+   */
+  readonly maxAge?: Duration;
+  /**
+   * Accepted clock skew for `created` and `Date`.
+   * @default - Duration.seconds(DEFAULT_MAX_SKEW_S) (30 s), from lambda/core/defaults.ts
+   */
+  readonly maxSkew?: Duration;
+  /**
+   * Accept the legacy signer form (no `date` component). Weaker: only `created` dates the request.
+   * @default false (DEFAULT_ALLOW_LEGACY)
+   */
+  readonly allowLegacy?: boolean;
+  /**
+   * Refuse an exact replay of a signed request within its validity window. Costs one conditional
+   * DynamoDB write per request and gives the authorizer PutItem on `REPLAY#…` items.
+   * @default false
+   */
+  readonly replayProtection?: boolean;
+  /**
+   * Keep each client's recent authentication failures (readable through the registry API).
+   * Gives the authorizer PutItem / UpdateItem on `CLIENT#…` items.
+   * @default true
+   */
+  readonly recordAuthFailures?: boolean;
+  /**
+   * Role → allowed routes (`METHOD /path-glob`). The registry checks roles against it too.
+   * @default - DEFAULT_ROLE_CATALOGUE from lambda/config-env.ts (`registry:admin` only)
+   */
+  readonly roleCatalogue?: RoleCatalogue;
+  /**
+   * How long a client record stays in the authorizer's memory.
+   * @default - Duration.millis(DEFAULT_CLIENT_CACHE_TTL_MS) (60 s)
+   */
+  readonly clientCacheTtl?: Duration;
+  /**
+   * How long a cached record may still be used when DynamoDB fails; after that it fails closed.
+   * @default - Duration.millis(DEFAULT_STALE_IF_ERROR_MS) (15 min)
+   */
+  readonly staleIfError?: Duration;
+  /**
+   * Memory of the authorizer function; more memory is more CPU for RSA verification.
+   * @default 512
+   */
+  readonly memorySizeMb?: number;
+  /** @default - DEFAULT_LOG_RETENTION (one month) */
+  readonly logRetention?: logs.RetentionDays;
+}
+
+/**
+ * The signature authorizer: a Lambda function (Node.js 22, arm64) and the API Gateway authorizer
+ * that calls it with caching off (a cached answer would apply to other requests with other URLs).
+ *
+ * Least privilege: it reads client records; it writes only when `recordAuthFailures` (failure
+ * ring items) or `replayProtection` (replay markers) is on.
+ *
+ * @example
+ * const authorizer = new SignatureAuthorizer(this, 'Authorizer', { registry });
+ * httpApi.addRoutes({ path: '/orders', methods: [HttpMethod.POST], integration,
+ *   authorizer: authorizer.httpAuthorizer() });
+ *
+ * const restAuthorizer = new SignatureAuthorizer(this, 'RestAuthorizer', { registry, apiType: 'rest' });
+ * api.root.addResource('orders').addMethod('POST', integration,
+ *   { authorizer: restAuthorizer.attachToRestApi(api) });
+ */
+export class SignatureAuthorizer extends Construct {
+  /** The authorizer function. */
+  readonly handler: lambda.IFunction;
+  /** Its log group. */
+  readonly logGroup: logs.ILogGroup;
+  /** The API flavour it serves. */
+  readonly apiType: SignetApiType;
+  /** The role catalogue in force (the registry validates roles against the same one). */
+  readonly roleCatalogue: RoleCatalogue;
+
+  private readonly httpAuthorizers = new Map<string, HttpLambdaAuthorizer>();
+  private readonly restAuthorizers = new Map<string, apigw.RequestAuthorizer>();
+
+  constructor(scope: Construct, id: string, props: SignatureAuthorizerProps) {
+    super(scope, id);
+    this.apiType = props.apiType ?? 'http';
+    this.roleCatalogue = props.roleCatalogue ?? DEFAULT_ROLE_CATALOGUE;
+    validateAuthorizerProps(this.node.path, props, this.roleCatalogue);
+
+    const replayProtection = props.replayProtection ?? false;
+    const recordAuthFailures = props.recordAuthFailures ?? true;
+    const environment: Record<string, string> = {
+      [ENV.tableName]: props.registry.table.tableName,
+      [ENV.roleCatalogue]: JSON.stringify(this.roleCatalogue),
+      [ENV.maxAgeS]: String((props.maxAge ?? Duration.seconds(DEFAULT_MAX_AGE_S)).toSeconds()),
+      [ENV.maxSkewS]: String((props.maxSkew ?? Duration.seconds(DEFAULT_MAX_SKEW_S)).toSeconds()),
+      [ENV.allowLegacy]: String(props.allowLegacy ?? DEFAULT_ALLOW_LEGACY),
+      [ENV.replayProtection]: String(replayProtection),
+      [ENV.recordAuthFailures]: String(recordAuthFailures),
+      [ENV.clientCacheTtlMs]: String((props.clientCacheTtl ?? Duration.millis(DEFAULT_CLIENT_CACHE_TTL_MS)).toMilliseconds()),
+      [ENV.staleIfErrorMs]: String((props.staleIfError ?? Duration.millis(DEFAULT_STALE_IF_ERROR_MS)).toMilliseconds()),
+    };
+    if (props.publicBaseUrl !== undefined) environment[ENV.publicBaseUrl] = props.publicBaseUrl;
+
+    const fn = new SignetFunction(this, 'Function', {
+      entry: this.apiType === 'rest' ? 'restApiAuthorizer' : 'httpApiAuthorizer',
+      serviceName: AUTHORIZER_SERVICE_NAME,
+      description: `Signet: verifies RFC 9421 request signatures (${this.apiType === 'rest' ? 'REST API' : 'HTTP API'})`,
+      memorySizeMb: props.memorySizeMb ?? 512,
+      logRetention: props.logRetention,
+      environment,
+    });
+    this.handler = fn.function;
+    this.logGroup = fn.logGroup;
+
+    props.registry.grantLookupClients(fn.role);
+    if (recordAuthFailures) props.registry.grantRecordFailures(fn.role);
+    if (replayProtection) props.registry.grantRecordReplays(fn.role);
+  }
+
+  /**
+   * An HTTP API Lambda authorizer for this function: payload 2.0 with simple responses, results
+   * caching off, identity source the `Signature` header (a request without one gets 401 from API
+   * Gateway without invoking the function). One instance per HTTP API: pass another `id` for a
+   * second API.
+   */
+  httpAuthorizer(id = 'SignatureAuthorizer'): HttpLambdaAuthorizer {
+    this.requireApiType('http', 'httpAuthorizer()');
+    let authorizer = this.httpAuthorizers.get(id);
+    if (authorizer === undefined) {
+      authorizer = new HttpLambdaAuthorizer(id, this.handler, {
+        authorizerName: id,
+        responseTypes: [HttpLambdaResponseType.SIMPLE],
+        resultsCacheTtl: Duration.seconds(0),
+        identitySource: [`$request.header.${SIGNATURE_HEADER}`],
+      });
+      this.httpAuthorizers.set(id, authorizer);
+    }
+    return authorizer;
+  }
+
+  /**
+   * A REST API REQUEST authorizer for this function (results cache TTL 0, identity source the
+   * `Signature` header), plus gateway responses on `api` so refusals carry a JSON body
+   * `{error, message, requestId}`: 401 UNAUTHORIZED, 403 ACCESS_DENIED, 500 AUTHORIZER_FAILURE.
+   * Call once per REST API (another `id` for a second API); use the result as each method's authorizer.
+   */
+  attachToRestApi(api: apigw.IRestApi, id = 'RestAuthorizer'): apigw.RequestAuthorizer {
+    this.requireApiType('rest', 'attachToRestApi()');
+    const existing = this.restAuthorizers.get(id);
+    if (existing !== undefined) return existing;
+    const authorizer = new apigw.RequestAuthorizer(this, id, {
+      handler: this.handler,
+      identitySources: [apigw.IdentitySource.header(SIGNATURE_HEADER)],
+      resultsCacheTtl: Duration.seconds(0),
+    });
+    addSignetGatewayResponses(this, `${id}Responses`, api);
+    this.restAuthorizers.set(id, authorizer);
+    return authorizer;
+  }
+
+  /** The REST authorizer made by the first {@link attachToRestApi} call. */
+  get restAuthorizer(): apigw.RequestAuthorizer {
+    const first = this.restAuthorizers.values().next();
+    if (first.done) throw new Error(`${this.node.path}: call attachToRestApi(api) before reading restAuthorizer.`);
+    return first.value;
+  }
+
+  /** Requests let through (sum per period). */
+  metricAllowed(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(AUTHORIZER_METRICS.allowed, props);
+  }
+
+  /** Requests refused, for any reason (sum per period). */
+  metricDenied(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(AUTHORIZER_METRICS.denied, props);
+  }
+
+  private metric(metricName: string, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return new cloudwatch.Metric({
+      namespace: METRICS_NAMESPACE,
+      metricName,
+      dimensionsMap: { service: AUTHORIZER_SERVICE_NAME },
+      statistic: cloudwatch.Stats.SUM,
+      period: Duration.minutes(5),
+      ...props,
+    });
+  }
+
+  private requireApiType(wanted: SignetApiType, method: string): void {
+    if (this.apiType !== wanted) {
+      throw new Error(
+        `${this.node.path}: ${method} needs apiType '${wanted}', but this authorizer was built with apiType '${this.apiType}' ` +
+          `(its function runs the ${this.apiType === 'rest' ? 'REST' : 'HTTP API'} handler). Create a SignatureAuthorizer with apiType: '${wanted}'.`,
+      );
+    }
+  }
+}
+
+/**
+ * Records, for cdk-nag, that a REST method is guarded by the Signet authorizer rather than by a
+ * Cognito user pool (finding AwsSolutions-COG4). Call it on each method you protect with
+ * {@link SignatureAuthorizer.attachToRestApi}.
+ */
+export function acknowledgeSignetAuthorization(method: apigw.Method): void {
+  Validations.of(method).acknowledge({
+    id: 'AwsSolutions-COG4',
+    reason: 'Callers are machines that sign each request (RFC 9421, keys in the Signet registry); the Signet Lambda authorizer authenticates them, not a Cognito user pool.',
+  });
+}
+
+/**
+ * Gateway responses that give REST API refusals Signet's JSON body `{error, message, requestId}`.
+ * The templates come from lambda/adapters/authorizer-response.ts, next to the code that decides
+ * what the authorizer answers: a 403 reads the Deny context; a 401 cannot (API Gateway passes no
+ * context when the authorizer throws `Unauthorized`), so its body says where to find the reason.
+ */
+function addSignetGatewayResponses(scope: Construct, id: string, api: apigw.IRestApi): void {
+  const group = new Construct(scope, id);
+  for (const response of REST_GATEWAY_RESPONSES) {
+    new apigw.GatewayResponse(group, GATEWAY_RESPONSE_IDS[response.type], {
+      restApi: api,
+      type: apigw.ResponseType.of(response.type),
+      statusCode: response.statusCode,
+      responseHeaders: { 'Content-Type': "'application/json'" },
+      templates: { 'application/json': response.template },
+    });
+  }
+}
+
+/** Construct IDs of the gateway responses (contract: a rename replaces the resource). */
+const GATEWAY_RESPONSE_IDS: Readonly<Record<RestGatewayResponse['type'], string>> = {
+  UNAUTHORIZED: 'Unauthorized',
+  ACCESS_DENIED: 'AccessDenied',
+  AUTHORIZER_FAILURE: 'AuthorizerFailure',
+};
+
+/** Checks the authorizer props; every problem in one error naming the prop. */
+function validateAuthorizerProps(path: string, props: SignatureAuthorizerProps, catalogue: RoleCatalogue): void {
+  const problems: string[] = [];
+  if (props.apiType !== undefined && props.apiType !== 'http' && props.apiType !== 'rest') {
+    problems.push(`apiType must be 'http' or 'rest'; got ${JSON.stringify(props.apiType)}`);
+  }
+  checkDuration(problems, 'maxAge', props.maxAge, 1, 'seconds');
+  checkDuration(problems, 'maxSkew', props.maxSkew, 0, 'seconds');
+  checkDuration(problems, 'clientCacheTtl', props.clientCacheTtl, 0, 'millis');
+  checkDuration(problems, 'staleIfError', props.staleIfError, 0, 'millis');
+  if (props.publicBaseUrl !== undefined && !Token.isUnresolved(props.publicBaseUrl)) {
+    const problem = publicBaseUrlProblem(props.publicBaseUrl);
+    if (problem !== undefined) problems.push(problem);
+  }
+  try {
+    compileRoleCatalogue(catalogue);
+  } catch (error) {
+    problems.push(`roleCatalogue: ${(error as Error).message}`);
+  }
+  if (props.memorySizeMb !== undefined && (!Number.isInteger(props.memorySizeMb) || props.memorySizeMb < 128 || props.memorySizeMb > 10240)) {
+    problems.push(`memorySizeMb must be a whole number of MB between 128 and 10240; got ${props.memorySizeMb}`);
+  }
+  if (problems.length > 0) throw new Error(`${path}: invalid SignatureAuthorizer props: ${problems.join('; ')}.`);
+}
+
+function checkDuration(problems: string[], name: string, value: Duration | undefined, min: number, unit: 'seconds' | 'millis'): void {
+  if (value === undefined || value.isUnresolved()) return;
+  const amount = unit === 'seconds' ? value.toSeconds({ integral: false }) : value.toMilliseconds({ integral: false });
+  if (!Number.isInteger(amount) || amount < min) {
+    problems.push(`${name} must be a whole number of ${unit === 'seconds' ? 'seconds' : 'milliseconds'} >= ${min}; got ${value.toHumanString()}`);
+  }
+}
+
+/** Why a public base URL is unusable, or undefined when it is fine (same rules as lambda/config.ts). */
+export function publicBaseUrlProblem(value: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return `publicBaseUrl must be an absolute URL like https://api.example.com/v1; got ${JSON.stringify(value)}`;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return `publicBaseUrl must be an http(s) URL; got ${JSON.stringify(value)}`;
+  if (url.search || url.hash) return `publicBaseUrl must not carry a query or fragment; got ${JSON.stringify(value)}`;
+  return undefined;
+}

@@ -1,0 +1,124 @@
+/**
+ * One way to build every Signet Lambda: Node.js 22 on arm64, bundled locally by esbuild (minified,
+ * with source maps, never Docker), its own log group with a retention, and its own role that may
+ * write only to that log group. Grants for data come from the construct that owns the data.
+ */
+import * as path from 'node:path';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+
+/** Root of the repository (`lib/..`), where `lambda/` and `package-lock.json` live. */
+export const PROJECT_ROOT = path.resolve(__dirname, '..');
+
+/** The Lambda entry files, relative to {@link PROJECT_ROOT}, with their exported handler names. */
+export const LAMBDA_ENTRIES = {
+  httpApiAuthorizer: { file: 'lambda/handlers/authorizer.ts', handler: 'httpApiHandler' },
+  restApiAuthorizer: { file: 'lambda/handlers/authorizer.ts', handler: 'restApiHandler' },
+  registry: { file: 'lambda/handlers/registry.ts', handler: 'handler' },
+  rotation: { file: 'lambda/handlers/rotation.ts', handler: 'handler' },
+  echo: { file: 'lambda/handlers/echo.ts', handler: 'handler' },
+  adminBootstrap: { file: 'lib/bootstrap/admin-bootstrap-handler.ts', handler: 'handler' },
+} as const;
+
+/** Which handler a {@link SignetFunction} runs. */
+export type LambdaEntryName = keyof typeof LAMBDA_ENTRIES;
+
+/** The Lambda runtime every Signet function uses (the one the handlers are written and tested for). */
+export const SIGNET_RUNTIME = lambda.Runtime.NODEJS_22_X;
+
+/** The CPU architecture of every Signet function (cheaper per ms than x86_64, and faster for RSA). */
+export const SIGNET_ARCHITECTURE = lambda.Architecture.ARM_64;
+
+/** Log retention used when a construct is not told otherwise. @default logs.RetentionDays.ONE_MONTH */
+export const DEFAULT_LOG_RETENTION = logs.RetentionDays.ONE_MONTH;
+
+/** CloudWatch namespace of the metrics Signet's Lambdas emit through Powertools Metrics. */
+export const METRICS_NAMESPACE = 'Signet';
+
+export interface SignetFunctionProps {
+  /** Which handler to run. */
+  readonly entry: LambdaEntryName;
+  /** `POWERTOOLS_SERVICE_NAME`: the `service` key in every log line and the `service` metric dimension. */
+  readonly serviceName: string;
+  /** Extra environment variables (names from `lambda/config-env.ts`). @default - none */
+  readonly environment?: Readonly<Record<string, string>>;
+  /** @default 256 */
+  readonly memorySizeMb?: number;
+  /** @default Duration.seconds(10) */
+  readonly timeout?: Duration;
+  /** How long the function's log group keeps events. @default DEFAULT_LOG_RETENTION (one month) */
+  readonly logRetention?: logs.RetentionDays;
+  /** What happens to the log group when it leaves the stack. @default RemovalPolicy.RETAIN */
+  readonly logRemovalPolicy?: RemovalPolicy;
+  /** Short description shown in the Lambda console. @default - none */
+  readonly description?: string;
+}
+
+/**
+ * A Signet Lambda function. The function itself is the child `Resource`; the log group is `LogGroup`,
+ * the role is `ServiceRole`.
+ */
+export class SignetFunction extends Construct {
+  /** The function. */
+  readonly function: NodejsFunction;
+  /** Its log group (retention set, written only by this function). */
+  readonly logGroup: logs.LogGroup;
+  /** Its execution role: may write its own logs, nothing else until a construct grants more. */
+  readonly role: iam.Role;
+
+  constructor(scope: Construct, id: string, props: SignetFunctionProps) {
+    super(scope, id);
+    const entry = LAMBDA_ENTRIES[props.entry];
+
+    this.logGroup = new logs.LogGroup(this, 'LogGroup', {
+      retention: props.logRetention ?? DEFAULT_LOG_RETENTION,
+      removalPolicy: props.logRemovalPolicy ?? RemovalPolicy.RETAIN,
+    });
+    // A role of our own instead of AWSLambdaBasicExecutionRole: logs go to this group only.
+    this.role = new iam.Role(this, 'ServiceRole', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: `Execution role of the Signet ${props.serviceName} function`,
+    });
+    this.logGroup.grantWrite(this.role);
+
+    this.function = new NodejsFunction(this, 'Resource', {
+      entry: path.join(PROJECT_ROOT, entry.file),
+      handler: entry.handler,
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
+      runtime: SIGNET_RUNTIME,
+      architecture: SIGNET_ARCHITECTURE,
+      memorySize: props.memorySizeMb ?? 256,
+      timeout: props.timeout ?? Duration.seconds(10),
+      description: props.description,
+      role: this.role,
+      logGroup: this.logGroup,
+      environment: {
+        NODE_OPTIONS: '--enable-source-maps',
+        POWERTOOLS_SERVICE_NAME: props.serviceName,
+        POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+        POWERTOOLS_LOG_LEVEL: 'INFO',
+        ...props.environment,
+      },
+      bundling: {
+        forceDockerBundling: false, // esbuild from devDependencies: synth works offline, without Docker
+        minify: true,
+        sourceMap: true,
+        sourceMapMode: SourceMapMode.DEFAULT,
+        sourcesContent: false,
+        target: 'node22',
+        format: OutputFormat.CJS,
+        // The AWS SDK v3 is part of the Node.js 22 runtime; not bundling it keeps cold starts short.
+        externalModules: ['@aws-sdk/*'],
+      },
+    });
+    Validations.of(this.function).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason: `Signet pins ${SIGNET_RUNTIME.name}: the handlers are bundled for and tested on it; newer runtimes are adopted deliberately, for every function at once.`,
+    });
+  }
+}
