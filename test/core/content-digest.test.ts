@@ -98,6 +98,15 @@ describe('parseContentDigest', () => {
     expect(errorOf(() => parseContentDigest(value)).code).toBe('malformed_digest');
   });
 
+  // BUG (see /tmp/core-bugs.md): the shared dictionary-parse message ends "e.g. sig=...", which is the
+  // Signature-Input advice; for Content-Digest it sends the human the wrong way.
+  it('an unparseable Content-Digest gets advice about Content-Digest, not about signatures', () => {
+    const error = errorOf(() => parseContentDigest('sha-256=:abc'));
+    expect(error.message).toContain('Content-Digest');
+    expect(error.message).toContain('sha-256=:');
+    expect(error.message).not.toMatch(/\bsig=/);
+  });
+
   // Decision: RFC 8941 §4.2.7 asks parsers to tolerate MISSING padding, but a 32-byte value has
   // exactly one "=" pad; "==" is not valid base64 (45 characters), and structured-headers refuses it.
   // Several RFC 9530 source examples print the "==" form; Signet refuses it with malformed_digest.
