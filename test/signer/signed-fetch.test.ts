@@ -1,0 +1,251 @@
+/**
+ * signedFetch over real HTTP against a tiny node:http server that verifies with the core
+ * `verifyRequest` (and the body with `checkContentDigest`), its registry a map the test edits.
+ * The key comes from the Secrets Manager stand-in through the real SDK client.
+ */
+import { IncomingMessage, Server, ServerResponse, createServer } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { DeleteSecretCommand } from '@aws-sdk/client-secrets-manager';
+import { checkContentDigest } from '../../lambda/core/content-digest';
+import { SignetError, fail, isSignetError } from '../../lambda/core/errors';
+import { PrivateKeyInfo, generateRsaKeyPair } from '../../lambda/core/keys';
+import { SignedRequest } from '../../lambda/core/types';
+import { VerificationKey, defaultVerifyPolicy, verifyRequest } from '../../lambda/core/verify';
+import { signatureFailureReason, signedFetch } from '../../lambda/signer/signed-fetch';
+import { Signer, createSigner } from '../../lambda/signer/signer';
+import { StandInFixture, createKeySecret, putKeySecret, startStandInFixture } from './helpers';
+
+const k1 = generateRsaKeyPair(2048);
+const k2 = generateRsaKeyPair(2048);
+const k3 = generateRsaKeyPair(2048);
+const CLIENT = 'c_partner';
+
+/** How the verifier states a refusal: as Signet's REST gateway responses, a header, a challenge, or not at all (HTTP API). */
+type RefusalStyle = 'json' | 'x-signet-error' | 'www-authenticate' | 'bare';
+
+interface Verifier {
+  readonly origin: string;
+  /** clientId -> registered keys. */
+  readonly registry: Map<string, VerificationKey[]>;
+  style: RefusalStyle;
+  /** When set, the next `times` verified requests are refused with `code` anyway. */
+  force?: { code: SignetError['code']; times: number };
+  /** Requests received, with the verdict or refusal code. */
+  readonly seen: Array<{ method: string; url: string; outcome: string; body: string }>;
+  close(): Promise<void>;
+}
+
+const register = (...keys: PrivateKeyInfo[]): VerificationKey[] => keys.map((k) => ({ fingerprint: k.fingerprint, key: k.publicKey }));
+
+async function startVerifier(): Promise<Verifier> {
+  const verifier = { registry: new Map<string, VerificationKey[]>(), style: 'json' as RefusalStyle, seen: [] } as unknown as Verifier & { origin: string };
+  const server: Server = createServer((req, res) => void handle(verifier, req, res));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  (verifier as { origin: string }).origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  verifier.close = () =>
+    new Promise((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  return verifier;
+}
+
+async function handle(verifier: Verifier, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const body = Buffer.concat(chunks);
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  const signed: SignedRequest = { method: req.method!, targetUri: `http://${req.headers.host}${req.url}`, headers, hasBody: body.length > 0 };
+  try {
+    const verdict = await verifyRequest(signed, defaultVerifyPolicy(), (keyId) => verifier.registry.get(keyId) ?? fail('unknown_client', 'No client has this keyid.'));
+    if (body.length > 0) checkContentDigest(verdict.contentDigest, body);
+    if (verifier.force && verifier.force.times > 0) {
+      verifier.force.times--;
+      fail(verifier.force.code, 'Forced by the test.');
+    }
+    verifier.seen.push({ method: req.method!, url: req.url!, outcome: `ok:${verdict.fingerprint}`, body: body.toString() });
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ fingerprint: verdict.fingerprint, body: body.toString() }));
+  } catch (error) {
+    if (!isSignetError(error)) throw error;
+    verifier.seen.push({ method: req.method!, url: req.url!, outcome: error.code, body: body.toString() });
+    const json = JSON.stringify(error.toJSON());
+    switch (verifier.style) {
+      case 'json':
+        res.writeHead(error.status, { 'content-type': 'application/json' }).end(json);
+        break;
+      case 'x-signet-error':
+        res.writeHead(error.status, { 'x-signet-error': error.code, 'content-type': 'text/plain' }).end('refused');
+        break;
+      case 'www-authenticate':
+        res.writeHead(error.status, { 'www-authenticate': `Signature error="${error.code}"`, 'content-type': 'text/plain' }).end('refused');
+        break;
+      case 'bare':
+        res.writeHead(error.status, { 'content-type': 'application/json' }).end('{"message":"Unauthorized"}');
+        break;
+    }
+  }
+}
+
+let fx: StandInFixture;
+let verifier: Verifier;
+beforeAll(async () => {
+  fx = await startStandInFixture();
+  verifier = await startVerifier();
+});
+afterAll(async () => {
+  await verifier.close();
+  await fx.stop();
+});
+beforeEach(() => {
+  verifier.registry.clear();
+  verifier.seen.length = 0;
+  verifier.style = 'json';
+  verifier.force = undefined;
+});
+
+/** A signer on a secret holding k1, with its cache warm and a long max age: only a 401 makes it read again. */
+async function warmSigner(): Promise<{ signer: Signer; secretId: string }> {
+  const secretId = await createKeySecret(fx.sm, CLIENT, k1);
+  const signer = createSigner({ secretId, secretsManager: fx.sm, maxAgeMs: 3_600_000 });
+  await signer.keyFingerprint();
+  return { signer, secretId };
+}
+
+describe('signedFetch', () => {
+  it('sends a signed GET and a signed POST whose body digest the server checks', async () => {
+    const { signer } = await warmSigner();
+    verifier.registry.set(CLIENT, register(k1));
+    const get = await signedFetch(signer, `${verifier.origin}/api/echo?x=1&y=a%20b#fragment`);
+    expect(get.status).toBe(200);
+    const post = await signedFetch(signer, `${verifier.origin}/api/echo`, {
+      method: 'post',
+      headers: { 'content-type': 'application/json', date: 'Thu, 01 Jan 1970 00:00:00 GMT' },
+      body: '{"order":1}',
+    });
+    expect(post.status).toBe(200);
+    expect(await post.json()).toEqual({ fingerprint: k1.fingerprint, body: '{"order":1}' });
+    const patch = await signedFetch(signer, `${verifier.origin}/api/echo`, { method: 'patch', body: Buffer.from([1, 2, 3]) });
+    expect(patch.status).toBe(200);
+    expect(verifier.seen.map((s) => [s.method, s.url])).toEqual([
+      ['GET', '/api/echo?x=1&y=a%20b'],
+      ['POST', '/api/echo'],
+      ['PATCH', '/api/echo'],
+    ]);
+  });
+
+  it('rolls over: a 401 signature_mismatch after a rotation refreshes the key once and the retry succeeds', async () => {
+    const { signer, secretId } = await warmSigner();
+    await putKeySecret(fx.sm, secretId, CLIENT, k2); // rotation finished: k2 is AWSCURRENT
+    verifier.registry.set(CLIENT, register(k2)); // and k1's grace is over
+    const gets = fx.gets();
+    const res = await signedFetch(signer, `${verifier.origin}/api/echo`, { method: 'POST', body: 'same body twice' });
+    expect(res.status).toBe(200);
+    expect(verifier.seen.map((s) => s.outcome)).toEqual(['signature_mismatch', `ok:${k2.fingerprint}`]);
+    expect(verifier.seen[1]!.body).toBe('same body twice');
+    expect(fx.gets() - gets).toBe(1);
+    expect(await signer.keyFingerprint()).toBe(k2.fingerprint);
+  });
+
+  it.each<RefusalStyle>(['x-signet-error', 'www-authenticate', 'bare'])('reads the reason from %s (bare: none, as HTTP APIs answer) and rolls over', async (style) => {
+    const { signer, secretId } = await warmSigner();
+    await putKeySecret(fx.sm, secretId, CLIENT, k2);
+    verifier.registry.set(CLIENT, register(k2));
+    verifier.style = style;
+    const res = await signedFetch(signer, `${verifier.origin}/api/echo`);
+    expect(res.status).toBe(200);
+    expect(verifier.seen.map((s) => s.outcome)).toEqual(['signature_mismatch', `ok:${k2.fingerprint}`]);
+  });
+
+  it('rolls over on key_expired', async () => {
+    const { signer, secretId } = await warmSigner();
+    await putKeySecret(fx.sm, secretId, CLIENT, k2);
+    verifier.registry.set(CLIENT, register(k1, k2));
+    verifier.force = { code: 'key_expired', times: 1 };
+    const res = await signedFetch(signer, `${verifier.origin}/api/echo`);
+    expect(res.status).toBe(200);
+    expect(verifier.seen.map((s) => s.outcome)).toEqual(['key_expired', `ok:${k2.fingerprint}`]);
+  });
+
+  it('rolls over to a new clientId on unknown_client', async () => {
+    const { signer, secretId } = await warmSigner();
+    await putKeySecret(fx.sm, secretId, 'c_new_client', k2);
+    verifier.registry.set('c_new_client', register(k2));
+    const res = await signedFetch(signer, `${verifier.origin}/api/echo`);
+    expect(res.status).toBe(200);
+    expect(verifier.seen.map((s) => s.outcome)).toEqual(['unknown_client', `ok:${k2.fingerprint}`]);
+  });
+
+  it('retries at most once: a refreshed key that is still refused returns that 401', async () => {
+    const { signer, secretId } = await warmSigner();
+    await putKeySecret(fx.sm, secretId, CLIENT, k2);
+    verifier.registry.set(CLIENT, register(k3)); // neither k1 nor k2
+    const gets = fx.gets();
+    const res = await signedFetch(signer, `${verifier.origin}/api/echo`);
+    expect(res.status).toBe(401);
+    expect(await res.json()).toMatchObject({ error: 'signature_mismatch' });
+    expect(verifier.seen.map((s) => s.outcome)).toEqual(['signature_mismatch', 'signature_mismatch']);
+    expect(fx.gets() - gets).toBe(1);
+  });
+
+  it('does not resend when the refreshed key is the one that was refused', async () => {
+    const { signer } = await warmSigner();
+    verifier.registry.set(CLIENT, register(k3));
+    const gets = fx.gets();
+    const res = await signedFetch(signer, `${verifier.origin}/api/echo`);
+    expect(res.status).toBe(401);
+    expect(verifier.seen).toHaveLength(1);
+    expect(fx.gets() - gets).toBe(1);
+  });
+
+  it('neither refreshes nor resends for a refusal a new key cannot fix, or a 403', async () => {
+    const { signer, secretId } = await warmSigner();
+    await putKeySecret(fx.sm, secretId, CLIENT, k2);
+    verifier.registry.set(CLIENT, register(k1));
+    const gets = fx.gets();
+    verifier.force = { code: 'expired', times: 1 };
+    expect((await signedFetch(signer, `${verifier.origin}/api/echo`)).status).toBe(401);
+    verifier.force = { code: 'role_forbidden', times: 1 };
+    expect((await signedFetch(signer, `${verifier.origin}/api/echo`)).status).toBe(403);
+    expect(verifier.seen).toHaveLength(2);
+    expect(fx.gets() - gets).toBe(0);
+  });
+
+  it('returns the 401 when the refresh itself fails', async () => {
+    const { signer, secretId } = await warmSigner();
+    await fx.sm.send(new DeleteSecretCommand({ SecretId: secretId, ForceDeleteWithoutRecovery: true }));
+    verifier.registry.set(CLIENT, register(k2));
+    const res = await signedFetch(signer, `${verifier.origin}/api/echo`);
+    expect(res.status).toBe(401);
+    expect(verifier.seen).toHaveLength(1);
+  });
+
+  it('signs with a static key and never resends (refresh cannot change it)', async () => {
+    const signer = createSigner({ clientId: CLIENT, privateKey: k1.pkcs8Base64 });
+    verifier.registry.set(CLIENT, register(k2));
+    expect((await signedFetch(signer, `${verifier.origin}/api/echo`)).status).toBe(401);
+    expect(verifier.seen).toHaveLength(1);
+  });
+
+  it('refuses a body it cannot digest before sending anything', async () => {
+    const { signer } = await warmSigner();
+    const init = { method: 'POST', body: new URLSearchParams({ a: '1' }) as unknown as string };
+    await expect(signedFetch(signer, `${verifier.origin}/api/echo`, init)).rejects.toThrow(TypeError);
+    expect(verifier.seen).toHaveLength(0);
+  });
+});
+
+describe('signatureFailureReason', () => {
+  const res = (status: number, headers: Record<string, string>, body = '') => new Response(body, { status, headers });
+  it.each<[string, Response, string | undefined]>([
+    ['x-signet-error', res(401, { 'x-signet-error': 'key_expired' }), 'key_expired'],
+    ['WWW-Authenticate error=', res(401, { 'www-authenticate': 'Signature realm="api", error="signature_mismatch"' }), 'signature_mismatch'],
+    ['JSON error', res(401, { 'content-type': 'application/json' }, '{"error":"unknown_client","message":"x"}'), 'unknown_client'],
+    ['JSON without error', res(401, { 'content-type': 'application/json' }, '{"message":"Unauthorized"}'), undefined],
+    ['non-JSON body', res(401, { 'content-type': 'text/plain' }, 'error: signature_mismatch'), undefined],
+    ['a header that is not a code', res(401, { 'x-signet-error': 'Bad Thing!' }), undefined],
+  ])('%s', async (_label, response, expected) => {
+    expect(await signatureFailureReason(response)).toBe(expected);
+    expect(response.bodyUsed).toBe(false);
+  });
+});
