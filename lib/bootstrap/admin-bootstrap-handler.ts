@@ -13,12 +13,13 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
 import type { CloudFormationCustomResourceEvent, Context } from 'aws-lambda';
-import { ENV } from '../../lambda/config-env';
+import { loadConfig } from '../../lambda/config';
 import { REGISTRY_ADMIN_ROLE } from '../../lambda/core/defaults';
 import { isSignetError } from '../../lambda/core/errors';
 import { normaliseNetworkEntry } from '../../lambda/core/ip-policy';
 import { importPublicKey } from '../../lambda/core/keys';
 import { DynamoClientStore } from '../../lambda/store/client-store';
+import { createDocumentClient } from '../../lambda/store/dynamodb-client';
 
 /** The actor name the audit trail records for the bootstrap. */
 export const BOOTSTRAP_ACTOR = 'bootstrap';
@@ -57,7 +58,16 @@ export async function handler(event: CloudFormationCustomResourceEvent, context:
     status = 'FAILED';
     // SignetError messages are written for humans and never echo key material; others may not be.
     reason = isSignetError(error) ? `${error.code}: ${error.message}` : `The admin bootstrap failed (see log stream ${context.logStreamName}).`;
-    console.error(JSON.stringify({ level: 'ERROR', message: 'admin bootstrap failed', code: isSignetError(error) ? error.code : 'internal_error' }));
+    // No key material reaches this line: SignetError messages never echo input, and the key is
+    // only ever passed to importPublicKey.
+    console.error(
+      JSON.stringify({
+        level: 'ERROR',
+        message: 'admin bootstrap failed',
+        code: isSignetError(error) ? error.code : 'internal_error',
+        error: error instanceof Error ? `${error.name}: ${error.message}` : 'unknown error',
+      }),
+    );
   }
   await respond(event, { status, reason, physicalId, data });
 }
@@ -65,18 +75,15 @@ export async function handler(event: CloudFormationCustomResourceEvent, context:
 async function register(props: AdminBootstrapProperties): Promise<AdminBootstrapData> {
   const key = importPublicKey(props.PublicKeyPem);
   const networkWhitelist = (JSON.parse(props.NetworkWhitelist) as unknown[]).map(normaliseNetworkEntry);
-  store ??= new DynamoClientStore({ tableName: requiredEnv(ENV.tableName) });
+  if (store === undefined) {
+    const config = loadConfig();
+    store = new DynamoClientStore({ tableName: config.tableName, client: createDocumentClient({ endpoint: config.dynamoDbEndpoint }) });
+  }
   const { record, created } = await store.createClient(
     { name: props.ClientName, networkWhitelist, roles: [REGISTRY_ADMIN_ROLE], key: { fingerprint: key.fingerprint, spkiPem: key.spkiPem } },
     BOOTSTRAP_ACTOR,
   );
   return { ClientId: record.clientId, Fingerprint: key.fingerprint, Registration: created ? 'created' : 'skipped' };
-}
-
-function requiredEnv(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set.`);
-  return value;
 }
 
 interface Outcome {

@@ -1,0 +1,132 @@
+/**
+ * Props are checked in the constructors, every problem reported at once, naming the prop and
+ * never echoing key material. (These cases throw before any function is bundled.)
+ */
+import { generateKeyPairSync } from 'node:crypto';
+import { Duration, Stack } from 'aws-cdk-lib';
+import { generateRsaKeyPair } from '../../lambda/core/keys';
+import { AdminBootstrap } from '../../lib/admin-bootstrap';
+import { ClientRegistry } from '../../lib/client-registry';
+import { RotatingSigningKey } from '../../lib/rotating-signing-key';
+import { SignatureAuthorizer, publicBaseUrlProblem } from '../../lib/signature-authorizer';
+import { appWithoutBundling } from './helpers';
+
+function scope(): { stack: Stack; registry: ClientRegistry } {
+  const stack = new Stack(appWithoutBundling(), 'Props');
+  return { stack, registry: new ClientRegistry(stack, 'Registry') };
+}
+
+function errorOf(build: () => unknown): string {
+  try {
+    build();
+  } catch (error) {
+    return (error as Error).message;
+  }
+  throw new Error('expected the constructor to throw');
+}
+
+describe('SignatureAuthorizer props', () => {
+  test('lists every bad prop in one error', () => {
+    const { stack, registry } = scope();
+    const message = errorOf(
+      () =>
+        new SignatureAuthorizer(stack, 'Authorizer', {
+          registry,
+          apiType: 'soap' as never,
+          maxAge: Duration.millis(1500),
+          clientCacheTtl: Duration.millis(0.5),
+          publicBaseUrl: 'https://api.example.com/v1?stage=prod',
+          roleCatalogue: { 'registry:admin': ['/registry/**'] },
+          memorySizeMb: 64,
+        }),
+    );
+    expect(message).toMatch(/^Props\/Authorizer: invalid SignatureAuthorizer props: /);
+    for (const part of [
+      `apiType must be 'http' or 'rest'; got "soap"`,
+      'maxAge must be a whole number of seconds >= 1; got 1 second 500 millis',
+      'clientCacheTtl must be a whole number of milliseconds >= 0',
+      'publicBaseUrl must not carry a query or fragment',
+      'roleCatalogue: Invalid role catalogue',
+      'memorySizeMb must be a whole number of MB between 128 and 10240; got 64',
+    ]) {
+      expect(message).toContain(part);
+    }
+  });
+
+  test.each([
+    ['https://api.example.com/v1', undefined],
+    ['http://127.0.0.1:3000', undefined],
+    ['api.example.com/v1', 'must be an absolute URL'],
+    ['ftp://api.example.com', 'must be an http(s) URL'],
+    ['https://api.example.com/#top', 'must not carry a query or fragment'],
+  ])('publicBaseUrl %s', (url, problem) => {
+    const found = publicBaseUrlProblem(url);
+    if (problem === undefined) expect(found).toBeUndefined();
+    else expect(found).toContain(problem);
+  });
+});
+
+describe('RotatingSigningKey props', () => {
+  test('lists every bad prop in one error', () => {
+    const { stack, registry } = scope();
+    const message = errorOf(
+      () =>
+        new RotatingSigningKey(stack, 'Key', {
+          registry,
+          clientId: 'not a client id',
+          rotationInterval: Duration.hours(36),
+          keyBits: 1024,
+        }),
+    );
+    expect(message).toMatch(/^Props\/Key: invalid RotatingSigningKey props: /);
+    expect(message).toContain('clientId must be the registry\'s clientId');
+    expect(message).toContain('rotationInterval must be a whole number of days between 1 and 1000');
+    expect(message).toContain('keyBits must be a multiple of 8 between 2048 and 8192; got 1024');
+  });
+
+  test('a grace as long as the interval is refused', () => {
+    const { stack, registry } = scope();
+    expect(
+      errorOf(() => new RotatingSigningKey(stack, 'Key', { registry, clientId: 'c_AAAAAAAAAAAAAAAAAAAAAA', rotationInterval: Duration.days(1), grace: Duration.hours(24) })),
+    ).toContain('grace (1 day) must be shorter than rotationInterval (1 day)');
+  });
+});
+
+describe('AdminBootstrap props', () => {
+  const pair = generateRsaKeyPair(2048);
+  const privatePem = pair.key.export({ type: 'pkcs8', format: 'pem' }) as string;
+
+  test('a private key is refused with a sentence that says what to do, and is never echoed', () => {
+    const { stack, registry } = scope();
+    const message = errorOf(() => new AdminBootstrap(stack, 'Admin', { registry, publicKey: privatePem }));
+    expect(message).toContain('publicKey holds a PRIVATE key');
+    expect(message).toContain('treat that private key as exposed');
+    expect(message).not.toContain(pair.pkcs8Base64.slice(20, 60));
+    expect(message).not.toContain('BEGIN PRIVATE KEY');
+  });
+
+  test('the seed\'s headerless Base64 private key is refused too', () => {
+    const { stack, registry } = scope();
+    const message = errorOf(() => new AdminBootstrap(stack, 'Admin', { registry, publicKey: pair.pkcs8Base64 }));
+    expect(message).toContain('publicKey holds a PRIVATE key');
+    expect(message).not.toContain(pair.pkcs8Base64.slice(0, 40));
+  });
+
+  test('garbage and bad allow-list entries are reported together', () => {
+    const { stack, registry } = scope();
+    const message = errorOf(
+      () => new AdminBootstrap(stack, 'Admin', { registry, publicKey: 'hello', networkWhitelist: ['10.0.0.0/8', 'intranet'], clientName: ' ' }),
+    );
+    expect(message).toMatch(/^Props\/Admin: invalid admin bootstrap: /);
+    expect(message).toContain('publicKey is not usable (invalid_public_key)');
+    expect(message).toContain('networkWhitelist entry "intranet" is not an IPv4/IPv6 address or CIDR');
+    expect(message).toContain('clientName must be 1-200 characters');
+  });
+
+  test('a small RSA key is refused with its reason', () => {
+    const { stack, registry } = scope();
+    const small = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({ type: 'spki', format: 'pem' }) as string;
+    const message = errorOf(() => new AdminBootstrap(stack, 'Admin', { registry, publicKey: small }));
+    expect(message).toContain('publicKey is not usable (key_too_small)');
+  });
+});

@@ -1,0 +1,127 @@
+/**
+ * The narrow IAM grants of ClientRegistry (partition-key prefixes, attribute lists) must cover
+ * what the store really sends. DynamoDB Local does not enforce IAM, so this test runs the store's
+ * writes against it, records every request, and checks each against the grant that must allow it.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { dynamoDbLocalClientConfig } from '../../local/dynamodb-local';
+import { DynamoClientStore } from '../../lambda/store/client-store';
+import { AUTH_FAILURE_COUNTER_ATTRIBUTES, AUTH_FAILURE_ITEM_ATTRIBUTES } from '../../lib/client-registry';
+import { TestDynamoDb, startTestDynamoDb } from '../support/dynamodb';
+import { newClient } from '../support/registry-fixtures';
+
+interface Sent {
+  readonly command: string;
+  readonly input: Record<string, unknown>;
+}
+
+let ddb: TestDynamoDb;
+let tableName: string;
+let recorder: DynamoDBClient;
+const sent: Sent[] = [];
+
+beforeAll(async () => {
+  ddb = await startTestDynamoDb();
+  tableName = await ddb.createTable();
+  recorder = new DynamoDBClient(dynamoDbLocalClientConfig(ddb.endpoint));
+  recorder.middlewareStack.add(
+    (next, context) => async (args) => {
+      sent.push({ command: String(context.commandName), input: args.input as Record<string, unknown> });
+      return next(args);
+    },
+    { step: 'build', name: 'recordRequests' },
+  );
+});
+
+afterAll(async () => {
+  recorder?.destroy();
+  await ddb?.stop();
+});
+
+beforeEach(() => {
+  sent.length = 0;
+});
+
+const EXPRESSION_WORDS = new Set([
+  'SET', 'ADD', 'REMOVE', 'DELETE', 'AND', 'OR', 'NOT', 'BETWEEN', 'IN',
+  'attribute_exists', 'attribute_not_exists', 'attribute_type', 'begins_with', 'contains', 'size', 'if_not_exists', 'list_append',
+]);
+
+/** Top-level attribute names a request touches (what IAM's dynamodb:Attributes sees), keys included. */
+function attributesOf(input: Record<string, unknown>): Set<string> {
+  const names = new Set<string>();
+  for (const field of ['Key', 'Item'] as const) {
+    const value = input[field] as Record<string, unknown> | undefined;
+    if (value) for (const name of Object.keys(value)) names.add(name);
+  }
+  const aliases = (input.ExpressionAttributeNames ?? {}) as Record<string, string>;
+  for (const name of Object.values(aliases)) names.add(name);
+  for (const field of ['UpdateExpression', 'ConditionExpression', 'ProjectionExpression'] as const) {
+    const expression = input[field];
+    if (typeof expression !== 'string') continue;
+    const bare = expression.replace(/[#:][A-Za-z0-9_]+/g, ' ').match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? [];
+    for (const word of bare) if (!EXPRESSION_WORDS.has(word)) names.add(word);
+  }
+  return names;
+}
+
+/** The partition-key value of a request's Key or Item (marshalled or not). */
+function partitionKeyOf(input: Record<string, unknown>): string {
+  const keyed = (input.Key ?? input.Item) as Record<string, unknown>;
+  const pk = keyed.pk as string | { S: string };
+  return typeof pk === 'string' ? pk : pk.S;
+}
+
+/** Single-item operations, with the parts of transactions spelled out as their IAM actions. */
+function operations(requests: readonly Sent[]): Array<{ action: string; input: Record<string, unknown> }> {
+  return requests.flatMap(({ command, input }) => {
+    if (command === 'TransactWriteItemsCommand') {
+      return (input.TransactItems as Array<Record<string, Record<string, unknown>>>).map((item) => {
+        const [kind, part] = Object.entries(item)[0];
+        const action = { Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem', ConditionCheck: 'ConditionCheckItem' }[kind] ?? kind;
+        return { action, input: part };
+      });
+    }
+    return [{ action: command.replace(/Command$/, ''), input }];
+  });
+}
+
+test('recordAuthFailure stays within grantRecordFailures: CLIENT# items, counter and failure attributes only', async () => {
+  const admin = new DynamoClientStore({ tableName, client: ddb.client });
+  const { record } = await admin.createClient(newClient(0), 'test');
+  const store = new DynamoClientStore({ tableName, client: recorder });
+  sent.length = 0;
+
+  expect(
+    await store.recordAuthFailure(record.clientId, 'signature_mismatch', {
+      message: 'The signature does not match.',
+      sourceIp: '203.0.113.7',
+      method: 'POST',
+      path: '/api/echo',
+      fingerprint: record.keys[0].fingerprint,
+    }),
+  ).toBe(true);
+
+  const ops = operations(sent);
+  expect(ops.map((o) => o.action)).toEqual(['UpdateItem', 'PutItem']);
+  for (const op of ops) expect(partitionKeyOf(op.input)).toMatch(/^CLIENT#/);
+  const [update, put] = ops;
+  expect(attributesOf(update.input)).toEqual(new Set(['pk', 'sk', 'authFailureSeq']));
+  expect([...attributesOf(put.input)]).toEqual(expect.arrayContaining(['pk', 'sk', 'expiresAt', 'reason', 'sourceIp', 'fingerprint']));
+  expect([...attributesOf(update.input)].filter((a) => !AUTH_FAILURE_COUNTER_ATTRIBUTES.includes(a))).toEqual([]);
+  expect([...attributesOf(put.input)].filter((a) => !AUTH_FAILURE_ITEM_ATTRIBUTES.includes(a))).toEqual([]);
+  // And the failure is really there: the grant did not allow a write that does nothing.
+  expect((await admin.listAuthFailures(record.clientId)).map((f) => f.reason)).toEqual(['signature_mismatch']);
+});
+
+test('createClient (the admin bootstrap) stays within grantCreateClients: GetItem / PutItem on CLIENT# and KEY# items', async () => {
+  const store = new DynamoClientStore({ tableName, client: recorder });
+  const first = await store.createClient(newClient(1), 'bootstrap');
+  const again = await store.createClient(newClient(1), 'bootstrap'); // key taken: the holder is looked up
+  expect(again.created).toBe(false);
+  expect(again.record.clientId).toBe(first.record.clientId);
+
+  const ops = operations(sent);
+  expect(new Set(ops.map((o) => o.action))).toEqual(new Set(['PutItem', 'GetItem']));
+  for (const op of ops) expect(partitionKeyOf(op.input)).toMatch(/^(CLIENT|KEY)#/);
+});
