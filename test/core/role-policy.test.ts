@@ -74,6 +74,31 @@ describe('compileRoleCatalogue: glob semantics', () => {
   });
 });
 
+describe('compileRoleCatalogue: paths that could escape a role\'s scope', () => {
+  const roles = compileRoleCatalogue({ demo: ['* /api/**'], reader: ['GET /api/*'] });
+
+  it.each([
+    ['/api/../registry/clients'],
+    ['/api/./orders'],
+    ['/api/..'],
+    ['/api/%2e%2e/registry'],
+    ['/api/%2E%2E/registry'],
+    ['/api/x%2fy'],
+    ['/api//orders'],
+    ['/api/x\\..\\registry'],
+    ['/api/%5c..%5cregistry'],
+    ['api/orders'],
+    [''],
+  ])('%j matches no role at all', (path) => {
+    expect(roles.allows(['demo', 'reader'], 'GET', path)).toBe(false);
+  });
+
+  it('ordinary paths with dots inside segment names still match', () => {
+    expect(roles.allows(['reader'], 'GET', '/api/report.v2.json')).toBe(true);
+    expect(roles.allows(['demo'], 'GET', '/api/a/..b/c')).toBe(true);
+  });
+});
+
 describe('compileRoleCatalogue: a bad catalogue', () => {
   it('reports every problem in one error', () => {
     const bad = {
