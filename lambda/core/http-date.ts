@@ -32,9 +32,12 @@ export function parseHttpDate(value: string): number | undefined {
   const minute = Number(mi);
   const second = Number(ss);
   if (hour > 23 || minute > 59 || second > 60 || day < 1) return undefined;
-  const ms = Date.UTC(year, month, day, hour, minute, Math.min(second, 59));
-  const d = new Date(ms);
-  // Reject 31 Feb and friends (Date.UTC would roll them over) and a day name that does not fit.
+  // setUTCFullYear, not Date.UTC: Date.UTC reads years 0-99 as 1900-1999.
+  const d = new Date(0);
+  d.setUTCFullYear(year, month, day);
+  d.setUTCHours(hour, minute, Math.min(second, 59), 0);
+  const ms = d.getTime();
+  // Reject 31 Feb and friends (the Date would roll them over) and a day name that does not fit.
   if (d.getUTCDate() !== day || d.getUTCMonth() !== month || DAYS[d.getUTCDay()] !== dayName) return undefined;
   return ms / 1000 + (second === 60 ? 1 : 0);
 }

@@ -36,6 +36,7 @@ export interface PrivateKeyInfo {
 }
 
 const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----([\s\S]*?)-----END \1-----/;
+const PEM_BLOCKS = /-----BEGIN ([A-Z0-9 ]+)-----([\s\S]*?)-----END \1-----/g;
 const PRIVATE_PEM_LABEL = /PRIVATE KEY/;
 const BASE64_BODY = /^[A-Za-z0-9+/]+={0,2}$/;
 const BASE64URL_BODY = /^[A-Za-z0-9_-]+$/;
@@ -43,6 +44,11 @@ const BASE64URL_BODY = /^[A-Za-z0-9_-]+$/;
 /** True when the text holds private key material in any form Signet can recognise. */
 export function looksLikePrivateKey(text: string): boolean {
   if (PRIVATE_PEM_LABEL.test(text) && /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----/.test(text)) return true;
+  // A private key whose PEM label was edited by hand: judge the body, not the label.
+  for (const block of text.matchAll(PEM_BLOCKS)) {
+    const der = decodeBareBase64(block[2].replace(/^[A-Za-z-]+:.*$/gm, ''));
+    if (der !== undefined && parsePrivateDer(der) !== undefined) return true;
+  }
   const trimmed = text.trim();
   if (trimmed.startsWith('{')) {
     try {

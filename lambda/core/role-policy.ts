@@ -57,6 +57,7 @@ export function compileRoleCatalogue(catalogue: RoleCatalogue): CompiledRoleCata
   return {
     roleNames: new Set(compiled.keys()),
     allows(roles, method, path) {
+      if (!isNormalPath(path)) return false;
       const upper = method.toUpperCase();
       for (const role of roles) {
         const routes = compiled.get(role);
@@ -85,6 +86,14 @@ export function validateRoles(roles: unknown, catalogue: CompiledRoleCatalogue):
     fail('unknown_role', `Unknown role(s): ${unknown.map((r) => JSON.stringify(r.slice(0, 64))).join(', ')}. Known roles: ${known}.`);
   }
   return [...new Set(roles as string[])];
+}
+
+/**
+ * Dot segments, empty segments and encoded separators could make `/api/../registry` match a
+ * role scoped to `/api`; such paths match no role at all.
+ */
+function isNormalPath(path: string): boolean {
+  return path.startsWith('/') && !/(^|\/)\.{1,2}(\/|$)|\/\/|%2e|%2f|%5c|\\/i.test(path);
 }
 
 function compileRoute(pattern: unknown): CompiledRoute | string {

@@ -143,23 +143,31 @@ export function parseRequestSignature(
 export function verifyParsedSignature(parsed: ParsedSignature, keys: readonly VerificationKey[], policy: VerifyPolicy): { fingerprint: string } {
   const now = policy.nowS();
   const usable = keys.filter((k) => k.notAfterS === undefined || now <= k.notAfterS);
-  if (keys.length > 0 && usable.length === 0) {
+  const match = firstVerifyingKey(parsed, usable);
+  if (match !== undefined) return { fingerprint: match.fingerprint };
+  // An expired key still verifies nothing it did not sign: trying it only chooses the actionable reason.
+  if (firstVerifyingKey(parsed, keys.filter((k) => !usable.includes(k))) !== undefined || (keys.length > 0 && usable.length === 0)) {
     fail('key_expired', 'The key that signed this request has passed its not-after date (rollover grace ended). Sign with the current key.');
   }
-  let lengths = '';
-  for (const candidate of usable) {
-    const modulusBytes = Math.ceil((candidate.key.asymmetricKeyDetails?.modulusLength ?? 0) / 8);
-    if (parsed.signature.length !== modulusBytes) {
-      lengths = ` The signature is ${parsed.signature.length} bytes; the registered key makes ${modulusBytes}-byte signatures.`;
-      continue;
-    }
+  const sizes = [...new Set(usable.map(modulusBytes))].filter((n) => n !== parsed.signature.length);
+  const lengths = sizes.length > 0 && sizes.length === usable.length ? ` The signature is ${parsed.signature.length} bytes; the registered key makes ${sizes.join(' or ')}-byte signatures.` : '';
+  fail('signature_mismatch', `The signature does not match the request with any key registered for this client.${lengths} Run \`signet explain\` to compare signature bases.`);
+}
+
+function firstVerifyingKey(parsed: ParsedSignature, keys: readonly VerificationKey[]): VerificationKey | undefined {
+  for (const candidate of keys) {
+    if (parsed.signature.length !== modulusBytes(candidate)) continue;
     for (const base of parsed.bases) {
       if (rsaVerify('sha256', Buffer.from(base, 'utf8'), { key: candidate.key, padding: constants.RSA_PKCS1_PADDING }, parsed.signature)) {
-        return { fingerprint: candidate.fingerprint };
+        return candidate;
       }
     }
   }
-  fail('signature_mismatch', `The signature does not match the request with any key registered for this client.${lengths} Run \`signet explain\` to compare signature bases.`);
+  return undefined;
+}
+
+function modulusBytes(key: VerificationKey): number {
+  return Math.ceil((key.key.asymmetricKeyDetails?.modulusLength ?? 0) / 8);
 }
 
 /**
@@ -226,7 +234,7 @@ function checkExpires(input: SignatureInput, now: number): void {
 
 /** Required components are covered; with a body, `content-digest` is; every covered field is present. */
 function checkCoverage(input: SignatureInput, req: SignedRequest, policy: VerifyPolicy): string | undefined {
-  const names = new Set(input.covered.map((c: ComponentId) => c.name));
+  const names = new Set(input.covered.map((c: ComponentId) => (c.name === 'content-digest' && !coversWholeField(c) ? 'content-digest;partial' : c.name)));
   for (const required of policy.requiredComponents) {
     if (!names.has(required)) {
       fail('missing_component', `The signature must cover "${required}". Cover ("@method" "@target-uri" ... "date").`);
@@ -248,12 +256,20 @@ function checkCoverage(input: SignatureInput, req: SignedRequest, policy: Verify
   return digest;
 }
 
+/**
+ * Only `"content-digest"` (or its `;sf` re-serialization) signs every member; `;key="sha-512"`
+ * signs one member and would leave the sha-256 that the backend compares unsigned.
+ */
+function coversWholeField(component: ComponentId): boolean {
+  return component.params.size === 0 || (component.params.size === 1 && component.params.has('sf'));
+}
+
 /** The Date header: required unless legacy, IMF-fixdate, agreeing with `created`, inside the window. */
 function checkDate(input: SignatureInput, req: SignedRequest, policy: VerifyPolicy, created: number, now: number): void {
   if (!input.covered.some((c) => c.name === 'date')) return;
   const raw = req.headers['date'];
   if (raw === undefined) fail('missing_date', 'The signature covers "date" but the request has no Date header. Send Date in IMF-fixdate form, e.g. Sat, 21 Nov 2026 22:47:17 GMT.');
-  const date = parseHttpDate(raw.trim());
+  const date = parseHttpDate(raw.replace(/^[ \t]+|[ \t]+$/g, ''));
   if (date === undefined) {
     fail('malformed_date', 'The Date header is not an IMF-fixdate such as "Sat, 21 Nov 2026 22:47:17 GMT" (GMT, English names, two-digit day).');
   }
