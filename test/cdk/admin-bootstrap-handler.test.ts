@@ -64,7 +64,7 @@ function event(requestType: 'Create' | 'Update' | 'Delete', properties: Record<s
     ResourceProperties: { ServiceToken: 'x', ...properties },
   };
   if (requestType === 'Create') return { ...base, RequestType: 'Create' };
-  if (requestType === 'Update') return { ...base, RequestType: 'Update', PhysicalResourceId: physicalId!, OldResourceProperties: {} };
+  if (requestType === 'Update') return { ...base, RequestType: 'Update', PhysicalResourceId: physicalId!, OldResourceProperties: { ServiceToken: 'x' } };
   return { ...base, RequestType: 'Delete', PhysicalResourceId: physicalId! };
 }
 
