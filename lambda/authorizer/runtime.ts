@@ -1,0 +1,94 @@
+/**
+ * The authorizer's long-lived parts, built once per cold start from the configuration: the
+ * store, the cached client directory, the verification policy, the role catalogue, the replay
+ * guard. `decide()` runs one decision and does the bookkeeping every door needs: the log line
+ * (clientId, reason, latency; never a signature, base or key), the metrics, and the per-client
+ * auth-failure record.
+ */
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { AdaptedRequest } from '../adapters/target-uri';
+import type { SignetConfig } from '../config';
+import { PublicKeyCache } from '../core/keys';
+import { compileRoleCatalogue } from '../core/role-policy';
+import { defaultVerifyPolicy } from '../core/verify';
+import { DynamoClientStore } from '../store/client-store';
+import { DynamoReplayGuard } from '../store/replay-store';
+import { Decision, authorize } from './authorize';
+import { ClientDirectory } from './client-directory';
+
+/** Metric names the authorizer emits (namespace `Signet`); lib/signature-authorizer.ts alarms on them. */
+export const AUTHORIZER_METRIC_NAMES = { allowed: 'Allowed', denied: 'Denied', staleServed: 'StaleRecordServed' } as const;
+
+export interface AuthorizerRuntimeOptions {
+  readonly config: SignetConfig;
+  readonly doc: DynamoDBDocumentClient;
+  readonly logger: Logger;
+  readonly metrics?: Metrics;
+  /** Clock in ms. @default Date.now */
+  readonly nowMs?: () => number;
+}
+
+export class AuthorizerRuntime {
+  readonly directory: ClientDirectory;
+  private readonly store: DynamoClientStore;
+  private readonly deps: Parameters<typeof authorize>[1];
+
+  constructor(private readonly options: AuthorizerRuntimeOptions) {
+    const { config, doc, logger, metrics } = options;
+    const nowMs = options.nowMs ?? Date.now;
+    this.store = new DynamoClientStore({ tableName: config.tableName, client: doc, now: () => new Date(nowMs()) });
+    this.directory = new ClientDirectory(this.store, {
+      ttlMs: config.clientCacheTtlMs,
+      staleIfErrorMs: config.staleIfErrorMs,
+      keyCache: new PublicKeyCache(),
+      nowMs,
+      onStaleServed: (clientId, error) => {
+        logger.error('client registry unreachable; serving the cached record within the stale-if-error bound', { clientId, error });
+        metrics?.addMetric(AUTHORIZER_METRIC_NAMES.staleServed, MetricUnit.Count, 1);
+      },
+    });
+    this.deps = {
+      policy: defaultVerifyPolicy({
+        maxAgeS: config.maxAgeS,
+        maxSkewS: config.maxSkewS,
+        allowLegacy: config.allowLegacy,
+        nowS: () => Math.floor(nowMs() / 1000),
+      }),
+      directory: this.directory,
+      roles: compileRoleCatalogue(config.roleCatalogue),
+      replay: config.replayProtection ? new DynamoReplayGuard(doc, config.tableName, () => Math.floor(nowMs() / 1000)) : undefined,
+    };
+  }
+
+  /** One decision for an adapted event, logged, counted and (on refusal of a known client) recorded. */
+  async decide(adapted: AdaptedRequest): Promise<Decision> {
+    const started = process.hrtime.bigint();
+    const decision = await authorize(
+      { request: adapted.request, targetUriCandidates: adapted.targetUriCandidates, operationPath: adapted.apiPath },
+      this.deps,
+    );
+    const latencyMs = Number(process.hrtime.bigint() - started) / 1e6;
+    const { logger, metrics, config } = this.options;
+    const method = adapted.request.method;
+    if (decision.allowed) {
+      metrics?.addMetric(AUTHORIZER_METRIC_NAMES.allowed, MetricUnit.Count, 1);
+      logger.info('allowed', { clientId: decision.clientId, keyFingerprint: decision.fingerprint, method, path: adapted.apiPath, latencyMs });
+      return decision;
+    }
+    const { error, clientId } = decision;
+    metrics?.addMetric(AUTHORIZER_METRIC_NAMES.denied, MetricUnit.Count, 1);
+    const fields = { clientId, reason: error.code, status: error.status, message: error.message, method, path: adapted.apiPath, sourceIp: adapted.request.sourceIp, latencyMs };
+    if (error.status >= 500) logger.error('refused: fail closed', { ...fields, error: error.cause ?? error });
+    else logger.info('refused', fields);
+    if (clientId !== undefined && config.recordAuthFailures && error.status < 500) {
+      try {
+        await this.store.recordAuthFailure(clientId, error.code, { message: error.message, sourceIp: adapted.request.sourceIp, method, path: adapted.apiPath });
+      } catch (recordError) {
+        logger.warn('could not record the auth failure', { clientId, reason: error.code, error: recordError });
+      }
+    }
+    return decision;
+  }
+}

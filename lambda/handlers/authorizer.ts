@@ -1,0 +1,63 @@
+/**
+ * The Signet authorizer Lambda: `httpApiHandler` for HTTP APIs (payload 2.0, simple responses)
+ * and `restApiHandler` for REST APIs (REQUEST authorizer, IAM policy). Parse the event, decide
+ * through the core, shape the answer; everything else lives in lambda/authorizer/.
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import type { APIGatewayRequestAuthorizerEvent, APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
+import { adaptHttpApiEvent } from '../adapters/http-api-event';
+import { fromRestApiAuthorizerEvent } from '../adapters/rest-api-event';
+import { httpApiAllowResponse, httpApiRefusal, restAllowPolicy, restRefusal } from '../adapters/authorizer-response';
+import { AuthorizerRuntime } from '../authorizer/runtime';
+import { loadConfig } from '../config';
+import { isSignetError } from '../core/errors';
+import { createDocumentClient } from '../store/dynamodb-client';
+import type { Decision } from '../authorizer/authorize';
+
+const logger = new Logger({ serviceName: 'signet-authorizer' });
+const metrics = new Metrics({ namespace: 'Signet', serviceName: 'signet-authorizer' });
+const config = loadConfig();
+const doc = createDocumentClient({ endpoint: config.dynamoDbEndpoint });
+const runtime = new AuthorizerRuntime({ config, doc, logger, metrics });
+const targetUriOptions = { publicBaseUrl: config.publicBaseUrl };
+
+export async function httpApiHandler(event: APIGatewayRequestAuthorizerEventV2) {
+  try {
+    const decision = await decide(() => adaptHttpApiEvent(event, targetUriOptions));
+    return decision.allowed ? httpApiAllowResponse(allowFacts(decision)) : httpApiRefusal(decision.error);
+  } finally {
+    metrics.publishStoredMetrics();
+  }
+}
+
+export async function restApiHandler(event: APIGatewayRequestAuthorizerEvent) {
+  try {
+    let methodArn = event.methodArn;
+    const decision = await decide(() => {
+      const adapted = fromRestApiAuthorizerEvent(event, targetUriOptions);
+      methodArn = adapted.methodArn ?? methodArn;
+      return adapted;
+    });
+    return decision.allowed ? restAllowPolicy(methodArn, allowFacts(decision)) : restRefusal(methodArn, decision.error, decision.clientId);
+  } finally {
+    metrics.publishStoredMetrics();
+  }
+}
+
+/** Adapts (an unusable event is a refusal too) and decides. */
+async function decide(adapt: () => ReturnType<typeof adaptHttpApiEvent>): Promise<Decision> {
+  try {
+    return await runtime.decide(adapt());
+  } catch (error) {
+    if (isSignetError(error)) {
+      logger.info('refused', { reason: error.code, status: error.status, message: error.message });
+      return { allowed: false, error };
+    }
+    throw error;
+  }
+}
+
+function allowFacts(decision: Extract<Decision, { allowed: true }>) {
+  return { clientId: decision.clientId, roles: decision.roles, keyFingerprint: decision.fingerprint, contentDigest: decision.contentDigest };
+}
