@@ -16,6 +16,7 @@ import {
   SORT_KEY,
   TTL_ATTRIBUTE,
 } from '../lambda/store/table-schema';
+import { REPLAY_PREFIX } from '../lambda/store/replay-store';
 
 /** Read actions on client, key and audit items (and the list index). */
 const READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
@@ -42,7 +43,7 @@ export interface IClientRegistry {
    * items, on `CLIENT#…` items and limited to those attributes (it cannot change roles or keys).
    */
   grantRecordFailures(grantee: iam.IGrantable): iam.Grant;
-  /** Conditional PutItem of single-use replay markers (`REPLAY#…` items only). */
+  /** Conditional PutItem of single-use replay markers (`REPLAY#…` items, key and TTL attributes only). */
   grantRecordReplays(grantee: iam.IGrantable): iam.Grant;
   /** Registers new clients (the admin bootstrap): GetItem / PutItem on `CLIENT#…` and `KEY#…` items only. */
   grantCreateClients(grantee: iam.IGrantable): iam.Grant;
@@ -71,8 +72,11 @@ export const AUTH_FAILURE_ITEM_ATTRIBUTES: readonly string[] = Object.freeze([
   'fingerprint',
 ]);
 
-/** Partition-key prefix of replay markers; the condition on {@link IClientRegistry.grantRecordReplays}. */
-export const REPLAY_ITEMS_PATTERN = 'REPLAY#*';
+/** Partition keys of replay markers (lambda/store/replay-store.ts); the condition on {@link IClientRegistry.grantRecordReplays}. */
+export const REPLAY_ITEMS_PATTERN = `${REPLAY_PREFIX}*`;
+
+/** Attributes of a replay marker, keys and TTL included. */
+export const REPLAY_ITEM_ATTRIBUTES: readonly string[] = Object.freeze([PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE]);
 
 abstract class ClientRegistryBase extends Construct implements IClientRegistry {
   abstract readonly table: dynamodb.ITableV2;
@@ -102,7 +106,7 @@ abstract class ClientRegistryBase extends Construct implements IClientRegistry {
   }
 
   grantRecordReplays(grantee: iam.IGrantable): iam.Grant {
-    return this.grantOn(grantee, ['dynamodb:PutItem'], [this.table.tableArn], [REPLAY_ITEMS_PATTERN]);
+    return this.grantOn(grantee, ['dynamodb:PutItem'], [this.table.tableArn], [REPLAY_ITEMS_PATTERN], REPLAY_ITEM_ATTRIBUTES);
   }
 
   grantCreateClients(grantee: iam.IGrantable): iam.Grant {

@@ -9,6 +9,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { REST_GATEWAY_RESPONSES, RestGatewayResponse } from '../lambda/adapters/authorizer-response';
+import { AUTHORIZER_METRIC_NAMES } from '../lambda/authorizer/runtime';
 import { DEFAULT_ROLE_CATALOGUE, ENV } from '../lambda/config-env';
 import {
   DEFAULT_ALLOW_LEGACY,
@@ -24,13 +25,12 @@ import { METRICS_NAMESPACE, SignetFunction } from './signet-function';
 /** Which API Gateway flavour sits in front: HTTP API (payload 2.0) or REST API (v1). */
 export type SignetApiType = 'http' | 'rest';
 
-/** Names of the metrics the authorizer emits (Powertools Metrics, namespace {@link METRICS_NAMESPACE}). */
-export const AUTHORIZER_METRICS = {
-  /** Count of requests let through. */
-  allowed: 'Allowed',
-  /** Count of requests refused (401 and 403 alike). */
-  denied: 'Denied',
-} as const;
+/**
+ * Names of the metrics the authorizer emits (Powertools Metrics, namespace {@link METRICS_NAMESPACE},
+ * dimension `service`): `Allowed` and `Denied` count decisions (401 and 403 refusals alike),
+ * `StaleRecordServed` counts answers made from a cached record while DynamoDB failed.
+ */
+export const AUTHORIZER_METRICS = AUTHORIZER_METRIC_NAMES;
 
 /** `POWERTOOLS_SERVICE_NAME` of the authorizer, and the `service` dimension of its metrics. */
 export const AUTHORIZER_SERVICE_NAME = 'signet-authorizer';
@@ -226,6 +226,11 @@ export class SignatureAuthorizer extends Construct {
   /** Requests refused, for any reason (sum per period). */
   metricDenied(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return this.metric(AUTHORIZER_METRICS.denied, props);
+  }
+
+  /** Decisions made from a cached client record because DynamoDB failed (sum per period). */
+  metricStaleRecordServed(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(AUTHORIZER_METRICS.staleServed, props);
   }
 
   private metric(metricName: string, props?: cloudwatch.MetricOptions): cloudwatch.Metric {

@@ -110,8 +110,13 @@ export class SignetMonitoring extends Construct {
         left: functions.map(([label, fn]) => fn.metricErrors({ label, period: fiveMinutes, statistic: cloudwatch.Stats.SUM })),
         width: 12,
       }),
-      new cloudwatch.AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 12 }),
+      new cloudwatch.GraphWidget({
+        title: 'Answers from cache while DynamoDB failed',
+        left: [props.authorizer.metricStaleRecordServed({ period: fiveMinutes })],
+        width: 12,
+      }),
     );
+    this.dashboard.addWidgets(new cloudwatch.AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 24 }));
   }
 
   private addAlarm(id: string, metric: cloudwatch.IMetric, threshold: number, description: string): void {

@@ -161,7 +161,11 @@ describe('ClientRegistry grants', () => {
   test('grantRecordReplays: PutItem of replay markers only', () => {
     const [s] = statementsOf((r, role) => r.grantRecordReplays(role));
     expect(actionsOf(s)).toEqual(['dynamodb:PutItem']);
-    expect(s.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [REPLAY_ITEMS_PATTERN] } });
+    expect(s.Condition).toEqual({
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [REPLAY_ITEMS_PATTERN] },
+      'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['pk', 'sk', 'expiresAt'] },
+    });
+    expect(REPLAY_ITEMS_PATTERN).toBe('REPLAY#*');
   });
 
   test('grantRotateKeys: this client\'s items and key-ownership items, nothing else', () => {

@@ -6,7 +6,9 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { dynamoDbLocalClientConfig } from '../../local/dynamodb-local';
 import { DynamoClientStore } from '../../lambda/store/client-store';
-import { AUTH_FAILURE_COUNTER_ATTRIBUTES, AUTH_FAILURE_ITEM_ATTRIBUTES } from '../../lib/client-registry';
+import { DynamoReplayGuard } from '../../lambda/store/replay-store';
+import { toDocumentClient } from '../../lambda/store/dynamodb-client';
+import { AUTH_FAILURE_COUNTER_ATTRIBUTES, AUTH_FAILURE_ITEM_ATTRIBUTES, REPLAY_ITEMS_PATTERN, REPLAY_ITEM_ATTRIBUTES } from '../../lib/client-registry';
 import { TestDynamoDb, startTestDynamoDb } from '../support/dynamodb';
 import { newClient } from '../support/registry-fixtures';
 
@@ -124,4 +126,18 @@ test('createClient (the admin bootstrap) stays within grantCreateClients: GetIte
   const ops = operations(sent);
   expect(new Set(ops.map((o) => o.action))).toEqual(new Set(['PutItem', 'GetItem']));
   for (const op of ops) expect(partitionKeyOf(op.input)).toMatch(/^(CLIENT|KEY)#/);
+});
+
+test('DynamoReplayGuard.claim stays within grantRecordReplays: PutItem of REPLAY# items with key and TTL only', async () => {
+  const guard = new DynamoReplayGuard(toDocumentClient(recorder), tableName, () => 1_800_000_000);
+  expect(await guard.claim('sig-hash-1', 1_800_000_330)).toBe(true);
+  expect(await guard.claim('sig-hash-1', 1_800_000_330)).toBe(false); // the replay is refused
+
+  const ops = operations(sent);
+  expect(ops.map((o) => o.action)).toEqual(['PutItem', 'PutItem']);
+  const prefix = REPLAY_ITEMS_PATTERN.replace(/\*$/, '');
+  for (const op of ops) {
+    expect(partitionKeyOf(op.input).startsWith(prefix)).toBe(true);
+    expect([...attributesOf(op.input)].sort()).toEqual([...REPLAY_ITEM_ATTRIBUTES].sort());
+  }
 });
