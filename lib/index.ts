@@ -1,0 +1,29 @@
+/** Signet's CDK constructs: what other stacks may use. */
+export { AdminBootstrap, DEFAULT_ADMIN_CLIENT_NAME } from './admin-bootstrap';
+export type { AdminBootstrapProps } from './admin-bootstrap';
+export {
+  AUTH_FAILURE_COUNTER_ATTRIBUTES,
+  AUTH_FAILURE_ITEM_ATTRIBUTES,
+  ClientRegistry,
+  REPLAY_ITEMS_PATTERN,
+  REPLAY_ITEM_ATTRIBUTES,
+} from './client-registry';
+export type { ClientRegistryProps, IClientRegistry } from './client-registry';
+export { RegistryApi, REGISTRY_SERVICE_NAME } from './registry-api';
+export type { RegistryApiProps } from './registry-api';
+export { RotatingSigningKey, ROTATION_SERVICE_NAME } from './rotating-signing-key';
+export type { RotatingSigningKeyProps } from './rotating-signing-key';
+export {
+  AUTHORIZER_METRICS,
+  AUTHORIZER_SERVICE_NAME,
+  SIGNATURE_HEADER,
+  SignatureAuthorizer,
+  acknowledgeSignetAuthorization,
+} from './signature-authorizer';
+export type { SignatureAuthorizerProps, SignetApiType } from './signature-authorizer';
+export { DEFAULT_LOG_RETENTION, METRICS_NAMESPACE, SIGNET_ARCHITECTURE, SIGNET_RUNTIME, SignetFunction } from './signet-function';
+export type { SignetFunctionProps } from './signet-function';
+export { DEFAULT_DENIED_ALARM_THRESHOLD, SignetMonitoring } from './signet-monitoring';
+export type { SignetMonitoringProps } from './signet-monitoring';
+export { DEFAULT_REST_STAGE_NAME, DEFAULT_STACK_ROLE_CATALOGUE, SignetStack } from './signet-stack';
+export type { SignetStackProps } from './signet-stack';
