@@ -1,0 +1,350 @@
+/**
+ * The SignetStack with its default HTTP API front door, synthesized once with real esbuild
+ * bundling (as `cdk synth` does, no Docker), then checked resource by resource.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { App, Validations } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { ENV } from '../../lambda/config-env';
+import {
+  DEFAULT_CLIENT_CACHE_TTL_MS,
+  DEFAULT_MAX_AGE_S,
+  DEFAULT_MAX_SKEW_S,
+  DEFAULT_STALE_IF_ERROR_MS,
+} from '../../lambda/core/defaults';
+import { METRICS_NAMESPACE } from '../../lib/signet-function';
+import { AUTHORIZER_METRICS, AUTHORIZER_SERVICE_NAME } from '../../lib/signature-authorizer';
+import { DEFAULT_STACK_ROLE_CATALOGUE, SignetStack } from '../../lib/signet-stack';
+import { spkiPem, testKey } from '../support/registry-fixtures';
+import { Statement, acknowledgements, actionsOf, appWithoutBundling, statementsOfRole, unacknowledgedFindings } from './helpers';
+
+const ROTATED_CLIENT = 'c_AAAAAAAAAAAAAAAAAAAAAA';
+
+let app: App;
+let stack: SignetStack;
+let template: Template;
+let functions: Record<string, { Properties: Record<string, any>; Metadata?: Record<string, string> }>;
+
+/** The function whose logical ID starts with `prefix`. */
+function fn(prefix: string): { logicalId: string; props: Record<string, any>; assetPath: string } {
+  const entry = Object.entries(functions).find(([id]) => id.startsWith(prefix));
+  if (!entry) throw new Error(`no function ${prefix}* in ${Object.keys(functions).join(', ')}`);
+  return { logicalId: entry[0], props: entry[1].Properties, assetPath: entry[1].Metadata?.['aws:asset:path'] ?? '' };
+}
+
+beforeAll(() => {
+  app = new App();
+  stack = new SignetStack(app, 'Signet', { adminPublicKey: spkiPem(testKey(0)), signingKeyClientIds: [ROTATED_CLIENT] });
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  app.synth(); // runs the validation plugins too
+  template = Template.fromStack(stack);
+  functions = template.findResources('AWS::Lambda::Function') as typeof functions;
+});
+
+describe('Lambda functions', () => {
+  test('every function runs Node.js 22 on arm64, logs to its own log group kept one month', () => {
+    const all = Object.values(functions);
+    expect(all).toHaveLength(5); // authorizer, echo, registry, rotation, admin bootstrap
+    const logGroups = template.findResources('AWS::Logs::LogGroup');
+    for (const { Properties: p } of all) {
+      expect(p.Runtime).toBe('nodejs22.x');
+      expect(p.Architectures).toEqual(['arm64']);
+      const group = p.LoggingConfig.LogGroup.Ref as string;
+      expect(logGroups[group].Properties.RetentionInDays).toBe(30);
+      expect(p.Environment.Variables).toMatchObject({
+        NODE_OPTIONS: '--enable-source-maps',
+        POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+        POWERTOOLS_SERVICE_NAME: expect.stringMatching(/^signet-/),
+      });
+    }
+  });
+
+  test('each function runs the agreed handler export', () => {
+    expect(fn('AuthorizerFunction').props.Handler).toBe('index.httpApiHandler');
+    expect(fn('RegistryApiFunction').props.Handler).toBe('index.handler');
+    expect(fn('Echo').props.Handler).toBe('index.handler');
+    expect(fn(`SigningKey`).props.Handler).toBe('index.handler');
+  });
+
+  test('bundles are minified esbuild output with a source map, the AWS SDK left to the runtime', () => {
+    for (const prefix of ['AuthorizerFunction', 'RegistryApiFunction', 'Echo', 'SigningKey', 'AdminBootstrapFunction']) {
+      const dir = path.join(app.outdir, fn(prefix).assetPath);
+      const code = fs.readFileSync(path.join(dir, 'index.js'), 'utf8');
+      expect(fs.existsSync(path.join(dir, 'index.js.map'))).toBe(true);
+      expect(code).toContain('//# sourceMappingURL=index.js.map');
+      expect(code.split('\n').length).toBeLessThan(40); // minified: a handful of very long lines
+      expect(code).not.toMatch(/\/\*\*\n \* /); // no TSDoc blocks left
+    }
+    const authorizer = fs.readFileSync(path.join(app.outdir, fn('AuthorizerFunction').assetPath, 'index.js'), 'utf8');
+    expect(authorizer).toMatch(/require\("@aws-sdk\/client-dynamodb"\)|require\("@aws-sdk\/lib-dynamodb"\)/);
+  });
+
+  test('the authorizer gets the documented defaults from lambda/core/defaults.ts', () => {
+    const env = fn('AuthorizerFunction').props.Environment.Variables;
+    expect(env).toMatchObject({
+      [ENV.tableName]: { Ref: expect.stringMatching(/^Registry/) },
+      [ENV.maxAgeS]: String(DEFAULT_MAX_AGE_S),
+      [ENV.maxSkewS]: String(DEFAULT_MAX_SKEW_S),
+      [ENV.allowLegacy]: 'false',
+      [ENV.replayProtection]: 'false',
+      [ENV.recordAuthFailures]: 'true',
+      [ENV.clientCacheTtlMs]: String(DEFAULT_CLIENT_CACHE_TTL_MS),
+      [ENV.staleIfErrorMs]: String(DEFAULT_STALE_IF_ERROR_MS),
+      POWERTOOLS_SERVICE_NAME: AUTHORIZER_SERVICE_NAME,
+    });
+    expect(JSON.parse(env[ENV.roleCatalogue])).toEqual(DEFAULT_STACK_ROLE_CATALOGUE);
+    expect(env[ENV.publicBaseUrl]).toBeUndefined();
+  });
+});
+
+describe('HTTP API', () => {
+  test('the authorizer uses simple responses with caching off', () => {
+    template.resourceCountIs('AWS::ApiGatewayV2::Authorizer', 1);
+    template.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
+      AuthorizerType: 'REQUEST',
+      AuthorizerPayloadFormatVersion: '2.0',
+      EnableSimpleResponses: true,
+      AuthorizerResultTtlInSeconds: 0,
+      IdentitySource: ['$request.header.Signature'],
+      AuthorizerUri: Match.objectLike({ 'Fn::Join': Match.arrayWith([Match.arrayWith([{ 'Fn::GetAtt': [fn('AuthorizerFunction').logicalId, 'Arn'] }])]) }),
+    });
+  });
+
+  test('every route, registry and demo alike, goes through the signature authorizer', () => {
+    const routes = Object.values(template.findResources('AWS::ApiGatewayV2::Route')).map((r) => r.Properties);
+    expect(routes.map((r) => r.RouteKey).sort()).toEqual(['ANY /api/echo', 'ANY /registry/clients', 'ANY /registry/{proxy+}']);
+    const authorizerId = Object.keys(template.findResources('AWS::ApiGatewayV2::Authorizer'))[0];
+    for (const route of routes) {
+      expect(route.AuthorizationType).toBe('CUSTOM');
+      expect(route.AuthorizerId).toEqual({ Ref: authorizerId });
+    }
+  });
+
+  test('API Gateway may invoke the authorizer only through this authorizer', () => {
+    template.hasResourceProperties('AWS::Lambda::Permission', {
+      FunctionName: { 'Fn::GetAtt': [fn('AuthorizerFunction').logicalId, 'Arn'] },
+      Principal: 'apigateway.amazonaws.com',
+      SourceArn: { 'Fn::Join': ['', Match.arrayWith(['/authorizers/'])] },
+    });
+  });
+
+  test('the $default stage writes JSON access logs that never include a header value', () => {
+    const stage = Object.values(template.findResources('AWS::ApiGatewayV2::Stage'))[0].Properties;
+    expect(stage.StageName).toBe('$default');
+    expect(stage.AutoDeploy).toBe(true);
+    const format = JSON.parse(stage.AccessLogSettings.Format) as Record<string, string>;
+    expect(format).toMatchObject({ requestId: '$context.requestId', clientId: '$context.authorizer.clientId', signetError: '$context.authorizer.signetError' });
+    expect(stage.AccessLogSettings.Format).not.toMatch(/header|signature/i);
+  });
+
+  test('no REST API is made', () => {
+    template.resourceCountIs('AWS::ApiGateway::RestApi', 0);
+  });
+});
+
+describe('least privilege', () => {
+  const allStatements = (): Statement[] =>
+    Object.values(template.findResources('AWS::IAM::Policy')).flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[]);
+
+  test('no statement in the stack allows a wildcard resource or action', () => {
+    for (const s of allStatements()) {
+      expect(JSON.stringify(s.Resource)).not.toMatch(/"\*"/);
+      for (const action of actionsOf(s)) expect(action).not.toMatch(/\*/);
+    }
+    template.resourcePropertiesCountIs('AWS::IAM::Role', { ManagedPolicyArns: Match.anyValue() }, 0);
+  });
+
+  test('the authorizer reads client records and writes only the failure ring (no replay marker by default)', () => {
+    const statements = statementsOfRole(template, 'AuthorizerFunctionServiceRole');
+    const dynamo = statements.filter((s) => actionsOf(s)[0].startsWith('dynamodb:'));
+    expect(dynamo.map((s) => actionsOf(s).join(','))).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem']);
+    for (const s of dynamo) {
+      expect(s.Resource).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^Registry/), 'Arn'] });
+      expect(s.Condition?.['ForAllValues:StringLike']).toEqual({ 'dynamodb:LeadingKeys': ['CLIENT#*'] });
+    }
+    const logs = statements.filter((s) => actionsOf(s)[0].startsWith('logs:'));
+    expect(logs).toHaveLength(1);
+    expect(logs[0].Resource).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^AuthorizerFunctionLogGroup/), 'Arn'] });
+  });
+
+  test('the registry reads and writes items on the table and reads its list index', () => {
+    const statements = statementsOfRole(template, 'RegistryApiFunctionServiceRole').filter((s) => actionsOf(s)[0].startsWith('dynamodb:'));
+    const resources = JSON.stringify(statements.map((s) => s.Resource));
+    expect(resources).toContain('/index/gsi1');
+    expect(statements.flatMap(actionsOf)).toEqual(
+      expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem']),
+    );
+  });
+
+  test('the rotation function touches only its own secret, its client\'s items and key items', () => {
+    const statements = statementsOfRole(template, 'SigningKey');
+    const secretId = Object.keys(template.findResources('AWS::SecretsManager::Secret'))[0];
+    const secret = statements.filter((s) => actionsOf(s)[0].startsWith('secretsmanager:'));
+    expect(secret).toHaveLength(1);
+    expect(actionsOf(secret[0]).sort()).toEqual([
+      'secretsmanager:DescribeSecret',
+      'secretsmanager:GetSecretValue',
+      'secretsmanager:PutSecretValue',
+      'secretsmanager:UpdateSecretVersionStage',
+    ]);
+    expect(secret[0].Resource).toEqual({ Ref: secretId });
+    const dynamo = statements.filter((s) => actionsOf(s)[0].startsWith('dynamodb:'));
+    expect(dynamo).toHaveLength(1);
+    expect(dynamo[0].Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`CLIENT#${ROTATED_CLIENT}`, 'KEY#*'] } });
+  });
+
+  test('the echo backend has no data access at all', () => {
+    const statements = statementsOfRole(template, 'EchoServiceRole');
+    expect(statements.flatMap(actionsOf).sort()).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
+  });
+});
+
+describe('key rotation', () => {
+  test('rotates every 90 days, starting at deploy, with the stack\'s rotation function', () => {
+    template.resourceCountIs('AWS::SecretsManager::RotationSchedule', 1);
+    template.hasResourceProperties('AWS::SecretsManager::RotationSchedule', {
+      SecretId: { Ref: Object.keys(template.findResources('AWS::SecretsManager::Secret'))[0] },
+      RotationLambdaARN: { 'Fn::GetAtt': [fn('SigningKey').logicalId, 'Arn'] },
+      RotationRules: { ScheduleExpression: 'rate(90 days)' },
+      RotateImmediatelyOnUpdate: true,
+    });
+  });
+
+  test('only Secrets Manager, for this secret, may invoke the rotation function', () => {
+    template.hasResourceProperties('AWS::Lambda::Permission', {
+      FunctionName: { 'Fn::GetAtt': [fn('SigningKey').logicalId, 'Arn'] },
+      Principal: 'secretsmanager.amazonaws.com',
+      SourceArn: { Ref: Object.keys(template.findResources('AWS::SecretsManager::Secret'))[0] },
+    });
+  });
+
+  test('the secret starts with its clientId only (the first rotation creates the key)', () => {
+    template.hasResourceProperties('AWS::SecretsManager::Secret', { SecretString: JSON.stringify({ clientId: ROTATED_CLIENT }) });
+  });
+});
+
+describe('admin bootstrap', () => {
+  test('registers the given public key (canonical SPKI PEM) with a custom resource', () => {
+    template.hasResourceProperties('Custom::SignetAdminBootstrap', {
+      ServiceToken: { 'Fn::GetAtt': [fn('AdminBootstrapFunction').logicalId, 'Arn'] },
+      PublicKeyPem: spkiPem(testKey(0)),
+      NetworkWhitelist: '["0.0.0.0"]',
+    });
+    expect(stack.adminBootstrap?.fingerprint).toBe(testKey(0).fingerprint);
+  });
+});
+
+describe('alarms, dashboard, outputs', () => {
+  test('alarms on authorizer errors, deny spikes and rotation failures', () => {
+    const alarms = template.findResources('AWS::CloudWatch::Alarm');
+    expect(Object.keys(alarms).map((id) => id.replace(/[0-9A-F]{8}$/, '')).sort()).toEqual([
+      'MonitoringAuthorizerErrors',
+      'MonitoringDeniedSpike',
+      'MonitoringRotationFailures',
+    ]);
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: METRICS_NAMESPACE,
+      MetricName: AUTHORIZER_METRICS.denied,
+      Dimensions: [{ Name: 'service', Value: AUTHORIZER_SERVICE_NAME }],
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 100,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Metrics: Match.arrayWith([Match.objectLike({ Expression: 'errors + throttles' })]),
+      Threshold: 1,
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'Errors',
+      Namespace: 'AWS/Lambda',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: fn('SigningKey').logicalId } }],
+      Threshold: 1,
+    });
+    template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+  });
+
+  test('outputs the API URL, the table name, the admin clientId and the secret', () => {
+    const outputs = template.findOutputs('*');
+    expect(Object.keys(outputs)).toEqual(expect.arrayContaining(['ApiUrl', 'TableName', 'AdminClientId', 'DashboardName']));
+    expect(outputs.TableName.Value).toEqual({ Ref: expect.stringMatching(/^Registry/) });
+    expect(outputs.AdminClientId.Value).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^AdminBootstrap/), 'ClientId'] });
+    expect(JSON.stringify(outputs.ApiUrl.Value)).toContain('execute-api');
+  });
+});
+
+describe('cdk-nag', () => {
+  test('AwsSolutions finds nothing that is not acknowledged', () => {
+    expect(unacknowledgedFindings(app)).toEqual([]);
+  });
+
+  test('every acknowledgement carries a reason', () => {
+    const acks = acknowledgements(app);
+    expect(acks.length).toBeGreaterThan(0);
+    for (const ack of acks) {
+      expect(typeof ack.reason).toBe('string');
+      expect((ack.reason as string).length).toBeGreaterThan(40);
+    }
+    // Only these rules are acknowledged in the HTTP stack.
+    expect([...new Set(acks.map((a) => a.id.replace(/^annotation::/i, '')))]).toEqual(['AwsSolutions-L1']);
+  });
+});
+
+describe('variants (no bundling)', () => {
+  function variant(props: ConstructorParameters<typeof SignetStack>[2], env?: { region: string }): Template {
+    const variantApp = appWithoutBundling();
+    return Template.fromStack(new SignetStack(variantApp, 'Variant', { ...props, env }));
+  }
+
+  test('replayProtection adds PutItem of replay markers; recordAuthFailures false drops the failure writes', () => {
+    const t = variant({ replayProtection: true, recordAuthFailures: false });
+    const dynamo = statementsOfRole(t, 'AuthorizerFunctionServiceRole').filter((s) => actionsOf(s)[0].startsWith('dynamodb:'));
+    expect(dynamo.map((s) => [actionsOf(s).join(','), s.Condition?.['ForAllValues:StringLike']])).toEqual([
+      ['dynamodb:GetItem', { 'dynamodb:LeadingKeys': ['CLIENT#*'] }],
+      ['dynamodb:PutItem', { 'dynamodb:LeadingKeys': ['REPLAY#*'] }],
+    ]);
+    const env = Object.values(t.findResources('AWS::Lambda::Function')).find((f) => f.Properties.Handler === 'index.httpApiHandler')!.Properties.Environment.Variables;
+    expect(env[ENV.replayProtection]).toBe('true');
+    expect(env[ENV.recordAuthFailures]).toBe('false');
+  });
+
+  test('replicaRegions makes the registry a global table in those regions', () => {
+    const t = variant({ replicaRegions: ['us-east-1'] }, { region: 'eu-west-1' });
+    const replicas = Object.values(t.findResources('AWS::DynamoDB::GlobalTable'))[0].Properties.Replicas as Array<{ Region: string }>;
+    expect(replicas.map((r) => r.Region).sort()).toEqual(['eu-west-1', 'us-east-1']);
+  });
+
+  test('without an admin key or signing keys there is no bootstrap, no secret and no rotation alarm', () => {
+    const t = variant({});
+    t.resourceCountIs('Custom::SignetAdminBootstrap', 0);
+    t.resourceCountIs('AWS::SecretsManager::Secret', 0);
+    t.resourceCountIs('AWS::CloudWatch::Alarm', 2);
+    expect(Object.keys(t.findOutputs('*'))).not.toContain('AdminClientId');
+  });
+
+  test('settings reach the authorizer: public base URL, window, legacy, catalogue', () => {
+    const t = variant({
+      publicBaseUrl: 'https://api.example.com/v1',
+      allowLegacy: true,
+      roleCatalogue: { 'registry:admin': ['* /registry/**'], orders: ['POST /orders/*'] },
+    });
+    const env = Object.values(t.findResources('AWS::Lambda::Function')).find((f) => f.Properties.Handler === 'index.httpApiHandler')!.Properties.Environment.Variables;
+    expect(env[ENV.publicBaseUrl]).toBe('https://api.example.com/v1');
+    expect(env[ENV.allowLegacy]).toBe('true');
+    const registryEnv = Object.values(t.findResources('AWS::Lambda::Function')).find((f) => f.Properties.Description?.includes('registry API'))!.Properties.Environment.Variables;
+    expect(JSON.parse(registryEnv[ENV.roleCatalogue])).toEqual(JSON.parse(env[ENV.roleCatalogue]));
+  });
+
+  test('a role catalogue without registry:admin on /registry is refused at synth', () => {
+    expect(() => variant({ roleCatalogue: { demo: ['* /api/*'] } })).toThrow(/the role catalogue must let 'registry:admin' call the registry/);
+  });
+
+  test('the stack alone (no bundling) is also nag-clean', () => {
+    const variantApp = appWithoutBundling();
+    new SignetStack(variantApp, 'Plain', {});
+    expect(unacknowledgedFindings(variantApp)).toEqual([]);
+  });
+});
