@@ -35,7 +35,7 @@ function fn(prefix: string): { logicalId: string; props: Record<string, any>; as
 }
 
 beforeAll(() => {
-  app = new App();
+  app = new App({ context: { 'aws:cdk:enable-asset-metadata': true } }); // as the CLI sets it: records each bundle's path
   stack = new SignetStack(app, 'Signet', { adminPublicKey: spkiPem(testKey(0)), signingKeyClientIds: [ROTATED_CLIENT] });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   app.synth(); // runs the validation plugins too
