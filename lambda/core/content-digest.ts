@@ -20,11 +20,11 @@ export function computeContentDigest(body: Uint8Array | string): string {
  * @throws SignetError `malformed_digest` when it is not a dictionary of byte sequences, or lacks a valid sha-256
  */
 export function parseContentDigest(value: string, requiredAlgorithm: string | null = DIGEST_ALGORITHM): Map<string, Buffer> {
-  const dict = parseDictionaryField(value, 'malformed_digest', 'Content-Digest');
+  const dict = parseDictionaryField(value, 'malformed_digest', 'Content-Digest', 'sha-256=:<base64 SHA-256 of the body>:');
   const digests = new Map<string, Buffer>();
   for (const [algorithm, member] of dict) {
     const item = member[0];
-    if (Array.isArray(item) || !(item instanceof ArrayBuffer)) {
+    if (Array.isArray(item) || !(item instanceof Uint8Array)) {
       fail('malformed_digest', `Content-Digest member "${algorithm}" must be a byte sequence like sha-256=:<base64>:.`);
     }
     digests.set(algorithm, Buffer.from(item));

@@ -6,13 +6,13 @@
  * RSASSA-PKCS1-v1_5 with SHA-256 (RFC 9421 §3.3.2), which is deterministic.
  */
 import { KeyObject, constants, sign as rsaSign } from 'node:crypto';
-import { serializeInnerList } from 'structured-headers';
 import { computeContentDigest } from './content-digest';
 import { SIGNATURE_ALGORITHM, SIGNATURE_LABEL } from './defaults';
 import { fail } from './errors';
 import { formatHttpDate } from './http-date';
 import { buildSignatureBase } from './signature-base';
 import { ComponentId } from './signature-params';
+import { serializeInnerList } from './structured-fields';
 
 export interface SignRequestInput {
   /** HTTP method; upper-cased before signing, and the request must be sent with that method. */

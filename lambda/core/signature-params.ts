@@ -39,7 +39,7 @@ export type Labels = readonly string[];
  */
 export function readSignatureInput(fieldValue: string, label: string): SignatureInput {
   guardSize(fieldValue, 'Signature-Input', 'malformed_signature_input');
-  const dict = parseDictionaryField(fieldValue, 'malformed_signature_input', 'Signature-Input');
+  const dict = parseDictionaryField(fieldValue, 'malformed_signature_input', 'Signature-Input', `${label}=("@method" "@target-uri" "date");created=<unix seconds>;keyid="<clientId>";alg="rsa-v1_5-sha256"`);
   const member = dict.get(label);
   if (member === undefined) {
     fail('signature_label_missing', `Signature-Input has no "${label}" signature${labelsNote(dict.keys())}. Sign with the label ${label}=(...).`);
@@ -56,13 +56,13 @@ export function readSignatureInput(fieldValue: string, label: string): Signature
  */
 export function readSignatureValue(fieldValue: string, label: string): Buffer {
   guardSize(fieldValue, 'Signature', 'malformed_signature');
-  const dict = parseDictionaryField(fieldValue, 'malformed_signature', 'Signature');
+  const dict = parseDictionaryField(fieldValue, 'malformed_signature', 'Signature', `${label}=:<base64 signature>:`);
   const member = dict.get(label);
   if (member === undefined) {
     fail('signature_label_missing', `Signature has no "${label}" value${labelsNote(dict.keys())}. Send Signature: ${label}=:<base64>:.`);
   }
   const value = member[0];
-  if (isInnerList(member) || !(value instanceof ArrayBuffer)) {
+  if (isInnerList(member) || !(value instanceof Uint8Array)) {
     fail('malformed_signature', `Signature ${label} must be a byte sequence: ${label}=:<base64 signature>:.`);
   }
   if (value.byteLength === 0) fail('malformed_signature', `Signature ${label} is empty.`);
