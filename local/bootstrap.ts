@@ -1,0 +1,216 @@
+/**
+ * Everything `npm start` needs before it can serve: DynamoDB Local with its files under
+ * `$SIGNET_HOME/dynamodb`, the Secrets Manager stand-in with its state in
+ * `$SIGNET_HOME/secrets-manager.json`, the client table, and two clients:
+ *
+ * - the **admin** (`registry:admin`), written to `$SIGNET_HOME/admin/`;
+ * - the **demo** client (`demo`), written to `$SIGNET_HOME/demo/`, whose key also lives in the
+ *   stand-in as the secret `signet/local/demo` in the rotation format
+ *   (lambda/signer/signing-secret.ts), with rotation enabled, so `signet rotate` can rotate it.
+ *
+ * Every step is "make it so", never "create": a second start finds the table, finds each key
+ * already registered (registration is skipped and the holder's clientId reused, as the
+ * registry does for a known key) and finds the secret. The demo secret's AWSCURRENT key is the
+ * truth for the demo client: after a rotation, `$SIGNET_HOME/demo/` is rewritten from it.
+ * If the database was deleted but the key files were kept, the keys are registered again
+ * (new clientIds) and the files and the secret follow.
+ */
+import { mkdirSync } from 'node:fs';
+import {
+  CreateSecretCommand,
+  DescribeSecretCommand,
+  GetSecretValueCommand,
+  PutSecretValueCommand,
+  RotateSecretCommand,
+  SecretsManagerClient,
+} from '@aws-sdk/client-secrets-manager';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DEFAULT_ROTATION_DAYS } from '../lambda/core/defaults';
+import { PrivateKeyInfo, generateRsaKeyPair, spkiPemOf } from '../lambda/core/keys';
+import { ParsedSigningSecret, parseSigningSecret, serializeSigningSecret, signingSecretFor } from '../lambda/signer/signing-secret';
+import { DynamoClientStore } from '../lambda/store/client-store';
+import { ensureClientTable } from '../lambda/store/table-setup';
+import { hasClientKey, readClientKey, writeClientDir } from './client-dir';
+import { DynamoDbLocal, dynamoDbLocalClientConfig, startDynamoDbLocal } from './dynamodb-local';
+import { lockHome } from './home-lock';
+import { LocalStateFile, removeLocalState, writeLocalState } from './local-state';
+import { ADMIN_ROLE, DEMO_ROLE } from './role-catalogue';
+import { SecretsManagerStandIn, startSecretsManagerStandIn } from './secrets-manager-standin';
+import { LOCAL_DEMO_SECRET_ID, LOCAL_REGION, LOCAL_TABLE_NAME, LocalPaths, localPaths } from './signet-home';
+
+/** The actor the audit trail records for clients `npm start` creates. */
+export const LOCAL_BOOTSTRAP_ACTOR = 'local-bootstrap';
+
+/**
+ * The rotation function ARN recorded on the demo secret. Nothing is invoked there: locally
+ * `signet rotate` runs the four steps itself; the ARN only lets rotation be enabled on the secret,
+ * as the RotatingSigningKey construct enables it in AWS.
+ */
+export const LOCAL_ROTATION_LAMBDA_ARN = 'arn:aws:lambda:us-east-1:000000000000:function:signet-local-rotation';
+
+/** Where the local clients may call from: this machine only. */
+export const LOCAL_NETWORK_WHITELIST: readonly string[] = Object.freeze(['127.0.0.1', '::1']);
+
+export interface LocalBootstrapOptions {
+  /** The state directory (absolute). */
+  readonly home: string;
+  /** DynamoDB Local's port. @default - a free port */
+  readonly dynamoDbPort?: number;
+}
+
+/** A client `npm start` made sure of. */
+export interface BootstrappedClient {
+  readonly clientId: string;
+  readonly fingerprint: string;
+  /** Its client directory. */
+  readonly dir: string;
+  /** `created`: registered by this start; `reused`: its key was registered already. */
+  readonly registration: 'created' | 'reused';
+}
+
+/** The running local services, and how to stop them. */
+export interface LocalServices {
+  readonly paths: LocalPaths;
+  readonly dynamoDb: DynamoDbLocal;
+  readonly secretsManager: SecretsManagerStandIn;
+  readonly state: LocalStateFile;
+  readonly admin: BootstrappedClient;
+  readonly demo: BootstrappedClient;
+  /** Stops the stand-in and DynamoDB Local (waiting for the JVM to exit), removes local.json and the pid file. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the local services and bootstraps the table and the two clients.
+ * @throws Error when another gateway holds this SIGNET_HOME, or a service cannot start (nothing is left running)
+ */
+export async function bootstrapLocal(options: LocalBootstrapOptions): Promise<LocalServices> {
+  const paths = localPaths(options.home);
+  mkdirSync(paths.home, { recursive: true, mode: 0o700 });
+  const lock = lockHome(paths.pidFile);
+  const stops: (() => Promise<void>)[] = [];
+  const stopAll = async (): Promise<void> => {
+    removeLocalState(paths.localState);
+    const results = await Promise.allSettled(stops.reverse().map((stop) => stop()));
+    stops.length = 0;
+    lock.release();
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+  };
+
+  try {
+    const dynamoDb = await startDynamoDbLocal({ dbPath: paths.dynamoDbDir, port: options.dynamoDbPort });
+    stops.push(() => dynamoDb.stop());
+    const secretsManager = await startSecretsManagerStandIn({ statePath: paths.secretsManagerState, region: LOCAL_REGION });
+    stops.push(() => secretsManager.stop());
+
+    const ddbClient = new DynamoDBClient(dynamoDbLocalClientConfig(dynamoDb.endpoint));
+    const sm = new SecretsManagerClient({ ...secretsManager.clientConfig, maxAttempts: 1 });
+    try {
+      await ensureClientTable(ddbClient, LOCAL_TABLE_NAME);
+      const store = new DynamoClientStore({ tableName: LOCAL_TABLE_NAME, client: ddbClient });
+      const admin = await ensureAdminClient(store, paths.adminDir);
+      const demo = await ensureDemoClient(store, sm, paths.demoDir);
+      const state: LocalStateFile = {
+        dynamoDbEndpoint: dynamoDb.endpoint,
+        secretsManagerEndpoint: secretsManager.endpoint,
+        tableName: LOCAL_TABLE_NAME,
+        demoSecretId: LOCAL_DEMO_SECRET_ID,
+        region: LOCAL_REGION,
+      };
+      writeLocalState(paths.localState, state);
+      let stopping: Promise<void> | undefined;
+      return { paths, dynamoDb, secretsManager, state, admin, demo, stop: () => (stopping ??= stopAll()) };
+    } finally {
+      ddbClient.destroy();
+      sm.destroy();
+    }
+  } catch (error) {
+    await stopAll().catch(() => undefined);
+    throw error;
+  }
+}
+
+/** The admin: the key in `dir` (or a new one), registered with `registry:admin`. */
+async function ensureAdminClient(store: DynamoClientStore, dir: string): Promise<BootstrappedClient> {
+  const key = hasClientKey(dir) ? readClientKey(dir) : generateRsaKeyPair();
+  const { clientId, registration } = await register(store, key, 'local admin', ADMIN_ROLE);
+  writeClientDir(dir, clientId, key);
+  return { clientId, fingerprint: key.fingerprint, dir, registration };
+}
+
+/**
+ * The demo client: the secret's AWSCURRENT key when the secret exists (it may have been
+ * rotated), else the key in `dir` (or a new one); registered with `demo`; the secret and `dir`
+ * brought in line with it.
+ */
+async function ensureDemoClient(store: DynamoClientStore, sm: SecretsManagerClient, dir: string): Promise<BootstrappedClient> {
+  const current = await readSigningSecret(sm, LOCAL_DEMO_SECRET_ID);
+  const key = current?.key ?? (hasClientKey(dir) ? readClientKey(dir) : generateRsaKeyPair());
+  const { clientId, registration } = await register(store, key, 'local demo', DEMO_ROLE);
+  if (current === undefined) {
+    await sm.send(
+      new CreateSecretCommand({
+        Name: LOCAL_DEMO_SECRET_ID,
+        Description: 'Signing key of the local demo client (npm start)',
+        SecretString: serializeSigningSecret(signingSecretFor(clientId, key, new Date())),
+      }),
+    );
+  } else if (current.secret.clientId !== clientId) {
+    // The database was reset and the key registered anew: the secret must name the new clientId.
+    await sm.send(
+      new PutSecretValueCommand({
+        SecretId: LOCAL_DEMO_SECRET_ID,
+        SecretString: serializeSigningSecret(signingSecretFor(clientId, key, new Date(current.secret.createdAt))),
+      }),
+    );
+  }
+  await enableRotation(sm, LOCAL_DEMO_SECRET_ID);
+  writeClientDir(dir, clientId, key);
+  return { clientId, fingerprint: key.fingerprint, dir, registration };
+}
+
+/** Turns rotation on for the secret (every DEFAULT_ROTATION_DAYS days), without rotating now. */
+async function enableRotation(sm: SecretsManagerClient, secretId: string): Promise<void> {
+  const description = await sm.send(new DescribeSecretCommand({ SecretId: secretId }));
+  if (description.RotationEnabled === true) return;
+  await sm.send(
+    new RotateSecretCommand({
+      SecretId: secretId,
+      RotationLambdaARN: LOCAL_ROTATION_LAMBDA_ARN,
+      RotationRules: { AutomaticallyAfterDays: DEFAULT_ROTATION_DAYS },
+      RotateImmediately: false,
+    }),
+  );
+}
+
+/** Registers the key, or finds the client that already holds it. */
+async function register(
+  store: DynamoClientStore,
+  key: PrivateKeyInfo,
+  name: string,
+  role: string,
+): Promise<{ clientId: string; registration: 'created' | 'reused' }> {
+  const { record, created } = await store.createClient(
+    {
+      name,
+      networkWhitelist: LOCAL_NETWORK_WHITELIST,
+      roles: [role],
+      key: { fingerprint: key.fingerprint, spkiPem: spkiPemOf(key.publicKey) },
+    },
+    LOCAL_BOOTSTRAP_ACTOR,
+  );
+  return { clientId: record.clientId, registration: created ? 'created' : 'reused' };
+}
+
+/** The secret's AWSCURRENT signing key, or undefined when the secret does not exist. */
+async function readSigningSecret(sm: SecretsManagerClient, secretId: string): Promise<ParsedSigningSecret | undefined> {
+  try {
+    const out = await sm.send(new GetSecretValueCommand({ SecretId: secretId }));
+    if (out.SecretString === undefined) return undefined;
+    return parseSigningSecret(out.SecretString);
+  } catch (error) {
+    if ((error as { name?: string }).name === 'ResourceNotFoundException') return undefined;
+    throw error;
+  }
+}

@@ -1,0 +1,138 @@
+/**
+ * Starts the whole local gateway: the services and clients (./bootstrap.ts), an HTTP server on
+ * 127.0.0.1, and the deployed Lambda handlers (authorizer, registry, echo) configured for them.
+ *
+ * The handlers read their configuration once, when their module loads (lambda/config.ts), as in
+ * Lambda. So the environment is set first ({@link handlerEnvironment}) and the modules are
+ * required after it: one local gateway per process.
+ *
+ * @example
+ * const gateway = await startLocalGateway({ home: signetHome(), port: localPort() });
+ * console.log(`ready: ${gateway.url}`);
+ * process.once('SIGINT', () => void gateway.stop());
+ */
+import { Server, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ENV } from '../lambda/config-env';
+import { LocalServices, bootstrapLocal } from './bootstrap';
+import { GatewayHandlers, createGatewayListener } from './gateway';
+import { LOCAL_ROLE_CATALOGUE } from './role-catalogue';
+import { DEFAULT_LOCAL_PORT, LOCAL_HOST, LOCAL_REGION } from './signet-home';
+
+export interface LocalGatewayOptions {
+  /** The state directory, absolute (see ./signet-home.ts). */
+  readonly home: string;
+  /** Port on 127.0.0.1; 0 picks a free one. @default DEFAULT_LOCAL_PORT (3000) */
+  readonly port?: number;
+  /** Where request lines and failures go. @default - silent */
+  readonly log?: (line: string) => void;
+}
+
+/** A running local gateway. */
+export interface LocalGateway {
+  /** `http://127.0.0.1:<port>`: the base of every URL clients call and sign. */
+  readonly url: string;
+  readonly port: number;
+  readonly services: LocalServices;
+  /** Stops serving, then stops the stand-in and DynamoDB Local. Safe to call more than once. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The environment the handlers read (names from lambda/config-env.ts). Values the caller has set
+ * already win for the tunables and the role catalogue; the endpoints, the table and the public
+ * base URL are always the local ones.
+ */
+export function handlerEnvironment(services: LocalServices, baseUrl: string, current: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  return {
+    [ENV.tableName]: services.state.tableName,
+    [ENV.dynamoDbEndpoint]: services.state.dynamoDbEndpoint,
+    [ENV.secretsManagerEndpoint]: services.state.secretsManagerEndpoint,
+    // The authorizer rebuilds the signed URL as http://127.0.0.1:<port>/path?query: what the client called.
+    [ENV.publicBaseUrl]: baseUrl,
+    [ENV.roleCatalogue]: current[ENV.roleCatalogue]?.trim() || JSON.stringify(LOCAL_ROLE_CATALOGUE),
+    AWS_REGION: current.AWS_REGION || LOCAL_REGION,
+    // CloudWatch metrics (EMF lines) mean nothing on a laptop.
+    POWERTOOLS_METRICS_DISABLED: current.POWERTOOLS_METRICS_DISABLED ?? 'true',
+  };
+}
+
+let loadedWith: string | undefined;
+
+/** Requires the deployed handlers (after the environment is set). */
+function loadHandlers(environment: Record<string, string>): GatewayHandlers {
+  const signature = JSON.stringify(environment);
+  if (loadedWith !== undefined && loadedWith !== signature) {
+    throw new Error('The Lambda handlers were already loaded for another local gateway in this process; start one local gateway per process.');
+  }
+  loadedWith = signature;
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const authorizer = require('../lambda/handlers/authorizer') as typeof import('../lambda/handlers/authorizer');
+  const registry = require('../lambda/handlers/registry') as typeof import('../lambda/handlers/registry');
+  const echo = require('../lambda/handlers/echo') as typeof import('../lambda/handlers/echo');
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  return {
+    authorizer: (event) => authorizer.httpApiHandler(event),
+    registry: (event, context) => registry.handler(event, context),
+    echo: (event, context) => echo.handler(event, context),
+  };
+}
+
+/**
+ * Bootstraps the local services, listens, and serves.
+ * @throws Error when the state directory is in use, a service cannot start, or the port is taken (nothing is left running)
+ */
+export async function startLocalGateway(options: LocalGatewayOptions): Promise<LocalGateway> {
+  const services = await bootstrapLocal({ home: options.home });
+  let serve: GatewayHandlers | undefined;
+  let listener: ReturnType<typeof createGatewayListener> | undefined;
+  const server = createServer((req, res) => {
+    if (listener !== undefined) return listener(req, res);
+    res.writeHead(503, { 'content-type': 'application/json' }).end('{"message":"Service Unavailable"}');
+  });
+  try {
+    await listen(server, options.port ?? DEFAULT_LOCAL_PORT);
+    const port = (server.address() as AddressInfo).port;
+    const url = `http://${LOCAL_HOST}:${port}`;
+    const environment = handlerEnvironment(services, url);
+    Object.assign(process.env, environment);
+    serve = loadHandlers(environment);
+    listener = createGatewayListener(serve, { log: options.log });
+    let stopping: Promise<void> | undefined;
+    const stop = (): Promise<void> =>
+      (stopping ??= (async () => {
+        await closeServer(server);
+        await services.stop();
+      })());
+    return { url, port, services, stop };
+  } catch (error) {
+    await closeServer(server).catch(() => undefined);
+    await services.stop().catch(() => undefined);
+    throw error;
+  }
+}
+
+function listen(server: Server, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException): void => {
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new Error(`Port ${port} on ${LOCAL_HOST} is in use. Stop what uses it, or start on another port: PORT=3001 npm start`)
+          : error,
+      );
+    };
+    server.once('error', onError);
+    server.listen(port, LOCAL_HOST, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+}
+
+function closeServer(server: Server): Promise<void> {
+  if (!server.listening) return Promise.resolve();
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}

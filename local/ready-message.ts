@@ -1,0 +1,36 @@
+/**
+ * What `npm start` prints once it serves: the services, the two clients, a line containing
+ * `ready: <url>`, and commands to copy and paste.
+ */
+import type { LocalGateway } from './local-gateway';
+import { displayPath } from './signet-home';
+
+/** The text printed when the gateway is ready. */
+export function readyMessage(gateway: LocalGateway, cwd: string = process.cwd()): string {
+  const { services, url } = gateway;
+  const demoDir = shellWord(displayPath(services.demo.dir, cwd));
+  const adminDir = shellWord(displayPath(services.admin.dir, cwd));
+  const homeEnv = displayPath(services.paths.home, cwd) === '.signet' ? '' : `SIGNET_HOME=${shellWord(services.paths.home)} `;
+  const portEnv = url.endsWith(':3000') ? '' : `PORT=${gateway.port} `;
+  const env = `${homeEnv}${portEnv}`;
+  return [
+    '',
+    `  DynamoDB Local pid ${services.dynamoDb.pid ?? '?'} on ${services.dynamoDb.endpoint} (table ${services.state.tableName})`,
+    `  Secrets Manager stand-in on ${services.secretsManager.endpoint} (demo key: secret ${services.state.demoSecretId})`,
+    `  admin client ${services.admin.clientId} (registry:admin, ${services.admin.registration}) in ${adminDir}`,
+    `  demo client  ${services.demo.clientId} (demo, ${services.demo.registration}) in ${demoDir}`,
+    '',
+    `ready: ${url}  (Ctrl-C to stop)`,
+    '',
+    'Try, from another terminal:',
+    `  npm run -s signet -- request --client ${demoDir} '${url}/api/echo?x=1'`,
+    `  npm run -s signet -- request --client ${demoDir} -X POST -H 'Content-Type: application/json' -d '{"hello":"world"}' '${url}/api/echo'`,
+    `  ${env}npm run -s signet -- clients list`,
+    '',
+  ].join('\n');
+}
+
+/** Quotes a path for a POSIX shell when it needs it. */
+function shellWord(text: string): string {
+  return /^[A-Za-z0-9_./:@%+=-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+}
