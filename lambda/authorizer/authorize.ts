@@ -8,10 +8,17 @@
  *   4. the caller's IP against the client's allow-list → `ip_not_allowed` (403)
  *   5. the client's roles against the operation → `role_forbidden` (403)
  *   6. optional single use of the signature → `replayed_request`
+ *
+ * A refusal is attributed to the client its keyid names whenever that client exists, also when
+ * the request failed a key-independent check (expired, clock_skew, digest_required, ...): those
+ * are the failures a partner most needs to see in its auth-failure list. Attribution reads the
+ * directory (cached, negatively cached) only after such a check failed and only when
+ * Signature-Input yields a keyid; it never changes the refusal.
  */
 import { createHash } from 'node:crypto';
 import { SignetError, isSignetError } from '../core/errors';
 import { CompiledRoleCatalogue } from '../core/role-policy';
+import { readSignatureInput } from '../core/signature-params';
 import { SignedRequest } from '../core/types';
 import { VerifyPolicy, parseRequestSignature, verifyParsedSignature } from '../core/verify';
 import { ClientDirectory } from './client-directory';
@@ -50,13 +57,24 @@ export type Decision =
       readonly error: SignetError;
       /** Set when the keyid named a registered client (so the failure can be recorded for it). */
       readonly clientId?: string;
+      /** The keyid presented, when it named no registered client (for the log; never a secret). */
+      readonly keyId?: string;
     };
 
 /** Decides; never throws for a refusal (only unexpected programming errors escape). */
 export async function authorize(input: AuthorizeInput, deps: AuthorizeDeps): Promise<Decision> {
   let clientId: string | undefined;
+  let keyId: string | undefined;
   try {
-    const parsed = parseRequestSignature(input.request, deps.policy, input.targetUriCandidates);
+    let parsed: ReturnType<typeof parseRequestSignature>;
+    try {
+      parsed = parseRequestSignature(input.request, deps.policy, input.targetUriCandidates);
+    } catch (error) {
+      if (!isSignetError(error)) throw error;
+      const named = await clientNamedBy(input.request, deps);
+      return { allowed: false, error, ...named };
+    }
+    keyId = parsed.keyId;
     const client = await deps.directory.get(parsed.keyId);
     if (client === undefined) {
       throw new SignetError('unknown_client', 'No client is registered with this keyid. Put your clientId in keyid, exactly as the registry gave it.');
@@ -82,8 +100,31 @@ export async function authorize(input: AuthorizeInput, deps: AuthorizeDeps): Pro
     }
     return { allowed: true, clientId, roles: client.record.roles, fingerprint, contentDigest: parsed.contentDigest };
   } catch (error) {
-    if (isSignetError(error)) return { allowed: false, error, clientId };
+    if (isSignetError(error)) return clientId === undefined ? { allowed: false, error, keyId } : { allowed: false, error, clientId };
     throw error;
+  }
+}
+
+/**
+ * The registered client that the request's keyid names, for a request refused before its client
+ * was looked up. Best effort: an unreadable Signature-Input, an unknown keyid or a registry
+ * failure all leave the refusal unattributed (it is still logged).
+ */
+async function clientNamedBy(request: SignedRequest, deps: AuthorizeDeps): Promise<{ clientId?: string; keyId?: string }> {
+  const field = request.headers['signature-input'];
+  if (field === undefined) return {};
+  let keyId: string | undefined;
+  try {
+    keyId = readSignatureInput(field, deps.policy.label).keyid;
+  } catch {
+    return {};
+  }
+  if (keyId === undefined || keyId === '' || keyId.length > 256) return {};
+  try {
+    const client = await deps.directory.get(keyId);
+    return client === undefined ? { keyId } : { clientId: client.record.clientId };
+  } catch {
+    return { keyId };
   }
 }
 

@@ -10,6 +10,7 @@ import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AdaptedRequest } from '../adapters/target-uri';
 import type { SignetConfig } from '../config';
+import { isSignetError } from '../core/errors';
 import { PublicKeyCache } from '../core/keys';
 import { compileRoleCatalogue } from '../core/role-policy';
 import { defaultVerifyPolicy } from '../core/verify';
@@ -62,33 +63,58 @@ export class AuthorizerRuntime {
     };
   }
 
-  /** One decision for an adapted event, logged, counted and (on refusal of a known client) recorded. */
-  async decide(adapted: AdaptedRequest): Promise<Decision> {
+  /**
+   * One decision for an API Gateway event. `adapt` turns the event into the request to verify; an
+   * event it cannot adapt (no method or host, a `..` path segment) is a refusal like any other:
+   * logged, counted, answered with its code.
+   */
+  async decideEvent(adapt: () => AdaptedRequest): Promise<Decision> {
     const started = process.hrtime.bigint();
+    let adapted: AdaptedRequest;
+    try {
+      adapted = adapt();
+    } catch (error) {
+      if (!isSignetError(error)) throw error;
+      const decision: Decision = { allowed: false, error };
+      await this.account(decision, undefined, started);
+      return decision;
+    }
+    return this.decide(adapted, started);
+  }
+
+  /** One decision for an adapted event, logged, counted and (on refusal of a known client) recorded. */
+  async decide(adapted: AdaptedRequest, started: bigint = process.hrtime.bigint()): Promise<Decision> {
     const decision = await authorize(
       { request: adapted.request, targetUriCandidates: adapted.targetUriCandidates, operationPath: adapted.apiPath },
       this.deps,
     );
+    await this.account(decision, adapted, started);
+    return decision;
+  }
+
+  /** The bookkeeping of a decision: one log line (never a signature, base or key), a metric, the failure record. */
+  private async account(decision: Decision, adapted: AdaptedRequest | undefined, started: bigint): Promise<void> {
     const latencyMs = Number(process.hrtime.bigint() - started) / 1e6;
     const { logger, metrics, config } = this.options;
-    const method = adapted.request.method;
+    const method = adapted?.request.method;
+    const path = adapted?.apiPath;
     if (decision.allowed) {
       metrics?.addMetric(AUTHORIZER_METRIC_NAMES.allowed, MetricUnit.Count, 1);
-      logger.info('allowed', { clientId: decision.clientId, keyFingerprint: decision.fingerprint, method, path: adapted.apiPath, latencyMs });
-      return decision;
+      logger.info('allowed', { clientId: decision.clientId, keyFingerprint: decision.fingerprint, method, path, latencyMs });
+      return;
     }
-    const { error, clientId } = decision;
+    const { error, clientId, keyId } = decision;
     metrics?.addMetric(AUTHORIZER_METRIC_NAMES.denied, MetricUnit.Count, 1);
-    const fields = { clientId, reason: error.code, status: error.status, message: error.message, method, path: adapted.apiPath, sourceIp: adapted.request.sourceIp, latencyMs };
+    const sourceIp = adapted?.request.sourceIp;
+    const fields = { clientId, keyId, reason: error.code, status: error.status, message: error.message, method, path, sourceIp, latencyMs };
     if (error.status >= 500) logger.error('refused: fail closed', { ...fields, error: error.cause ?? error });
     else logger.info('refused', fields);
     if (clientId !== undefined && config.recordAuthFailures && error.status < 500) {
       try {
-        await this.store.recordAuthFailure(clientId, error.code, { message: error.message, sourceIp: adapted.request.sourceIp, method, path: adapted.apiPath });
+        await this.store.recordAuthFailure(clientId, error.code, { message: error.message, sourceIp, method, path });
       } catch (recordError) {
         logger.warn('could not record the auth failure', { clientId, reason: error.code, error: recordError });
       }
     }
-    return decision;
   }
 }

@@ -11,12 +11,12 @@ import { fromRestApiAuthorizerEvent } from '../adapters/rest-api-event';
 import { httpApiAllowResponse, httpApiRefusal, restAllowPolicy, restRefusal } from '../adapters/authorizer-response';
 import { AuthorizerRuntime } from '../authorizer/runtime';
 import { loadConfig } from '../config';
-import { isSignetError } from '../core/errors';
 import { createDocumentClient } from '../store/dynamodb-client';
 import type { Decision } from '../authorizer/authorize';
 
 const logger = new Logger({ serviceName: 'signet-authorizer' });
-const metrics = new Metrics({ namespace: 'Signet', serviceName: 'signet-authorizer' });
+// Metrics' own warnings go through the logger, so every line the function writes is JSON.
+const metrics = new Metrics({ namespace: 'Signet', serviceName: 'signet-authorizer', logger });
 const config = loadConfig();
 const doc = createDocumentClient({ endpoint: config.dynamoDbEndpoint });
 const runtime = new AuthorizerRuntime({ config, doc, logger, metrics });
@@ -24,7 +24,7 @@ const targetUriOptions = { publicBaseUrl: config.publicBaseUrl };
 
 export async function httpApiHandler(event: APIGatewayRequestAuthorizerEventV2) {
   try {
-    const decision = await decide(() => adaptHttpApiEvent(event, targetUriOptions));
+    const decision = await runtime.decideEvent(() => adaptHttpApiEvent(event, targetUriOptions));
     return decision.allowed ? httpApiAllowResponse(allowFacts(decision)) : httpApiRefusal(decision.error);
   } finally {
     metrics.publishStoredMetrics();
@@ -34,7 +34,7 @@ export async function httpApiHandler(event: APIGatewayRequestAuthorizerEventV2) 
 export async function restApiHandler(event: APIGatewayRequestAuthorizerEvent) {
   try {
     let methodArn = event.methodArn;
-    const decision = await decide(() => {
+    const decision = await runtime.decideEvent(() => {
       const adapted = fromRestApiAuthorizerEvent(event, targetUriOptions);
       methodArn = adapted.methodArn ?? methodArn;
       return adapted;
@@ -42,19 +42,6 @@ export async function restApiHandler(event: APIGatewayRequestAuthorizerEvent) {
     return decision.allowed ? restAllowPolicy(methodArn, allowFacts(decision)) : restRefusal(methodArn, decision.error, decision.clientId);
   } finally {
     metrics.publishStoredMetrics();
-  }
-}
-
-/** Adapts (an unusable event is a refusal too) and decides. */
-async function decide(adapt: () => ReturnType<typeof adaptHttpApiEvent>): Promise<Decision> {
-  try {
-    return await runtime.decide(adapt());
-  } catch (error) {
-    if (isSignetError(error)) {
-      logger.info('refused', { reason: error.code, status: error.status, message: error.message });
-      return { allowed: false, error };
-    }
-    throw error;
   }
 }
 
