@@ -23,6 +23,9 @@ const READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Que
 /** Item writes; transactions need the per-item action of each part, plus ConditionCheckItem. */
 const WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'];
 
+/** The item actions a key rotation needs (on its client's items and key-ownership items only). */
+export const ROTATION_TABLE_ACTIONS: readonly string[] = Object.freeze(['dynamodb:GetItem', ...WRITE_ACTIONS]);
+
 /** Partition keys of every item that belongs to a client (record, audit entries, auth failures). */
 const CLIENT_ITEMS_PATTERN = ITEM.clientPk('*');
 /** Partition keys of key-ownership items. */
@@ -116,7 +119,7 @@ abstract class ClientRegistryBase extends Construct implements IClientRegistry {
   grantRotateKeys(grantee: iam.IGrantable, clientId: string): iam.Grant {
     return this.grantOn(
       grantee,
-      ['dynamodb:GetItem', ...WRITE_ACTIONS],
+      [...ROTATION_TABLE_ACTIONS],
       [this.table.tableArn],
       [ITEM.clientPk(clientId), KEY_ITEMS_PATTERN],
     );

@@ -10,20 +10,23 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { ENV } from '../lambda/config-env';
-import { DEFAULT_RSA_BITS, DEFAULT_ROTATION_DAYS, DEFAULT_ROTATION_GRACE_S, MIN_RSA_BITS } from '../lambda/core/defaults';
+import { DEFAULT_CLIENT_CACHE_TTL_MS, DEFAULT_RSA_BITS, DEFAULT_ROTATION_DAYS, DEFAULT_ROTATION_GRACE_S, MIN_RSA_BITS } from '../lambda/core/defaults';
 import { IClientRegistry } from './client-registry';
 import { SignetFunction } from './signet-function';
+
+/** Longest client-cache TTL a rotation can wait out: a Lambda runs at most 15 minutes. */
+const MAX_SETTLE_MS = 12 * 60_000;
 
 /** `POWERTOOLS_SERVICE_NAME` of rotation functions. */
 export const ROTATION_SERVICE_NAME = 'signet-rotation';
 
-/** The four steps of the protocol, each needing exactly these actions on the secret. */
-const SECRET_ACTIONS = [
+/** What the four steps of the protocol do to the secret, and all the rotation function may do to it. */
+export const ROTATION_SECRET_ACTIONS: readonly string[] = Object.freeze([
   'secretsmanager:DescribeSecret',
   'secretsmanager:GetSecretValue',
   'secretsmanager:PutSecretValue',
   'secretsmanager:UpdateSecretVersionStage',
-];
+]);
 
 export interface RotatingSigningKeyProps {
   /** The registry holding the client's record; rotation adds the new public key to it. */
@@ -41,6 +44,13 @@ export interface RotatingSigningKeyProps {
    * @default - Duration.seconds(DEFAULT_ROTATION_GRACE_S) (24 h)
    */
   readonly grace?: Duration;
+  /**
+   * The authorizers' client-cache TTL (SignatureAuthorizerProps.clientCacheTtl). finishSecret waits
+   * this long after the new key joined the record before signers switch to it, so no authorizer
+   * still holds a cached record without it.
+   * @default - Duration.millis(DEFAULT_CLIENT_CACHE_TTL_MS) (60 s)
+   */
+  readonly clientCacheTtl?: Duration;
   /**
    * RSA modulus of generated keys, in bits.
    * @default DEFAULT_RSA_BITS (2048)
@@ -81,7 +91,8 @@ export class RotatingSigningKey extends Construct {
     this.rotationInterval = props.rotationInterval ?? Duration.days(DEFAULT_ROTATION_DAYS);
     const grace = props.grace ?? Duration.seconds(DEFAULT_ROTATION_GRACE_S);
     const keyBits = props.keyBits ?? DEFAULT_RSA_BITS;
-    validateRotationProps(this.node.path, props, this.rotationInterval, grace, keyBits);
+    const settle = props.clientCacheTtl ?? Duration.millis(DEFAULT_CLIENT_CACHE_TTL_MS);
+    validateRotationProps(this.node.path, props, this.rotationInterval, grace, keyBits, settle);
 
     const secret = new secretsmanager.Secret(this, 'Resource', {
       secretName: props.secretName,
@@ -96,12 +107,14 @@ export class RotatingSigningKey extends Construct {
       serviceName: ROTATION_SERVICE_NAME,
       description: `Signet: rotates the signing key of client ${props.clientId}`,
       memorySizeMb: 512, // RSA key generation is CPU-bound
-      timeout: Duration.seconds(60),
+      // finishSecret waits out the authorizers' cache TTL; the rest of a step takes seconds.
+      timeout: Duration.seconds(Math.max(300, Math.ceil(settle.toSeconds({ integral: false })) + 120)),
       logRetention: props.logRetention,
       environment: {
         [ENV.tableName]: props.registry.table.tableName,
         [ENV.rotationGraceS]: String(grace.toSeconds()),
         [ENV.rotationKeyBits]: String(keyBits),
+        [ENV.clientCacheTtlMs]: String(settle.toMilliseconds()),
       },
     });
     this.rotationFunction = fn.function;
@@ -109,7 +122,7 @@ export class RotatingSigningKey extends Construct {
 
     // Grants written out instead of secret.addRotationSchedule(): that helper also allows
     // secretsmanager:GetRandomPassword on "*", which key generation does not need.
-    fn.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: SECRET_ACTIONS, resources: [secret.secretArn] }));
+    fn.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: [...ROTATION_SECRET_ACTIONS], resources: [secret.secretArn] }));
     props.registry.grantRotateKeys(fn.role, props.clientId);
     // Only Secrets Manager, and only for this secret, may invoke the function (no confused deputy).
     const permission = new lambda.CfnPermission(this, 'InvokeBySecretsManager', {
@@ -135,8 +148,21 @@ export class RotatingSigningKey extends Construct {
   }
 }
 
-function validateRotationProps(path: string, props: RotatingSigningKeyProps, interval: Duration, grace: Duration, keyBits: number): void {
+function validateRotationProps(
+  path: string,
+  props: RotatingSigningKeyProps,
+  interval: Duration,
+  grace: Duration,
+  keyBits: number,
+  settle: Duration,
+): void {
   const problems: string[] = [];
+  if (!settle.isUnresolved()) {
+    const ms = settle.toMilliseconds({ integral: false });
+    if (!Number.isInteger(ms) || ms < 0 || ms > MAX_SETTLE_MS) {
+      problems.push(`clientCacheTtl must be whole milliseconds between 0 and ${MAX_SETTLE_MS / 60_000} minutes (it is waited out inside one Lambda run); got ${settle.toHumanString()}`);
+    }
+  }
   if (!Token.isUnresolved(props.clientId) && !/^[A-Za-z0-9_-]{1,128}$/.test(props.clientId)) {
     problems.push(`clientId must be the registry's clientId (URL-safe characters); got ${JSON.stringify(props.clientId.slice(0, 64))}`);
   }

@@ -194,6 +194,7 @@ export class SignetStack extends Stack {
           registry: this.registry,
           clientId,
           rotationInterval: props.rotationInterval,
+          clientCacheTtl: props.clientCacheTtl,
           logRetention,
         }),
     );

@@ -76,12 +76,14 @@ describe('RotatingSigningKey props', () => {
           clientId: 'not a client id',
           rotationInterval: Duration.hours(36),
           keyBits: 1024,
+          clientCacheTtl: Duration.minutes(20),
         }),
     );
     expect(message).toMatch(/^Props\/Key: invalid RotatingSigningKey props: /);
     expect(message).toContain('clientId must be the registry\'s clientId');
     expect(message).toContain('rotationInterval must be a whole number of days between 1 and 1000');
     expect(message).toContain('keyBits must be a multiple of 8 between 2048 and 8192; got 1024');
+    expect(message).toContain('clientCacheTtl must be whole milliseconds between 0 and 12 minutes');
   });
 
   test('a grace as long as the interval is refused', () => {

@@ -12,6 +12,8 @@ import {
   DEFAULT_CLIENT_CACHE_TTL_MS,
   DEFAULT_MAX_AGE_S,
   DEFAULT_MAX_SKEW_S,
+  DEFAULT_ROTATION_GRACE_S,
+  DEFAULT_RSA_BITS,
   DEFAULT_STALE_IF_ERROR_MS,
 } from '../../lambda/core/defaults';
 import { METRICS_NAMESPACE } from '../../lib/signet-function';
@@ -218,6 +220,17 @@ describe('key rotation', () => {
       Principal: 'secretsmanager.amazonaws.com',
       SourceArn: { Ref: Object.keys(template.findResources('AWS::SecretsManager::Secret'))[0] },
     });
+  });
+
+  test('the rotation function waits out the authorizers\' cache TTL and has the time to', () => {
+    const rotation = fn('SigningKey').props;
+    expect(rotation.Environment.Variables).toMatchObject({
+      [ENV.clientCacheTtlMs]: String(DEFAULT_CLIENT_CACHE_TTL_MS),
+      [ENV.rotationGraceS]: String(DEFAULT_ROTATION_GRACE_S),
+      [ENV.rotationKeyBits]: String(DEFAULT_RSA_BITS),
+      [ENV.tableName]: { Ref: expect.stringMatching(/^Registry/) },
+    });
+    expect(rotation.Timeout).toBeGreaterThanOrEqual(DEFAULT_CLIENT_CACHE_TTL_MS / 1000 + 60);
   });
 
   test('the secret starts with its clientId only (the first rotation creates the key)', () => {
