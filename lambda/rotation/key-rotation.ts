@@ -1,0 +1,375 @@
+/**
+ * Rotating a client's signing key with the four-step Secrets Manager protocol. The logic lives
+ * here once; the Lambda handler (lambda/handlers/rotation.ts), the stand-in's rotation hook and
+ * `signet rotate` only call {@link KeyRotation.run}.
+ *
+ * Steps (each starts with the protocol checks of ./rotation-protocol.ts):
+ * - createSecret: a new RSA key into a version labelled AWSPENDING, named by the token. Rerun:
+ *   the version exists, nothing is written.
+ * - setSecret: the pending public key joins the client's record WITH A NOT-AFTER of
+ *   now + max(grace, MIN_PENDING_KEY_TTL_S). Both keys verify; a rotation that never finishes
+ *   leaves no key active beyond that. Rerun: already there, nothing written (an expired one is renewed).
+ * - testSecret: a probe signed with the pending key verifies against the record through the
+ *   core verifier (./rotation-probe.ts).
+ * - finishSecret, in this order, so that a failure anywhere leaves the current key working:
+ *     1. wait until authorizers' cached records include the new key (`settleMs`);
+ *     2. clear the new key's not-after (it becomes permanent);
+ *     3. give the previous key (the one AWSCURRENT holds) a not-after of now + grace (never later
+ *        than one it already has);
+ *     4. move AWSCURRENT to the token's version: the commit point. If 2-4 fail, the changes of 2
+ *        and 3 are undone (best effort) and the error is rethrown: AWSCURRENT, the old key and
+ *        the pending key's expiry are as before, and the service's next attempt repeats the step;
+ *     5. take AWSPENDING off (a failure is only logged: AWS documents AWSPENDING left on the
+ *        AWSCURRENT version as a finished rotation);
+ *     6. remove keys whose not-after has passed, never the new key nor the last one (failures
+ *        logged; the next rotation, or the store's addKey, removes them).
+ *   Rerun: the token is AWSCURRENT, so the protocol check returns before any change.
+ *
+ * The first rotation of a RotatingSigningKey starts from `{ "clientId": … }` (no key): there is no
+ * previous key to expire, and keys the client already had are left as they are.
+ */
+import { DEFAULT_RSA_BITS, DEFAULT_ROTATION_GRACE_S } from '../core/defaults';
+import { SignetError, isSignetError } from '../core/errors';
+import { generateRsaKeyPair, spkiPemOf } from '../core/keys';
+import { ParsedSigningSecret, parseSigningSecret, serializeSigningSecret, signingSecretFor } from '../signer/signing-secret';
+import { ClientRecord, StoredPublicKey, isKeyActive } from '../store/client-record';
+import { probePendingKey } from './rotation-probe';
+import { checkRotationProtocol, versionWithStage } from './rotation-protocol';
+import {
+  AWSCURRENT,
+  AWSPENDING,
+  ROTATION_ACTOR,
+  RotationEvent,
+  RotationKeyRegistry,
+  RotationLogger,
+  RotationSecretStore,
+  SecretDescription,
+  StepResult,
+} from './rotation-types';
+import { clientIdOfSecret, keyOfSecret } from './secret-contents';
+
+/**
+ * Shortest validity of a key added by setSecret and not yet finished, in seconds: long enough
+ * for testSecret and finishSecret (and the service's retries) even with a grace of 0. @default 900
+ */
+export const MIN_PENDING_KEY_TTL_S = 900;
+
+export interface KeyRotationOptions {
+  /** The secret (Secrets Manager, through `SecretsManagerSecretStore`). */
+  readonly secrets: RotationSecretStore;
+  /** The client registry (`DynamoClientStore`). */
+  readonly registry: RotationKeyRegistry;
+  /** RSA modulus of new keys, in bits. @default DEFAULT_RSA_BITS (2048) */
+  readonly keyBits?: number;
+  /** How long the previous key keeps verifying after finishSecret, in seconds. @default DEFAULT_ROTATION_GRACE_S (24 h) */
+  readonly graceS?: number;
+  /**
+   * How long after setSecret added the new key finishSecret waits before making it AWSCURRENT,
+   * in ms: the authorizer's client-cache TTL, so no authorizer still holds a record without the
+   * new key when signers switch to it. Risk of 0: a signer that picks the new key up at once may
+   * be refused by an authorizer with an older cached record until that cache entry expires.
+   * @default 0
+   */
+  readonly settleMs?: number;
+  /** The clock, ms since the epoch. @default Date.now */
+  readonly nowMs?: () => number;
+  /** How to wait `ms` (tests with a fake clock advance it instead). @default setTimeout */
+  readonly sleep?: (ms: number) => Promise<void>;
+  /** @default - no logging */
+  readonly logger?: RotationLogger;
+}
+
+/** Per-invocation limits. */
+export interface RunLimits {
+  /** Longest settle wait this invocation can afford (the Lambda's remaining time, less a margin), in ms. @default - no limit */
+  readonly maxSettleWaitMs?: number;
+}
+
+const SILENT: RotationLogger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+
+/**
+ * The rotation steps over a secret and the registry.
+ *
+ * @example
+ * const rotation = new KeyRotation({ secrets: new SecretsManagerSecretStore(sm), registry: store, graceS: 86_400 });
+ * export const handler = async (event: unknown) => { await rotation.run(parseRotationEvent(event)); };
+ */
+export class KeyRotation {
+  private readonly secrets: RotationSecretStore;
+  private readonly registry: RotationKeyRegistry;
+  private readonly keyBits: number;
+  private readonly graceS: number;
+  private readonly settleMs: number;
+  private readonly nowMs: () => number;
+  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly log: RotationLogger;
+
+  constructor(options: KeyRotationOptions) {
+    this.secrets = options.secrets;
+    this.registry = options.registry;
+    this.keyBits = options.keyBits ?? DEFAULT_RSA_BITS;
+    this.graceS = wholeNonNegative(options.graceS ?? DEFAULT_ROTATION_GRACE_S, 'graceS');
+    this.settleMs = wholeNonNegative(options.settleMs ?? 0, 'settleMs');
+    this.nowMs = options.nowMs ?? Date.now;
+    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.log = options.logger ?? SILENT;
+  }
+
+  /**
+   * Runs one step: the protocol checks, then the step.
+   * @throws SignetError from the checks (`invalid_request`), the registry or the secret; the step's changes are then undone or harmless
+   */
+  async run(event: RotationEvent, limits: RunLimits = {}): Promise<StepResult> {
+    const { Step: step, SecretId: secretId, ClientRequestToken: token } = event;
+    const description = await this.secrets.describe(secretId);
+    if (checkRotationProtocol(description, token, secretId) === 'current') {
+      this.log.info('The version is already AWSCURRENT: that rotation has finished, nothing to do.', { step, secretId, versionId: token });
+      return { step, outcome: 'already_current' };
+    }
+    switch (step) {
+      case 'createSecret':
+        return this.createPendingVersion(secretId, token);
+      case 'setSecret':
+        return this.setSecret(secretId, token);
+      case 'testSecret':
+        return this.testSecret(secretId, token);
+      case 'finishSecret':
+        return this.finishSecret(secretId, token, description, limits);
+    }
+  }
+
+  /**
+   * createSecret's work without the protocol checks: a new key into version `token` with
+   * AWSPENDING, unless that version already holds one. For a caller that plays the service's
+   * part (`rotateNow`, which must create the pending version before the steps can run).
+   */
+  async createPendingVersion(secretId: string, token: string): Promise<StepResult> {
+    const existing = await this.secrets.getVersion(secretId, { versionId: token, stage: AWSPENDING });
+    if (existing !== undefined) {
+      const parsed = parseSigningSecret(existing.secretString);
+      this.log.info('createSecret: the pending version already holds a key.', { secretId, versionId: token, clientId: parsed.secret.clientId, fingerprint: parsed.key.fingerprint });
+      return { step: 'createSecret', outcome: 'unchanged', clientId: parsed.secret.clientId, fingerprint: parsed.key.fingerprint };
+    }
+    const clientId = clientIdOfSecret(await this.currentValue(secretId), secretId);
+    const key = generateRsaKeyPair(this.keyBits);
+    const value = serializeSigningSecret(signingSecretFor(clientId, key, new Date(this.nowMs())));
+    try {
+      await this.secrets.putPendingVersion(secretId, token, value);
+    } catch (error) {
+      // Another invocation for the same token stored its key first: that key is the pending one.
+      if (!(isSignetError(error) && error.code === 'version_conflict')) throw error;
+      const winner = await this.pendingKey(secretId, token);
+      return { step: 'createSecret', outcome: 'unchanged', clientId: winner.secret.clientId, fingerprint: winner.key.fingerprint };
+    }
+    this.log.info('createSecret: new key stored as AWSPENDING.', { secretId, versionId: token, clientId, fingerprint: key.fingerprint, bits: key.bits });
+    return { step: 'createSecret', outcome: 'done', clientId, fingerprint: key.fingerprint };
+  }
+
+  private async setSecret(secretId: string, token: string): Promise<StepResult> {
+    const pending = await this.pendingKey(secretId, token);
+    const clientId = pending.secret.clientId;
+    const owner = clientIdOfSecret(await this.currentValue(secretId), secretId);
+    if (owner !== clientId) {
+      throw new SignetError(
+        'invalid_request',
+        `The pending version of secret ${secretId} names client ${clientId}, but AWSCURRENT names ${owner}: a secret rotates one client's key. Start a new rotation.`,
+      );
+    }
+    const fingerprint = pending.key.fingerprint;
+    const record = await this.client(clientId);
+    const now = this.nowMs();
+    const pendingNotAfter = new Date(now + Math.max(this.graceS, MIN_PENDING_KEY_TTL_S) * 1000).toISOString();
+    const present = record.keys.find((k) => k.fingerprint === fingerprint);
+    if (present !== undefined) {
+      if (isKeyActive(present, now)) {
+        this.log.info('setSecret: the pending key is already on the client.', { clientId, fingerprint, notAfter: present.notAfter });
+        return { step: 'setSecret', outcome: 'unchanged', clientId, fingerprint };
+      }
+      // A retry after the pending key's validity ran out: give it the pending validity again.
+      await this.registry.setKeyNotAfter(clientId, fingerprint, pendingNotAfter, ROTATION_ACTOR);
+      this.log.info('setSecret: the pending key had expired; renewed its pending validity.', { clientId, fingerprint, notAfter: pendingNotAfter });
+      return { step: 'setSecret', outcome: 'done', clientId, fingerprint };
+    }
+    try {
+      await this.registry.addKey(clientId, { fingerprint, spkiPem: spkiPemOf(pending.key.publicKey), notAfter: pendingNotAfter }, ROTATION_ACTOR);
+    } catch (error) {
+      // Added meanwhile by a concurrent invocation for this client: the same result.
+      if (!(isSignetError(error) && error.code === 'key_already_registered')) throw error;
+      const again = await this.client(clientId);
+      if (!again.keys.some((k) => k.fingerprint === fingerprint)) throw error;
+      return { step: 'setSecret', outcome: 'unchanged', clientId, fingerprint };
+    }
+    this.log.info('setSecret: pending key added to the client (both keys verify).', { clientId, fingerprint, notAfter: pendingNotAfter });
+    return { step: 'setSecret', outcome: 'done', clientId, fingerprint };
+  }
+
+  private async testSecret(secretId: string, token: string): Promise<StepResult> {
+    const pending = await this.pendingKey(secretId, token);
+    const clientId = pending.secret.clientId;
+    const record = await this.client(clientId);
+    probePendingKey({
+      clientId,
+      privateKey: pending.key.key,
+      fingerprint: pending.key.fingerprint,
+      record,
+      nowS: Math.floor(this.nowMs() / 1000),
+    });
+    this.log.info('testSecret: a request signed with the pending key verifies against the registry.', { clientId, fingerprint: pending.key.fingerprint });
+    return { step: 'testSecret', outcome: 'done', clientId, fingerprint: pending.key.fingerprint };
+  }
+
+  private async finishSecret(secretId: string, token: string, description: SecretDescription, limits: RunLimits): Promise<StepResult> {
+    const pending = await this.pendingKey(secretId, token);
+    const clientId = pending.secret.clientId;
+    const fingerprint = pending.key.fingerprint;
+    const record = await this.client(clientId);
+    const newKey = record.keys.find((k) => k.fingerprint === fingerprint);
+    if (newKey === undefined) {
+      throw new SignetError(
+        'not_found',
+        `The pending key ${fingerprint} is not on client ${clientId}'s record, so it cannot become AWSCURRENT. Run setSecret and testSecret again (the service's next attempt does).`,
+      );
+    }
+    const currentVersionId = versionWithStage(description, AWSCURRENT);
+    const previous = await this.previousKey(secretId, currentVersionId, record, fingerprint);
+    await this.settle(newKey, limits);
+
+    const graceEnd = new Date(this.nowMs() + this.graceS * 1000).toISOString();
+    const undo: Array<{ fingerprint: string; notAfter: string | undefined }> = [];
+    try {
+      if (newKey.notAfter !== undefined) {
+        await this.registry.setKeyNotAfter(clientId, fingerprint, undefined, ROTATION_ACTOR);
+        undo.push({ fingerprint, notAfter: newKey.notAfter });
+      }
+      if (previous !== undefined && (previous.notAfter === undefined || Date.parse(previous.notAfter) > Date.parse(graceEnd))) {
+        await this.registry.setKeyNotAfter(clientId, previous.fingerprint, graceEnd, ROTATION_ACTOR);
+        undo.push({ fingerprint: previous.fingerprint, notAfter: previous.notAfter });
+      }
+      await this.secrets.moveStage(secretId, AWSCURRENT, { toVersionId: token, fromVersionId: currentVersionId });
+    } catch (error) {
+      await this.undo(clientId, undo.reverse());
+      throw error;
+    }
+
+    try {
+      await this.secrets.moveStage(secretId, AWSPENDING, { fromVersionId: token });
+    } catch (error) {
+      this.log.warn('finishSecret: AWSCURRENT moved, but AWSPENDING could not be removed (harmless: it sits on the current version).', { secretId, versionId: token, reason: reasonOf(error) });
+    }
+    const removed = await this.removeExpiredKeys(clientId, fingerprint);
+    this.log.info('finishSecret: the new key is AWSCURRENT.', {
+      secretId,
+      versionId: token,
+      clientId,
+      fingerprint,
+      previousFingerprint: previous?.fingerprint,
+      previousNotAfter: previous === undefined ? undefined : minInstant(previous.notAfter, graceEnd),
+      expiredKeysRemoved: removed,
+    });
+    return { step: 'finishSecret', outcome: 'done', clientId, fingerprint };
+  }
+
+  /** The key AWSCURRENT holds, as registered on the client (undefined: bootstrap value, or not registered). */
+  private async previousKey(secretId: string, versionId: string | undefined, record: ClientRecord, newFingerprint: string): Promise<StoredPublicKey | undefined> {
+    if (versionId === undefined) return undefined;
+    const version = await this.secrets.getVersion(secretId, { versionId });
+    const held = version === undefined ? undefined : keyOfSecret(version.secretString, (reason) => {
+      this.log.warn('finishSecret: the AWSCURRENT value holds no readable key; no previous key gets a not-after.', { secretId, versionId, reason });
+    });
+    if (held === undefined || held.key.fingerprint === newFingerprint) return undefined;
+    const registered = record.keys.find((k) => k.fingerprint === held.key.fingerprint);
+    if (registered === undefined) {
+      this.log.warn('finishSecret: the previous key is not on the client any more.', { clientId: record.clientId, fingerprint: held.key.fingerprint });
+    }
+    return registered;
+  }
+
+  /** Waits until `settleMs` after the new key was added, within this invocation's limit. */
+  private async settle(newKey: StoredPublicKey, limits: RunLimits): Promise<void> {
+    if (this.settleMs === 0) return;
+    const needMs = Date.parse(newKey.addedAt) + this.settleMs - this.nowMs();
+    if (!(needMs > 0)) return;
+    const waitMs = Math.min(needMs, Math.max(0, limits.maxSettleWaitMs ?? needMs));
+    if (waitMs < needMs) {
+      this.log.warn('finishSecret: cannot wait until every authorizer cache holds the new key (raise the function timeout).', { needMs, waitMs });
+    }
+    if (waitMs > 0) {
+      this.log.info('finishSecret: waiting for authorizer caches to pick up the new key.', { waitMs });
+      await this.sleep(waitMs);
+    }
+  }
+
+  /** Puts not-afters back after a failed finish; each failure is logged, none hides the original error. */
+  private async undo(clientId: string, changes: ReadonlyArray<{ fingerprint: string; notAfter: string | undefined }>): Promise<void> {
+    for (const change of changes) {
+      try {
+        await this.registry.setKeyNotAfter(clientId, change.fingerprint, change.notAfter, ROTATION_ACTOR);
+      } catch (error) {
+        this.log.error('finishSecret failed and a not-after could not be put back; the next attempt of this rotation completes it.', {
+          clientId,
+          fingerprint: change.fingerprint,
+          notAfter: change.notAfter,
+          reason: reasonOf(error),
+        });
+      }
+    }
+  }
+
+  /** Removes the client's keys past their not-after, except `keep` and the last key. Never throws. */
+  private async removeExpiredKeys(clientId: string, keep: string): Promise<string[]> {
+    const removed: string[] = [];
+    try {
+      const record = await this.client(clientId);
+      const now = this.nowMs();
+      let remaining = record.keys.length;
+      for (const key of record.keys) {
+        if (key.fingerprint === keep || isKeyActive(key, now) || remaining <= 1) continue;
+        await this.registry.removeKey(clientId, key.fingerprint, ROTATION_ACTOR);
+        removed.push(key.fingerprint);
+        remaining -= 1;
+      }
+    } catch (error) {
+      this.log.warn('finishSecret: expired keys could not all be removed (they verify nothing; a later rotation removes them).', { clientId, reason: reasonOf(error) });
+    }
+    return removed;
+  }
+
+  private async pendingKey(secretId: string, token: string): Promise<ParsedSigningSecret> {
+    const version = await this.secrets.getVersion(secretId, { versionId: token, stage: AWSPENDING });
+    if (version === undefined) {
+      throw new SignetError('not_found', `Secret ${secretId} has no value in version ${token} (${AWSPENDING}): createSecret has not run for this rotation.`);
+    }
+    return parseSigningSecret(version.secretString);
+  }
+
+  private async currentValue(secretId: string): Promise<string> {
+    const version = await this.secrets.getVersion(secretId, { stage: AWSCURRENT });
+    if (version === undefined) {
+      throw new SignetError('not_found', `Secret ${secretId} has no ${AWSCURRENT} value. Store {"clientId": "<the registry's clientId>"} in it first.`);
+    }
+    return version.secretString;
+  }
+
+  private async client(clientId: string): Promise<ClientRecord> {
+    const record = await this.registry.getClient(clientId, { consistentRead: true });
+    if (record === undefined) {
+      throw new SignetError('not_found', `No client ${clientId} in the registry, so its key cannot rotate. Register the client first, then rotate.`);
+    }
+    return record;
+  }
+}
+
+function wholeNonNegative(value: number, name: string): number {
+  if (!Number.isSafeInteger(value) || value < 0) throw new SignetError('invalid_request', `${name} must be a whole number >= 0; got ${String(value)}.`);
+  return value;
+}
+
+function minInstant(a: string | undefined, b: string): string {
+  return a !== undefined && Date.parse(a) < Date.parse(b) ? a : b;
+}
+
+/** A failure's code or name, for a log line (messages of foreign errors may quote inputs). */
+export function reasonOf(error: unknown): string {
+  if (isSignetError(error)) return `${error.code}: ${error.message}`;
+  return error instanceof Error ? error.name : 'unknown error';
+}
