@@ -5,8 +5,11 @@
  */
 import { SignetError } from '../lambda/core/errors';
 import { UsageError } from './commands/args';
+import * as clients from './commands/clients';
 import * as explain from './commands/explain';
 import * as keygen from './commands/keygen';
+import * as keys from './commands/keys';
+import * as request from './commands/request';
 import * as sign from './commands/sign';
 import * as verify from './commands/verify';
 
@@ -17,6 +20,9 @@ const COMMANDS: Record<string, Command> = {
   sign: { summary: 'sign --key FILE --client-id ID --method M --url URL [--data STR | --data-file FILE] [--created UNIX] [--legacy]', module: sign },
   verify: { summary: "verify --public-key FILE --method M --url URL -H 'Name: value' ... [--data STR | --data-file FILE] [--now UNIX] [--allow-legacy]", module: verify },
   explain: { summary: 'explain (same inputs as verify) [--client-id ID]: walks the troubleshooting checklist', module: explain },
+  request: { summary: "request [--client DIR | --key FILE --client-id ID] [-X METHOD] URL [-d DATA | -d @FILE] [-H 'Name: value'] [-i]", module: request },
+  clients: { summary: 'clients create|list|get|update|disable|enable|find|failures ... [--endpoint URL] [--admin DIR]', module: clients },
+  keys: { summary: 'keys add|remove|expiring ... [--endpoint URL] [--admin DIR]', module: keys },
 };
 
 function usage(): string {

@@ -1,0 +1,140 @@
+/**
+ * The registry API from the command line, signed with an admin key: what `signet clients` and
+ * `signet keys` share.
+ *
+ * - `--endpoint URL`: the API's base URL (for a deployed stack, its `ApiUrl` output, stage
+ *   included). @default `http://127.0.0.1:${PORT:-3000}`, the local gateway
+ * - `--admin DIR`: a client directory holding a `registry:admin` key and its clientId.
+ *   @default `$SIGNET_HOME/admin`, written by `npm start`
+ *
+ * Answers are printed as JSON on stdout (exit 0); a refusal prints `HTTP <status> <code>:
+ * <message>` on stderr (exit 1).
+ */
+import { localEndpoint } from '../../local/signet-home';
+import { UsageError } from './args';
+import { SigningIdentity, defaultClientDirs, signedCall, signingIdentity } from './signed-call';
+
+/** Options every registry command takes. */
+export const REGISTRY_OPTIONS = {
+  endpoint: { type: 'string' },
+  admin: { type: 'string' },
+} as const;
+
+/** An answer of the registry, body parsed. */
+export interface RegistryAnswer {
+  readonly status: number;
+  readonly body: unknown;
+  readonly etag?: string;
+}
+
+export interface RegistryCall {
+  readonly body?: unknown;
+  /** Query parameters; undefined values are left out. */
+  readonly query?: Readonly<Record<string, string | undefined>>;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** Calls the registry as the admin. */
+export class RegistryClient {
+  constructor(
+    /** The API's base URL without a trailing slash, e.g. `https://abc.execute-api.eu-west-1.amazonaws.com`. */
+    readonly endpoint: string,
+    private readonly admin: SigningIdentity,
+  ) {}
+
+  /** From `--endpoint` and `--admin` (or their defaults). */
+  static fromOptions(values: Record<string, unknown>): RegistryClient {
+    const endpoint = typeof values.endpoint === 'string' && values.endpoint !== '' ? values.endpoint : localEndpoint();
+    let base: URL;
+    try {
+      base = new URL(endpoint);
+    } catch {
+      throw new UsageError(`--endpoint ${JSON.stringify(endpoint.slice(0, 100))} is not an absolute URL`);
+    }
+    if (base.search !== '' || base.hash !== '') throw new UsageError('--endpoint must not carry a query or a fragment');
+    return new RegistryClient(base.href.replace(/\/+$/, ''), signingIdentity(values, defaultClientDirs().admin, 'admin'));
+  }
+
+  /** One signed call; `path` starts with `/registry/`. */
+  async call(method: string, path: string, call: RegistryCall = {}): Promise<RegistryAnswer> {
+    const query = Object.entries(call.query ?? {})
+      .filter((entry): entry is [string, string] => entry[1] !== undefined)
+      .map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`)
+      .join('&');
+    const url = `${this.endpoint}${path}${query ? `?${query}` : ''}`;
+    const body = call.body === undefined ? undefined : Buffer.from(JSON.stringify(call.body), 'utf8');
+    const headers = { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...(call.headers ?? {}) };
+    const answer = await signedCall(this.admin, url, { method, headers, body });
+    const text = answer.body.toString('utf8');
+    let parsed: unknown = text;
+    try {
+      parsed = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      // not JSON (e.g. a proxy's HTML error page): kept as text
+    }
+    return { status: answer.status, body: parsed, etag: answer.headers.get('etag') ?? undefined };
+  }
+
+  /** The client record's version, for edits given no `--version` (the edit still fails with 409 if it changed since). */
+  async currentVersion(clientId: string): Promise<number> {
+    const answer = await this.call('GET', clientPath(clientId));
+    if (answer.status !== 200) throw new RegistryRefusal(answer);
+    const version = (answer.body as { version?: unknown }).version;
+    if (typeof version !== 'number') throw new Error('The registry answered a client without a version.');
+    return version;
+  }
+}
+
+/** A non-2xx answer, carried to {@link printAnswer}. */
+export class RegistryRefusal extends Error {
+  constructor(readonly answer: RegistryAnswer) {
+    super(refusalLine(answer));
+  }
+}
+
+/** `--version N`, checked. */
+export function versionOf(values: Record<string, unknown>): number | undefined {
+  const raw = typeof values.version === 'string' && values.version !== '' ? values.version : undefined;
+  if (raw === undefined) return undefined;
+  if (!/^\d{1,15}$/.test(raw) || Number(raw) < 1) throw new UsageError('--version must be the record version you read (a whole number >= 1)');
+  return Number(raw);
+}
+
+/** `/registry/clients/{clientId}` with the id escaped. */
+export function clientPath(clientId: string, suffix = ''): string {
+  return `/registry/clients/${encodeURIComponent(clientId)}${suffix}`;
+}
+
+/** Prints the answer (JSON on stdout, or the refusal on stderr) and returns the exit code. */
+export function printAnswer(answer: RegistryAnswer): number {
+  if (answer.status >= 200 && answer.status < 300) {
+    if (answer.body !== undefined) console.log(typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body, null, 2));
+    return 0;
+  }
+  console.error(refusalLine(answer));
+  return 1;
+}
+
+/** Runs a registry command body, printing a {@link RegistryRefusal} like any other refusal. */
+export async function runRegistryCommand(body: () => Promise<RegistryAnswer>): Promise<number> {
+  try {
+    return printAnswer(await body());
+  } catch (error) {
+    if (error instanceof RegistryRefusal) return printAnswer(error.answer);
+    throw error;
+  }
+}
+
+function refusalLine(answer: RegistryAnswer): string {
+  const body = answer.body as { error?: unknown; message?: unknown } | undefined;
+  if (typeof body === 'object' && body !== null && typeof body.error === 'string') {
+    return `HTTP ${answer.status} ${body.error}: ${typeof body.message === 'string' ? body.message : ''}`.trimEnd();
+  }
+  if (typeof body === 'object' && body !== null && typeof body.message === 'string') {
+    // A deployed HTTP API's own refusal ({"message":"Forbidden"}): the reason is in the auth-failure list.
+    const hint = answer.status === 401 || answer.status === 403 ? ' (an HTTP API cannot say why; another admin can read the reason with `signet clients failures CLIENT_ID`, or see the authorizer log)' : '';
+    return `HTTP ${answer.status}: ${body.message}${hint}`;
+  }
+  const raw = answer.body;
+  return `HTTP ${answer.status}${typeof raw === 'string' && raw !== '' ? `: ${raw.slice(0, 300)}` : ''}`;
+}

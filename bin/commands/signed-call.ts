@@ -1,0 +1,96 @@
+/**
+ * What `signet request` and the registry commands share: who signs (a client directory, or a key
+ * file and a clientId), and sending one signed request through the signer library
+ * (lambda/signer: `createSigner` + `signedFetch`, so the scheme lives only in the core).
+ */
+import { existsSync } from 'node:fs';
+import { importPrivateKey } from '../../lambda/core/keys';
+import { createSigner, signedFetch } from '../../lambda/signer';
+import { ClientDir, readClientDir } from '../../local/client-dir';
+import { localEndpoint, localPaths, signetHome } from '../../local/signet-home';
+import { UsageError, readText } from './args';
+
+/** Who signs: the clientId (keyid) and its private key. */
+export interface SigningIdentity {
+  readonly clientId: string;
+  readonly key: ClientDir['key'];
+  /** Where it was read from, for messages. */
+  readonly source: string;
+}
+
+/** `--client DIR`, or `--key FILE --client-id ID`, or `defaultDir` when neither is given. */
+export function signingIdentity(values: Record<string, unknown>, defaultDir: string, dirOption = 'client'): SigningIdentity {
+  const dir = values[dirOption];
+  const keyFile = values.key;
+  const clientId = values['client-id'];
+  if (dir !== undefined && (keyFile !== undefined || clientId !== undefined)) {
+    throw new UsageError(`give --${dirOption} DIR, or --key FILE with --client-id ID, not both`);
+  }
+  if (keyFile !== undefined || clientId !== undefined) {
+    if (typeof keyFile !== 'string' || typeof clientId !== 'string' || keyFile === '' || clientId === '') {
+      throw new UsageError('--key FILE and --client-id ID go together');
+    }
+    return { clientId, key: importPrivateKey(readText(keyFile)), source: keyFile };
+  }
+  const chosen = typeof dir === 'string' && dir !== '' ? dir : defaultDir;
+  if (!existsSync(chosen)) {
+    throw new UsageError(
+      `${chosen} does not exist. Run \`npm start\` once (it writes $SIGNET_HOME/admin and $SIGNET_HOME/demo), or give --${dirOption} DIR.`,
+    );
+  }
+  const client = readClientDir(chosen);
+  return { clientId: client.clientId, key: client.key, source: chosen };
+}
+
+/** The directories `npm start` writes, under `$SIGNET_HOME`. */
+export function defaultClientDirs(): { admin: string; demo: string } {
+  const paths = localPaths(signetHome());
+  return { admin: paths.adminDir, demo: paths.demoDir };
+}
+
+/** `/path` → the local gateway's URL for it; an absolute URL is kept. */
+export function resolveUrl(text: string, base: string = localEndpoint()): string {
+  if (text.startsWith('/')) return `${base}${text}`;
+  try {
+    return new URL(text).href;
+  } catch {
+    throw new UsageError(`${JSON.stringify(text.slice(0, 100))} is not an absolute URL (http://host/path) or a path starting with /`);
+  }
+}
+
+/** A received answer, body read. */
+export interface SignedAnswer {
+  readonly status: number;
+  readonly statusText: string;
+  readonly headers: Headers;
+  readonly body: Buffer;
+}
+
+export interface SignedCallInit {
+  readonly method: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: Uint8Array;
+}
+
+/**
+ * Signs and sends one request; a network failure becomes an Error that says what to check.
+ * @throws Error when the server cannot be reached
+ */
+export async function signedCall(identity: SigningIdentity, url: string, init: SignedCallInit): Promise<SignedAnswer> {
+  const signer = createSigner({ clientId: identity.clientId, privateKey: identity.key.key });
+  let response: Response;
+  try {
+    response = await signedFetch(signer, url, { method: init.method, headers: { ...(init.headers ?? {}) }, body: init.body });
+  } catch (error) {
+    throw new Error(unreachable(url, error), { cause: error });
+  }
+  return { status: response.status, statusText: response.statusText, headers: response.headers, body: Buffer.from(await response.arrayBuffer()) };
+}
+
+function unreachable(url: string, error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
+  const reason = cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
+  const origin = new URL(url).origin;
+  const local = origin === new URL(localEndpoint()).origin;
+  return `could not reach ${origin} (${reason}). ${local ? 'Is the local gateway running? Start it with `npm start`.' : 'Check the URL and your network.'}`;
+}
