@@ -142,7 +142,7 @@ export function parseRequestSignature(
  */
 export function verifyParsedSignature(parsed: ParsedSignature, keys: readonly VerificationKey[], policy: VerifyPolicy): { fingerprint: string } {
   const now = policy.nowS();
-  const usable = keys.filter((k) => k.notAfterS === undefined || now <= k.notAfterS);
+  const usable = keys.every((k) => k.notAfterS === undefined || now <= k.notAfterS) ? keys : keys.filter((k) => k.notAfterS === undefined || now <= k.notAfterS);
   const match = firstVerifyingKey(parsed, usable);
   if (match !== undefined) return { fingerprint: match.fingerprint };
   // An expired key still verifies nothing it did not sign: trying it only chooses the actionable reason.
@@ -166,8 +166,16 @@ function firstVerifyingKey(parsed: ParsedSignature, keys: readonly VerificationK
   return undefined;
 }
 
+/** `asymmetricKeyDetails` builds a new object on every read: remember each key's size once. */
+const MODULUS_BYTES = new WeakMap<KeyObject, number>();
+
 function modulusBytes(key: VerificationKey): number {
-  return Math.ceil((key.key.asymmetricKeyDetails?.modulusLength ?? 0) / 8);
+  let bytes = MODULUS_BYTES.get(key.key);
+  if (bytes === undefined) {
+    bytes = Math.ceil((key.key.asymmetricKeyDetails?.modulusLength ?? 0) / 8);
+    MODULUS_BYTES.set(key.key, bytes);
+  }
+  return bytes;
 }
 
 /**
