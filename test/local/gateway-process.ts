@@ -1,0 +1,168 @@
+/**
+ * Test support: runs `npm start`'s entry point (local/main.ts) as a child process, exactly as a
+ * developer does, with a temporary SIGNET_HOME and a free port, and stops it with a signal.
+ *
+ * The child is `node -r tsx/cjs local/main.ts` (what `tsx local/main.ts` runs, in one process),
+ * so the pid we signal is the gateway itself. The DynamoDB Local pid is read from the ready
+ * output, to check that stopping leaves no emulator behind.
+ *
+ * Also: signing helpers for the tests (a client directory's identity, a core-signed fetch).
+ */
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { KeyObject } from 'node:crypto';
+import { resolve } from 'node:path';
+import { signRequest } from '../../lambda/core/sign';
+import { findFreePort } from '../../local/dynamodb-local';
+
+export const REPO_ROOT = resolve(__dirname, '..', '..');
+
+/** How long the gateway may take to print `ready` (DynamoDB Local is a JVM). */
+export const GATEWAY_START_TIMEOUT_MS = 120_000;
+
+export interface GatewayProcess {
+  readonly url: string;
+  readonly port: number;
+  readonly pid: number;
+  readonly dynamoDbPid: number;
+  /** Everything the gateway printed so far (stdout and stderr). */
+  output(): string;
+  /** Sends `signal` and resolves with the exit code once the process is gone. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** The environment the child runs with: this process's without any SIGNET_* variable, then SIGNET_HOME and PORT. */
+export function gatewayEnv(home: string, port: number, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('SIGNET_')));
+  return { ...inherited, SIGNET_HOME: home, PORT: String(port), ...extra };
+}
+
+/** Starts the gateway and resolves once it printed `ready: <url>`. */
+export async function startGatewayProcess(home: string, options: { port?: number; env?: Record<string, string> } = {}): Promise<GatewayProcess> {
+  const port = options.port ?? (await findFreePort());
+  const child = spawn(process.execPath, ['--no-warnings', '-r', 'tsx/cjs', 'local/main.ts'], {
+    cwd: REPO_ROOT,
+    env: gatewayEnv(home, port, options.env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  const exited = new Promise<number | null>((resolveExit) => child.once('exit', (code) => resolveExit(code)));
+
+  const ready = await new Promise<boolean>((resolveReady) => {
+    const timer = setTimeout(() => resolveReady(false), GATEWAY_START_TIMEOUT_MS);
+    const check = (): void => {
+      if (/ready: http:\/\/\S+/.test(output)) {
+        clearTimeout(timer);
+        resolveReady(true);
+      }
+    };
+    child.stdout?.on('data', check);
+    void exited.then(() => {
+      clearTimeout(timer);
+      resolveReady(/ready: http:\/\/\S+/.test(output));
+    });
+  });
+  if (!ready) {
+    child.kill('SIGKILL');
+    throw new Error(`the gateway did not become ready:\n${output}`);
+  }
+  const url = /ready: (http:\/\/\S+)/.exec(output)![1];
+  const dynamoDbPid = Number(/DynamoDB Local pid (\d+)/.exec(output)?.[1]);
+  return {
+    url,
+    port,
+    pid: child.pid as number,
+    dynamoDbPid,
+    output: () => output,
+    stop: (signal = 'SIGTERM') => stopChild(child, exited, signal),
+  };
+}
+
+async function stopChild(child: ChildProcess, exited: Promise<number | null>, signal: NodeJS.Signals): Promise<number | null> {
+  if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  const code = await exited;
+  clearTimeout(timer);
+  return code;
+}
+
+/** True while a process with this pid exists. */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Waits (bounded) until the pid is gone; returns whether it is. */
+export async function waitUntilGone(pid: number, timeoutMs = 15_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (isAlive(pid)) {
+    if (Date.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return true;
+}
+
+/** Who signs in a test. */
+export interface TestSigner {
+  readonly clientId: string;
+  readonly privateKey: KeyObject;
+}
+
+export interface SignedSend {
+  readonly method?: string;
+  /** The body that is signed (Content-Digest). */
+  readonly body?: string;
+  /** The body actually sent, when it must differ from the signed one. @default body */
+  readonly sentBody?: string;
+  /** `created`, unix seconds. @default now */
+  readonly created?: number;
+  readonly headers?: Record<string, string>;
+}
+
+/** Signs with the core and sends with fetch; returns status, the x-signet-error header and the parsed JSON body. */
+export async function sendSigned(
+  signer: TestSigner,
+  url: string,
+  send: SignedSend = {},
+): Promise<{ status: number; code: string | null; body: Record<string, unknown> }> {
+  const method = send.method ?? (send.body !== undefined ? 'POST' : 'GET');
+  const { headers } = signRequest({
+    method,
+    url,
+    body: send.body,
+    keyId: signer.clientId,
+    privateKey: signer.privateKey,
+    created: send.created ?? Math.floor(Date.now() / 1000),
+  });
+  const sentBody = send.sentBody ?? send.body;
+  const response = await fetch(url, {
+    method,
+    headers: { ...(sentBody !== undefined ? { 'content-type': 'application/json' } : {}), ...(send.headers ?? {}), ...headers },
+    body: sentBody,
+  });
+  const text = await response.text();
+  let body: Record<string, unknown> = {};
+  try {
+    body = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    body = { text };
+  }
+  return { status: response.status, code: response.headers.get('x-signet-error'), body };
+}
+
+/** Runs the `signet` CLI (bin/signet.ts) synchronously, as a user would. */
+export function runSignet(args: readonly string[], env: NodeJS.ProcessEnv, input?: string): { code: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, ['--no-warnings', '-r', 'tsx/cjs', 'bin/signet.ts', ...args], {
+    cwd: REPO_ROOT,
+    env,
+    input,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}

@@ -1,0 +1,192 @@
+/**
+ * End to end over real HTTP against `npm start`'s gateway (local/main.ts in a child process, a
+ * temporary SIGNET_HOME, a free port): the deployed authorizer, registry and echo handlers on
+ * DynamoDB Local. A client is registered through the registry API signed with the bootstrapped
+ * admin key; then signed GET and POST pass, and each kind of bad request is refused with the
+ * status and code of lambda/core/errors.ts. Finally the gateway is stopped (no DynamoDB Local
+ * left), started again on the same state (everything reused), and stopped again.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { generateRsaKeyPair, spkiPemOf } from '../../lambda/core/keys';
+import { readClientDir } from '../../local/client-dir';
+import { readLocalState } from '../../local/local-state';
+import { GatewayProcess, TestSigner, isAlive, sendSigned, startGatewayProcess, waitUntilGone } from './gateway-process';
+
+jest.setTimeout(240_000);
+
+let home: string;
+let gateway: GatewayProcess;
+let admin: TestSigner;
+let demo: TestSigner;
+/** The client registered through the registry API in the first test. */
+let partner: TestSigner & { fingerprint: string };
+
+function signerOf(dir: string): TestSigner {
+  const client = readClientDir(dir);
+  return { clientId: client.clientId, privateKey: client.key.key };
+}
+
+async function register(body: Record<string, unknown>): Promise<{ status: number; body: Record<string, unknown> }> {
+  return sendSigned(admin, `${gateway.url}/registry/clients`, { body: JSON.stringify(body) });
+}
+
+beforeAll(async () => {
+  home = mkdtempSync(join(tmpdir(), 'signet-home-'));
+  gateway = await startGatewayProcess(home);
+  admin = signerOf(join(home, 'admin'));
+  demo = signerOf(join(home, 'demo'));
+});
+
+afterAll(async () => {
+  await gateway?.stop('SIGKILL');
+  rmSync(home, { recursive: true, force: true });
+});
+
+describe('first start', () => {
+  test('prints ready with a copy-paste request for the demo client, and writes the client directories and local.json', () => {
+    expect(gateway.url).toBe(`http://127.0.0.1:${gateway.port}`);
+    expect(gateway.output()).toContain(`npm run -s signet -- request --client ${join(home, 'demo')} '${gateway.url}/api/echo?x=1'`);
+    expect(gateway.output()).toMatch(/admin client c_\S+ \(registry:admin, created\)/);
+    for (const who of ['admin', 'demo']) {
+      for (const file of ['private.pkcs8.b64', 'private.pem', 'public.pem', 'client-id']) expect(existsSync(join(home, who, file))).toBe(true);
+      expect(statSync(join(home, who, 'private.pem')).mode & 0o777).toBe(0o600);
+      expect(statSync(join(home, who, 'private.pkcs8.b64')).mode & 0o777).toBe(0o600);
+    }
+    const state = readLocalState(join(home, 'local.json'));
+    expect(Object.keys(JSON.parse(readFileSync(join(home, 'local.json'), 'utf8')))).toEqual([
+      'dynamoDbEndpoint',
+      'secretsManagerEndpoint',
+      'tableName',
+      'demoSecretId',
+      'region',
+    ]);
+    expect(state).toMatchObject({ tableName: 'signet-local-clients', demoSecretId: 'signet/local/demo', region: 'us-east-1' });
+    expect(isAlive(gateway.dynamoDbPid)).toBe(true);
+  });
+
+  test('the demo client calls /api/echo out of the box', async () => {
+    const answer = await sendSigned(demo, `${gateway.url}/api/echo?x=1`);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ method: 'GET', path: '/api/echo', query: 'x=1', authorizer: { clientId: demo.clientId, roles: 'demo' } });
+  });
+});
+
+describe('a client registered through the registry API', () => {
+  beforeAll(async () => {
+    const pair = generateRsaKeyPair();
+    const created = await register({ name: 'e2e partner', networkWhitelist: ['127.0.0.1', '::1'], publicKey: spkiPemOf(pair.publicKey), roles: ['demo'] });
+    expect(created.status).toBe(201);
+    expect(created.body.registration).toBe('created');
+    partner = { clientId: created.body.clientId as string, privateKey: pair.key, fingerprint: pair.fingerprint };
+  });
+
+  test('signed GET with a query succeeds', async () => {
+    const answer = await sendSigned(partner, `${gateway.url}/api/echo?b=2&a=1&a=3`);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ method: 'GET', query: 'b=2&a=1&a=3', authorizer: { clientId: partner.clientId, keyFingerprint: partner.fingerprint } });
+  });
+
+  test('signed POST with a body succeeds, and the backend receives the exact body and its signed digest', async () => {
+    const body = JSON.stringify({ order: 42, note: 'ünïcødé' });
+    const answer = await sendSigned(partner, `${gateway.url}/api/echo`, { body });
+    expect(answer.status).toBe(200);
+    expect(answer.body.body).toBe(body);
+    expect((answer.body.authorizer as Record<string, string>).contentDigest).toMatch(/^sha-256=:[A-Za-z0-9+/]+=*:$/);
+  });
+
+  test('a tampered body is refused by the backend: 400 digest_mismatch', async () => {
+    const answer = await sendSigned(partner, `${gateway.url}/api/echo`, { body: '{"amount":1}', sentBody: '{"amount":9}' });
+    expect(answer.status).toBe(400);
+    expect(answer.body.error).toBe('digest_mismatch');
+  });
+
+  test('a wrong key is refused: 401 signature_mismatch, with x-signet-error and a request id', async () => {
+    const answer = await sendSigned({ clientId: partner.clientId, privateKey: generateRsaKeyPair().key }, `${gateway.url}/api/echo`);
+    expect(answer.status).toBe(401);
+    expect(answer.code).toBe('signature_mismatch');
+    expect(answer.body).toMatchObject({ error: 'signature_mismatch', message: expect.any(String), requestId: expect.any(String) });
+  });
+
+  test('an unknown client is refused: 401 unknown_client', async () => {
+    const answer = await sendSigned({ clientId: 'c_NobodyHasThisId000000', privateKey: partner.privateKey }, `${gateway.url}/api/echo`);
+    expect(answer.status).toBe(401);
+    expect(answer.code).toBe('unknown_client');
+  });
+
+  test('a stale created is refused: 401 expired', async () => {
+    const answer = await sendSigned(partner, `${gateway.url}/api/echo`, { created: Math.floor(Date.now() / 1000) - 3_600 });
+    expect(answer.status).toBe(401);
+    expect(answer.code).toBe('expired');
+  });
+
+  test('a role without permission is refused: 403 role_forbidden', async () => {
+    const answer = await sendSigned(partner, `${gateway.url}/registry/clients`);
+    expect(answer.status).toBe(403);
+    expect(answer.code).toBe('role_forbidden');
+  });
+
+  test('an IP outside the whitelist is refused: 403 ip_not_allowed', async () => {
+    const pair = generateRsaKeyPair();
+    const created = await register({ name: 'elsewhere', networkWhitelist: ['203.0.113.0/24'], publicKey: spkiPemOf(pair.publicKey), roles: ['demo'] });
+    expect(created.status).toBe(201);
+    const answer = await sendSigned({ clientId: created.body.clientId as string, privateKey: pair.key }, `${gateway.url}/api/echo`);
+    expect(answer.status).toBe(403);
+    expect(answer.code).toBe('ip_not_allowed');
+  });
+
+  test('an unsigned request is refused with 401 missing_signature; an unknown route is 404 before any check', async () => {
+    const unsigned = await fetch(`${gateway.url}/api/echo`);
+    expect(unsigned.status).toBe(401);
+    expect(unsigned.headers.get('x-signet-error')).toBe('missing_signature');
+    const nowhere = await fetch(`${gateway.url}/nowhere`);
+    expect(nowhere.status).toBe(404);
+    expect(nowhere.headers.get('x-signet-error')).toBeNull();
+  });
+
+  test("the partner's refusals are readable through the registry's auth-failures route", async () => {
+    const answer = await sendSigned(admin, `${gateway.url}/registry/clients/${partner.clientId}/auth-failures`);
+    expect(answer.status).toBe(200);
+    const reasons = (answer.body.failures as { reason: string }[]).map((f) => f.reason);
+    expect(reasons).toEqual(expect.arrayContaining(['signature_mismatch', 'expired', 'role_forbidden']));
+  });
+});
+
+describe('one gateway per SIGNET_HOME', () => {
+  test('a second gateway on the same state refuses to start and starts nothing', async () => {
+    await expect(startGatewayProcess(home)).rejects.toThrow(/Another local gateway \(pid \d+\) is using this SIGNET_HOME/);
+    const again = await sendSigned(demo, `${gateway.url}/api/echo`);
+    expect(again.status).toBe(200);
+  });
+});
+
+describe('stop and start again', () => {
+  test('SIGTERM stops the gateway and DynamoDB Local; a second start reuses the clients, keys and registrations', async () => {
+    const firstDynamoDbPid = gateway.dynamoDbPid;
+    expect(await gateway.stop('SIGTERM')).toBe(0);
+    expect(await waitUntilGone(firstDynamoDbPid)).toBe(true);
+    expect(existsSync(join(home, 'local.json'))).toBe(false);
+    expect(existsSync(join(home, 'gateway.pid'))).toBe(false);
+
+    gateway = await startGatewayProcess(home);
+    expect(gateway.dynamoDbPid).not.toBe(firstDynamoDbPid);
+    expect(gateway.output()).toContain(`admin client ${admin.clientId} (registry:admin, reused)`);
+    expect(gateway.output()).toContain(`demo client  ${demo.clientId} (demo, reused)`);
+    expect(signerOf(join(home, 'demo')).clientId).toBe(demo.clientId);
+
+    const fromBefore = await sendSigned(partner, `${gateway.url}/api/echo`, { body: '{"again":true}' });
+    expect(fromBefore.status).toBe(200);
+    const listed = await sendSigned(admin, `${gateway.url}/registry/clients`);
+    expect((listed.body.clients as { clientId: string }[]).map((c) => c.clientId)).toEqual(
+      expect.arrayContaining([admin.clientId, demo.clientId, partner.clientId]),
+    );
+  });
+
+  test('Ctrl-C (SIGINT) stops it too, leaving no DynamoDB Local process', async () => {
+    const dynamoDbPid = gateway.dynamoDbPid;
+    expect(await gateway.stop('SIGINT')).toBe(0);
+    expect(await waitUntilGone(dynamoDbPid)).toBe(true);
+    expect(gateway.output()).toContain('SIGINT: stopping');
+  });
+});
