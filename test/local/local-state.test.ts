@@ -1,0 +1,36 @@
+/** $SIGNET_HOME/local.json, read by `signet rotate`. */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readLocalState, removeLocalState, writeLocalState } from '../../local/local-state';
+
+let dir: string;
+let path: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'signet-state-'));
+  path = join(dir, 'local.json');
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const STATE = {
+  dynamoDbEndpoint: 'http://127.0.0.1:1',
+  secretsManagerEndpoint: 'http://127.0.0.1:2',
+  tableName: 't',
+  demoSecretId: 'signet/local/demo',
+  region: 'us-east-1',
+};
+
+test('holds exactly the five fields, in order, and reads back', () => {
+  writeLocalState(path, { ...STATE, extra: 'dropped' } as typeof STATE);
+  expect(Object.keys(JSON.parse(readFileSync(path, 'utf8')))).toEqual(['dynamoDbEndpoint', 'secretsManagerEndpoint', 'tableName', 'demoSecretId', 'region']);
+  expect(readLocalState(path)).toEqual(STATE);
+  removeLocalState(path);
+  expect(() => readLocalState(path)).toThrow(/does not exist: start the local gateway first/);
+});
+
+test('an incomplete or broken file says to restart npm start', () => {
+  writeFileSync(path, JSON.stringify({ ...STATE, tableName: '' }));
+  expect(() => readLocalState(path)).toThrow(/lacks tableName; restart the local gateway/);
+  writeFileSync(path, '{');
+  expect(() => readLocalState(path)).toThrow(/not valid JSON/);
+});

@@ -1,0 +1,18 @@
+/** The local role catalogue: what the README documents, and the same as the deployed stack's default. */
+import { compileRoleCatalogue } from '../../lambda/core/role-policy';
+import { DEFAULT_STACK_ROLE_CATALOGUE } from '../../lib/signet-stack';
+import { LOCAL_ROLE_CATALOGUE } from '../../local/role-catalogue';
+
+test('registry:admin may call /registry/**, demo may call /api/*, nothing else', () => {
+  expect(LOCAL_ROLE_CATALOGUE).toEqual({ 'registry:admin': ['* /registry/**'], demo: ['* /api/*'] });
+  const roles = compileRoleCatalogue(LOCAL_ROLE_CATALOGUE);
+  expect(roles.allows(['registry:admin'], 'PATCH', '/registry/clients/c_1')).toBe(true);
+  expect(roles.allows(['registry:admin'], 'GET', '/api/echo')).toBe(false);
+  expect(roles.allows(['demo'], 'POST', '/api/echo')).toBe(true);
+  expect(roles.allows(['demo'], 'GET', '/registry/clients')).toBe(false);
+  expect(roles.allows(['demo'], 'GET', '/api/echo/deeper')).toBe(false);
+});
+
+test('is the deployed stack default, so local behaviour matches a fresh deploy', () => {
+  expect(LOCAL_ROLE_CATALOGUE).toEqual(DEFAULT_STACK_ROLE_CATALOGUE);
+});

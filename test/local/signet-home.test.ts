@@ -1,0 +1,31 @@
+/** SIGNET_HOME and PORT, the only variables the local tools read. */
+import { join } from 'node:path';
+import { displayPath, localEndpoint, localPaths, localPort, signetHome } from '../../local/signet-home';
+
+test('SIGNET_HOME defaults to .signet under the current directory; a relative value is resolved', () => {
+  expect(signetHome({}, '/work/repo')).toBe('/work/repo/.signet');
+  expect(signetHome({ SIGNET_HOME: ' state ' }, '/work/repo')).toBe('/work/repo/state');
+  expect(signetHome({ SIGNET_HOME: '/var/signet' }, '/work/repo')).toBe('/var/signet');
+});
+
+test('PORT defaults to 3000, 0 is allowed, junk is refused naming the variable', () => {
+  expect(localPort({})).toBe(3000);
+  expect(localPort({ PORT: '0' })).toBe(0);
+  expect(localPort({ PORT: '3001' })).toBe(3001);
+  expect(localEndpoint({ PORT: '3001' })).toBe('http://127.0.0.1:3001');
+  for (const bad of ['abc', '70000', '-1', '3.5']) expect(() => localPort({ PORT: bad })).toThrow(/^PORT must be a port number/);
+});
+
+test('the layout under SIGNET_HOME', () => {
+  expect(localPaths('/h')).toEqual({
+    home: '/h',
+    adminDir: join('/h', 'admin'),
+    demoDir: join('/h', 'demo'),
+    dynamoDbDir: join('/h', 'dynamodb'),
+    secretsManagerState: join('/h', 'secrets-manager.json'),
+    localState: join('/h', 'local.json'),
+    pidFile: join('/h', 'gateway.pid'),
+  });
+  expect(displayPath('/work/repo/.signet/demo', '/work/repo')).toBe('.signet/demo');
+  expect(displayPath('/tmp/x', '/work/repo')).toBe('/tmp/x');
+});
