@@ -167,6 +167,9 @@ export class SignetStack extends Stack {
         restApiName: this.stackName,
         description: 'Signet-protected REST API',
         endpointConfiguration: { types: [apigw.EndpointType.REGIONAL] },
+        // Every body is passed through as bytes (base64 to the Lambda), never re-encoded as text,
+        // so the backend hashes exactly what the client signed in Content-Digest.
+        binaryMediaTypes: ['*/*'],
         cloudWatchRole: true,
         deployOptions: {
           stageName: props.restStageName ?? DEFAULT_REST_STAGE_NAME,

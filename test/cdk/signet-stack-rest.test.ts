@@ -89,6 +89,10 @@ test('the stage logs errors and access, never request data', () => {
   expect(format).toMatchObject({ requestId: '$context.requestId', clientId: '$context.authorizer.principalId', signetError: '$context.authorizer.signetError' });
 });
 
+test('every body reaches the backend as the exact bytes signed (all media types binary)', () => {
+  template.hasResourceProperties('AWS::ApiGateway::RestApi', { BinaryMediaTypes: ['*/*'] });
+});
+
 test('no HTTP API is made, and ApiUrl points at the REST stage', () => {
   template.resourceCountIs('AWS::ApiGatewayV2::Api', 0);
   expect(JSON.stringify(template.findOutputs('ApiUrl').ApiUrl.Value)).toContain('RestApiDeploymentStage');
