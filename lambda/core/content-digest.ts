@@ -27,7 +27,7 @@ export function parseContentDigest(value: string, requiredAlgorithm: string | nu
     if (Array.isArray(item) || !(item instanceof Uint8Array)) {
       fail('malformed_digest', `Content-Digest member "${algorithm}" must be a byte sequence like sha-256=:<base64>:.`);
     }
-    digests.set(algorithm, Buffer.from(item));
+    digests.set(algorithm, Buffer.isBuffer(item) ? item : Buffer.from(item));
   }
   if (requiredAlgorithm === null) return digests;
   const sha = digests.get(requiredAlgorithm);

@@ -4,7 +4,7 @@
  */
 import { MAX_SIGNATURE_HEADER_BYTES } from './defaults';
 import { fail } from './errors';
-import { InnerList, isInnerList, parseDictionaryField, serializeInnerListValue } from './structured-fields';
+import { InnerList, isInnerList, parseDictionaryField, serializeItem, serializeParameters } from './structured-fields';
 
 /** One covered component identifier (RFC 9421 §2): a name, and its parameters (e.g. `name` for @query-param). */
 export interface ComponentId {
@@ -66,7 +66,7 @@ export function readSignatureValue(fieldValue: string, label: string): Buffer {
     fail('malformed_signature', `Signature ${label} must be a byte sequence: ${label}=:<base64 signature>:.`);
   }
   if (value.byteLength === 0) fail('malformed_signature', `Signature ${label} is empty.`);
-  return Buffer.from(value);
+  return Buffer.isBuffer(value) ? value : Buffer.from(value);
 }
 
 function toSignatureInput(label: string, member: InnerList): SignatureInput {
@@ -80,7 +80,7 @@ function toSignatureInput(label: string, member: InnerList): SignatureInput {
     if (name !== name.toLowerCase()) {
       fail('malformed_signature_input', `Signature-Input ${label}: component ${JSON.stringify(name)} must be lower case (RFC 9421 §2.1).`);
     }
-    const serialized = serializeInnerListValue([[[name, itemParams]], new Map()]).slice(1, -1);
+    const serialized = serializeItem([name, itemParams]);
     if (seen.has(serialized)) {
       fail('malformed_signature_input', `Signature-Input ${label}: component ${serialized} is listed twice (RFC 9421 §2.5).`);
     }
@@ -98,7 +98,8 @@ function toSignatureInput(label: string, member: InnerList): SignatureInput {
     alg: stringParam(params.get('alg'), 'alg', label),
     nonce: stringParam(params.get('nonce'), 'nonce', label),
     tag: stringParam(params.get('tag'), 'tag', label),
-    signatureParams: serializeInnerListValue(member),
+    // §2.3: the inner list serialized canonically; its items are the identifiers built above.
+    signatureParams: `(${covered.map((c) => c.serialized).join(' ')})${serializeParameters(params)}`,
   };
 }
 

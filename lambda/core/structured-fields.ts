@@ -110,6 +110,8 @@ const AT = 0x40;
 const BACKSLASH = 0x5c;
 
 const MAX_INTEGER = 999_999_999_999_999;
+/** Up to this many base64 characters, checking each one is cheaper than re-encoding to compare. */
+const SHORT_BASE64 = 96;
 
 function isDigit(c: number): boolean {
   return c >= DIGIT_0 && c <= DIGIT_9;
@@ -131,13 +133,10 @@ class Parser {
     this.n = s.length;
   }
 
-  /** §4.2 steps 2, 4, 5 around one of the three top-level types. */
-  top<T>(parse: (p: Parser) => T): T {
-    this.skipSP();
-    const value = parse(this);
+  /** §4.2 steps 4 and 5: only SP may follow the value. */
+  end(): void {
     this.skipSP();
     if (this.i < this.n) this.fail('unexpected characters after the value');
-    return value;
   }
 
   fail(reason: string, at: number = this.i): never {
@@ -343,43 +342,40 @@ class Parser {
 
   /**
    * §4.2.7; see the file header for the padding rule. Returns a Buffer.
-   * Fast path: a value that re-encodes to itself is canonical base64 (Node's encoder writes only
-   * the alphabet and exact padding), so only other values pay for the character-by-character check.
+   * Long values (signatures) take a fast path: a value that re-encodes to itself is canonical
+   * base64, since Node's encoder writes only the alphabet and exact padding. Short values, and
+   * long ones that are not canonical, are checked character by character.
    */
   byteSequence(): Uint8Array {
     const s = this.s;
     const open = this.i;
     const start = open + 1;
     const close = s.indexOf(':', start);
-    if (close > 0) {
-      const b64 = s.slice(start, close);
-      const bytes = Buffer.from(b64, 'base64');
-      if (bytes.toString('base64') === b64) {
-        this.i = close + 1;
-        return bytes;
-      }
-    }
-    let i = start;
+    if (close < 0) this.fail('byte sequence is not closed with ":"', open);
+    const b64 = s.slice(start, close);
+    const bytes = Buffer.from(b64, 'base64');
+    if (close - start <= SHORT_BASE64 || bytes.toString('base64') !== b64) this.checkBase64(start, close);
+    this.i = close + 1;
+    return bytes;
+  }
+
+  /** The RFC 4648 §4 alphabet, and padding that is absent or complete. */
+  checkBase64(start: number, end: number): void {
+    const s = this.s;
     let firstPad = -1;
-    for (;;) {
-      if (i >= this.n) this.fail('byte sequence is not closed with ":"', open);
+    for (let i = start; i < end; i++) {
       const c = s.charCodeAt(i);
-      if (c === COLON) break;
       if (c === EQUALS) {
         if (firstPad < 0) firstPad = i;
       } else if (firstPad >= 0 || !hasClass(c, BASE64)) {
         this.fail(firstPad >= 0 ? 'base64 has characters after its "=" padding' : 'byte sequence contains a character outside the base64 alphabet', i);
       }
-      i++;
     }
-    const end = i;
     const length = end - start;
     const pad = firstPad < 0 ? 0 : end - firstPad;
     if (pad > 2 || (pad > 0 && length % 4 !== 0) || (length - pad) % 4 === 1) {
       this.fail('byte sequence is not valid base64 (bad length or padding)', start);
     }
-    this.i = end + 1;
-    return Buffer.from(s.slice(start, end), 'base64');
   }
 
   /** §4.2.8 */
@@ -448,33 +444,35 @@ function describeAt(s: string, at: number): string {
   return `(character ${at + 1}: ${shown})`;
 }
 
-function parseDictionaryFn(p: Parser): Dictionary {
-  return p.dictionary();
-}
-function parseListFn(p: Parser): List {
-  return p.list();
-}
-function parseItemFn(p: Parser): Item {
-  return p.item();
-}
-
 /**
  * Parses a Dictionary field value (RFC 8941 §4.2.2). Several field lines must be joined with ", "
  * first (§4.2 step 1 of "Parsing Structured Fields").
  * @throws StructuredFieldError
  */
 export function parseDictionary(value: string): Dictionary {
-  return new Parser(value).top(parseDictionaryFn);
+  const p = new Parser(value);
+  p.skipSP();
+  const dict = p.dictionary();
+  p.end();
+  return dict;
 }
 
 /** Parses a List field value (RFC 8941 §4.2.1). @throws StructuredFieldError */
 export function parseList(value: string): List {
-  return new Parser(value).top(parseListFn);
+  const p = new Parser(value);
+  p.skipSP();
+  const list = p.list();
+  p.end();
+  return list;
 }
 
 /** Parses an Item field value (RFC 8941 §4.2.3). @throws StructuredFieldError */
 export function parseItem(value: string): Item {
-  return new Parser(value).top(parseItemFn);
+  const p = new Parser(value);
+  p.skipSP();
+  const item = p.item();
+  p.end();
+  return item;
 }
 
 /**

@@ -357,6 +357,20 @@ describe('parsing decisions', () => {
     expect(bytesOf(':iZ==:')).toBe('89');
   });
 
+  it('applies the same rules to long values (signature-sized, which take the re-encoding fast path)', () => {
+    const bytes = Buffer.from(Array.from({ length: 256 }, (_, i) => (i * 7) & 0xff));
+    const b64 = bytes.toString('base64'); // 344 characters, ending in "=="
+    expect(bytesOf(`:${b64}:`)).toBe(bytes.toString('hex'));
+    expect(bytesOf(`:${b64.replace(/=+$/, '')}:`)).toBe(bytes.toString('hex'));
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+    const lastBits = b64.length - 3; // before "==", the last character carries 2 data bits and 4 pad bits
+    const dirty = `${b64.slice(0, lastBits)}${alphabet[alphabet.indexOf(b64[lastBits]) ^ 1]}${b64.slice(lastBits + 1)}`;
+    expect(bytesOf(`:${dirty}:`)).toBe(bytes.toString('hex'));
+    for (const bad of [`${b64}=`, `${b64.slice(0, 100)}*${b64.slice(101)}`, `${b64.slice(0, 100)}=${b64.slice(101)}`, `${b64.slice(0, 100)}-${b64.slice(101)}`, b64.slice(0, -1)]) {
+      expect(() => parseItem(`:${bad}:`)).toThrow(StructuredFieldError);
+    }
+  });
+
   it.each([
     ['over-padding', ':aGVsbG8==:'],
     ['a lone "="', ':=:'],
