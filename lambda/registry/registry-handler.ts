@@ -1,0 +1,114 @@
+/**
+ * The registry's Lambda entry point, as a factory so tests and the local gateway can hand in a
+ * store pointed at DynamoDB Local. It adapts API Gateway proxy events (HTTP API 2.0 and REST
+ * v1) to {@link RegistryService}, and every outcome to a JSON response:
+ * errors are `{error, message, requestId}` with the status of the code (lambda/core/errors.ts).
+ *
+ * Before any route runs:
+ * - the authorizer context must name the acting client (the registry is never served unguarded);
+ * - the body is at most MAX_REGISTRY_BODY_BYTES (413 `payload_too_large`);
+ * - the body matches the signed Content-Digest the authorizer passed on (the body half of the
+ *   scheme: the authorizer never sees the body), else 400 `digest_mismatch`.
+ *
+ * One log line per request (Powertools JSON): route, clientId, actor, status, outcome, latency.
+ * Bodies, query values and key material are never logged.
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { checkSignedBody } from '../backend/signed-body';
+import { SignetError, isSignetError } from '../core/errors';
+import { RegistryService, type RegistryServiceDeps } from './registry-service';
+import { type RegistryEvent, type RegistryRequest, readRegistryEvent } from './registry-request';
+import { type MatchedRoute, matchRoute } from './routes';
+import { checkBodySize } from './validation';
+
+/** The logger calls the handler makes (a Powertools `Logger` fits). */
+export type RegistryLogger = Pick<Logger, 'info' | 'warn' | 'error'>;
+
+export interface RegistryHandlerDeps extends RegistryServiceDeps {
+  /** @default - a Powertools Logger with service name `signet-registry` */
+  readonly logger?: RegistryLogger;
+}
+
+/** The proxy result; the same shape answers HTTP API 2.0 and REST v1. */
+export type RegistryResult = APIGatewayProxyResult;
+
+export type RegistryHandler = (event: RegistryEvent, context?: { readonly awsRequestId?: string }) => Promise<RegistryResult>;
+
+/** Service name in the registry's log lines. */
+export const REGISTRY_SERVICE_NAME = 'signet-registry';
+
+const BASE_HEADERS = Object.freeze({
+  'content-type': 'application/json',
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+});
+
+/** Builds the registry handler around its dependencies. */
+export function createRegistryHandler(deps: RegistryHandlerDeps): RegistryHandler {
+  const service = new RegistryService(deps);
+  const logger = deps.logger ?? new Logger({ serviceName: REGISTRY_SERVICE_NAME });
+
+  return async (event, context) => {
+    const startedMs = performance.now();
+    let request: RegistryRequest | undefined;
+    let route: MatchedRoute | undefined;
+    try {
+      request = readRegistryEvent(event, context?.awsRequestId);
+      if (request.actor === undefined) {
+        throw new SignetError(
+          'internal_error',
+          'The registry was called without the Signet authorizer in front of it, so the caller is unknown. Protect the registry routes with the Signet authorizer.',
+        );
+      }
+      route = matchRoute(request.method, request.routePaths);
+      checkBodySize(request.body.length);
+      checkSignedBody(event);
+      const response = await service.handle(route, request);
+      logger.info('registry request', logFields(request, route, response.status, 'ok', startedMs));
+      return {
+        statusCode: response.status,
+        headers: { ...BASE_HEADERS, ...response.headers },
+        body: JSON.stringify(response.body),
+      };
+    } catch (thrown) {
+      const error = isSignetError(thrown)
+        ? thrown
+        : new SignetError('internal_error', 'The registry failed unexpectedly. The error has been logged; retry, and report it if it persists.', { cause: thrown });
+      const fields = logFields(request, route, error.status, error.code, startedMs);
+      if (error.status >= 500) logger.error('registry request failed', { ...fields, cause: describeCause(error.cause) });
+      else logger.warn('registry request refused', fields);
+      const requestId = request?.requestId ?? event.requestContext?.requestId ?? context?.awsRequestId ?? '';
+      return {
+        statusCode: error.status,
+        headers: { ...BASE_HEADERS },
+        body: JSON.stringify({ error: error.code, message: error.message, requestId }),
+      };
+    }
+  };
+}
+
+function logFields(
+  request: RegistryRequest | undefined,
+  route: MatchedRoute | undefined,
+  status: number,
+  outcome: string,
+  startedMs: number,
+): Record<string, string | number> {
+  return {
+    route: route?.template ?? `${request?.method ?? '?'} (no route)`,
+    ...(route?.clientId !== undefined ? { clientId: route.clientId.slice(0, 64) } : {}),
+    ...(route?.fingerprint !== undefined ? { fingerprint: route.fingerprint.slice(0, 64) } : {}),
+    ...(request?.actor !== undefined ? { actor: request.actor.slice(0, 64) } : {}),
+    status,
+    outcome,
+    latencyMs: Math.round((performance.now() - startedMs) * 10) / 10,
+    requestId: request?.requestId ?? '',
+  };
+}
+
+/** The name and message of an unexpected error's cause (SDK and programming errors; never a body). */
+function describeCause(cause: unknown): { name: string; message: string } | undefined {
+  if (!(cause instanceof Error)) return undefined;
+  return { name: cause.name, message: cause.message.slice(0, 300) };
+}

@@ -1,0 +1,106 @@
+/**
+ * The registry's view of an API Gateway proxy event, whichever door it came through: HTTP API
+ * payload 2.0 (primary) or REST v1. Only what the registry needs: method, the route path, query,
+ * headers, body bytes, the acting client from the authorizer context, and the request id.
+ *
+ * The route path is the suffix starting at `/registry/`, so a stage (`/prod/registry/...`) or
+ * a custom domain's base path (`/v1/registry/...`) in front of it does not matter.
+ */
+import type { APIGatewayProxyEvent, APIGatewayProxyEventV2 } from 'aws-lambda';
+import { authorizerContext, receivedBody } from '../backend/signed-body';
+
+/** Either proxy event shape. */
+export type RegistryEvent = APIGatewayProxyEventV2 | APIGatewayProxyEvent;
+
+export interface RegistryRequest {
+  readonly method: string;
+  /** The path as received (decoded), stage or base path included. */
+  readonly path: string;
+  /** Every candidate route path: each suffix of the path that starts at `/registry/`, leftmost first. */
+  readonly routePaths: readonly string[];
+  /** Query parameters, decoded; a repeated name keeps its last value. */
+  readonly query: Readonly<Record<string, string>>;
+  /** Header names lower-cased. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: Buffer;
+  /** The acting clientId from the authorizer context, if any. */
+  readonly actor?: string;
+  readonly requestId: string;
+}
+
+const REGISTRY_SEGMENT = '/registry/';
+
+/** Reads a proxy event. `fallbackRequestId` is the Lambda invocation's id. */
+export function readRegistryEvent(event: RegistryEvent, fallbackRequestId = ''): RegistryRequest {
+  const v2 = isHttpApiEvent(event);
+  const method = (v2 ? event.requestContext?.http?.method : event.httpMethod) ?? '';
+  // REST: requestContext.path is the path the client called (stage or base path included).
+  const path = v2 ? (event.rawPath ?? event.requestContext?.http?.path ?? '') : (event.requestContext?.path || event.path || '');
+  const actor = authorizerContext(event).clientId;
+  const decodedPath = safeDecode(path);
+  return {
+    method: method.toUpperCase(),
+    path: decodedPath,
+    routePaths: routePathsOf(decodedPath),
+    query: v2 ? parseRawQuery(event.rawQueryString ?? '') : restQuery(event),
+    headers: lowerCaseHeaders(event.headers),
+    body: receivedBody(event),
+    ...(typeof actor === 'string' && actor !== '' ? { actor } : {}),
+    requestId: event.requestContext?.requestId || fallbackRequestId,
+  };
+}
+
+export function isHttpApiEvent(event: RegistryEvent): event is APIGatewayProxyEventV2 {
+  return (event as { version?: string }).version === '2.0' || 'rawPath' in event;
+}
+
+function routePathsOf(decoded: string): string[] {
+  const paths: string[] = [];
+  for (let at = decoded.indexOf(REGISTRY_SEGMENT); at !== -1; at = decoded.indexOf(REGISTRY_SEGMENT, at + 1)) {
+    paths.push(decoded.slice(at));
+  }
+  return paths;
+}
+
+/**
+ * HTTP API's `rawQueryString` exactly as sent. A `+` stays a `+` (it is not form encoding:
+ * keys and cursors are base64), `%xx` escapes are decoded.
+ */
+function parseRawQuery(raw: string): Record<string, string> {
+  const query: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (const part of raw.split('&')) {
+    if (part === '') continue;
+    const eq = part.indexOf('=');
+    const name = safeDecode(eq === -1 ? part : part.slice(0, eq));
+    query[name] = safeDecode(eq === -1 ? '' : part.slice(eq + 1));
+  }
+  return query;
+}
+
+/** REST gives only decoded maps; the last value of a repeated name wins, as in HTTP API's map. */
+function restQuery(event: APIGatewayProxyEvent): Record<string, string> {
+  const query: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (const [name, values] of Object.entries(event.multiValueQueryStringParameters ?? {})) {
+    if (Array.isArray(values) && values.length > 0) query[name] = String(values[values.length - 1]);
+  }
+  for (const [name, value] of Object.entries(event.queryStringParameters ?? {})) {
+    if (!(name in query) && typeof value === 'string') query[name] = value;
+  }
+  return query;
+}
+
+function lowerCaseHeaders(headers: Record<string, string | undefined> | null | undefined): Record<string, string> {
+  const out: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (typeof value === 'string') out[name.toLowerCase()] = value;
+  }
+  return out;
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}

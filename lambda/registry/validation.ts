@@ -1,0 +1,279 @@
+/**
+ * Checking registry request bodies and query strings. Each function takes untrusted JSON and
+ * returns canonical values, or throws a `SignetError` with a stable code and a sentence a person
+ * can act on. Key material is never echoed: messages name the field, not its content.
+ *
+ * Order matters for one rule: a private key pasted as `publicKey` is reported first
+ * (`private_key_submitted`), whatever else is wrong, because that key must be treated as exposed.
+ */
+import { DEFAULT_ROTATION_DAYS, MAX_REGISTRY_BODY_BYTES } from '../core/defaults';
+import { SignetError, fail } from '../core/errors';
+import { normaliseNetworkEntry } from '../core/ip-policy';
+import { importPublicKey, isFingerprint, looksLikePrivateKey } from '../core/keys';
+import { CompiledRoleCatalogue, validateRoles } from '../core/role-policy';
+import type { NewKey } from '../store/store-types';
+import { MAX_PAGE_SIZE } from '../store/client-store';
+
+/** Longest client name, in characters. @default 128 */
+export const MAX_NAME_CHARS = 128;
+/** Most network whitelist entries per client. @default 100 */
+export const MAX_WHITELIST_ENTRIES = 100;
+/** Most roles per client. @default 50 */
+export const MAX_ROLES = 50;
+/** Longest `publicKey` text accepted, in characters (a 16384-bit PEM is about 2.8 KB). @default 16_384 */
+export const MAX_PUBLIC_KEY_CHARS = 16_384;
+/** Largest `olderThanDays`. @default 36_500 */
+export const MAX_AGE_DAYS = 36_500;
+
+/** A validated create request. */
+export interface CreateRequest {
+  readonly name: string;
+  readonly networkWhitelist: readonly string[];
+  readonly roles: readonly string[];
+  readonly key: NewKey;
+}
+
+/** A validated edit: only the fields given. */
+export interface PatchRequest {
+  readonly version?: number;
+  readonly name?: string;
+  readonly networkWhitelist?: readonly string[];
+  readonly roles?: readonly string[];
+  readonly key?: NewKey;
+}
+
+/** A validated key addition. */
+export interface AddKeyRequest {
+  readonly version?: number;
+  readonly key: NewKey;
+}
+
+type Json = Record<string, unknown>;
+
+/**
+ * Parses a JSON body (already size-checked by {@link checkBodySize}).
+ * @param required false for routes whose body may be empty (then `{}` is returned)
+ */
+export function parseJsonObject(body: string, required: boolean): Json {
+  if (body.trim() === '') {
+    if (!required) return {};
+    fail('invalid_request', 'The request needs a JSON object body.');
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    // Not JSON, but maybe a bare private key pasted as the whole body: still say so.
+    if (looksLikePrivateKey(body)) throw privateKeySubmitted();
+    fail('invalid_request', 'The body is not valid JSON. Send a JSON object, e.g. {"name": "...", ...}.');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    fail('invalid_request', 'The body must be a JSON object.');
+  }
+  return parsed as Json;
+}
+
+/** @throws SignetError `payload_too_large` for a body over {@link MAX_REGISTRY_BODY_BYTES} bytes. */
+export function checkBodySize(bytes: number): void {
+  if (bytes > MAX_REGISTRY_BODY_BYTES) {
+    fail('payload_too_large', `The body has ${bytes} bytes; the registry accepts at most ${MAX_REGISTRY_BODY_BYTES}.`);
+  }
+}
+
+/** `POST /registry/clients`: `{name, networkWhitelist, publicKey, roles}`, all required. */
+export function parseCreateRequest(body: Json, roles: CompiledRoleCatalogue): CreateRequest {
+  refusePrivateKey(body);
+  onlyFields(body, ['name', 'networkWhitelist', 'publicKey', 'roles']);
+  requireFields(body, ['name', 'networkWhitelist', 'publicKey', 'roles']);
+  return {
+    name: parseName(body.name),
+    networkWhitelist: parseWhitelist(body.networkWhitelist),
+    roles: parseRoles(body.roles, roles),
+    key: parsePublicKey(body.publicKey),
+  };
+}
+
+/**
+ * `PATCH /registry/clients/{clientId}`: any of `name`, `networkWhitelist`, `roles`, `publicKey`
+ * (replaces every key), plus `version` (or an If-Match header).
+ */
+export function parsePatchRequest(body: Json, roles: CompiledRoleCatalogue): PatchRequest {
+  refusePrivateKey(body);
+  onlyFields(body, ['version', 'name', 'networkWhitelist', 'roles', 'publicKey']);
+  if (!['name', 'networkWhitelist', 'roles', 'publicKey'].some((f) => body[f] !== undefined)) {
+    fail('invalid_request', 'Nothing to change: give at least one of name, networkWhitelist, roles, publicKey.');
+  }
+  return {
+    ...(body.version !== undefined ? { version: parseVersion(body.version) } : {}),
+    ...(body.name !== undefined ? { name: parseName(body.name) } : {}),
+    ...(body.networkWhitelist !== undefined ? { networkWhitelist: parseWhitelist(body.networkWhitelist) } : {}),
+    ...(body.roles !== undefined ? { roles: parseRoles(body.roles, roles) } : {}),
+    ...(body.publicKey !== undefined ? { key: parsePublicKey(body.publicKey) } : {}),
+  };
+}
+
+/** `POST /registry/clients/{clientId}/keys`: `{publicKey, notAfter?, version?}`. */
+export function parseAddKeyRequest(body: Json): AddKeyRequest {
+  refusePrivateKey(body);
+  onlyFields(body, ['publicKey', 'notAfter', 'version']);
+  requireFields(body, ['publicKey']);
+  const key = parsePublicKey(body.publicKey);
+  return {
+    ...(body.version !== undefined ? { version: parseVersion(body.version) } : {}),
+    key: body.notAfter === undefined ? key : { ...key, notAfter: parseInstant(body.notAfter, 'notAfter') },
+  };
+}
+
+/** Bodies that may only carry a version (disable, enable, key removal). */
+export function parseVersionOnly(body: Json): number | undefined {
+  onlyFields(body, ['version']);
+  return body.version === undefined ? undefined : parseVersion(body.version);
+}
+
+/**
+ * The version an edit was planned from: the body's `version` and/or the If-Match header
+ * (`"3"`, `W/"3"` or `3`). When both are given they must agree.
+ */
+export function expectedVersion(bodyVersion: number | undefined, ifMatch: string | undefined): number | undefined {
+  let headerVersion: number | undefined;
+  if (ifMatch !== undefined && ifMatch.trim() !== '' && ifMatch.trim() !== '*') {
+    const match = /^(?:W\/)?"?(\d{1,15})"?$/.exec(ifMatch.trim());
+    if (!match) fail('invalid_request', 'If-Match must carry the version from the ETag of the client, e.g. If-Match: "3".');
+    headerVersion = parseVersion(Number(match[1]));
+  }
+  if (bodyVersion !== undefined && headerVersion !== undefined && bodyVersion !== headerVersion) {
+    fail('invalid_request', `The body says version ${bodyVersion} but If-Match says ${headerVersion}; send one version.`);
+  }
+  return bodyVersion ?? headerVersion;
+}
+
+/** Query parameters, checked against the names a route accepts. */
+export function onlyQueryParameters(query: Readonly<Record<string, string>>, allowed: readonly string[]): void {
+  const unknown = Object.keys(query).filter((name) => !allowed.includes(name));
+  if (unknown.length > 0) {
+    fail(
+      'invalid_request',
+      `Unknown query parameter(s): ${unknown.map(shortName).join(', ')}. ${allowed.length > 0 ? `This route accepts: ${allowed.join(', ')}.` : 'This route takes none.'}`,
+    );
+  }
+}
+
+/** `?limit=`: 1..MAX_PAGE_SIZE, or undefined for the default. */
+export function parseLimit(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d{1,4}$/.test(value) || Number(value) < 1 || Number(value) > MAX_PAGE_SIZE) {
+    fail('invalid_request', `limit must be a whole number from 1 to ${MAX_PAGE_SIZE}.`);
+  }
+  return Number(value);
+}
+
+/** `?olderThanDays=`: 0..MAX_AGE_DAYS. @default DEFAULT_ROTATION_DAYS (90) */
+export function parseOlderThanDays(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_ROTATION_DAYS;
+  if (!/^\d{1,5}$/.test(value) || Number(value) > MAX_AGE_DAYS) {
+    fail('invalid_request', `olderThanDays must be a whole number of days from 0 to ${MAX_AGE_DAYS}.`);
+  }
+  return Number(value);
+}
+
+/** `?fingerprint=`: the 43-character base64url SHA-256 of the key's SPKI. */
+export function parseFingerprint(value: string): string {
+  if (!isFingerprint(value)) {
+    fail('invalid_request', 'fingerprint must be the 43-character base64url SHA-256 of the key (as `signet keygen` prints it).');
+  }
+  return value;
+}
+
+/**
+ * `?publicKey=`: a public key in any accepted format. Query strings turn an unescaped `+` into a
+ * space; base64 never contains spaces, so they are turned back (PEM header lines are kept).
+ */
+export function parseQueryPublicKey(value: string): NewKey {
+  const repaired = value.replace(/(-----[A-Z0-9 ]+-----)|( )/g, (_all: string, label: string | undefined) => (label ? label : '+'));
+  return parsePublicKey(repaired);
+}
+
+// ------------------------------------------------------------------ fields
+
+function parseName(value: unknown): string {
+  if (typeof value !== 'string') fail('invalid_request', 'name must be a string.');
+  const name = value.trim();
+  if (name === '' || name.length > MAX_NAME_CHARS) fail('invalid_request', `name must be 1 to ${MAX_NAME_CHARS} characters.`);
+  if (/[\u0000-\u001f\u007f]/.test(name)) fail('invalid_request', 'name must not contain control characters (line breaks, tabs, ...).');
+  return name;
+}
+
+function parseWhitelist(value: unknown): string[] {
+  if (!Array.isArray(value)) {
+    fail('invalid_network', 'networkWhitelist must be a list of IPv4/IPv6 addresses or CIDR ranges, e.g. ["203.0.113.7", "2001:db8::/32"]; ["0.0.0.0"] allows everyone.');
+  }
+  if (value.length === 0 || value.length > MAX_WHITELIST_ENTRIES) {
+    fail('invalid_network', `networkWhitelist must hold 1 to ${MAX_WHITELIST_ENTRIES} entries; use ["0.0.0.0"] to allow everyone.`);
+  }
+  return [...new Set(value.map((entry) => normaliseNetworkEntry(entry)))];
+}
+
+function parseRoles(value: unknown, catalogue: CompiledRoleCatalogue): string[] {
+  if (!Array.isArray(value) || value.length === 0 || value.length > MAX_ROLES) {
+    const known = [...catalogue.roleNames].sort().join(', ');
+    fail('unknown_role', `roles must be a list of 1 to ${MAX_ROLES} role names. Known roles: ${known}.`);
+  }
+  return validateRoles(value, catalogue);
+}
+
+function parsePublicKey(value: unknown): NewKey {
+  if (typeof value !== 'string') {
+    fail('invalid_public_key', 'publicKey must be a string: the SPKI PEM (-----BEGIN PUBLIC KEY-----) of your key pair.');
+  }
+  if (value.length > MAX_PUBLIC_KEY_CHARS) {
+    fail('invalid_public_key', `publicKey is longer than ${MAX_PUBLIC_KEY_CHARS} characters; paste only the public key PEM.`);
+  }
+  const info = importPublicKey(value);
+  return { fingerprint: info.fingerprint, spkiPem: info.spkiPem };
+}
+
+function parseVersion(value: unknown): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
+    fail('invalid_request', 'version must be the whole number from the client record you edited (1 or more).');
+  }
+  return value;
+}
+
+function parseInstant(value: unknown, field: string): string {
+  const ms = typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(value) ? Date.parse(value) : NaN;
+  if (!Number.isFinite(ms)) fail('invalid_request', `${field} must be an ISO-8601 instant with a time zone, e.g. 2030-01-31T12:00:00Z.`);
+  return new Date(ms).toISOString();
+}
+
+// ------------------------------------------------------------------ shape
+
+/** The publicKey field, checked for private material before anything else. */
+function refusePrivateKey(body: Json): void {
+  if (typeof body.publicKey === 'string' && body.publicKey.length <= MAX_PUBLIC_KEY_CHARS && looksLikePrivateKey(body.publicKey)) {
+    throw privateKeySubmitted();
+  }
+}
+
+function privateKeySubmitted(): SignetError {
+  return new SignetError(
+    'private_key_submitted',
+    'This is a private key. Paste only the public half (-----BEGIN PUBLIC KEY-----), and treat this private key as exposed: generate a new key pair.',
+  );
+}
+
+function onlyFields(body: Json, allowed: readonly string[]): void {
+  const unknown = Object.keys(body).filter((name) => !allowed.includes(name));
+  if (unknown.length > 0) {
+    fail('invalid_request', `Unknown field(s): ${unknown.map(shortName).join(', ')}. This route accepts: ${allowed.join(', ')}.`);
+  }
+}
+
+function requireFields(body: Json, required: readonly string[]): void {
+  const missing = required.filter((name) => body[name] === undefined || body[name] === null);
+  if (missing.length > 0) fail('invalid_request', `Missing field(s): ${missing.join(', ')}.`);
+}
+
+/** A field name as it may appear in a message: short and quoted. */
+function shortName(name: string): string {
+  return JSON.stringify(name.length > 40 ? `${name.slice(0, 40)}…` : name);
+}

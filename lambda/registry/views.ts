@@ -1,0 +1,79 @@
+/**
+ * What the registry API answers with: the JSON shapes of docs/openapi/registry.json, built from
+ * store records. Key material appears only as public keys (SPKI PEM) and fingerprints.
+ */
+import { isKeyActive, type ClientRecord, type StoredPublicKey } from '../store/client-record';
+import type { AuditEntry, AuthFailure, KeyOwner } from '../store/store-types';
+
+export interface KeyView {
+  readonly fingerprint: string;
+  /** SPKI PEM. */
+  readonly publicKey: string;
+  readonly addedAt: string;
+  readonly notAfter?: string;
+  /** Whether the key verifies now (no not-after, or not-after still ahead). */
+  readonly active: boolean;
+}
+
+export interface ClientView {
+  readonly clientId: string;
+  readonly name: string;
+  readonly status: 'active' | 'disabled';
+  readonly networkWhitelist: readonly string[];
+  readonly roles: readonly string[];
+  readonly keys: readonly KeyView[];
+  readonly version: number;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+export interface ExpiringKeyView extends KeyOwner {
+  /** Whole days since the key was added. */
+  readonly ageDays: number;
+}
+
+export function clientView(record: ClientRecord, nowMs: number): ClientView {
+  return {
+    clientId: record.clientId,
+    name: record.name,
+    status: record.status,
+    networkWhitelist: record.networkWhitelist,
+    roles: record.roles,
+    keys: record.keys.map((key) => keyView(key, nowMs)),
+    version: record.version,
+    createdAt: record.createdAt,
+    updatedAt: record.updatedAt,
+  };
+}
+
+function keyView(key: StoredPublicKey, nowMs: number): KeyView {
+  return {
+    fingerprint: key.fingerprint,
+    publicKey: key.spkiPem,
+    addedAt: key.addedAt,
+    ...(key.notAfter !== undefined ? { notAfter: key.notAfter } : {}),
+    active: isKeyActive(key, nowMs),
+  };
+}
+
+export function expiringKeyView(owner: KeyOwner, nowMs: number): ExpiringKeyView {
+  return { ...owner, ageDays: Math.floor((nowMs - Date.parse(owner.addedAt)) / 86_400_000) };
+}
+
+export function auditView(entry: AuditEntry): AuditEntry {
+  return {
+    at: entry.at,
+    actor: entry.actor,
+    action: entry.action,
+    version: entry.version,
+    clientId: entry.clientId,
+    ...(entry.changes !== undefined ? { changes: entry.changes } : {}),
+    ...(entry.keysAdded !== undefined ? { keysAdded: entry.keysAdded } : {}),
+    ...(entry.keysRemoved !== undefined ? { keysRemoved: entry.keysRemoved } : {}),
+    ...(entry.keyNotAfter !== undefined ? { keyNotAfter: entry.keyNotAfter } : {}),
+  };
+}
+
+export function authFailureView(failure: AuthFailure): AuthFailure {
+  return failure;
+}
