@@ -301,13 +301,16 @@ export async function outcomeOf<T>(promise: Promise<T>): Promise<Outcome<T>> {
 
 /**
  * Captures every line Powertools writes (its Logger and Metrics write to process.stdout/stderr
- * through their own Console) while `run` runs.
+ * through their own Console) while `run` runs. Node's own process warnings (`(node:<pid>) ...`,
+ * e.g. the AWS SDK's notice that Node 20 is old, which Lambda's Node 22 never prints) are not the
+ * function's output and are left out.
  */
 export async function captureOutput<T>(run: () => Promise<T>): Promise<{ result: T; lines: string[] }> {
   const chunks: string[] = [];
   const spies = [process.stdout, process.stderr].map((stream) =>
     jest.spyOn(stream, 'write').mockImplementation(((chunk: string | Uint8Array) => {
-      chunks.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
+      const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+      if (!text.startsWith(`(node:${process.pid}) `)) chunks.push(text);
       return true;
     }) as typeof stream.write),
   );

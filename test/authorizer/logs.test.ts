@@ -1,0 +1,185 @@
+/**
+ * What the authorizer writes: everything the handlers print over a run of allowed and refused
+ * requests (both API types, a fail-closed outage included) is captured from stdout/stderr.
+ * Every line must be Powertools JSON; decisions carry clientId, reason and latency; and no line
+ * may contain a signature value, a Signature / Signature-Input header, a signature base, or any
+ * private or public key material actually used in the run.
+ */
+import { generateRsaKeyPair, type PrivateKeyInfo } from '../../lambda/core/keys';
+import { DynamoClientStore } from '../../lambda/store/client-store';
+import { newClientId } from '../../lambda/store/client-id';
+import { findFreePort } from '../../local/dynamodb-local';
+import { startTestDynamoDb, type TestDynamoDb } from '../support/dynamodb';
+import {
+  AuthorizerModule,
+  Call,
+  HTTP_API_HOST,
+  REST_API_HOST,
+  Signed,
+  Signer,
+  authorizerEnv,
+  captureOutput,
+  httpApiAuthorizerEvent,
+  loadAuthorizer,
+  nowS,
+  outcomeOf,
+  registerClient,
+  restAuthorizerEvent,
+  sign,
+} from './support';
+
+let ddb: TestDynamoDb;
+let logs: Record<string, unknown>[];
+let rawLines: string[];
+const signedRequests: Signed[] = [];
+const keysUsed: PrivateKeyInfo[] = [];
+let partner: Signer;
+let reader: Signer;
+let office: Signer;
+let unknownId: string;
+
+beforeAll(async () => {
+  ddb = await startTestDynamoDb();
+  const tableName = await ddb.createTable();
+  const store = new DynamoClientStore({ tableName, client: ddb.client });
+  partner = await registerClient(store, { name: 'Partner', roles: ['partner'] });
+  reader = await registerClient(store, { name: 'Reader', roles: ['reader'] });
+  office = await registerClient(store, { name: 'Office', networkWhitelist: ['10.0.0.0/8'] });
+  const stranger = generateRsaKeyPair(2048);
+  keysUsed.push(partner.key, reader.key, office.key, stranger);
+  unknownId = newClientId();
+
+  const env = authorizerEnv(tableName, ddb.endpoint);
+  const authorizer = loadAuthorizer(env, { loud: true });
+  const cut = loadAuthorizer(authorizerEnv(tableName, `http://127.0.0.1:${await findFreePort()}`), { loud: true });
+
+  const http = async (handler: AuthorizerModule, call: Call, signer: Signer, edit?: (h: Record<string, string>) => void, sourceIp?: string) => {
+    const signed = sign(call, signer);
+    signedRequests.push({ headers: { ...signed.headers }, base: signed.base });
+    edit?.(signed.headers);
+    return outcomeOf(handler.httpApiHandler(httpApiAuthorizerEvent(call, { headers: signed.headers, sourceIp })));
+  };
+  const rest = async (call: Call, signer: Signer, edit?: (h: Record<string, string>) => void) => {
+    const signed = sign(call, signer);
+    signedRequests.push({ headers: { ...signed.headers }, base: signed.base });
+    edit?.(signed.headers);
+    return outcomeOf(authorizer.restApiHandler(restAuthorizerEvent(call, { headers: signed.headers })));
+  };
+  const echo = `https://${HTTP_API_HOST}/api/echo?q=a%20b`;
+  const restEcho = `https://${REST_API_HOST}/prod/api/echo?q=a+b`;
+  const body = '{"amount":10,"secret":"not really"}';
+
+  const run = await captureOutput(async () => {
+    await http(authorizer, { method: 'POST', url: echo, body }, partner);
+    await http(authorizer, { method: 'GET', url: echo }, reader);
+    await http(authorizer, { method: 'GET', url: echo }, { clientId: partner.clientId, key: stranger });
+    await http(authorizer, { method: 'GET', url: echo }, { clientId: unknownId, key: stranger });
+    await http(authorizer, { method: 'GET', url: echo, created: nowS() - 3_600 }, partner);
+    await http(authorizer, { method: 'GET', url: echo }, partner, (h) => { delete h.date; });
+    await http(authorizer, { method: 'GET', url: echo }, partner, (h) => { h.signature = h.signature.replace(/^sig=:./, 'sig=:*'); });
+    await http(authorizer, { method: 'GET', url: echo }, office, undefined, '192.0.2.1');
+    await http(authorizer, { method: 'POST', url: echo, body }, reader);
+    await http(cut, { method: 'GET', url: echo }, partner);
+    await rest({ method: 'POST', url: restEcho, body }, partner);
+    await rest({ method: 'GET', url: restEcho }, { clientId: reader.clientId, key: stranger });
+    await rest({ method: 'DELETE', url: restEcho }, reader);
+  });
+  rawLines = run.lines;
+  logs = rawLines.map((line) => JSON.parse(line) as Record<string, unknown>);
+});
+
+afterAll(async () => {
+  await ddb?.stop();
+});
+
+function decisions(message: string): Record<string, unknown>[] {
+  return logs.filter((log) => log.message === message);
+}
+
+test('every line written is JSON (Powertools logs and metrics)', () => {
+  expect(rawLines.length).toBeGreaterThan(13);
+  for (const line of rawLines) expect(() => JSON.parse(line)).not.toThrow();
+});
+
+test('each decision is one log line with service, level, timestamp and latency', () => {
+  const decided = [...decisions('allowed'), ...decisions('refused'), ...decisions('refused: fail closed')];
+  expect(decided).toHaveLength(13);
+  for (const log of decided) {
+    expect(log).toMatchObject({ service: 'signet-authorizer', level: expect.stringMatching(/^(INFO|ERROR)$/), timestamp: expect.any(String) });
+    expect(log.latencyMs).toEqual(expect.any(Number));
+    expect(log.latencyMs as number).toBeGreaterThanOrEqual(0);
+  }
+});
+
+test('allowed lines carry the clientId and the key fingerprint', () => {
+  expect(decisions('allowed')).toEqual([
+    expect.objectContaining({ clientId: partner.clientId, keyFingerprint: partner.key.fingerprint, method: 'POST', path: '/api/echo' }),
+    expect.objectContaining({ clientId: reader.clientId, keyFingerprint: reader.key.fingerprint, method: 'GET' }),
+    expect.objectContaining({ clientId: partner.clientId, method: 'POST' }),
+  ]);
+});
+
+test('refused lines carry the reason, the status, the sentence and the client the keyid named', () => {
+  expect(decisions('refused').map((log) => [log.reason, log.clientId ?? log.keyId])).toEqual([
+    ['signature_mismatch', partner.clientId],
+    ['unknown_client', unknownId],
+    ['expired', partner.clientId],
+    ['missing_date', partner.clientId],
+    ['malformed_signature', partner.clientId],
+    ['ip_not_allowed', office.clientId],
+    ['role_forbidden', reader.clientId],
+    ['signature_mismatch', reader.clientId],
+    ['role_forbidden', reader.clientId],
+  ]);
+  for (const log of decisions('refused')) {
+    expect(log).toMatchObject({ level: 'INFO', status: expect.any(Number), message: 'refused' });
+  }
+  expect(decisions('refused')[5]).toMatchObject({ sourceIp: '192.0.2.1' });
+});
+
+test('the outage is an ERROR line with reason dependency_unavailable and the cause', () => {
+  expect(decisions('refused: fail closed')).toEqual([
+    expect.objectContaining({ level: 'ERROR', reason: 'dependency_unavailable', status: 503, error: expect.anything() }),
+  ]);
+});
+
+test('no line contains a signature, a Signature-Input, a signature base or key material', () => {
+  const secrets: [string, string][] = [];
+  for (const { headers, base } of signedRequests) {
+    const signatureB64 = /^sig=:([^:]+):$/.exec(headers.signature)![1];
+    secrets.push(['Signature header', headers.signature], ['signature value', signatureB64], ['signature value (base64url)', Buffer.from(signatureB64, 'base64').toString('base64url')]);
+    secrets.push(['Signature-Input header', headers['signature-input']], ['signature base', base]);
+    for (const line of base.split('\n')) if (line.startsWith('"@signature-params"')) secrets.push(['@signature-params line', line]);
+    secrets.push(['signature value (first 40 chars)', signatureB64.slice(0, 40)]);
+  }
+  for (const key of keysUsed) {
+    const privatePem = key.key.export({ type: 'pkcs8', format: 'pem' }) as string;
+    const pkcs1Pem = key.key.export({ type: 'pkcs1', format: 'pem' }) as string;
+    const publicPem = key.publicKey.export({ type: 'spki', format: 'pem' }) as string;
+    const publicPkcs1 = (key.publicKey.export({ type: 'pkcs1', format: 'der' }) as Buffer).toString('base64');
+    secrets.push(['private key (PKCS#8 Base64)', key.pkcs8Base64], ['private key PEM', privatePem], ['public key PEM', publicPem]);
+    // Any 40-character run of the Base64 bodies (a partial dump is a leak too).
+    for (const [what, pem] of [['private key', privatePem], ['PKCS#1 private key', pkcs1Pem], ['public key', publicPem]] as const) {
+      const body = pem.replace(/-----[^-]+-----/g, '').replace(/\s+/g, '');
+      for (let i = 0; i + 40 <= body.length; i += 40) secrets.push([`${what} (Base64 run at ${i})`, body.slice(i, i + 40)]);
+    }
+    for (let i = 0; i + 40 <= publicPkcs1.length; i += 40) secrets.push([`public key PKCS#1 (run at ${i})`, publicPkcs1.slice(i, i + 40)]);
+  }
+  expect(secrets.length).toBeGreaterThan(200);
+
+  const leaks: string[] = [];
+  rawLines.forEach((line, n) => {
+    // The raw line, and every string in it decoded (a base's quotes and newlines are escaped in JSON).
+    const text = [line, ...stringsIn(JSON.parse(line))].join('\n');
+    for (const [what, value] of secrets) if (text.includes(value)) leaks.push(`line ${n}: ${what}`);
+    if (/"@method"|@signature-params|BEGIN [A-Z ]*KEY/.test(text)) leaks.push(`line ${n}: signature base or PEM marker`);
+  });
+  expect(leaks).toEqual([]);
+});
+
+function stringsIn(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value)) return value.flatMap(stringsIn);
+  if (typeof value === 'object' && value !== null) return Object.values(value).flatMap(stringsIn);
+  return [];
+}
