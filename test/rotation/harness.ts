@@ -48,6 +48,20 @@ export function testClock(startMs = Date.now()): TestClock {
   return clock;
 }
 
+/** The system clock, for tests where the rotation and a request loop run side by side. */
+export function systemClock(): TestClock {
+  return {
+    get ms() {
+      return Date.now();
+    },
+    nowMs: Date.now,
+    nowS: () => Math.floor(Date.now() / 1000),
+    advanceS() {
+      throw new Error('the system clock cannot be moved');
+    },
+  };
+}
+
 export interface RotationWorld {
   readonly ddb: TestDynamoDb;
   readonly standIn: SecretsManagerStandIn;
@@ -75,7 +89,7 @@ export async function startRotationWorld(): Promise<RotationWorld> {
 
 /** A store on the world's table with the given clock. */
 export function storeFor(world: RotationWorld, clock: TestClock): DynamoClientStore {
-  return new DynamoClientStore({ tableName: world.tableName, client: world.ddb.client, now: () => new Date(clock.ms) });
+  return new DynamoClientStore({ tableName: world.tableName, client: world.ddb.client, now: () => new Date(clock.nowMs()) });
 }
 
 /** A client registered with one key, and a secret holding that key with rotation enabled. */
@@ -103,7 +117,7 @@ export async function newRotatingClient(
   const secretName = `signet/test-${process.pid}-${++secrets}-${randomBytes(3).toString('hex')}`;
   const value = options.bootstrapOnly
     ? JSON.stringify({ clientId: record.clientId })
-    : serializeSigningSecret(signingSecretFor(record.clientId, initialKey, new Date(clock.ms)));
+    : serializeSigningSecret(signingSecretFor(record.clientId, initialKey, new Date(clock.nowMs())));
   const created = await world.sm.send(new CreateSecretCommand({ Name: secretName, SecretString: value }));
   if (options.rotationEnabled !== false) {
     // Configures rotation without running one (the stand-in records it, as the service does).

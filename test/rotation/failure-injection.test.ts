@@ -1,0 +1,162 @@
+/**
+ * A failure injected at each step (a storage or Secrets Manager fault, thrown once) while the
+ * stand-in runs the rotation: the current key keeps verifying, AWSCURRENT does not move, no key
+ * stays active beyond the grace, and the service's next attempt (same token) completes it.
+ */
+import { GetSecretValueCommand, InvalidRequestException, RotateSecretCommand } from '@aws-sdk/client-secrets-manager';
+import { isKeyActive } from '../../lambda/store/client-record';
+import { RotationStep } from '../../lambda/rotation/rotation-types';
+import { SecretsManagerSecretStore } from '../../lambda/rotation/secrets-manager-secret-store';
+import { parseSigningSecret } from '../../lambda/signer/signing-secret';
+import {
+  FlakyRegistry,
+  FlakySecrets,
+  GRACE_S,
+  RotationWorld,
+  authorizerFor,
+  callWith,
+  newRotatingClient,
+  outcome,
+  rotationFor,
+  stagesOf,
+  startRotationWorld,
+  storeFor,
+  testClock,
+} from './harness';
+
+let world: RotationWorld;
+beforeAll(async () => {
+  world = await startRotationWorld();
+});
+afterAll(async () => {
+  await world?.stop();
+});
+afterEach(() => world.standIn.setRotationHandler(undefined));
+
+interface Injection {
+  readonly name: string;
+  readonly step: RotationStep;
+  /** Arms the fault just before `step` runs; `newKey` is set once createSecret has run. */
+  arm(faults: { registry: FlakyRegistry; secrets: FlakySecrets }, keys: { initial: string }): void;
+}
+
+const INJECTIONS: Injection[] = [
+  { name: 'createSecret: PutSecretValue fails', step: 'createSecret', arm: ({ secrets }) => secrets.failOnce('putPendingVersion') },
+  { name: 'createSecret: DescribeSecret fails', step: 'createSecret', arm: ({ secrets }) => secrets.failOnce('describe') },
+  { name: 'setSecret: the registry write fails', step: 'setSecret', arm: ({ registry }) => registry.failOnce('addKey') },
+  { name: 'testSecret: the registry read fails', step: 'testSecret', arm: ({ registry }) => registry.failOnce('getClient') },
+  { name: 'finishSecret: reading the pending key fails', step: 'finishSecret', arm: ({ secrets }) => secrets.failOnce('getVersion') },
+  {
+    name: "finishSecret: clearing the new key's not-after fails",
+    step: 'finishSecret',
+    arm: ({ registry }) => registry.failOnce('setKeyNotAfter', (args) => args[2] === undefined),
+  },
+  {
+    name: "finishSecret: setting the previous key's not-after fails (after the new key's was cleared)",
+    step: 'finishSecret',
+    arm: ({ registry }, keys) => registry.failOnce('setKeyNotAfter', (args) => args[1] === keys.initial),
+  },
+  {
+    name: 'finishSecret: moving AWSCURRENT fails (after both not-afters changed)',
+    step: 'finishSecret',
+    arm: ({ secrets }) => secrets.failOnce('moveStage', (args) => args[1] === 'AWSCURRENT'),
+  },
+];
+
+describe.each(INJECTIONS)('$name', (injection) => {
+  test('leaves the old key verifying, AWSCURRENT in place, no stray key beyond the grace; the next attempt completes', async () => {
+    const clock = testClock();
+    const store = storeFor(world, clock);
+    const client = await newRotatingClient(world, store, clock);
+    const registry = new FlakyRegistry(store);
+    const secrets = new FlakySecrets(new SecretsManagerSecretStore(world.sm));
+    const rotation = rotationFor(world, clock, registry, { secrets });
+    const deps = authorizerFor(store, clock);
+    let armed = false;
+    world.standIn.setRotationHandler((event) => {
+      if (event.Step === injection.step && !armed) {
+        armed = true;
+        injection.arm({ registry, secrets }, { initial: client.initialKey.fingerprint });
+      }
+      return rotation.run(event);
+    });
+
+    const failed = await world.sm.send(new RotateSecretCommand({ SecretId: client.secretName })).catch((e: unknown) => e);
+    expect(failed).toBeInstanceOf(InvalidRequestException);
+    expect(registry.failures + secrets.failures).toBe(1);
+    expect(world.standIn.rotations().at(-1)).toMatchObject({ ok: false, failedStep: injection.step });
+
+    // AWSCURRENT did not move, and the current key still verifies.
+    const stages = await stagesOf(world, client.secretName);
+    expect(stages[client.initialVersionId]).toEqual(['AWSCURRENT']);
+    const token = Object.keys(stages).find((v) => v !== client.initialVersionId)!;
+    expect(stages[token]).toEqual(['AWSPENDING']);
+    expect(outcome(await callWith(deps, client.clientId, client.initialKey, clock))).toBe('allowed');
+    const record = (await store.getClient(client.clientId, { consistentRead: true }))!;
+    const initial = record.keys.find((k) => k.fingerprint === client.initialKey.fingerprint)!;
+    expect(initial.notAfter).toBeUndefined();
+    // Any pending key on the record expires within the grace.
+    for (const key of record.keys.filter((k) => k !== initial)) {
+      expect(Date.parse(key.notAfter!)).toBeLessThanOrEqual(clock.ms + GRACE_S * 1000);
+    }
+
+    // After the grace, only the current key is active, and it still verifies.
+    clock.advanceS(GRACE_S + 1);
+    const later = (await store.getClient(client.clientId, { consistentRead: true }))!;
+    expect(later.keys.filter((k) => isKeyActive(k, clock.ms)).map((k) => k.fingerprint)).toEqual([client.initialKey.fingerprint]);
+    expect(outcome(await callWith(deps, client.clientId, client.initialKey, clock))).toBe('allowed');
+    const pendingValue = await world.sm
+      .send(new GetSecretValueCommand({ SecretId: client.secretName, VersionId: token, VersionStage: 'AWSPENDING' }))
+      .catch(() => undefined);
+    if (pendingValue?.SecretString !== undefined) {
+      const pending = parseSigningSecret(pendingValue.SecretString);
+      expect(['key_expired', 'signature_mismatch']).toContain(outcome(await callWith(deps, client.clientId, pending.key, clock)));
+    }
+
+    // The service's next RotateSecret reattempts the unfinished rotation with the same token.
+    await expect(world.sm.send(new RotateSecretCommand({ SecretId: client.secretName }))).rejects.toThrow(/previous rotation isn't complete/);
+    expect(world.standIn.rotations().at(-1)).toMatchObject({ ok: true, versionId: token });
+    expect(await stagesOf(world, client.secretName)).toEqual({ [client.initialVersionId]: ['AWSPREVIOUS'], [token]: ['AWSCURRENT'] });
+    const current = parseSigningSecret((await world.sm.send(new GetSecretValueCommand({ SecretId: client.secretName }))).SecretString!);
+    const done = (await store.getClient(client.clientId, { consistentRead: true }))!;
+    expect(done.keys.map((k) => [k.fingerprint, k.notAfter])).toEqual([
+      [client.initialKey.fingerprint, new Date(clock.ms + GRACE_S * 1000).toISOString()],
+      [current.key.fingerprint, undefined],
+    ]);
+    expect(outcome(await callWith(deps, client.clientId, current.key, clock))).toBe('allowed');
+    expect(outcome(await callWith(deps, client.clientId, client.initialKey, clock))).toBe('allowed');
+  });
+});
+
+describe('failures after AWSCURRENT moved', () => {
+  test.each([
+    ['removing AWSPENDING fails', (f: { registry: FlakyRegistry; secrets: FlakySecrets }) => f.secrets.failOnce('moveStage', (args) => args[1] === 'AWSPENDING')],
+    ['removing an expired key fails', (f: { registry: FlakyRegistry; secrets: FlakySecrets }) => f.registry.failOnce('removeKey')],
+  ])('%s: the rotation still succeeds (the leftover is harmless)', async (_name, arm) => {
+    const clock = testClock();
+    const store = storeFor(world, clock);
+    const client = await newRotatingClient(world, store, clock);
+    const registry = new FlakyRegistry(store);
+    const secrets = new FlakySecrets(new SecretsManagerSecretStore(world.sm));
+    const rotation = rotationFor(world, clock, registry, { secrets, graceS: 60 });
+    world.standIn.setRotationHandler((event) => rotation.run(event));
+    await world.sm.send(new RotateSecretCommand({ SecretId: client.secretName }));
+
+    world.standIn.setRotationHandler((event) => {
+      if (event.Step === 'finishSecret') {
+        clock.advanceS(61); // the first key's grace ends: this finish's cleanup removes it
+        arm({ registry, secrets });
+      }
+      return rotation.run(event);
+    });
+    const out = await world.sm.send(new RotateSecretCommand({ SecretId: client.secretName }));
+    expect(world.standIn.rotations().at(-1)).toMatchObject({ ok: true, versionId: out.VersionId });
+    expect(registry.failures + secrets.failures).toBe(1);
+    const stages = await stagesOf(world, client.secretName);
+    expect(stages[out.VersionId!]).toContain('AWSCURRENT');
+    const current = parseSigningSecret((await world.sm.send(new GetSecretValueCommand({ SecretId: client.secretName }))).SecretString!);
+    expect(outcome(await callWith(authorizerFor(store, clock), client.clientId, current.key, clock))).toBe('allowed');
+    // An expired key left on the record verifies nothing.
+    expect(outcome(await callWith(authorizerFor(store, clock), client.clientId, client.initialKey, clock))).not.toBe('allowed');
+  });
+});

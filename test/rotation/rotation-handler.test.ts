@@ -1,0 +1,140 @@
+/**
+ * The rotation function's door (createRotationHandler): event checks, the RotationSucceeded /
+ * RotationFailed metrics, rethrown failures; and the Lambda module lambda/handlers/rotation.ts
+ * itself, configured through its environment, run by the stand-in's RotateSecret.
+ */
+import { GetSecretValueCommand, InvalidRequestException, RotateSecretCommand } from '@aws-sdk/client-secrets-manager';
+import { ENV } from '../../lambda/config-env';
+import { isSignetError } from '../../lambda/core/errors';
+import { ROTATION_METRICS, RotationMetrics, createRotationHandler } from '../../lambda/rotation/rotation-handler';
+import { parseSigningSecret } from '../../lambda/signer/signing-secret';
+import {
+  RotationWorld,
+  newRotatingClient,
+  recordingLogger,
+  rotationFor,
+  stagesOf,
+  startRotationWorld,
+  storeFor,
+  systemClock,
+  testClock,
+} from './harness';
+
+let world: RotationWorld;
+beforeAll(async () => {
+  world = await startRotationWorld();
+});
+afterAll(async () => {
+  await world?.stop();
+});
+afterEach(() => world.standIn.setRotationHandler(undefined));
+
+/** Records what the door asks Powertools Metrics to do. */
+function recordingMetrics(): RotationMetrics & { metrics: string[]; metadata: Record<string, string>; published: number } {
+  const out = {
+    metrics: [] as string[],
+    metadata: {} as Record<string, string>,
+    published: 0,
+    addMetric(name: string, unit: string, value: number) {
+      out.metrics.push(`${name}:${unit}:${value}`);
+    },
+    addMetadata(key: string, value: string) {
+      out.metadata[key] = value;
+    },
+    publishStoredMetrics() {
+      out.published += 1;
+    },
+  };
+  return out;
+}
+
+describe('createRotationHandler', () => {
+  test('counts one RotationSucceeded per completed rotation, and nothing for the other steps', async () => {
+    const clock = testClock();
+    const store = storeFor(world, clock);
+    const client = await newRotatingClient(world, store, clock);
+    const metrics = recordingMetrics();
+    const logger = recordingLogger();
+    const handler = createRotationHandler({ rotation: rotationFor(world, clock, store), logger, metrics });
+    world.standIn.setRotationHandler((event) => handler(event, { getRemainingTimeInMillis: () => 60_000 }));
+    await world.sm.send(new RotateSecretCommand({ SecretId: client.secretName }));
+    expect(metrics.metrics).toEqual([`${ROTATION_METRICS.succeeded}:Count:1`]);
+    expect(metrics.published).toBe(1);
+    expect(logger.lines.filter((l) => l.includes('rotation step completed'))).toHaveLength(4);
+  });
+
+  test('a failed step counts RotationFailed with the step, logs it, and rethrows so the service sees it fail', async () => {
+    const clock = testClock();
+    const store = storeFor(world, clock);
+    const client = await newRotatingClient(world, store, clock, { rotationEnabled: false });
+    const metrics = recordingMetrics();
+    const logger = recordingLogger();
+    const handler = createRotationHandler({ rotation: rotationFor(world, clock, store), logger, metrics });
+    const error = await handler({ Step: 'setSecret', SecretId: client.secretName, ClientRequestToken: client.initialVersionId }).catch((e: unknown) => e);
+    expect(isSignetError(error) && error.code).toBe('invalid_request');
+    expect(metrics.metrics).toEqual([`${ROTATION_METRICS.failed}:Count:1`]);
+    expect(metrics.metadata).toEqual({ step: 'setSecret' });
+    expect(metrics.published).toBe(1);
+    expect(logger.lines.some((l) => l.includes('rotation step failed') && l.includes('not enabled for rotation'))).toBe(true);
+  });
+
+  test.each([
+    ['no Step', { SecretId: 's', ClientRequestToken: 't' }, /Step must be one of createSecret, setSecret, testSecret, finishSecret/],
+    ['an unknown Step', { Step: 'dropSecret', SecretId: 's', ClientRequestToken: 't' }, /got "dropSecret"/],
+    ['no SecretId', { Step: 'createSecret', ClientRequestToken: 't' }, /no SecretId/],
+    ['no ClientRequestToken', { Step: 'createSecret', SecretId: 's' }, /no ClientRequestToken/],
+    ['not an object', 'createSecret', /Step must be one of/],
+  ])('an event with %s is refused with invalid_request', async (_name, event, message) => {
+    const clock = testClock();
+    const metrics = recordingMetrics();
+    const handler = createRotationHandler({ rotation: rotationFor(world, clock, storeFor(world, clock)), logger: recordingLogger(), metrics });
+    const error = await handler(event).catch((e: unknown) => e);
+    expect(isSignetError(error) && error.code).toBe('invalid_request');
+    expect((error as Error).message).toMatch(message);
+    expect(metrics.metrics).toEqual([`${ROTATION_METRICS.failed}:Count:1`]);
+  });
+});
+
+describe('lambda/handlers/rotation.ts', () => {
+  const saved = { ...process.env };
+  afterEach(() => {
+    process.env = { ...saved };
+  });
+
+  test('reads its config from the environment (table, endpoints, grace, key size) and rotates through the service', async () => {
+    const clock = systemClock();
+    const store = storeFor(world, clock);
+    const client = await newRotatingClient(world, store, clock);
+    Object.assign(process.env, {
+      [ENV.tableName]: world.tableName,
+      [ENV.dynamoDbEndpoint]: world.ddb.endpoint,
+      [ENV.secretsManagerEndpoint]: world.standIn.endpoint,
+      [ENV.rotationGraceS]: '7200',
+      [ENV.rotationKeyBits]: '3072',
+      [ENV.clientCacheTtlMs]: '0',
+      POWERTOOLS_LOG_LEVEL: 'SILENT',
+      POWERTOOLS_METRICS_DISABLED: 'true',
+    });
+    let module: typeof import('../../lambda/handlers/rotation') | undefined;
+    jest.isolateModules(() => {
+      module = require('../../lambda/handlers/rotation');
+    });
+    world.standIn.setRotationHandler((event) => module!.handler(event));
+
+    const before = Date.now();
+    const out = await world.sm.send(new RotateSecretCommand({ SecretId: client.secretName }));
+    const after = Date.now();
+    expect(await stagesOf(world, client.secretName)).toEqual({ [client.initialVersionId]: ['AWSPREVIOUS'], [out.VersionId!]: ['AWSCURRENT'] });
+    const current = parseSigningSecret((await world.sm.send(new GetSecretValueCommand({ SecretId: client.secretName }))).SecretString!);
+    expect(current.key.bits).toBe(3072);
+    const record = (await store.getClient(client.clientId, { consistentRead: true }))!;
+    const notAfterMs = Date.parse(record.keys[0]!.notAfter!);
+    expect(notAfterMs).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000 + 7_200_000);
+    expect(notAfterMs).toBeLessThanOrEqual(after + 7_200_000);
+
+    // A step the protocol refuses fails the invocation (the stand-in reports the failed step).
+    world.standIn.setRotationHandler((event) => module!.handler({ ...event, ClientRequestToken: client.initialVersionId + '-x' }));
+    await expect(world.sm.send(new RotateSecretCommand({ SecretId: client.secretName }))).rejects.toBeInstanceOf(InvalidRequestException);
+    expect(world.standIn.rotations().at(-1)).toMatchObject({ ok: false, failedStep: 'createSecret' });
+  });
+});
