@@ -678,8 +678,11 @@ function serializeDate(value: Date): string {
   return `@${serializeInteger(ms / 1000)}`;
 }
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 /** RFC 9651 §4.1.11 */
 function serializeDisplayString(value: string): string {
+  if (LONE_SURROGATE.test(value)) serializationError('a display string must be well-formed Unicode');
   const bytes = Buffer.from(value, 'utf8');
   let out = '%"';
   for (const byte of bytes) {

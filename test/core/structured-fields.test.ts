@@ -501,6 +501,7 @@ describe('serializing', () => {
     ['NaN', () => serializeItem([Number.NaN, new Map()])],
     ['a 13-digit decimal', () => serializeItem([new Decimal(1e12), new Map()])],
     ['a date with milliseconds', () => serializeItem([new Date(1500), new Map()])],
+    ['a display string with a lone surrogate', () => serializeItem([new DisplayString('a\ud800b'), new Map()])],
     ['something else', () => serializeItem([{} as unknown as BareItem, new Map()])],
   ])('refuses %s', (_name, serialize) => {
     expect(serialize).toThrow(StructuredFieldError);
