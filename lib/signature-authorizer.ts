@@ -292,6 +292,9 @@ const GATEWAY_RESPONSE_IDS: Readonly<Record<RestGatewayResponse['type'], string>
   AUTHORIZER_FAILURE: 'AuthorizerFailure',
 };
 
+/** Largest role catalogue (JSON bytes) that fits in the function's environment beside the other settings. */
+const MAX_ROLE_CATALOGUE_BYTES = 3_000;
+
 /** Checks the authorizer props; every problem in one error naming the prop. */
 function validateAuthorizerProps(path: string, props: SignatureAuthorizerProps, catalogue: RoleCatalogue): void {
   const problems: string[] = [];
@@ -310,6 +313,12 @@ function validateAuthorizerProps(path: string, props: SignatureAuthorizerProps, 
     compileRoleCatalogue(catalogue);
   } catch (error) {
     problems.push(`roleCatalogue: ${(error as Error).message}`);
+  }
+  const catalogueBytes = Buffer.byteLength(JSON.stringify(catalogue));
+  if (catalogueBytes > MAX_ROLE_CATALOGUE_BYTES) {
+    problems.push(
+      `roleCatalogue is ${catalogueBytes} bytes as JSON, over ${MAX_ROLE_CATALOGUE_BYTES}: it travels in an environment variable and Lambda allows 4 KB for all of them; use fewer, broader patterns`,
+    );
   }
   if (props.memorySizeMb !== undefined && (!Number.isInteger(props.memorySizeMb) || props.memorySizeMb < 128 || props.memorySizeMb > 10240)) {
     problems.push(`memorySizeMb must be a whole number of MB between 128 and 10240; got ${props.memorySizeMb}`);

@@ -53,6 +53,14 @@ describe('SignatureAuthorizer props', () => {
     }
   });
 
+  test('a role catalogue too large for the Lambda environment is refused', () => {
+    const { stack, registry } = scope();
+    const roleCatalogue = Object.fromEntries(Array.from({ length: 80 }, (_, i) => [`partner-role-${i}`, [`* /partners/${i}/orders/**`]]));
+    expect(errorOf(() => new SignatureAuthorizer(stack, 'Authorizer', { registry, roleCatalogue }))).toMatch(
+      /roleCatalogue is \d+ bytes as JSON, over 3000: .*Lambda allows 4 KB/,
+    );
+  });
+
   test.each([
     ['https://api.example.com/v1', undefined],
     ['http://127.0.0.1:3000', undefined],
