@@ -24,7 +24,7 @@ export interface RotateNowResult {
   readonly versionId: string;
   /** True when an unfinished rotation was completed instead of a new one started. */
   readonly resumed: boolean;
-  /** What each step did, in order. */
+  /** What each step did, in order (createSecret: what opening the new version did). */
   readonly steps: readonly StepResult[];
   readonly clientId?: string;
   /** Fingerprint of the key now AWSCURRENT. */
@@ -49,12 +49,14 @@ export async function rotateNow(rotation: KeyRotation, secrets: RotationSecretSt
   const unfinished = versionWithStage(description, AWSPENDING);
   const resumed = unfinished !== undefined && unfinished !== current;
   const token = resumed ? unfinished : (options.token ?? randomUUID());
-  if (!resumed) await rotation.createPendingVersion(description.arn, token);
+  const opened = resumed ? undefined : await rotation.createPendingVersion(description.arn, token);
 
   const steps: StepResult[] = [];
   for (const step of ROTATION_STEPS) {
     options.onStep?.(step);
-    steps.push(await rotation.run({ Step: step, SecretId: description.arn, ClientRequestToken: token }));
+    const result = await rotation.run({ Step: step, SecretId: description.arn, ClientRequestToken: token });
+    // createSecret then finds the version opened above: report what opening it did.
+    steps.push(step === 'createSecret' && opened !== undefined ? opened : result);
   }
   const known = steps.find((s) => s.clientId !== undefined);
   return { secretArn: description.arn, versionId: token, resumed, steps, clientId: known?.clientId, fingerprint: known?.fingerprint };

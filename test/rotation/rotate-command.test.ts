@@ -1,0 +1,146 @@
+/**
+ * `signet rotate` (bin/commands/rotate.ts) against DynamoDB Local and the stand-in, the way a
+ * developer runs it next to `npm start`: services found through `$SIGNET_HOME/local.json`, the
+ * demo key directory rewritten, an unfinished rotation completed, flags instead of the file.
+ */
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GetSecretValueCommand, RotateSecretCommand } from '@aws-sdk/client-secrets-manager';
+import { UsageError } from '../../bin/commands/args';
+import { run } from '../../bin/commands/rotate';
+import { spkiPemOf } from '../../lambda/core/keys';
+import { parseSigningSecret } from '../../lambda/signer/signing-secret';
+import { authorizerFor, callWith, newRotatingClient, outcome, rotationFor, stagesOf, startRotationWorld, storeFor, systemClock, RotationWorld } from './harness';
+
+let world: RotationWorld;
+let home: string;
+const savedHome = process.env.SIGNET_HOME;
+let output: string[];
+
+beforeAll(async () => {
+  world = await startRotationWorld();
+});
+afterAll(async () => {
+  await world?.stop();
+});
+beforeEach(() => {
+  home = mkdtempSync(join(tmpdir(), 'signet-rotate-'));
+  process.env.SIGNET_HOME = home;
+  output = [];
+  jest.spyOn(console, 'log').mockImplementation((...args: unknown[]) => void output.push(args.join(' ')));
+});
+afterEach(() => {
+  jest.restoreAllMocks();
+  if (savedHome === undefined) delete process.env.SIGNET_HOME;
+  else process.env.SIGNET_HOME = savedHome;
+  rmSync(home, { recursive: true, force: true });
+  world.standIn.setRotationHandler(undefined);
+});
+
+function writeLocalJson(demoSecretId: string, extra: Record<string, unknown> = {}): void {
+  writeFileSync(
+    join(home, 'local.json'),
+    JSON.stringify({
+      dynamoDbEndpoint: world.ddb.endpoint,
+      secretsManagerEndpoint: world.standIn.endpoint,
+      tableName: world.tableName,
+      demoSecretId,
+      region: 'us-east-1',
+      ...extra,
+    }),
+  );
+}
+
+async function currentKey(secretId: string) {
+  return parseSigningSecret((await world.sm.send(new GetSecretValueCommand({ SecretId: secretId }))).SecretString!);
+}
+
+test('with no argument rotates the demo secret through all four steps and rewrites $SIGNET_HOME/demo/', async () => {
+  const clock = systemClock();
+  const store = storeFor(world, clock);
+  const demo = await newRotatingClient(world, store, clock);
+  writeLocalJson(demo.secretName, { clientCacheTtlMs: 0 });
+
+  expect(await run([])).toBe(0);
+
+  const current = await currentKey(demo.secretName);
+  expect(current.key.fingerprint).not.toBe(demo.initialKey.fingerprint);
+  const dir = join(home, 'demo');
+  expect(readFileSync(join(dir, 'private.pkcs8.b64'), 'utf8').trim()).toBe(current.secret.privateKey);
+  expect(readFileSync(join(dir, 'public.pem'), 'utf8')).toBe(spkiPemOf(current.key.publicKey));
+  expect(readFileSync(join(dir, 'client-id'), 'utf8').trim()).toBe(demo.clientId);
+  for (const name of ['private.pkcs8.b64', 'private.pem']) expect(statSync(join(dir, name)).mode & 0o777).toBe(0o600);
+
+  const deps = authorizerFor(store, clock);
+  expect(outcome(await callWith(deps, demo.clientId, current.key, clock))).toBe('allowed');
+  expect(outcome(await callWith(deps, demo.clientId, demo.initialKey, clock))).toBe('allowed');
+  const text = output.join('\n');
+  expect(text).toContain(`new key ${current.key.fingerprint} of client ${demo.clientId} is AWSCURRENT`);
+  expect(text).toMatch(new RegExp(`previous key ${demo.initialKey.fingerprint} keeps verifying until \\d{4}-`));
+  expect(text).toMatch(/createSecret: done\n.*setSecret: done\n.*testSecret: done\n.*finishSecret: done/);
+  expect(text).not.toContain(current.secret.privateKey.slice(0, 64));
+});
+
+test('completes an unfinished rotation with its own token instead of starting another', async () => {
+  const clock = systemClock();
+  const store = storeFor(world, clock);
+  const demo = await newRotatingClient(world, store, clock);
+  writeLocalJson(demo.secretName, { clientCacheTtlMs: 0 });
+  const rotation = rotationFor(world, clock, store);
+  world.standIn.setRotationHandler(async (event) => {
+    if (event.Step === 'testSecret') throw new Error('interrupted');
+    return rotation.run(event);
+  });
+  await expect(world.sm.send(new RotateSecretCommand({ SecretId: demo.secretName }))).rejects.toThrow(/failed at step testSecret/);
+  const token = Object.keys(await stagesOf(world, demo.secretName)).find((v) => v !== demo.initialVersionId)!;
+
+  expect(await run([])).toBe(0);
+  expect(await stagesOf(world, demo.secretName)).toEqual({ [demo.initialVersionId]: ['AWSPREVIOUS'], [token]: ['AWSCURRENT'] });
+  expect(output.join('\n')).toContain(`an unfinished rotation (version ${token}) was found and completed`);
+  expect(output.join('\n')).toMatch(/createSecret: unchanged\n.*setSecret: unchanged/);
+});
+
+test('--secret-id with every endpoint flag needs no local.json and leaves the demo directory alone', async () => {
+  const clock = systemClock();
+  const store = storeFor(world, clock);
+  const other = await newRotatingClient(world, store, clock);
+  const code = await run([
+    '--secret-id', other.secretName,
+    '--endpoint-dynamodb', world.ddb.endpoint,
+    '--endpoint-secrets', world.standIn.endpoint,
+    '--table', world.tableName,
+    '--settle-seconds', '0',
+    '--grace-seconds', '600',
+  ]);
+  expect(code).toBe(0);
+  const current = await currentKey(other.secretName);
+  const record = (await store.getClient(other.clientId, { consistentRead: true }))!;
+  const previous = record.keys.find((k) => k.fingerprint === other.initialKey.fingerprint)!;
+  expect(Date.parse(previous.notAfter!) - Date.parse(record.keys.find((k) => k.fingerprint === current.key.fingerprint)!.addedAt)).toBeGreaterThanOrEqual(600_000);
+  expect(Date.parse(previous.notAfter!) - Date.parse(record.keys.find((k) => k.fingerprint === current.key.fingerprint)!.addedAt)).toBeLessThan(900_000);
+  expect(() => statSync(join(home, 'demo'))).toThrow();
+});
+
+test('the settle wait comes from local.json clientCacheTtlMs', async () => {
+  const clock = systemClock();
+  const store = storeFor(world, clock);
+  const demo = await newRotatingClient(world, store, clock);
+  writeLocalJson(demo.secretName, { clientCacheTtlMs: 1_500 });
+  expect(await run([])).toBe(0);
+  expect(output.join('\n')).toContain('waiting up to 2 s so the gateway');
+  const current = await currentKey(demo.secretName);
+  const record = (await store.getClient(demo.clientId, { consistentRead: true }))!;
+  expect(record.keys.map((k) => [k.fingerprint, k.notAfter === undefined])).toEqual([
+    [demo.initialKey.fingerprint, false],
+    [current.key.fingerprint, true],
+  ]);
+});
+
+test('without local.json and flags it says to start the gateway; bad flags are usage errors', async () => {
+  await expect(run([])).rejects.toThrow(/local\.json does not exist: start the local gateway first \(`npm start`\)/);
+  await expect(run(['--bits', '1024'])).rejects.toBeInstanceOf(UsageError);
+  await expect(run(['--settle-seconds', 'soon'])).rejects.toBeInstanceOf(UsageError);
+  await expect(run(['extra'])).rejects.toBeInstanceOf(UsageError);
+  await expect(run(['--nope'])).rejects.toBeInstanceOf(UsageError);
+});
