@@ -20,4 +20,5 @@ export type {
 export { isClientId, newClientId } from './client-id';
 export { createDocumentClient, toDocumentClient } from './dynamodb-client';
 export { ensureClientTable } from './table-setup';
+export { DynamoReplayGuard, REPLAY_PREFIX } from './replay-store';
 export * from './table-schema';

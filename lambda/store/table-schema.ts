@@ -12,6 +12,7 @@
  * | key ownership   | `KEY#<fingerprint>` | `KEY`                      | `KEYS`     | `<addedAt>#<fingerprint>`   |
  * | audit entry     | `CLIENT#<clientId>` | `AUDIT#<version, 12 digits>` | -        | -                           |
  * | auth failure    | `CLIENT#<clientId>` | `FAIL#<slot>`              | -          | -                           |
+ * | replay marker   | `REPLAY#<sha256>`   | `REPLAY`                   | -          | -                           |
  *
  * - **Client record**: everything the authorizer needs (status, whitelist, roles, every key with
  *   its SPKI PEM and not-after, `version`) in ONE item, so a request costs one GetItem.
@@ -25,6 +26,8 @@
  * - **Auth failures** are a ring of {@link AUTH_FAILURES_KEPT} slots per client (the slot is a
  *   counter on the client record modulo the ring size), each with a {@link TTL_ATTRIBUTE}, so the
  *   store holds at most that many per client whatever an attacker sends, with no read to trim.
+ * - **Replay markers** (./replay-store.ts, optional): one per accepted signature, written with a
+ *   condition so the same signature cannot pass twice, expiring via {@link TTL_ATTRIBUTE}.
  *
  * ## Why a GSI with fixed partition keys for listing
  * Listing clients must not Scan (a Scan reads every audit and failure item too). The sparse GSI
