@@ -6,12 +6,13 @@
  * status and code of lambda/core/errors.ts. Finally the gateway is stopped (no DynamoDB Local
  * left), started again on the same state (everything reused), and stopped again.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateRsaKeyPair, spkiPemOf } from '../../lambda/core/keys';
 import { readClientDir } from '../../local/client-dir';
 import { readLocalState } from '../../local/local-state';
+import { exampleRunners, runExample } from '../examples/example-runners';
 import { GatewayProcess, TestSigner, isAlive, sendSigned, startGatewayProcess, waitUntilGone } from './gateway-process';
 
 jest.setTimeout(240_000);
@@ -150,6 +151,27 @@ describe('a client registered through the registry API', () => {
     expect(answer.status).toBe(200);
     const reasons = (answer.body.failures as { reason: string }[]).map((f) => f.reason);
     expect(reasons).toEqual(expect.arrayContaining(['signature_mismatch', 'expired', 'role_forbidden']));
+  });
+});
+
+describe('the partner examples (examples/) against the gateway', () => {
+  describe.each(exampleRunners().map((runner) => [runner.label, runner] as const))('%s', (_label, runner) => {
+    const maybe = runner.cannotSend === undefined ? test : test.skip;
+    const suffix = runner.cannotSend === undefined ? '' : ` (skipped: ${runner.cannotSend})`;
+
+    maybe(`--send: a signed GET and POST as the demo client are answered 200${suffix}`, () => {
+      const keyFile = join(home, 'demo', 'private.pkcs8.b64');
+      const get = runExample(runner, ['--send', keyFile, demo.clientId, 'GET', `${gateway.url}/api/echo?from=example`]);
+      expect(get.stdout.split('\n')[0]).toBe('HTTP 200');
+      expect(get.code).toBe(0);
+      expect(JSON.parse(get.stdout.split('\n')[1])).toMatchObject({ query: 'from=example', authorizer: { clientId: demo.clientId } });
+
+      const bodyFile = join(home, `example-body-${runner.label.length}.json`);
+      writeFileSync(bodyFile, '{"from": "example"}');
+      const post = runExample(runner, ['--send', keyFile, demo.clientId, 'POST', `${gateway.url}/api/echo`, bodyFile]);
+      expect(post.stdout.split('\n')[0]).toBe('HTTP 200');
+      expect(JSON.parse(post.stdout.split('\n')[1])).toMatchObject({ method: 'POST', body: '{"from": "example"}' });
+    });
   });
 });
 

@@ -1,0 +1,101 @@
+/**
+ * The partner signing examples (README "Signing examples"): each is run to produce headers, which
+ * must verify with the core's verifyRequest, carry the right Content-Digest, and equal what the
+ * core's own signer makes for the same `created` (RSASSA-PKCS1-v1_5 is deterministic, so any
+ * byte of difference in the base would show). An example whose language is missing on this
+ * machine is skipped, with the reason in the test name.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { checkContentDigest } from '../../lambda/core/content-digest';
+import { generateRsaKeyPair, PrivateKeyInfo } from '../../lambda/core/keys';
+import { signRequest } from '../../lambda/core/sign';
+import { SignedRequest } from '../../lambda/core/types';
+import { defaultVerifyPolicy, verifyRequest } from '../../lambda/core/verify';
+import { ExampleRunner, exampleRunners, headerLinesToMap, runExample } from './example-runners';
+
+jest.setTimeout(180_000);
+
+const CLIENT_ID = 'c_ExamplePartner0000000';
+
+let dir: string;
+let key: PrivateKeyInfo;
+let seedKeyFile: string;
+let pemKeyFile: string;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'signet-examples-'));
+  key = generateRsaKeyPair();
+  seedKeyFile = join(dir, 'private.pkcs8.b64');
+  pemKeyFile = join(dir, 'private.pem');
+  writeFileSync(seedKeyFile, `${key.pkcs8Base64}\n`);
+  writeFileSync(pemKeyFile, key.key.export({ type: 'pkcs8', format: 'pem' }) as string);
+});
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+interface Case {
+  readonly name: string;
+  readonly method: string;
+  readonly url: string;
+  readonly body?: Buffer;
+  readonly keyFile: () => string;
+}
+
+const CASES: readonly Case[] = [
+  { name: 'GET with a query, key in the seed format', method: 'get', url: 'https://api.example.com/api/echo?b=2&a=1&a=%20x', keyFile: () => seedKeyFile },
+  {
+    name: 'POST with a UTF-8 JSON body, PEM key',
+    method: 'POST',
+    url: 'http://127.0.0.1:3000/api/echo',
+    body: Buffer.from('{"order": 42,\n "note": "ünïcødé"}\n'),
+    keyFile: () => pemKeyFile,
+  },
+  { name: 'PUT with binary body bytes', method: 'PUT', url: 'https://api.example.com/v1/blobs/7', body: Buffer.from(Array.from({ length: 256 }, (_, i) => i)), keyFile: () => seedKeyFile },
+];
+
+async function verify(request: SignedRequest): Promise<{ keyId: string; created: number; fingerprint: string }> {
+  const policy = defaultVerifyPolicy({ nowS: () => Math.floor(Date.now() / 1000) });
+  return verifyRequest(request, policy, (keyId) => (keyId === CLIENT_ID ? [{ fingerprint: key.fingerprint, key: key.publicKey }] : []));
+}
+
+describe.each(exampleRunners().map((runner) => [runner.label, runner] as const))('%s', (_label, runner: ExampleRunner) => {
+  const maybe = runner.unavailable === undefined ? test : test.skip;
+  const suffix = runner.unavailable === undefined ? '' : ` (skipped: ${runner.unavailable})`;
+
+  for (const c of CASES) {
+    maybe(`${c.name}: the printed headers verify with the core and equal the core signer's${suffix}`, async () => {
+      const args = [c.keyFile(), CLIENT_ID, c.method, c.url];
+      if (c.body !== undefined) {
+        const bodyFile = join(dir, `body-${c.method}.bin`);
+        writeFileSync(bodyFile, c.body);
+        args.push(bodyFile);
+      }
+      const result = runExample(runner, args);
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      const headers = headerLinesToMap(result.stdout);
+
+      const request: SignedRequest = { method: c.method.toUpperCase(), targetUri: c.url, headers, hasBody: c.body !== undefined };
+      const verdict = await verify(request);
+      expect(verdict).toMatchObject({ keyId: CLIENT_ID, fingerprint: key.fingerprint });
+      if (c.body !== undefined) expect(() => checkContentDigest(headers['content-digest'], c.body!)).not.toThrow();
+      else expect(headers['content-digest']).toBeUndefined();
+
+      const core = signRequest({ method: c.method, url: c.url, body: c.body, keyId: CLIENT_ID, privateKey: key.key, created: verdict.created });
+      expect(headers).toEqual(core.headers);
+
+      // The same headers on another URL must not verify: the check above can fail.
+      await expect(verify({ ...request, targetUri: `${c.url}x` })).rejects.toMatchObject({ code: 'signature_mismatch' });
+    });
+  }
+});
+
+test('every example prints its usage and exits 2 when called wrongly', () => {
+  for (const runner of exampleRunners().filter((r) => r.unavailable === undefined)) {
+    const result = runExample(runner, ['only-one-argument']);
+    expect({ example: runner.label, code: result.code }).toEqual({ example: runner.label, code: 2 });
+    expect(result.stderr).toMatch(/usage: .*\[--send\] KEY_FILE CLIENT_ID METHOD URL \[BODY_FILE\]/);
+  }
+});
