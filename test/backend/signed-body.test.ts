@@ -1,0 +1,181 @@
+/**
+ * The body half: the backend recomputes the body's SHA-256 and compares it with the Content-Digest
+ * the client signed (passed on by the authorizer as `contentDigest`). Proxy events are the real
+ * captures (HTTP API 2.0 with a Lambda authorizer context, REST v1 behind a Lambda authorizer),
+ * carrying a body the core signer signed; the Middy middleware runs in real @middy/core (v4, CJS).
+ */
+import { randomBytes } from 'node:crypto';
+import type middyType from '@middy/core' with { 'resolution-mode': 'import' };
+import type { APIGatewayProxyEvent, APIGatewayProxyEventV2 } from 'aws-lambda';
+import { allowContext } from '../../lambda/adapters/authorizer-context';
+import { checkSignedBody, signedBody, withSignedBody } from '../../lambda/backend/signed-body';
+import { generateRsaKeyPair, type PrivateKeyInfo } from '../../lambda/core/keys';
+import { isSignetError } from '../../lambda/core/errors';
+import { signRequest } from '../../lambda/core/sign';
+import { fixture } from '../authorizer/support';
+
+// @middy/core 4 ships CommonJS at its "require" entry; the types are the ESM ones.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const middy = require('@middy/core') as typeof middyType;
+
+const CLIENT_ID = 'c_AAAAAAAAAAAAAAAAAAAAAA';
+let key: PrivateKeyInfo;
+
+beforeAll(() => {
+  key = generateRsaKeyPair(2048);
+});
+
+/** The Content-Digest the client signed for `body` (what the authorizer passes on as contentDigest). */
+function signedDigest(body: string | Uint8Array): string {
+  const { headers } = signRequest({ method: 'POST', url: 'https://api.example.com/api/echo', body, keyId: CLIENT_ID, privateKey: key.key, created: 1_750_000_000 });
+  return headers['content-digest']!;
+}
+
+function authorizerContext(digest: string | undefined) {
+  return allowContext({ clientId: CLIENT_ID, roles: ['partner'], keyFingerprint: key.fingerprint, contentDigest: digest });
+}
+
+/** The HTTP API 2.0 proxy capture with a Lambda authorizer context, carrying `body`. */
+function v2Event(body: string | undefined, digest: string | undefined, isBase64Encoded = false): APIGatewayProxyEventV2 {
+  const event = fixture('http-api-proxy-v2-lambda-authorizer-context.json');
+  event.rawPath = '/api/echo';
+  event.requestContext.http.path = '/api/echo';
+  event.requestContext.http.method = 'POST';
+  event.requestContext.authorizer = { lambda: authorizerContext(digest) };
+  if (body === undefined) delete event.body;
+  else event.body = body;
+  event.isBase64Encoded = isBase64Encoded;
+  return event as APIGatewayProxyEventV2;
+}
+
+/** The REST proxy capture behind a Lambda authorizer (context flattened next to principalId). */
+function v1Event(body: string | null, digest: string | undefined): APIGatewayProxyEvent {
+  const event = fixture('rest-api-proxy-v1-lambda-authorizer.capture.json');
+  event.requestContext.authorizer = { principalId: CLIENT_ID, integrationLatency: 12, ...authorizerContext(digest) };
+  event.body = body;
+  return event as APIGatewayProxyEvent;
+}
+
+function codeOf(run: () => void): string {
+  try {
+    run();
+    return 'ok';
+  } catch (error) {
+    if (isSignetError(error)) return error.code;
+    throw error;
+  }
+}
+
+describe('checkSignedBody', () => {
+  const body = '{\r\n\t"a": 1\r\n}';
+
+  test('the capture body with its signed digest passes; one changed byte is digest_mismatch', () => {
+    expect(codeOf(() => checkSignedBody(v2Event(body, signedDigest(body))))).toBe('ok');
+    expect(codeOf(() => checkSignedBody(v2Event(body.replace('1', '2'), signedDigest(body))))).toBe('digest_mismatch');
+    expect(codeOf(() => checkSignedBody(v2Event(`${body}\n`, signedDigest(body))))).toBe('digest_mismatch');
+  });
+
+  test('a body re-serialised by the client after signing (same JSON, other bytes) is a mismatch', () => {
+    expect(codeOf(() => checkSignedBody(v2Event('{"a":1}', signedDigest(body))))).toBe('digest_mismatch');
+  });
+
+  test('base64-encoded binary body: decoded before hashing', () => {
+    const bytes = Buffer.concat([randomBytes(61), Buffer.from([0xff, 0xfe, 0x00])]);
+    const digest = signedDigest(bytes);
+    expect(codeOf(() => checkSignedBody(v2Event(bytes.toString('base64'), digest, true)))).toBe('ok');
+    // The same text taken literally hashes other bytes.
+    expect(codeOf(() => checkSignedBody(v2Event(bytes.toString('base64'), digest, false)))).toBe('digest_mismatch');
+  });
+
+  test('a text body that API Gateway base64-encoded is checked on its original bytes', () => {
+    const text = '{"unicode":"lambda-λ","emoji":"✓"}';
+    expect(codeOf(() => checkSignedBody(v2Event(Buffer.from(text).toString('base64'), signedDigest(text), true)))).toBe('ok');
+  });
+
+  test('no body and no digest passes (GET); isBase64Encoded with no body (named-stage capture) passes', () => {
+    expect(codeOf(() => checkSignedBody(v2Event(undefined, undefined)))).toBe('ok');
+    expect(codeOf(() => checkSignedBody(v2Event(undefined, undefined, true)))).toBe('ok');
+    expect(codeOf(() => checkSignedBody(v2Event('', undefined, true)))).toBe('ok');
+  });
+
+  test('a body with no signed digest is digest_required; a digest with no body is digest_mismatch', () => {
+    expect(codeOf(() => checkSignedBody(v2Event(body, undefined)))).toBe('digest_required');
+    expect(codeOf(() => checkSignedBody(v2Event(body, '')))).toBe('digest_required');
+    expect(codeOf(() => checkSignedBody(v2Event(undefined, signedDigest(body))))).toBe('digest_mismatch');
+  });
+
+  test('no authorizer context at all (the capture with "lambda": null): a body is refused', () => {
+    const event = fixture('http-api-proxy-v2-lambda-authorizer.capture.json') as APIGatewayProxyEventV2;
+    expect(codeOf(() => checkSignedBody({ ...event, body: 'x=1' }))).toBe('digest_required');
+  });
+
+  test('REST v1 proxy event: the context sits beside principalId', () => {
+    expect(codeOf(() => checkSignedBody(v1Event(body, signedDigest(body))))).toBe('ok');
+    expect(codeOf(() => checkSignedBody(v1Event('{"a":2}', signedDigest(body))))).toBe('digest_mismatch');
+    expect(codeOf(() => checkSignedBody(v1Event(null, undefined)))).toBe('ok');
+  });
+});
+
+describe('withSignedBody (plain wrapper)', () => {
+  const body = '{"amount":10}';
+
+  test('runs the handler only when the body matches; otherwise 400 {error, message, requestId}', async () => {
+    const calls: string[] = [];
+    const handler = withSignedBody(async (event: APIGatewayProxyEventV2) => {
+      calls.push(event.body ?? '');
+      return { statusCode: 200, body: 'ok' };
+    });
+    await expect(handler(v2Event(body, signedDigest(body)), {})).resolves.toEqual({ statusCode: 200, body: 'ok' });
+    const refused = await handler(v2Event('{"amount":1000}', signedDigest(body)), {});
+    expect(refused).toMatchObject({ statusCode: 400, headers: { 'content-type': 'application/json' } });
+    expect(JSON.parse((refused as { body: string }).body)).toEqual({ error: 'digest_mismatch', message: expect.stringMatching(/exact bytes/), requestId: 'id' });
+    expect(calls).toEqual([body]);
+  });
+
+  test('the 400 body never echoes the digest or the body', async () => {
+    const handler = withSignedBody(async () => ({ statusCode: 200, body: 'ok' }));
+    const digest = signedDigest(body);
+    const refused = (await handler(v2Event('{"tampered":true}', digest), {})) as { body: string };
+    expect(refused.body).not.toContain(digest.slice(9, 40));
+    expect(refused.body).not.toContain('tampered');
+  });
+});
+
+describe('signedBody() Middy middleware (real @middy/core)', () => {
+  const body = '{"amount":10}';
+
+  function wrapped() {
+    const seen: string[] = [];
+    const handler = middy(async (event: APIGatewayProxyEventV2) => {
+      seen.push(event.body ?? '');
+      return { statusCode: 200, body: JSON.stringify({ echoed: event.body }) };
+    }).use(signedBody());
+    return { handler, seen };
+  }
+
+  test('a matching body reaches the handler', async () => {
+    const { handler, seen } = wrapped();
+    const response = await handler(v2Event(body, signedDigest(body)), {} as never);
+    expect(response).toEqual({ statusCode: 200, body: JSON.stringify({ echoed: body }) });
+    expect(seen).toEqual([body]);
+  });
+
+  test('a tampered body ends the request in `before` with 400 digest_mismatch; the handler never runs', async () => {
+    const { handler, seen } = wrapped();
+    const response = await handler(v2Event('{"amount":1000}', signedDigest(body)), {} as never);
+    expect(response.statusCode).toBe(400);
+    expect(JSON.parse(response.body).error).toBe('digest_mismatch');
+    expect(seen).toEqual([]);
+  });
+
+  test('base64-encoded bodies and REST events work through Middy too', async () => {
+    const bytes = randomBytes(100);
+    const { handler, seen } = wrapped();
+    expect((await handler(v2Event(bytes.toString('base64'), signedDigest(bytes), true), {} as never)).statusCode).toBe(200);
+    expect(seen).toHaveLength(1);
+
+    const restHandler = middy(async () => ({ statusCode: 204, body: '' })).use(signedBody());
+    expect((await restHandler(v1Event(body, signedDigest(body)), {} as never)).statusCode).toBe(204);
+    expect((await restHandler(v1Event('{}', signedDigest(body)), {} as never)).statusCode).toBe(400);
+  });
+});
