@@ -65,7 +65,9 @@ export function createRegistryHandler(deps: RegistryHandlerDeps): RegistryHandle
       checkBodySize(request.body.length);
       checkSignedBody(event);
       const response = await service.handle(route, request);
-      logger.info('registry request', logFields(request, route, response.status, 'ok', startedMs));
+      const created = (response.body as { clientId?: unknown }).clientId;
+      const fields = logFields(request, route, response.status, 'ok', startedMs);
+      logger.info('registry request', route.clientId === undefined && typeof created === 'string' ? { ...fields, clientId: created } : fields);
       return {
         statusCode: response.status,
         headers: { ...BASE_HEADERS, ...response.headers },

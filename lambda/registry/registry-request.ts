@@ -7,6 +7,7 @@
  * a custom domain's base path (`/v1/registry/...`) in front of it does not matter.
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyEventV2 } from 'aws-lambda';
+import { CONTEXT_KEYS } from '../adapters/authorizer-context';
 import { authorizerContext, receivedBody } from '../backend/signed-body';
 
 /** Either proxy event shape. */
@@ -36,7 +37,7 @@ export function readRegistryEvent(event: RegistryEvent, fallbackRequestId = ''):
   const method = (v2 ? event.requestContext?.http?.method : event.httpMethod) ?? '';
   // REST: requestContext.path is the path the client called (stage or base path included).
   const path = v2 ? (event.rawPath ?? event.requestContext?.http?.path ?? '') : (event.requestContext?.path || event.path || '');
-  const actor = authorizerContext(event).clientId;
+  const actor = authorizerContext(event)[CONTEXT_KEYS.clientId];
   const decodedPath = safeDecode(path);
   return {
     method: method.toUpperCase(),

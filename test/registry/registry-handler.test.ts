@@ -443,6 +443,7 @@ describe('logs', () => {
     for (const entry of entries) {
       expect(entry).toEqual(expect.objectContaining({ service: 'signet-registry', route: expect.any(String), status: expect.any(Number), outcome: expect.any(String) }));
     }
+    expect(entries).toContainEqual(expect.objectContaining({ route: 'POST /registry/clients', outcome: 'ok', status: 201, clientId: expect.stringMatching(/^c_/), latencyMs: expect.any(Number) }));
     expect(entries).toContainEqual(expect.objectContaining({ route: 'POST /registry/clients', outcome: 'private_key_submitted', status: 400 }));
     expect(entries).toContainEqual(expect.objectContaining({ route: 'PATCH /registry/clients/{clientId}', outcome: 'version_conflict', actor: ADMIN_ID }));
 
