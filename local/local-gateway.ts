@@ -13,8 +13,10 @@
  */
 import { Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { loadConfig } from '../lambda/config';
 import { ENV } from '../lambda/config-env';
 import { LocalServices, bootstrapLocal } from './bootstrap';
+import { writeLocalState } from './local-state';
 import { GatewayHandlers, createGatewayListener } from './gateway';
 import { LOCAL_ROLE_CATALOGUE } from './role-catalogue';
 import { DEFAULT_LOCAL_PORT, LOCAL_HOST, LOCAL_REGION } from './signet-home';
@@ -97,6 +99,8 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     const environment = handlerEnvironment(services, url);
     Object.assign(process.env, environment);
     serve = loadHandlers(environment);
+    // Tell `signet rotate` how long the authorizer caches client records (it waits that long).
+    writeLocalState(services.paths.localState, { ...services.state, clientCacheTtlMs: loadConfig(process.env).clientCacheTtlMs });
     listener = createGatewayListener(serve, { log: options.log });
     let stopping: Promise<void> | undefined;
     const stop = (): Promise<void> =>

@@ -6,25 +6,33 @@
  *
  * ```json
  * { "dynamoDbEndpoint": "http://127.0.0.1:41234", "secretsManagerEndpoint": "http://127.0.0.1:41235",
- *   "tableName": "signet-local-clients", "demoSecretId": "signet/local/demo", "region": "us-east-1" }
+ *   "tableName": "signet-local-clients", "demoSecretId": "signet/local/demo", "region": "us-east-1",
+ *   "clientCacheTtlMs": 60000 }
  * ```
  */
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 
-/** The file's fields, exactly. */
+/** The file's fields. */
 export interface LocalStateFile {
   readonly dynamoDbEndpoint: string;
   readonly secretsManagerEndpoint: string;
   readonly tableName: string;
   readonly demoSecretId: string;
   readonly region: string;
+  /**
+   * How long the gateway's authorizer caches a client record, in ms (its SIGNET_CLIENT_CACHE_TTL_MS):
+   * `signet rotate` waits that long before it finishes, so the gateway knows the new key first.
+   * Written once the handlers are loaded.
+   */
+  readonly clientCacheTtlMs?: number;
 }
 
-const FIELDS: readonly (keyof LocalStateFile)[] = ['dynamoDbEndpoint', 'secretsManagerEndpoint', 'tableName', 'demoSecretId', 'region'];
+const FIELDS: readonly Exclude<keyof LocalStateFile, 'clientCacheTtlMs'>[] = ['dynamoDbEndpoint', 'secretsManagerEndpoint', 'tableName', 'demoSecretId', 'region'];
 
-/** Writes the file (only the five fields, in this order). */
+/** Writes the file (only these fields, in this order). */
 export function writeLocalState(path: string, state: LocalStateFile): void {
-  const ordered = Object.fromEntries(FIELDS.map((field) => [field, state[field]]));
+  const ordered: Record<string, unknown> = Object.fromEntries(FIELDS.map((field) => [field, state[field]]));
+  if (state.clientCacheTtlMs !== undefined) ordered.clientCacheTtlMs = state.clientCacheTtlMs;
   writeFileSync(path, `${JSON.stringify(ordered, null, 2)}\n`);
 }
 
@@ -43,7 +51,11 @@ export function readLocalState(path: string): LocalStateFile {
   const record = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as Record<string, unknown>;
   const missing = FIELDS.filter((field) => typeof record[field] !== 'string' || record[field] === '');
   if (missing.length > 0) throw new Error(`${path} lacks ${missing.join(', ')}; restart the local gateway (\`npm start\`) to rewrite it.`);
-  return Object.fromEntries(FIELDS.map((field) => [field, record[field]])) as unknown as LocalStateFile;
+  const ttl = record.clientCacheTtlMs;
+  return {
+    ...(Object.fromEntries(FIELDS.map((field) => [field, record[field]])) as Omit<LocalStateFile, 'clientCacheTtlMs'>),
+    ...(typeof ttl === 'number' && Number.isSafeInteger(ttl) && ttl >= 0 ? { clientCacheTtlMs: ttl } : {}),
+  };
 }
 
 /** Removes the file (when the gateway stops). */

@@ -62,8 +62,9 @@ describe('first start', () => {
       'tableName',
       'demoSecretId',
       'region',
+      'clientCacheTtlMs',
     ]);
-    expect(state).toMatchObject({ tableName: 'signet-local-clients', demoSecretId: 'signet/local/demo', region: 'us-east-1' });
+    expect(state).toMatchObject({ tableName: 'signet-local-clients', demoSecretId: 'signet/local/demo', region: 'us-east-1', clientCacheTtlMs: 60_000 });
     expect(isAlive(gateway.dynamoDbPid)).toBe(true);
   });
 

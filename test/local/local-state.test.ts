@@ -20,10 +20,13 @@ const STATE = {
   region: 'us-east-1',
 };
 
-test('holds exactly the five fields, in order, and reads back', () => {
+test('holds exactly the five fields, in order, and reads back; clientCacheTtlMs is optional', () => {
   writeLocalState(path, { ...STATE, extra: 'dropped' } as typeof STATE);
   expect(Object.keys(JSON.parse(readFileSync(path, 'utf8')))).toEqual(['dynamoDbEndpoint', 'secretsManagerEndpoint', 'tableName', 'demoSecretId', 'region']);
   expect(readLocalState(path)).toEqual(STATE);
+  writeLocalState(path, { ...STATE, clientCacheTtlMs: 60_000 });
+  expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual({ ...STATE, clientCacheTtlMs: 60_000 });
+  expect(readLocalState(path)).toEqual({ ...STATE, clientCacheTtlMs: 60_000 });
   removeLocalState(path);
   expect(() => readLocalState(path)).toThrow(/does not exist: start the local gateway first/);
 });
