@@ -10,6 +10,7 @@ import * as explain from './commands/explain';
 import * as keygen from './commands/keygen';
 import * as keys from './commands/keys';
 import * as request from './commands/request';
+import * as rotate from './commands/rotate';
 import * as sign from './commands/sign';
 import * as verify from './commands/verify';
 
@@ -23,6 +24,7 @@ const COMMANDS: Record<string, Command> = {
   request: { summary: "request [--client DIR | --key FILE --client-id ID] [-X METHOD] URL [-d DATA | -d @FILE] [-H 'Name: value'] [-i]", module: request },
   clients: { summary: 'clients create|list|get|update|disable|enable|find|failures ... [--endpoint URL] [--admin DIR]', module: clients },
   keys: { summary: 'keys add|remove|expiring ... [--endpoint URL] [--admin DIR]', module: keys },
+  rotate: { summary: 'rotate [--secret-id ID] [--endpoint-dynamodb URL --endpoint-secrets URL --table NAME] [--region R] [--grace-seconds N] [--bits N] [--settle-seconds N]', module: rotate },
 };
 
 function usage(): string {
