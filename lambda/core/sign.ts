@@ -2,12 +2,13 @@
  * Signing a request the way every Signet signer does (see the README's "The scheme").
  *
  * Covered, in this order: `@method`, `@target-uri`, `content-digest` (only with a non-empty
- * body), `date` (unless legacy). Parameters: `created`, `keyid`, `alg="rsa-v1_5-sha256"`.
+ * body), `date` (unless legacy; `x-date` instead when `dateField` says so, for browsers).
+ * Parameters: `created`, `keyid`, `alg="rsa-v1_5-sha256"`.
  * RSASSA-PKCS1-v1_5 with SHA-256 (RFC 9421 §3.3.2), which is deterministic.
  */
 import { KeyObject, constants, sign as rsaSign } from 'node:crypto';
 import { computeContentDigest } from './content-digest';
-import { SIGNATURE_ALGORITHM, SIGNATURE_LABEL } from './defaults';
+import { DATE_FIELDS, type DateField, SIGNATURE_ALGORITHM, SIGNATURE_LABEL } from './defaults';
 import { fail } from './errors';
 import { formatHttpDate } from './http-date';
 import { buildSignatureBase } from './signature-base';
@@ -28,12 +29,19 @@ export interface SignRequestInput {
   readonly created: number;
   /** Legacy form: no `date` component and no Date header. @default false */
   readonly legacy?: boolean;
+  /**
+   * The field that carries the date: `x-date` for a signer that cannot send Date (a browser's
+   * fetch drops it). Same value, same checks (see DATE_FIELDS). @default 'date'
+   */
+  readonly dateField?: DateField;
 }
 
 /** The headers to add to the request, lower-case names. */
 export interface SignatureHeaders {
   readonly 'content-digest'?: string;
   readonly date?: string;
+  /** Instead of `date` when `dateField` is `x-date`. */
+  readonly 'x-date'?: string;
   readonly 'signature-input': string;
   readonly signature: string;
 }
@@ -55,6 +63,10 @@ export function signRequest(input: SignRequestInput): SignResult {
   if (input.privateKey.type !== 'private' || input.privateKey.asymmetricKeyType !== 'rsa') {
     fail('invalid_private_key', 'Signing needs an RSA private key.');
   }
+  const dateField = input.dateField ?? 'date';
+  if (!DATE_FIELDS.includes(dateField)) {
+    fail('invalid_request', `dateField must be one of ${DATE_FIELDS.join(', ')}.`);
+  }
   const method = input.method.toUpperCase();
   const hasBody = input.body !== undefined && (typeof input.body === 'string' ? input.body.length > 0 : input.body.byteLength > 0);
   const headers: Record<string, string> = {};
@@ -64,8 +76,8 @@ export function signRequest(input: SignRequestInput): SignResult {
     names.push('content-digest');
   }
   if (!input.legacy) {
-    headers.date = formatHttpDate(input.created);
-    names.push('date');
+    headers[dateField] = formatHttpDate(input.created);
+    names.push(dateField);
   }
   const covered: ComponentId[] = names.map((name) => ({ name, params: new Map(), serialized: `"${name}"` }));
   const signatureParams = serializeInnerList([

@@ -15,6 +15,8 @@ import {
   DEFAULT_ALLOW_LEGACY,
   DEFAULT_MAX_AGE_S,
   DEFAULT_MAX_SKEW_S,
+  DATE_FIELDS,
+  type DateField,
   DIGEST_ALGORITHM,
   SIGNATURE_ALGORITHM,
   SIGNATURE_LABEL,
@@ -248,8 +250,11 @@ function checkCoverage(input: SignatureInput, req: SignedRequest, policy: Verify
       fail('missing_component', `The signature must cover "${required}". Cover ("@method" "@target-uri" ... "date").`);
     }
   }
-  if (!names.has('date') && !policy.allowLegacy) {
-    fail('missing_component', 'The signature must cover "date" and the request must send a Date header (the legacy form without date is not accepted here).');
+  if (!DATE_FIELDS.some((field) => names.has(field)) && !policy.allowLegacy) {
+    fail(
+      'missing_component',
+      'The signature must cover "date" and the request must send a Date header (or, from a browser, which cannot set Date, cover "x-date" and send X-Date); the legacy form without a date is not accepted here.',
+    );
   }
   if (hasBody(req) && !names.has('content-digest')) {
     fail('digest_required', 'The request has a body, so the signature must cover "content-digest" and the request must send Content-Digest: sha-256=:<base64>:.');
@@ -272,20 +277,30 @@ function coversWholeField(component: ComponentId): boolean {
   return component.params.size === 0 || (component.params.size === 1 && component.params.has('sf'));
 }
 
-/** The Date header: required unless legacy, IMF-fixdate, agreeing with `created`, inside the window. */
+/**
+ * The Date header (or its browser alias X-Date, see DATE_FIELDS): each one covered must be
+ * present, an IMF-fixdate, agree with `created`, and be inside the window. Required unless legacy
+ * (checkCoverage).
+ */
 function checkDate(input: SignatureInput, req: SignedRequest, policy: VerifyPolicy, created: number, now: number): void {
-  if (!input.covered.some((c) => c.name === 'date')) return;
-  const raw = req.headers['date'];
-  if (raw === undefined) fail('missing_date', 'The signature covers "date" but the request has no Date header. Send Date in IMF-fixdate form, e.g. Sat, 21 Nov 2026 22:47:17 GMT.');
+  for (const field of DATE_FIELDS) {
+    if (input.covered.some((c) => c.name === field)) checkDateField(field, req, policy, created, now);
+  }
+}
+
+function checkDateField(field: DateField, req: SignedRequest, policy: VerifyPolicy, created: number, now: number): void {
+  const header = field === 'date' ? 'Date' : 'X-Date';
+  const raw = req.headers[field];
+  if (raw === undefined) fail('missing_date', `The signature covers "${field}" but the request has no ${header} header. Send ${header} in IMF-fixdate form, e.g. Sat, 21 Nov 2026 22:47:17 GMT.`);
   const date = parseHttpDate(raw.replace(/^[ \t]+|[ \t]+$/g, ''));
   if (date === undefined) {
-    fail('malformed_date', 'The Date header is not an IMF-fixdate such as "Sat, 21 Nov 2026 22:47:17 GMT" (GMT, English names, two-digit day).');
+    fail('malformed_date', `The ${header} header is not an IMF-fixdate such as "Sat, 21 Nov 2026 22:47:17 GMT" (GMT, English names, two-digit day).`);
   }
   if (Math.abs(date - created) > policy.maxSkewS) {
-    fail('clock_skew', `Date and created differ by ${Math.abs(date - created)} s (tolerance ${policy.maxSkewS} s). Use the same clock reading for both.`);
+    fail('clock_skew', `${header} and created differ by ${Math.abs(date - created)} s (tolerance ${policy.maxSkewS} s). Use the same clock reading for both.`);
   }
-  if (date > now + policy.maxSkewS) fail('clock_skew', `Date is ${date - now} s in the future. Check the signer's clock (NTP).`);
-  if (date < now - policy.maxAgeS) fail('expired', `Date is ${now - date} s old; it must be at most ${policy.maxAgeS} s old.`);
+  if (date > now + policy.maxSkewS) fail('clock_skew', `${header} is ${date - now} s in the future. Check the signer's clock (NTP).`);
+  if (date < now - policy.maxAgeS) fail('expired', `${header} is ${now - date} s old; it must be at most ${policy.maxAgeS} s old.`);
 }
 
 /** A request has a body when Content-Length > 0 or any Transfer-Encoding is present (unless the adapter knows). */
