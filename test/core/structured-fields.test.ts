@@ -37,7 +37,7 @@ import {
 } from '../../lambda/core/structured-fields';
 import { errorOf } from './helpers';
 
-describe('structured fields (RFC 8941 through structured-headers)', () => {
+describe('structured fields: the wrapper the core calls (parseDictionaryField and the serializers)', () => {
   it('parses a dictionary and serialises it canonically', () => {
     const dict = parseDictionaryField('a=1,   b=2;x=1;y=2,   c=(a   b   c), d', 'malformed_digest', 'Example-Dict');
     expect(serializeDictionaryValue(dict)).toBe('a=1, b=2;x=1;y=2, c=(a b c), d');
