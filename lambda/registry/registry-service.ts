@@ -146,6 +146,10 @@ export class RegistryService {
         const nowMs = this.now().getTime();
         return { status: 200, body: { olderThanDays, keys: page.items.map((k) => expiringKeyView(k, nowMs)), ...next(page.nextCursor) } };
       }
+      case 'listRoles':
+        // The names `roles` may hold (the client portal offers them); the route patterns stay server-side.
+        onlyQueryParameters(request.query, []);
+        return { status: 200, body: { roles: [...this.roles.roleNames].sort() } };
     }
   }
 

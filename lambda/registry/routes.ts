@@ -15,7 +15,8 @@ export type RouteName =
   | 'enableClient'
   | 'listAuthFailures'
   | 'listAudit'
-  | 'listExpiringKeys';
+  | 'listExpiringKeys'
+  | 'listRoles';
 
 export interface MatchedRoute {
   readonly name: RouteName;
@@ -58,6 +59,7 @@ const ROUTES: readonly RouteSpec[] = [
   },
   { name: 'listAudit', method: 'GET', template: '/registry/clients/{clientId}/audit', pattern: new RegExp(`^/registry/clients/${ID}/audit$`) },
   { name: 'listExpiringKeys', method: 'GET', template: '/registry/keys/expiring', pattern: /^\/registry\/keys\/expiring$/ },
+  { name: 'listRoles', method: 'GET', template: '/registry/roles', pattern: /^\/registry\/roles$/ },
 ];
 
 /** Every route as `METHOD /template` (the OpenAPI document lists exactly these). */
@@ -90,5 +92,5 @@ export function matchRoute(method: string, routePaths: readonly string[]): Match
   if (allowedOnPath !== undefined) {
     throw new SignetError('not_found', `${method} is not supported on this registry path; it supports ${allowedOnPath.join(', ')}.`);
   }
-  throw new SignetError('not_found', 'No registry route has this path. The routes are under /registry/clients and /registry/keys/expiring (see docs/openapi/registry.json).');
+  throw new SignetError('not_found', 'No registry route has this path. The routes are under /registry/clients, /registry/keys/expiring and /registry/roles (see docs/openapi/registry.json).');
 }
