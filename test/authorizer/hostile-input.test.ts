@@ -1,0 +1,342 @@
+/**
+ * Hostile requests through both authorizer handlers (DynamoDB Local, a registered client, real
+ * events): malformed Structured Fields, missing/duplicate/extra labels, several signatures, alg
+ * confusion, keyid injection, bad Base64 and wrong signature lengths, a mutated byte in every
+ * covered header, Dates in other formats, huge and non-ASCII headers, a body without a digest,
+ * a covered digest without its header, and broken event shapes. Then a fast-check property:
+ * random mutations of a valid request never verify.
+ *
+ * Expected for every case: refused (0 accepted), never a crash (HTTP API: a deny with a 4xx reason
+ * code; REST: exactly `Unauthorized` or a Deny policy with a 4xx code; nothing else thrown).
+ */
+import fc from 'fast-check';
+import type { APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
+import { ERROR_CODES } from '../../lambda/core/errors';
+import { formatHttpDate } from '../../lambda/core/http-date';
+import { generateRsaKeyPair } from '../../lambda/core/keys';
+import { DynamoClientStore } from '../../lambda/store/client-store';
+import { startTestDynamoDb, type TestDynamoDb } from '../support/dynamodb';
+import {
+  AuthorizerModule,
+  Call,
+  HTTP_API_HOST,
+  REST_API_HOST,
+  Signer,
+  authorizerEnv,
+  httpApiAuthorizerEvent,
+  loadAuthorizer,
+  nowS,
+  outcomeOf,
+  registerClient,
+  restAuthorizerEvent,
+  sign,
+} from './support';
+
+let ddb: TestDynamoDb;
+let authorizer: AuthorizerModule;
+let partner: Signer;
+let other: Signer;
+let restricted: Signer;
+
+beforeAll(async () => {
+  ddb = await startTestDynamoDb();
+  const tableName = await ddb.createTable();
+  const store = new DynamoClientStore({ tableName, client: ddb.client });
+  partner = await registerClient(store, { name: 'Target' });
+  other = await registerClient(store, { name: 'Other partner' });
+  restricted = await registerClient(store, { name: 'Restricted', networkWhitelist: ['10.0.0.0/8'] });
+  authorizer = loadAuthorizer(authorizerEnv(tableName, ddb.endpoint));
+});
+
+afterAll(async () => {
+  await ddb?.stop();
+});
+
+type Headers = Record<string, string>;
+
+/** One hostile request: how its signed headers (and, for HTTP API, its event) are spoiled. */
+interface Hostile {
+  readonly name: string;
+  /** The call that is signed. @default a GET, or a POST with a body when `post` */
+  readonly post?: boolean;
+  readonly created?: number;
+  readonly signer?: () => Signer;
+  /** Spoils the headers the client sends (`host`: the authority the call was made to). */
+  readonly edit?: (headers: Headers, host: string) => void;
+  /** HTTP API only: changes to the event itself. */
+  readonly event?: (event: APIGatewayRequestAuthorizerEventV2) => void;
+}
+
+const GET_PATH = '/api/echo?q=1';
+const BODY = '{"amount":10}';
+
+function callFor(host: string, prefix: string, hostile: Hostile): Call {
+  const url = `https://${host}${prefix}${GET_PATH}`;
+  return hostile.post ? { method: 'POST', url, body: BODY, created: hostile.created } : { method: 'GET', url, created: hostile.created };
+}
+
+const setHeader = (name: string, value: string) => (h: Headers) => {
+  h[name] = value;
+};
+const dropHeader = (name: string) => (h: Headers) => {
+  delete h[name];
+};
+const b64 = (bytes: number, fill = 0x41) => Buffer.alloc(bytes, fill).toString('base64');
+
+/** The valid Signature-Input's parameters, with `replace` applied to the whole member. */
+const editInput = (replace: (input: string) => string) => (h: Headers) => {
+  h['signature-input'] = replace(h['signature-input']);
+};
+const editSignature = (replace: (sig: string) => string) => (h: Headers) => {
+  h.signature = replace(h.signature);
+};
+
+/** Replaces the character at `at` (negative: from the end) with another printable character. */
+function mutateAt(text: string, at: number): string {
+  const i = at < 0 ? text.length + at : at;
+  const c = text[i];
+  const replacement = c === 'x' ? 'y' : c === 'X' ? 'Y' : /[0-9]/.test(c) ? String((Number(c) + 1) % 10) : /[a-z]/.test(c) ? 'x' : /[A-Z]/.test(c) ? 'X' : 'Q';
+  return text.slice(0, i) + replacement + text.slice(i + 1);
+}
+
+function hostileCases(): Hostile[] {
+  const cases: Hostile[] = [];
+  const add = (name: string, hostile: Omit<Hostile, 'name'>) => cases.push({ name, ...hostile });
+
+  // --- Malformed Structured Fields in Signature-Input
+  const malformedInputs = [
+    '', ' ', 'sig', 'sig=', 'sig=(', 'sig=)', 'sig=()', 'sig=(,)', 'sig=("@method"', 'sig=("@method" "@target-uri"',
+    'sig=(@method @target-uri)', "sig=('@method')", 'sig=("@method""@target-uri")', 'sig=("@method",)', 'sig=("@method");created',
+    'sig=("@method");created=', 'sig=("@method");created=abc', 'sig=("@method");created=1.5', 'sig=("@method");created=-1',
+    'sig=("@method");created=9999999999999999', 'sig=("@method");=1', 'sig=("@method");;created=1', 'sig=("@method") ;created=1',
+    'SIG=("@method")', 'Sig=("@method")', '1sig=("@method")', 'sig=("@method")x', 'sig=("@method"),', ',sig=("@method")',
+    'sig=("@method"), ,sig2=()', 'sig=("@METHOD" "@target-uri")', 'sig=("@method" "@method" "@target-uri" "date")',
+    'sig=("\\u0000")', 'sig=("@method\\")', 'sig="("@method")"', 'sig=?1', 'sig=:AAAA:', 'sig=42', 'sig=@1700000000',
+    'sig=%"x"', 'sig=("@method");created=1;created=', 'sig=((("@method")))', 'sig=("@method");keyid=unquoted',
+    'sig=("@method" "@target-uri" "date");created=1700000000;keyid="c_AAAAAAAAAAAAAAAAAAAAAA";alg="rsa-v1_5-sha256";expires=1',
+    'sig=("@method" "@target-uri");created=NOW;keyid="x"', 'sig=("@query-param";name="q" "@query-param";name="q")',
+    'sig=("@request-response")', 'sig=("@status")', 'sig=("@method";req)', 'sig=("date";bs;sf)', 'sig=("date";key="x")',
+  ];
+  malformedInputs.forEach((value, i) => add(`malformed Signature-Input #${i}: ${JSON.stringify(value).slice(0, 60)}`, { edit: setHeader('signature-input', value) }));
+
+  // --- Signature header: bad Base64, wrong lengths, wrong shapes
+  const malformedSignatures = [
+    '', 'sig', 'sig=', 'sig=:', 'sig=::', 'sig=:!!!!:', 'sig=:AAAA', 'sig=AAAA:', 'sig="AAAA"', 'sig=AAAA', 'sig=:AA=A:', 'sig=:A:',
+    'sig=:AAAA====:', 'sig=:AA AA:', `sig=:${b64(1)}:`, `sig=:${b64(255)}:`, `sig=:${b64(257)}:`, `sig=:${b64(512)}:`, `sig=:${b64(256, 0)}:`,
+    `sig=:${b64(256, 0xff)}:`, `sig=:${b64(256)}:`, 'sig=?1', 'sig=1', 'sig=("x")', `sig=:${b64(256)}:;x=1;x=2`, `sig2=:${b64(256)}:`,
+  ];
+  malformedSignatures.forEach((value, i) => add(`malformed Signature #${i}: ${value.slice(0, 40)}`, { edit: setHeader('signature', value) }));
+  add('Signature value: the base64url alphabet', { edit: editSignature((s) => s.replace(/\+/g, '-').replace(/\//g, '_')) });
+  add('Signature value: truncated by one byte', { edit: editSignature((s) => `sig=:${Buffer.from(s.slice(5, -1), 'base64').subarray(1).toString('base64')}:`) });
+  add('Signature value: one extra byte', { edit: editSignature((s) => `sig=:${Buffer.concat([Buffer.from(s.slice(5, -1), 'base64'), Buffer.from([0])]).toString('base64')}:`) });
+  add('Signature value: reversed bytes', { edit: editSignature((s) => `sig=:${Buffer.from(s.slice(5, -1), 'base64').reverse().toString('base64')}:`) });
+
+  // --- Labels and several signatures
+  add('label renamed in both headers', { edit: (h) => { h['signature-input'] = h['signature-input'].replace(/^sig=/, 'other='); h.signature = h.signature.replace(/^sig=/, 'other='); } });
+  add('label renamed in Signature only', { edit: editSignature((s) => s.replace(/^sig=/, 'sig1=')) });
+  add('label renamed in Signature-Input only', { edit: editInput((s) => s.replace(/^sig=/, 'sig1=')) });
+  add('valid signature moved to sig2, forged sig', { edit: (h) => { h['signature-input'] = `${h['signature-input'].replace(/^sig=/, 'sig2=')}, sig=("@method");created=${nowS()};keyid="${partner.clientId}";alg="rsa-v1_5-sha256"`; h.signature = `${h.signature.replace(/^sig=/, 'sig2=')}, sig=:${b64(256)}:`; } });
+  add('duplicate sig member: the forged one last (RFC 8941: last wins)', { edit: (h) => { h['signature-input'] = `${h['signature-input']}, sig=("@method");created=${nowS()};keyid="${partner.clientId}";alg="rsa-v1_5-sha256"`; h.signature = `${h.signature}, sig=:${b64(256)}:`; } });
+  add('duplicate sig in Signature only: forged last', { edit: editSignature((s) => `${s}, sig=:${b64(256)}:`) });
+  add('two labels, Signature lists only the other', { edit: (h) => { h['signature-input'] = `${h['signature-input']}, b=("@method");created=1`; h.signature = h.signature.replace(/^sig=/, 'b='); } });
+  add('Signature-Input missing, Signature present', { edit: dropHeader('signature-input') });
+  add('Signature missing, Signature-Input present', { edit: dropHeader('signature') });
+  add('both signature headers missing', { edit: (h) => { delete h.signature; delete h['signature-input']; } });
+  add('signature headers sent under other names', { edit: (h) => { h['x-signature'] = h.signature; h['x-signature-input'] = h['signature-input']; delete h.signature; delete h['signature-input']; } });
+
+  // --- alg confusion
+  for (const alg of ['none', 'hmac-sha256', 'rsa-pss-sha512', 'ecdsa-p256-sha256', 'ecdsa-p384-sha384', 'ed25519', 'RSA-V1_5-SHA256', 'rsa-v1_5-sha256 ', 'rsa-v1_5-sha1', 'rsa-sha256', '']) {
+    add(`alg="${alg}"`, { edit: editInput((s) => s.replace('alg="rsa-v1_5-sha256"', `alg="${alg}"`)) });
+  }
+  add('alg missing', { edit: editInput((s) => s.replace(';alg="rsa-v1_5-sha256"', '')) });
+  add('alg as a token', { edit: editInput((s) => s.replace('alg="rsa-v1_5-sha256"', 'alg=rsa-v1_5-sha256')) });
+  add('alg twice, hmac last', { edit: editInput((s) => `${s};alg="hmac-sha256"`) });
+
+  // --- keyid injection
+  // (built lazily: the clients are registered after the cases are collected)
+  const keyids: (() => string)[] = [
+    () => '', () => ' ', () => 'c_', () => '*', () => '../../registry', () => 'CLIENT#c_AAAAAAAAAAAAAAAAAAAAAA', () => `c_${'A'.repeat(300)}`,
+    () => 'A'.repeat(257), () => "c_x' OR '1'='1", () => '${jndi:ldap://x}', () => '<script>', () => `${partner.clientId} `,
+    () => ` ${partner.clientId}`, () => partner.clientId.toUpperCase(), () => `${partner.clientId}\\\\`, () => other.clientId,
+  ];
+  keyids.forEach((keyid, i) => add(`keyid injection #${i}`, { edit: editInput((s) => s.replace(/keyid="[^"]*"/, `keyid="${keyid()}"`)) }));
+  add('keyid with a raw quote', { edit: editInput((s) => s.replace(/keyid="([^"]*)"/, 'keyid="$1"x"')) });
+  add('keyid with an escaped quote', { edit: editInput((s) => s.replace(/keyid="([^"]*)"/, 'keyid="$1\\""')) });
+  add('keyid with a control character', { edit: editInput((s) => s.replace(/keyid="([^"]*)"/, 'keyid="$1\u0007"')) });
+  add('keyid with a newline', { edit: editInput((s) => s.replace(/keyid="([^"]*)"/, 'keyid="$1\n"')) });
+  add('keyid as a byte sequence', { edit: editInput((s) => s.replace(/keyid="([^"]*)"/, (_, id: string) => `keyid=:${Buffer.from(id).toString('base64')}:`)) });
+  add('keyid missing', { edit: editInput((s) => s.replace(/;keyid="[^"]*"/, '')) });
+  add('keyid twice, other client last', { edit: editInput((s) => `${s};keyid="${other.clientId}"`) });
+  add('signed by another client, keyid of the target', { signer: () => ({ clientId: partner.clientId, key: other.key }) });
+  add('signed by an unregistered key, keyid of the target', { signer: () => ({ clientId: partner.clientId, key: generateRsaKeyPair(2048) }) });
+
+  // --- A mutated byte in every covered header (and in the covered parameters)
+  for (const name of ['signature-input', 'signature', 'date', 'host']) {
+    for (const at of [0, 1, 5, 12, 20, -2, -3, -6]) add(`mutated ${name} at ${at}`, { edit: (h, host) => { h[name] = mutateAt(h[name] ?? host, at); } });
+  }
+  add('Host with an explicit non-default port', { edit: (h, host) => { h.host = `${host}:8443`; } });
+  for (const at of [0, 3, 10, 20, -3, -5]) add(`mutated content-digest at ${at}`, { post: true, edit: (h) => { h['content-digest'] = mutateAt(h['content-digest'], at); } });
+  add('created changed by one second', { edit: editInput((s) => s.replace(/created=(\d+)/, (_, c: string) => `created=${Number(c) - 1}`)) });
+  add('expires added', { edit: editInput((s) => `${s};expires=${nowS() + 60}`) });
+  add('nonce added', { edit: editInput((s) => `${s};nonce="abc"`) });
+  add('date dropped from the covered list', { edit: editInput((s) => s.replace(' "date"', '')) });
+  add('@target-uri dropped from the covered list', { edit: editInput((s) => s.replace(' "@target-uri"', '')) });
+  add('@method dropped from the covered list', { edit: editInput((s) => s.replace('"@method" ', '')) });
+  add('covered list reordered', { edit: editInput((s) => s.replace('"@method" "@target-uri"', '"@target-uri" "@method"')) });
+  add('an absent header added to the covered list', { edit: editInput((s) => s.replace('"date"', '"date" "x-absent"')) });
+  add('@path instead of @target-uri', { edit: editInput((s) => s.replace('"@target-uri"', '"@path"')) });
+  add('@authority instead of @target-uri', { edit: editInput((s) => s.replace('"@target-uri"', '"@authority"')) });
+
+  // --- Date in other formats (and absent, and out of the window)
+  const now = nowS();
+  const d = new Date(now * 1000);
+  const dates = [
+    d.toISOString(), d.toString(), String(now), d.toUTCString().replace('GMT', 'UTC'), d.toUTCString().replace('GMT', '+0000'),
+    formatHttpDate(now).toLowerCase(), formatHttpDate(now).toUpperCase(), formatHttpDate(now).replace(', ', ' '),
+    formatHttpDate(now).replace(/^\w+, /, ''), `${formatHttpDate(now)} `.repeat(2), formatHttpDate(now).replace(/ (\d)(\d) /, ' $2 '),
+    'Sunday, 06-Nov-94 08:49:37 GMT', 'Sun Nov  6 08:49:37 1994', formatHttpDate(now - 3_600), formatHttpDate(now + 3_600), '',
+  ];
+  dates.forEach((value, i) => add(`Date #${i}: ${JSON.stringify(value).slice(0, 50)}`, { edit: setHeader('date', value) }));
+  add('Date header dropped', { edit: dropHeader('date') });
+  add('created an hour ago', { created: now - 3_600 });
+  add('created an hour ahead', { created: now + 3_600 });
+  add('created at 0', { created: 0 });
+
+  // --- Huge headers
+  add('huge Signature-Input (20 KB)', { edit: editInput((s) => `${s};nonce="${'n'.repeat(20_000)}"`) });
+  add('huge Signature (16 KB of signature)', { edit: setHeader('signature', `sig=:${b64(12_000)}:`) });
+  add('huge Signature-Input with 1,000 labels', { edit: editInput((s) => `${Array.from({ length: 1_000 }, (_, i) => `l${i}=()`).join(', ')}, ${s}`) });
+  add('huge Date (64 KB)', { edit: setHeader('date', 'x'.repeat(65_536)) });
+  add('huge Content-Digest (64 KB)', { post: true, edit: setHeader('content-digest', `sha-256=:${b64(48_000)}:`) });
+  add('a covered list of 500 components', { edit: editInput((s) => s.replace('"date")', `"date" ${Array.from({ length: 500 }, (_, i) => `"x-h${i}"`).join(' ')})`)) });
+
+  // --- Non-ASCII
+  add('non-ASCII in Signature-Input', { edit: editInput((s) => s.replace('"@method"', '"@méthod"')) });
+  add('non-ASCII keyid', { edit: editInput((s) => s.replace(/keyid="/, 'keyid="é')) });
+  add('non-ASCII in Signature', { edit: editSignature((s) => s.replace(/.:$/, 'é:')) });
+  add('non-ASCII Date (Cyrillic T in GMT)', { edit: setHeader('date', formatHttpDate(nowS()).replace('GMT', 'GM\u0422')) });
+  add('non-ASCII Content-Digest', { post: true, edit: (h) => { h['content-digest'] = h['content-digest'].replace(/.:$/, 'ü:'); } });
+  add('zero-width space in the label', { edit: editInput((s) => `\u200b${s}`) });
+  add('full-width equals sign', { edit: editInput((s) => s.replace('sig=', 'sig\uff1d')) });
+  add('RTL override in keyid', { edit: editInput((s) => s.replace(/keyid="/, 'keyid="\u202e')) });
+
+  // --- Body without digest, digest without its header, malformed digests
+  add('body (Content-Length) but no digest covered', { edit: setHeader('content-length', '13') });
+  add('Transfer-Encoding chunked but no digest covered', { edit: setHeader('transfer-encoding', 'chunked') });
+  add('Content-Length with spaces', { edit: setHeader('content-length', ' 13 ') });
+  add('digest covered, Content-Digest header removed', { post: true, edit: dropHeader('content-digest') });
+  add('digest covered, Content-Digest with only sha-512', { post: true, edit: setHeader('content-digest', `sha-512=:${b64(64)}:`) });
+  add('digest covered, Content-Digest with a short sha-256', { post: true, edit: setHeader('content-digest', `sha-256=:${b64(16)}:`) });
+  add('digest covered, Content-Digest not a dictionary', { post: true, edit: setHeader('content-digest', 'sha-256=abc') });
+  add('digest covered, a body digest swapped for another', { post: true, edit: setHeader('content-digest', `sha-256=:${b64(32)}:`) });
+  add('digest covered only as one member (;key="sha-512")', { post: true, edit: editInput((s) => s.replace('"content-digest"', '"content-digest";key="sha-512"')) });
+
+  // --- Broken event shapes (HTTP API)
+  add('event: no headers at all', { event: (e) => { (e as { headers?: unknown }).headers = null; } });
+  add('event: header values that are not strings', { event: (e) => { (e.headers as Record<string, unknown>)['signature'] = 42; (e.headers as Record<string, unknown>)['date'] = ['x']; } });
+  add('event: no Host and no domainName', { event: (e) => { delete e.headers!.host; delete (e.requestContext as { domainName?: string }).domainName; } });
+  add('event: Host of another API', { event: (e) => { e.headers!.host = 'evil.example.com'; } });
+  add('event: method lower-case', { event: (e) => { e.requestContext.http.method = 'get'; } });
+  add('event: method not a token', { event: (e) => { e.requestContext.http.method = 'G ET'; } });
+  add('event: no method', { event: (e) => { delete (e.requestContext.http as { method?: string }).method; } });
+  add('event: no http block', { event: (e) => { delete (e.requestContext as { http?: unknown }).http; } });
+  add('event: no requestContext', { event: (e) => { delete (e as { requestContext?: unknown }).requestContext; } });
+  add('event: rawPath with a dot-dot segment', { event: (e) => { e.rawPath = '/api/../registry/clients'; } });
+  add('event: rawPath changed', { event: (e) => { e.rawPath = '/api/echo2'; } });
+  add('event: rawQueryString changed', { event: (e) => { e.rawQueryString = 'q=2'; } });
+  add('event: rawQueryString dropped', { event: (e) => { e.rawQueryString = ''; } });
+  add('event: x-forwarded-proto http', { event: (e) => { e.headers!['x-forwarded-proto'] = 'http'; } });
+  add('event: sourceIp "test-invoke-source-ip"', { event: (e) => { e.requestContext.http.sourceIp = 'test-invoke-source-ip'; }, signer: () => restricted });
+  add('event: sourceIp garbage', { event: (e) => { e.requestContext.http.sourceIp = '999.1.1.1'; }, signer: () => restricted });
+  add('event: sourceIp missing, X-Forwarded-For inside the whitelist', { event: (e) => { delete (e.requestContext.http as { sourceIp?: string }).sourceIp; e.headers!['x-forwarded-for'] = '10.0.0.1'; }, signer: () => restricted });
+  return cases;
+}
+
+const CASES = hostileCases();
+const validCode = (code: unknown): boolean => typeof code === 'string' && code in ERROR_CODES && ERROR_CODES[code as keyof typeof ERROR_CODES] < 500;
+
+test('there are at least 200 distinct hostile requests', () => {
+  expect(CASES.length).toBeGreaterThanOrEqual(200);
+  expect(new Set(CASES.map((c) => c.name)).size).toBe(CASES.length);
+});
+
+test('the unspoiled requests are allowed (so every refusal below is caused by the spoiling)', async () => {
+  for (const post of [false, true]) {
+    const call = callFor(HTTP_API_HOST, '', { name: 'valid', post });
+    const { headers } = sign(call, partner);
+    expect(await authorizer.httpApiHandler(httpApiAuthorizerEvent(call, { headers }))).toMatchObject({ isAuthorized: true });
+    const restCall = callFor(REST_API_HOST, '/prod', { name: 'valid', post });
+    const rest = await authorizer.restApiHandler(restAuthorizerEvent(restCall, { headers: sign(restCall, partner).headers }));
+    expect(rest.policyDocument.Statement[0].Effect).toBe('Allow');
+  }
+  const inside = callFor(HTTP_API_HOST, '', { name: 'valid' });
+  const event = httpApiAuthorizerEvent(inside, { headers: sign(inside, restricted).headers, sourceIp: '10.0.0.1' });
+  expect(await authorizer.httpApiHandler(event)).toMatchObject({ isAuthorized: true });
+});
+
+describe('HTTP API handler: every hostile request is refused with a 4xx reason code, none crashes', () => {
+  test.each(CASES.map((c) => [c.name, c] as const))('%s', async (_, hostile) => {
+    const call = callFor(HTTP_API_HOST, '', hostile);
+    const { headers } = sign(call, (hostile.signer ?? (() => partner))());
+    hostile.edit?.(headers, HTTP_API_HOST);
+    const event = httpApiAuthorizerEvent(call, { headers });
+    hostile.event?.(event);
+    const outcome = await outcomeOf(authorizer.httpApiHandler(event));
+    if (!outcome.ok) throw new Error(`crashed: ${outcome.error.name}: ${outcome.error.message}`);
+    expect(outcome.value.isAuthorized).toBe(false);
+    const code = (outcome.value.context as { signetError?: string }).signetError;
+    expect(validCode(code) ? 'a 4xx code' : code).toBe('a 4xx code');
+  });
+});
+
+describe('REST handler: every header-level hostile request is a 401 or a Deny with a 4xx code, none crashes', () => {
+  test.each(CASES.filter((c) => c.event === undefined).map((c) => [c.name, c] as const))('%s', async (_, hostile) => {
+    const call = callFor(REST_API_HOST, '/prod', hostile);
+    const { headers } = sign(call, (hostile.signer ?? (() => partner))());
+    hostile.edit?.(headers, REST_API_HOST);
+    const outcome = await outcomeOf(authorizer.restApiHandler(restAuthorizerEvent(call, { headers })));
+    if (!outcome.ok) {
+      expect(outcome.error.message).toBe('Unauthorized');
+      return;
+    }
+    expect(outcome.value.policyDocument.Statement[0].Effect).toBe('Deny');
+    expect(validCode((outcome.value.context as { signetError?: string }).signetError)).toBe(true);
+  });
+});
+
+describe('property: random mutations of a valid signed request never verify', () => {
+  /** What a mutation may touch: the signature bytes, a covered header's text, or the URL/method of the event. */
+  const target = fc.constantFrom('signature', 'signature-input', 'date', 'content-digest', 'host', 'rawPath', 'rawQueryString', 'method');
+  const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789-_.~!$&()*+,;=:@/?%';
+  // A Host the adapter cannot parse is ignored for requestContext.domainName (API Gateway's own
+  // value), so the host is mutated into another valid host name.
+  const hostAlphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
+
+  test('HTTP API', async () => {
+    const call = { method: 'POST', url: `https://${HTTP_API_HOST}/api/echo?q=1&r=two`, body: BODY };
+    await fc.assert(
+      fc.asyncProperty(target, fc.nat(), fc.nat(), fc.integer({ min: 1, max: 255 }), async (what, position, pick, xor) => {
+        const { headers } = sign(call, partner);
+        const event = httpApiAuthorizerEvent(call, { headers });
+        const h = event.headers as Headers;
+        const change = (text: string, chars = alphabet): string => {
+          const i = position % text.length;
+          const candidates = [...chars].filter((c) => c !== text[i] && c !== text[i].toLowerCase() && c !== text[i].toUpperCase());
+          return text.slice(0, i) + candidates[pick % candidates.length] + text.slice(i + 1);
+        };
+        if (what === 'signature') {
+          const bytes = Buffer.from(h.signature.slice(5, -1), 'base64');
+          bytes[position % bytes.length] ^= xor;
+          h.signature = `sig=:${bytes.toString('base64')}:`;
+        } else if (what === 'rawPath') event.rawPath = change(event.rawPath);
+        else if (what === 'rawQueryString') event.rawQueryString = change(event.rawQueryString);
+        else if (what === 'method') event.requestContext.http.method = ['GET', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'][pick % 6];
+        else if (what === 'host') h.host = change(h.host, hostAlphabet);
+        else h[what] = change(h[what]);
+        const outcome = await outcomeOf(authorizer.httpApiHandler(event));
+        return outcome.ok && outcome.value.isAuthorized === false && validCode((outcome.value.context as { signetError?: string }).signetError);
+      }),
+      { numRuns: 150 },
+    );
+  });
+});
