@@ -51,7 +51,8 @@ function componentValues(req: SignedRequest, component: ComponentId, url: () => 
   if (raw === undefined) {
     fail('absent_component', `The signature covers "${name}" but the request has no ${name} header. Send the header or stop covering it.`);
   }
-  const value = raw.trim();
+  // RFC 9421 §2.1: strip leading and trailing whitespace, which in HTTP is SP and HTAB only (RFC 9110 §5.6.3).
+  const value = trimOws(raw);
   if (params.has('sf') || params.has('key')) {
     if (!DICTIONARY_FIELDS.has(name)) {
       fail('unsupported_component', `Component ${component.serialized}: Signet does not know the structured type of "${name}".`);
@@ -84,7 +85,8 @@ function derivedValue(req: SignedRequest, component: ComponentId, url: () => URL
     case '@scheme':
       return url().protocol.slice(0, -1);
     case '@request-target':
-      return url().pathname + url().search;
+      // WHATWG URL drops the "?" of an empty query; the request line keeps it (§2.2.5).
+      return url().pathname + (url().search === '' && hasEmptyQuery(req.targetUri) ? '?' : url().search);
     case '@path':
       return url().pathname || '/';
     case '@query':
@@ -120,6 +122,20 @@ function formEncode(text: string): string {
     out += /[A-Za-z0-9*\-._]/.test(ch) ? ch : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
   }
   return out;
+}
+
+function trimOws(value: string): string {
+  let start = 0;
+  let end = value.length;
+  while (start < end && (value.charCodeAt(start) === 0x20 || value.charCodeAt(start) === 0x09)) start++;
+  while (end > start && (value.charCodeAt(end - 1) === 0x20 || value.charCodeAt(end - 1) === 0x09)) end--;
+  return start === 0 && end === value.length ? value : value.slice(start, end);
+}
+
+/** True when the URL ends its path with a bare "?" (an empty query), fragment aside. */
+function hasEmptyQuery(targetUri: string): boolean {
+  const withoutFragment = targetUri.split('#', 1)[0];
+  return withoutFragment.endsWith('?') && withoutFragment.indexOf('?') === withoutFragment.length - 1;
 }
 
 function parseTarget(targetUri: string): URL {
