@@ -106,7 +106,7 @@ export class AuthorizerRuntime {
     const { error, clientId, keyId } = decision;
     metrics?.addMetric(AUTHORIZER_METRIC_NAMES.denied, MetricUnit.Count, 1);
     const sourceIp = adapted?.request.sourceIp;
-    const fields = { clientId, keyId, reason: error.code, status: error.status, message: error.message, method, path, sourceIp, latencyMs };
+    const fields = { clientId, keyId, reason: error.code, status: error.status, detail: error.message, method, path, sourceIp, latencyMs };
     if (error.status >= 500) logger.error('refused: fail closed', { ...fields, error: error.cause ?? error });
     else logger.info('refused', fields);
     if (clientId !== undefined && config.recordAuthFailures && error.status < 500) {
