@@ -7,7 +7,9 @@
  *   of random keyids cannot evict the known clients.
  * - If the store fails, a cached record is served while it is younger than `staleIfErrorMs`;
  *   past that, or with nothing cached, the lookup fails closed (`dependency_unavailable`).
- *   It never answers "allowed" for a client it could not read.
+ *   It never answers "allowed" for a client it could not read. After serving a stale record the
+ *   store is left alone for `staleRetryMs` (the record's age still counts against the bound), so
+ *   an outage or throttling does not cost every request a failed read and a retry storm.
  * - Concurrent lookups of one clientId share one read.
  */
 import { BoundedCache } from '../core/bounded-cache';
@@ -23,6 +25,9 @@ import { PublicKeyCache } from '../core/keys';
 import { VerificationKey } from '../core/verify';
 import { ClientReader, ClientRecord } from '../store/client-record';
 
+/** How long a stale record is used without asking the store again, once a read has failed, in ms. @default 5_000 */
+export const DEFAULT_STALE_RETRY_MS = 5_000;
+
 /** A client record made ready for verification. */
 export interface ResolvedClient {
   readonly record: ClientRecord;
@@ -37,6 +42,8 @@ export interface ClientDirectoryOptions {
   readonly negativeTtlMs?: number;
   /** @default DEFAULT_STALE_IF_ERROR_MS (15 min) */
   readonly staleIfErrorMs?: number;
+  /** After a failed read served a stale record, how long before the store is tried again. @default DEFAULT_STALE_RETRY_MS (5 s) */
+  readonly staleRetryMs?: number;
   /** @default DEFAULT_CLIENT_CACHE_MAX_ENTRIES (10,000) */
   readonly maxEntries?: number;
   /** Shared imported-key cache. @default a new PublicKeyCache */
@@ -60,6 +67,7 @@ export class ClientDirectory {
   private readonly ttlMs: number;
   private readonly negativeTtlMs: number;
   private readonly staleIfErrorMs: number;
+  private readonly staleRetryMs: number;
   private readonly keyCache: PublicKeyCache;
   private readonly nowMs: () => number;
   /** DynamoDB reads made, for the benchmarks' "reads per request". */
@@ -75,6 +83,7 @@ export class ClientDirectory {
     this.ttlMs = options.ttlMs ?? DEFAULT_CLIENT_CACHE_TTL_MS;
     this.negativeTtlMs = options.negativeTtlMs ?? DEFAULT_NEGATIVE_CACHE_TTL_MS;
     this.staleIfErrorMs = options.staleIfErrorMs ?? DEFAULT_STALE_IF_ERROR_MS;
+    this.staleRetryMs = options.staleRetryMs ?? DEFAULT_STALE_RETRY_MS;
     this.keyCache = options.keyCache ?? new PublicKeyCache();
     this.nowMs = options.nowMs ?? Date.now;
   }
@@ -128,8 +137,12 @@ export class ClientDirectory {
 
   private staleOrFail(clientId: string, error: unknown): ResolvedClient {
     const cached = this.known.peek(clientId);
-    if (cached !== undefined && this.nowMs() - cached.value.fetchedAtMs <= this.staleIfErrorMs) {
+    const now = this.nowMs();
+    if (cached !== undefined && now - cached.value.fetchedAtMs <= this.staleIfErrorMs) {
       this.options.onStaleServed?.(clientId, error);
+      // Re-armed with its original fetch time: the stale bound is still measured from the last good read.
+      const staleUntil = cached.value.fetchedAtMs + this.staleIfErrorMs;
+      this.known.set(clientId, cached.value, Math.min(now + this.staleRetryMs, staleUntil + 1));
       return cached.value.client;
     }
     throw new SignetError('dependency_unavailable', 'The client registry could not be read; the request was refused (fail closed). Retry shortly.', {

@@ -7,7 +7,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { AuthorizerRuntime } from '../../lambda/authorizer/runtime';
-import { ClientDirectory } from '../../lambda/authorizer/client-directory';
+import { ClientDirectory, DEFAULT_STALE_RETRY_MS } from '../../lambda/authorizer/client-directory';
 import { adaptHttpApiEvent } from '../../lambda/adapters/http-api-event';
 import { loadConfig } from '../../lambda/config';
 import { ENV } from '../../lambda/config-env';
@@ -31,7 +31,11 @@ let directory: ClientDirectory;
 /** The authorizer's own SDK client: it outlives the emulator, so its calls really fail (connection refused). */
 let authorizerClient: DynamoDBClient;
 const clock = { ms: 0 };
+/** When `cached` was last read successfully (the stale bound counts from here). */
+let fetchedAtMs = 0;
 const staleServed: string[] = [];
+/** Every command the authorizer's SDK client sent (counted by a middleware on the real client). */
+const commands: string[] = [];
 
 beforeAll(async () => {
   ddb = await startTestDynamoDb();
@@ -40,8 +44,16 @@ beforeAll(async () => {
   cached = await registerClient(setup, { name: 'Cached partner' });
   neverRead = await registerClient(setup, { name: 'Never read' });
   authorizerClient = new DynamoDBClient(dynamoDbLocalClientConfig(ddb.endpoint));
+  authorizerClient.middlewareStack.add(
+    (next, context) => async (args) => {
+      commands.push(String(context.commandName));
+      return next(args);
+    },
+    { step: 'initialize', name: 'countCommands' },
+  );
   const store = new DynamoClientStore({ tableName, client: authorizerClient });
   clock.ms = Date.now();
+  fetchedAtMs = clock.ms;
   const config = loadConfig(authorizerEnv(tableName, ddb.endpoint, { [ENV.clientCacheTtlMs]: String(TTL_MS), [ENV.staleIfErrorMs]: String(STALE_MS) }));
   runtime = new AuthorizerRuntime({ config, doc: toDocumentClient(authorizerClient), logger: new Logger({ serviceName: 'signet-authorizer', logLevel: 'INFO' }), nowMs: () => clock.ms });
   // A directory of its own on the same store, to see what it answers and when it serves stale.
@@ -84,7 +96,9 @@ test('the configured bound is the documented default (15 min)', () => {
 
 test('within the TTL nothing changes: the cached client is allowed without touching DynamoDB', async () => {
   clock.ms += TTL_MS / 2;
+  const before = commands.length;
   expect(codeOf(await decide(cached))).toBe('allowed');
+  expect(commands).toHaveLength(before);
 });
 
 test('past the TTL, within staleIfErrorMs: the cached client keeps working, with an error log naming it', async () => {
@@ -97,6 +111,17 @@ test('past the TTL, within staleIfErrorMs: the cached client keeps working, with
   );
   expect(await directory.get(cached.clientId)).toMatchObject({ record: { clientId: cached.clientId } });
   expect(staleServed).toEqual([cached.clientId]);
+});
+
+test('after a failed read the stale record is used for staleRetryMs without asking DynamoDB again, then it is retried', async () => {
+  const before = commands.length;
+  expect(codeOf(await decide(cached))).toBe('allowed');
+  clock.ms += DEFAULT_STALE_RETRY_MS - 1;
+  expect(codeOf(await decide(cached))).toBe('allowed');
+  expect(commands).toHaveLength(before);
+  clock.ms += 1;
+  expect(codeOf(await decide(cached))).toBe('allowed');
+  expect(commands).toEqual([...commands.slice(0, before), 'GetItemCommand']);
 });
 
 test('a registered client that was never cached is NEVER allowed: dependency_unavailable (fail closed)', async () => {
@@ -119,8 +144,17 @@ test('a cached client with a bad signature is still refused while stale records 
   expect(codeOf(await decide(forger))).toBe('signature_mismatch');
 });
 
-test('past staleIfErrorMs the cached client fails closed too', async () => {
-  clock.ms += STALE_MS;
+test('the bound is exact: served at staleIfErrorMs after the last good read, refused 1 ms later, whatever was re-armed', async () => {
+  clock.ms = fetchedAtMs + STALE_MS - DEFAULT_STALE_RETRY_MS / 2;
+  expect(codeOf(await decide(cached))).toBe('allowed'); // a failed read: re-armed, but only up to the bound
+  clock.ms = fetchedAtMs + STALE_MS;
+  expect(codeOf(await decide(cached))).toBe('allowed');
+  clock.ms = fetchedAtMs + STALE_MS + 1;
   expect(codeOf(await decide(cached))).toBe('dependency_unavailable');
   expect((await rejectionOf(directory.get(cached.clientId))).code).toBe('dependency_unavailable');
+});
+
+test('long past the bound it stays closed', async () => {
+  clock.ms += STALE_MS;
+  expect(codeOf(await decide(cached))).toBe('dependency_unavailable');
 });
