@@ -21,6 +21,11 @@ export interface StoredPublicKey {
 export interface ClientRecord {
   /** Service-generated, unguessable, URL-safe; what signers put in `keyid`. */
   readonly clientId: string;
+  /**
+   * The account (partner organisation) the client belongs to; fixed at creation. Records written
+   * before accounts existed read as DEFAULT_ACCOUNT_ID (./account-id.ts).
+   */
+  readonly accountId: string;
   readonly name: string;
   readonly status: ClientStatus;
   /** Canonical allow-list entries (see `normaliseNetworkEntry` in lambda/core/ip-policy.ts). */

@@ -6,7 +6,10 @@
  *   `attribute_not_exists(pk)` in the same transaction as the client record.
  * - Edits use optimistic concurrency: the record is written only if its `version` is still the
  *   one the change was planned from; a stale version gets `version_conflict` (409), nothing lost.
- * - Every change writes its audit entry in the same transaction.
+ * - Every change writes its audit entry in the same transaction, naming the client's account
+ *   and the acting client (and its account).
+ * - A client belongs to one account for life; changes may carry a guard (e.g. "the caller's
+ *   account") that is checked on the record the change is planned from.
  *
  * Every SDK failure is translated here (./store-errors.ts): callers see only `SignetError`s.
  *
@@ -27,6 +30,7 @@ import {
 import { AUTH_FAILURE_TTL_S } from '../core/defaults';
 import { SignetError } from '../core/errors';
 import { isFingerprint } from '../core/keys';
+import { DEFAULT_ACCOUNT_ID, isAccountId, newAccountId } from './account-id';
 import { isClientId, newClientId } from './client-id';
 import {
   type AuthFailureRecorder,
@@ -40,7 +44,12 @@ import { decodeCursor, encodeCursor } from './cursor';
 import { toDocumentClient, createDocumentClient } from './dynamodb-client';
 import { cancellationReasons, errorName, isTransactionConflict, storageError } from './store-errors';
 import type {
+  AccountAuditEntry,
+  AccountChanges,
+  AccountRecord,
+  Actor,
   AuditEntry,
+  ChangeOptions,
   AuditFieldChange,
   AuditedField,
   AuthFailure,
@@ -48,6 +57,7 @@ import type {
   ClientChanges,
   CreateClientResult,
   KeyOwner,
+  NewAccount,
   NewClient,
   NewKey,
   Page,
@@ -74,6 +84,11 @@ export const MAX_WRITE_ATTEMPTS = 6;
 /** Longest text kept in an auth-failure detail field, in characters. @default 512 */
 export const MAX_FAILURE_DETAIL_CHARS = 512;
 
+/** Name of the built-in default account. */
+export const DEFAULT_ACCOUNT_NAME = 'Default account';
+/** `createdAt` of the built-in default account (it predates every change). */
+const BUILT_IN_AT = '1970-01-01T00:00:00.000Z';
+
 /** Actor name used when a change has no identifiable caller. */
 export const UNKNOWN_ACTOR = 'unknown';
 
@@ -98,7 +113,7 @@ interface Plan {
   readonly keyRewrites?: readonly StoredPublicKey[];
   /** Fingerprints whose ownership items go. */
   readonly keyDeletes?: readonly string[];
-  readonly audit: Omit<AuditEntry, 'clientId' | 'at' | 'actor' | 'version'>;
+  readonly audit: Omit<AuditEntry, 'clientId' | 'accountId' | 'at' | 'actor' | 'actorAccountId' | 'version'>;
 }
 
 type Item = Record<string, unknown>;
@@ -138,21 +153,29 @@ export class DynamoClientStore implements ClientReader, AuthFailureRecorder {
     }
   }
 
-  /** Clients in creation order, one page at a time (a Query on the list index, never a Scan). */
-  async listClients(cursor?: string, limit: number = DEFAULT_PAGE_SIZE): Promise<Page<ClientRecord>> {
+  /**
+   * One account's clients in creation order, one page at a time: exactly one Query on the list
+   * index per page, never a Scan, whatever other accounts hold. A cursor only continues the
+   * listing (and the account) it came from.
+   * @param accountId @default DEFAULT_ACCOUNT_ID
+   */
+  async listClients(cursor?: string, limit: number = DEFAULT_PAGE_SIZE, accountId: string = DEFAULT_ACCOUNT_ID): Promise<Page<ClientRecord>> {
+    if (!isAccountId(accountId)) return { items: [] };
+    const partition = ITEM.accountClientsPartition(accountId);
     const start = decodeCursor(cursor, [PARTITION_KEY, SORT_KEY, LIST_INDEX_PARTITION_KEY, LIST_INDEX_SORT_KEY], {
-      [LIST_INDEX_PARTITION_KEY]: ITEM.clientsPartition,
+      [LIST_INDEX_PARTITION_KEY]: partition,
       [SORT_KEY]: ITEM.clientSk,
     });
     const out = await this.query('list the clients', {
       IndexName: LIST_INDEX_NAME,
       KeyConditionExpression: '#lpk = :partition',
       ExpressionAttributeNames: { '#lpk': LIST_INDEX_PARTITION_KEY },
-      ExpressionAttributeValues: { ':partition': ITEM.clientsPartition },
+      ExpressionAttributeValues: { ':partition': partition },
       Limit: pageSize(limit),
       ExclusiveStartKey: start,
     });
-    return { items: out.items.map(toRecord), nextCursor: encodeCursor(out.lastKey) };
+    // The index does not project accountId: the partition says which account the items are in.
+    return { items: out.items.map((item) => toRecord(item, accountId)), nextCursor: encodeCursor(out.lastKey) };
   }
 
   /** Who holds the key with this fingerprint, or undefined. One GetItem. */
@@ -233,12 +256,15 @@ export class DynamoClientStore implements ClientReader, AuthFailureRecorder {
    * Creates a client holding one key. When that key is already registered, nothing is written
    * and the holder's record comes back with `created: false` (seed procedure 5).
    */
-  async createClient(input: NewClient, actor: string): Promise<CreateClientResult> {
+  async createClient(input: NewClient, actor: Actor): Promise<CreateClientResult> {
+    const accountId = input.accountId ?? DEFAULT_ACCOUNT_ID;
+    if (!isAccountId(accountId)) throw new SignetError('invalid_request', 'accountId must be an account id such as acct_default, as the registry gave it.');
     for (let attempt = 1; ; attempt++) {
       const at = this.now().toISOString();
       const key = storedKey(input.key, at);
       const record: ClientRecord = {
         clientId: newClientId(),
+        accountId,
         name: input.name,
         status: 'active',
         networkWhitelist: [...input.networkWhitelist],
@@ -250,8 +276,9 @@ export class DynamoClientStore implements ClientReader, AuthFailureRecorder {
       };
       const audit: AuditEntry = {
         clientId: record.clientId,
+        accountId,
         at,
-        actor: actorName(actor),
+        ...actorFields(actor),
         action: 'client.created',
         version: 1,
         changes: {
@@ -304,8 +331,8 @@ export class DynamoClientStore implements ClientReader, AuthFailureRecorder {
    * the record is still at `expectedVersion`.
    * @throws SignetError `not_found`, `version_conflict`, `key_already_registered`
    */
-  updateClient(clientId: string, expectedVersion: number, changes: ClientChanges, actor: string): Promise<ClientRecord> {
-    return this.mutate(clientId, expectedVersion, actor, 'update the client', (current, at) => {
+  updateClient(clientId: string, expectedVersion: number, changes: ClientChanges, actor: Actor, options: ChangeOptions = {}): Promise<ClientRecord> {
+    return this.mutate(clientId, expectedVersion, actor, options, 'update the client', (current, at) => {
       const record: Mutable<Plan['record']> = {};
       const audited: Partial<Record<AuditedField, AuditFieldChange>> = {};
       if (changes.name !== undefined && changes.name !== current.name) {
@@ -354,8 +381,8 @@ export class DynamoClientStore implements ClientReader, AuthFailureRecorder {
    * not-after). Keys already past their not-after are dropped in the same change.
    * @throws SignetError `not_found`, `version_conflict`, `key_already_registered`, `invalid_request` (too many keys)
    */
-  addKey(clientId: string, key: NewKey, actor: string, expectedVersion?: number): Promise<ClientRecord> {
-    return this.mutate(clientId, expectedVersion, actor, 'add the key', (current, at, nowMs) => {
+  addKey(clientId: string, key: NewKey, actor: Actor, expectedVersion?: number, options: ChangeOptions = {}): Promise<ClientRecord> {
+    return this.mutate(clientId, expectedVersion, actor, options, 'add the key', (current, at, nowMs) => {
       if (current.keys.some((k) => k.fingerprint === key.fingerprint)) {
         throw new SignetError('key_already_registered', `This public key (fingerprint ${key.fingerprint}) is already registered on this client.`);
       }
@@ -383,8 +410,8 @@ export class DynamoClientStore implements ClientReader, AuthFailureRecorder {
    * key first.
    * @throws SignetError `not_found` (client or key), `version_conflict`, `last_key`
    */
-  removeKey(clientId: string, fingerprint: string, actor: string, expectedVersion?: number): Promise<ClientRecord> {
-    return this.mutate(clientId, expectedVersion, actor, 'remove the key', (current, _at, nowMs) => {
+  removeKey(clientId: string, fingerprint: string, actor: Actor, expectedVersion?: number, options: ChangeOptions = {}): Promise<ClientRecord> {
+    return this.mutate(clientId, expectedVersion, actor, options, 'remove the key', (current, _at, nowMs) => {
       const target = findKey(current, fingerprint);
       const remaining = current.keys.filter((k) => k !== target);
       if (remaining.length === 0 || (isKeyActive(target, nowMs) && !remaining.some((k) => isKeyActive(k, nowMs)))) {
@@ -402,9 +429,16 @@ export class DynamoClientStore implements ClientReader, AuthFailureRecorder {
    * rotation's grace period for the previous key.
    * @throws SignetError `not_found` (client or key), `version_conflict`, `last_key`, `invalid_request` (bad instant)
    */
-  async setKeyNotAfter(clientId: string, fingerprint: string, notAfter: string | undefined, actor: string, expectedVersion?: number): Promise<ClientRecord> {
+  async setKeyNotAfter(
+    clientId: string,
+    fingerprint: string,
+    notAfter: string | undefined,
+    actor: Actor,
+    expectedVersion?: number,
+    options: ChangeOptions = {},
+  ): Promise<ClientRecord> {
     const canonical = notAfter === undefined ? undefined : canonicalInstant(notAfter, 'notAfter');
-    return this.mutate(clientId, expectedVersion, actor, 'set the key expiry', (current, _at, nowMs) => {
+    return this.mutate(clientId, expectedVersion, actor, options, 'set the key expiry', (current, _at, nowMs) => {
       const target = findKey(current, fingerprint);
       if (target.notAfter === canonical) return undefined;
       const updated = withNotAfter(target, canonical);
@@ -421,13 +455,173 @@ export class DynamoClientStore implements ClientReader, AuthFailureRecorder {
   }
 
   /** Disables the client: the authorizer refuses it (`client_disabled`). No change if already disabled. */
-  disable(clientId: string, actor: string, expectedVersion?: number): Promise<ClientRecord> {
-    return this.setStatus(clientId, 'disabled', actor, expectedVersion);
+  disable(clientId: string, actor: Actor, expectedVersion?: number, options: ChangeOptions = {}): Promise<ClientRecord> {
+    return this.setStatus(clientId, 'disabled', actor, expectedVersion, options);
   }
 
   /** Enables the client again. No change if already active. */
-  enable(clientId: string, actor: string, expectedVersion?: number): Promise<ClientRecord> {
-    return this.setStatus(clientId, 'active', actor, expectedVersion);
+  enable(clientId: string, actor: Actor, expectedVersion?: number, options: ChangeOptions = {}): Promise<ClientRecord> {
+    return this.setStatus(clientId, 'active', actor, expectedVersion, options);
+  }
+
+  // ---------------------------------------------------------------- accounts
+
+  /**
+   * The account, or undefined when none has this id (ids of the wrong shape are answered without
+   * a read). The default account always exists: until an operator first edits it, it is the
+   * built-in {@link defaultAccount} (version 0, an empty role ceiling). One GetItem.
+   */
+  async getAccount(accountId: string, options: { consistentRead?: boolean } = {}): Promise<AccountRecord | undefined> {
+    if (!isAccountId(accountId)) return undefined;
+    let item: Item | undefined;
+    try {
+      const out = await this.doc.send(
+        new GetCommand({ TableName: this.tableName, Key: accountKey(accountId), ConsistentRead: options.consistentRead ?? false }),
+      );
+      item = out.Item;
+    } catch (error) {
+      throw storageError(error, 'read the account');
+    }
+    if (item !== undefined) return toAccount(item);
+    return accountId === DEFAULT_ACCOUNT_ID ? defaultAccount() : undefined;
+  }
+
+  /**
+   * Accounts in creation order, the default account first, one page at a time (one Query on the
+   * list index per page).
+   */
+  async listAccounts(cursor?: string, limit: number = DEFAULT_PAGE_SIZE): Promise<Page<AccountRecord>> {
+    const size = pageSize(limit);
+    const start = decodeCursor(
+      cursor,
+      [PARTITION_KEY, SORT_KEY, LIST_INDEX_PARTITION_KEY, LIST_INDEX_SORT_KEY],
+      { [LIST_INDEX_PARTITION_KEY]: ITEM.accountsPartition, [SORT_KEY]: ITEM.accountSk },
+      { [PARTITION_KEY]: ITEM.accountPk('') },
+    );
+    const out = await this.query('list the accounts', {
+      IndexName: LIST_INDEX_NAME,
+      KeyConditionExpression: '#lpk = :partition',
+      ExpressionAttributeNames: { '#lpk': LIST_INDEX_PARTITION_KEY },
+      ExpressionAttributeValues: { ':partition': ITEM.accountsPartition },
+      Limit: size,
+      ExclusiveStartKey: start,
+    });
+    const items = out.items.map(toAccount);
+    let lastKey = out.lastKey;
+    // The default account's item sorts first when it exists; until then the first page shows the built-in one.
+    if (start === undefined && items[0]?.accountId !== DEFAULT_ACCOUNT_ID) {
+      items.unshift(defaultAccount());
+      if (items.length > size) {
+        items.pop();
+        const last = out.items[out.items.length - 2];
+        lastKey = Object.fromEntries([PARTITION_KEY, SORT_KEY, LIST_INDEX_PARTITION_KEY, LIST_INDEX_SORT_KEY].map((k) => [k, last[k]]));
+      }
+    }
+    return { items, nextCursor: encodeCursor(lastKey) };
+  }
+
+  /** Creates an account with a fresh id; its audit entry is written in the same transaction. */
+  async createAccount(input: NewAccount, actor: Actor): Promise<AccountRecord> {
+    for (let attempt = 1; ; attempt++) {
+      const at = this.now().toISOString();
+      const record: AccountRecord = { accountId: newAccountId(), name: input.name, roleCeiling: [...input.roleCeiling], version: 1, createdAt: at, updatedAt: at };
+      const audit: AccountAuditEntry = {
+        accountId: record.accountId,
+        at,
+        ...actorFields(actor),
+        action: 'account.created',
+        version: 1,
+        changes: { name: { to: record.name }, roleCeiling: { to: record.roleCeiling } },
+      };
+      try {
+        await this.doc.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              { Put: { TableName: this.tableName, Item: accountItem(record), ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': PARTITION_KEY } } },
+              { Put: { TableName: this.tableName, Item: accountAuditItem(audit) } },
+            ],
+          }),
+        );
+        return record;
+      } catch (error) {
+        const reasons = cancellationReasons(error);
+        // (an id collision, reason 0, is retried with a fresh id)
+        if (reasons === undefined || (reasons[0]?.Code !== 'ConditionalCheckFailed' && !isTransactionConflict(reasons))) {
+          throw storageError(error, 'create the account');
+        }
+        if (attempt >= MAX_WRITE_ATTEMPTS) throw busy('create the account');
+        await backoff(attempt);
+      }
+    }
+  }
+
+  /**
+   * Edits an account's name and/or role ceiling if it is still at `expectedVersion` (the built-in
+   * default account is at version 0; its first edit writes its item).
+   * @throws SignetError `not_found`, `version_conflict`
+   */
+  async updateAccount(accountId: string, expectedVersion: number, changes: AccountChanges, actor: Actor): Promise<AccountRecord> {
+    for (let attempt = 1; ; attempt++) {
+      const current = await this.getAccount(accountId, { consistentRead: true });
+      if (current === undefined) throw accountNotFound(accountId);
+      if (current.version !== expectedVersion) throw accountVersionConflict(expectedVersion, current.version);
+      const audited: Partial<Record<'name' | 'roleCeiling', AuditFieldChange>> = {};
+      if (changes.name !== undefined && changes.name !== current.name) audited.name = { from: current.name, to: changes.name };
+      if (changes.roleCeiling !== undefined && !sameList(changes.roleCeiling, current.roleCeiling)) {
+        audited.roleCeiling = { from: current.roleCeiling, to: changes.roleCeiling };
+      }
+      if (Object.keys(audited).length === 0) return current;
+      const at = this.now().toISOString();
+      const next: AccountRecord = {
+        ...current,
+        ...(changes.name !== undefined ? { name: changes.name } : {}),
+        ...(changes.roleCeiling !== undefined ? { roleCeiling: [...changes.roleCeiling] } : {}),
+        version: current.version + 1,
+        ...(current.version === 0 ? { createdAt: at } : {}),
+        updatedAt: at,
+      };
+      const audit: AccountAuditEntry = { accountId, at, ...actorFields(actor), action: 'account.updated', version: next.version, changes: audited };
+      const condition: { ConditionExpression: string; ExpressionAttributeNames: Record<string, string>; ExpressionAttributeValues?: Item } =
+        current.version === 0
+          ? { ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': PARTITION_KEY } }
+          : { ConditionExpression: '#version = :current', ExpressionAttributeNames: { '#version': 'version' }, ExpressionAttributeValues: { ':current': current.version } };
+      try {
+        await this.doc.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              { Put: { TableName: this.tableName, Item: accountItem(next), ...condition } },
+              { Put: { TableName: this.tableName, Item: accountAuditItem(audit) } },
+            ],
+          }),
+        );
+        return next;
+      } catch (error) {
+        const reasons = cancellationReasons(error);
+        if (reasons === undefined) throw storageError(error, 'update the account');
+        if (reasons[0]?.Code === 'ConditionalCheckFailed') {
+          const latest = await this.getAccount(accountId, { consistentRead: true });
+          throw accountVersionConflict(expectedVersion, latest?.version);
+        }
+        if (!isTransactionConflict(reasons)) throw storageError(error, 'update the account');
+        if (attempt >= MAX_WRITE_ATTEMPTS) throw accountVersionConflict(expectedVersion, undefined);
+        await backoff(attempt);
+      }
+    }
+  }
+
+  /** The account's own audit trail (its creation and edits), newest first. */
+  async listAccountAudit(accountId: string, cursor?: string, limit: number = DEFAULT_PAGE_SIZE): Promise<Page<AccountAuditEntry>> {
+    if (!isAccountId(accountId)) return { items: [] };
+    const start = decodeCursor(cursor, [PARTITION_KEY, SORT_KEY], { [PARTITION_KEY]: ITEM.accountPk(accountId) }, { [SORT_KEY]: ITEM.auditSkPrefix });
+    const out = await this.query('list the account audit trail', {
+      KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+      ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#sk': SORT_KEY },
+      ExpressionAttributeValues: { ':pk': ITEM.accountPk(accountId), ':prefix': ITEM.auditSkPrefix },
+      ScanIndexForward: false,
+      Limit: pageSize(limit),
+      ExclusiveStartKey: start,
+    });
+    return { items: out.items.map((item) => toAuditEntry(item) as unknown as AccountAuditEntry), nextCursor: encodeCursor(out.lastKey) };
   }
 
   /**
@@ -479,8 +673,8 @@ export class DynamoClientStore implements ClientReader, AuthFailureRecorder {
 
   // ---------------------------------------------------------------- the write engine
 
-  private setStatus(clientId: string, status: ClientStatus, actor: string, expectedVersion?: number): Promise<ClientRecord> {
-    return this.mutate(clientId, expectedVersion, actor, status === 'disabled' ? 'disable the client' : 'enable the client', (current) =>
+  private setStatus(clientId: string, status: ClientStatus, actor: Actor, expectedVersion: number | undefined, options: ChangeOptions): Promise<ClientRecord> {
+    return this.mutate(clientId, expectedVersion, actor, options, status === 'disabled' ? 'disable the client' : 'enable the client', (current) =>
       current.status === status
         ? undefined
         : {
@@ -491,21 +685,25 @@ export class DynamoClientStore implements ClientReader, AuthFailureRecorder {
   }
 
   /**
-   * Reads the record (consistently), plans the change, and writes record + key items + audit in
-   * one transaction conditioned on the version it read. With `expectedVersion`, a record at any
-   * other version is a `version_conflict`; without it, a concurrent change makes it re-plan.
+   * Reads the record (consistently), runs the guard, plans the change, and writes record + key
+   * items + audit in one transaction conditioned on the version it read. The guard runs before
+   * the version is compared, so a caller the guard refuses learns nothing from a stale version.
+   * With `expectedVersion`, a record at any other version is a `version_conflict`; without it, a
+   * concurrent change makes it re-plan (and re-check the guard).
    * A plan of undefined means "nothing to change": the current record is returned, unwritten.
    */
   private async mutate(
     clientId: string,
     expectedVersion: number | undefined,
-    actor: string,
+    actor: Actor,
+    options: ChangeOptions,
     action: string,
     plan: (current: ClientRecord, at: string, nowMs: number) => Plan | undefined,
   ): Promise<ClientRecord> {
     for (let attempt = 1; ; attempt++) {
       const current = await this.getClient(clientId, { consistentRead: true });
       if (current === undefined) throw clientNotFound(clientId);
+      options.guard?.(current);
       if (expectedVersion !== undefined && current.version !== expectedVersion) throw versionConflict(expectedVersion, current.version);
       const now = this.now();
       const at = now.toISOString();
@@ -518,7 +716,7 @@ export class DynamoClientStore implements ClientReader, AuthFailureRecorder {
         ...(change.keyRewrites ?? []).map((k) => ({ fingerprint: k.fingerprint, isNew: false, item: this.putKeyItem(clientId, k, false) })),
         ...(change.keyDeletes ?? []).map((fp) => ({ fingerprint: fp, isNew: false, item: this.deleteKeyItem(clientId, fp) })),
       ];
-      const audit: AuditEntry = { ...change.audit, clientId, at, actor: actorName(actor), version: next.version };
+      const audit: AuditEntry = { ...change.audit, clientId, accountId: current.accountId, at, ...actorFields(actor), version: next.version };
       try {
         await this.doc.send(
           new TransactWriteCommand({
@@ -635,10 +833,11 @@ function ownedBy(clientId: string): { ConditionExpression: string; ExpressionAtt
 function clientItem(record: ClientRecord): Item {
   return {
     ...clientKey(record.clientId),
-    [LIST_INDEX_PARTITION_KEY]: ITEM.clientsPartition,
+    [LIST_INDEX_PARTITION_KEY]: ITEM.accountClientsPartition(record.accountId),
     [LIST_INDEX_SORT_KEY]: `${record.createdAt}#${record.clientId}`,
     type: 'client',
     clientId: record.clientId,
+    accountId: record.accountId,
     name: record.name,
     status: record.status,
     networkWhitelist: [...record.networkWhitelist],
@@ -673,6 +872,54 @@ function auditItem(entry: AuditEntry): Item {
   };
 }
 
+function accountKey(accountId: string): Item {
+  return { [PARTITION_KEY]: ITEM.accountPk(accountId), [SORT_KEY]: ITEM.accountSk };
+}
+
+/** The built-in default account: what {@link DynamoClientStore.getAccount} answers until an operator edits it. */
+export function defaultAccount(): AccountRecord {
+  return { accountId: DEFAULT_ACCOUNT_ID, name: DEFAULT_ACCOUNT_NAME, roleCeiling: [], version: 0, createdAt: BUILT_IN_AT, updatedAt: BUILT_IN_AT };
+}
+
+function accountItem(record: AccountRecord): Item {
+  return {
+    ...accountKey(record.accountId),
+    [LIST_INDEX_PARTITION_KEY]: ITEM.accountsPartition,
+    // The default account sorts before every ISO-8601 instant: it always lists first.
+    [LIST_INDEX_SORT_KEY]: record.accountId === DEFAULT_ACCOUNT_ID ? `0#${record.accountId}` : `${record.createdAt}#${record.accountId}`,
+    type: 'account',
+    accountId: record.accountId,
+    name: record.name,
+    // Stored as `roles`: the list index projects that attribute, so account lists carry the ceiling.
+    roles: [...record.roleCeiling],
+    version: record.version,
+    createdAt: record.createdAt,
+    updatedAt: record.updatedAt,
+  };
+}
+
+function toAccount(item: Item): AccountRecord {
+  const pk = String(item[PARTITION_KEY]);
+  return {
+    // The list index does not project accountId; the partition key names it.
+    accountId: typeof item.accountId === 'string' ? item.accountId : pk.slice(ITEM.accountPk('').length),
+    name: String(item.name),
+    roleCeiling: stringList(item.roles),
+    version: Number(item.version),
+    createdAt: String(item.createdAt),
+    updatedAt: String(item.updatedAt),
+  };
+}
+
+function accountAuditItem(entry: AccountAuditEntry): Item {
+  return {
+    [PARTITION_KEY]: ITEM.accountPk(entry.accountId),
+    [SORT_KEY]: `${ITEM.auditSkPrefix}${String(entry.version).padStart(AUDIT_VERSION_DIGITS, '0')}`,
+    type: 'account-audit',
+    ...dropUndefined(entry as unknown as Item),
+  };
+}
+
 function keyAttribute(key: StoredPublicKey): Item {
   return {
     fingerprint: key.fingerprint,
@@ -682,10 +929,15 @@ function keyAttribute(key: StoredPublicKey): Item {
   };
 }
 
-function toRecord(item: Item): ClientRecord {
+/**
+ * @param listedIn the account whose list the item came from (the list index does not project
+ *   `accountId`); a record without the attribute was written before accounts: the default account
+ */
+function toRecord(item: Item, listedIn?: string): ClientRecord {
   const keys = Array.isArray(item.keys) ? (item.keys as Item[]) : [];
   return {
     clientId: String(item.clientId),
+    accountId: typeof item.accountId === 'string' ? item.accountId : (listedIn ?? DEFAULT_ACCOUNT_ID),
     name: String(item.name),
     status: item.status === 'disabled' ? 'disabled' : 'active',
     networkWhitelist: stringList(item.networkWhitelist),
@@ -767,12 +1019,35 @@ function actorName(actor: string): string {
   return typeof actor === 'string' && actor.trim() !== '' ? actor.trim().slice(0, 128) : UNKNOWN_ACTOR;
 }
 
+/** The audit's `actor` (and `actorAccountId` when the actor is a client with a known account). */
+function actorFields(actor: Actor): { actor: string; actorAccountId?: string } {
+  if (typeof actor === 'string') return { actor: actorName(actor) };
+  const accountId = actor?.accountId;
+  return { actor: actorName(actor?.clientId), ...(isAccountId(accountId) ? { actorAccountId: accountId } : {}) };
+}
+
 function pageSize(limit: number): number {
   return Number.isInteger(limit) ? Math.min(Math.max(limit, 1), MAX_PAGE_SIZE) : DEFAULT_PAGE_SIZE;
 }
 
-function clientNotFound(clientId: string): SignetError {
+/**
+ * The `not_found` error for a clientId: the same answer whether no client has the id or the
+ * caller may not see the one that does (a guard throws this), so the two cannot be told apart.
+ */
+export function clientNotFound(clientId: string): SignetError {
   return new SignetError('not_found', `No client has the id ${isClientId(clientId) ? clientId : '(malformed id)'}. Check the clientId, or list clients with GET /registry/clients.`);
+}
+
+/** The `not_found` error for an accountId (the same whether it does not exist or the caller may not see it). */
+export function accountNotFound(accountId: string): SignetError {
+  return new SignetError('not_found', `No account has the id ${isAccountId(accountId) ? accountId : '(malformed id)'}. Check the accountId, or list accounts with GET /registry/accounts.`);
+}
+
+function accountVersionConflict(expected: number, actual: number | undefined): SignetError {
+  return new SignetError(
+    'version_conflict',
+    `The account was changed by someone else: you edited version ${expected}${actual !== undefined ? `, it is now at version ${actual}` : ''}. Read it again, reapply your change, and send the new version.`,
+  );
 }
 
 function versionConflict(expected: number, actual: number | undefined): SignetError {

@@ -13,6 +13,8 @@ export interface NewKey {
 
 /** A client to create. Values must already be validated and canonical (the registry does that). */
 export interface NewClient {
+  /** The account the client belongs to (see ./account-id.ts). @default DEFAULT_ACCOUNT_ID */
+  readonly accountId?: string;
   readonly name: string;
   readonly networkWhitelist: readonly string[];
   readonly roles: readonly string[];
@@ -71,13 +73,26 @@ export interface AuditFieldChange {
 /** Fields whose old and new values the audit keeps (never key material: keys appear by fingerprint). */
 export type AuditedField = 'name' | 'status' | 'networkWhitelist' | 'roles';
 
+/**
+ * Who makes a change: the acting clientId (from the authorizer) and its account, or a fixed name
+ * such as `bootstrap` or `rotation` for changes no client makes.
+ */
+export type Actor = string | { readonly clientId: string; readonly accountId?: string };
+
 /** One audit entry: who did what, when, and the version it produced. */
 export interface AuditEntry {
   readonly clientId: string;
+  /**
+   * The account of the client changed. Absent only on entries written before accounts existed
+   * (those clients are in DEFAULT_ACCOUNT_ID).
+   */
+  readonly accountId?: string;
   /** ISO-8601 instant of the change. */
   readonly at: string;
   /** The acting clientId (from the authorizer), or a fixed name such as `bootstrap` or `rotation`. */
   readonly actor: string;
+  /** The acting client's account, when the change was made by a client through the registry. */
+  readonly actorAccountId?: string;
   readonly action: AuditAction;
   /** The record's version after the change. */
   readonly version: number;
@@ -86,6 +101,63 @@ export interface AuditEntry {
   readonly keysRemoved?: readonly string[];
   /** For `key.not_after_set`: the key and its not-after before and after. */
   readonly keyNotAfter?: { readonly fingerprint: string; readonly from?: string; readonly to?: string };
+}
+
+/**
+ * Checked on the record as read, inside the change, before its version is compared and before
+ * anything is planned: a guard that throws stops the change with nothing written. The write is
+ * conditioned on the version the guard saw, so what it checked still holds when the change commits.
+ */
+export type ClientGuard = (current: ClientRecord) => void;
+
+/** Options of the client-changing store methods. */
+export interface ChangeOptions {
+  /** @default - no check beyond the store's own */
+  readonly guard?: ClientGuard;
+}
+
+/**
+ * An account: the clients of one partner organisation, and the roles an account admin
+ * (`account:admin`) may give them.
+ */
+export interface AccountRecord {
+  readonly accountId: string;
+  readonly name: string;
+  /**
+   * The roles an account admin may give the account's clients. Set by an operator
+   * (`registry:admin`); never includes `registry:admin`.
+   */
+  readonly roleCeiling: readonly string[];
+  /** Optimistic-concurrency version: 1 on creation, +1 per change (0: the default account, never changed). */
+  readonly version: number;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+/** An account to create. Values must already be validated (the registry does that). */
+export interface NewAccount {
+  readonly name: string;
+  readonly roleCeiling: readonly string[];
+}
+
+/** An edit of an account. Absent fields stay as they are. */
+export interface AccountChanges {
+  readonly name?: string;
+  readonly roleCeiling?: readonly string[];
+}
+
+/** Every kind of account change the audit trail records. */
+export type AccountAuditAction = 'account.created' | 'account.updated';
+
+/** One audit entry of an account (kept beside the account item). */
+export interface AccountAuditEntry {
+  readonly accountId: string;
+  readonly at: string;
+  readonly actor: string;
+  readonly actorAccountId?: string;
+  readonly action: AccountAuditAction;
+  readonly version: number;
+  readonly changes?: Readonly<Partial<Record<'name' | 'roleCeiling', AuditFieldChange>>>;
 }
 
 /** What the authorizer knows about a refused request (never a signature, base or key). */

@@ -6,13 +6,21 @@
  *
  * ## Items (single-table design, string keys `pk` / `sk`)
  *
- * | item            | pk                  | sk                         | gsi1pk     | gsi1sk                      |
- * |-----------------|---------------------|----------------------------|------------|-----------------------------|
- * | client record   | `CLIENT#<clientId>` | `CLIENT`                   | `CLIENTS`  | `<createdAt>#<clientId>`    |
- * | key ownership   | `KEY#<fingerprint>` | `KEY`                      | `KEYS`     | `<addedAt>#<fingerprint>`   |
- * | audit entry     | `CLIENT#<clientId>` | `AUDIT#<version, 12 digits>` | -        | -                           |
- * | auth failure    | `CLIENT#<clientId>` | `FAIL#<slot>`              | -          | -                           |
- * | replay marker   | `REPLAY#<sha256>`   | `REPLAY`                   | -          | -                           |
+ * | item            | pk                    | sk                         | gsi1pk                 | gsi1sk                      |
+ * |-----------------|-----------------------|----------------------------|------------------------|-----------------------------|
+ * | client record   | `CLIENT#<clientId>`   | `CLIENT`                   | the account's list (1) | `<createdAt>#<clientId>`    |
+ * | key ownership   | `KEY#<fingerprint>`   | `KEY`                      | `KEYS`                 | `<addedAt>#<fingerprint>`   |
+ * | audit entry     | `CLIENT#<clientId>`   | `AUDIT#<version, 12 digits>` | -                    | -                           |
+ * | auth failure    | `CLIENT#<clientId>`   | `FAIL#<slot>`              | -                      | -                           |
+ * | replay marker   | `REPLAY#<sha256>`     | `REPLAY`                   | -                      | -                           |
+ * | account         | `ACCOUNT#<accountId>` | `ACCOUNT`                  | `ACCOUNTS`             | `<createdAt>#<accountId>` (2) |
+ * | account audit   | `ACCOUNT#<accountId>` | `AUDIT#<version, 12 digits>` | -                    | -                           |
+ *
+ * (1) `CLIENTS` for the default account (`acct_default`), `CLIENTS#<accountId>` for any other:
+ *     {@link ITEM.accountClientsPartition}. The default account keeps the partition every client
+ *     was listed under before accounts existed, so old records (which have no `accountId`
+ *     attribute) are listed in, and read as members of, the default account with no migration.
+ * (2) `0#acct_default` for the default account, so it always lists first.
  *
  * - **Client record**: everything the authorizer needs (status, whitelist, roles, every key with
  *   its SPKI PEM and not-after, `version`) in ONE item, so a request costs one GetItem.
@@ -29,17 +37,27 @@
  * - **Replay markers** (./replay-store.ts, optional): one per accepted signature, written with a
  *   condition so the same signature cannot pass twice, expiring via {@link TTL_ATTRIBUTE}.
  *
- * ## Why a GSI with fixed partition keys for listing
+ * - **Accounts** group the clients of one partner organisation. The client record carries its
+ *   `accountId` (fixed at creation), so the authorizer's one GetItem is unchanged and a registry
+ *   call scoped to an account checks membership on the record it reads anyway. The account item
+ *   holds the name and the role ceiling; the default account's item exists only once an operator
+ *   has edited it (until then the store answers a built-in default).
+ *
+ * ## Why a GSI with one partition per list
  * Listing clients must not Scan (a Scan reads every audit and failure item too). The sparse GSI
- * `gsi1` holds only client records (partition `CLIENTS`) and key items (partition `KEYS`), sorted
- * by creation time: listing clients is a paginated Query, and "keys older than N days" is a range
+ * `gsi1` holds only client records (one partition per account), key items (partition `KEYS`) and
+ * account items (partition `ACCOUNTS`), sorted by creation time: listing an account's clients is
+ * one Query per page whatever the other accounts hold, and "keys older than N days" is a range
  * Query (`gsi1sk < <cutoff>`). One partition per list is fine at registry scale (thousands of
  * clients, writes only on admin changes): a GSI partition sustains 1,000 writes/s. Only the
  * attributes the lists show are projected, so the frequent auth-failure counter updates on the
- * client record cause no index writes.
+ * client record cause no index writes. The projection is unchanged by accounts: a client list
+ * knows its account from its partition, and an account item keeps its role ceiling in the
+ * projected `roles` attribute.
  */
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import { AUTH_FAILURES_KEPT } from '../core/defaults';
+import { DEFAULT_ACCOUNT_ID } from './account-id';
 
 /** Partition key attribute (string). */
 export const PARTITION_KEY = 'pk';
@@ -62,8 +80,15 @@ export const ITEM = {
   keySk: 'KEY',
   auditSkPrefix: 'AUDIT#',
   failureSkPrefix: 'FAIL#',
+  /** The default account's client list (the one partition of every client before accounts existed). */
   clientsPartition: 'CLIENTS',
   keysPartition: 'KEYS',
+  accountPk: (accountId: string): string => `ACCOUNT#${accountId}`,
+  accountSk: 'ACCOUNT',
+  accountsPartition: 'ACCOUNTS',
+  /** The list-index partition of an account's clients: `CLIENTS` for the default account, `CLIENTS#<accountId>` otherwise. */
+  accountClientsPartition: (accountId: string): string =>
+    accountId === DEFAULT_ACCOUNT_ID ? 'CLIENTS' : `CLIENTS#${accountId}`,
 } as const;
 
 /** Non-key attributes copied into the list index (what the client list and key list show). */
