@@ -18,6 +18,7 @@ import { ENV } from '../lambda/config-env';
 import { LocalServices, bootstrapLocal } from './bootstrap';
 import { writeLocalState } from './local-state';
 import { GatewayHandlers, createGatewayListener } from './gateway';
+import { withPortal } from './portal-assets';
 import { LOCAL_ROLE_CATALOGUE } from './role-catalogue';
 import { DEFAULT_LOCAL_PORT, LOCAL_HOST, LOCAL_REGION } from './signet-home';
 
@@ -99,7 +100,8 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     serve = loadHandlers(environment);
     // Tell `signet rotate` how long the authorizer caches client records (it waits that long).
     writeLocalState(services.paths.localState, { ...services.state, clientCacheTtlMs: loadConfig(process.env).clientCacheTtlMs });
-    listener = createGatewayListener(serve, { log: options.log });
+    // /portal/ (the client portal's static files) is answered before the gateway's routes.
+    listener = withPortal(createGatewayListener(serve, { log: options.log }), { baseUrl: url, log: options.log });
     let stopping: Promise<void> | undefined;
     const stop = (): Promise<void> =>
       (stopping ??= (async () => {
