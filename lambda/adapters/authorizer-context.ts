@@ -15,6 +15,11 @@ export const CONTEXT_KEYS = {
   clientId: 'clientId',
   /** Allow: the client's roles, joined with `,` (role names contain no comma). */
   roles: 'roles',
+  /**
+   * Allow: the client's account (lambda/store/account-id.ts), so the registry can scope an
+   * account admin to its own clients without reading the caller's record again.
+   */
+  accountId: 'accountId',
   /** Allow: the SHA-256 SPKI fingerprint of the key that verified the signature. */
   keyFingerprint: 'keyFingerprint',
   /** Allow: the signed `Content-Digest` header value, `''` when the request had none. */
@@ -29,6 +34,7 @@ export const CONTEXT_KEYS = {
 export type SignetAllowContext = {
   readonly clientId: string;
   readonly roles: string;
+  readonly accountId: string;
   readonly keyFingerprint: string;
   readonly contentDigest: string;
 };
@@ -43,6 +49,8 @@ export type SignetDenyContext = {
 export interface AllowFacts {
   readonly clientId: string;
   readonly roles: readonly string[];
+  /** The client's account; `''` is passed when unknown (the registry then refuses account-scoped callers). */
+  readonly accountId?: string;
   readonly keyFingerprint: string;
   /** The signed `Content-Digest` header value; omitted or undefined when not signed. */
   readonly contentDigest?: string;
@@ -62,6 +70,7 @@ export function allowContext(facts: AllowFacts): SignetAllowContext {
   return {
     [CONTEXT_KEYS.clientId]: facts.clientId,
     [CONTEXT_KEYS.roles]: facts.roles.join(','),
+    [CONTEXT_KEYS.accountId]: facts.accountId ?? '',
     [CONTEXT_KEYS.keyFingerprint]: facts.keyFingerprint,
     [CONTEXT_KEYS.contentDigest]: facts.contentDigest ?? '',
   };

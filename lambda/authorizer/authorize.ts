@@ -49,6 +49,8 @@ export type Decision =
       readonly allowed: true;
       readonly clientId: string;
       readonly roles: readonly string[];
+      /** The client's account (from the record the signature was verified with). */
+      readonly accountId: string;
       readonly fingerprint: string;
       readonly contentDigest?: string;
     }
@@ -98,7 +100,7 @@ export async function authorize(input: AuthorizeInput, deps: AuthorizeDeps): Pro
         throw new SignetError('replayed_request', 'This exact signed request was already used. Sign every request anew (fresh created and Date).');
       }
     }
-    return { allowed: true, clientId, roles: client.record.roles, fingerprint, contentDigest: parsed.contentDigest };
+    return { allowed: true, clientId, roles: client.record.roles, accountId: client.record.accountId, fingerprint, contentDigest: parsed.contentDigest };
   } catch (error) {
     if (isSignetError(error)) return clientId === undefined ? { allowed: false, error, keyId } : { allowed: false, error, clientId };
     throw error;

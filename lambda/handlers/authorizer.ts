@@ -46,5 +46,11 @@ export async function restApiHandler(event: APIGatewayRequestAuthorizerEvent) {
 }
 
 function allowFacts(decision: Extract<Decision, { allowed: true }>) {
-  return { clientId: decision.clientId, roles: decision.roles, keyFingerprint: decision.fingerprint, contentDigest: decision.contentDigest };
+  return {
+    clientId: decision.clientId,
+    roles: decision.roles,
+    accountId: decision.accountId,
+    keyFingerprint: decision.fingerprint,
+    contentDigest: decision.contentDigest,
+  };
 }

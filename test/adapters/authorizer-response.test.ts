@@ -19,6 +19,7 @@ const METHOD_ARN = loadFixture('rest-api-request-authorizer-v1.capture.json').me
 const FACTS = {
   clientId: 'c_9f2KxQ1v',
   roles: ['demo', 'registry:admin'],
+  accountId: 'acct_default',
   keyFingerprint: 'sha256:q1w2e3',
   contentDigest: 'sha-256=:X48E9qOokqqrvdts8nOJRJN3OWDUoyWxBf7kbu9DBPE=:',
 };
@@ -38,16 +39,18 @@ function renderTemplate(template: string, values: Record<string, string>): strin
 }
 
 describe('authorizer context', () => {
-  test('Allow context: the four agreed keys, all strings, roles comma-joined', () => {
+  test('Allow context: the five agreed keys, all strings, roles comma-joined', () => {
     expect(allowContext(FACTS)).toEqual({
       clientId: 'c_9f2KxQ1v',
       roles: 'demo,registry:admin',
+      accountId: 'acct_default',
       keyFingerprint: 'sha256:q1w2e3',
       contentDigest: 'sha-256=:X48E9qOokqqrvdts8nOJRJN3OWDUoyWxBf7kbu9DBPE=:',
     });
     expect(allowContext({ ...FACTS, contentDigest: undefined }).contentDigest).toBe('');
+    expect(allowContext({ ...FACTS, accountId: undefined }).accountId).toBe('');
     expect(Object.keys(allowContext(FACTS)).sort()).toEqual(
-      [CONTEXT_KEYS.clientId, CONTEXT_KEYS.roles, CONTEXT_KEYS.keyFingerprint, CONTEXT_KEYS.contentDigest].sort(),
+      [CONTEXT_KEYS.clientId, CONTEXT_KEYS.roles, CONTEXT_KEYS.accountId, CONTEXT_KEYS.keyFingerprint, CONTEXT_KEYS.contentDigest].sort(),
     );
   });
 
