@@ -16,6 +16,7 @@ import {
   HTTP_API_HOST,
   Signer,
   authorizerEnv,
+  fixture,
   httpApiAuthorizerEvent,
   loadAuthorizer,
   nowS,
@@ -78,7 +79,7 @@ describe('allowed requests and the context passed to the backend', () => {
     const call = { method: 'POST', url: `${ECHO}?b=2&a=1&a=3`, body: '{"amount":10,"currency":"EUR"}' };
     const { headers } = sign(call, partner);
     const response = await authorizer.httpApiHandler(httpApiAuthorizerEvent(call, { headers }));
-    expect(response).toEqual({
+    expect(response).toMatchObject({
       isAuthorized: true,
       context: {
         clientId: partner.clientId,
@@ -92,7 +93,7 @@ describe('allowed requests and the context passed to the backend', () => {
 
   test('GET without a body: the context carries an empty contentDigest', async () => {
     const response = await decide({ method: 'GET', url: ECHO }, reader);
-    expect(response).toEqual({
+    expect(response).toMatchObject({
       isAuthorized: true,
       context: { clientId: reader.clientId, roles: 'reader', keyFingerprint: reader.key.fingerprint, contentDigest: '' },
     });
@@ -214,6 +215,12 @@ describe('every refusal code, through the handler', () => {
     // The authorizer never sees the body; it only requires the digest to be signed.
     const response = await decide(post, partner, { edit: (h) => { h['content-length'] = '99'; } });
     expect(codeOf(response)).toBe('allowed');
+  });
+
+  test('the unsigned captures, and a payload 1.0 event sent to the 2.0 handler, are refused with a code, never a crash', async () => {
+    expect(codeOf(await authorizer.httpApiHandler(fixture('http-api-authorizer-v2.capture.json')))).toBe('missing_signature');
+    expect(codeOf(await authorizer.httpApiHandler(fixture('http-api-authorizer-v2.docs.json')))).toBe('missing_signature');
+    expect(codeOf(await authorizer.httpApiHandler(fixture('http-api-authorizer-v1-format.docs.json')))).toBe('invalid_request');
   });
 
   test('dependency_unavailable: with DynamoDB unreachable an unknown client is never allowed; the handler throws (500)', async () => {

@@ -101,6 +101,10 @@ test('every line written is JSON (Powertools logs and metrics)', () => {
   for (const line of rawLines) expect(() => JSON.parse(line)).not.toThrow();
 });
 
+test('no warnings: nothing the handlers log is dropped or rejected by Powertools', () => {
+  expect(logs.filter((log) => log.level === 'WARN')).toEqual([]);
+});
+
 test('each decision is one log line with service, level, timestamp and latency', () => {
   const decided = [...decisions('allowed'), ...decisions('refused'), ...decisions('refused: fail closed')];
   expect(decided).toHaveLength(13);
@@ -132,7 +136,7 @@ test('refused lines carry the reason, the status, the sentence and the client th
     ['role_forbidden', reader.clientId],
   ]);
   for (const log of decisions('refused')) {
-    expect(log).toMatchObject({ level: 'INFO', status: expect.any(Number), message: 'refused' });
+    expect(log).toMatchObject({ level: 'INFO', status: expect.any(Number), message: 'refused', detail: expect.stringMatching(/^.{20,}$/) });
   }
   expect(decisions('refused')[5]).toMatchObject({ sourceIp: '192.0.2.1' });
 });

@@ -19,6 +19,7 @@ import {
   RestEventOptions,
   Signer,
   authorizerEnv,
+  fixture,
   loadAuthorizer,
   nowS,
   outcomeOf,
@@ -86,11 +87,14 @@ describe('allowed requests', () => {
     expect(event.requestContext.path).toBe('/prod/api/echo');
     expect(event.path).toBe('/api/echo');
     const result = await authorizer.restApiHandler(event);
-    expect(result).toEqual({
+    expect(result).toMatchObject({
       principalId: partner.clientId,
       policyDocument: { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: event.methodArn }] },
       context: { clientId: partner.clientId, roles: 'partner', keyFingerprint: partner.key.fingerprint, contentDigest: headers['content-digest'] },
     });
+    expect(result.policyDocument.Statement).toHaveLength(1);
+    // REST context values may only be strings, numbers or booleans.
+    for (const value of Object.values(result.context ?? {})) expect(typeof value).toBe('string');
   });
 
   test('multiValueHeaders with repeated fields and multiValue query maps with repeated keys and percent-encoding', async () => {
@@ -185,6 +189,13 @@ describe('refusals: 401 thrown, 403 Deny policy, 500 thrown', () => {
     event.path = '/api/%2e%2e/registry/clients';
     event.requestContext.path = `/prod${event.path}`;
     expect(verdictOf(await outcomeOf(authorizer.restApiHandler(event)))).toBe('403 role_forbidden');
+  });
+
+  test('unsigned or unusable events are refused, never a crash: TOKEN event and the docs example (no Host) → Deny invalid_request, the capture → 401', async () => {
+    const token = fixture('rest-api-token-authorizer-v1.capture.json');
+    expect(verdictOf(await outcomeOf(authorizer.restApiHandler(token)))).toBe('403 invalid_request');
+    expect(verdictOf(await outcomeOf(authorizer.restApiHandler(fixture('rest-api-request-authorizer-v1.docs.json'))))).toBe('403 invalid_request');
+    expect(verdictOf(await outcomeOf(authorizer.restApiHandler(fixture('rest-api-request-authorizer-v1.capture.json'))))).toBe('401');
   });
 
   test('dependency_unavailable: DynamoDB unreachable, nothing cached → thrown error other than Unauthorized (500)', async () => {
