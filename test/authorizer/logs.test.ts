@@ -37,11 +37,12 @@ let partner: Signer;
 let reader: Signer;
 let office: Signer;
 let unknownId: string;
+let store: DynamoClientStore;
 
 beforeAll(async () => {
   ddb = await startTestDynamoDb();
   const tableName = await ddb.createTable();
-  const store = new DynamoClientStore({ tableName, client: ddb.client });
+  store = new DynamoClientStore({ tableName, client: ddb.client });
   partner = await registerClient(store, { name: 'Partner', roles: ['partner'] });
   reader = await registerClient(store, { name: 'Reader', roles: ['reader'] });
   office = await registerClient(store, { name: 'Office', networkWhitelist: ['10.0.0.0/8'] });
@@ -148,6 +149,33 @@ test('the outage is an ERROR line with reason dependency_unavailable and the cau
 });
 
 test('no line contains a signature, a Signature-Input, a signature base or key material', () => {
+  const secrets = secretsOfTheRun();
+  expect(secrets.length).toBeGreaterThan(200);
+
+  const leaks: string[] = [];
+  rawLines.forEach((line, n) => {
+    // The raw line, and every string in it decoded (a base's quotes and newlines are escaped in JSON).
+    const text = [line, ...stringsIn(JSON.parse(line))].join('\n');
+    leaks.push(...leaksIn(text, secrets).map((what) => `line ${n}: ${what}`));
+  });
+  expect(leaks).toEqual([]);
+});
+
+test('the auth failures kept for partners (GET .../auth-failures) hold reasons, never secrets', async () => {
+  const secrets = secretsOfTheRun();
+  const recorded = (await Promise.all([partner, reader, office].map((s) => store.listAuthFailures(s.clientId)))).flat();
+  expect(recorded.map((f) => f.reason).sort()).toEqual(['expired', 'ip_not_allowed', 'malformed_signature', 'missing_date', 'role_forbidden', 'role_forbidden', 'signature_mismatch', 'signature_mismatch']);
+  expect(leaksIn(JSON.stringify(recorded) + stringsIn(recorded).join('\n'), secrets)).toEqual([]);
+});
+
+function leaksIn(text: string, secrets: readonly (readonly [string, string])[]): string[] {
+  const found = secrets.filter(([, value]) => text.includes(value)).map(([what]) => what);
+  if (/"@method"|@signature-params|BEGIN [A-Z ]*KEY/.test(text)) found.push('signature base or PEM marker');
+  return found;
+}
+
+/** Every secret value of the run: signatures, Signature-Input values, bases, and runs of each key's Base64. */
+function secretsOfTheRun(): [string, string][] {
   const secrets: [string, string][] = [];
   for (const { headers, base } of signedRequests) {
     const signatureB64 = /^sig=:([^:]+):$/.exec(headers.signature)![1];
@@ -169,17 +197,8 @@ test('no line contains a signature, a Signature-Input, a signature base or key m
     }
     for (let i = 0; i + 40 <= publicPkcs1.length; i += 40) secrets.push([`public key PKCS#1 (run at ${i})`, publicPkcs1.slice(i, i + 40)]);
   }
-  expect(secrets.length).toBeGreaterThan(200);
-
-  const leaks: string[] = [];
-  rawLines.forEach((line, n) => {
-    // The raw line, and every string in it decoded (a base's quotes and newlines are escaped in JSON).
-    const text = [line, ...stringsIn(JSON.parse(line))].join('\n');
-    for (const [what, value] of secrets) if (text.includes(value)) leaks.push(`line ${n}: ${what}`);
-    if (/"@method"|@signature-params|BEGIN [A-Z ]*KEY/.test(text)) leaks.push(`line ${n}: signature base or PEM marker`);
-  });
-  expect(leaks).toEqual([]);
-});
+  return secrets;
+}
 
 function stringsIn(value: unknown): string[] {
   if (typeof value === 'string') return [value];
