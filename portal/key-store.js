@@ -1,0 +1,80 @@
+// @ts-check
+/**
+ * Remembering the admin's key on this device, only when the user asks. What is stored is the
+ * non-extractable CryptoKey itself (IndexedDB keeps CryptoKey objects as they are): the key
+ * material cannot be read back by any script, this one included; it can only sign. Nothing is
+ * stored otherwise, and "Forget" deletes it.
+ */
+
+const DB_NAME = 'signet-portal';
+const STORE = 'signing-keys';
+const ENTRY = 'admin';
+
+/**
+ * @typedef {object} RememberedKey
+ * @property {string} keyId
+ * @property {string} fingerprint
+ * @property {CryptoKey} privateKey
+ */
+
+/** @returns {Promise<IDBDatabase>} */
+function open() {
+  return new Promise((resolve, reject) => {
+    if (typeof indexedDB === 'undefined') {
+      reject(new Error('This browser has no IndexedDB, so the key cannot be remembered; load it again next time.'));
+      return;
+    }
+    const request = indexedDB.open(DB_NAME, 1);
+    request.onupgradeneeded = () => request.result.createObjectStore(STORE);
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error ?? new Error('IndexedDB could not be opened.'));
+  });
+}
+
+/**
+ * @template T
+ * @param {'readonly' | 'readwrite'} mode
+ * @param {(store: IDBObjectStore) => IDBRequest} action
+ * @returns {Promise<T>}
+ */
+async function withStore(mode, action) {
+  const db = await open();
+  try {
+    return await new Promise((resolve, reject) => {
+      const request = action(db.transaction(STORE, mode).objectStore(STORE));
+      request.onsuccess = () => resolve(request.result);
+      request.onerror = () => reject(request.error ?? new Error('IndexedDB failed.'));
+    });
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Stores the key (replacing any other).
+ * @param {RememberedKey} entry
+ */
+export async function rememberKey(entry) {
+  if (entry.privateKey.extractable) throw new Error('Only a non-extractable key is ever remembered.');
+  await withStore('readwrite', (store) => store.put({ keyId: entry.keyId, fingerprint: entry.fingerprint, privateKey: entry.privateKey }, ENTRY));
+}
+
+/** @returns {Promise<RememberedKey | undefined>} */
+export async function recallKey() {
+  try {
+    /** @type {RememberedKey | undefined} */
+    const entry = await withStore('readonly', (store) => store.get(ENTRY));
+    return entry && typeof entry.keyId === 'string' && entry.privateKey instanceof CryptoKey ? entry : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Deletes the remembered key, if any. */
+export async function forgetKey() {
+  try {
+    await withStore('readwrite', (store) => store.delete(ENTRY));
+  } catch {
+    // nothing stored, nothing to forget
+  }
+}

@@ -1,0 +1,661 @@
+// @ts-check
+/**
+ * The client portal's page: load the admin key, list clients, add and edit them, copy a
+ * clientId, disable/enable, and per client the keys (fingerprint, age, 90-day flag) and recent
+ * authentication failures. Plain DOM, no framework; every registry call goes through
+ * ./registry-client.js, signed in this browser.
+ */
+import { PortalError } from './errors.js';
+import { importSigningKey, looksLikePrivateKey, checkPublicKey } from './keys.js';
+import { forgetKey, recallKey, rememberKey } from './key-store.js';
+import { normaliseNetworkEntry } from './network.js';
+import { RegistryError, apiBaseOf, createRegistryClient } from './registry-client.js';
+import { MAX_WHITELIST_ENTRIES, checkClientForm, screenPublicKey, validateRoles } from './validation.js';
+import { ROTATION_DAYS, failureLine, keySummary, shortFingerprint } from './view-model.js';
+
+/** @typedef {ReturnType<typeof createRegistryClient>} Registry */
+/**
+ * @typedef {object} ClientView
+ * @property {string} clientId
+ * @property {string} name
+ * @property {'active' | 'disabled'} status
+ * @property {string[]} networkWhitelist
+ * @property {string[]} roles
+ * @property {Array<{ fingerprint: string, publicKey: string, addedAt: string, notAfter?: string, active: boolean }>} keys
+ * @property {number} version
+ */
+
+/** @param {string} id */
+const $ = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
+/** @param {string} id */
+const input = (id) => /** @type {HTMLInputElement} */ (document.getElementById(id));
+
+const state = {
+  /** @type {Registry | undefined} */
+  registry: undefined,
+  /** @type {string[]} */
+  roles: [],
+  /** @type {ClientView[]} */
+  clients: [],
+  /** @type {string | undefined} */
+  nextCursor: undefined,
+  /** The client being edited, or undefined when adding. @type {ClientView | undefined} */
+  editing: undefined,
+  /** @type {string[]} */
+  whitelist: [],
+  /** Client ids whose details are open. @type {Set<string>} */
+  open: new Set(),
+  /** Sequence number of the latest public key check (older answers are dropped). */
+  keyCheck: 0,
+  /** @type {HTMLElement | null} */
+  opener: null,
+};
+
+// ------------------------------------------------------------------ small helpers
+
+/**
+ * @param {string} tag
+ * @param {Record<string, string>} [attributes]
+ * @param {Array<Node | string>} [content]
+ */
+function el(tag, attributes = {}, content = []) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
+  node.append(...content);
+  return node;
+}
+
+/** An icon (decorative: the button carries the label). @param {'copy' | 'edit'} name */
+function icon(name) {
+  const ns = 'http://www.w3.org/2000/svg';
+  const svg = document.createElementNS(ns, 'svg');
+  svg.setAttribute('viewBox', '0 0 24 24');
+  svg.setAttribute('aria-hidden', 'true');
+  svg.setAttribute('focusable', 'false');
+  svg.setAttribute('class', 'icon');
+  const path = document.createElementNS(ns, 'path');
+  path.setAttribute(
+    'd',
+    name === 'copy'
+      ? 'M8 8h11v13H8zM5 3h11v3H7v11H5z'
+      : 'M4 17.5V21h3.5L18 10.5 14.5 7zM20.7 7.8a1 1 0 0 0 0-1.4l-3.1-3.1a1 1 0 0 0-1.4 0L14.9 4.6l4.5 4.5z',
+  );
+  svg.append(path);
+  return svg;
+}
+
+/** @param {string} message */
+function announce(message) {
+  const announcer = $('announcer');
+  announcer.textContent = '';
+  window.setTimeout(() => (announcer.textContent = message), 50);
+}
+
+/**
+ * Shows (or clears, with an empty message) the inline error of a field.
+ * @param {string} errorId
+ * @param {string} message
+ * @param {{ code?: string, field?: HTMLElement | null }} [options]
+ */
+function showError(errorId, message, options = {}) {
+  const box = $(errorId);
+  box.textContent = message;
+  box.hidden = message === '';
+  if (options.code) box.dataset.code = options.code;
+  else delete box.dataset.code;
+  if (options.field) {
+    if (message === '') options.field.removeAttribute('aria-invalid');
+    else options.field.setAttribute('aria-invalid', 'true');
+  }
+}
+
+/** @param {unknown} error */
+function messageOf(error) {
+  if (error instanceof RegistryError) return `${error.message} (${error.code}${error.requestId ? `, request ${error.requestId}` : ''})`;
+  if (error instanceof PortalError) return error.message;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** @param {unknown} error */
+function codeOf(error) {
+  return error instanceof RegistryError || error instanceof PortalError ? error.code : 'error';
+}
+
+/** @param {string} iso */
+function formatInstant(iso) {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : d.toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
+}
+
+// ------------------------------------------------------------------ signing in
+
+/** @param {SubmitEvent} event */
+async function onSignIn(event) {
+  event.preventDefault();
+  for (const id of ['key-file-error', 'admin-id-error', 'sign-in-error']) showError(id, '');
+  const fileInput = input('key-file');
+  const idInput = input('admin-id');
+  let keyText = '';
+  for (const file of Array.from(fileInput.files ?? [])) {
+    const text = await file.text();
+    const compact = text.trim();
+    if (compact.length <= 256 && /^[\x21-\x7e]+$/.test(compact) && !looksLikePrivateKey(compact)) {
+      if (idInput.value.trim() === '') idInput.value = compact;
+    } else {
+      keyText = text;
+    }
+  }
+  if (keyText === '') {
+    showError('key-file-error', 'Choose the admin\'s private key file (private.pkcs8.b64 or private.pem).', { field: fileInput });
+    fileInput.focus();
+    return;
+  }
+  const keyId = idInput.value.trim();
+  if (!/^[\x20-\x7e]{1,256}$/.test(keyId)) {
+    showError('admin-id-error', 'Give the admin\'s client ID (its keyid), e.g. the content of $SIGNET_HOME/admin/client-id.', { field: idInput });
+    idInput.focus();
+    return;
+  }
+  let key;
+  try {
+    key = await importSigningKey(keyText);
+  } catch (error) {
+    showError('key-file-error', messageOf(error), { code: codeOf(error), field: fileInput });
+    fileInput.focus();
+    return;
+  } finally {
+    keyText = '';
+    fileInput.value = '';
+  }
+  const remember = input('remember').checked;
+  await useKey({ keyId, fingerprint: key.fingerprint, privateKey: key.privateKey }, remember, false);
+}
+
+/**
+ * Checks the key against the registry (GET /registry/roles), then shows the clients.
+ * @param {{ keyId: string, fingerprint: string, privateKey: CryptoKey }} signer
+ * @param {boolean} remember store it on this device
+ * @param {boolean} remembered it came from this device's store
+ */
+async function useKey(signer, remember, remembered) {
+  const registry = createRegistryClient({ apiBase: apiBaseOf(location.href), keyId: signer.keyId, privateKey: signer.privateKey });
+  const submit = /** @type {HTMLButtonElement} */ ($('sign-in-submit'));
+  submit.disabled = true;
+  try {
+    state.roles = (await registry.listRoles()).roles;
+  } catch (error) {
+    showError('sign-in-error', `The registry refused this key: ${messageOf(error)}`, { code: codeOf(error) });
+    if (remembered) await forgetKey();
+    return;
+  } finally {
+    submit.disabled = false;
+  }
+  if (remember) {
+    try {
+      await rememberKey(signer);
+      remembered = true;
+    } catch (error) {
+      announce(messageOf(error));
+    }
+  }
+  state.registry = registry;
+  $('signer-id').textContent = signer.keyId;
+  $('signer-fingerprint').textContent = shortFingerprint(signer.fingerprint);
+  $('signer-fingerprint').title = signer.fingerprint;
+  $('signer-remembered').hidden = !remembered;
+  $('signer-status').hidden = false;
+  $('sign-in').hidden = true;
+  $('clients').hidden = false;
+  announce(`Signing as ${signer.keyId}.`);
+  await loadClients(false);
+  $('clients-title').focus();
+}
+
+async function onSignOut() {
+  state.registry = undefined;
+  state.clients = [];
+  state.open.clear();
+  await forgetKey();
+  $('client-rows').replaceChildren();
+  $('signer-status').hidden = true;
+  $('clients').hidden = true;
+  $('sign-in').hidden = false;
+  input('admin-id').value = '';
+  input('remember').checked = false;
+  announce('Signed out; the key is gone from this page and this device.');
+  input('key-file').focus();
+}
+
+// ------------------------------------------------------------------ the list
+
+/** @param {boolean} more append the next page */
+async function loadClients(more) {
+  const registry = state.registry;
+  if (!registry) return;
+  showError('list-error', '');
+  try {
+    const page = await registry.listClients({ limit: 50, cursor: more ? state.nextCursor : undefined });
+    state.clients = more ? [...state.clients, ...page.clients] : page.clients;
+    state.nextCursor = page.nextCursor;
+  } catch (error) {
+    showError('list-error', `The clients could not be listed: ${messageOf(error)}`, { code: codeOf(error) });
+    return;
+  }
+  renderClients();
+}
+
+function renderClients() {
+  const rows = $('client-rows');
+  const now = Date.now();
+  rows.replaceChildren();
+  for (const client of state.clients) {
+    const summary = keySummary(client, now);
+    const detailsId = `details-${client.clientId}`;
+    const copy = el('button', { type: 'button', class: 'icon-button', 'aria-label': `Copy the clientId of ${client.name}`, title: 'Copy clientId' }, [icon('copy')]);
+    copy.addEventListener('click', () => void copyClientId(copy, client.clientId));
+    const edit = el('button', { type: 'button', class: 'icon-button', 'aria-label': `Edit ${client.name}`, title: 'Edit' }, [icon('edit')]);
+    edit.addEventListener('click', () => openDialog(client, edit));
+    const toggle = el('button', { type: 'button', 'aria-expanded': String(state.open.has(client.clientId)), 'aria-controls': detailsId }, ['Details']);
+    toggle.addEventListener('click', () => toggleDetails(client.clientId));
+    const enabled = client.status === 'active';
+    const status = el('button', { type: 'button' }, [enabled ? 'Disable' : 'Enable']);
+    status.setAttribute('aria-label', `${enabled ? 'Disable' : 'Enable'} ${client.name}`);
+    status.addEventListener('click', () => void setEnabled(client, !enabled));
+
+    const row = el('tr', { 'data-client-id': client.clientId }, [
+      el('th', { scope: 'row' }, [client.name]),
+      el('td', {}, [el('code', { class: 'client-id' }, [client.clientId]), copy]),
+      el('td', {}, [el('span', { class: `badge ${client.status}` }, [client.status])]),
+      el('td', {}, [client.roles.join(', ')]),
+      el('td', { class: summary.due > 0 ? 'due' : '' }, [summary.due > 0 ? `⚠ ${summary.text}` : summary.text]),
+      el('td', { class: 'row-actions' }, [edit, toggle, status]),
+    ]);
+    rows.append(row);
+    const details = el('tr', { id: detailsId, class: 'details' }, [el('td', { colspan: '6' }, [])]);
+    details.hidden = !state.open.has(client.clientId);
+    rows.append(details);
+    if (state.open.has(client.clientId)) void renderDetails(client);
+  }
+  $('no-clients').hidden = state.clients.length > 0;
+  $('load-more').hidden = state.nextCursor === undefined;
+}
+
+/**
+ * @param {HTMLElement} button
+ * @param {string} clientId
+ */
+async function copyClientId(button, clientId) {
+  let copied = false;
+  try {
+    await navigator.clipboard.writeText(clientId);
+    copied = true;
+  } catch {
+    // No clipboard permission (or no secure context): copy through a selection.
+    const area = el('textarea', { class: 'visually-hidden', 'aria-hidden': 'true' });
+    /** @type {HTMLTextAreaElement} */ (area).value = clientId;
+    document.body.append(area);
+    /** @type {HTMLTextAreaElement} */ (area).select();
+    copied = document.execCommand('copy');
+    area.remove();
+  }
+  button.dataset.copied = clientId;
+  announce(copied ? `Copied ${clientId}` : 'The clientId could not be copied; select it and copy it by hand.');
+}
+
+/** @param {string} clientId */
+function toggleDetails(clientId) {
+  if (state.open.has(clientId)) state.open.delete(clientId);
+  else state.open.add(clientId);
+  renderClients();
+}
+
+/** @param {ClientView} client */
+async function renderDetails(client) {
+  const cell = /** @type {HTMLElement} */ ($(`details-${client.clientId}`).firstElementChild);
+  const now = Date.now();
+  const keyRows = keySummary(client, now).lines.map((line) =>
+    el('tr', { class: line.due ? 'due' : '' }, [
+      el('td', {}, [el('code', {}, [line.fingerprint])]),
+      el('td', {}, [formatInstant(line.addedAt)]),
+      el('td', {}, [line.due ? `⚠ ${line.age} — older than ${ROTATION_DAYS} days, rotate it` : line.age]),
+      el('td', {}, [line.active ? (line.notAfter ? `active until ${formatInstant(line.notAfter)}` : 'active') : `expired ${line.notAfter ? formatInstant(line.notAfter) : ''}`]),
+    ]),
+  );
+  const keysTable = el('table', { class: 'inner' }, [
+    el('caption', {}, [`Keys of ${client.name}`]),
+    el('thead', {}, [el('tr', {}, ['Fingerprint (SHA-256)', 'Added', 'Age', 'State'].map((h) => el('th', { scope: 'col' }, [h])))]),
+    el('tbody', {}, keyRows),
+  ]);
+  const whitelist = el('p', {}, [el('strong', {}, ['Network whitelist: ']), client.networkWhitelist.join(', ')]);
+  const failuresBox = el('div', { class: 'failures', 'aria-live': 'polite' }, [el('p', {}, ['Loading recent authentication failures…'])]);
+  const refresh = el('button', { type: 'button' }, ['Refresh failures']);
+  refresh.addEventListener('click', () => void loadFailures(client, failuresBox));
+  cell.replaceChildren(keysTable, whitelist, el('h3', {}, [`Recent authentication failures of ${client.name}`]), refresh, failuresBox);
+  await loadFailures(client, failuresBox);
+}
+
+/**
+ * The troubleshooting view: the client's last refused requests and why.
+ * @param {ClientView} client
+ * @param {HTMLElement} box
+ */
+async function loadFailures(client, box) {
+  const registry = state.registry;
+  if (!registry) return;
+  let failures;
+  try {
+    failures = (await registry.listAuthFailures(client.clientId)).failures;
+  } catch (error) {
+    box.replaceChildren(el('p', { class: 'error' }, [`The failures could not be read: ${messageOf(error)}`]));
+    return;
+  }
+  if (failures.length === 0) {
+    box.replaceChildren(el('p', {}, ['No refused requests recorded (failures are kept 7 days).']));
+    return;
+  }
+  const rows = failures.map((/** @type {any} */ f) => {
+    const line = failureLine(f);
+    return el('tr', {}, [
+      el('td', {}, [formatInstant(line.at)]),
+      el('td', {}, [el('code', { class: 'reason' }, [line.reason])]),
+      el('td', {}, [line.message]),
+      el('td', {}, [line.request]),
+      el('td', {}, [line.sourceIp]),
+    ]);
+  });
+  box.replaceChildren(
+    el('table', { class: 'inner' }, [
+      el('caption', { class: 'visually-hidden' }, [`Recent authentication failures of ${client.name}`]),
+      el('thead', {}, [el('tr', {}, ['When', 'Reason', 'What the caller was told', 'Request', 'Source IP'].map((h) => el('th', { scope: 'col' }, [h])))]),
+      el('tbody', {}, rows),
+    ]),
+  );
+}
+
+/**
+ * @param {ClientView} client
+ * @param {boolean} enabled
+ */
+async function setEnabled(client, enabled) {
+  const registry = state.registry;
+  if (!registry) return;
+  try {
+    const updated = await registry.setEnabled(client.clientId, enabled, client.version);
+    replaceClient(updated);
+    announce(`${client.name} is now ${updated.status}.`);
+  } catch (error) {
+    showError('list-error', `${client.name} could not be ${enabled ? 'enabled' : 'disabled'}: ${messageOf(error)}`, { code: codeOf(error) });
+    await loadClients(false);
+  }
+}
+
+/** @param {ClientView} updated */
+function replaceClient(updated) {
+  const at = state.clients.findIndex((c) => c.clientId === updated.clientId);
+  if (at === -1) state.clients.unshift(updated);
+  else state.clients[at] = updated;
+  renderClients();
+}
+
+// ------------------------------------------------------------------ the form
+
+/**
+ * Opens the form to add a client (no `client`) or edit one.
+ * @param {ClientView | undefined} client
+ * @param {HTMLElement} opener focus returns here when the dialog closes
+ */
+function openDialog(client, opener) {
+  state.editing = client;
+  state.opener = opener;
+  state.whitelist = client ? [...client.networkWhitelist] : [];
+  $('dialog-title').textContent = client ? `Edit ${client.name}` : 'Add client';
+  $('dialog-submit').textContent = client ? 'Update' : 'Add';
+  input('client-name').value = client?.name ?? '';
+  input('whitelist-entry').value = '';
+  /** @type {HTMLTextAreaElement} */ ($('client-key')).value = '';
+  for (const id of ['form-error', 'client-name-error', 'whitelist-error', 'client-key-error', 'roles-error']) showError(id, '');
+  for (const id of ['client-name', 'whitelist-entry', 'client-key']) $(id).removeAttribute('aria-invalid');
+  $('client-key-ok').hidden = true;
+  $('current-keys').hidden = client === undefined;
+  $('current-key-list').replaceChildren(
+    ...(client?.keys ?? []).map((k) => el('li', {}, [el('code', {}, [k.fingerprint]), ` added ${formatInstant(k.addedAt)}`])),
+  );
+  renderWhitelist();
+  renderRoles(client?.roles ?? []);
+  /** @type {HTMLDialogElement} */ ($('client-dialog')).showModal();
+  input('client-name').focus();
+}
+
+function closeDialog() {
+  /** @type {HTMLDialogElement} */ ($('client-dialog')).close();
+}
+
+function onDialogClosed() {
+  /** @type {HTMLTextAreaElement} */ ($('client-key')).value = '';
+  state.editing = undefined;
+  state.opener?.focus();
+}
+
+function renderWhitelist() {
+  $('whitelist-list').replaceChildren(
+    ...state.whitelist.map((entry) => {
+      const remove = el('button', { type: 'button', class: 'chip-remove', 'aria-label': `Remove ${entry}` }, ['×']);
+      remove.addEventListener('click', () => {
+        state.whitelist = state.whitelist.filter((e) => e !== entry);
+        renderWhitelist();
+        input('whitelist-entry').focus();
+      });
+      return el('li', { class: 'chip' }, [el('span', {}, [entry]), remove]);
+    }),
+  );
+}
+
+/**
+ * Adds the typed entry to the list. Returns false (and shows why) when it is not valid.
+ * @returns {boolean}
+ */
+function addWhitelistEntry() {
+  const field = input('whitelist-entry');
+  let canonical;
+  try {
+    canonical = normaliseNetworkEntry(field.value);
+  } catch (error) {
+    showError('whitelist-error', messageOf(error), { code: codeOf(error), field });
+    return false;
+  }
+  if (!state.whitelist.includes(canonical)) {
+    if (state.whitelist.length >= MAX_WHITELIST_ENTRIES) {
+      showError('whitelist-error', `networkWhitelist must hold 1 to ${MAX_WHITELIST_ENTRIES} entries; use ["0.0.0.0"] to allow everyone.`, { code: 'invalid_network', field });
+      return false;
+    }
+    state.whitelist.push(canonical);
+  }
+  showError('whitelist-error', '', { field });
+  field.value = '';
+  renderWhitelist();
+  announce(`${canonical} is on the whitelist.`);
+  return true;
+}
+
+/** @param {readonly string[]} checked */
+function renderRoles(checked) {
+  const names = [...new Set([...state.roles, ...checked])];
+  $('role-options').replaceChildren(
+    ...names.map((role, i) => {
+      const box = /** @type {HTMLInputElement} */ (el('input', { type: 'checkbox', id: `role-${i}`, value: role }));
+      box.checked = checked.includes(role);
+      box.addEventListener('change', () => checkRoles());
+      const known = state.roles.includes(role);
+      return el('div', { class: 'check' }, [box, el('label', { for: `role-${i}` }, [role, known ? '' : ' (not in the role catalogue)'])]);
+    }),
+  );
+  if (checked.some((r) => !state.roles.includes(r))) checkRoles();
+}
+
+function selectedRoles() {
+  return Array.from($('role-options').querySelectorAll('input:checked'), (box) => /** @type {HTMLInputElement} */ (box).value);
+}
+
+function checkRoles() {
+  try {
+    validateRoles(selectedRoles(), state.roles);
+    showError('roles-error', '');
+  } catch (error) {
+    showError('roles-error', messageOf(error), { code: codeOf(error) });
+  }
+}
+
+/** The public key box, checked on every change: a private key is refused at once. */
+async function checkKeyBox() {
+  const box = /** @type {HTMLTextAreaElement} */ ($('client-key'));
+  const text = box.value;
+  const sequence = ++state.keyCheck;
+  const ok = $('client-key-ok');
+  ok.hidden = true;
+  if (text.trim() === '') {
+    showError('client-key-error', '', { field: box });
+    return;
+  }
+  try {
+    screenPublicKey(text);
+    showError('client-key-error', '', { field: box });
+    const key = await checkPublicKey(text);
+    if (sequence !== state.keyCheck) return;
+    if (key !== undefined) {
+      ok.textContent = `RSA ${key.bits}-bit public key, fingerprint ${key.fingerprint}`;
+      ok.hidden = false;
+    }
+  } catch (error) {
+    if (sequence !== state.keyCheck) return;
+    showError('client-key-error', messageOf(error), { code: codeOf(error), field: box });
+  }
+}
+
+/** @param {SubmitEvent} event */
+async function onSubmitClient(event) {
+  event.preventDefault();
+  const registry = state.registry;
+  if (!registry) return;
+  showError('form-error', '');
+  if (input('whitelist-entry').value.trim() !== '' && !addWhitelistEntry()) {
+    input('whitelist-entry').focus();
+    return;
+  }
+  const editing = state.editing;
+  const keyBox = /** @type {HTMLTextAreaElement} */ ($('client-key'));
+  const check = await checkClientForm(
+    { name: input('client-name').value, networkWhitelist: state.whitelist, publicKey: keyBox.value, roles: selectedRoles() },
+    { mode: editing ? 'edit' : 'create', knownRoles: state.roles, current: editing },
+  );
+  const fields = /** @type {const} */ ([
+    ['name', 'client-name-error', 'client-name'],
+    ['networkWhitelist', 'whitelist-error', 'whitelist-entry'],
+    ['publicKey', 'client-key-error', 'client-key'],
+    ['roles', 'roles-error', 'role-options'],
+  ]);
+  let firstInvalid;
+  for (const [name, errorId, fieldId] of fields) {
+    const error = check.errors[name];
+    const field = fieldId === 'role-options' ? null : $(fieldId);
+    showError(errorId, error ? error.message : '', { code: error?.code, field });
+    if (error && firstInvalid === undefined) firstInvalid = fieldId === 'role-options' ? $('role-options').querySelector('input') : field;
+  }
+  if (firstInvalid) {
+    /** @type {HTMLElement} */ (firstInvalid).focus();
+    return;
+  }
+  if (editing && Object.keys(check.body).length === 0) {
+    showError('form-error', 'Nothing to change: edit the name, the whitelist, the roles, or paste a new public key.');
+    return;
+  }
+  const submit = /** @type {HTMLButtonElement} */ ($('dialog-submit'));
+  submit.disabled = true;
+  try {
+    if (editing) {
+      const updated = await registry.updateClient(editing.clientId, editing.version, check.body);
+      closeDialog();
+      replaceClient(updated);
+      announce(`${updated.name} updated.`);
+    } else {
+      const created = await registry.createClient(/** @type {any} */ (check.body));
+      if (created.registration === 'skipped') {
+        showError('form-error', `This public key is already registered on ${created.name} (${created.clientId}); nothing was created.`, { code: 'registration_skipped' });
+        return;
+      }
+      closeDialog();
+      await loadClients(false);
+      if (!state.clients.some((c) => c.clientId === created.clientId)) replaceClient(created);
+      announce(`${created.name} added with clientId ${created.clientId}.`);
+    }
+  } catch (error) {
+    showServerError(error);
+  } finally {
+    submit.disabled = false;
+  }
+}
+
+/**
+ * A refusal from the registry, shown next to the field it is about.
+ * @param {unknown} error
+ */
+function showServerError(error) {
+  const code = codeOf(error);
+  const message = messageOf(error);
+  /** @type {Record<string, [string, string | null]>} */
+  const byCode = {
+    private_key_submitted: ['client-key-error', 'client-key'],
+    invalid_public_key: ['client-key-error', 'client-key'],
+    unsupported_key_type: ['client-key-error', 'client-key'],
+    key_too_small: ['client-key-error', 'client-key'],
+    key_already_registered: ['client-key-error', 'client-key'],
+    invalid_network: ['whitelist-error', 'whitelist-entry'],
+    unknown_role: ['roles-error', null],
+  };
+  const [errorId, fieldId] = byCode[code] ?? ['form-error', null];
+  showError(errorId, message, { code, field: fieldId ? $(fieldId) : null });
+  if (code === 'version_conflict' && state.editing && state.registry) {
+    const editing = state.editing;
+    void state.registry.getClient(editing.clientId).then((fresh) => {
+      state.editing = fresh;
+      replaceClient(fresh);
+      showError('form-error', `${message} The latest version is loaded; submit again to apply your changes on top of it.`, { code });
+    });
+  }
+}
+
+// ------------------------------------------------------------------ start
+
+async function start() {
+  if (!window.isSecureContext || !globalThis.crypto?.subtle) {
+    const box = $('unsupported');
+    box.textContent = 'This page needs WebCrypto, which browsers offer only over HTTPS or on localhost. Open the portal at its https:// address.';
+    box.hidden = false;
+    return;
+  }
+  /** @type {HTMLFormElement} */ ($('sign-in-form')).addEventListener('submit', (e) => void onSignIn(/** @type {SubmitEvent} */ (e)));
+  $('sign-out').addEventListener('click', () => void onSignOut());
+  $('refresh').addEventListener('click', () => void loadClients(false));
+  $('load-more').addEventListener('click', () => void loadClients(true));
+  $('add-client').addEventListener('click', () => openDialog(undefined, $('add-client')));
+  $('dialog-cancel').addEventListener('click', () => closeDialog());
+  $('client-dialog').addEventListener('close', () => onDialogClosed());
+  /** @type {HTMLFormElement} */ ($('client-form')).addEventListener('submit', (e) => void onSubmitClient(/** @type {SubmitEvent} */ (e)));
+  $('whitelist-add').addEventListener('click', () => {
+    addWhitelistEntry();
+    input('whitelist-entry').focus();
+  });
+  input('whitelist-entry').addEventListener('keydown', (event) => {
+    if (event.key === 'Enter') {
+      event.preventDefault();
+      addWhitelistEntry();
+    }
+  });
+  input('whitelist-entry').addEventListener('input', () => showError('whitelist-error', '', { field: input('whitelist-entry') }));
+  $('client-key').addEventListener('input', () => void checkKeyBox());
+  $('clients-title').setAttribute('tabindex', '-1');
+
+  const remembered = await recallKey();
+  if (remembered) await useKey(remembered, false, true);
+}
+
+void start();

@@ -1,0 +1,182 @@
+// @ts-check
+/**
+ * The registry API (docs/openapi/registry.json) from the browser: every call is signed here with
+ * the admin's key (./http-signature.js, `x-date` because fetch cannot send Date), sent to the
+ * same origin the portal was loaded from, and every refusal becomes a {@link RegistryError}
+ * with the API's code and sentence.
+ */
+import { signRequest } from './http-signature.js';
+
+/** A refusal from the registry or the authorizer in front of it. */
+export class RegistryError extends Error {
+  /**
+   * @param {number} status
+   * @param {string} code stable code (lambda/core/errors.ts), or `http_<status>` when none was given
+   * @param {string} message
+   * @param {string} [requestId]
+   */
+  constructor(status, code, message, requestId) {
+    super(message);
+    this.name = 'RegistryError';
+    this.status = status;
+    this.code = code;
+    this.requestId = requestId;
+  }
+}
+
+/**
+ * What a deployed HTTP API answers for a refused signature: it cannot say why (see
+ * lambda/adapters/authorizer-response.ts), so the portal says where to look.
+ * @type {Readonly<Record<number, string>>}
+ */
+const OPAQUE_REFUSALS = Object.freeze({
+  401: 'The API refused the signature without saying why (HTTP API). Check the admin clientId and key; the reason is in that client\'s recent failures and in the authorizer log.',
+  403: 'The API refused the request without saying why (HTTP API): the signature, the caller\'s IP or the role. The reason is in the admin client\'s recent failures and in the authorizer log.',
+});
+
+/**
+ * @typedef {object} RegistryClientOptions
+ * @property {string} apiBase the API's base URL, ending with `/` (the portal's URL without `portal/...`)
+ * @property {string} keyId the admin's clientId
+ * @property {CryptoKey} privateKey the admin's signing key
+ * @property {typeof fetch} [fetchImpl] @default globalThis.fetch
+ * @property {() => number} [nowMs] @default Date.now
+ * @property {SubtleCrypto} [subtle] @default globalThis.crypto.subtle
+ */
+
+/**
+ * @typedef {object} CallOptions
+ * @property {Record<string, string | number | undefined>} [query]
+ * @property {unknown} [body] serialised as JSON
+ */
+
+/**
+ * A registry client bound to one signer.
+ * @param {RegistryClientOptions} options
+ */
+export function createRegistryClient(options) {
+  const fetchImpl = options.fetchImpl ?? globalThis.fetch.bind(globalThis);
+  const nowMs = options.nowMs ?? Date.now;
+  /** Server clock minus ours, in ms, learned from each answer's Date header. */
+  let clockOffsetMs = 0;
+
+  /**
+   * @param {string} method
+   * @param {string} path relative to the API base, e.g. `registry/clients`
+   * @param {CallOptions} [call]
+   * @returns {Promise<any>}
+   */
+  async function request(method, path, call = {}) {
+    const url = new URL(path, options.apiBase);
+    for (const [name, value] of Object.entries(call.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
+    const body = call.body === undefined ? undefined : JSON.stringify(call.body);
+    const send = async () => {
+      const { headers } = await signRequest({
+        method,
+        url: url.href,
+        body,
+        keyId: options.keyId,
+        privateKey: options.privateKey,
+        created: Math.floor((nowMs() + clockOffsetMs) / 1000),
+        dateField: 'x-date',
+        subtle: options.subtle,
+      });
+      return fetchImpl(url.href, {
+        method,
+        headers: { accept: 'application/json', ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+        body,
+        credentials: 'omit',
+        cache: 'no-store',
+        redirect: 'error',
+      });
+    };
+    let response = await send();
+    const skewed = learnClock(response);
+    let answer = await readAnswer(response);
+    // A wrong local clock: sign once more with the server's time.
+    if (answer instanceof RegistryError && (answer.code === 'clock_skew' || answer.code === 'expired') && skewed) {
+      response = await send();
+      answer = await readAnswer(response);
+    }
+    if (answer instanceof RegistryError) throw answer;
+    return answer;
+  }
+
+  /**
+   * Remembers the server's clock; true when it differs from ours by more than a few seconds.
+   * @param {Response} response
+   */
+  function learnClock(response) {
+    const date = Date.parse(response.headers.get('date') ?? '');
+    if (!Number.isFinite(date)) return false;
+    const offset = date - nowMs();
+    if (Math.abs(offset) < 5_000) return false;
+    const changed = Math.abs(offset - clockOffsetMs) >= 5_000;
+    clockOffsetMs = offset;
+    return changed;
+  }
+
+  const id = encodeURIComponent;
+  return {
+    /** The roles the catalogue defines (GET /registry/roles). @returns {Promise<{ roles: string[] }>} */
+    listRoles: () => request('GET', 'registry/roles'),
+    /** A page of clients. @param {{ cursor?: string, limit?: number }} [page] */
+    listClients: (page = {}) => request('GET', 'registry/clients', { query: { limit: page.limit, cursor: page.cursor } }),
+    /** @param {string} clientId */
+    getClient: (clientId) => request('GET', `registry/clients/${id(clientId)}`),
+    /** @param {{ name: string, networkWhitelist: string[], publicKey: string, roles: string[] }} body */
+    createClient: (body) => request('POST', 'registry/clients', { body }),
+    /**
+     * @param {string} clientId
+     * @param {number} version the version the edit was planned from
+     * @param {Record<string, unknown>} changes
+     */
+    updateClient: (clientId, version, changes) => request('PATCH', `registry/clients/${id(clientId)}`, { body: { ...changes, version } }),
+    /**
+     * @param {string} clientId
+     * @param {boolean} enabled
+     * @param {number} version
+     */
+    setEnabled: (clientId, enabled, version) => request('POST', `registry/clients/${id(clientId)}/${enabled ? 'enable' : 'disable'}`, { body: { version } }),
+    /** @param {string} clientId */
+    listAuthFailures: (clientId) => request('GET', `registry/clients/${id(clientId)}/auth-failures`),
+    /** @param {number} [olderThanDays] */
+    listExpiringKeys: (olderThanDays) => request('GET', 'registry/keys/expiring', { query: { olderThanDays } }),
+  };
+}
+
+/**
+ * The JSON answer, or a RegistryError for a refusal.
+ * @param {Response} response
+ * @returns {Promise<any>}
+ */
+async function readAnswer(response) {
+  const text = await response.text();
+  /** @type {any} */
+  let body;
+  try {
+    body = text === '' ? {} : JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  if (response.ok && body !== undefined) return body;
+  if (response.ok) return new RegistryError(response.status, 'invalid_answer', 'The registry answered something that is not JSON. Is this the Signet API?');
+  const code = typeof body?.error === 'string' ? body.error : response.headers.get('x-signet-error') ?? `http_${response.status}`;
+  const message =
+    typeof body?.error === 'string' && typeof body?.message === 'string'
+      ? body.message
+      : OPAQUE_REFUSALS[response.status] ?? `The API answered ${response.status}${typeof body?.message === 'string' ? `: ${body.message}` : ''}.`;
+  return new RegistryError(response.status, code, message, typeof body?.requestId === 'string' ? body.requestId : undefined);
+}
+
+/**
+ * The API's base URL for a portal page: everything before the `portal/` segment, so a stage
+ * (`/prod/portal/`) or a base path mapping is kept.
+ * @param {string} pageUrl
+ */
+export function apiBaseOf(pageUrl) {
+  const url = new URL(pageUrl);
+  const at = url.pathname.search(/\/portal(\/|$)/);
+  const path = at === -1 ? '/' : url.pathname.slice(0, at + 1);
+  return `${url.origin}${path}`;
+}

@@ -1,0 +1,84 @@
+// @ts-check
+/**
+ * What the portal shows about a client, computed from the registry's views (ClientView, KeyView,
+ * AuthFailure in docs/openapi/registry.json): key ages and the 90-day rotation flag, failure
+ * lines for the troubleshooting view. Pure functions, tested under Node.
+ */
+
+/** Keys older than this many days are flagged for rotation (DEFAULT_ROTATION_DAYS). */
+export const ROTATION_DAYS = 90;
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Whole days since `addedAt`, as the registry counts them (ExpiringKey.ageDays).
+ * @param {string} addedAt ISO-8601
+ * @param {number} nowMs
+ */
+export function keyAgeDays(addedAt, nowMs) {
+  return Math.floor((nowMs - Date.parse(addedAt)) / DAY_MS);
+}
+
+/**
+ * @typedef {object} KeyLine
+ * @property {string} fingerprint
+ * @property {string} addedAt
+ * @property {number} ageDays
+ * @property {string} age e.g. `today`, `1 day`, `120 days`
+ * @property {boolean} due older than ROTATION_DAYS: rotate it
+ * @property {boolean} active
+ * @property {string | undefined} notAfter
+ */
+
+/**
+ * @param {{ fingerprint: string, addedAt: string, active: boolean, notAfter?: string }} key
+ * @param {number} nowMs
+ * @returns {KeyLine}
+ */
+export function keyLine(key, nowMs) {
+  const ageDays = keyAgeDays(key.addedAt, nowMs);
+  return {
+    fingerprint: key.fingerprint,
+    addedAt: key.addedAt,
+    ageDays,
+    age: ageDays <= 0 ? 'today' : ageDays === 1 ? '1 day' : `${ageDays} days`,
+    due: nowMs - Date.parse(key.addedAt) > ROTATION_DAYS * DAY_MS,
+    active: key.active,
+    notAfter: key.notAfter,
+  };
+}
+
+/**
+ * The summary shown in the client list: how many keys, and whether one is due for rotation.
+ * @param {{ keys: ReadonlyArray<{ fingerprint: string, addedAt: string, active: boolean, notAfter?: string }> }} client
+ * @param {number} nowMs
+ */
+export function keySummary(client, nowMs) {
+  const lines = client.keys.map((k) => keyLine(k, nowMs));
+  const due = lines.filter((l) => l.due).length;
+  const count = lines.length === 1 ? '1 key' : `${lines.length} keys`;
+  return { lines, due, text: due === 0 ? count : `${count}, ${due} older than ${ROTATION_DAYS} days` };
+}
+
+/**
+ * One recent authentication failure, for the troubleshooting view.
+ * @param {{ at: string, reason: string, message?: string, sourceIp?: string, method?: string, path?: string, fingerprint?: string }} failure
+ */
+export function failureLine(failure) {
+  return {
+    at: failure.at,
+    reason: failure.reason,
+    message: failure.message ?? '',
+    request: [failure.method, failure.path].filter(Boolean).join(' '),
+    sourceIp: failure.sourceIp ?? '',
+    fingerprint: failure.fingerprint ?? '',
+  };
+}
+
+/**
+ * A fingerprint shortened for a table cell (the full one goes in a title and the details).
+ * @param {string} fingerprint
+ */
+export function shortFingerprint(fingerprint) {
+  return fingerprint.length > 16 ? `${fingerprint.slice(0, 8)}…${fingerprint.slice(-6)}` : fingerprint;
+}

@@ -1,0 +1,135 @@
+/**
+ * The portal's key checks (portal/keys.js, under Node's WebCrypto) against the core's
+ * (lambda/core/keys.ts): for the same text they must reach the same verdict, with the same code
+ * and the same sentence, so the form's inline message is the API's. Above all, every private key
+ * form is refused as `private_key_submitted` before it could be sent anywhere.
+ */
+import { generateKeyPairSync } from 'node:crypto';
+import fc from 'fast-check';
+import { importPublicKey, looksLikePrivateKey } from '../../lambda/core/keys';
+import { isSignetError } from '../../lambda/core/errors';
+import { privateKeyForms, spkiPem, testKey, unacceptablePublicKeys } from '../support/registry-fixtures';
+import { OUTCOME, runInPortal } from './portal-modules';
+
+type Outcome = { value?: { fingerprint: string; bits: number } | null; code?: string; message?: string };
+
+/** Texts to compare, by name. */
+function corpus(): Record<string, string> {
+  const rsa = testKey(0);
+  const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const ed = generateKeyPairSync('ed25519');
+  const pss = generateKeyPairSync('rsa-pss', { modulusLength: 2048 });
+  const bad = unacceptablePublicKeys();
+  const pem = spkiPem(rsa);
+  const pkcs1Pub = rsa.publicKey.export({ type: 'pkcs1', format: 'pem' }) as string;
+  const der = (k: import('node:crypto').KeyObject, type: 'spki' | 'pkcs1' | 'pkcs8') => (k.export({ type, format: 'der' } as never) as Buffer).toString('base64');
+  const relabel = (text: string) => text.replace(/-----(BEGIN|END) [A-Z ]*PRIVATE KEY-----/g, '-----$1 PUBLIC KEY-----');
+  return {
+    ...Object.fromEntries(Object.entries(privateKeyForms(rsa)).map(([name, text]) => [`private: ${name}`, text])),
+    'private: PKCS#8 PEM relabelled PUBLIC KEY': relabel(rsa.key.export({ type: 'pkcs8', format: 'pem' }) as string),
+    'private: PKCS#1 PEM relabelled PUBLIC KEY': relabel(rsa.key.export({ type: 'pkcs1', format: 'pem' }) as string),
+    'private: EC PEM': ec.privateKey.export({ type: 'sec1', format: 'pem' }) as string,
+    'private: EC PKCS#8 bare base64': der(ec.privateKey, 'pkcs8'),
+    'private: Ed25519 PKCS#8 bare base64': der(ed.privateKey, 'pkcs8'),
+    'private: encrypted PKCS#8 PEM': rsa.key.export({ type: 'pkcs8', format: 'pem', cipher: 'aes-256-cbc', passphrase: 'p' }) as string,
+    'private: JWK': JSON.stringify(rsa.key.export({ format: 'jwk' })),
+    'private: PEM inside other text': `Here is my key:\n${rsa.key.export({ type: 'pkcs8', format: 'pem' }) as string}\nthanks`,
+    'public: SPKI PEM': pem,
+    'public: SPKI PEM with CRLF and spaces': `  ${pem.replace(/\n/g, '\r\n')}  `,
+    'public: PKCS#1 PEM': pkcs1Pub,
+    'public: bare base64 SPKI': der(rsa.publicKey, 'spki'),
+    'public: bare base64 SPKI wrapped': der(rsa.publicKey, 'spki').replace(/(.{64})/g, '$1\n'),
+    'public: bare base64 PKCS#1': der(rsa.publicKey, 'pkcs1'),
+    'public: JWK (no d)': JSON.stringify(rsa.publicKey.export({ format: 'jwk' })),
+    'public: 4096-bit': (generateKeyPairSync('rsa', { modulusLength: 4096 }).publicKey.export({ type: 'spki', format: 'pem' }) as string),
+    'bad: EC public': bad.ecKey,
+    'bad: Ed25519 public PEM': ed.publicKey.export({ type: 'spki', format: 'pem' }) as string,
+    'bad: RSA-PSS public PEM': pss.publicKey.export({ type: 'spki', format: 'pem' }) as string,
+    'bad: RSA 1024': bad.rsa1024,
+    'bad: garbage': bad.garbage,
+    'bad: truncated PEM': bad.truncatedPem,
+    'bad: empty': '',
+    'bad: blanks': ' \n\t ',
+    'bad: short base64': 'QUJDRA==',
+    'bad: base64 of text': Buffer.from('just some text that is long enough').toString('base64'),
+  };
+}
+
+/** The core's verdict, in the portal's outcome shape. */
+function coreCheck(text: string): Outcome {
+  try {
+    const info = importPublicKey(text);
+    return { value: { fingerprint: info.fingerprint, bits: info.bits } };
+  } catch (error) {
+    if (!isSignetError(error)) throw error;
+    return { code: error.code, message: error.message };
+  }
+}
+
+let texts: Record<string, string>;
+let portal: { looks: Record<string, boolean>; checks: Record<string, Outcome> };
+
+beforeAll(() => {
+  texts = corpus();
+  portal = runInPortal(
+    `${OUTCOME}
+      const looks = {}, checks = {};
+      for (const [name, text] of Object.entries(input)) {
+        looks[name] = m.keys.looksLikePrivateKey(text);
+        checks[name] = await outcome(() => m.keys.checkPublicKey(text));
+      }
+      return { looks, checks };
+    `,
+    texts,
+  );
+});
+
+test('looksLikePrivateKey agrees with the core on every form', () => {
+  const core = Object.fromEntries(Object.entries(texts).map(([name, text]) => [name, looksLikePrivateKey(text)]));
+  expect(portal.looks).toEqual(core);
+  for (const name of Object.keys(texts)) expect([name, portal.looks[name]]).toEqual([name, name.startsWith('private:')]);
+});
+
+test('every private form is refused with private_key_submitted and the API sentence, never echoing the key', () => {
+  for (const [name, outcome] of Object.entries(portal.checks)) {
+    if (!name.startsWith('private:')) continue;
+    expect([name, outcome]).toEqual([name, coreCheck(texts[name])]);
+    expect(outcome.code).toBe('private_key_submitted');
+    expect(outcome.message).toMatch(/treat this private key as exposed/);
+  }
+});
+
+test('public keys get the fingerprint and size the registry will store', () => {
+  for (const [name, outcome] of Object.entries(portal.checks)) {
+    if (!name.startsWith('public:') || name === 'public: JWK (no d)') continue;
+    expect([name, outcome]).toEqual([name, coreCheck(texts[name])]);
+  }
+  expect(portal.checks['public: SPKI PEM'].value).toEqual({ fingerprint: testKey(0).fingerprint, bits: 2048 });
+  expect(portal.checks['public: bare base64 PKCS#1'].value?.fingerprint).toBe(testKey(0).fingerprint);
+  expect(portal.checks['public: 4096-bit'].value?.bits).toBe(4096);
+});
+
+test('keys the registry refuses are refused inline with the same code and sentence', () => {
+  for (const [name, outcome] of Object.entries(portal.checks)) {
+    if (!name.startsWith('bad:')) continue;
+    expect([name, outcome]).toEqual([name, coreCheck(texts[name])]);
+  }
+  expect(portal.checks['bad: EC public'].code).toBe('unsupported_key_type');
+  expect(portal.checks['bad: RSA 1024'].code).toBe('key_too_small');
+});
+
+test('a JWK public key: the portal leaves it to the registry (same refusal code)', () => {
+  // Neither reads a JWK as a public key; both refuse it as invalid_public_key.
+  expect(portal.checks['public: JWK (no d)'].code).toBe(coreCheck(texts['public: JWK (no d)']).code);
+});
+
+test('random text and random DER-ish base64 never make the two disagree on "private"', () => {
+  const samples = [
+    ...fc.sample(fc.string({ maxLength: 200 }), { numRuns: 300, seed: 1 }),
+    ...fc.sample(fc.uint8Array({ minLength: 12, maxLength: 200 }).map((b) => Buffer.from(b).toString('base64')), { numRuns: 300, seed: 2 }),
+    // Bytes that start like a DER SEQUENCE with an INTEGER: the shapes the check looks at.
+    ...fc.sample(fc.uint8Array({ minLength: 10, maxLength: 120 }).map((b) => Buffer.concat([Buffer.from([0x30, b.length + 3, 0x02, 0x01, 0x00]), Buffer.from(b)]).toString('base64')), { numRuns: 300, seed: 3 }),
+  ];
+  const fromPortal = runInPortal<boolean[]>('return input.map((t) => m.keys.looksLikePrivateKey(t));', samples);
+  expect(fromPortal).toEqual(samples.map((t) => looksLikePrivateKey(t)));
+});

@@ -1,0 +1,71 @@
+/**
+ * What the portal shows per client (portal/view-model.js) and where it sends its calls
+ * (portal/registry-client.js apiBaseOf): key ages counted as the registry counts them, the
+ * 90-day rotation flag, failure lines, and the API base kept with its stage.
+ */
+import { DEFAULT_ROTATION_DAYS } from '../../lambda/core/defaults';
+import { runInPortal } from './portal-modules';
+
+const NOW = Date.parse('2026-06-01T12:00:00.000Z');
+const daysAgo = (days: number, extraMs = 0) => new Date(NOW - days * 86_400_000 - extraMs).toISOString();
+
+test('the rotation threshold is the registry default (90 days)', () => {
+  expect(runInPortal<number>('return m.view.ROTATION_DAYS;')).toBe(DEFAULT_ROTATION_DAYS);
+});
+
+test('key lines: age in whole days, flagged only when older than 90 days', () => {
+  const keys = [
+    { fingerprint: 'a'.repeat(43), addedAt: daysAgo(0), active: true },
+    { fingerprint: 'b'.repeat(43), addedAt: daysAgo(1), active: true },
+    { fingerprint: 'c'.repeat(43), addedAt: daysAgo(90), active: true },
+    { fingerprint: 'd'.repeat(43), addedAt: daysAgo(90, 1000), active: true },
+    { fingerprint: 'e'.repeat(43), addedAt: daysAgo(400), active: false, notAfter: daysAgo(2) },
+  ];
+  const out = runInPortal<{ lines: Array<{ age: string; ageDays: number; due: boolean; active: boolean; notAfter?: string }>; due: number; text: string }>(
+    'return m.view.keySummary({ keys: input.keys }, input.now);',
+    { keys, now: NOW },
+  );
+  expect(out.lines.map((l) => [l.age, l.ageDays, l.due])).toEqual([
+    ['today', 0, false],
+    ['1 day', 1, false],
+    ['90 days', 90, false],
+    ['90 days', 90, true],
+    ['400 days', 400, true],
+  ]);
+  expect(out.lines[4]).toMatchObject({ active: false, notAfter: daysAgo(2) });
+  expect(out.due).toBe(2);
+  expect(out.text).toBe('5 keys, 2 older than 90 days');
+});
+
+test('a single fresh key reads "1 key"', () => {
+  const out = runInPortal<{ text: string; due: number }>('return m.view.keySummary({ keys: input }, Date.now());', [{ fingerprint: 'f'.repeat(43), addedAt: new Date().toISOString(), active: true }]);
+  expect(out).toMatchObject({ text: '1 key', due: 0 });
+});
+
+test('failure lines: reason, message, request and source, nothing invented', () => {
+  const out = runInPortal<unknown[]>('return input.map((f) => m.view.failureLine(f));', [
+    { at: '2026-01-05T10:00:00.000Z', reason: 'signature_mismatch', message: 'The signature does not verify.', sourceIp: '203.0.113.7', method: 'POST', path: '/api/orders', fingerprint: 'x'.repeat(43) },
+    { at: '2026-01-05T09:59:00.000Z', reason: 'clock_skew' },
+  ]);
+  expect(out).toEqual([
+    { at: '2026-01-05T10:00:00.000Z', reason: 'signature_mismatch', message: 'The signature does not verify.', request: 'POST /api/orders', sourceIp: '203.0.113.7', fingerprint: 'x'.repeat(43) },
+    { at: '2026-01-05T09:59:00.000Z', reason: 'clock_skew', message: '', request: '', sourceIp: '', fingerprint: '' },
+  ]);
+});
+
+test('apiBaseOf: the API base is the page URL up to /portal/, stage or base path kept', () => {
+  const pages = [
+    'http://127.0.0.1:3000/portal/',
+    'http://127.0.0.1:3000/portal/index.html?x=1#top',
+    'https://abc.execute-api.eu-west-1.amazonaws.com/prod/portal/',
+    'https://api.example.com/v1/portal',
+    'https://api.example.com/portalx/',
+  ];
+  expect(runInPortal<string[]>('return input.map((p) => m.client.apiBaseOf(p));', pages)).toEqual([
+    'http://127.0.0.1:3000/',
+    'http://127.0.0.1:3000/',
+    'https://abc.execute-api.eu-west-1.amazonaws.com/prod/',
+    'https://api.example.com/v1/',
+    'https://api.example.com/',
+  ]);
+});
