@@ -8,6 +8,7 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayRequestAuthorizerEvent, APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
 import { adaptHttpApiEvent } from '../adapters/http-api-event';
 import { fromRestApiAuthorizerEvent } from '../adapters/rest-api-event';
+import { parsePublicBaseUrl } from '../adapters/target-uri';
 import { httpApiAllowResponse, httpApiRefusal, restAllowPolicy, restRefusal } from '../adapters/authorizer-response';
 import { AuthorizerRuntime } from '../authorizer/runtime';
 import { loadConfig } from '../config';
@@ -21,6 +22,8 @@ const config = loadConfig();
 const doc = createDocumentClient({ endpoint: config.dynamoDbEndpoint });
 const runtime = new AuthorizerRuntime({ config, doc, logger, metrics });
 const targetUriOptions = { publicBaseUrl: config.publicBaseUrl };
+// A base URL the adapters cannot use (not http(s), with user info) fails the cold start, not every request.
+if (config.publicBaseUrl !== undefined) parsePublicBaseUrl(config.publicBaseUrl);
 
 export async function httpApiHandler(event: APIGatewayRequestAuthorizerEventV2) {
   try {

@@ -2,10 +2,9 @@
  * Exact-replay rejection: each accepted signature is recorded once with a conditional write,
  * and expires (DynamoDB TTL) when it could no longer pass the freshness window anyway.
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { ReplayGuard } from '../authorizer/authorize';
-import { storageError } from './store-errors';
+import { errorName, storageError } from './store-errors';
 import { PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE } from './table-schema';
 
 /** Item prefix of replay records (`pk = REPLAY#<sha256 of the signature, base64url>`). */
@@ -36,7 +35,8 @@ export class DynamoReplayGuard implements ReplayGuard {
       );
       return true;
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
+      // By name, as the store does: instanceof fails when two copies of the SDK are bundled.
+      if (errorName(error) === 'ConditionalCheckFailedException') return false;
       throw storageError(error, 'record the signature for replay protection');
     }
   }

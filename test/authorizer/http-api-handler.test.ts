@@ -169,6 +169,12 @@ describe('custom domain', () => {
     expect(codeOf(await decide(call, partner, { mappingKey: 'v1', handler: behindDomain }))).toBe('allowed');
   });
 
+  test('a base URL the adapters cannot use fails the cold start (not every request)', () => {
+    for (const bad of ['ftp://api.example.com/v1', 'https://user:secret@api.example.com/v1']) {
+      expect(() => loadAuthorizer(authorizerEnv(tableName, ddb.endpoint, { [ENV.publicBaseUrl]: bad }))).toThrow(/publicBaseUrl/);
+    }
+  });
+
   test('without it the mapping key cannot be rebuilt: signature_mismatch (documented)', async () => {
     expect(codeOf(await decide(call, partner, { mappingKey: 'v1', stage: 'live' }))).toBe('signature_mismatch');
   });
