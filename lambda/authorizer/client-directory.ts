@@ -70,7 +70,10 @@ export class ClientDirectory {
   private readonly staleRetryMs: number;
   private readonly keyCache: PublicKeyCache;
   private readonly nowMs: () => number;
-  /** DynamoDB reads made, for the benchmarks' "reads per request". */
+  /**
+   * Lookups passed to the store, for the benchmarks' "reads per request": an upper bound on
+   * DynamoDB reads (the store answers keyids that cannot be clientIds without a read).
+   */
   reads = 0;
 
   constructor(
