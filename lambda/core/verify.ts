@@ -10,6 +10,7 @@
  * Everything up to the base needs no key, so a malformed request never costs a registry read.
  */
 import { KeyObject, constants, verify as rsaVerify } from 'node:crypto';
+import { BoundedCache } from './bounded-cache';
 import { parseContentDigest } from './content-digest';
 import {
   DEFAULT_ALLOW_LEGACY,
@@ -26,6 +27,44 @@ import { parseHttpDate } from './http-date';
 import { buildSignatureBase } from './signature-base';
 import { ComponentId, SignatureInput, readSignatureInput, readSignatureValue } from './signature-params';
 import { SignedRequest } from './types';
+
+/**
+ * Parsed Signature-Input values, by exact field text: a client signing several requests in the
+ * same second sends the same Signature-Input each time (same components, created, keyid, alg), and
+ * parsing it is the largest non-RSA cost of a verification (see BENCHMARKS.md). Only values that
+ * parsed are kept (a malformed one is parsed, and refused, every time), only short ones, and at
+ * most this many (least recently used first out). Parsing is a pure function of the text and the
+ * label, and the result is read-only, so sharing it changes nothing but the time.
+ */
+const SIGNATURE_INPUT_MEMO_ENTRIES = 256;
+
+/** Longest Signature-Input value memoized, in characters (a typical one is ~130). */
+const SIGNATURE_INPUT_MEMO_MAX_CHARS = 512;
+
+/** Parsed Date header values, by exact text (all requests signed in the same second share one). */
+const DATE_MEMO_ENTRIES = 64;
+
+const signatureInputMemo = new BoundedCache<string, SignatureInput>(SIGNATURE_INPUT_MEMO_ENTRIES);
+const dateMemo = new BoundedCache<string, number>(DATE_MEMO_ENTRIES);
+
+/** {@link readSignatureInput}, memoized (see {@link SIGNATURE_INPUT_MEMO_ENTRIES}). */
+function readSignatureInputMemoized(field: string, label: string): SignatureInput {
+  if (field.length > SIGNATURE_INPUT_MEMO_MAX_CHARS) return readSignatureInput(field, label);
+  const hit = signatureInputMemo.get(field);
+  if (hit !== undefined && hit.label === label) return hit;
+  const input = readSignatureInput(field, label);
+  signatureInputMemo.set(field, input);
+  return input;
+}
+
+/** The Date header's unix seconds (OWS around the value ignored), or undefined when it is not an IMF-fixdate. */
+function readDateHeader(raw: string): number | undefined {
+  const hit = dateMemo.get(raw);
+  if (hit !== undefined) return hit;
+  const date = parseHttpDate(raw.replace(/^[ \t]+|[ \t]+$/g, ''));
+  if (date !== undefined && raw.length <= 64) dateMemo.set(raw, date);
+  return date;
+}
 
 /** Everything verification depends on; build it once per cold start with {@link defaultVerifyPolicy}. */
 export interface VerifyPolicy {
@@ -116,7 +155,7 @@ export function parseRequestSignature(
     const missing = inputField === undefined && signatureField === undefined ? 'Signature-Input and Signature headers' : inputField === undefined ? 'Signature-Input header' : 'Signature header';
     fail('missing_signature', `The request has no ${missing}. Sign it as described in the README ("The scheme").`);
   }
-  const input = readSignatureInput(inputField, policy.label);
+  const input = readSignatureInputMemoized(inputField, policy.label);
   const signature = readSignatureValue(signatureField, policy.label);
   checkAlgorithm(input, policy);
   const keyId = checkKeyId(input);
@@ -126,10 +165,10 @@ export function parseRequestSignature(
   const contentDigest = checkCoverage(input, req, policy);
   checkDate(input, req, policy, created, now);
 
-  const uris = new Set([req.targetUri, ...targetUriCandidates]);
   const coversUrl = input.covered.some((c) => c.name !== '@method' && c.name.startsWith('@'));
+  const uris = coversUrl && targetUriCandidates.length > 0 ? new Set([req.targetUri, ...targetUriCandidates]) : [req.targetUri];
   const bases: string[] = [];
-  for (const targetUri of coversUrl ? uris : [req.targetUri]) {
+  for (const targetUri of uris) {
     const base = buildSignatureBase(targetUri === req.targetUri ? req : { ...req, targetUri }, input.covered, input.signatureParams);
     policy.onBase?.(base);
     bases.push(base);
@@ -292,7 +331,7 @@ function checkDateField(field: DateField, req: SignedRequest, policy: VerifyPoli
   const header = field === 'date' ? 'Date' : 'X-Date';
   const raw = req.headers[field];
   if (raw === undefined) fail('missing_date', `The signature covers "${field}" but the request has no ${header} header. Send ${header} in IMF-fixdate form, e.g. Sat, 21 Nov 2026 22:47:17 GMT.`);
-  const date = parseHttpDate(raw.replace(/^[ \t]+|[ \t]+$/g, ''));
+  const date = readDateHeader(raw);
   if (date === undefined) {
     fail('malformed_date', `The ${header} header is not an IMF-fixdate such as "Sat, 21 Nov 2026 22:47:17 GMT" (GMT, English names, two-digit day).`);
   }
