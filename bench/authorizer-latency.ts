@@ -1,0 +1,169 @@
+/**
+ * The authorizer handler as Lambda runs it (lambda/handlers/authorizer.ts `httpApiHandler`, its
+ * Powertools log line and EMF metrics included, output swallowed), on DynamoDB Local:
+ *
+ *   warm  — the client record is cached (default TTL 60 s): the decision makes no DynamoDB read;
+ *   miss  — a second handler instance with SIGNET_CLIENT_CACHE_TTL_MS=0: every decision reads
+ *           the record from DynamoDB Local (GetItem over HTTP to the JVM on this machine; the
+ *           parsed public key stays cached by fingerprint, as it would in a warm container).
+ *
+ * Per call: wall time (hrtime) and CPU time of this process (process.cpuUsage, µs resolution).
+ * The machine is shared, so wall-clock tails include time the process was not scheduled; CPU time
+ * does not. DynamoDB commands are counted by a middleware on the handler's own SDK client.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ENV } from '../lambda/config-env';
+import { generateRsaKeyPair, type PrivateKeyInfo } from '../lambda/core/keys';
+import { DynamoClientStore } from '../lambda/store/client-store';
+import { ensureClientTable } from '../lambda/store/table-setup';
+import { dynamoDbLocalClientConfig, startDynamoDbLocal } from '../local/dynamodb-local';
+import { loadAuthorizerHandler, withSilencedOutput, type AuthorizerModule, type CommandCounter } from './authorizer-handler-loader';
+import { loadAverage } from './machine';
+import { formatSummary, summarize, type LatencySummary } from './percentiles';
+import { signedAuthorizerEvent } from './signed-events';
+
+export interface PathLatency {
+  readonly wallMs: LatencySummary;
+  readonly cpuMs: LatencySummary;
+  /** DynamoDB commands sent during the timed calls, per call. */
+  readonly dynamoDbCallsPerRequest: number;
+  /** Of which reads (GetItem / Query / BatchGetItem / Scan), per call. */
+  readonly dynamoDbReadsPerRequest: number;
+  readonly requests: number;
+}
+
+export interface AuthorizerLatency {
+  readonly warm: PathLatency;
+  readonly miss: PathLatency;
+  readonly clients: number;
+  readonly distinctRequests: number;
+  readonly loadAverage: number;
+}
+
+export interface AuthorizerLatencyOptions {
+  /** Registered clients the requests are spread over. @default 8 */
+  readonly clients?: number;
+  /** Distinct pre-signed requests. @default 1000 */
+  readonly distinctRequests?: number;
+  /** Timed warm calls. @default 5000 */
+  readonly warmRequests?: number;
+  /** Timed cache-miss calls. @default 600 */
+  readonly missRequests?: number;
+}
+
+const ROLE_CATALOGUE = { partner: ['GET /api/*', 'POST /api/*'] };
+
+export async function measureAuthorizerLatency(options: AuthorizerLatencyOptions = {}): Promise<AuthorizerLatency> {
+  const clientCount = options.clients ?? 8;
+  const distinct = options.distinctRequests ?? 1000;
+  const ddb = await startDynamoDbLocal();
+  const sdk = new DynamoDBClient(dynamoDbLocalClientConfig(ddb.endpoint));
+  try {
+    const tableName = 'signet-bench';
+    await ensureClientTable(sdk, tableName);
+    const store = new DynamoClientStore({ tableName, client: sdk });
+    const signers: { clientId: string; key: PrivateKeyInfo }[] = [];
+    for (let i = 0; i < clientCount; i++) {
+      const key = generateRsaKeyPair(2048);
+      const { record } = await store.createClient(
+        {
+          name: `Bench partner ${i}`,
+          networkWhitelist: ['0.0.0.0'],
+          roles: ['partner'],
+          key: { fingerprint: key.fingerprint, spkiPem: key.publicKey.export({ type: 'spki', format: 'pem' }) as string },
+        },
+        'bench',
+      );
+      signers.push({ clientId: record.clientId, key });
+    }
+
+    const created = Math.floor(Date.now() / 1000);
+    const events = Array.from({ length: distinct }, (_, i) => {
+      const signer = signers[i % signers.length];
+      const body = i % 2 === 0 ? JSON.stringify({ order: i, amount: (i * 37) % 1000, currency: 'EUR' }) : undefined;
+      return signedAuthorizerEvent({
+        method: body === undefined ? 'GET' : 'POST',
+        pathAndQuery: `/api/orders?n=${i}&q=a%20b`,
+        body,
+        keyId: signer.clientId,
+        privateKey: signer.key.key,
+        created,
+      });
+    });
+
+    const env = {
+      [ENV.tableName]: tableName,
+      [ENV.dynamoDbEndpoint]: ddb.endpoint,
+      [ENV.roleCatalogue]: JSON.stringify(ROLE_CATALOGUE),
+      // As deployed (lib/signet-function.ts): INFO logs, metrics on; the output is swallowed.
+      POWERTOOLS_LOG_LEVEL: 'INFO',
+      POWERTOOLS_SERVICE_NAME: 'signet-authorizer',
+      POWERTOOLS_METRICS_NAMESPACE: 'Signet',
+      AWS_REGION: 'us-east-1',
+    };
+    const warm = loadAuthorizerHandler(env);
+    const cold = loadAuthorizerHandler({ ...env, [ENV.clientCacheTtlMs]: '0' });
+
+    const { result } = await withSilencedOutput(async () => {
+      // Fill the warm cache and let the JIT settle (not timed).
+      await timeCalls(warm.handler, warm.commands, events, Math.min(events.length, 1500));
+      const warmPath = await timeCalls(warm.handler, warm.commands, events, options.warmRequests ?? 5000);
+      await timeCalls(cold.handler, cold.commands, events, 100);
+      const missPath = await timeCalls(cold.handler, cold.commands, events, options.missRequests ?? 600);
+      return { warmPath, missPath };
+    });
+    return { warm: result.warmPath, miss: result.missPath, clients: clientCount, distinctRequests: distinct, loadAverage: loadAverage() };
+  } finally {
+    sdk.destroy();
+    await ddb.stop();
+  }
+}
+
+/** Calls the handler `n` times over `events` (cycling), timing each call; every call must be allowed. */
+async function timeCalls(
+  handler: AuthorizerModule,
+  commands: CommandCounter,
+  events: readonly ReturnType<typeof signedAuthorizerEvent>[],
+  n: number,
+): Promise<PathLatency> {
+  const wall: number[] = [];
+  const cpu: number[] = [];
+  const callsBefore = commands.total;
+  const readsBefore = commands.reads;
+  for (let i = 0; i < n; i++) {
+    const event = events[i % events.length];
+    const c0 = process.cpuUsage();
+    const t0 = process.hrtime.bigint();
+    const response = await handler.httpApiHandler(event);
+    const t1 = process.hrtime.bigint();
+    const c1 = process.cpuUsage(c0);
+    if (!response.isAuthorized) {
+      throw new Error(`benchmark request refused: ${JSON.stringify(response.context)}`);
+    }
+    wall.push(Number(t1 - t0) / 1e6);
+    cpu.push((c1.user + c1.system) / 1e3);
+  }
+  return {
+    wallMs: summarize(wall),
+    cpuMs: summarize(cpu),
+    dynamoDbCallsPerRequest: (commands.total - callsBefore) / n,
+    dynamoDbReadsPerRequest: (commands.reads - readsBefore) / n,
+    requests: n,
+  };
+}
+
+export function printAuthorizerLatency(r: AuthorizerLatency): string[] {
+  return [
+    `warm cache hit, wall: ${formatSummary(r.warm.wallMs)}`,
+    `warm cache hit, CPU:  ${formatSummary(r.warm.cpuMs)}`,
+    `warm path DynamoDB reads per request: ${r.warm.dynamoDbReadsPerRequest} (all DynamoDB calls: ${r.warm.dynamoDbCallsPerRequest}, counted on the handler's SDK client)`,
+    `cache miss (DynamoDB Local GetItem), wall: ${formatSummary(r.miss.wallMs)}`,
+    `cache miss (DynamoDB Local GetItem), CPU:  ${formatSummary(r.miss.cpuMs)}`,
+    `cache miss DynamoDB reads per request: ${r.miss.dynamoDbReadsPerRequest}`,
+    `(${r.clients} clients, ${r.distinctRequests} distinct signed requests, half GET half POST; load average ${r.loadAverage.toFixed(2)})`,
+  ];
+}
+
+if (require.main === module) {
+  measureAuthorizerLatency().then((r) => console.log(printAuthorizerLatency(r).join('\n')));
+}

@@ -1,0 +1,208 @@
+/**
+ * Renders BENCHMARKS.md from one `npm run bench` run: the figures against their targets, the
+ * machine, how to reproduce, and the two estimates on paper (Lambda cost, DynamoDB reads).
+ * A section that failed is listed with its error instead of figures.
+ */
+import type { AuthorizerLatency } from './authorizer-latency';
+import type { ColdInit } from './cold-init';
+import type { GatewayThroughput } from './gateway-throughput';
+import { estimateLambdaCost, ARM64_PRICE_PER_GB_S, AUTHORIZER_MEMORY_MB, FULL_VCPU_MEMORY_MB, PRICE_PER_MILLION_REQUESTS } from './lambda-cost';
+import type { MachineInfo } from './machine';
+import type { MemoryFlat } from './memory-flat';
+import type { VerifySteps, VerifyThroughput } from './verify-throughput';
+
+export interface BenchResults {
+  readonly machine: MachineInfo;
+  readonly startedAt: Date;
+  readonly durationS: number;
+  readonly verify?: VerifyThroughput;
+  readonly steps?: VerifySteps;
+  readonly authorizer?: AuthorizerLatency;
+  readonly coldInit?: ColdInit;
+  readonly gateway?: GatewayThroughput;
+  readonly memory?: MemoryFlat;
+  /** Section name → error message, for sections that failed. */
+  readonly failures: Readonly<Record<string, string>>;
+  /** Everything printed, section by section. */
+  readonly printed: readonly { readonly title: string; readonly lines: readonly string[] }[];
+}
+
+const yes = (ok: boolean): string => (ok ? 'yes' : '**no**');
+const f = (n: number, digits = 2): string => n.toFixed(digits);
+const kb = (bytes: number): string => `${Math.round(bytes / 1024)} KB`;
+
+function targetsTable(r: BenchResults): string[] {
+  const rows: string[] = ['| Figure | Target | Measured | Met |', '|---|---|---|---|'];
+  if (r.verify) {
+    const ratio = r.verify.coreOpsPerS / r.verify.rawOpsPerS;
+    rows.push(`| core verify / raw crypto.verify | ≥ 0.85 | ${f(ratio)} (${f(r.verify.coreDistinctInputOpsPerS / r.verify.rawOpsPerS)} when no Signature-Input repeats) | ${yes(ratio >= 0.85)} |`);
+    rows.push(`| core verify / http-message-signatures | — | ${f(r.verify.coreOpsPerS / r.verify.peerOpsPerS)} | — |`);
+  }
+  if (r.authorizer) {
+    const { warm } = r.authorizer;
+    rows.push(`| authorizer handler p99, warm cache hit | ≤ 0.3 ms | ${f(warm.wallMs.p99, 3)} ms wall, ${f(warm.cpuMs.p99, 3)} ms CPU (p50 ${f(warm.wallMs.p50, 3)} ms) | ${yes(warm.wallMs.p99 <= 0.3)} wall, ${yes(warm.cpuMs.p99 <= 0.3)} CPU |`);
+    rows.push(`| DynamoDB reads per request, warm path | 0 | ${warm.dynamoDbReadsPerRequest} | ${yes(warm.dynamoDbReadsPerRequest === 0)} |`);
+  }
+  const auth = r.coldInit?.entries.find((e) => e.file === 'lambda/handlers/authorizer.ts');
+  if (auth) {
+    rows.push(`| authorizer cold import | ≤ 100 ms | ${f(auth.importWallMs, 1)} ms wall, ${f(auth.importCpuMs, 1)} ms CPU (median of ${auth.runs}) | ${yes(auth.importWallMs <= 100)} wall, ${yes(auth.importCpuMs <= 100)} CPU |`);
+    rows.push(`| authorizer bundle (deployed, SDK external) | ≤ 600 KB | ${kb(auth.bundleBytes)} (${kb(auth.selfContainedBytes)} with the SDK inlined) | ${yes(auth.bundleBytes <= 600 * 1024)} |`);
+  }
+  if (r.gateway) {
+    const v = r.gateway.valid;
+    rows.push(`| local gateway, signed requests/s | ≥ 2,000 | ${Math.round(v.requestsPerS)} (p99 ${v.latencyMs.p99} ms at ${v.connections} connections) | ${yes(v.requestsPerS >= 2000)} |`);
+    rows.push(`| local gateway, misclassified | 0 | ${v.misclassified} of ${v.requests} valid, ${r.gateway.mixed.misclassified} of ${r.gateway.mixed.requests} mixed | ${yes(v.misclassified === 0 && r.gateway.mixed.misclassified === 0)} |`);
+  }
+  if (r.memory) {
+    const [, full, after] = r.memory.points;
+    const growth = after.heapUsedMb - full.heapUsedMb;
+    rows.push(`| heapUsed growth over 90k verifications, caches full | flat | ${f(growth, 1)} MB (RSS ${f(after.rssMb - full.rssMb, 1)} MB) | ${yes(Math.abs(growth) < 5)} |`);
+  }
+  return rows;
+}
+
+function costSection(r: BenchResults): string[] {
+  if (!r.authorizer) return ['(the authorizer section failed, so there is no measured duration to price)'];
+  const c = estimateLambdaCost(r.authorizer.warm.cpuMs.p50);
+  return [
+    `Inputs: the warm-path handler p50 measured above, ${f(c.measuredP50Ms, 3)} ms of CPU on one core of this machine; the authorizer's`,
+    `memory size, ${AUTHORIZER_MEMORY_MB} MB (lib/signature-authorizer.ts default); arm64 prices in US East (N. Virginia):`,
+    `$${ARM64_PRICE_PER_GB_S} per GB-second (first 7.5 billion GB-s a month) and $${PRICE_PER_MILLION_REQUESTS.toFixed(2)} per million requests`,
+    '([AWS tiered pricing announcement](https://aws.amazon.com/blogs/compute/introducing-tiered-pricing-for-aws-lambda/),',
+    '[price breakdown](https://cloudchipr.com/blog/aws-lambda-pricing), [1 ms billing](https://aws.amazon.com/blogs/aws/new-for-aws-lambda-1ms-billing-granularity-adds-cost-savings/)).',
+    '',
+    `- CPU share: "At 1,769 MB, a function has the equivalent of one vCPU" ([Lambda developer guide](https://docs.aws.amazon.com/lambda/latest/dg/resource-model.html)),`,
+    `  so ${AUTHORIZER_MEMORY_MB} MB gets ~${f(AUTHORIZER_MEMORY_MB / FULL_VCPU_MEMORY_MB)} of a vCPU: ${f(c.measuredP50Ms, 3)} ms of CPU takes ~${f(c.estimatedLambdaMs, 2)} ms (assuming a Graviton core as fast as this one).`,
+    `- Duration is billed per 1 ms, rounded up: **${c.billedMs} ms** billed per invocation.`,
+    `- Per million authorized requests: ${c.billedMs} ms × ${AUTHORIZER_MEMORY_MB / 1024} GB × 10⁶ = ${f(c.billedMs * (AUTHORIZER_MEMORY_MB / 1024) * 1000, 0)} GB-s → $${f(c.durationUsdPerMillion, 4)},`,
+    `  plus $${f(c.requestUsdPerMillion, 2)} of requests = **$${f(c.totalUsdPerMillion, 4)} per million**. The request fee is ${f((100 * c.requestUsdPerMillion) / c.totalUsdPerMillion, 0)}% of it:`,
+    '  making the handler faster cannot lower the bill below the request fee; a smaller memory size would not either (billing is already at the 1 ms floor).',
+    `- At ${c.rps.toLocaleString('en-US')} RPS (${(c.requestsPerMonth / 1e9).toFixed(2)} billion requests in 30 days): **$${Math.round(c.usdPerMonth).toLocaleString('en-US')} a month**, with about`,
+    `  ${c.concurrency} concurrent execution environments busy (RPS × billed duration; more in practice, as Lambda's own per-invocation overhead adds to the time an environment is held).`,
+    '- Not included: API Gateway\'s own request charge, CloudWatch Logs ingestion of the one log line per decision, and DynamoDB reads (next section).',
+  ];
+}
+
+function readsSection(r: BenchResults): string[] {
+  const warm = r.authorizer?.warm.dynamoDbReadsPerRequest;
+  const miss = r.authorizer?.miss.dynamoDbReadsPerRequest;
+  return [
+    `Each execution environment keeps client records in a bounded in-memory cache (TTL 60 s by default, up to 10,000 clients, unknown keyids`,
+    `cached 10 s apart from them). Measured above: ${warm ?? '?'} DynamoDB reads per request on a warm hit, ${miss ?? '?'} on a miss.`,
+    'So an environment reads a client at most once per TTL, whatever its request rate:',
+    '',
+    '    reads/s  ≤  Σ over environments of (clients it sees) / TTL  ≤  clients × environments / TTL',
+    '',
+    'It does not depend on RPS. Example: 1,000 active clients, 20 environments, TTL 60 s → at most 333 GetItem/s, whether the API',
+    'serves 1,000 or 50,000 requests per second; without the cache it would be one read per request (10,000/s at 10k RPS).',
+    'More traffic adds environments only in proportion to RPS × duration (about 10–30 at 10k RPS, see above), and a client',
+    'only counts in the environments that actually serve it. A longer TTL lowers the bound further; the price is that a',
+    'registry change (key removed, client disabled) takes up to one TTL to reach every environment (the rotation Lambda waits it out).',
+    'Unknown keyids are cached negatively, so a flood of random keyids costs one read per keyid per 10 s per environment, and',
+    'never evicts the known clients (separate bound). If DynamoDB fails, cached records are served for at most 15 min, then the',
+    'authorizer fails closed.',
+  ];
+}
+
+function stepsSection(r: BenchResults): string[] {
+  if (!r.steps || !r.verify) return [];
+  const coreUs = 1e6 / r.verify.coreOpsPerS;
+  const rawUs = 1e6 / r.verify.rawOpsPerS;
+  return [
+    '### Where the non-RSA time of a verification goes',
+    '',
+    `In the throughput run, a core verification costs ${f(coreUs, 1)} µs of CPU and the RSA verify alone ${f(rawUs, 1)} µs: ${f(coreUs - rawUs, 1)} µs are`,
+    'Signet\'s own work. Each step timed alone (tight loop, same requests; `bench/verify-throughput.ts` `measureVerifySteps`):',
+    '',
+    '| Step | µs CPU |',
+    '|---|---|',
+    ...r.steps.steps.map((s) => `| ${s.name.trim()} | ${f(s.us)} |`),
+    '',
+    'Reading the figures:',
+    '- Parsing `Signature-Input` (RFC 8941 dictionary with an inner list and parameters, then the canonical `@signature-params`) is the',
+    '  largest step: about two thirds of the key-independent work when it is not memoized. `lambda/core/verify.ts` now memoizes it by',
+    '  exact text (256 entries, successes only): a client sends the same value for every request signed in the same second. The',
+    '  run above has 120 distinct values among 500 requests; the line "every Signature-Input distinct" is the no-hit worst case.',
+    '- `Signature` (a dictionary with one 344-character byte sequence) is next; it differs on every request and cannot be memoized.',
+    '  The Date header is memoized like Signature-Input (64 entries).',
+    '- The steps add up to less than the measured difference: timed alone they run with warm caches; in a real verification they',
+    '  alternate with OpenSSL\'s RSA code, and the same JavaScript runs 1.5–2× slower (measured while writing this: a parse that',
+    '  costs ~6 µs alone added ~13 µs when interleaved with `crypto.verify`). The rest is the promise of the async `verifyRequest`,',
+    '  one `Buffer.from(base)` and young-generation GC (about 2 scavenges per 1,000 verifications).',
+    '- Reaching 0.85 needs the key-independent work under ~5 µs in situ: the remaining lever is in lambda/core/structured-fields.ts',
+    '  and signature-params.ts (a Map per item even when it has no parameters, `serializeItem` per component, the re-encoding check',
+    '  of the signature\'s base64), not in the orchestration of verify.ts.',
+    '',
+  ];
+}
+
+/** The whole BENCHMARKS.md text. */
+export function renderBenchmarksMd(r: BenchResults): string {
+  const m = r.machine;
+  const out: string[] = [
+    '# Benchmarks',
+    '',
+    `Written by \`npm run bench\` on ${r.startedAt.toISOString()} (the run took ${Math.round(r.durationS)} s). Every figure below comes from that run;`,
+    'run it again to refresh this file. Targets are the ones of the proof issue; none is asserted in a test (tests make no timing assertions).',
+    '',
+    '## Machine',
+    '',
+    `- ${m.nproc} CPUs: ${m.cpuModel}; ${(m.totalMemMb / 1024).toFixed(0)} GB RAM; ${m.platform}`,
+    `- Node ${m.node} (Lambda runs Node.js 22 on arm64: expect different absolute figures there)`,
+    `- Load average when the run started: ${f(m.loadAvg1)}. The machine is shared with other work, so wall-clock figures include time`,
+    '  the benchmark was not scheduled; where that matters the CPU time of the process is given too.',
+    '',
+    '## Targets',
+    '',
+    ...targetsTable(r),
+    '',
+  ];
+  if (Object.keys(r.failures).length > 0) {
+    out.push('## Sections that failed', '', ...Object.entries(r.failures).map(([name, message]) => `- ${name}: ${message.split('\n')[0]}`), '');
+  }
+  out.push('## Figures', '');
+  for (const section of r.printed) {
+    out.push(`### ${section.title}`, '', '```', ...section.lines, '```', '');
+    if (section.title.startsWith('Verify throughput')) out.push(...stepsSection(r));
+  }
+  out.push(
+    '### How each figure is measured',
+    '',
+    '- **Verify throughput**: 500 requests signed by one client over a minute (half with a JSON body), verified in alternating',
+    '  rounds by the core (lambda/core bundled by esbuild exactly as deployed), by `crypto.verify` on the precomputed base with',
+    '  an imported KeyObject, and by `http-message-signatures`; ops per CPU-second of the process.',
+    '- **Authorizer handler**: `httpApiHandler` itself, loaded as Lambda loads it (environment, then module scope), with its',
+    '  Powertools log line and EMF metrics (output swallowed), on DynamoDB Local. DynamoDB calls are counted by a middleware added',
+    '  to the handler\'s own SDK client. The miss path is a second handler instance with SIGNET_CLIENT_CACHE_TTL_MS=0.',
+    '- **Cold init**: each LAMBDA_ENTRIES file bundled with the options SignetFunction gives NodejsFunction (minify, source map',
+    '  without sources content, platform node, target node22, CJS, `@aws-sdk/*` external as deployed: the Node.js 22 runtime',
+    '  provides the SDK), then `require`d in a fresh `node --enable-source-maps` process with the function\'s environment; the',
+    '  external SDK is resolved from node_modules through NODE_PATH as the runtime resolves its own copy. Lambda\'s runtime',
+    '  bootstrap is not included.',
+    '- **Local gateway**: `npm start`\'s entry in a child process on a free port; autocannon (v8) at 50 connections from the',
+    '  benchmark process, over a pool of distinct requests signed beforehand; every response is checked against the answer its',
+    '  request must get (status, refusal code, and for a 200 that the echo is of that request). Both processes share the 2 CPUs.',
+    '- **Memory**: in a separate `node --expose-gc` process; RSS and heapUsed after a full GC. The ClientReader is an in-memory',
+    '  stub (the section measures the caches, not DynamoDB).',
+    '',
+    '## Lambda cost per million authorized requests (arm64), on paper',
+    '',
+    ...costSection(r),
+    '',
+    '## Why DynamoDB reads stay flat as traffic grows',
+    '',
+    ...readsSection(r),
+    '',
+    '## Reproduce',
+    '',
+    '```sh',
+    'npm install',
+    'npm run bench          # all sections, prints the figures and rewrites BENCHMARKS.md (about 3 minutes)',
+    'npx tsx bench/verify-throughput.ts     # one section alone (also authorizer-latency, cold-init, gateway-throughput, memory-flat)',
+    '```',
+    '',
+    'Java 17+ must be on PATH (DynamoDB Local). Close other heavy work first: on a busy machine compare the CPU-time figures.',
+    '',
+  );
+  return out.join('\n');
+}

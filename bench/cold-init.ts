@@ -1,0 +1,140 @@
+/**
+ * Cold init: every Lambda entry (lib/signet-function.ts LAMBDA_ENTRIES) bundled by esbuild with
+ * the options SignetFunction gives NodejsFunction, then imported in fresh `node` processes.
+ *
+ * What is measured is what would be deployed. SignetFunction sets `externalModules: ['@aws-sdk/*']`
+ * (NodejsFunction's own default for Node.js 18+ too): the AWS SDK v3 is not in the bundle, Lambda's
+ * Node.js 22 runtime provides it. So:
+ *   - the bundle size is the deployed index.js (the source map is shipped beside it and listed apart);
+ *   - the import time includes loading the external SDK packages, resolved here from the
+ *     repository's node_modules through NODE_PATH, as the runtime resolves them from its own
+ *     /var/runtime/node_modules;
+ *   - the size of a self-contained bundle (SDK inlined) is printed for reference only.
+ * Each import runs in a new process with the function's environment (NODE_OPTIONS
+ * --enable-source-maps, POWERTOOLS_*, SIGNET_TABLE_NAME), like a new execution environment.
+ * The median of N runs is reported, wall and CPU. Not measured: Lambda's own runtime bootstrap
+ * and the download of the code package.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { buildSync, type BuildOptions } from 'esbuild';
+import { ENV } from '../lambda/config-env';
+import { REPO_ROOT } from './authorizer-handler-loader';
+import { median } from './percentiles';
+
+/** The esbuild options SignetFunction passes through NodejsFunction (lib/signet-function.ts `bundling`). */
+export const DEPLOYED_ESBUILD_OPTIONS: BuildOptions = Object.freeze({
+  bundle: true,
+  platform: 'node',
+  target: 'node22',
+  format: 'cjs',
+  minify: true,
+  sourcemap: true,
+  sourcesContent: false,
+  external: ['@aws-sdk/*'],
+  logLevel: 'error',
+});
+
+export interface EntryColdInit {
+  /** Handler file, relative to the repository. */
+  readonly file: string;
+  /** LAMBDA_ENTRIES names using this file. */
+  readonly names: readonly string[];
+  readonly bundleBytes: number;
+  readonly sourceMapBytes: number;
+  /** Size with the AWS SDK bundled in as well (not deployed; reference). */
+  readonly selfContainedBytes: number;
+  readonly importWallMs: number;
+  readonly importCpuMs: number;
+  readonly runs: number;
+}
+
+export interface ColdInit {
+  readonly entries: readonly EntryColdInit[];
+  /** Runs per entry. */
+  readonly runs: number;
+}
+
+/** The function's environment at import time (values only need to be well-formed). */
+function functionEnvironment(): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    NODE_PATH: path.join(REPO_ROOT, 'node_modules'),
+    NODE_OPTIONS: '--enable-source-maps',
+    AWS_REGION: 'eu-west-1',
+    AWS_LAMBDA_FUNCTION_NAME: 'signet-bench',
+    POWERTOOLS_SERVICE_NAME: 'signet-bench',
+    POWERTOOLS_METRICS_NAMESPACE: 'Signet',
+    POWERTOOLS_LOG_LEVEL: 'INFO',
+    [ENV.tableName]: 'signet-clients',
+  };
+}
+
+/** Import time of `bundle` in a fresh node process: [wall ms, CPU ms]. */
+function importOnce(bundle: string): [number, number] {
+  const script = [
+    'const c = process.cpuUsage(); const t = process.hrtime.bigint();',
+    `require(${JSON.stringify(bundle)});`,
+    'const u = process.cpuUsage(c);',
+    'process.stdout.write(JSON.stringify([Number(process.hrtime.bigint() - t) / 1e6, (u.user + u.system) / 1e3]));',
+  ].join('\n');
+  const out = execFileSync(process.execPath, ['--no-warnings', '-e', script], { env: functionEnvironment(), cwd: path.dirname(bundle), encoding: 'utf8' });
+  return JSON.parse(out) as [number, number];
+}
+
+export async function measureColdInit(options: { runs?: number; outDir?: string } = {}): Promise<ColdInit> {
+  const runs = options.runs ?? 7;
+  // Loaded here, not at the top: aws-cdk-lib takes seconds to load and only this section needs it.
+  const { LAMBDA_ENTRIES } = require('../lib/signet-function') as typeof import('../lib/signet-function');
+  const byFile = new Map<string, string[]>();
+  for (const [name, entry] of Object.entries(LAMBDA_ENTRIES)) byFile.set(entry.file, [...(byFile.get(entry.file) ?? []), name]);
+
+  const outDir = options.outDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'signet-bench-bundles-'));
+  const entries: EntryColdInit[] = [];
+  try {
+    for (const [file, names] of byFile) {
+      const slug = path.basename(file, '.ts');
+      const deployed = path.join(outDir, slug, 'index.js');
+      const full = path.join(outDir, `${slug}-self-contained`, 'index.js');
+      buildSync({ ...DEPLOYED_ESBUILD_OPTIONS, entryPoints: [path.join(REPO_ROOT, file)], outfile: deployed });
+      buildSync({ ...DEPLOYED_ESBUILD_OPTIONS, external: [], entryPoints: [path.join(REPO_ROOT, file)], outfile: full });
+      const walls: number[] = [];
+      const cpus: number[] = [];
+      importOnce(deployed); // the first run also warms the page cache
+      for (let i = 0; i < runs; i++) {
+        const [wall, cpu] = importOnce(deployed);
+        walls.push(wall);
+        cpus.push(cpu);
+      }
+      entries.push({
+        file,
+        names,
+        bundleBytes: fs.statSync(deployed).size,
+        sourceMapBytes: fs.statSync(`${deployed}.map`).size,
+        selfContainedBytes: fs.statSync(full).size,
+        importWallMs: median(walls),
+        importCpuMs: median(cpus),
+        runs,
+      });
+    }
+  } finally {
+    if (options.outDir === undefined) fs.rmSync(outDir, { recursive: true, force: true });
+  }
+  return { entries, runs };
+}
+
+const kb = (bytes: number): string => `${(bytes / 1024).toFixed(0)} KB`;
+
+export function printColdInit(r: ColdInit): string[] {
+  return r.entries.map(
+    (e) =>
+      `${e.names.join(' + ')} (${e.file}): bundle ${kb(e.bundleBytes)} (+ ${kb(e.sourceMapBytes)} source map; ${kb(e.selfContainedBytes)} with the SDK inlined), ` +
+      `import median of ${e.runs}: ${e.importWallMs.toFixed(1)} ms wall, ${e.importCpuMs.toFixed(1)} ms CPU`,
+  );
+}
+
+if (require.main === module) {
+  measureColdInit().then((r) => console.log(printColdInit(r).join('\n')));
+}
