@@ -10,6 +10,8 @@ import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AdaptedRequest } from '../adapters/target-uri';
 import type { SignetConfig } from '../config';
+import { BoundedCache } from '../core/bounded-cache';
+import { AUTH_FAILURE_RECORD_INTERVAL_MS, DEFAULT_CLIENT_CACHE_MAX_ENTRIES } from '../core/defaults';
 import { isSignetError } from '../core/errors';
 import { PublicKeyCache } from '../core/keys';
 import { compileRoleCatalogue } from '../core/role-policy';
@@ -36,9 +38,13 @@ export class AuthorizerRuntime {
   private readonly store: DynamoClientStore;
   private readonly deps: Parameters<typeof authorize>[1];
 
+  private readonly recentFailures = new BoundedCache<string, true>(DEFAULT_CLIENT_CACHE_MAX_ENTRIES);
+  private readonly nowMs: () => number;
+
   constructor(private readonly options: AuthorizerRuntimeOptions) {
     const { config, doc, logger, metrics } = options;
     const nowMs = options.nowMs ?? Date.now;
+    this.nowMs = nowMs;
     this.store = new DynamoClientStore({ tableName: config.tableName, client: doc, now: () => new Date(nowMs()) });
     this.directory = new ClientDirectory(this.store, {
       ttlMs: config.clientCacheTtlMs,
@@ -109,12 +115,21 @@ export class AuthorizerRuntime {
     const fields = { clientId, keyId, reason: error.code, status: error.status, detail: error.message, method, path, sourceIp, latencyMs };
     if (error.status >= 500) logger.error('refused: fail closed', { ...fields, error: error.cause ?? error });
     else logger.info('refused', fields);
-    if (clientId !== undefined && config.recordAuthFailures && error.status < 500) {
+    if (clientId !== undefined && config.recordAuthFailures && error.status < 500 && this.firstRecentFailure(clientId, error.code)) {
       try {
         await this.store.recordAuthFailure(clientId, error.code, { message: error.message, sourceIp, method, path });
       } catch (recordError) {
         logger.warn('could not record the auth failure', { clientId, reason: error.code, error: recordError });
       }
     }
+  }
+
+  /** False when this client's same refusal was recorded within AUTH_FAILURE_RECORD_INTERVAL_MS (bounded memory). */
+  private firstRecentFailure(clientId: string, reason: string): boolean {
+    const key = `${clientId} ${reason}`;
+    const now = this.nowMs();
+    if (this.recentFailures.get(key, now) !== undefined) return false;
+    this.recentFailures.set(key, true, now + AUTH_FAILURE_RECORD_INTERVAL_MS);
+    return true;
   }
 }

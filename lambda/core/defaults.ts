@@ -71,6 +71,15 @@ export const AUTH_FAILURES_KEPT = 20;
 /** How long an authentication-failure record is kept, in seconds. @default 604_800 (7 days) */
 export const AUTH_FAILURE_TTL_S = 604_800;
 
+/**
+ * The same refusal (client and reason) is recorded at most once per this interval, so a flood of
+ * bad requests naming one client costs no more than one write a second. @default 1_000
+ */
+export const AUTH_FAILURE_RECORD_INTERVAL_MS = 1_000;
+
+/** How long the authorizer waits for one DynamoDB call before giving up (then stale-if-error or fail closed), in ms. @default 1_000 */
+export const DYNAMODB_REQUEST_TIMEOUT_MS = 1_000;
+
 /** Header size guard: longer Signature-Input / Signature values are refused unparsed, in bytes. @default 8_192 */
 export const MAX_SIGNATURE_HEADER_BYTES = 8_192;
 

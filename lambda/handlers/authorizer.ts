@@ -12,6 +12,7 @@ import { parsePublicBaseUrl } from '../adapters/target-uri';
 import { httpApiAllowResponse, httpApiRefusal, restAllowPolicy, restRefusal } from '../adapters/authorizer-response';
 import { AuthorizerRuntime } from '../authorizer/runtime';
 import { loadConfig } from '../config';
+import { DYNAMODB_REQUEST_TIMEOUT_MS } from '../core/defaults';
 import { createDocumentClient } from '../store/dynamodb-client';
 import type { Decision } from '../authorizer/authorize';
 
@@ -19,7 +20,8 @@ const logger = new Logger({ serviceName: 'signet-authorizer' });
 // Metrics' own warnings go through the logger, so every line the function writes is JSON.
 const metrics = new Metrics({ namespace: 'Signet', serviceName: 'signet-authorizer', logger });
 const config = loadConfig();
-const doc = createDocumentClient({ endpoint: config.dynamoDbEndpoint });
+// Short timeout and one retry: a slow registry must end in stale-if-error or fail closed, well inside API Gateway's limit.
+const doc = createDocumentClient({ endpoint: config.dynamoDbEndpoint, requestTimeoutMs: DYNAMODB_REQUEST_TIMEOUT_MS, maxAttempts: 2 });
 const runtime = new AuthorizerRuntime({ config, doc, logger, metrics });
 const targetUriOptions = { publicBaseUrl: config.publicBaseUrl };
 // A base URL the adapters cannot use (not http(s), with user info) fails the cold start, not every request.

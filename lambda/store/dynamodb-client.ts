@@ -20,17 +20,32 @@ export interface DocumentClientOptions {
    * @default - the AWS endpoint of the Lambda's region
    */
   readonly endpoint?: string;
+  /**
+   * Give up on one HTTP call after this long, so a hanging connection ends in the caller's
+   * stale-if-error or fail-closed path rather than the Lambda timeout.
+   * @default - the SDK's default (no request timeout)
+   */
+  readonly requestTimeoutMs?: number;
+  /** Attempts per call, retries included. @default - the SDK's default (3) */
+  readonly maxAttempts?: number;
 }
 
 /** A document client; with `endpoint` it talks to DynamoDB Local (any credentials work there). */
 export function createDocumentClient(options: DocumentClientOptions = {}): DynamoDBDocumentClient {
+  const tuning = {
+    ...(options.maxAttempts !== undefined ? { maxAttempts: options.maxAttempts } : {}),
+    ...(options.requestTimeoutMs !== undefined
+      ? { requestHandler: { requestTimeout: options.requestTimeoutMs, connectionTimeout: options.requestTimeoutMs } }
+      : {}),
+  };
   const client = options.endpoint
     ? new DynamoDBClient({
+        ...tuning,
         endpoint: options.endpoint,
         region: 'us-east-1',
         credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
       })
-    : new DynamoDBClient({});
+    : new DynamoDBClient(tuning);
   return toDocumentClient(client);
 }
 
