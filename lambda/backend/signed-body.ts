@@ -14,6 +14,7 @@
  * export const handler = middy(baseHandler).use(signedBody());
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyEventV2, APIGatewayProxyResult, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { CONTEXT_KEYS } from '../adapters/authorizer-context';
 import { checkContentDigest } from '../core/content-digest';
 import { SignetError, isSignetError } from '../core/errors';
 
@@ -21,8 +22,8 @@ import { SignetError, isSignetError } from '../core/errors';
 export type ProxyEvent = APIGatewayProxyEventV2 | APIGatewayProxyEvent;
 type ProxyResult = APIGatewayProxyStructuredResultV2 & APIGatewayProxyResult;
 
-/** The context key under which the authorizer passes the signed Content-Digest. */
-export const CONTENT_DIGEST_CONTEXT_KEY = 'contentDigest';
+/** The context key under which the authorizer passes the signed Content-Digest (one name, in the adapters). */
+export const CONTENT_DIGEST_CONTEXT_KEY = CONTEXT_KEYS.contentDigest;
 
 /** The authorizer context of a proxy event (HTTP API: `authorizer.lambda`; REST: `authorizer`). */
 export function authorizerContext(event: ProxyEvent): Record<string, unknown> {
