@@ -1,6 +1,8 @@
 /** Signet's CDK constructs: what other stacks may use. */
 export { AdminBootstrap, DEFAULT_ADMIN_CLIENT_NAME } from './admin-bootstrap';
 export type { AdminBootstrapProps } from './admin-bootstrap';
+export { ClientPortal, PORTAL_SERVICE_NAME } from './client-portal';
+export type { ClientPortalProps } from './client-portal';
 export {
   AUTH_FAILURE_COUNTER_ATTRIBUTES,
   AUTH_FAILURE_ITEM_ATTRIBUTES,

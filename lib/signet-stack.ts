@@ -15,6 +15,7 @@ import { Construct } from 'constructs';
 import { DEFAULT_ROLE_CATALOGUE } from '../lambda/config-env';
 import { RoleCatalogue } from '../lambda/core/role-policy';
 import { AdminBootstrap } from './admin-bootstrap';
+import { ClientPortal } from './client-portal';
 import { ClientRegistry } from './client-registry';
 import { RegistryApi } from './registry-api';
 import { RotatingSigningKey } from './rotating-signing-key';
@@ -90,6 +91,12 @@ export interface SignetStackProps extends StackProps {
   readonly logRetention?: logs.RetentionDays;
   /** @default DEFAULT_REST_STAGE_NAME ('prod'); only for apiType 'rest' */
   readonly restStageName?: string;
+  /**
+   * Serve the client portal (docs/portal.md) at `<ApiUrl>portal`: public static files on the
+   * same API as the registry; every registry call it makes is signed with an admin key.
+   * @default false - the API has only signed routes
+   */
+  readonly clientPortal?: boolean;
 }
 
 /**
@@ -112,6 +119,8 @@ export class SignetStack extends Stack {
   readonly restApi?: apigw.RestApi;
   /** Set when `adminPublicKey` is given. */
   readonly adminBootstrap?: AdminBootstrap;
+  /** Set when `clientPortal` is true. */
+  readonly clientPortal?: ClientPortal;
 
   constructor(scope: Construct, id: string, props: SignetStackProps = {}) {
     super(scope, id, { description: 'Signet: RFC 9421 request-signature gateway (API Gateway Lambda authorizer, DynamoDB registry)', ...props });
@@ -191,6 +200,10 @@ export class SignetStack extends Stack {
       acknowledgeRestApiFindings(api);
     }
 
+    if (props.clientPortal === true) {
+      this.clientPortal = new ClientPortal(this, 'ClientPortal', { httpApi: this.httpApi, restApi: this.restApi, logRetention });
+    }
+
     this.signingKeys = (props.signingKeyClientIds ?? []).map(
       (clientId) =>
         new RotatingSigningKey(this, `SigningKey${clientId}`, {
@@ -225,6 +238,9 @@ export class SignetStack extends Stack {
     new CfnOutput(this, 'ApiUrl', { value: this.apiUrl, description: 'Base URL clients call and sign (e.g. <ApiUrl>api/echo)' });
     new CfnOutput(this, 'TableName', { value: this.registry.table.tableName, description: 'The client registry table' });
     new CfnOutput(this, 'DashboardName', { value: this.monitoring.dashboard.dashboardName, description: 'CloudWatch dashboard' });
+    if (this.clientPortal) {
+      new CfnOutput(this, 'PortalUrl', { value: `${this.apiUrl}${this.clientPortal.path}`, description: 'The client portal (load the admin key there)' });
+    }
     if (this.adminBootstrap) {
       new CfnOutput(this, 'AdminClientId', { value: this.adminBootstrap.clientId, description: 'clientId of the bootstrapped registry:admin (its keyid)' });
     }

@@ -2,8 +2,9 @@
  * Serving the client portal's static files (portal/): one answer for the deployed portal Lambda
  * (lambda/handlers/portal.ts) and the local gateway (local/portal-assets.ts).
  *
- * - `GET /portal` redirects to `portal/` (relative, so a REST stage or base path is kept);
- *   `GET /portal/` is index.html; `GET /portal/<file>` serves a file of the portal folder;
+ * - `GET /portal` redirects to `portal/index.html` (relative, so a REST stage or base path is
+ *   kept; and a URL with a file name matches `/portal/{proxy+}` on every API type);
+ *   `GET /portal/` is index.html too; `GET /portal/<file>` serves a file of the portal folder;
  *   HEAD is GET without the body; other methods get 405; anything else under /portal is 404.
  * - Every answer carries a strict Content-Security-Policy: scripts and styles only from the
  *   portal itself (no inline code, no third party), network calls only to the same origin (the
@@ -106,7 +107,7 @@ export function servePortal(request: PortalRequest, assets: PortalAssets): Porta
     return text(405, 'The client portal is static: use GET.', { allow: 'GET, HEAD' });
   }
   if (path === PORTAL_PATH) {
-    return { status: 308, headers: { ...PORTAL_SECURITY_HEADERS, location: 'portal/', 'cache-control': 'no-cache' }, body: '' };
+    return { status: 308, headers: { ...PORTAL_SECURITY_HEADERS, location: 'portal/index.html', 'cache-control': 'no-cache' }, body: '' };
   }
   const name = path === `${PORTAL_PATH}/` ? 'index.html' : path.startsWith(`${PORTAL_PATH}/`) ? path.slice(PORTAL_PATH.length + 1) : '';
   const asset = assets.get(name);
