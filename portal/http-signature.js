@@ -47,11 +47,12 @@ export function toBase64(bytes) {
 }
 
 /**
- * The body as bytes: strings are UTF-8.
+ * The body as bytes (a copy): strings are UTF-8.
  * @param {Uint8Array | string} body
+ * @returns {Uint8Array<ArrayBuffer>}
  */
 function bodyBytes(body) {
-  return typeof body === 'string' ? new TextEncoder().encode(body) : body;
+  return typeof body === 'string' ? new TextEncoder().encode(body) : new Uint8Array(body);
 }
 
 /**
@@ -82,8 +83,8 @@ export function serializeString(value) {
  * @property {CryptoKey} privateKey an RSASSA-PKCS1-v1_5 / SHA-256 private key
  * @property {number} created signing time, unix seconds (also the date header's value)
  * @property {boolean} [legacy] no date component at all (the verifier refuses it unless allowed)
- * @property {'date' | 'x-date'} [dateField] @default 'date'; the browser sends 'x-date'
- * @property {SubtleCrypto} [subtle] @default globalThis.crypto.subtle
+ * @property {'date' | 'x-date'} [dateField] the date field (default 'date'); the browser sends 'x-date'
+ * @property {SubtleCrypto} [subtle] WebCrypto (default globalThis.crypto.subtle)
  */
 
 /**

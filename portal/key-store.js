@@ -17,15 +17,23 @@ const ENTRY = 'admin';
  * @property {CryptoKey} privateKey
  */
 
-/** @returns {Promise<IDBDatabase>} */
-function open() {
+/**
+ * Opens the database. Only storing creates it: looking for a remembered key on a device where
+ * none was ever stored leaves nothing behind.
+ * @param {boolean} create
+ * @returns {Promise<IDBDatabase>}
+ */
+function open(create) {
   return new Promise((resolve, reject) => {
     if (typeof indexedDB === 'undefined') {
       reject(new Error('This browser has no IndexedDB, so the key cannot be remembered; load it again next time.'));
       return;
     }
     const request = indexedDB.open(DB_NAME, 1);
-    request.onupgradeneeded = () => request.result.createObjectStore(STORE);
+    request.onupgradeneeded = () => {
+      if (create) request.result.createObjectStore(STORE);
+      else request.transaction?.abort();
+    };
     request.onsuccess = () => resolve(request.result);
     request.onerror = () => reject(request.error ?? new Error('IndexedDB could not be opened.'));
   });
@@ -38,7 +46,7 @@ function open() {
  * @returns {Promise<T>}
  */
 async function withStore(mode, action) {
-  const db = await open();
+  const db = await open(mode === 'readwrite');
   try {
     return await new Promise((resolve, reject) => {
       const request = action(db.transaction(STORE, mode).objectStore(STORE));
@@ -70,11 +78,13 @@ export async function recallKey() {
   }
 }
 
-/** Deletes the remembered key, if any. */
+/** Deletes the remembered key, if any, with the whole database: nothing of the portal remains. */
 export async function forgetKey() {
-  try {
-    await withStore('readwrite', (store) => store.delete(ENTRY));
-  } catch {
-    // nothing stored, nothing to forget
-  }
+  if (typeof indexedDB === 'undefined') return;
+  await new Promise((resolve) => {
+    const request = indexedDB.deleteDatabase(DB_NAME);
+    request.onsuccess = () => resolve(undefined);
+    request.onerror = () => resolve(undefined);
+    request.onblocked = () => resolve(undefined);
+  });
 }

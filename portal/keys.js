@@ -148,6 +148,7 @@ function isPkcs1PublicKey(der) {
  * A DER TLV around `content`.
  * @param {number} tag
  * @param {Uint8Array} content
+ * @returns {Uint8Array<ArrayBuffer>}
  */
 function tlv(tag, content) {
   const n = content.length;
@@ -159,7 +160,10 @@ function tlv(tag, content) {
   return out;
 }
 
-/** @param {Uint8Array[]} parts */
+/**
+ * @param {Uint8Array[]} parts
+ * @returns {Uint8Array<ArrayBuffer>}
+ */
 function concat(...parts) {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;
@@ -188,6 +192,7 @@ function pkcs8OfPkcs1(pkcs1) {
 /**
  * Bare Base64 (whitespace allowed) as bytes, or undefined (as the core's decodeBareBase64).
  * @param {string} text
+ * @returns {Uint8Array<ArrayBuffer> | undefined}
  */
 export function decodeBareBase64(text) {
   const compact = text.replace(/\s+/g, '');
@@ -229,7 +234,7 @@ export function looksLikePrivateKey(text) {
 
 /**
  * SHA-256 of bytes, base64url without padding (a fingerprint when the bytes are SPKI DER).
- * @param {Uint8Array} bytes
+ * @param {Uint8Array<ArrayBuffer>} bytes
  * @param {SubtleCrypto} subtle
  */
 async function sha256Base64Url(bytes, subtle) {
@@ -258,7 +263,7 @@ export async function checkPublicKey(text, subtle = globalThis.crypto.subtle) {
     fail('invalid_public_key', 'The public key is empty. Paste the SPKI PEM (-----BEGIN PUBLIC KEY-----) of your key pair.');
   }
   if (looksLikePrivateKey(text)) fail('private_key_submitted', PRIVATE_KEY_SUBMITTED);
-  /** @type {Uint8Array | undefined} */
+  /** @type {Uint8Array<ArrayBuffer> | undefined} */
   let spki;
   const pem = PEM_BLOCK.exec(text);
   if (pem) {
@@ -310,7 +315,7 @@ export async function importSigningKey(text, subtle = globalThis.crypto.subtle) 
   if (typeof text !== 'string' || text.trim() === '') {
     fail('invalid_private_key', 'The private key is empty. Give the PKCS#8 key as Base64 (no header/footer) or as PEM.');
   }
-  /** @type {Uint8Array | undefined} */
+  /** @type {Uint8Array<ArrayBuffer> | undefined} */
   let pkcs8;
   const pem = PEM_BLOCK.exec(text);
   if (pem) {

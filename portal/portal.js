@@ -268,7 +268,7 @@ function renderClients() {
       el('td', {}, [el('span', { class: `badge ${client.status}` }, [client.status])]),
       el('td', {}, [client.roles.join(', ')]),
       el('td', { class: summary.due > 0 ? 'due' : '' }, [summary.due > 0 ? `⚠ ${summary.text}` : summary.text]),
-      el('td', { class: 'row-actions' }, [edit, toggle, status]),
+      el('td', {}, [el('div', { class: 'row-actions' }, [edit, toggle, status])]),
     ]);
     rows.append(row);
     const details = el('tr', { id: detailsId, class: 'details' }, [el('td', { colspan: '6' }, [])]);

@@ -39,9 +39,9 @@ const OPAQUE_REFUSALS = Object.freeze({
  * @property {string} apiBase the API's base URL, ending with `/` (the portal's URL without `portal/...`)
  * @property {string} keyId the admin's clientId
  * @property {CryptoKey} privateKey the admin's signing key
- * @property {typeof fetch} [fetchImpl] @default globalThis.fetch
- * @property {() => number} [nowMs] @default Date.now
- * @property {SubtleCrypto} [subtle] @default globalThis.crypto.subtle
+ * @property {typeof fetch} [fetchImpl] fetch (default globalThis.fetch)
+ * @property {() => number} [nowMs] the clock in ms (default Date.now)
+ * @property {SubtleCrypto} [subtle] WebCrypto (default globalThis.crypto.subtle)
  */
 
 /**

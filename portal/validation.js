@@ -122,9 +122,9 @@ export async function checkClientForm(values, options) {
       return undefined;
     }
   };
-  const name = attempt('name', () => validateName(values.name));
-  const whitelist = attempt('networkWhitelist', () => validateWhitelist(values.networkWhitelist));
-  const roles = attempt('roles', () => validateRoles(values.roles, options.knownRoles));
+  const name = /** @type {string | undefined} */ (attempt('name', () => validateName(values.name)));
+  const whitelist = /** @type {string[] | undefined} */ (attempt('networkWhitelist', () => validateWhitelist(values.networkWhitelist)));
+  const roles = /** @type {string[] | undefined} */ (attempt('roles', () => validateRoles(values.roles, options.knownRoles)));
   const keyText = values.publicKey;
   if (options.mode === 'create' || keyText.trim() !== '') {
     try {

@@ -1,0 +1,336 @@
+/**
+ * The client portal in a real browser: Debian's Chromium (/usr/bin/chromium) driven by
+ * playwright-core, against `npm start`'s gateway (local/main.ts in a child process, a temporary
+ * SIGNET_HOME, a free port). The admin key is loaded from its file through the file input; a
+ * client is added through "+ Client", seen in the list, its clientId copied with the copy icon,
+ * a private key pasted as its public key is refused on the spot (nothing sent), its key is then
+ * replaced; its keys and recent authentication failures are shown, it is disabled and enabled.
+ * Every effect is checked through the registry API from Node as well. Screenshots are kept in
+ * reports/ (a CI artifact): portal.png (the private-key refusal) and portal-clients.png.
+ *
+ * Without Chromium or playwright-core this test fails and says what to install; it never passes
+ * without a browser.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type PrivateKeyInfo, generateRsaKeyPair, spkiPemOf } from '../../lambda/core/keys';
+import { readClientDir } from '../../local/client-dir';
+import { type GatewayProcess, REPO_ROOT, type TestSigner, sendSigned, startGatewayProcess } from '../local/gateway-process';
+
+jest.setTimeout(240_000);
+
+/** Debian's Chromium (`apt-get install -y chromium`; .ci/run installs it). */
+const CHROMIUM = '/usr/bin/chromium';
+/** The devDependency this test needs, at the version it was written against. */
+const PLAYWRIGHT = { name: 'playwright-core', version: '1.65.1' } as const;
+const REPORTS = join(REPO_ROOT, 'reports');
+
+// playwright-core's types are not needed to drive it; keep this file compiling without the package.
+/* eslint-disable @typescript-eslint/no-explicit-any */
+type Page = any;
+type BrowserContext = any;
+type Request = any;
+
+function loadPlaywright(): { chromium: { launchPersistentContext(dir: string, options: Record<string, unknown>): Promise<BrowserContext> } } {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return require('playwright-core');
+  } catch (cause) {
+    throw new Error(`${PLAYWRIGHT.name} is not installed. Add "${PLAYWRIGHT.name}": "${PLAYWRIGHT.version}" to devDependencies and run npm install: the portal's browser test drives Chromium with it.`, { cause });
+  }
+}
+
+let home: string;
+let profile: string;
+let gateway: GatewayProcess;
+let admin: TestSigner & { fingerprint: string; keyText: string };
+let context: BrowserContext;
+let page: Page;
+const requests: Request[] = [];
+const pageErrors: string[] = [];
+const consoleErrors: string[] = [];
+
+/** The partner key registered through the portal, then the one that replaces it. */
+let firstKey: PrivateKeyInfo;
+let secondKey: PrivateKeyInfo;
+let acmeId: string;
+
+async function registry(path: string, send: Parameters<typeof sendSigned>[2] = {}): Promise<{ status: number; body: Record<string, any> }> {
+  const answer = await sendSigned(admin, `${gateway.url}${path}`, send);
+  return { status: answer.status, body: answer.body as Record<string, any> };
+}
+
+async function clientNamed(name: string): Promise<Record<string, any>> {
+  const list = await registry('/registry/clients?limit=100');
+  const found = (list.body.clients as Array<Record<string, any>>).find((c) => c.name === name);
+  if (found === undefined) throw new Error(`no client named ${name}`);
+  return found;
+}
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`Chromium is not installed at ${CHROMIUM}. Install it with: apt-get update && apt-get install -y chromium (.ci/run does this). The portal must be tested in a real browser.`);
+  }
+  const playwright = loadPlaywright();
+  mkdirSync(REPORTS, { recursive: true });
+  home = mkdtempSync(join(tmpdir(), 'signet-portal-home-'));
+  profile = mkdtempSync(join(tmpdir(), 'signet-portal-chromium-'));
+  gateway = await startGatewayProcess(home);
+  const dir = readClientDir(join(home, 'admin'));
+  admin = { clientId: dir.clientId, privateKey: dir.key.key, fingerprint: dir.key.fingerprint, keyText: readFileSync(join(home, 'admin', 'private.pkcs8.b64'), 'utf8').trim() };
+  firstKey = generateRsaKeyPair();
+  secondKey = generateRsaKeyPair();
+
+  context = await playwright.chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    viewport: { width: 1280, height: 1100 },
+  });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: gateway.url });
+  page = context.pages()[0] ?? (await context.newPage());
+  page.on('request', (request: Request) => requests.push(request));
+  page.on('pageerror', (error: Error) => pageErrors.push(error.message));
+  page.on('console', (message: any) => {
+    if (message.type() === 'error') consoleErrors.push(message.text());
+  });
+});
+
+afterAll(async () => {
+  await context?.close().catch(() => undefined);
+  await gateway?.stop('SIGKILL');
+  if (home) rmSync(home, { recursive: true, force: true });
+  if (profile) rmSync(profile, { recursive: true, force: true });
+});
+
+
+// ------------------------------------------------------------------ waiting on the page
+// playwright-core has no assertion library: these wait (bounded) for the page to reach a state,
+// then assert with Jest; on timeout the last failed assertion is thrown.
+
+const WAIT_MS = 15_000;
+
+async function eventually<T>(read: () => Promise<T>, check: (value: T) => void): Promise<void> {
+  const deadline = Date.now() + WAIT_MS;
+  for (;;) {
+    let value: T | undefined;
+    try {
+      value = await read();
+      check(value);
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const visible = (locator: any) => locator.waitFor({ state: 'visible', timeout: WAIT_MS });
+const hidden = (locator: any) => locator.waitFor({ state: 'hidden', timeout: WAIT_MS });
+const hasText = (locator: any, expected: string | RegExp) =>
+  eventually(() => locator.innerText({ timeout: WAIT_MS }) as Promise<string>, (text) => (typeof expected === 'string' ? expect(text.trim()).toBe(expected) : expect(text).toMatch(expected)));
+const containsText = (locator: any, expected: string) => eventually(() => locator.innerText({ timeout: WAIT_MS }) as Promise<string>, (text) => expect(text).toContain(expected));
+const texts = (locator: any, expected: string[]) => eventually(() => locator.allInnerTexts() as Promise<string[]>, (all) => expect(all.map((t) => t.trim())).toEqual(expected));
+const hasAttribute = (locator: any, name: string, expected: string) => eventually(() => locator.getAttribute(name, { timeout: WAIT_MS }) as Promise<string | null>, (value) => expect(value).toBe(expected));
+const hasValue = (locator: any, expected: string) => eventually(() => locator.inputValue({ timeout: WAIT_MS }) as Promise<string>, (value) => expect(value).toBe(expected));
+const count = (locator: any, expected: number) => eventually(() => locator.count() as Promise<number>, (n) => expect(n).toBe(expected));
+const focused = (locator: any) => eventually(() => locator.evaluate((node: Element) => node === document.activeElement) as Promise<boolean>, (yes) => expect(yes).toBe(true));
+
+/** The row of the client list for a client name. */
+const rowOf = (name: string) => page.locator('#client-rows tr[data-client-id]', { has: page.getByRole('rowheader', { name, exact: true }) });
+
+test('the portal is served at /portal with a strict CSP, and loads the admin key from its file', async () => {
+  const response = await page.goto(`${gateway.url}/portal`);
+  expect(page.url()).toBe(`${gateway.url}/portal/index.html`);
+  expect(response.status()).toBe(200);
+  expect(response.headers()['content-security-policy']).toContain("script-src 'self'");
+
+  await page.getByLabel('Admin private key file').setInputFiles([join(home, 'admin', 'private.pkcs8.b64'), join(home, 'admin', 'client-id')]);
+  await page.getByRole('button', { name: 'Use this key' }).click();
+  await hasText(page.locator('#signer-id'), admin.clientId);
+  expect(await page.locator('#signer-fingerprint').getAttribute('title')).toBe(admin.fingerprint);
+
+  const listed = await registry('/registry/clients?limit=100');
+  await count(page.locator('#client-rows tr[data-client-id]'), listed.body.clients.length);
+  for (const client of listed.body.clients) await visible(page.locator(`#client-rows tr[data-client-id="${client.clientId}"]`));
+  // The file input no longer holds the key file.
+  expect(await page.getByLabel('Admin private key file').evaluate((input: HTMLInputElement) => input.files?.length ?? 0)).toBe(0);
+});
+
+test('+ Client opens from the keyboard and Escape closes it, focus back on the button', async () => {
+  await page.getByRole('button', { name: '+ Client' }).focus();
+  await page.keyboard.press('Enter');
+  const dialog = page.getByRole('dialog', { name: 'Add client' });
+  await visible(dialog);
+  await focused(page.getByLabel('Name'));
+  await page.keyboard.press('Escape');
+  await hidden(dialog);
+  await focused(page.getByRole('button', { name: '+ Client' }));
+});
+
+test('adds a client: whitelist entered one address at a time (a bad IP refused inline), public key, roles, then Add; it is in the list', async () => {
+  await page.getByRole('button', { name: '+ Client' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Add client' });
+  await dialog.getByLabel('Name').fill('Acme Payments');
+
+  const entry = dialog.getByLabel('Address or CIDR range');
+  await entry.fill('300.1.1.1');
+  await entry.press('Enter');
+  await hasText(dialog.locator('#whitelist-error'), /"300\.1\.1\.1" is not an IPv4 or IPv6 address or CIDR range/);
+  await hasAttribute(entry, 'aria-invalid', 'true');
+  await entry.fill('203.0.113.7');
+  await entry.press('Enter');
+  await entry.fill('2001:DB8::/32');
+  await dialog.getByRole('button', { name: 'Add to list' }).click();
+  await hidden(dialog.locator('#whitelist-error'));
+  await texts(dialog.getByRole('list', { name: 'Whitelisted addresses' }).locator('li > span'), ['203.0.113.7', '2001:db8::/32']);
+
+  await dialog.getByLabel('Public Key').fill(spkiPemOf(firstKey.publicKey));
+  await hasText(dialog.locator('#client-key-ok'), `RSA 2048-bit public key, fingerprint ${firstKey.fingerprint}`);
+  await dialog.getByRole('group', { name: 'Assign roles' }).getByLabel('demo', { exact: true }).check();
+  await dialog.getByRole('button', { name: 'Add', exact: true }).click();
+  await hidden(dialog);
+
+  await visible(rowOf('Acme Payments'));
+  const record = await clientNamed('Acme Payments');
+  acmeId = record.clientId;
+  expect(record).toMatchObject({ networkWhitelist: ['203.0.113.7', '2001:db8::/32'], roles: ['demo'], status: 'active', keys: [{ fingerprint: firstKey.fingerprint }] });
+  await hasText(rowOf('Acme Payments').locator('code.client-id'), acmeId);
+});
+
+test('the copy icon copies the clientId', async () => {
+  const copy = page.getByRole('button', { name: 'Copy the clientId of Acme Payments' });
+  await copy.click();
+  await hasAttribute(copy, 'data-copied', acmeId);
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(acmeId);
+  await hasText(page.locator('#announcer'), `Copied ${acmeId}`);
+});
+
+test('edit: a private key in the Public Key box is refused on the spot and never sent; a new public key replaces the key', async () => {
+  await page.getByRole('button', { name: 'Edit Acme Payments' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Edit Acme Payments' });
+  await visible(dialog);
+  await hasValue(dialog.getByLabel('Name'), 'Acme Payments');
+  const sentBefore = requests.length;
+
+  const privatePem = secondKey.key.export({ type: 'pkcs8', format: 'pem' }) as string;
+  const keyBox = dialog.getByLabel('Public Key');
+  await keyBox.fill(privatePem);
+  const refusal = dialog.locator('#client-key-error');
+  await hasText(refusal, 
+    'This is a private key. Paste only the public half (-----BEGIN PUBLIC KEY-----), and treat this private key as exposed: generate a new key pair.',
+  );
+  await hasAttribute(refusal, 'data-code', 'private_key_submitted');
+  await hasAttribute(keyBox, 'aria-invalid', 'true');
+  await dialog.getByRole('button', { name: 'Update' }).click();
+  await visible(dialog);
+  await focused(keyBox);
+  await page.screenshot({ path: join(REPORTS, 'portal.png'), fullPage: true });
+  expect(requests.slice(sentBefore).filter((r: Request) => r.url().includes('/registry/'))).toEqual([]);
+
+  await keyBox.fill(spkiPemOf(secondKey.publicKey));
+  await hidden(refusal);
+  await containsText(dialog.locator('#client-key-ok'), secondKey.fingerprint);
+  await dialog.getByRole('button', { name: 'Update' }).click();
+  await hidden(dialog);
+  const record = await clientNamed('Acme Payments');
+  expect(record.keys.map((k: { fingerprint: string }) => k.fingerprint)).toEqual([secondKey.fingerprint]);
+  expect(record.version).toBe(2);
+});
+
+test('details: keys with fingerprint and age, and the recent authentication failures with their reasons', async () => {
+  // The partner still signing with the replaced key, and with a stale created: both refused and recorded.
+  const stale = await sendSigned({ clientId: acmeId, privateKey: firstKey.key }, `${gateway.url}/api/echo`);
+  expect(stale.code).toBe('signature_mismatch');
+  const old = await sendSigned({ clientId: acmeId, privateKey: secondKey.key }, `${gateway.url}/api/echo`, { created: Math.floor(Date.now() / 1000) - 3_600 });
+  expect(old.code).toBe('expired');
+
+  const toggle = rowOf('Acme Payments').getByRole('button', { name: 'Details' });
+  await toggle.click();
+  await hasAttribute(page.getByRole('button', { name: 'Details' }).and(page.locator(`[aria-controls="details-${acmeId}"]`)), 'aria-expanded', 'true');
+  const details = page.locator(`#details-${acmeId}`);
+  const keys = details.getByRole('table', { name: 'Keys of Acme Payments' });
+  await count(keys.getByRole('row'), 2);
+  await containsText(keys.getByRole('row').nth(1), secondKey.fingerprint);
+  await containsText(keys.getByRole('row').nth(1), 'today');
+  const failures = details.getByRole('table', { name: 'Recent authentication failures of Acme Payments' });
+  await texts(failures.locator('code.reason'), ['expired', 'signature_mismatch']);
+  await containsText(failures, 'GET /api/echo');
+  await page.screenshot({ path: join(REPORTS, 'portal-clients.png'), fullPage: true });
+});
+
+test('disable and enable: the status changes in the registry and the authorizer follows', async () => {
+  await page.getByRole('button', { name: 'Disable Acme Payments' }).click();
+  await hasText(rowOf('Acme Payments').locator('.badge'), 'disabled');
+  expect((await clientNamed('Acme Payments')).status).toBe('disabled');
+  await page.getByRole('button', { name: 'Enable Acme Payments' }).click();
+  await hasText(rowOf('Acme Payments').locator('.badge'), 'active');
+  expect((await clientNamed('Acme Payments')).status).toBe('active');
+});
+
+test('every registry call was signed in the browser (x-date, no Date) and no request carried the admin private key', async () => {
+  const calls = requests.filter((r: Request) => new URL(r.url()).pathname.startsWith('/registry/'));
+  expect(calls.length).toBeGreaterThanOrEqual(8);
+  for (const call of calls) {
+    const headers = await call.allHeaders();
+    expect(headers['signature-input']).toMatch(/^sig=\("@method" "@target-uri"( "content-digest")? "x-date"\);created=\d+;keyid="c_[A-Za-z0-9_-]{22}";alg="rsa-v1_5-sha256"$/);
+    expect(headers['x-date']).toMatch(/ GMT$/);
+    expect(headers.date).toBeUndefined();
+    const everything = `${call.url()}\n${JSON.stringify(headers)}\n${call.postData() ?? ''}`;
+    expect(everything).not.toContain(admin.keyText.slice(20, 80));
+    expect(everything).not.toMatch(/PRIVATE KEY/);
+  }
+  // Not persisted: "Remember" was not ticked.
+  expect(await page.evaluate(async () => (await indexedDB.databases()).map((d) => d.name))).not.toContain('signet-portal');
+  expect(await page.evaluate(() => localStorage.length + sessionStorage.length)).toBe(0);
+  expect(pageErrors).toEqual([]);
+  expect(consoleErrors.filter((text) => /Content Security Policy|Refused to/.test(text))).toEqual([]);
+});
+
+test('"Remember" keeps a non-extractable key on this device until "Sign out"', async () => {
+  await page.reload();
+  await visible(page.getByRole('heading', { name: 'Load the admin key' }));
+  await page.getByLabel('Admin private key file').setInputFiles(join(home, 'admin', 'private.pem'));
+  await page.getByLabel('Admin client ID').fill(admin.clientId);
+  await page.getByLabel(/Remember the key on this device/).check();
+  await page.getByRole('button', { name: 'Use this key' }).click();
+  await visible(page.locator('#signer-remembered'));
+  expect(
+    await page.evaluate(
+      () =>
+        new Promise((resolve) => {
+          const open = indexedDB.open('signet-portal');
+          open.onsuccess = () => {
+            const get = open.result.transaction('signing-keys').objectStore('signing-keys').get('admin');
+            get.onsuccess = () => resolve({ extractable: get.result.privateKey.extractable, usages: get.result.privateKey.usages, keyId: get.result.keyId });
+          };
+        }),
+    ),
+  ).toEqual({ extractable: false, usages: ['sign'], keyId: admin.clientId });
+
+  await page.reload();
+  await hasText(page.locator('#signer-id'), admin.clientId);
+  await visible(rowOf('Acme Payments'));
+  await page.getByRole('button', { name: 'Sign out and forget the key' }).click();
+  await visible(page.getByRole('heading', { name: 'Load the admin key' }));
+  await hidden(page.locator('#signer-status'));
+  await page.reload();
+  await visible(page.getByRole('heading', { name: 'Load the admin key' }));
+  await hidden(page.locator('#signer-status'));
+  expect(await page.evaluate(async () => (await indexedDB.databases()).map((d) => d.name))).not.toContain('signet-portal');
+});
+
+test('a browser clock 120 days ahead: calls still succeed on the server clock, and every key shows as due for rotation', async () => {
+  const ahead = await context.newPage();
+  await ahead.clock.install({ time: new Date(Date.now() + 120 * 86_400_000) });
+  await ahead.goto(`${gateway.url}/portal/`);
+  await ahead.getByLabel('Admin private key file').setInputFiles([join(home, 'admin', 'private.pkcs8.b64'), join(home, 'admin', 'client-id')]);
+  await ahead.getByRole('button', { name: 'Use this key' }).click();
+  const row = ahead.locator(`#client-rows tr[data-client-id="${acmeId}"]`);
+  await visible(row);
+  await hasText(row.locator('td.due'), '⚠ 1 key, 1 older than 90 days');
+  await row.getByRole('button', { name: 'Details' }).click();
+  await containsText(ahead.locator(`#details-${acmeId} tr.due`), 'older than 90 days, rotate it');
+  await ahead.close();
+});
