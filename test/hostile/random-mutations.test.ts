@@ -93,6 +93,7 @@ function applyEdit(value: string, edit: Edit): string {
 
 function mutate(original: Original, target: Target, edits: readonly Edit[]): APIGatewayRequestAuthorizerEventV2 | undefined {
   const event = structuredClone(original.event);
+  const headers = (event.headers ??= {});
   const apply = (value: string) => edits.reduce(applyEdit, value);
   switch (target) {
     case 'method':
@@ -106,15 +107,15 @@ function mutate(original: Original, target: Target, edits: readonly Edit[]): API
       event.rawQueryString = apply(event.rawQueryString);
       break;
     case 'host': {
-      const host = apply(event.headers.host as string);
-      event.headers.host = host;
+      const host = apply(headers.host as string);
+      headers.host = host;
       event.requestContext.domainName = host;
       break;
     }
     default: {
-      const value = event.headers[target];
+      const value = headers[target];
       if (value === undefined) return undefined; // e.g. content-digest on the GET
-      event.headers[target] = apply(value);
+      headers[target] = apply(value);
     }
   }
   return event;
