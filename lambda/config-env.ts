@@ -21,7 +21,19 @@ export const ENV = {
   secretsManagerEndpoint: 'SIGNET_SECRETSMANAGER_ENDPOINT',
 } as const;
 
-/** The role catalogue used when none is configured: only the registry's own role. */
+/**
+ * The role of a partner organisation's own administrators: they manage the clients of their
+ * account only (lambda/registry/caller-scope.ts), so the registry routes they reach are scoped to
+ * that account, whatever the catalogue lets them call.
+ */
+export const ACCOUNT_ADMIN_ROLE = 'account:admin';
+
+/**
+ * The role catalogue used when none is configured: the registry's operators (`registry:admin`,
+ * every registry route) and account admins (`account:admin`: the client routes, their own account
+ * and the roles they may give; the registry scopes every answer to their account).
+ */
 export const DEFAULT_ROLE_CATALOGUE: Readonly<Record<string, readonly string[]>> = Object.freeze({
   'registry:admin': ['* /registry/**'],
+  [ACCOUNT_ADMIN_ROLE]: ['* /registry/clients', '* /registry/clients/**', 'GET /registry/accounts/*', 'GET /registry/accounts/*/audit', 'GET /registry/roles'],
 });

@@ -7,4 +7,6 @@ export { readRegistryEvent } from './registry-request';
 export type { RegistryEvent, RegistryRequest } from './registry-request';
 export { REGISTRY_ROUTES, matchRoute } from './routes';
 export type { MatchedRoute, RouteName } from './routes';
-export type { ClientView, ExpiringKeyView, KeyView } from './views';
+export type { AccountView, ClientView, ExpiringKeyView, KeyView } from './views';
+export { RoleNotAllowedError, scopeOf } from './caller-scope';
+export type { CallerScope, RegistryCaller } from './caller-scope';

@@ -10,13 +10,15 @@
  * - the body matches the signed Content-Digest the authorizer passed on (the body half of the
  *   scheme: the authorizer never sees the body), else 400 `digest_mismatch`.
  *
- * One log line per request (Powertools JSON): route, clientId, actor, status, outcome, latency.
+ * One log line per request (Powertools JSON): route, clientId, accountId, actor and its account,
+ * status, outcome, latency. A `role_not_allowed` refusal also lists `allowedRoles` in its body.
  * Bodies, query values and key material are never logged.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { checkSignedBody } from '../backend/signed-body';
 import { SignetError, isSignetError } from '../core/errors';
+import { RoleNotAllowedError } from './caller-scope';
 import { RegistryService, type RegistryServiceDeps } from './registry-service';
 import { type RegistryEvent, type RegistryRequest, readRegistryEvent } from './registry-request';
 import { type MatchedRoute, matchRoute } from './routes';
@@ -84,7 +86,7 @@ export function createRegistryHandler(deps: RegistryHandlerDeps): RegistryHandle
       return {
         statusCode: error.status,
         headers: { ...BASE_HEADERS },
-        body: JSON.stringify({ error: error.code, message: error.message, requestId }),
+        body: JSON.stringify({ error: error.code, message: error.message, ...(error instanceof RoleNotAllowedError ? { allowedRoles: error.allowedRoles } : {}), requestId }),
       };
     }
   };
@@ -101,7 +103,9 @@ function logFields(
     route: route?.template ?? `${request?.method ?? '?'} (no route)`,
     ...(route?.clientId !== undefined ? { clientId: route.clientId.slice(0, 64) } : {}),
     ...(route?.fingerprint !== undefined ? { fingerprint: route.fingerprint.slice(0, 64) } : {}),
+    ...(route?.accountId !== undefined ? { accountId: route.accountId.slice(0, 64) } : {}),
     ...(request?.actor !== undefined ? { actor: request.actor.slice(0, 64) } : {}),
+    ...(request?.actorAccountId !== undefined ? { actorAccountId: request.actorAccountId.slice(0, 64) } : {}),
     status,
     outcome,
     latencyMs: Math.round((performance.now() - startedMs) * 10) / 10,

@@ -26,6 +26,10 @@ export interface RegistryRequest {
   readonly body: Buffer;
   /** The acting clientId from the authorizer context, if any. */
   readonly actor?: string;
+  /** The acting client's roles from the authorizer context (empty when none were passed). */
+  readonly actorRoles: readonly string[];
+  /** The acting client's account from the authorizer context, if any. */
+  readonly actorAccountId?: string;
   readonly requestId: string;
 }
 
@@ -37,7 +41,10 @@ export function readRegistryEvent(event: RegistryEvent, fallbackRequestId = ''):
   const method = (v2 ? event.requestContext?.http?.method : event.httpMethod) ?? '';
   // REST: requestContext.path is the path the client called (stage or base path included).
   const path = v2 ? (event.rawPath ?? event.requestContext?.http?.path ?? '') : (event.requestContext?.path || event.path || '');
-  const actor = authorizerContext(event)[CONTEXT_KEYS.clientId];
+  const context = authorizerContext(event);
+  const actor = context[CONTEXT_KEYS.clientId];
+  const roles = context[CONTEXT_KEYS.roles];
+  const accountId = context[CONTEXT_KEYS.accountId];
   const decodedPath = safeDecode(path);
   return {
     method: method.toUpperCase(),
@@ -47,6 +54,8 @@ export function readRegistryEvent(event: RegistryEvent, fallbackRequestId = ''):
     headers: lowerCaseHeaders(event.headers),
     body: receivedBody(event),
     ...(typeof actor === 'string' && actor !== '' ? { actor } : {}),
+    actorRoles: typeof roles === 'string' ? roles.split(',').filter((r) => r !== '') : [],
+    ...(typeof accountId === 'string' && accountId !== '' ? { actorAccountId: accountId } : {}),
     requestId: event.requestContext?.requestId || fallbackRequestId,
   };
 }

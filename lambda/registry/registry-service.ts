@@ -3,30 +3,48 @@
  * shape the answer (./views.ts). Transport-neutral: the Lambda handler (./registry-handler.ts)
  * and the local gateway feed it a {@link RegistryRequest}.
  *
- * The role check (`registry:admin`) is the authorizer's job; this layer trusts the route it is
- * given and records the acting client in the audit trail.
+ * Which routes a role may call is the authorizer's job (the role catalogue). This layer scopes
+ * what the caller reaches (./caller-scope.ts): operators (`registry:admin`) every account, anyone
+ * else only the clients of its own account, with everything outside answered as not found. It
+ * records the acting client and its account in the audit trail.
  */
 import { SignetError, fail } from '../core/errors';
 import { isFingerprint } from '../core/keys';
 import type { CompiledRoleCatalogue } from '../core/role-policy';
-import type { DynamoClientStore } from '../store/client-store';
+import { DEFAULT_ACCOUNT_ID } from '../store/account-id';
+import { type DynamoClientStore, accountNotFound, clientNotFound } from '../store/client-store';
 import type { ClientRecord } from '../store/client-record';
+import type { AccountRecord, Actor, ChangeOptions, ClientGuard } from '../store/store-types';
+import {
+  type CallerScope,
+  canSeeAccount,
+  canSeeClient,
+  changeGuard,
+  checkRolesGiven,
+  grantableRoles,
+  requireOperator,
+  scopeOf,
+  targetAccount,
+} from './caller-scope';
 import type { RegistryRequest } from './registry-request';
 import type { MatchedRoute } from './routes';
 import {
   expectedVersion,
   onlyQueryParameters,
+  parseAccountId,
   parseAddKeyRequest,
+  parseCreateAccountRequest,
   parseCreateRequest,
   parseFingerprint,
   parseJsonObject,
   parseLimit,
   parseOlderThanDays,
+  parsePatchAccountRequest,
   parsePatchRequest,
   parseQueryPublicKey,
   parseVersionOnly,
 } from './validation';
-import { auditView, authFailureView, clientView, expiringKeyView } from './views';
+import { accountAuditView, accountView, auditView, authFailureView, clientView, expiringKeyView } from './views';
 
 /** The store operations the registry uses (DynamoClientStore implements them). */
 export type RegistryStore = Pick<
@@ -43,6 +61,11 @@ export type RegistryStore = Pick<
   | 'listAuthFailures'
   | 'listAudit'
   | 'listKeysOlderThan'
+  | 'getAccount'
+  | 'listAccounts'
+  | 'createAccount'
+  | 'updateAccount'
+  | 'listAccountAudit'
 >;
 
 export interface RegistryServiceDeps {
@@ -73,24 +96,30 @@ export class RegistryService {
 
   /** Runs one route. `request.actor` must be set (the handler refuses requests without one). */
   async handle(route: MatchedRoute, request: RegistryRequest): Promise<RegistryResponse> {
-    const actor = request.actor ?? '';
+    const scope = scopeOf({ clientId: request.actor ?? '', roles: request.actorRoles, accountId: request.actorAccountId });
+    const actor: Actor = { clientId: request.actor ?? '', ...(request.actorAccountId !== undefined ? { accountId: request.actorAccountId } : {}) };
     const clientId = route.clientId ?? '';
     const body = (required: boolean) => parseJsonObject(request.body.toString('utf8'), required);
     const ifMatch = request.headers['if-match'];
+    const guarded = (also?: ClientGuard): ChangeOptions => ({ guard: changeGuard(scope, clientNotFound, also) });
 
     switch (route.name) {
       case 'createClient': {
         onlyQueryParameters(request.query, []);
         const input = parseCreateRequest(body(true), this.roles);
-        const { record, created } = await this.store.createClient(input, actor);
+        const accountId = targetAccount(scope, input.accountId);
+        if (scope.kind === 'account' || accountId !== DEFAULT_ACCOUNT_ID) checkRolesGiven(scope, await this.existingAccount(accountId), input.roles);
+        const { record, created } = await this.scoped(scope, () => this.store.createClient({ ...input, accountId }, actor));
+        // The key is held by a client the caller may not see: say only that it is taken.
+        if (!canSeeClient(scope, record)) throw keyTakenElsewhere();
         const location = created ? `${pathPrefix(request, route)}/registry/clients/${record.clientId}` : undefined;
         return this.clientResponse(created ? 201 : 200, record, { registration: created ? 'created' : 'skipped' }, location);
       }
       case 'listClients':
-        return this.listClients(request.query);
+        return this.listClients(scope, request.query);
       case 'getClient': {
         onlyQueryParameters(request.query, []);
-        return this.clientResponse(200, await this.existing(clientId));
+        return this.clientResponse(200, await this.existing(scope, clientId));
       }
       case 'updateClient': {
         onlyQueryParameters(request.query, []);
@@ -100,12 +129,17 @@ export class RegistryService {
           fail('invalid_request', 'An edit needs the version you read: put "version" in the body or send If-Match with the ETag.');
         }
         const { version: _v, ...changes } = patch;
-        return this.clientResponse(200, await this.store.updateClient(clientId, version, changes, actor));
+        const roles = changes.roles;
+        const account = scope.kind === 'account' && roles !== undefined ? await this.existingAccount(scope.accountId) : undefined;
+        // The ceiling check runs on the record the edit is planned from: roles a client already holds may stay.
+        const also: ClientGuard | undefined = account === undefined || roles === undefined ? undefined : (current) => checkRolesGiven(scope, account, roles, current.roles);
+        return this.clientResponse(200, await this.scoped(scope, () => this.store.updateClient(clientId, version, changes, actor, guarded(also))));
       }
       case 'addKey': {
         onlyQueryParameters(request.query, []);
         const add = parseAddKeyRequest(body(true));
-        return this.clientResponse(201, await this.store.addKey(clientId, add.key, actor, expectedVersion(add.version, ifMatch)));
+        const record = await this.scoped(scope, () => this.store.addKey(clientId, add.key, actor, expectedVersion(add.version, ifMatch), guarded()));
+        return this.clientResponse(201, record);
       }
       case 'removeKey': {
         onlyQueryParameters(request.query, []);
@@ -114,7 +148,7 @@ export class RegistryService {
         if (!isFingerprint(fingerprint)) {
           fail('not_found', 'The key fingerprint in the path is not a fingerprint (43 base64url characters). Take it from the client record.');
         }
-        return this.clientResponse(200, await this.store.removeKey(clientId, fingerprint, actor, version));
+        return this.clientResponse(200, await this.store.removeKey(clientId, fingerprint, actor, version, guarded()));
       }
       case 'disableClient':
       case 'enableClient': {
@@ -122,41 +156,86 @@ export class RegistryService {
         const version = expectedVersion(parseVersionOnly(body(false)), ifMatch);
         const record =
           route.name === 'disableClient'
-            ? await this.store.disable(clientId, actor, version)
-            : await this.store.enable(clientId, actor, version);
+            ? await this.store.disable(clientId, actor, version, guarded())
+            : await this.store.enable(clientId, actor, version, guarded());
         return this.clientResponse(200, record);
       }
       case 'listAuthFailures': {
         onlyQueryParameters(request.query, []);
-        await this.existing(clientId);
+        await this.existing(scope, clientId);
         const failures = await this.store.listAuthFailures(clientId);
         return { status: 200, body: { clientId, failures: failures.map(authFailureView) } };
       }
       case 'listAudit': {
         onlyQueryParameters(request.query, ['limit', 'cursor']);
         const limit = parseLimit(request.query.limit);
-        await this.existing(clientId);
+        await this.existing(scope, clientId);
         const page = await this.store.listAudit(clientId, request.query.cursor, limit);
         return { status: 200, body: { clientId, entries: page.items.map(auditView), ...next(page.nextCursor) } };
       }
       case 'listExpiringKeys': {
+        requireOperator(scope, 'list the keys due for rotation across all accounts');
         onlyQueryParameters(request.query, ['olderThanDays', 'limit', 'cursor']);
         const olderThanDays = parseOlderThanDays(request.query.olderThanDays);
         const page = await this.store.listKeysOlderThan(olderThanDays, request.query.cursor, parseLimit(request.query.limit));
         const nowMs = this.now().getTime();
         return { status: 200, body: { olderThanDays, keys: page.items.map((k) => expiringKeyView(k, nowMs)), ...next(page.nextCursor) } };
       }
-      case 'listRoles':
+      case 'listRoles': {
         // The names `roles` may hold (the client portal offers them); the route patterns stay server-side.
+        // An account admin gets the roles it may give: its account's ceiling.
         onlyQueryParameters(request.query, []);
-        return { status: 200, body: { roles: [...this.roles.roleNames].sort() } };
+        const roles = scope.kind === 'operator' ? [...this.roles.roleNames] : grantableRoles(await this.existingAccount(scope.accountId)).filter((r) => this.roles.roleNames.has(r));
+        return { status: 200, body: { roles: roles.sort() } };
+      }
+      case 'createAccount': {
+        requireOperator(scope, 'create accounts');
+        onlyQueryParameters(request.query, []);
+        const account = await this.store.createAccount(parseCreateAccountRequest(body(true), this.roles), actor);
+        return this.accountResponse(201, account, `${pathPrefix(request, route)}/registry/accounts/${account.accountId}`);
+      }
+      case 'listAccounts': {
+        requireOperator(scope, 'list accounts');
+        onlyQueryParameters(request.query, ['limit', 'cursor']);
+        const page = await this.store.listAccounts(request.query.cursor, parseLimit(request.query.limit));
+        return { status: 200, body: { accounts: page.items.map(accountView), ...next(page.nextCursor) } };
+      }
+      case 'getAccount': {
+        onlyQueryParameters(request.query, []);
+        return this.accountResponse(200, await this.visibleAccount(scope, route.accountId ?? ''));
+      }
+      case 'updateAccount': {
+        requireOperator(scope, "change an account's name or role ceiling");
+        onlyQueryParameters(request.query, []);
+        const patch = parsePatchAccountRequest(body(true), this.roles);
+        const version = expectedVersion(patch.version, ifMatch, 0);
+        if (version === undefined) {
+          fail('invalid_request', 'An edit needs the version you read: put "version" in the body or send If-Match with the ETag.');
+        }
+        const { version: _v, ...changes } = patch;
+        return this.accountResponse(200, await this.store.updateAccount(route.accountId ?? '', version, changes, actor));
+      }
+      case 'listAccountAudit': {
+        onlyQueryParameters(request.query, ['limit', 'cursor']);
+        const limit = parseLimit(request.query.limit);
+        const account = await this.visibleAccount(scope, route.accountId ?? '');
+        const page = await this.store.listAccountAudit(account.accountId, request.query.cursor, limit);
+        return { status: 200, body: { accountId: account.accountId, entries: page.items.map(accountAuditView), ...next(page.nextCursor) } };
+      }
     }
   }
 
-  /** `GET /registry/clients`: a page, or the holder of one key (`?publicKey=` / `?fingerprint=`). */
-  private async listClients(query: Readonly<Record<string, string>>): Promise<RegistryResponse> {
-    onlyQueryParameters(query, ['limit', 'cursor', 'publicKey', 'fingerprint']);
+  /**
+   * `GET /registry/clients`: a page of one account's clients (`?account=`; operators default to
+   * the default account, account admins only ever see their own), or the holder of one key
+   * (`?publicKey=` / `?fingerprint=`), which a caller outside the holder's account never sees.
+   */
+  private async listClients(scope: CallerScope, query: Readonly<Record<string, string>>): Promise<RegistryResponse> {
+    onlyQueryParameters(query, ['limit', 'cursor', 'publicKey', 'fingerprint', 'account']);
     const limit = parseLimit(query.limit);
+    const requested = query.account !== undefined ? parseAccountId(query.account, 'account') : undefined;
+    const accountId = targetAccount(scope, requested);
+    const nowMs = this.now().getTime();
     if (query.publicKey !== undefined || query.fingerprint !== undefined) {
       if (query.publicKey !== undefined && query.fingerprint !== undefined) {
         fail('invalid_request', 'Give either publicKey or fingerprint, not both.');
@@ -165,20 +244,58 @@ export class RegistryService {
       const fingerprint = query.fingerprint !== undefined ? parseFingerprint(query.fingerprint) : parseQueryPublicKey(query.publicKey).fingerprint;
       const owner = await this.store.findByFingerprint(fingerprint, { consistentRead: true });
       const record = owner === undefined ? undefined : await this.store.getClient(owner.clientId, { consistentRead: true });
-      const nowMs = this.now().getTime();
-      return { status: 200, body: { clients: record === undefined ? [] : [clientView(record, nowMs)] } };
+      const visible = record !== undefined && canSeeClient(scope, record) && (requested === undefined || record.accountId === accountId);
+      return { status: 200, body: { clients: visible ? [clientView(record, nowMs)] : [] } };
     }
-    const page = await this.store.listClients(query.cursor, limit);
-    const nowMs = this.now().getTime();
+    // An operator naming an unknown account is told so (once, on the first page); pages stay one Query each.
+    if (scope.kind === 'operator' && requested !== undefined && query.cursor === undefined) await this.existingAccount(accountId);
+    const page = await this.store.listClients(query.cursor, limit, accountId);
     return { status: 200, body: { clients: page.items.map((r) => clientView(r, nowMs)), ...next(page.nextCursor) } };
   }
 
-  private async existing(clientId: string): Promise<ClientRecord> {
+  /** The client, if the caller may see it; a client outside the caller's account is answered exactly like an unknown id. */
+  private async existing(scope: CallerScope, clientId: string): Promise<ClientRecord> {
     const record = await this.store.getClient(clientId, { consistentRead: true });
-    if (record === undefined) {
+    if (record === undefined || !canSeeClient(scope, record)) {
       throw new SignetError('not_found', 'No client has this clientId. Check the id, or find it with GET /registry/clients?fingerprint=<key fingerprint>.');
     }
     return record;
+  }
+
+  /** The account (the default one always exists). @throws SignetError `not_found` */
+  private async existingAccount(accountId: string): Promise<AccountRecord> {
+    const account = await this.store.getAccount(accountId, { consistentRead: true });
+    if (account === undefined) throw accountNotFound(accountId);
+    return account;
+  }
+
+  /** The account, if the caller may see it; another account is answered exactly like an unknown id. */
+  private async visibleAccount(scope: CallerScope, accountId: string): Promise<AccountRecord> {
+    if (!canSeeAccount(scope, accountId)) throw accountNotFound(accountId);
+    return this.existingAccount(accountId);
+  }
+
+  /**
+   * Runs a store call for the caller. For an account admin, "this key is already registered on
+   * client X" never names the holder: it may be in another account.
+   */
+  private async scoped<T>(scope: CallerScope, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      if (scope.kind === 'account' && error instanceof SignetError && error.code === 'key_already_registered' && !/on this client/.test(error.message)) {
+        throw keyTakenElsewhere();
+      }
+      throw error;
+    }
+  }
+
+  private accountResponse(status: number, account: AccountRecord, location?: string): RegistryResponse {
+    return {
+      status,
+      body: accountView(account),
+      headers: { etag: `"${account.version}"`, ...(location !== undefined ? { location } : {}) },
+    };
   }
 
   private clientResponse(status: number, record: ClientRecord, extra: Record<string, unknown> = {}, location?: string): RegistryResponse {
@@ -196,6 +313,14 @@ export class RegistryService {
 /** The stage or base path in front of `/registry/` (empty on a `$default` stage). */
 function pathPrefix(request: RegistryRequest, route: MatchedRoute): string {
   return request.path.endsWith(route.routePath) ? request.path.slice(0, request.path.length - route.routePath.length) : '';
+}
+
+/** A public key held by a client the caller may not see: taken, with no word on who holds it. */
+function keyTakenElsewhere(): SignetError {
+  return new SignetError(
+    'key_already_registered',
+    'This public key is already registered on another client. A key belongs to one client only: generate a new key pair for this client.',
+  );
 }
 
 function next(cursor: string | undefined): { nextCursor?: string } {

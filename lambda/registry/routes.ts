@@ -16,7 +16,12 @@ export type RouteName =
   | 'listAuthFailures'
   | 'listAudit'
   | 'listExpiringKeys'
-  | 'listRoles';
+  | 'listRoles'
+  | 'createAccount'
+  | 'listAccounts'
+  | 'getAccount'
+  | 'updateAccount'
+  | 'listAccountAudit';
 
 export interface MatchedRoute {
   readonly name: RouteName;
@@ -26,13 +31,19 @@ export interface MatchedRoute {
   readonly routePath: string;
   readonly clientId?: string;
   readonly fingerprint?: string;
+  readonly accountId?: string;
 }
+
+/** A path parameter's name, in the order its group appears in the pattern. */
+type PathParameter = 'clientId' | 'fingerprint' | 'accountId';
 
 interface RouteSpec {
   readonly name: RouteName;
   readonly method: string;
   readonly template: string;
   readonly pattern: RegExp;
+  /** The pattern's groups, in order. @default ['clientId', 'fingerprint'] */
+  readonly parameters?: readonly PathParameter[];
 }
 
 const ID = '([^/]+)';
@@ -60,6 +71,17 @@ const ROUTES: readonly RouteSpec[] = [
   { name: 'listAudit', method: 'GET', template: '/registry/clients/{clientId}/audit', pattern: new RegExp(`^/registry/clients/${ID}/audit$`) },
   { name: 'listExpiringKeys', method: 'GET', template: '/registry/keys/expiring', pattern: /^\/registry\/keys\/expiring$/ },
   { name: 'listRoles', method: 'GET', template: '/registry/roles', pattern: /^\/registry\/roles$/ },
+  { name: 'createAccount', method: 'POST', template: '/registry/accounts', pattern: /^\/registry\/accounts$/ },
+  { name: 'listAccounts', method: 'GET', template: '/registry/accounts', pattern: /^\/registry\/accounts$/ },
+  { name: 'getAccount', method: 'GET', template: '/registry/accounts/{accountId}', pattern: new RegExp(`^/registry/accounts/${ID}$`), parameters: ['accountId'] },
+  { name: 'updateAccount', method: 'PATCH', template: '/registry/accounts/{accountId}', pattern: new RegExp(`^/registry/accounts/${ID}$`), parameters: ['accountId'] },
+  {
+    name: 'listAccountAudit',
+    method: 'GET',
+    template: '/registry/accounts/{accountId}/audit',
+    pattern: new RegExp(`^/registry/accounts/${ID}/audit$`),
+    parameters: ['accountId'],
+  },
 ];
 
 /** Every route as `METHOD /template` (the OpenAPI document lists exactly these). */
@@ -81,16 +103,14 @@ export function matchRoute(method: string, routePaths: readonly string[]): Match
       continue;
     }
     const groups = hit.match as RegExpExecArray;
-    return {
-      name: hit.spec.name,
-      template: `${hit.spec.method} ${hit.spec.template}`,
-      routePath: raw,
-      ...(groups[1] !== undefined ? { clientId: groups[1] } : {}),
-      ...(groups[2] !== undefined ? { fingerprint: groups[2] } : {}),
-    };
+    const parameters: Partial<Record<PathParameter, string>> = {};
+    (hit.spec.parameters ?? ['clientId', 'fingerprint']).forEach((name, i) => {
+      if (groups[i + 1] !== undefined) parameters[name] = groups[i + 1];
+    });
+    return { name: hit.spec.name, template: `${hit.spec.method} ${hit.spec.template}`, routePath: raw, ...parameters };
   }
   if (allowedOnPath !== undefined) {
     throw new SignetError('not_found', `${method} is not supported on this registry path; it supports ${allowedOnPath.join(', ')}.`);
   }
-  throw new SignetError('not_found', 'No registry route has this path. The routes are under /registry/clients, /registry/keys/expiring and /registry/roles (see docs/openapi/registry.json).');
+  throw new SignetError('not_found', 'No registry route has this path. The routes are under /registry/clients, /registry/accounts, /registry/keys/expiring and /registry/roles (see docs/openapi/registry.json).');
 }

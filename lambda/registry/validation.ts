@@ -6,12 +6,13 @@
  * Order matters for one rule: a private key pasted as `publicKey` is reported first
  * (`private_key_submitted`), whatever else is wrong, because that key must be treated as exposed.
  */
-import { DEFAULT_ROTATION_DAYS, MAX_REGISTRY_BODY_BYTES } from '../core/defaults';
+import { DEFAULT_ROTATION_DAYS, MAX_REGISTRY_BODY_BYTES, REGISTRY_ADMIN_ROLE } from '../core/defaults';
 import { SignetError, fail } from '../core/errors';
 import { normaliseNetworkEntry } from '../core/ip-policy';
 import { importPublicKey, isFingerprint, looksLikePrivateKey } from '../core/keys';
 import { CompiledRoleCatalogue, validateRoles } from '../core/role-policy';
-import type { NewKey } from '../store/store-types';
+import { isAccountId } from '../store/account-id';
+import type { NewAccount, NewKey } from '../store/store-types';
 import { MAX_PAGE_SIZE } from '../store/client-store';
 
 /** Longest client name, in characters. @default 128 */
@@ -27,6 +28,8 @@ export const MAX_AGE_DAYS = 36_500;
 
 /** A validated create request. */
 export interface CreateRequest {
+  /** The account to create the client in, when the body names one. */
+  readonly accountId?: string;
   readonly name: string;
   readonly networkWhitelist: readonly string[];
   readonly roles: readonly string[];
@@ -40,6 +43,13 @@ export interface PatchRequest {
   readonly networkWhitelist?: readonly string[];
   readonly roles?: readonly string[];
   readonly key?: NewKey;
+}
+
+/** A validated account edit: only the fields given. */
+export interface PatchAccountRequest {
+  readonly version?: number;
+  readonly name?: string;
+  readonly roleCeiling?: readonly string[];
 }
 
 /** A validated key addition. */
@@ -80,12 +90,13 @@ export function checkBodySize(bytes: number): void {
   }
 }
 
-/** `POST /registry/clients`: `{name, networkWhitelist, publicKey, roles}`, all required. */
+/** `POST /registry/clients`: `{name, networkWhitelist, publicKey, roles}`, all required, and an optional `accountId`. */
 export function parseCreateRequest(body: Json, roles: CompiledRoleCatalogue): CreateRequest {
   refusePrivateKey(body);
-  onlyFields(body, ['name', 'networkWhitelist', 'publicKey', 'roles']);
+  onlyFields(body, ['name', 'networkWhitelist', 'publicKey', 'roles', 'accountId']);
   requireFields(body, ['name', 'networkWhitelist', 'publicKey', 'roles']);
   return {
+    ...(body.accountId !== undefined ? { accountId: parseAccountId(body.accountId, 'accountId') } : {}),
     name: parseName(body.name),
     networkWhitelist: parseWhitelist(body.networkWhitelist),
     roles: parseRoles(body.roles, roles),
@@ -112,6 +123,37 @@ export function parsePatchRequest(body: Json, roles: CompiledRoleCatalogue): Pat
   };
 }
 
+/** `POST /registry/accounts`: `{name, roleCeiling}`, both required (the ceiling may be empty). */
+export function parseCreateAccountRequest(body: Json, roles: CompiledRoleCatalogue): NewAccount {
+  onlyFields(body, ['name', 'roleCeiling']);
+  requireFields(body, ['name', 'roleCeiling']);
+  return { name: parseName(body.name), roleCeiling: parseRoleCeiling(body.roleCeiling, roles) };
+}
+
+/** `PATCH /registry/accounts/{accountId}`: any of `name`, `roleCeiling`, plus `version` (or If-Match). */
+export function parsePatchAccountRequest(body: Json, roles: CompiledRoleCatalogue): PatchAccountRequest {
+  onlyFields(body, ['version', 'name', 'roleCeiling']);
+  if (body.name === undefined && body.roleCeiling === undefined) {
+    fail('invalid_request', 'Nothing to change: give name and/or roleCeiling.');
+  }
+  return {
+    ...(body.version !== undefined ? { version: parseVersion(body.version, 0) } : {}),
+    ...(body.name !== undefined ? { name: parseName(body.name) } : {}),
+    ...(body.roleCeiling !== undefined ? { roleCeiling: parseRoleCeiling(body.roleCeiling, roles) } : {}),
+  };
+}
+
+/**
+ * An account id given in a body field or the `?account=` query parameter.
+ * @throws SignetError `invalid_request` for anything that cannot be an account id
+ */
+export function parseAccountId(value: unknown, field: string): string {
+  if (!isAccountId(value)) {
+    fail('invalid_request', `${field} must be an account id as the registry gave it (acct_default, or acct_ followed by 22 characters); list accounts with GET /registry/accounts.`);
+  }
+  return value;
+}
+
 /** `POST /registry/clients/{clientId}/keys`: `{publicKey, notAfter?, version?}`. */
 export function parseAddKeyRequest(body: Json): AddKeyRequest {
   refusePrivateKey(body);
@@ -133,13 +175,14 @@ export function parseVersionOnly(body: Json): number | undefined {
 /**
  * The version an edit was planned from: the body's `version` and/or the If-Match header
  * (`"3"`, `W/"3"` or `3`). When both are given they must agree.
+ * @param minimum the lowest version there is: 1 for clients, 0 for accounts
  */
-export function expectedVersion(bodyVersion: number | undefined, ifMatch: string | undefined): number | undefined {
+export function expectedVersion(bodyVersion: number | undefined, ifMatch: string | undefined, minimum = 1): number | undefined {
   let headerVersion: number | undefined;
   if (ifMatch !== undefined && ifMatch.trim() !== '' && ifMatch.trim() !== '*') {
     const match = /^(?:W\/)?"?(\d{1,15})"?$/.exec(ifMatch.trim());
     if (!match) fail('invalid_request', 'If-Match must carry the version from the ETag of the client, e.g. If-Match: "3".');
-    headerVersion = parseVersion(Number(match[1]));
+    headerVersion = parseVersion(Number(match[1]), minimum);
   }
   if (bodyVersion !== undefined && headerVersion !== undefined && bodyVersion !== headerVersion) {
     fail('invalid_request', `The body says version ${bodyVersion} but If-Match says ${headerVersion}; send one version.`);
@@ -221,6 +264,21 @@ function parseRoles(value: unknown, catalogue: CompiledRoleCatalogue): string[] 
   return validateRoles(value, catalogue);
 }
 
+/**
+ * An account's role ceiling: 0 to MAX_ROLES catalogue roles, never `registry:admin` (that role
+ * is only ever given by the API owner's operators).
+ */
+function parseRoleCeiling(value: unknown, catalogue: CompiledRoleCatalogue): string[] {
+  if (!Array.isArray(value) || value.length > MAX_ROLES) {
+    fail('unknown_role', `roleCeiling must be a list of at most ${MAX_ROLES} role names (it may be empty). Known roles: ${[...catalogue.roleNames].sort().join(', ')}.`);
+  }
+  const roles = validateRoles(value, catalogue);
+  if (roles.includes(REGISTRY_ADMIN_ROLE)) {
+    fail('role_not_allowed', `${REGISTRY_ADMIN_ROLE} cannot be in an account's role ceiling: only the API owner's operators hold it. Give it to a client directly instead.`);
+  }
+  return roles;
+}
+
 function parsePublicKey(value: unknown): NewKey {
   if (typeof value !== 'string') {
     fail('invalid_public_key', 'publicKey must be a string: the SPKI PEM (-----BEGIN PUBLIC KEY-----) of your key pair.');
@@ -232,9 +290,10 @@ function parsePublicKey(value: unknown): NewKey {
   return { fingerprint: info.fingerprint, spkiPem: info.spkiPem };
 }
 
-function parseVersion(value: unknown): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
-    fail('invalid_request', 'version must be the whole number from the client record you edited (1 or more).');
+/** @param minimum 1 for clients; 0 for accounts (the built-in default account is at version 0) */
+function parseVersion(value: unknown, minimum = 1): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < minimum) {
+    fail('invalid_request', `version must be the whole number from the ${minimum === 0 ? 'account' : 'client record'} you edited (${minimum} or more).`);
   }
   return value;
 }

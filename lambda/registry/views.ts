@@ -3,7 +3,8 @@
  * store records. Key material appears only as public keys (SPKI PEM) and fingerprints.
  */
 import { isKeyActive, type ClientRecord, type StoredPublicKey } from '../store/client-record';
-import type { AuditEntry, AuthFailure, KeyOwner } from '../store/store-types';
+import { DEFAULT_ACCOUNT_ID } from '../store/account-id';
+import type { AccountAuditEntry, AccountRecord, AuditEntry, AuthFailure, KeyOwner } from '../store/store-types';
 
 export interface KeyView {
   readonly fingerprint: string;
@@ -17,6 +18,8 @@ export interface KeyView {
 
 export interface ClientView {
   readonly clientId: string;
+  /** The account (partner organisation) the client belongs to. */
+  readonly accountId: string;
   readonly name: string;
   readonly status: 'active' | 'disabled';
   readonly networkWhitelist: readonly string[];
@@ -35,6 +38,7 @@ export interface ExpiringKeyView extends KeyOwner {
 export function clientView(record: ClientRecord, nowMs: number): ClientView {
   return {
     clientId: record.clientId,
+    accountId: record.accountId,
     name: record.name,
     status: record.status,
     networkWhitelist: record.networkWhitelist,
@@ -60,13 +64,49 @@ export function expiringKeyView(owner: KeyOwner, nowMs: number): ExpiringKeyView
   return { ...owner, ageDays: Math.floor((nowMs - Date.parse(owner.addedAt)) / 86_400_000) };
 }
 
+/** An account: its name and the roles its account admins may give. */
+export interface AccountView {
+  readonly accountId: string;
+  readonly name: string;
+  readonly roleCeiling: readonly string[];
+  readonly version: number;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+export function accountView(record: AccountRecord): AccountView {
+  return {
+    accountId: record.accountId,
+    name: record.name,
+    roleCeiling: record.roleCeiling,
+    version: record.version,
+    createdAt: record.createdAt,
+    updatedAt: record.updatedAt,
+  };
+}
+
+export function accountAuditView(entry: AccountAuditEntry): AccountAuditEntry {
+  return {
+    at: entry.at,
+    actor: entry.actor,
+    ...(entry.actorAccountId !== undefined ? { actorAccountId: entry.actorAccountId } : {}),
+    action: entry.action,
+    version: entry.version,
+    accountId: entry.accountId,
+    ...(entry.changes !== undefined ? { changes: entry.changes } : {}),
+  };
+}
+
+/** An audit entry; entries written before accounts existed name the default account. */
 export function auditView(entry: AuditEntry): AuditEntry {
   return {
     at: entry.at,
     actor: entry.actor,
+    ...(entry.actorAccountId !== undefined ? { actorAccountId: entry.actorAccountId } : {}),
     action: entry.action,
     version: entry.version,
     clientId: entry.clientId,
+    accountId: entry.accountId ?? DEFAULT_ACCOUNT_ID,
     ...(entry.changes !== undefined ? { changes: entry.changes } : {}),
     ...(entry.keysAdded !== undefined ? { keysAdded: entry.keysAdded } : {}),
     ...(entry.keysRemoved !== undefined ? { keysRemoved: entry.keysRemoved } : {}),

@@ -1,0 +1,141 @@
+/**
+ * Who is calling the registry, and which clients they may see and change. Every rule of account
+ * scoping lives here; the service (./registry-service.ts) only asks.
+ *
+ * - **Operators** (`registry:admin`, the API owner's people) see and manage every account and
+ *   every client, create accounts and set each account's role ceiling. They may give any role of
+ *   the catalogue to any client (the ceiling binds account admins, whom operators configure).
+ * - **Everyone else who reaches the registry** (normally `account:admin`) is scoped to the account
+ *   the authorizer says its client belongs to. Anything outside that account answers exactly as
+ *   if it did not exist (404 `not_found`), so a partner cannot learn which clientIds, keys or
+ *   accounts exist elsewhere. Within its account:
+ *   - a role it gives a client must be in the account's role ceiling (400 `role_not_allowed`,
+ *     with the allowed list); roles a client already holds may stay;
+ *   - `registry:admin` can never be given (operators cannot even put it in a ceiling);
+ *   - a client holding `registry:admin` cannot be changed at all (403 `role_forbidden`): taking
+ *     over its key would make the account admin an operator;
+ *   - `account:admin` may be given like any other role when the operator put it in the ceiling:
+ *     the operator decides whether a partner may appoint its own administrators.
+ */
+import { REGISTRY_ADMIN_ROLE } from '../core/defaults';
+import { SignetError } from '../core/errors';
+import { DEFAULT_ACCOUNT_ID, isAccountId } from '../store/account-id';
+import { accountNotFound } from '../store/client-store';
+import type { ClientRecord } from '../store/client-record';
+import type { AccountRecord, ClientGuard } from '../store/store-types';
+
+/** The acting client, as the authorizer described it. */
+export interface RegistryCaller {
+  readonly clientId: string;
+  readonly roles: readonly string[];
+  /** The caller's account; undefined when the authorizer passed none. */
+  readonly accountId?: string;
+}
+
+/** What a caller may reach: everything, or one account. */
+export type CallerScope =
+  | { readonly kind: 'operator'; readonly caller: RegistryCaller }
+  | { readonly kind: 'account'; readonly caller: RegistryCaller; readonly accountId: string };
+
+/**
+ * An `role_not_allowed` refusal that carries the roles the caller may give, so the answer can
+ * list them (`allowedRoles`) for a portal to offer.
+ */
+export class RoleNotAllowedError extends SignetError {
+  constructor(
+    readonly allowedRoles: readonly string[],
+    message: string,
+  ) {
+    super('role_not_allowed', message);
+  }
+}
+
+/**
+ * The caller's scope: operator with `registry:admin`, else its own account.
+ * @throws SignetError `internal_error` when a non-operator arrives without an account (an
+ *   authorizer older than the registry): refused rather than guessed
+ */
+export function scopeOf(caller: RegistryCaller): CallerScope {
+  if (caller.roles.includes(REGISTRY_ADMIN_ROLE)) return { kind: 'operator', caller };
+  if (!isAccountId(caller.accountId)) {
+    throw new SignetError(
+      'internal_error',
+      "The authorizer did not say which account the caller belongs to, so the registry cannot scope the request. Deploy the authorizer and the registry from the same Signet version.",
+    );
+  }
+  return { kind: 'account', caller, accountId: caller.accountId };
+}
+
+/** @throws SignetError `role_forbidden` unless the caller is an operator */
+export function requireOperator(scope: CallerScope, what: string): void {
+  if (scope.kind !== 'operator') {
+    throw new SignetError('role_forbidden', `Only the API owner's operators (role ${REGISTRY_ADMIN_ROLE}) may ${what}.`);
+  }
+}
+
+/**
+ * The account a request acts on: the one it names (operators; `DEFAULT_ACCOUNT_ID` when none),
+ * or the caller's own (account admins, who may name only their own).
+ * @throws SignetError `not_found` when an account admin names another account
+ */
+export function targetAccount(scope: CallerScope, requested: string | undefined): string {
+  if (scope.kind === 'operator') return requested ?? DEFAULT_ACCOUNT_ID;
+  if (requested !== undefined && requested !== scope.accountId) throw accountNotFound(requested);
+  return scope.accountId;
+}
+
+/** True when the caller may see this account (operators: any; account admins: their own). */
+export function canSeeAccount(scope: CallerScope, accountId: string): boolean {
+  return scope.kind === 'operator' || scope.accountId === accountId;
+}
+
+/** True when the caller may see this client. */
+export function canSeeClient(scope: CallerScope, record: Pick<ClientRecord, 'accountId'>): boolean {
+  return canSeeAccount(scope, record.accountId);
+}
+
+/**
+ * The guard of a change to a client (checked by the store on the record the change is planned
+ * from), or undefined for operators.
+ * @param notFound the error a client outside the caller's account is answered with: the same as
+ *   for a clientId nobody holds
+ * @param also a further check on the visible record (e.g. the roles an edit adds)
+ */
+export function changeGuard(scope: CallerScope, notFound: (clientId: string) => Error, also?: ClientGuard): ClientGuard | undefined {
+  if (scope.kind === 'operator') return undefined;
+  return (current) => {
+    if (!canSeeClient(scope, current)) throw notFound(current.clientId);
+    if (current.roles.includes(REGISTRY_ADMIN_ROLE)) {
+      throw new SignetError(
+        'role_forbidden',
+        `This client holds ${REGISTRY_ADMIN_ROLE}, so only the API owner's operators may change it (its key would make its holder an operator).`,
+      );
+    }
+    also?.(current);
+  };
+}
+
+/** The roles an account admin may give in `account`: its ceiling, never `registry:admin`. */
+export function grantableRoles(account: AccountRecord): string[] {
+  return [...account.roleCeiling].filter((role) => role !== REGISTRY_ADMIN_ROLE).sort();
+}
+
+/**
+ * Checks the roles a client is given: operators may give any (already catalogue-checked) role;
+ * an account admin only roles in its account's ceiling, besides roles the client already holds.
+ * @param held the roles the client holds now (none for a new client)
+ * @throws RoleNotAllowedError (`role_not_allowed`, 400) naming the refused and the allowed roles
+ */
+export function checkRolesGiven(scope: CallerScope, account: AccountRecord, roles: readonly string[], held: readonly string[] = []): void {
+  if (scope.kind === 'operator') return;
+  const allowed = grantableRoles(account);
+  const refused = roles.filter((role) => !held.includes(role) || role === REGISTRY_ADMIN_ROLE).filter((role) => !allowed.includes(role));
+  if (refused.length === 0) return;
+  const names = (list: readonly string[]) => list.map((r) => JSON.stringify(r)).join(', ');
+  throw new RoleNotAllowedError(
+    allowed,
+    `Your account may not give the role(s) ${names(refused)}. ` +
+      (allowed.length > 0 ? `It may give: ${names(allowed)}.` : 'It may not give any role yet.') +
+      ` Ask the API owner to raise the account's role ceiling${refused.includes(REGISTRY_ADMIN_ROLE) ? ` (${REGISTRY_ADMIN_ROLE} is only ever given by the API owner)` : ''}.`,
+  );
+}

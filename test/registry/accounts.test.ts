@@ -1,0 +1,429 @@
+/**
+ * Accounts through the registry handler, against DynamoDB Local, with realistic API Gateway events
+ * carrying the authorizer's context (clientId, roles, accountId), every answer checked against
+ * docs/openapi/registry.json:
+ * - account A's admin cannot see, edit, disable, rotate, read failures or audit of, or find (by
+ *   public key or fingerprint) any client of account B: every such answer is the 404 (or empty
+ *   find) a clientId nobody holds gets;
+ * - a role above the account's ceiling is refused (400 role_not_allowed, with the allowed list),
+ *   registry:admin never given by an account admin;
+ * - the operator (registry:admin) sees and manages both;
+ * - an account admin's listing of an account with 1,000 clients is one Query per page;
+ * - the audit trail names the account and the acting client;
+ * - end to end: the real authorizer puts the caller's account in the context the registry scopes by.
+ */
+import { createHash } from 'node:crypto';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { ACCOUNT_ADMIN_ROLE, DEFAULT_ROLE_CATALOGUE, ENV } from '../../lambda/config-env';
+import { compileRoleCatalogue } from '../../lambda/core/role-policy';
+import { createRegistryHandler, type RegistryHandler } from '../../lambda/registry/registry-handler';
+import { DEFAULT_ACCOUNT_ID } from '../../lambda/store/account-id';
+import { DynamoClientStore } from '../../lambda/store/client-store';
+import { dynamoDbLocalClientConfig } from '../../local/dynamodb-local';
+import { HTTP_API_HOST, authorizerEnv, httpApiAuthorizerEvent, loadAuthorizer, sign } from '../authorizer/support';
+import { startTestDynamoDb, type TestDynamoDb } from '../support/dynamodb';
+import { type CallOptions, checkAgainstDocument, httpApiEvent, restApiEvent } from '../support/registry-harness';
+import { newKey, spkiPem, testKey } from '../support/registry-fixtures';
+import { loadRegistryOpenApi } from '../support/registry-openapi';
+
+const doc = loadRegistryOpenApi();
+const CATALOGUE = { ...DEFAULT_ROLE_CATALOGUE, demo: ['* /api/*'], 'orders:read': ['GET /orders/*'], 'payments:refund': ['POST /payments/*/refund'] };
+const roles = compileRoleCatalogue(CATALOGUE);
+
+/** Who is calling, as the authorizer context says. */
+interface Caller {
+  readonly clientId: string;
+  readonly roles: readonly string[];
+  readonly accountId?: string;
+}
+
+interface Answer {
+  readonly status: number;
+  readonly body: Record<string, unknown>;
+  readonly headers: Record<string, string>;
+}
+
+const OPERATOR: Caller = { clientId: 'c_OperatorOperatorOper0A', roles: ['registry:admin'], accountId: DEFAULT_ACCOUNT_ID };
+
+let ddb: TestDynamoDb;
+let tableName: string;
+let store: DynamoClientStore;
+let handler: RegistryHandler;
+/** Counts the SDK commands the handler's store sends. */
+let counter: DynamoDBClient;
+const commands: string[] = [];
+const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+beforeAll(async () => {
+  ddb = await startTestDynamoDb();
+  tableName = await ddb.createTable();
+  counter = new DynamoDBClient(dynamoDbLocalClientConfig(ddb.endpoint));
+  counter.middlewareStack.add(
+    (next, context) => async (args) => {
+      commands.push(String(context.commandName));
+      return next(args);
+    },
+    { step: 'initialize', name: 'countCommands' },
+  );
+  store = new DynamoClientStore({ tableName, client: counter });
+  handler = createRegistryHandler({ store, roles, logger: silent });
+});
+
+afterAll(async () => {
+  counter?.destroy();
+  await ddb?.stop();
+});
+
+/** The event API Gateway delivers for `options`, with `caller` in the authorizer context. */
+function eventAs(caller: Caller, options: CallOptions): APIGatewayProxyEventV2 {
+  const event = options.format === 'v1' ? (restApiEvent(options) as unknown as APIGatewayProxyEventV2) : httpApiEvent(options);
+  const context = { roles: caller.roles.join(','), accountId: caller.accountId ?? '' };
+  const authorizer = (event.requestContext as unknown as { authorizer: { lambda?: Record<string, unknown> } & Record<string, unknown> }).authorizer;
+  if (authorizer.lambda) Object.assign(authorizer.lambda, { clientId: caller.clientId }, context);
+  else Object.assign(authorizer, { principalId: caller.clientId, clientId: caller.clientId }, context);
+  return event;
+}
+
+/** Calls the registry as `caller`, and insists the answer conforms to the OpenAPI document. */
+async function call(caller: Caller, options: CallOptions): Promise<Answer> {
+  const result = await handler(eventAs(caller, options), { awsRequestId: 'test' });
+  const body = JSON.parse(result.body) as Record<string, unknown>;
+  expect(checkAgainstDocument(doc, options, result.statusCode, body)).toEqual([]);
+  const headers = Object.fromEntries(Object.entries(result.headers ?? {}).map(([k, v]) => [k.toLowerCase(), String(v)]));
+  return { status: result.statusCode, body, headers };
+}
+
+function expectError(answer: Answer, status: number, code: string): void {
+  expect({ status: answer.status, error: answer.body.error }).toEqual({ status, error: code });
+}
+
+/** The refusal with ids blanked, to compare "outside your account" with "nobody holds this id". */
+function shape(answer: Answer, ...ids: string[]): unknown {
+  let message = String(answer.body.message);
+  for (const id of ids) message = message.split(id).join('<id>');
+  return { status: answer.status, error: answer.body.error, message, keys: Object.keys(answer.body).sort() };
+}
+
+function clientBody(i: number, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return { name: `Partner ${i}`, networkWhitelist: ['203.0.113.7'], publicKey: spkiPem(testKey(i)), roles: ['demo'], ...overrides };
+}
+
+async function createAccount(name: string, roleCeiling: string[]): Promise<string> {
+  const answer = await call(OPERATOR, { method: 'POST', path: '/registry/accounts', body: { name, roleCeiling } });
+  expect(answer.status).toBe(201);
+  return answer.body.accountId as string;
+}
+
+async function createClient(caller: Caller, body: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const answer = await call(caller, { method: 'POST', path: '/registry/clients', body });
+  expect(answer.status).toBe(201);
+  return answer.body;
+}
+
+const UNKNOWN_CLIENT = 'c_NobodyHoldsThisIdAtAl0';
+const UNKNOWN_ACCOUNT = 'acct_NobodyHoldsThisIdAtAl0';
+
+describe('two partner accounts', () => {
+  let accountA: string;
+  let accountB: string;
+  let adminA: Caller;
+  let adminB: Caller;
+  let clientB: Record<string, unknown>;
+
+  beforeAll(async () => {
+    accountA = await createAccount('Acme', ['demo', ACCOUNT_ADMIN_ROLE]);
+    accountB = await createAccount('Globex', ['demo']);
+    const a = await createClient(OPERATOR, clientBody(0, { accountId: accountA, roles: [ACCOUNT_ADMIN_ROLE], name: 'Acme admin' }));
+    const b = await createClient(OPERATOR, clientBody(1, { accountId: accountB, roles: [ACCOUNT_ADMIN_ROLE], name: 'Globex admin' }));
+    adminA = { clientId: a.clientId as string, roles: [ACCOUNT_ADMIN_ROLE], accountId: accountA };
+    adminB = { clientId: b.clientId as string, roles: [ACCOUNT_ADMIN_ROLE], accountId: accountB };
+    clientB = await createClient(adminB, clientBody(2, { name: 'Globex payments' }));
+  });
+
+  test("an account admin's client goes to its own account; naming another account is 404", async () => {
+    const own = await createClient(adminA, clientBody(3));
+    expect(own).toMatchObject({ accountId: accountA, roles: ['demo'], registration: 'created' });
+    expect(await createClient(adminA, clientBody(4, { accountId: accountA }))).toMatchObject({ accountId: accountA });
+    const elsewhere = await call(adminA, { method: 'POST', path: '/registry/clients', body: clientBody(5, { accountId: accountB }) });
+    const nowhere = await call(adminA, { method: 'POST', path: '/registry/clients', body: clientBody(5, { accountId: UNKNOWN_ACCOUNT }) });
+    expectError(elsewhere, 404, 'not_found');
+    expect(shape(elsewhere, accountB)).toEqual(shape(nowhere, UNKNOWN_ACCOUNT));
+    expect(await store.findByFingerprint(testKey(5).fingerprint, { consistentRead: true })).toBeUndefined();
+  });
+
+  test("A's admin cannot see, edit, disable, enable, rotate, read failures or audit of B's client: the 404 of an unknown id", async () => {
+    const id = clientB.clientId as string;
+    const fp = testKey(2).fingerprint;
+    const routes: CallOptions[] = [
+      { method: 'GET', path: '/registry/clients/{id}' },
+      { method: 'PATCH', path: '/registry/clients/{id}', body: { version: 1, name: 'hijacked' } },
+      { method: 'PATCH', path: '/registry/clients/{id}', body: { version: 7, roles: ['demo'] } }, // a stale version still says nothing
+      { method: 'POST', path: '/registry/clients/{id}/disable', body: { version: 1 } },
+      { method: 'POST', path: '/registry/clients/{id}/disable' },
+      { method: 'POST', path: '/registry/clients/{id}/enable' },
+      { method: 'POST', path: '/registry/clients/{id}/keys', body: { publicKey: spkiPem(testKey(6)) } },
+      { method: 'DELETE', path: `/registry/clients/{id}/keys/${fp}` },
+      { method: 'GET', path: '/registry/clients/{id}/auth-failures' },
+      { method: 'GET', path: '/registry/clients/{id}/audit' },
+    ];
+    for (const route of routes) {
+      for (const format of ['v2', 'v1'] as const) {
+        const theirs = await call(adminA, { ...route, path: route.path.replace('{id}', id), format });
+        const nobodys = await call(adminA, { ...route, path: route.path.replace('{id}', UNKNOWN_CLIENT), format });
+        expectError(theirs, 404, 'not_found');
+        expect({ route: `${route.method} ${route.path}`, ...(shape(theirs, id) as object) }).toEqual({ route: `${route.method} ${route.path}`, ...(shape(nobodys, UNKNOWN_CLIENT) as object) });
+      }
+    }
+    // Nothing changed, nothing was added.
+    expect(await store.getClient(id, { consistentRead: true })).toMatchObject({ name: 'Globex payments', status: 'active', version: 1, keys: [{ fingerprint: fp }] });
+    expect((await store.listAudit(id)).items).toHaveLength(1);
+    expect(await store.findByFingerprint(testKey(6).fingerprint, { consistentRead: true })).toBeUndefined();
+  });
+
+  test("A's admin cannot find B's client by public key or fingerprint, nor list B's account", async () => {
+    const byFingerprint = await call(adminA, { method: 'GET', path: '/registry/clients', query: `fingerprint=${testKey(2).fingerprint}` });
+    const byPublicKey = await call(adminA, { method: 'GET', path: '/registry/clients', query: `publicKey=${encodeURIComponent(spkiPem(testKey(2)))}` });
+    expect([byFingerprint.status, byFingerprint.body]).toEqual([200, { clients: [] }]);
+    expect([byPublicKey.status, byPublicKey.body]).toEqual([200, { clients: [] }]);
+    // ...the same answer as for a key nobody registered.
+    expect((await call(adminA, { method: 'GET', path: '/registry/clients', query: `fingerprint=${testKey(22).fingerprint}` })).body).toEqual({ clients: [] });
+    // B's admin finds it.
+    expect((await call(adminB, { method: 'GET', path: '/registry/clients', query: `fingerprint=${testKey(2).fingerprint}` })).body.clients).toEqual([
+      expect.objectContaining({ clientId: clientB.clientId, accountId: accountB }),
+    ]);
+
+    const listB = await call(adminA, { method: 'GET', path: '/registry/clients', query: `account=${accountB}` });
+    const listNobody = await call(adminA, { method: 'GET', path: '/registry/clients', query: `account=${UNKNOWN_ACCOUNT}` });
+    expectError(listB, 404, 'not_found');
+    expect(shape(listB, accountB)).toEqual(shape(listNobody, UNKNOWN_ACCOUNT));
+    const own = await call(adminA, { method: 'GET', path: '/registry/clients', query: 'limit=100' });
+    const accounts = new Set((own.body.clients as Array<{ accountId: string }>).map((c) => c.accountId));
+    expect([...accounts]).toEqual([accountA]);
+    expect((own.body.clients as Array<{ clientId: string }>).map((c) => c.clientId)).not.toContain(clientB.clientId);
+  });
+
+  test("registering or rolling over to a key held in B is 409 key_already_registered, never naming B's client", async () => {
+    const create = await call(adminA, { method: 'POST', path: '/registry/clients', body: clientBody(2, { name: 'copycat' }) });
+    expectError(create, 409, 'key_already_registered');
+    expect(JSON.stringify(create.body)).not.toContain(clientB.clientId as string);
+    expect(JSON.stringify(create.body)).not.toContain(accountB);
+
+    const own = await createClient(adminA, clientBody(7));
+    for (const options of [
+      { method: 'POST', path: `/registry/clients/${own.clientId}/keys`, body: { publicKey: spkiPem(testKey(2)) } },
+      { method: 'PATCH', path: `/registry/clients/${own.clientId}`, body: { version: 1, publicKey: spkiPem(testKey(2)) } },
+    ]) {
+      const answer = await call(adminA, options);
+      expectError(answer, 409, 'key_already_registered');
+      expect(JSON.stringify(answer.body)).not.toContain(clientB.clientId as string);
+    }
+    // The operator is told who holds it.
+    const operator = await call(OPERATOR, { method: 'POST', path: `/registry/clients/${own.clientId}/keys`, body: { publicKey: spkiPem(testKey(2)) } });
+    expectError(operator, 409, 'key_already_registered');
+    expect(operator.body.message).toContain(clientB.clientId as string);
+  });
+
+  test('a role above the ceiling is refused with the allowed list; registry:admin never; held roles may stay', async () => {
+    const above = await call(adminA, { method: 'POST', path: '/registry/clients', body: clientBody(8, { roles: ['demo', 'payments:refund'] }) });
+    expectError(above, 400, 'role_not_allowed');
+    expect(above.body.allowedRoles).toEqual([ACCOUNT_ADMIN_ROLE, 'demo']);
+    expect(above.body.message).toContain('"payments:refund"');
+    const admin = await call(adminA, { method: 'POST', path: '/registry/clients', body: clientBody(8, { roles: ['registry:admin'] }) });
+    expectError(admin, 400, 'role_not_allowed');
+    expect(admin.body.allowedRoles).toEqual([ACCOUNT_ADMIN_ROLE, 'demo']);
+    expect(await store.findByFingerprint(testKey(8).fingerprint, { consistentRead: true })).toBeUndefined();
+    // Unknown roles are still unknown_role (the catalogue first).
+    expectError(await call(adminA, { method: 'POST', path: '/registry/clients', body: clientBody(8, { roles: ['superuser'] }) }), 400, 'unknown_role');
+
+    // An edit may not add a role above the ceiling...
+    const own = await createClient(adminA, clientBody(9));
+    const raise = await call(adminA, { method: 'PATCH', path: `/registry/clients/${own.clientId}`, body: { version: 1, roles: ['demo', 'orders:read'] } });
+    expectError(raise, 400, 'role_not_allowed');
+    expect(raise.body.allowedRoles).toEqual([ACCOUNT_ADMIN_ROLE, 'demo']);
+    // ...but a role the operator gave (above the ceiling) may stay while the account admin edits the client.
+    const given = await call(OPERATOR, { method: 'PATCH', path: `/registry/clients/${own.clientId}`, body: { version: 1, roles: ['demo', 'orders:read'] } });
+    expect(given.body).toMatchObject({ roles: ['demo', 'orders:read'], version: 2 });
+    const kept = await call(adminA, { method: 'PATCH', path: `/registry/clients/${own.clientId}`, body: { version: 2, name: 'Renamed', roles: ['orders:read', 'demo', ACCOUNT_ADMIN_ROLE] } });
+    expect(kept.status).toBe(200);
+    expect(kept.body).toMatchObject({ name: 'Renamed', roles: ['orders:read', 'demo', ACCOUNT_ADMIN_ROLE], version: 3 });
+    // The account admin may give account:admin because the operator put it in A's ceiling; B's admin may not.
+    expectError(await call(adminB, { method: 'POST', path: '/registry/clients', body: clientBody(10, { roles: [ACCOUNT_ADMIN_ROLE] }) }), 400, 'role_not_allowed');
+
+    // GET /registry/roles tells each admin what it may give.
+    expect((await call(adminA, { method: 'GET', path: '/registry/roles' })).body).toEqual({ roles: [ACCOUNT_ADMIN_ROLE, 'demo'] });
+    expect((await call(adminB, { method: 'GET', path: '/registry/roles' })).body).toEqual({ roles: ['demo'] });
+    expect((await call(OPERATOR, { method: 'GET', path: '/registry/roles' })).body).toEqual({ roles: [ACCOUNT_ADMIN_ROLE, 'demo', 'orders:read', 'payments:refund', 'registry:admin'] });
+  });
+
+  test('a client holding registry:admin in the account can be seen but not changed by the account admin (403)', async () => {
+    const operatorInA = await createClient(OPERATOR, clientBody(11, { accountId: accountA, roles: ['registry:admin'] }));
+    const id = operatorInA.clientId as string;
+    expect((await call(adminA, { method: 'GET', path: `/registry/clients/${id}` })).status).toBe(200);
+    for (const options of [
+      { method: 'POST', path: `/registry/clients/${id}/keys`, body: { publicKey: spkiPem(testKey(12)) } },
+      { method: 'PATCH', path: `/registry/clients/${id}`, body: { version: 1, name: 'mine now' } },
+      { method: 'POST', path: `/registry/clients/${id}/disable` },
+    ]) {
+      expectError(await call(adminA, options), 403, 'role_forbidden');
+    }
+    expect(await store.getClient(id, { consistentRead: true })).toMatchObject({ version: 1, status: 'active', name: 'Partner 11' });
+  });
+
+  test('operator-only routes answer an account admin 403; its own account 200, another 404', async () => {
+    expectError(await call(adminA, { method: 'POST', path: '/registry/accounts', body: { name: 'Mine', roleCeiling: ['demo'] } }), 403, 'role_forbidden');
+    expectError(await call(adminA, { method: 'GET', path: '/registry/accounts' }), 403, 'role_forbidden');
+    expectError(await call(adminA, { method: 'PATCH', path: `/registry/accounts/${accountA}`, body: { version: 1, roleCeiling: ['demo', 'payments:refund'] } }), 403, 'role_forbidden');
+    expectError(await call(adminA, { method: 'GET', path: '/registry/keys/expiring' }), 403, 'role_forbidden');
+    expect((await call(adminA, { method: 'GET', path: `/registry/accounts/${accountA}` })).body).toMatchObject({ accountId: accountA, name: 'Acme', roleCeiling: ['demo', ACCOUNT_ADMIN_ROLE] });
+    expect((await call(adminA, { method: 'GET', path: `/registry/accounts/${accountA}/audit` })).status).toBe(200);
+    for (const path of [`/registry/accounts/${accountB}`, `/registry/accounts/${accountB}/audit`]) {
+      const theirs = await call(adminA, { method: 'GET', path });
+      const nobodys = await call(adminA, { method: 'GET', path: path.replace(accountB, UNKNOWN_ACCOUNT) });
+      expectError(theirs, 404, 'not_found');
+      expect(shape(theirs, accountB)).toEqual(shape(nobodys, UNKNOWN_ACCOUNT));
+    }
+  });
+
+  test('the operator sees both accounts, finds and manages any client, and lists accounts', async () => {
+    const listA = await call(OPERATOR, { method: 'GET', path: '/registry/clients', query: `account=${accountA}&limit=100` });
+    const listB = await call(OPERATOR, { method: 'GET', path: '/registry/clients', query: `account=${accountB}&limit=100` });
+    expect((listA.body.clients as Array<{ clientId: string }>).map((c) => c.clientId)).toContain(adminA.clientId);
+    expect((listB.body.clients as Array<{ clientId: string }>).map((c) => c.clientId).sort()).toEqual([adminB.clientId, clientB.clientId].sort());
+    // Without `account`: the default account, as before accounts existed.
+    const defaults = (await call(OPERATOR, { method: 'GET', path: '/registry/clients', query: 'limit=100' })).body.clients as Array<{ accountId: string }>;
+    for (const c of defaults) expect(c.accountId).toBe(DEFAULT_ACCOUNT_ID);
+    expectError(await call(OPERATOR, { method: 'GET', path: '/registry/clients', query: `account=${UNKNOWN_ACCOUNT}` }), 404, 'not_found');
+
+    expect((await call(OPERATOR, { method: 'GET', path: `/registry/clients/${clientB.clientId}` })).body).toMatchObject({ accountId: accountB });
+    expect((await call(OPERATOR, { method: 'GET', path: '/registry/clients', query: `fingerprint=${testKey(2).fingerprint}` })).body.clients).toEqual([
+      expect.objectContaining({ clientId: clientB.clientId }),
+    ]);
+    // Narrowed to an account, a key held elsewhere is not found.
+    expect((await call(OPERATOR, { method: 'GET', path: '/registry/clients', query: `fingerprint=${testKey(2).fingerprint}&account=${accountA}` })).body).toEqual({ clients: [] });
+    const disabled = await call(OPERATOR, { method: 'POST', path: `/registry/clients/${clientB.clientId}/disable` });
+    expect(disabled.body).toMatchObject({ status: 'disabled', accountId: accountB });
+    expect((await call(OPERATOR, { method: 'POST', path: `/registry/clients/${clientB.clientId}/enable` })).body).toMatchObject({ status: 'active' });
+    // The operator may give any role, in any account.
+    expect(await createClient(OPERATOR, clientBody(13, { accountId: accountB, roles: ['payments:refund'] }))).toMatchObject({ accountId: accountB, roles: ['payments:refund'] });
+    expectError(await call(OPERATOR, { method: 'POST', path: '/registry/clients', body: clientBody(14, { accountId: UNKNOWN_ACCOUNT }) }), 404, 'not_found');
+
+    const accounts = (await call(OPERATOR, { method: 'GET', path: '/registry/accounts', query: 'limit=100' })).body.accounts as Array<{ accountId: string }>;
+    expect(accounts[0].accountId).toBe(DEFAULT_ACCOUNT_ID);
+    expect(accounts.map((a) => a.accountId)).toEqual(expect.arrayContaining([accountA, accountB]));
+  });
+
+  test('the audit trail names the account and the acting client (and its account) for every change', async () => {
+    const own = await createClient(adminA, clientBody(15));
+    const id = own.clientId as string;
+    await call(adminA, { method: 'POST', path: `/registry/clients/${id}/disable` });
+    await call(OPERATOR, { method: 'POST', path: `/registry/clients/${id}/enable` });
+    const entries = (await call(adminA, { method: 'GET', path: `/registry/clients/${id}/audit` })).body.entries as Array<Record<string, unknown>>;
+    expect(entries.map((e) => [e.action, e.accountId, e.actor, e.actorAccountId])).toEqual([
+      ['client.enabled', accountA, OPERATOR.clientId, DEFAULT_ACCOUNT_ID],
+      ['client.disabled', accountA, adminA.clientId, accountA],
+      ['client.created', accountA, adminA.clientId, accountA],
+    ]);
+    const accountAudit = (await call(OPERATOR, { method: 'GET', path: `/registry/accounts/${accountA}/audit` })).body.entries as Array<Record<string, unknown>>;
+    expect(accountAudit).toEqual([expect.objectContaining({ action: 'account.created', accountId: accountA, actor: OPERATOR.clientId, actorAccountId: DEFAULT_ACCOUNT_ID })]);
+  });
+});
+
+describe('accounts (operator routes)', () => {
+  test('create: 201 with Location and ETag; the ceiling is checked against the catalogue and never holds registry:admin', async () => {
+    const created = await call(OPERATOR, { method: 'POST', path: '/registry/accounts', body: { name: 'Initech', roleCeiling: ['demo'] } });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ name: 'Initech', roleCeiling: ['demo'], version: 1 });
+    expect(created.headers.location).toBe(`/registry/accounts/${created.body.accountId}`);
+    expect(created.headers.etag).toBe('"1"');
+    expectError(await call(OPERATOR, { method: 'POST', path: '/registry/accounts', body: { name: 'x', roleCeiling: ['registry:admin'] } }), 400, 'role_not_allowed');
+    expectError(await call(OPERATOR, { method: 'POST', path: '/registry/accounts', body: { name: 'x', roleCeiling: ['superuser'] } }), 400, 'unknown_role');
+    expectError(await call(OPERATOR, { method: 'POST', path: '/registry/accounts', body: { name: 'x' } }), 400, 'invalid_request');
+    expectError(await call(OPERATOR, { method: 'POST', path: '/registry/accounts', body: { name: 'x', roleCeiling: [], owner: 'me' } }), 400, 'invalid_request');
+  });
+
+  test('edit: version in the body or If-Match, stale is 409; the default account is editable from version 0', async () => {
+    const id = (await call(OPERATOR, { method: 'POST', path: '/registry/accounts', body: { name: 'Umbrella', roleCeiling: [] } })).body.accountId as string;
+    const raised = await call(OPERATOR, { method: 'PATCH', path: `/registry/accounts/${id}`, body: { roleCeiling: ['demo', 'orders:read'] }, headers: { 'if-match': '"1"' } });
+    expect(raised.body).toMatchObject({ roleCeiling: ['demo', 'orders:read'], version: 2 });
+    expect(raised.headers.etag).toBe('"2"');
+    expectError(await call(OPERATOR, { method: 'PATCH', path: `/registry/accounts/${id}`, body: { version: 1, name: 'late' } }), 409, 'version_conflict');
+    expectError(await call(OPERATOR, { method: 'PATCH', path: `/registry/accounts/${id}`, body: { name: 'no version' } }), 400, 'invalid_request');
+    expectError(await call(OPERATOR, { method: 'PATCH', path: `/registry/accounts/${UNKNOWN_ACCOUNT}`, body: { version: 1, name: 'x' } }), 404, 'not_found');
+
+    const before = await call(OPERATOR, { method: 'GET', path: `/registry/accounts/${DEFAULT_ACCOUNT_ID}` });
+    expect(before.body).toMatchObject({ accountId: DEFAULT_ACCOUNT_ID, roleCeiling: [] });
+    const edited = await call(OPERATOR, { method: 'PATCH', path: `/registry/accounts/${DEFAULT_ACCOUNT_ID}`, body: { version: before.body.version, roleCeiling: ['demo'] } });
+    expect(edited.body).toMatchObject({ accountId: DEFAULT_ACCOUNT_ID, roleCeiling: ['demo'], version: (before.body.version as number) + 1 });
+  });
+
+  test('a caller that is not an operator and has no account in the context is refused, not guessed', async () => {
+    const answer = await call({ clientId: 'c_NoAccountNoAccountNoA0', roles: [ACCOUNT_ADMIN_ROLE] }, { method: 'GET', path: '/registry/clients' });
+    expectError(answer, 500, 'internal_error');
+  });
+});
+
+describe('listing an account of 1,000 clients as its admin', () => {
+  test('every page is exactly one DynamoDB call, a Query: 1,000 clients once each, nothing from other accounts', async () => {
+    const account = (await call(OPERATOR, { method: 'POST', path: '/registry/accounts', body: { name: 'Big partner', roleCeiling: ['demo'] } })).body.accountId as string;
+    const admin: Caller = { clientId: 'c_BigAdminBigAdminBigA0A', roles: [ACCOUNT_ADMIN_ROLE], accountId: account };
+    const spki = newKey(0).spkiPem;
+    const expected = new Set<string>();
+    for (let batch = 0; batch < 1000; batch += 25) {
+      const results = await Promise.all(
+        Array.from({ length: 25 }, (_, j) =>
+          store.createClient(
+            { accountId: account, name: `bulk ${batch + j}`, networkWhitelist: ['0.0.0.0'], roles: ['demo'], key: { fingerprint: createHash('sha256').update(`registry-bulk-${batch + j}`).digest('base64url'), spkiPem: spki } },
+            OPERATOR.clientId,
+          ),
+        ),
+      );
+      for (const r of results) expected.add(r.record.clientId);
+    }
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      commands.length = 0;
+      const page = await call(admin, { method: 'GET', path: '/registry/clients', query: `limit=100${cursor ? `&cursor=${cursor}` : ''}` });
+      expect(page.status).toBe(200);
+      expect(commands).toEqual(['QueryCommand']);
+      const clients = page.body.clients as Array<{ clientId: string; accountId: string }>;
+      for (const c of clients) expect(c.accountId).toBe(account);
+      seen.push(...clients.map((c) => c.clientId));
+      cursor = page.body.nextCursor as string | undefined;
+      pages++;
+    } while (cursor !== undefined && pages < 20);
+    expect(cursor).toBeUndefined();
+    expect(pages).toBeGreaterThanOrEqual(10);
+    expect(seen).toHaveLength(1000);
+    expect(new Set(seen)).toEqual(expected);
+  });
+});
+
+describe('end to end: the authorizer passes the account the registry scopes by', () => {
+  test("the real HTTP API authorizer allows an account admin on /registry/clients with its accountId, and the registry lists only that account", async () => {
+    const account = (await call(OPERATOR, { method: 'POST', path: '/registry/accounts', body: { name: 'Hooli', roleCeiling: ['demo'] } })).body.accountId as string;
+    const key = testKey(20);
+    const { record } = await store.createClient({ accountId: account, name: 'Hooli admin', networkWhitelist: ['0.0.0.0'], roles: [ACCOUNT_ADMIN_ROLE], key: newKey(20) }, OPERATOR.clientId);
+    await store.createClient({ name: 'elsewhere', networkWhitelist: ['0.0.0.0'], roles: ['demo'], key: newKey(21) }, OPERATOR.clientId);
+    const authorizer = loadAuthorizer(authorizerEnv(tableName, ddb.endpoint, { [ENV.roleCatalogue]: JSON.stringify(CATALOGUE) }));
+
+    const signed = { method: 'GET', url: `https://${HTTP_API_HOST}/registry/clients` };
+    const allow = await authorizer.httpApiHandler(httpApiAuthorizerEvent(signed, { headers: sign(signed, { clientId: record.clientId, key }).headers }));
+    expect(allow).toMatchObject({ isAuthorized: true, context: { clientId: record.clientId, roles: ACCOUNT_ADMIN_ROLE, accountId: account } });
+
+    // The registry event API Gateway then delivers carries that context unchanged.
+    const event = httpApiEvent({ method: 'GET', path: '/registry/clients' });
+    (event.requestContext as unknown as { authorizer: { lambda: unknown } }).authorizer.lambda = (allow as { context: unknown }).context;
+    const answer = await handler(event, { awsRequestId: 'e2e' });
+    const clients = (JSON.parse(answer.body) as { clients: Array<{ clientId: string; accountId: string }> }).clients;
+    expect(answer.statusCode).toBe(200);
+    expect(clients.map((c) => [c.clientId, c.accountId])).toEqual([[record.clientId, account]]);
+
+    // The account admin may not reach the accounts list: the catalogue refuses it before the registry does.
+    const accounts = { method: 'GET', url: `https://${HTTP_API_HOST}/registry/accounts` };
+    const deny = await authorizer.httpApiHandler(httpApiAuthorizerEvent(accounts, { headers: sign(accounts, { clientId: record.clientId, key }).headers }));
+    expect(deny).toMatchObject({ isAuthorized: false, context: { signetError: 'role_forbidden' } });
+  });
+});
