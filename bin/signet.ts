@@ -5,6 +5,7 @@
  */
 import { SignetError } from '../lambda/core/errors';
 import { UsageError } from './commands/args';
+import * as accounts from './commands/accounts';
 import * as clients from './commands/clients';
 import * as explain from './commands/explain';
 import * as keygen from './commands/keygen';
@@ -22,7 +23,8 @@ const COMMANDS: Record<string, Command> = {
   verify: { summary: "verify --public-key FILE --method M --url URL -H 'Name: value' ... [--data STR | --data-file FILE] [--now UNIX] [--allow-legacy]", module: verify },
   explain: { summary: 'explain (same inputs as verify) [--client-id ID]: walks the troubleshooting checklist', module: explain },
   request: { summary: "request [--client DIR | --key FILE --client-id ID] [-X METHOD] URL [-d DATA | -d @FILE] [-H 'Name: value'] [-i]", module: request },
-  clients: { summary: 'clients create|list|get|update|disable|enable|find|failures ... [--endpoint URL] [--admin DIR]', module: clients },
+  clients: { summary: 'clients create|list|get|update|disable|enable|find|failures ... [--account ACCOUNT_ID] [--endpoint URL] [--admin DIR]', module: clients },
+  accounts: { summary: 'accounts create|list|get|update|audit ... [--endpoint URL] [--admin DIR]', module: accounts },
   keys: { summary: 'keys add|remove|expiring ... [--endpoint URL] [--admin DIR]', module: keys },
   rotate: { summary: 'rotate [--secret-id ID] [--endpoint-dynamodb URL --endpoint-secrets URL --table NAME] [--region R] [--grace-seconds N] [--bits N] [--settle-seconds N]', module: rotate },
 };

@@ -3,17 +3,21 @@
  * routes (docs/openapi/registry.json), signed with the admin key. See ./registry-client.ts for
  * `--endpoint` and `--admin`.
  *
- *   signet clients create --name NAME --role ROLE... --network ADDR_OR_CIDR... (--public-key FILE | --out DIR)
- *   signet clients list [--limit N] [--cursor C]
+ *   signet clients create --name NAME --role ROLE... --network ADDR_OR_CIDR... (--public-key FILE | --out DIR) [--account ACCOUNT_ID]
+ *   signet clients list [--account ACCOUNT_ID] [--limit N] [--cursor C]
  *   signet clients get CLIENT_ID
  *   signet clients update CLIENT_ID [--name NAME] [--role ROLE...] [--network ...] [--public-key FILE] [--version N]
  *   signet clients disable|enable CLIENT_ID [--version N]
- *   signet clients find (--public-key FILE | --fingerprint FP)
+ *   signet clients find (--public-key FILE | --fingerprint FP) [--account ACCOUNT_ID]
  *   signet clients failures CLIENT_ID
  *
  * `--out DIR` makes a new key pair and writes it with the new clientId as a client directory
  * (usable with `signet request --client DIR`). Edits without `--version` read the current
  * version first; a change made in between still fails with 409 `version_conflict`.
+ *
+ * `--account` names the account (partner organisation) to create in, list or search. Without it,
+ * an operator (`registry:admin`) works in the default account `acct_default`, and an account
+ * admin (`account:admin`, its key given with `--admin DIR`) in its own, the only one it may name.
  */
 import { generateRsaKeyPair, spkiPemOf } from '../../lambda/core/keys';
 import { hasClientKey, writeClientDir } from '../../local/client-dir';
@@ -36,29 +40,33 @@ const FIELD_OPTIONS = {
 
 const VERSION_OPTION = { version: { type: 'string' } } as const;
 
+const ACCOUNT_OPTION = { account: { type: 'string' } } as const;
+
 const SUBCOMMANDS: Record<string, Subcommand> = {
   create: {
-    options: { ...FIELD_OPTIONS, out: { type: 'string' } },
+    options: { ...FIELD_OPTIONS, ...ACCOUNT_OPTION, out: { type: 'string' } },
     positionals: 0,
     run: create,
   },
   list: {
-    options: { limit: { type: 'string' }, cursor: { type: 'string' } },
+    options: { limit: { type: 'string' }, cursor: { type: 'string' }, ...ACCOUNT_OPTION },
     positionals: 0,
-    run: (registry, values) => registry.call('GET', '/registry/clients', { query: { limit: text(values.limit), cursor: text(values.cursor) } }),
+    run: (registry, values) =>
+      registry.call('GET', '/registry/clients', { query: { account: text(values.account), limit: text(values.limit), cursor: text(values.cursor) } }),
   },
   get: { options: {}, positionals: 1, run: (registry, _values, [id]) => registry.call('GET', clientPath(id)) },
   update: { options: { ...FIELD_OPTIONS, ...VERSION_OPTION }, positionals: 1, run: update },
   disable: { options: VERSION_OPTION, positionals: 1, run: (registry, values, [id]) => statusChange(registry, values, id, 'disable') },
   enable: { options: VERSION_OPTION, positionals: 1, run: (registry, values, [id]) => statusChange(registry, values, id, 'enable') },
   find: {
-    options: { 'public-key': { type: 'string' }, fingerprint: { type: 'string' } },
+    options: { 'public-key': { type: 'string' }, fingerprint: { type: 'string' }, ...ACCOUNT_OPTION },
     positionals: 0,
     run: (registry, values) => {
       const publicKey = text(values['public-key']);
       const fingerprint = text(values.fingerprint);
       if ((publicKey === undefined) === (fingerprint === undefined)) throw new UsageError('give --public-key FILE or --fingerprint FP');
-      return registry.call('GET', '/registry/clients', { query: publicKey !== undefined ? { publicKey: readText(publicKey) } : { fingerprint } });
+      const account = text(values.account);
+      return registry.call('GET', '/registry/clients', { query: { ...(publicKey !== undefined ? { publicKey: readText(publicKey) } : { fingerprint }), account } });
     },
   },
   failures: { options: {}, positionals: 1, run: (registry, _values, [id]) => registry.call('GET', clientPath(id, '/auth-failures')) },
@@ -93,7 +101,8 @@ async function create(registry: RegistryClient, values: Record<string, unknown>)
 
   const generated = out !== undefined ? generateRsaKeyPair() : undefined;
   const publicKey = generated !== undefined ? spkiPemOf(generated.publicKey) : readText(publicKeyFile as string);
-  const answer = await registry.call('POST', '/registry/clients', { body: { name, networkWhitelist, publicKey, roles } });
+  const accountId = text(values.account);
+  const answer = await registry.call('POST', '/registry/clients', { body: { name, networkWhitelist, publicKey, roles, ...(accountId !== undefined ? { accountId } : {}) } });
   const clientId = (answer.body as { clientId?: unknown } | undefined)?.clientId;
   if (generated !== undefined && out !== undefined && answer.status === 201 && typeof clientId === 'string') {
     writeClientDir(out, clientId, generated);
