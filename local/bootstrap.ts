@@ -3,10 +3,14 @@
  * `$SIGNET_HOME/dynamodb`, the Secrets Manager stand-in with its state in
  * `$SIGNET_HOME/secrets-manager.json`, the client table, and two clients:
  *
- * - the **admin** (`registry:admin`), written to `$SIGNET_HOME/admin/`;
+ * - the **admin** (`registry:admin`, an operator), written to `$SIGNET_HOME/admin/`;
  * - the **demo** client (`demo`), written to `$SIGNET_HOME/demo/`, whose key also lives in the
  *   stand-in as the secret `signet/local/demo` in the rotation format
  *   (lambda/signer/signing-secret.ts), with rotation enabled, so `signet rotate` can rotate it.
+ *
+ * Both are in the default account (`acct_default`, lambda/store/account-id.ts), as the first
+ * admin of a deployed stack is; partner accounts are created through the registry
+ * (`signet accounts create`).
  *
  * Every step is "make it so", never "create": a second start finds the table, finds each key
  * already registered (registration is skipped and the holder's clientId reused, as the
@@ -28,6 +32,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DEFAULT_ROTATION_DAYS } from '../lambda/core/defaults';
 import { PrivateKeyInfo, generateRsaKeyPair, spkiPemOf } from '../lambda/core/keys';
 import { ParsedSigningSecret, parseSigningSecret, serializeSigningSecret, signingSecretFor } from '../lambda/signer/signing-secret';
+import { DEFAULT_ACCOUNT_ID } from '../lambda/store/account-id';
 import { DynamoClientStore } from '../lambda/store/client-store';
 import { ensureClientTable } from '../lambda/store/table-setup';
 import { hasClientKey, readClientKey, writeClientDir } from './client-dir';
@@ -193,6 +198,7 @@ async function register(
 ): Promise<{ clientId: string; registration: 'created' | 'reused' }> {
   const { record, created } = await store.createClient(
     {
+      accountId: DEFAULT_ACCOUNT_ID,
       name,
       networkWhitelist: LOCAL_NETWORK_WHITELIST,
       roles: [role],
