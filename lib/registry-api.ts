@@ -1,6 +1,8 @@
 /**
  * The registration API: the registry Lambda and its `/registry` routes, behind the signature
- * authorizer (callers need the `registry:admin` role of the role catalogue).
+ * authorizer. Callers need a role of the role catalogue that reaches them: `registry:admin`
+ * (operators, every account) or `account:admin` (a partner's own administrators; the registry
+ * scopes them to their account, lambda/registry/caller-scope.ts).
  */
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
