@@ -4,6 +4,11 @@
  * clientId, disable/enable, and per client the keys (fingerprint, age, 90-day flag) and recent
  * authentication failures. Plain DOM, no framework; every registry call goes through
  * ./registry-client.js, signed in this browser.
+ *
+ * Accounts: an account admin (`account:admin`) sees its own account's clients only, and may give
+ * the roles of its account's ceiling (the registry enforces both; the page only follows). An
+ * operator (`registry:admin`) gets the operator view: an account picker over every account,
+ * whose clients are listed and where new clients go.
  */
 import { PortalError } from './errors.js';
 import { importSigningKey, looksLikePrivateKey, checkPublicKey } from './keys.js';
@@ -15,8 +20,15 @@ import { ROTATION_DAYS, failureLine, keySummary, shortFingerprint } from './view
 
 /** @typedef {ReturnType<typeof createRegistryClient>} Registry */
 /**
+ * @typedef {object} AccountView
+ * @property {string} accountId
+ * @property {string} name
+ * @property {string[]} roleCeiling
+ */
+/**
  * @typedef {object} ClientView
  * @property {string} clientId
+ * @property {string} [accountId]
  * @property {string} name
  * @property {'active' | 'disabled'} status
  * @property {string[]} networkWhitelist
@@ -33,8 +45,14 @@ const input = (id) => /** @type {HTMLInputElement} */ (document.getElementById(i
 const state = {
   /** @type {Registry | undefined} */
   registry: undefined,
-  /** @type {string[]} */
+  /** The roles the signer may give (the catalogue, or its account's ceiling). @type {string[]} */
   roles: [],
+  /** The signer holds registry:admin: every account (the operator view). */
+  operator: false,
+  /** The account whose clients are listed: the signer's own, or the one an operator picked. @type {string | undefined} */
+  account: undefined,
+  /** Every account (operator view). @type {AccountView[]} */
+  accounts: [],
   /** @type {ClientView[]} */
   clients: [],
   /** @type {string | undefined} */
@@ -199,6 +217,7 @@ async function useKey(signer, remember, remembered) {
     }
   }
   state.registry = registry;
+  await loadScope(registry, signer.keyId);
   $('signer-id').textContent = signer.keyId;
   $('signer-fingerprint').textContent = shortFingerprint(signer.fingerprint);
   $('signer-fingerprint').title = signer.fingerprint;
@@ -214,6 +233,10 @@ async function useKey(signer, remember, remembered) {
 async function onSignOut() {
   state.registry = undefined;
   state.clients = [];
+  state.operator = false;
+  state.account = undefined;
+  state.accounts = [];
+  $('account-scope').hidden = true;
   state.open.clear();
   await forgetKey();
   $('client-rows').replaceChildren();
@@ -226,6 +249,95 @@ async function onSignOut() {
   input('key-file').focus();
 }
 
+// ------------------------------------------------------------------ accounts
+
+/** Operators hold this role; everyone else is scoped to its own account. */
+const OPERATOR_ROLE = 'registry:admin';
+/** The account of clients created without one (DEFAULT_ACCOUNT_ID). */
+const DEFAULT_ACCOUNT = 'acct_default';
+
+/**
+ * Who the signer is: an operator (the account picker) or an account admin (its own account).
+ * Read from the signer's own client record; the registry scopes every answer anyway.
+ * @param {Registry} registry
+ * @param {string} keyId
+ */
+async function loadScope(registry, keyId) {
+  state.operator = false;
+  state.account = undefined;
+  state.accounts = [];
+  /** @type {ClientView | undefined} */
+  let self;
+  try {
+    self = await registry.getClient(keyId);
+  } catch {
+    self = undefined; // not readable: list what the registry gives by default
+  }
+  if (self?.roles.includes(OPERATOR_ROLE)) {
+    state.operator = true;
+    state.account = DEFAULT_ACCOUNT;
+    try {
+      /** @type {string | undefined} */
+      let cursor;
+      do {
+        const page = await registry.listAccounts({ limit: 100, cursor });
+        state.accounts.push(...page.accounts);
+        cursor = page.nextCursor;
+      } while (cursor !== undefined && state.accounts.length < 2_000);
+    } catch (error) {
+      showError('list-error', `The accounts could not be listed: ${messageOf(error)}`, { code: codeOf(error) });
+    }
+  } else if (self?.accountId !== undefined) {
+    state.account = self.accountId;
+    /** @type {AccountView} */
+    let account = { accountId: self.accountId, name: self.accountId, roleCeiling: state.roles };
+    try {
+      account = await registry.getAccount(self.accountId);
+    } catch {
+      // the name is a nicety; the id and the roles it may give are known
+    }
+    state.accounts = [account];
+  }
+  renderScope();
+}
+
+function renderScope() {
+  const known = state.account !== undefined;
+  $('account-scope').hidden = !known;
+  $('operator-view').hidden = !state.operator;
+  $('account-line').hidden = !known || state.operator;
+  if (!known) return;
+  if (state.operator) {
+    const select = /** @type {HTMLSelectElement} */ ($('account-select'));
+    const accounts = state.accounts.some((a) => a.accountId === state.account) ? state.accounts : [{ accountId: String(state.account), name: 'Default account', roleCeiling: [] }, ...state.accounts];
+    select.replaceChildren(
+      ...accounts.map((a) => {
+        const option = /** @type {HTMLOptionElement} */ (el('option', { value: a.accountId }, [`${a.name} (${a.accountId})`]));
+        option.selected = a.accountId === state.account;
+        return option;
+      }),
+    );
+    const current = accounts.find((a) => a.accountId === state.account);
+    $('account-select-ceiling').textContent = current ? `Its admins may give: ${current.roleCeiling.length > 0 ? current.roleCeiling.join(', ') : 'no role yet'}.` : '';
+    return;
+  }
+  const account = state.accounts[0];
+  $('account-name').textContent = account?.name ?? String(state.account);
+  $('account-id').textContent = String(state.account);
+  $('account-ceiling').textContent = state.roles.length > 0 ? state.roles.join(', ') : 'none yet (ask the API owner)';
+}
+
+/** The operator picked another account: list its clients. */
+async function onAccountPicked() {
+  const select = /** @type {HTMLSelectElement} */ ($('account-select'));
+  state.account = select.value;
+  state.open.clear();
+  renderScope();
+  await loadClients(false);
+  const picked = state.accounts.find((a) => a.accountId === state.account);
+  announce(`Showing the clients of ${picked?.name ?? state.account}.`);
+}
+
 // ------------------------------------------------------------------ the list
 
 /** @param {boolean} more append the next page */
@@ -234,7 +346,7 @@ async function loadClients(more) {
   if (!registry) return;
   showError('list-error', '');
   try {
-    const page = await registry.listClients({ limit: 50, cursor: more ? state.nextCursor : undefined });
+    const page = await registry.listClients({ limit: 50, cursor: more ? state.nextCursor : undefined, account: state.operator ? state.account : undefined });
     state.clients = more ? [...state.clients, ...page.clients] : page.clients;
     state.nextCursor = page.nextCursor;
   } catch (error) {
@@ -486,10 +598,17 @@ function renderRoles(checked) {
       box.checked = checked.includes(role);
       box.addEventListener('change', () => checkRoles());
       const known = state.roles.includes(role);
-      return el('div', { class: 'check' }, [box, el('label', { for: `role-${i}` }, [role, known ? '' : ' (not in the role catalogue)'])]);
+      // An account admin may keep a role it cannot give (the operator gave it); the catalogue is the operator's.
+      const note = known ? '' : state.operator ? ' (not in the role catalogue)' : ' (held; only the API owner can give it)';
+      return el('div', { class: 'check' }, [box, el('label', { for: `role-${i}` }, [role, note])]);
     }),
   );
-  if (checked.some((r) => !state.roles.includes(r))) checkRoles();
+  if (checked.some((r) => !knownRoles().includes(r))) checkRoles();
+}
+
+/** The roles the form accepts: those the signer may give, and, for an account admin, those the edited client already holds. */
+function knownRoles() {
+  return state.operator || !state.editing ? state.roles : [...new Set([...state.roles, ...state.editing.roles])];
 }
 
 function selectedRoles() {
@@ -498,7 +617,7 @@ function selectedRoles() {
 
 function checkRoles() {
   try {
-    validateRoles(selectedRoles(), state.roles);
+    validateRoles(selectedRoles(), knownRoles());
     showError('roles-error', '');
   } catch (error) {
     showError('roles-error', messageOf(error), { code: codeOf(error) });
@@ -545,7 +664,7 @@ async function onSubmitClient(event) {
   const keyBox = /** @type {HTMLTextAreaElement} */ ($('client-key'));
   const check = await checkClientForm(
     { name: input('client-name').value, networkWhitelist: state.whitelist, publicKey: keyBox.value, roles: selectedRoles() },
-    { mode: editing ? 'edit' : 'create', knownRoles: state.roles, current: editing },
+    { mode: editing ? 'edit' : 'create', knownRoles: knownRoles(), current: editing },
   );
   const fields = /** @type {const} */ ([
     ['name', 'client-name-error', 'client-name'],
@@ -577,7 +696,7 @@ async function onSubmitClient(event) {
       replaceClient(updated);
       announce(`${updated.name} updated.`);
     } else {
-      const created = await registry.createClient(/** @type {any} */ (check.body));
+      const created = await registry.createClient(/** @type {any} */ ({ ...check.body, ...(state.operator && state.account ? { accountId: state.account } : {}) }));
       if (created.registration === 'skipped') {
         showError('form-error', `This public key is already registered on ${created.name} (${created.clientId}); nothing was created.`, { code: 'registration_skipped' });
         return;
@@ -610,6 +729,7 @@ function showServerError(error) {
     key_already_registered: ['client-key-error', 'client-key'],
     invalid_network: ['whitelist-error', 'whitelist-entry'],
     unknown_role: ['roles-error', null],
+    role_not_allowed: ['roles-error', null],
   };
   const [errorId, fieldId] = byCode[code] ?? ['form-error', null];
   showError(errorId, message, { code, field: fieldId ? $(fieldId) : null });
@@ -636,6 +756,7 @@ async function start() {
   $('sign-out').addEventListener('click', () => void onSignOut());
   $('refresh').addEventListener('click', () => void loadClients(false));
   $('load-more').addEventListener('click', () => void loadClients(true));
+  $('account-select').addEventListener('change', () => void onAccountPicked());
   $('add-client').addEventListener('click', () => openDialog(undefined, $('add-client')));
   $('dialog-cancel').addEventListener('click', () => closeDialog());
   $('client-dialog').addEventListener('close', () => onDialogClosed());

@@ -21,6 +21,8 @@ export class RegistryError extends Error {
     this.status = status;
     this.code = code;
     this.requestId = requestId;
+    /** With `role_not_allowed`: the roles the caller may give. @type {string[] | undefined} */
+    this.allowedRoles = undefined;
   }
 }
 
@@ -118,14 +120,26 @@ export function createRegistryClient(options) {
 
   const id = encodeURIComponent;
   return {
-    /** The roles the catalogue defines (GET /registry/roles). @returns {Promise<{ roles: string[] }>} */
+    /**
+     * The roles the caller may give (GET /registry/roles): the catalogue for an operator, the
+     * account's ceiling for an account admin.
+     * @returns {Promise<{ roles: string[] }>}
+     */
     listRoles: () => request('GET', 'registry/roles'),
-    /** A page of clients. @param {{ cursor?: string, limit?: number }} [page] */
-    listClients: (page = {}) => request('GET', 'registry/clients', { query: { limit: page.limit, cursor: page.cursor } }),
+    /**
+     * A page of one account's clients (an account admin's own account; an operator's `account`,
+     * by default the default account).
+     * @param {{ cursor?: string, limit?: number, account?: string }} [page]
+     */
+    listClients: (page = {}) => request('GET', 'registry/clients', { query: { limit: page.limit, cursor: page.cursor, account: page.account } }),
     /** @param {string} clientId */
     getClient: (clientId) => request('GET', `registry/clients/${id(clientId)}`),
-    /** @param {{ name: string, networkWhitelist: string[], publicKey: string, roles: string[] }} body */
+    /** @param {{ name: string, networkWhitelist: string[], publicKey: string, roles: string[], accountId?: string }} body */
     createClient: (body) => request('POST', 'registry/clients', { body }),
+    /** A page of accounts (operators only). @param {{ cursor?: string, limit?: number }} [page] */
+    listAccounts: (page = {}) => request('GET', 'registry/accounts', { query: { limit: page.limit, cursor: page.cursor } }),
+    /** An account (operators: any; account admins: their own). @param {string} accountId */
+    getAccount: (accountId) => request('GET', `registry/accounts/${id(accountId)}`),
     /**
      * @param {string} clientId
      * @param {number} version the version the edit was planned from
@@ -166,7 +180,9 @@ async function readAnswer(response) {
     typeof body?.error === 'string' && typeof body?.message === 'string'
       ? body.message
       : OPAQUE_REFUSALS[response.status] ?? `The API answered ${response.status}${typeof body?.message === 'string' ? `: ${body.message}` : ''}.`;
-  return new RegistryError(response.status, code, message, typeof body?.requestId === 'string' ? body.requestId : undefined);
+  const error = new RegistryError(response.status, code, message, typeof body?.requestId === 'string' ? body.requestId : undefined);
+  if (Array.isArray(body?.allowedRoles)) error.allowedRoles = body.allowedRoles.filter((/** @type {unknown} */ r) => typeof r === 'string');
+  return error;
 }
 
 /**

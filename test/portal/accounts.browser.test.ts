@@ -1,0 +1,189 @@
+/**
+ * Accounts in the client portal, in a real browser (Debian's Chromium driven by playwright-core)
+ * against `npm start`'s gateway:
+ * - an account admin (`account:admin`) signed in sees its account and only its clients, is
+ *   offered only the roles of its account's ceiling, and a client it adds lands in its account;
+ * - an operator (`registry:admin`) gets the operator view: an account picker over every account,
+ *   each account's clients listed, and a client it adds lands in the account it picked.
+ * Every effect is checked through the registry API from Node as well.
+ *
+ * Without Chromium or playwright-core this test fails and says what to install.
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { generateRsaKeyPair, spkiPemOf } from '../../lambda/core/keys';
+import { readClientDir, writeClientDir } from '../../local/client-dir';
+import { type GatewayProcess, type TestSigner, sendSigned, startGatewayProcess } from '../local/gateway-process';
+
+jest.setTimeout(240_000);
+
+const CHROMIUM = '/usr/bin/chromium';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+type Page = any;
+type BrowserContext = any;
+
+function loadPlaywright(): { chromium: { launchPersistentContext(dir: string, options: Record<string, unknown>): Promise<BrowserContext> } } {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return require('playwright-core');
+  } catch (cause) {
+    throw new Error('playwright-core is not installed: the portal\'s browser tests drive Chromium with it (see test/portal/portal.browser.test.ts).', { cause });
+  }
+}
+
+let home: string;
+let profile: string;
+let gateway: GatewayProcess;
+let operator: TestSigner;
+let context: BrowserContext;
+let page: Page;
+const pageErrors: string[] = [];
+
+let accountA: string;
+let accountB: string;
+let acmeAdminDir: string;
+let acmeAdminId: string;
+
+async function registry(signer: TestSigner, path: string, body?: unknown): Promise<{ status: number; body: Record<string, any> }> {
+  const answer = await sendSigned(signer, `${gateway.url}${path}`, body === undefined ? {} : { body: JSON.stringify(body) });
+  return { status: answer.status, body: answer.body as Record<string, any> };
+}
+
+async function createClient(body: Record<string, unknown>): Promise<string> {
+  const answer = await registry(operator, '/registry/clients', { networkWhitelist: ['0.0.0.0'], publicKey: spkiPemOf(generateRsaKeyPair().publicKey), ...body });
+  expect(answer.status).toBe(201);
+  return answer.body.clientId as string;
+}
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`Chromium is not installed at ${CHROMIUM}. Install it with: apt-get update && apt-get install -y chromium.`);
+  const playwright = loadPlaywright();
+  home = mkdtempSync(join(tmpdir(), 'signet-portal-accounts-'));
+  profile = mkdtempSync(join(tmpdir(), 'signet-portal-accounts-chromium-'));
+  gateway = await startGatewayProcess(home);
+  const dir = readClientDir(join(home, 'admin'));
+  operator = { clientId: dir.clientId, privateKey: dir.key.key };
+
+  accountA = (await registry(operator, '/registry/accounts', { name: 'Acme', roleCeiling: ['demo'] })).body.accountId;
+  accountB = (await registry(operator, '/registry/accounts', { name: 'Globex', roleCeiling: ['demo'] })).body.accountId;
+  const acmeKey = generateRsaKeyPair();
+  const created = await registry(operator, '/registry/clients', {
+    accountId: accountA,
+    name: 'Acme admin',
+    networkWhitelist: ['0.0.0.0'],
+    publicKey: spkiPemOf(acmeKey.publicKey),
+    roles: ['account:admin'],
+  });
+  expect(created.status).toBe(201);
+  acmeAdminId = created.body.clientId;
+  acmeAdminDir = join(home, 'acme-admin');
+  writeClientDir(acmeAdminDir, acmeAdminId, acmeKey);
+  await createClient({ accountId: accountA, name: 'Acme app', roles: ['demo'] });
+  await createClient({ accountId: accountB, name: 'Globex app', roles: ['demo'] });
+
+  context = await playwright.chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    viewport: { width: 1280, height: 1000 },
+  });
+  page = context.pages()[0] ?? (await context.newPage());
+  page.on('pageerror', (error: Error) => pageErrors.push(error.message));
+});
+
+afterAll(async () => {
+  await context?.close().catch(() => undefined);
+  await gateway?.stop('SIGKILL');
+  if (home) rmSync(home, { recursive: true, force: true });
+  if (profile) rmSync(profile, { recursive: true, force: true });
+});
+
+const WAIT_MS = 15_000;
+
+async function eventually<T>(read: () => Promise<T>, check: (value: T) => void): Promise<void> {
+  const deadline = Date.now() + WAIT_MS;
+  for (;;) {
+    try {
+      check(await read());
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const visible = (locator: any) => locator.waitFor({ state: 'visible', timeout: WAIT_MS });
+const hidden = (locator: any) => locator.waitFor({ state: 'hidden', timeout: WAIT_MS });
+const containsText = (locator: any, expected: string) => eventually(() => locator.innerText({ timeout: WAIT_MS }) as Promise<string>, (text) => expect(text).toContain(expected));
+/** The names in the client list, sorted. */
+const listedNames = (expected: string[]) =>
+  eventually(
+    () => page.locator('#client-rows tr[data-client-id] th').allInnerTexts() as Promise<string[]>,
+    (names) => expect(names.map((n) => n.trim()).sort()).toEqual([...expected].sort()),
+  );
+
+async function signIn(dir: string): Promise<void> {
+  await page.goto(`${gateway.url}/portal/`);
+  await page.getByLabel('Admin private key file').setInputFiles([join(dir, 'private.pkcs8.b64'), join(dir, 'client-id')]);
+  await page.getByRole('button', { name: 'Use this key' }).click();
+  await visible(page.locator('#signer-status'));
+}
+
+test("an account admin sees its account and only its clients, is offered its ceiling's roles, and adds clients to its account", async () => {
+  await signIn(acmeAdminDir);
+  await containsText(page.locator('#account-line'), 'Acme');
+  await containsText(page.locator('#account-id'), accountA);
+  await containsText(page.locator('#account-ceiling'), 'demo');
+  await hidden(page.locator('#operator-view'));
+  await listedNames(['Acme admin', 'Acme app']);
+
+  await page.getByRole('button', { name: '+ Client' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Add client' });
+  await visible(dialog);
+  const roleBoxes = dialog.getByRole('group', { name: 'Assign roles' }).getByRole('checkbox');
+  await eventually(() => roleBoxes.evaluateAll((boxes: HTMLInputElement[]) => boxes.map((b) => b.value)) as Promise<string[]>, (values) => expect(values).toEqual(['demo']));
+  await dialog.getByLabel('Name').fill('Acme mobile');
+  await dialog.getByLabel('Address or CIDR range').fill('0.0.0.0');
+  await dialog.getByRole('button', { name: 'Add to list' }).click();
+  await dialog.getByLabel('Public Key').fill(spkiPemOf(generateRsaKeyPair().publicKey));
+  await roleBoxes.first().check();
+  await dialog.getByRole('button', { name: 'Add', exact: true }).click();
+  await hidden(dialog);
+  await listedNames(['Acme admin', 'Acme app', 'Acme mobile']);
+
+  const listed = await registry(operator, `/registry/clients?account=${accountA}`);
+  expect(listed.body.clients.find((c: { name: string }) => c.name === 'Acme mobile')).toMatchObject({ accountId: accountA, roles: ['demo'] });
+  await page.getByRole('button', { name: 'Sign out and forget the key' }).click();
+  await visible(page.getByRole('heading', { name: 'Load the admin key' }));
+});
+
+test('the operator view: every account in a picker, each one\'s clients, new clients in the account picked', async () => {
+  await signIn(join(home, 'admin'));
+  await visible(page.locator('#operator-view'));
+  await hidden(page.locator('#account-line'));
+  const picker = page.getByLabel('Operator view: clients of the account');
+  await eventually(() => picker.evaluate((s: HTMLSelectElement) => Array.from(s.options, (o) => o.value)) as Promise<string[]>, (values) => expect(values).toEqual(['acct_default', accountA, accountB]));
+  await listedNames(['local admin', 'local demo']);
+
+  await picker.selectOption(accountA);
+  await listedNames(['Acme admin', 'Acme app', 'Acme mobile']);
+  await picker.selectOption(accountB);
+  await listedNames(['Globex app']);
+
+  await page.getByRole('button', { name: '+ Client' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Add client' });
+  await dialog.getByLabel('Name').fill('Globex reports');
+  await dialog.getByLabel('Address or CIDR range').fill('203.0.113.0/24');
+  await dialog.getByRole('button', { name: 'Add to list' }).click();
+  await dialog.getByLabel('Public Key').fill(spkiPemOf(generateRsaKeyPair().publicKey));
+  await dialog.getByRole('group', { name: 'Assign roles' }).getByLabel('demo', { exact: true }).check();
+  await dialog.getByRole('button', { name: 'Add', exact: true }).click();
+  await hidden(dialog);
+  await listedNames(['Globex app', 'Globex reports']);
+  const listed = await registry(operator, `/registry/clients?account=${accountB}`);
+  expect(listed.body.clients.map((c: { name: string }) => c.name).sort()).toEqual(['Globex app', 'Globex reports']);
+  expect(pageErrors).toEqual([]);
+});
