@@ -82,7 +82,7 @@ export interface SignatureAuthorizerProps {
   readonly recordAuthFailures?: boolean;
   /**
    * Role → allowed routes (`METHOD /path-glob`). The registry checks roles against it too.
-   * @default - DEFAULT_ROLE_CATALOGUE from lambda/config-env.ts (`registry:admin` only)
+   * @default - DEFAULT_ROLE_CATALOGUE from lambda/config-env.ts (`registry:admin`, and `account:admin` on the client routes)
    */
   readonly roleCatalogue?: RoleCatalogue;
   /**
