@@ -34,6 +34,8 @@ export interface PathLatency {
 
 export interface AuthorizerLatency {
   readonly warm: PathLatency;
+  /** The warm path with Powertools logging and metrics switched off (to see what they cost). */
+  readonly warmQuiet: PathLatency;
   readonly miss: PathLatency;
   readonly clients: number;
   readonly distinctRequests: number;
@@ -103,16 +105,19 @@ export async function measureAuthorizerLatency(options: AuthorizerLatencyOptions
     };
     const warm = loadAuthorizerHandler(env);
     const cold = loadAuthorizerHandler({ ...env, [ENV.clientCacheTtlMs]: '0' });
+    const quiet = loadAuthorizerHandler({ ...env, POWERTOOLS_LOG_LEVEL: 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true' });
 
     const { result } = await withSilencedOutput(async () => {
       // Fill the warm cache and let the JIT settle (not timed).
       await timeCalls(warm.handler, warm.commands, events, Math.min(events.length, 1500));
       const warmPath = await timeCalls(warm.handler, warm.commands, events, options.warmRequests ?? 5000);
+      await timeCalls(quiet.handler, quiet.commands, events, Math.min(events.length, 1500));
+      const quietPath = await timeCalls(quiet.handler, quiet.commands, events, options.warmRequests ?? 5000);
       await timeCalls(cold.handler, cold.commands, events, 100);
       const missPath = await timeCalls(cold.handler, cold.commands, events, options.missRequests ?? 600);
-      return { warmPath, missPath };
+      return { warmPath, quietPath, missPath };
     });
-    return { warm: result.warmPath, miss: result.missPath, clients: clientCount, distinctRequests: distinct, loadAverage: loadAverage() };
+    return { warm: result.warmPath, warmQuiet: result.quietPath, miss: result.missPath, clients: clientCount, distinctRequests: distinct, loadAverage: loadAverage() };
   } finally {
     sdk.destroy();
     await ddb.stop();
@@ -156,6 +161,7 @@ export function printAuthorizerLatency(r: AuthorizerLatency): string[] {
   return [
     `warm cache hit, wall: ${formatSummary(r.warm.wallMs)}`,
     `warm cache hit, CPU:  ${formatSummary(r.warm.cpuMs)}`,
+    `warm cache hit, logs and metrics off, CPU: ${formatSummary(r.warmQuiet.cpuMs)}`,
     `warm path DynamoDB reads per request: ${r.warm.dynamoDbReadsPerRequest} (all DynamoDB calls: ${r.warm.dynamoDbCallsPerRequest}, counted on the handler's SDK client)`,
     `cache miss (DynamoDB Local GetItem), wall: ${formatSummary(r.miss.wallMs)}`,
     `cache miss (DynamoDB Local GetItem), CPU:  ${formatSummary(r.miss.cpuMs)}`,

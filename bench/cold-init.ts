@@ -51,8 +51,14 @@ export interface EntryColdInit {
   readonly runs: number;
 }
 
+/** Where the authorizer's import time goes: the external SDK packages first, then the bundle. */
+export interface ImportBreakdown {
+  readonly parts: readonly { readonly name: string; readonly cpuMs: number }[];
+}
+
 export interface ColdInit {
   readonly entries: readonly EntryColdInit[];
+  readonly authorizerBreakdown?: ImportBreakdown;
   /** Runs per entry. */
   readonly runs: number;
 }
@@ -70,6 +76,20 @@ function functionEnvironment(): NodeJS.ProcessEnv {
     POWERTOOLS_LOG_LEVEL: 'INFO',
     [ENV.tableName]: 'signet-clients',
   };
+}
+
+/** CPU ms of each require, in order, in one fresh process (median over `runs` processes). */
+function importBreakdown(modules: readonly string[], runs: number, cwd: string): ImportBreakdown {
+  const script = [
+    'const out = [];',
+    `for (const m of ${JSON.stringify(modules)}) { const c = process.cpuUsage(); require(m); const u = process.cpuUsage(c); out.push((u.user + u.system) / 1e3); }`,
+    'process.stdout.write(JSON.stringify(out));',
+  ].join('\n');
+  const samples: number[][] = [];
+  for (let i = 0; i < runs; i++) {
+    samples.push(JSON.parse(execFileSync(process.execPath, ['--no-warnings', '-e', script], { env: functionEnvironment(), cwd, encoding: 'utf8' })) as number[]);
+  }
+  return { parts: modules.map((name, i) => ({ name, cpuMs: median(samples.map((s) => s[i])) })) };
 }
 
 /** Import time of `bundle` in a fresh node process: [wall ms, CPU ms]. */
@@ -93,6 +113,7 @@ export async function measureColdInit(options: { runs?: number; outDir?: string 
 
   const outDir = options.outDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'signet-bench-bundles-'));
   const entries: EntryColdInit[] = [];
+  let authorizerBreakdown: ImportBreakdown | undefined;
   try {
     for (const [file, names] of byFile) {
       const slug = path.basename(file, '.ts');
@@ -118,21 +139,27 @@ export async function measureColdInit(options: { runs?: number; outDir?: string 
         importCpuMs: median(cpus),
         runs,
       });
+      if (file === 'lambda/handlers/authorizer.ts') {
+        authorizerBreakdown = importBreakdown(['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb', deployed], runs, path.dirname(deployed));
+      }
     }
   } finally {
     if (options.outDir === undefined) fs.rmSync(outDir, { recursive: true, force: true });
   }
-  return { entries, runs };
+  return { entries, runs, authorizerBreakdown };
 }
 
 const kb = (bytes: number): string => `${(bytes / 1024).toFixed(0)} KB`;
 
 export function printColdInit(r: ColdInit): string[] {
-  return r.entries.map(
+  const breakdown = r.authorizerBreakdown
+    ? [`authorizer import, CPU by part (median, in this order in one process): ${r.authorizerBreakdown.parts.map((p) => `${p.name.startsWith('/') ? 'the bundle itself' : p.name} ${p.cpuMs.toFixed(1)} ms`).join(', ')}`]
+    : [];
+  return [...r.entries.map(
     (e) =>
       `${e.names.join(' + ')} (${e.file}): bundle ${kb(e.bundleBytes)} (+ ${kb(e.sourceMapBytes)} source map; ${kb(e.selfContainedBytes)} with the SDK inlined), ` +
       `import median of ${e.runs}: ${e.importWallMs.toFixed(1)} ms wall, ${e.importCpuMs.toFixed(1)} ms CPU`,
-  );
+  ), ...breakdown];
 }
 
 if (require.main === module) {

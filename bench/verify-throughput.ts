@@ -188,6 +188,6 @@ export function printVerifyThroughput(r: VerifyThroughput): string[] {
 }
 
 if (require.main === module) {
-  measureVerifyThroughput()
-    .then((r) => console.log([...printVerifyThroughput(r), ...printVerifySteps(measureVerifySteps())].join('\n')));
+  const steps = measureVerifySteps();
+  measureVerifyThroughput().then((r) => console.log([...printVerifySteps(steps), ...printVerifyThroughput(r)].join('\n')));
 }
