@@ -4,6 +4,7 @@
  * start with a message naming the variable, never silently.
  */
 import {
+  AUTH_FAILURE_RECORD_INTERVAL_MS,
   DEFAULT_ALLOW_LEGACY,
   DEFAULT_CLIENT_CACHE_TTL_MS,
   DEFAULT_MAX_AGE_S,
@@ -25,6 +26,8 @@ export interface SignetConfig {
   readonly allowLegacy: boolean;
   readonly replayProtection: boolean;
   readonly recordAuthFailures: boolean;
+  /** The same refusal of one client is recorded at most once per this interval. */
+  readonly authFailureRecordIntervalMs: number;
   readonly clientCacheTtlMs: number;
   readonly staleIfErrorMs: number;
   readonly rotationGraceS: number;
@@ -48,6 +51,7 @@ export function loadConfig(env: Env = process.env): SignetConfig {
     allowLegacy: readBool(env, ENV.allowLegacy, DEFAULT_ALLOW_LEGACY),
     replayProtection: readBool(env, ENV.replayProtection, false),
     recordAuthFailures: readBool(env, ENV.recordAuthFailures, true),
+    authFailureRecordIntervalMs: readInt(env, ENV.authFailureRecordIntervalMs, AUTH_FAILURE_RECORD_INTERVAL_MS, 0),
     clientCacheTtlMs: readInt(env, ENV.clientCacheTtlMs, DEFAULT_CLIENT_CACHE_TTL_MS, 0),
     staleIfErrorMs: readInt(env, ENV.staleIfErrorMs, DEFAULT_STALE_IF_ERROR_MS, 0),
     rotationGraceS: readInt(env, ENV.rotationGraceS, DEFAULT_ROTATION_GRACE_S, 0),

@@ -11,7 +11,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AdaptedRequest } from '../adapters/target-uri';
 import type { SignetConfig } from '../config';
 import { BoundedCache } from '../core/bounded-cache';
-import { AUTH_FAILURE_RECORD_INTERVAL_MS, DEFAULT_CLIENT_CACHE_MAX_ENTRIES } from '../core/defaults';
+import { DEFAULT_CLIENT_CACHE_MAX_ENTRIES } from '../core/defaults';
 import { isSignetError } from '../core/errors';
 import { PublicKeyCache } from '../core/keys';
 import { compileRoleCatalogue } from '../core/role-policy';
@@ -124,12 +124,14 @@ export class AuthorizerRuntime {
     }
   }
 
-  /** False when this client's same refusal was recorded within AUTH_FAILURE_RECORD_INTERVAL_MS (bounded memory). */
+  /** False when this client's same refusal was recorded within the configured interval (bounded memory). */
   private firstRecentFailure(clientId: string, reason: string): boolean {
     const key = `${clientId} ${reason}`;
     const now = this.nowMs();
+    const interval = this.options.config.authFailureRecordIntervalMs;
+    if (interval === 0) return true;
     if (this.recentFailures.get(key, now) !== undefined) return false;
-    this.recentFailures.set(key, true, now + AUTH_FAILURE_RECORD_INTERVAL_MS);
+    this.recentFailures.set(key, true, now + interval);
     return true;
   }
 }

@@ -49,7 +49,8 @@ beforeAll(async () => {
   disabled = await registerClient(store, { name: 'Disabled' });
   await store.disable(disabled.clientId, 'test-setup');
   retired = await registerClient(store, { name: 'Retired key', notAfter: new Date(Date.now() - 3_600_000).toISOString() });
-  authorizer = loadAuthorizer(authorizerEnv(tableName, ddb.endpoint));
+  // Every refusal recorded, so each case below can read its own record (the per-second limit is shown in logs.test.ts).
+  authorizer = loadAuthorizer(authorizerEnv(tableName, ddb.endpoint, { [ENV.authFailureRecordIntervalMs]: '0' }));
 });
 
 afterAll(async () => {

@@ -5,6 +5,7 @@
  * may contain a signature value, a Signature / Signature-Input header, a signature base, or any
  * private or public key material actually used in the run.
  */
+import { ENV } from '../../lambda/config-env';
 import { generateRsaKeyPair, type PrivateKeyInfo } from '../../lambda/core/keys';
 import { DynamoClientStore } from '../../lambda/store/client-store';
 import { newClientId } from '../../lambda/store/client-id';
@@ -50,7 +51,8 @@ beforeAll(async () => {
   keysUsed.push(partner.key, reader.key, office.key, stranger);
   unknownId = newClientId();
 
-  const env = authorizerEnv(tableName, ddb.endpoint);
+  // A long recording interval makes the collapse of a repeated refusal deterministic, however slow the machine.
+  const env = authorizerEnv(tableName, ddb.endpoint, { [ENV.authFailureRecordIntervalMs]: '600000' });
   const authorizer = loadAuthorizer(env, { loud: true });
   const cut = loadAuthorizer(authorizerEnv(tableName, `http://127.0.0.1:${await findFreePort()}`), { loud: true });
 
@@ -165,7 +167,7 @@ test('the auth failures kept for partners (GET .../auth-failures) hold reasons, 
   const secrets = secretsOfTheRun();
   const recorded = (await Promise.all([partner, reader, office].map((s) => store.listAuthFailures(s.clientId)))).flat();
   // Every refusal is logged, but the same refusal of one client is stored at most once per
-  // AUTH_FAILURE_RECORD_INTERVAL_MS: the reader's second role_forbidden (logged above) is not stored again.
+  // interval (SIGNET_AUTH_FAILURE_RECORD_INTERVAL_MS): the reader's second role_forbidden (logged above) is not stored again.
   expect(recorded.map((f) => f.reason).sort()).toEqual(['expired', 'ip_not_allowed', 'malformed_signature', 'missing_date', 'role_forbidden', 'signature_mismatch', 'signature_mismatch']);
   expect(leaksIn(JSON.stringify(recorded) + stringsIn(recorded).join('\n'), secrets)).toEqual([]);
 });
