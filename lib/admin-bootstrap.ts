@@ -12,9 +12,10 @@ import { importPublicKey } from '../lambda/core/keys';
 import type { AdminBootstrapProperties } from './bootstrap/admin-bootstrap-handler';
 import { IClientRegistry } from './client-registry';
 import { SignetFunction } from './signet-function';
+import { SERVICE_NAMES } from '../lambda/observability';
 
 /** `POWERTOOLS_SERVICE_NAME` of the bootstrap function. */
-export const BOOTSTRAP_SERVICE_NAME = 'signet-admin-bootstrap';
+export const BOOTSTRAP_SERVICE_NAME = SERVICE_NAMES.adminBootstrap;
 
 /** Name of the bootstrapped admin client when none is given. */
 export const DEFAULT_ADMIN_CLIENT_NAME = 'bootstrap admin';

@@ -17,9 +17,10 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { PORTAL_CONTENT_TYPES, PORTAL_PATH } from '../lambda/portal/static-site';
 import { DEFAULT_LOG_RETENTION, METRICS_NAMESPACE, PROJECT_ROOT, SIGNET_ARCHITECTURE, SIGNET_RUNTIME } from './signet-function';
+import { SERVICE_NAMES } from '../lambda/observability';
 
 /** `POWERTOOLS_SERVICE_NAME` of the portal function. */
-export const PORTAL_SERVICE_NAME = 'signet-portal';
+export const PORTAL_SERVICE_NAME = SERVICE_NAMES.portal;
 
 /** The portal's files in the repository. */
 export const PORTAL_SOURCE_DIR = path.join(PROJECT_ROOT, 'portal');

@@ -16,9 +16,10 @@ import { compileRoleCatalogue } from '../lambda/core/role-policy';
 import { IClientRegistry } from './client-registry';
 import { SignatureAuthorizer, acknowledgeSignetAuthorization } from './signature-authorizer';
 import { SignetFunction } from './signet-function';
+import { SERVICE_NAMES } from '../lambda/observability';
 
 /** `POWERTOOLS_SERVICE_NAME` of the registry function. */
-export const REGISTRY_SERVICE_NAME = 'signet-registry';
+export const REGISTRY_SERVICE_NAME = SERVICE_NAMES.registry;
 
 /** Operations the `registry:admin` role must be allowed, checked against the role catalogue at synth. */
 const ADMIN_PROBES: ReadonlyArray<readonly [string, string]> = [

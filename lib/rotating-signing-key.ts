@@ -13,12 +13,13 @@ import { ENV } from '../lambda/config-env';
 import { DEFAULT_CLIENT_CACHE_TTL_MS, DEFAULT_RSA_BITS, DEFAULT_ROTATION_DAYS, DEFAULT_ROTATION_GRACE_S, MIN_RSA_BITS } from '../lambda/core/defaults';
 import { IClientRegistry } from './client-registry';
 import { SignetFunction } from './signet-function';
+import { SERVICE_NAMES } from '../lambda/observability';
 
 /** Longest client-cache TTL a rotation can wait out: a Lambda runs at most 15 minutes. */
 const MAX_SETTLE_MS = 12 * 60_000;
 
 /** `POWERTOOLS_SERVICE_NAME` of rotation functions. */
-export const ROTATION_SERVICE_NAME = 'signet-rotation';
+export const ROTATION_SERVICE_NAME = SERVICE_NAMES.rotation;
 
 /** What the four steps of the protocol do to the secret, and all the rotation function may do to it. */
 export const ROTATION_SECRET_ACTIONS: readonly string[] = Object.freeze([

@@ -21,6 +21,7 @@ import {
 import { RoleCatalogue, compileRoleCatalogue } from '../lambda/core/role-policy';
 import { IClientRegistry } from './client-registry';
 import { METRICS_NAMESPACE, SignetFunction } from './signet-function';
+import { SERVICE_NAMES } from '../lambda/observability';
 
 /** Which API Gateway flavour sits in front: HTTP API (payload 2.0) or REST API (v1). */
 export type SignetApiType = 'http' | 'rest';
@@ -33,7 +34,7 @@ export type SignetApiType = 'http' | 'rest';
 export const AUTHORIZER_METRICS = AUTHORIZER_METRIC_NAMES;
 
 /** `POWERTOOLS_SERVICE_NAME` of the authorizer, and the `service` dimension of its metrics. */
-export const AUTHORIZER_SERVICE_NAME = 'signet-authorizer';
+export const AUTHORIZER_SERVICE_NAME = SERVICE_NAMES.authorizer;
 
 /** The request header that carries the signature, used as the identity source (caching is off). */
 export const SIGNATURE_HEADER = 'Signature';

@@ -10,6 +10,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { METRICS_NAMESPACE } from '../lambda/observability';
 
 /** Root of the repository (`lib/..`), where `lambda/` and `package-lock.json` live. */
 export const PROJECT_ROOT = path.resolve(__dirname, '..');
@@ -37,7 +38,7 @@ export const SIGNET_ARCHITECTURE = lambda.Architecture.ARM_64;
 export const DEFAULT_LOG_RETENTION = logs.RetentionDays.ONE_MONTH;
 
 /** CloudWatch namespace of the metrics Signet's Lambdas emit through Powertools Metrics. */
-export const METRICS_NAMESPACE = 'Signet';
+export { METRICS_NAMESPACE };
 
 export interface SignetFunctionProps {
   /** Which handler to run. */

@@ -22,6 +22,7 @@ import { RotatingSigningKey } from './rotating-signing-key';
 import { SignatureAuthorizer, SignetApiType, acknowledgeSignetAuthorization } from './signature-authorizer';
 import { DEFAULT_LOG_RETENTION, SignetFunction } from './signet-function';
 import { SignetMonitoring } from './signet-monitoring';
+import { SERVICE_NAMES } from '../lambda/observability';
 
 /** The stack's role catalogue when none is given: the registry admin, and `demo` for the echo API. */
 export const DEFAULT_STACK_ROLE_CATALOGUE: RoleCatalogue = Object.freeze({
@@ -33,7 +34,7 @@ export const DEFAULT_STACK_ROLE_CATALOGUE: RoleCatalogue = Object.freeze({
 export const DEFAULT_REST_STAGE_NAME = 'prod';
 
 /** `POWERTOOLS_SERVICE_NAME` of the demo backend. */
-export const ECHO_SERVICE_NAME = 'signet-echo';
+export const ECHO_SERVICE_NAME = SERVICE_NAMES.echo;
 
 export interface SignetStackProps extends StackProps {
   /**

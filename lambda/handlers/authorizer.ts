@@ -12,13 +12,14 @@ import { parsePublicBaseUrl } from '../adapters/target-uri';
 import { httpApiAllowResponse, httpApiRefusal, restAllowPolicy, restRefusal } from '../adapters/authorizer-response';
 import { AuthorizerRuntime } from '../authorizer/runtime';
 import { loadConfig } from '../config';
+import { METRICS_NAMESPACE, SERVICE_NAMES } from '../observability';
 import { DYNAMODB_REQUEST_TIMEOUT_MS } from '../core/defaults';
 import { createDocumentClient } from '../store/dynamodb-client';
 import type { Decision } from '../authorizer/authorize';
 
-const logger = new Logger({ serviceName: 'signet-authorizer' });
+const logger = new Logger({ serviceName: SERVICE_NAMES.authorizer });
 // Metrics' own warnings go through the logger, so every line the function writes is JSON.
-const metrics = new Metrics({ namespace: 'Signet', serviceName: 'signet-authorizer', logger });
+const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAMES.authorizer, logger });
 const config = loadConfig();
 // Short timeout and one retry: a slow registry must end in stale-if-error or fail closed, well inside API Gateway's limit.
 const doc = createDocumentClient({ endpoint: config.dynamoDbEndpoint, requestTimeoutMs: DYNAMODB_REQUEST_TIMEOUT_MS, maxAttempts: 2 });

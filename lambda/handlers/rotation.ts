@@ -12,10 +12,11 @@ import { SecretsManagerSecretStore, createSecretsManagerClient } from '../rotati
 import type { RotationStep } from '../rotation/rotation-types';
 import { DynamoClientStore } from '../store/client-store';
 import { createDocumentClient } from '../store/dynamodb-client';
+import { METRICS_NAMESPACE } from '../observability';
 
 const config = loadConfig();
 const logger = new Logger({ serviceName: ROTATION_SERVICE_NAME });
-const metrics = new Metrics({ namespace: 'Signet', serviceName: ROTATION_SERVICE_NAME });
+const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: ROTATION_SERVICE_NAME });
 const secretsManager = createSecretsManagerClient({ endpoint: config.secretsManagerEndpoint });
 const store = new DynamoClientStore({ tableName: config.tableName, client: createDocumentClient({ endpoint: config.dynamoDbEndpoint }) });
 

@@ -23,6 +23,7 @@ import { RegistryService, type RegistryServiceDeps } from './registry-service';
 import { type RegistryEvent, type RegistryRequest, readRegistryEvent } from './registry-request';
 import { type MatchedRoute, matchRoute } from './routes';
 import { checkBodySize } from './validation';
+import { SERVICE_NAMES } from '../observability';
 
 /** The logger calls the handler makes (a Powertools `Logger` fits). */
 export type RegistryLogger = Pick<Logger, 'info' | 'warn' | 'error'>;
@@ -38,7 +39,7 @@ export type RegistryResult = APIGatewayProxyResult;
 export type RegistryHandler = (event: RegistryEvent, context?: { readonly awsRequestId?: string }) => Promise<RegistryResult>;
 
 /** Service name in the registry's log lines. */
-export const REGISTRY_SERVICE_NAME = 'signet-registry';
+export const REGISTRY_SERVICE_NAME = SERVICE_NAMES.registry;
 
 const BASE_HEADERS = Object.freeze({
   'content-type': 'application/json',
