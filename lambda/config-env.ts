@@ -1,3 +1,8 @@
+import { ACCOUNT_ADMIN_ROLE, REGISTRY_ADMIN_ROLE } from './core/defaults';
+
+/** Re-exported for the modules that took it from here. */
+export { ACCOUNT_ADMIN_ROLE };
+
 /**
  * Names of the environment variables Signet's Lambdas read. The CDK constructs that set them and
  * `lambda/config.ts` that reads them both import these constants, so the two cannot drift apart.
@@ -23,18 +28,11 @@ export const ENV = {
 } as const;
 
 /**
- * The role of a partner organisation's own administrators: they manage the clients of their
- * account only (lambda/registry/caller-scope.ts), so the registry routes they reach are scoped to
- * that account, whatever the catalogue lets them call.
- */
-export const ACCOUNT_ADMIN_ROLE = 'account:admin';
-
-/**
  * The role catalogue used when none is configured: the registry's operators (`registry:admin`,
  * every registry route) and account admins (`account:admin`: the client routes, their own account
  * and the roles they may give; the registry scopes every answer to their account).
  */
 export const DEFAULT_ROLE_CATALOGUE: Readonly<Record<string, readonly string[]>> = Object.freeze({
-  'registry:admin': ['* /registry/**'],
+  [REGISTRY_ADMIN_ROLE]: ['* /registry/**'],
   [ACCOUNT_ADMIN_ROLE]: ['* /registry/clients', '* /registry/clients/**', 'GET /registry/accounts/*', 'GET /registry/accounts/*/audit', 'GET /registry/roles'],
 });

@@ -85,3 +85,10 @@ export const MAX_SIGNATURE_HEADER_BYTES = 8_192;
 
 /** Role that guards the registry routes. */
 export const REGISTRY_ADMIN_ROLE = 'registry:admin';
+
+/**
+ * The role of a partner organisation's own administrators: they manage the clients of their
+ * account only (lambda/registry/caller-scope.ts), so every registry answer is scoped to that
+ * account, whatever the catalogue lets them call.
+ */
+export const ACCOUNT_ADMIN_ROLE = 'account:admin';
