@@ -6,17 +6,15 @@
  */
 import { readdirSync } from 'node:fs';
 import * as path from 'node:path';
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, Validations } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
-import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { PORTAL_CONTENT_TYPES, PORTAL_PATH } from '../lambda/portal/static-site';
-import { DEFAULT_LOG_RETENTION, METRICS_NAMESPACE, PROJECT_ROOT, SIGNET_ARCHITECTURE, SIGNET_RUNTIME } from './signet-function';
+import { PROJECT_ROOT, SignetFunction } from './signet-function';
 import { SERVICE_NAMES } from '../lambda/observability';
 
 /** `POWERTOOLS_SERVICE_NAME` of the portal function. */
@@ -68,58 +66,18 @@ export class ClientPortal extends Construct {
     if (given !== 1) throw new Error(`${this.node.path}: invalid ClientPortal props: give exactly one of httpApi or restApi (got ${given}).`);
     const files = portalFiles();
 
-    const logGroup = new logs.LogGroup(this, 'LogGroup', {
-      retention: props.logRetention ?? DEFAULT_LOG_RETENTION,
-      removalPolicy: RemovalPolicy.RETAIN,
-    });
-    const role = new iam.Role(this, 'ServiceRole', {
-      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
-      description: `Execution role of the Signet ${PORTAL_SERVICE_NAME} function`,
-    });
-    logGroup.grantWrite(role);
-
-    const fn = new NodejsFunction(this, 'Resource', {
-      entry: path.join(PROJECT_ROOT, 'lambda/handlers/portal.ts'),
-      handler: 'handler',
-      projectRoot: PROJECT_ROOT,
-      depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
-      runtime: SIGNET_RUNTIME,
-      architecture: SIGNET_ARCHITECTURE,
-      memorySize: props.memorySizeMb ?? 128,
+    const portalFunction = new SignetFunction(this, 'Function', {
+      entry: 'portal',
+      serviceName: PORTAL_SERVICE_NAME,
+      memorySizeMb: props.memorySizeMb ?? 128,
       timeout: Duration.seconds(5),
+      logRetention: props.logRetention,
       description: 'Signet: client portal static files (/portal)',
-      role,
-      logGroup,
-      environment: {
-        NODE_OPTIONS: '--enable-source-maps',
-        POWERTOOLS_SERVICE_NAME: PORTAL_SERVICE_NAME,
-        POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
-        POWERTOOLS_LOG_LEVEL: 'INFO',
-      },
-      bundling: {
-        forceDockerBundling: false,
-        minify: true,
-        sourceMap: true,
-        sourceMapMode: SourceMapMode.DEFAULT,
-        sourcesContent: false,
-        target: 'node22',
-        format: OutputFormat.CJS,
-        externalModules: ['@aws-sdk/*'],
-        // The handler reads the files from ./portal next to index.js (lambda/handlers/portal.ts).
-        commandHooks: {
-          beforeBundling: () => [],
-          beforeInstall: () => [],
-          afterBundling: (inputDir: string, outputDir: string) => [
-            `mkdir -p "${outputDir}/portal"`,
-            `cp ${files.map((f) => `"${inputDir}/portal/${f}"`).join(' ')} "${outputDir}/portal/"`,
-          ],
-        },
-      },
+      // The handler reads the files from ./portal next to index.js (lambda/handlers/portal.ts).
+      assets: { dir: 'portal', files },
     });
-    Validations.of(fn).acknowledge({
-      id: 'AwsSolutions-L1',
-      reason: `Signet pins ${SIGNET_RUNTIME.name}: the handlers are bundled for and tested on it; newer runtimes are adopted deliberately, for every function at once.`,
-    });
+    const fn = portalFunction.function;
+    const logGroup = portalFunction.logGroup;
     this.handler = fn;
     this.logGroup = logGroup;
 

@@ -23,6 +23,7 @@ export const LAMBDA_ENTRIES = {
   rotation: { file: 'lambda/handlers/rotation.ts', handler: 'handler' },
   echo: { file: 'lambda/handlers/echo.ts', handler: 'handler' },
   adminBootstrap: { file: 'lib/bootstrap/admin-bootstrap-handler.ts', handler: 'handler' },
+  portal: { file: 'lambda/handlers/portal.ts', handler: 'handler' },
 } as const;
 
 /** Which handler a {@link SignetFunction} runs. */
@@ -57,6 +58,11 @@ export interface SignetFunctionProps {
   readonly logRemovalPolicy?: RemovalPolicy;
   /** Short description shown in the Lambda console. @default - none */
   readonly description?: string;
+  /**
+   * Files shipped next to the bundle, in a folder of the same name: `{ dir: 'portal', files: [...] }`
+   * copies `<repo>/portal/<file>` to `<bundle>/portal/<file>`. @default - none
+   */
+  readonly assets?: { readonly dir: string; readonly files: readonly string[] };
 }
 
 /**
@@ -115,6 +121,7 @@ export class SignetFunction extends Construct {
         format: OutputFormat.CJS,
         // The AWS SDK v3 is part of the Node.js 22 runtime; not bundling it keeps cold starts short.
         externalModules: ['@aws-sdk/*'],
+        ...(props.assets ? { commandHooks: copyAssets(props.assets) } : {}),
       },
     });
     Validations.of(this.function).acknowledge({
@@ -122,4 +129,16 @@ export class SignetFunction extends Construct {
       reason: `Signet pins ${SIGNET_RUNTIME.name}: the handlers are bundled for and tested on it; newer runtimes are adopted deliberately, for every function at once.`,
     });
   }
+}
+
+/** esbuild hooks that copy `assets` next to the bundle (the handler reads them from there). */
+function copyAssets(assets: { readonly dir: string; readonly files: readonly string[] }) {
+  return {
+    beforeBundling: (): string[] => [],
+    beforeInstall: (): string[] => [],
+    afterBundling: (inputDir: string, outputDir: string): string[] => [
+      `mkdir -p "${outputDir}/${assets.dir}"`,
+      `cp ${assets.files.map((f) => `"${inputDir}/${assets.dir}/${f}"`).join(' ')} "${outputDir}/${assets.dir}/"`,
+    ],
+  };
 }

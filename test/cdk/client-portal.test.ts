@@ -47,7 +47,7 @@ describe('on an HTTP API', () => {
       MemorySize: 128,
       Environment: { Variables: { POWERTOOLS_SERVICE_NAME: PORTAL_SERVICE_NAME } },
     });
-    const statements = statementsOfRole(template, 'ClientPortalServiceRole');
+    const statements = statementsOfRole(template, 'ClientPortalFunctionServiceRole');
     expect(statements.flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action])).sort()).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
     template.resourceCountIs('AWS::IAM::Policy', 1);
   });
