@@ -37,6 +37,19 @@ export const DEPLOYED_ESBUILD_OPTIONS: BuildOptions = Object.freeze({
   logLevel: 'error',
 });
 
+/**
+ * Folders some functions read next to their bundle, copied there as SignetFunction's `assets`
+ * prop does at deploy time (lib/client-portal.ts ships `portal/`).
+ */
+const ENTRY_ASSET_DIRS: Readonly<Record<string, string>> = { 'lambda/handlers/portal.ts': 'portal' };
+
+/** An entry that could not be measured (e.g. it needs files the bench does not know to ship). */
+export interface EntryFailure {
+  readonly file: string;
+  readonly names: readonly string[];
+  readonly reason: string;
+}
+
 export interface EntryColdInit {
   /** Handler file, relative to the repository. */
   readonly file: string;
@@ -58,6 +71,7 @@ export interface ImportBreakdown {
 
 export interface ColdInit {
   readonly entries: readonly EntryColdInit[];
+  readonly failures: readonly EntryFailure[];
   readonly authorizerBreakdown?: ImportBreakdown;
   /** Runs per entry. */
   readonly runs: number;
@@ -100,7 +114,7 @@ function importOnce(bundle: string): [number, number] {
     'const u = process.cpuUsage(c);',
     'process.stdout.write(JSON.stringify([Number(process.hrtime.bigint() - t) / 1e6, (u.user + u.system) / 1e3]));',
   ].join('\n');
-  const out = execFileSync(process.execPath, ['--no-warnings', '-e', script], { env: functionEnvironment(), cwd: path.dirname(bundle), encoding: 'utf8' });
+  const out = execFileSync(process.execPath, ['--no-warnings', '-e', script], { env: functionEnvironment(), cwd: path.dirname(bundle), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   return JSON.parse(out) as [number, number];
 }
 
@@ -113,40 +127,56 @@ export async function measureColdInit(options: { runs?: number; outDir?: string 
 
   const outDir = options.outDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'signet-bench-bundles-'));
   const entries: EntryColdInit[] = [];
+  const failures: EntryFailure[] = [];
   let authorizerBreakdown: ImportBreakdown | undefined;
   try {
     for (const [file, names] of byFile) {
-      const slug = path.basename(file, '.ts');
-      const deployed = path.join(outDir, slug, 'index.js');
-      const full = path.join(outDir, `${slug}-self-contained`, 'index.js');
-      buildSync({ ...DEPLOYED_ESBUILD_OPTIONS, entryPoints: [path.join(REPO_ROOT, file)], outfile: deployed });
-      buildSync({ ...DEPLOYED_ESBUILD_OPTIONS, external: [], entryPoints: [path.join(REPO_ROOT, file)], outfile: full });
-      const walls: number[] = [];
-      const cpus: number[] = [];
-      importOnce(deployed); // the first run also warms the page cache
-      for (let i = 0; i < runs; i++) {
-        const [wall, cpu] = importOnce(deployed);
-        walls.push(wall);
-        cpus.push(cpu);
-      }
-      entries.push({
-        file,
-        names,
-        bundleBytes: fs.statSync(deployed).size,
-        sourceMapBytes: fs.statSync(`${deployed}.map`).size,
-        selfContainedBytes: fs.statSync(full).size,
-        importWallMs: median(walls),
-        importCpuMs: median(cpus),
-        runs,
-      });
-      if (file === 'lambda/handlers/authorizer.ts') {
-        authorizerBreakdown = importBreakdown(['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb', deployed], runs, path.dirname(deployed));
+      try {
+        const measured = measureEntry(file, names, outDir, runs);
+        entries.push(measured.entry);
+        if (file === 'lambda/handlers/authorizer.ts') {
+          authorizerBreakdown = importBreakdown(['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb', measured.bundle], runs, path.dirname(measured.bundle));
+        }
+      } catch (error) {
+        const text = error instanceof Error ? `${error.message}\n${String((error as { stderr?: unknown }).stderr ?? '')}` : String(error);
+        const reason = text.split('\n').find((line) => /Error|error:/.test(line)) ?? text.split('\n')[0];
+        failures.push({ file, names, reason: reason.trim().slice(0, 300) });
       }
     }
   } finally {
     if (options.outDir === undefined) fs.rmSync(outDir, { recursive: true, force: true });
   }
-  return { entries, runs, authorizerBreakdown };
+  return { entries, failures, runs, authorizerBreakdown };
+}
+
+/** Bundles one entry as deployed (assets included) and times its import `runs` times. */
+function measureEntry(file: string, names: readonly string[], outDir: string, runs: number): { entry: EntryColdInit; bundle: string } {
+  const slug = path.basename(file, '.ts');
+  const deployed = path.join(outDir, slug, 'index.js');
+  const full = path.join(outDir, `${slug}-self-contained`, 'index.js');
+  buildSync({ ...DEPLOYED_ESBUILD_OPTIONS, entryPoints: [path.join(REPO_ROOT, file)], outfile: deployed });
+  buildSync({ ...DEPLOYED_ESBUILD_OPTIONS, external: [], entryPoints: [path.join(REPO_ROOT, file)], outfile: full });
+  const assets = ENTRY_ASSET_DIRS[file];
+  if (assets !== undefined) fs.cpSync(path.join(REPO_ROOT, assets), path.join(path.dirname(deployed), assets), { recursive: true });
+  const walls: number[] = [];
+  const cpus: number[] = [];
+  importOnce(deployed); // the first run also warms the page cache
+  for (let i = 0; i < runs; i++) {
+    const [wall, cpu] = importOnce(deployed);
+    walls.push(wall);
+    cpus.push(cpu);
+  }
+  const entry: EntryColdInit = {
+    file,
+    names,
+    bundleBytes: fs.statSync(deployed).size,
+    sourceMapBytes: fs.statSync(`${deployed}.map`).size,
+    selfContainedBytes: fs.statSync(full).size,
+    importWallMs: median(walls),
+    importCpuMs: median(cpus),
+    runs,
+  };
+  return { entry, bundle: deployed };
 }
 
 const kb = (bytes: number): string => `${(bytes / 1024).toFixed(0)} KB`;
@@ -159,7 +189,7 @@ export function printColdInit(r: ColdInit): string[] {
     (e) =>
       `${e.names.join(' + ')} (${e.file}): bundle ${kb(e.bundleBytes)} (+ ${kb(e.sourceMapBytes)} source map; ${kb(e.selfContainedBytes)} with the SDK inlined), ` +
       `import median of ${e.runs}: ${e.importWallMs.toFixed(1)} ms wall, ${e.importCpuMs.toFixed(1)} ms CPU`,
-  ), ...breakdown];
+  ), ...r.failures.map((f) => `${f.names.join(' + ')} (${f.file}): not measured: ${f.reason}`), ...breakdown];
 }
 
 if (require.main === module) {
