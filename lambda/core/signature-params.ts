@@ -39,6 +39,14 @@ export type Labels = readonly string[];
  */
 export function readSignatureInput(fieldValue: string, label: string): SignatureInput {
   guardSize(fieldValue, 'Signature-Input', 'malformed_signature_input');
+  return canonicalSignatureInput(fieldValue, label) ?? parseSignatureInputMember(fieldValue, label);
+}
+
+/**
+ * The reference path of {@link readSignatureInput}: the full RFC 8941 parse, used for every text
+ * not in canonical form (and by the tests that check the fast path agrees with it).
+ */
+export function parseSignatureInputMember(fieldValue: string, label: string): SignatureInput {
   const dict = parseDictionaryField(fieldValue, 'malformed_signature_input', 'Signature-Input', `${label}=("@method" "@target-uri" "date");created=<unix seconds>;keyid="<clientId>";alg="rsa-v1_5-sha256"`);
   const member = dict.get(label);
   if (member === undefined) {
@@ -56,6 +64,11 @@ export function readSignatureInput(fieldValue: string, label: string): Signature
  */
 export function readSignatureValue(fieldValue: string, label: string): Buffer {
   guardSize(fieldValue, 'Signature', 'malformed_signature');
+  return canonicalSignatureValue(fieldValue, label) ?? parseSignatureMember(fieldValue, label);
+}
+
+/** The reference path of {@link readSignatureValue}: the full RFC 8941 parse. */
+export function parseSignatureMember(fieldValue: string, label: string): Buffer {
   const dict = parseDictionaryField(fieldValue, 'malformed_signature', 'Signature', `${label}=:<base64 signature>:`);
   const member = dict.get(label);
   if (member === undefined) {
@@ -128,4 +141,78 @@ function guardSize(value: string, field: string, code: 'malformed_signature_inpu
 function labelsNote(labels: Iterable<string>): string {
   const list = [...labels].slice(0, 5).map((l) => JSON.stringify(l.slice(0, 32)));
   return list.length === 0 ? '' : ` (labels found: ${list.join(', ')})`;
+}
+
+// --- Fast paths for fields already in canonical form -------------------------------------------
+//
+// Almost every signer sends exactly one member, serialized canonically (RFC 8941 §4.1), e.g.
+// sig=("@method" "@target-uri" "date");created=1;keyid="c_x";alg="rsa-v1_5-sha256". For such
+// text the full parser's result is known without building dictionaries: the components are the
+// quoted names, the parameters are the `;key=value` pairs, and the @signature-params value (the
+// re-serialization) is the text after `label=`. The patterns admit only characters whose
+// serialization is themselves (no escapes, no leading zeros, lower-case names). Anything else,
+// and anything the checks below would refuse, goes through the full parser, which gives the
+// precise error; test/core/signature-params.test.ts checks both paths agree.
+
+const CANONICAL_INPUT = /^([a-z*][a-z0-9_.*-]*)=\(((?:"[a-z0-9@_.-]+")(?: "[a-z0-9@_.-]+")*)?\)((?:;[a-z*][a-z0-9_.*-]*=(?:0|-?[1-9][0-9]{0,14}|"[\x20\x21\x23-\x5b\x5d-\x7e]*"))*)$/;
+const CANONICAL_PARAM = /;([a-z*][a-z0-9_.*-]*)=(?:(-?[0-9]+)|"([^"]*)")/g;
+const STRING_PARAMS = new Set(['keyid', 'alg', 'nonce', 'tag']);
+const INTEGER_PARAMS = new Set(['created', 'expires']);
+const NO_PARAMS: ReadonlyMap<string, unknown> = new Map();
+
+function canonicalSignatureInput(fieldValue: string, label: string): SignatureInput | undefined {
+  const m = CANONICAL_INPUT.exec(fieldValue);
+  if (m === null || m[1] !== label) return undefined;
+  const covered: ComponentId[] = [];
+  const seen = new Set<string>();
+  for (const quoted of m[2] === undefined ? [] : m[2].split(' ')) {
+    if (seen.has(quoted)) return undefined;
+    seen.add(quoted);
+    covered.push({ name: quoted.slice(1, -1), params: NO_PARAMS, serialized: quoted });
+  }
+  const ints: Record<string, number> = {};
+  const strings: Record<string, string> = {};
+  const keys = new Set<string>();
+  for (const p of m[3].matchAll(CANONICAL_PARAM)) {
+    const [, key, int, str] = p;
+    if (keys.has(key)) return undefined;
+    keys.add(key);
+    if (INTEGER_PARAMS.has(key)) {
+      if (int === undefined) return undefined;
+      ints[key] = Number(int);
+    } else if (STRING_PARAMS.has(key)) {
+      if (str === undefined) return undefined;
+      strings[key] = str;
+    }
+  }
+  return {
+    label,
+    covered,
+    created: ints.created,
+    expires: ints.expires,
+    keyid: strings.keyid,
+    alg: strings.alg,
+    nonce: strings.nonce,
+    tag: strings.tag,
+    signatureParams: fieldValue.slice(label.length + 1),
+  };
+}
+
+function canonicalSignatureValue(fieldValue: string, label: string): Buffer | undefined {
+  const start = label.length + 2;
+  const end = fieldValue.length - 1;
+  if (end - start < 4 || (end - start) % 4 !== 0 || !fieldValue.startsWith(label) || fieldValue.charCodeAt(label.length) !== 0x3d /* = */) return undefined;
+  if (fieldValue.charCodeAt(start - 1) !== 0x3a /* : */ || fieldValue.charCodeAt(end) !== 0x3a) return undefined;
+  let padding = 0;
+  for (let i = start; i < end; i++) {
+    const c = fieldValue.charCodeAt(i);
+    if (c === 0x3d /* = */) {
+      padding++;
+      continue;
+    }
+    // A-Z a-z 0-9 + /, and nothing after padding.
+    if (padding > 0 || !((c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || c === 0x2b || c === 0x2f)) return undefined;
+  }
+  if (padding > 2) return undefined;
+  return Buffer.from(fieldValue.slice(start, end), 'base64');
 }
