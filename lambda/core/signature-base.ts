@@ -28,20 +28,19 @@ export function buildSignatureBase(req: SignedRequest, covered: readonly Compone
   let target: URL | undefined;
   const url = (): URL => (target ??= parseTarget(req.targetUri));
   for (const component of covered) {
-    for (const value of componentValues(req, component, url)) {
-      if (value.includes('\n') || value.includes('\r')) {
-        fail('absent_component', `The value of ${component.serialized} contains a line break, which cannot be signed.`);
-      }
-      base += `${component.serialized}: ${value}\n`;
+    const value = componentValue(req, component, url);
+    if (value.includes('\n') || value.includes('\r')) {
+      fail('absent_component', `The value of ${component.serialized} contains a line break, which cannot be signed.`);
     }
+    base += `${component.serialized}: ${value}\n`;
   }
   return `${base}"@signature-params": ${signatureParams}`;
 }
 
-/** The value(s) of one component: usually one; `@query-param` gives one per occurrence. */
-function componentValues(req: SignedRequest, component: ComponentId, url: () => URL): string[] {
+/** The value of one component (`@query-param` needs exactly one occurrence of its parameter). */
+function componentValue(req: SignedRequest, component: ComponentId, url: () => URL): string {
   const { name, params } = component;
-  if (name.startsWith('@')) return [derivedValue(req, component, url)];
+  if (name.startsWith('@')) return derivedValue(req, component, url);
   for (const key of params.keys()) {
     if (key !== 'sf' && key !== 'key') {
       fail('unsupported_component', `Component ${component.serialized}: the parameter "${key}" is not supported by Signet.`);
@@ -59,14 +58,14 @@ function componentValues(req: SignedRequest, component: ComponentId, url: () => 
     }
     const dict = parseDictionaryField(value, 'absent_component', name);
     const key = params.get('key');
-    if (key === undefined) return [serializeDictionaryValue(dict)];
+    if (key === undefined) return serializeDictionaryValue(dict);
     const member = typeof key === 'string' ? dict.get(key) : undefined;
     if (member === undefined) {
       fail('absent_component', `Component ${component.serialized}: the ${name} header has no member ${JSON.stringify(String(key))}.`);
     }
-    return [serializeMemberValue(member)];
+    return serializeMemberValue(member);
   }
-  return [value];
+  return value;
 }
 
 function derivedValue(req: SignedRequest, component: ComponentId, url: () => URL): string {
