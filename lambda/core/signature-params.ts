@@ -201,18 +201,14 @@ function canonicalSignatureInput(fieldValue: string, label: string): SignatureIn
 function canonicalSignatureValue(fieldValue: string, label: string): Buffer | undefined {
   const start = label.length + 2;
   const end = fieldValue.length - 1;
-  if (end - start < 4 || (end - start) % 4 !== 0 || !fieldValue.startsWith(label) || fieldValue.charCodeAt(label.length) !== 0x3d /* = */) return undefined;
+  if (end - start < 4 || !fieldValue.startsWith(label) || fieldValue.charCodeAt(label.length) !== 0x3d /* = */) return undefined;
   if (fieldValue.charCodeAt(start - 1) !== 0x3a /* : */ || fieldValue.charCodeAt(end) !== 0x3a) return undefined;
-  let padding = 0;
-  for (let i = start; i < end; i++) {
-    const c = fieldValue.charCodeAt(i);
-    if (c === 0x3d /* = */) {
-      padding++;
-      continue;
-    }
-    // A-Z a-z 0-9 + /, and nothing after padding.
-    if (padding > 0 || !((c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || c === 0x2b || c === 0x2f)) return undefined;
-  }
-  if (padding > 2) return undefined;
-  return Buffer.from(fieldValue.slice(start, end), 'base64');
+  // Node's decoder is lenient (it skips unknown characters and accepts base64url), its encoder is
+  // canonical (standard alphabet, padded, zero trailing bits): text that survives the round trip
+  // unchanged is exactly the canonical encoding of these bytes, which is what the full parser
+  // would return for it. Anything else goes to the full parser. One native decode and one encode
+  // cost a sixth of checking the characters one by one in JavaScript.
+  const text = fieldValue.slice(start, end);
+  const bytes = Buffer.from(text, 'base64');
+  return bytes.toString('base64') === text ? bytes : undefined;
 }

@@ -53,7 +53,17 @@ test('Signature-Input: the scheme\'s own form is read by the fast path with the 
   expect(outcome(() => read)).toEqual(outcome(() => parseSignatureInputMember(text, 'sig')));
 });
 
-const base64Text = fc.uint8Array({ minLength: 1, maxLength: 300 }).map((b) => Buffer.from(b).toString('base64'));
+const canonicalBase64 = fc.uint8Array({ minLength: 1, maxLength: 300 }).map((b) => Buffer.from(b).toString('base64'));
+/** Canonical base64 with one character replaced: base64url, whitespace, stray padding, or a last character whose spare bits are not zero. */
+const base64Text = fc.oneof(
+  canonicalBase64,
+  fc
+    .tuple(canonicalBase64, fc.nat(), fc.constantFrom('-', '_', ' ', '\t', '!', '=', '.', 'B', 'f', '/', '+'))
+    .map(([b64, at, c]) => {
+      const i = at % b64.length;
+      return b64.slice(0, i) + c + b64.slice(i + 1);
+    }),
+);
 const signatureValue = fc
   .tuple(fc.constantFrom('sig', 'other'), base64Text, fc.constantFrom('', '=', '==', 'A', ' ', ', x=:AA==:'))
   .chain(([label, b64, tail]) =>
