@@ -41,6 +41,22 @@ export function parseContentDigest(value: string, requiredAlgorithm: string | nu
 }
 
 /**
+ * `sha-256=:<base64>:` exactly as {@link computeContentDigest} writes it: 43 canonical base64
+ * characters (the last one carries two zero bits) and one `=`.
+ */
+const CANONICAL_SHA256_DIGEST = /^sha-256=:[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=:$/;
+
+/**
+ * Checks that a Content-Digest value is well formed, lists a digest, and has a valid
+ * `requiredAlgorithm` member; the form Signet's signers send is recognised without parsing.
+ * @throws SignetError `malformed_digest`, as {@link parseContentDigest}
+ */
+export function checkContentDigestField(value: string, requiredAlgorithm: string | null = DIGEST_ALGORITHM): void {
+  if ((requiredAlgorithm === null || requiredAlgorithm === DIGEST_ALGORITHM) && CANONICAL_SHA256_DIGEST.test(value)) return;
+  if (parseContentDigest(value, requiredAlgorithm).size === 0) fail('malformed_digest', 'Content-Digest lists no digest.');
+}
+
+/**
  * The body half of the scheme: checks that `body` hashes to the signed Content-Digest.
  *
  * @param signedDigest the Content-Digest header value that the signature covered (from the authorizer context)

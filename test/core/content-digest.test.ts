@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { checkContentDigest, computeContentDigest, parseContentDigest } from '../../lambda/core/content-digest';
+import { checkContentDigest, checkContentDigestField, computeContentDigest, parseContentDigest } from '../../lambda/core/content-digest';
 import {
   EMPTY_SHA256_B64,
   HELLO_WORLD,
@@ -196,5 +196,49 @@ describe('checkContentDigest (the backend body check)', () => {
       }),
       { numRuns: 200 },
     );
+  });
+});
+
+describe('checkContentDigestField (the verify path\'s check, with a fast path for the canonical form)', () => {
+  type Outcome = 'ok' | string;
+  const outcomeOf = (f: () => unknown): Outcome => {
+    try {
+      f();
+      return 'ok';
+    } catch (error) {
+      return errorOf(() => {
+        throw error;
+      }).code;
+    }
+  };
+  /** What the full parse decides: malformed, or a dictionary that must list at least one digest. */
+  const reference = (value: string, required: string | null): Outcome =>
+    outcomeOf(() => parseContentDigest(value, required)) === 'ok' && parseContentDigest(value, required).size === 0 ? 'malformed_digest' : outcomeOf(() => parseContentDigest(value, required));
+
+  it('accepts what computeContentDigest writes, and agrees with the full parse on mutations of it (property)', () => {
+    const canonical = fc.uint8Array({ maxLength: 64 }).map((body) => computeContentDigest(body));
+    const mutated = fc.tuple(canonical, fc.nat(), fc.constantFrom('-', '_', ' ', '=', 'B', 'f', '/', ':', ',', 'A', '\t')).map(([text, at, c]) => {
+      const i = at % text.length;
+      return text.slice(0, i) + c + text.slice(i + 1);
+    });
+    const extended = fc.tuple(canonical, fc.constantFrom('', ' ', ', sha-512=:AA==:', ',', ';a=1')).map(([text, tail]) => text + tail);
+    fc.assert(
+      fc.property(fc.oneof(canonical, mutated, extended), fc.constantFrom<string | null>('sha-256', null, 'sha-512'), (value, required) => {
+        expect(outcomeOf(() => checkContentDigestField(value, required))).toBe(reference(value, required));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('refuses a digest whose last base64 character carries non-zero spare bits only if the full parse does', () => {
+    const canonical = computeContentDigest('x');
+    const last = canonical.length - 4; // the character before "=:"
+    const bent = `${canonical.slice(0, last)}${canonical[last] === 'B' ? 'C' : 'B'}=:`;
+    expect(outcomeOf(() => checkContentDigestField(bent))).toBe(reference(bent, 'sha-256'));
+    expect(outcomeOf(() => checkContentDigestField(canonical))).toBe('ok');
+  });
+
+  it('an empty dictionary lists no digest → malformed_digest (when no algorithm is required)', () => {
+    expect(outcomeOf(() => checkContentDigestField('', null))).toBe('malformed_digest');
   });
 });
