@@ -51,3 +51,55 @@ export class BoundedCache<K, V> {
     this.entries.clear();
   }
 }
+
+/**
+ * A size-bounded memo for pure results (parsed header values), where a hit must cost one lookup.
+ *
+ * BoundedCache keeps exact recency, so every hit re-inserts its entry; on the verify path, where
+ * every request reads two memos, those moves were measurable. This memo keeps two generations
+ * instead: new entries and hits from the older generation go into the young one; when the young
+ * one holds `maxEntries / 2`, it becomes the old one and the previous old one is dropped. A hit in
+ * the young generation changes nothing. An entry read at least once per `maxEntries / 2`
+ * insertions is never dropped; at most `maxEntries` entries are held.
+ */
+export class BoundedMemo<K, V> {
+  private young = new Map<K, V>();
+  private old = new Map<K, V>();
+  private readonly generationSize: number;
+
+  /** @param maxEntries the most entries kept (an even number of at least 2). */
+  constructor(readonly maxEntries: number) {
+    if (!Number.isInteger(maxEntries) || maxEntries < 2 || maxEntries % 2 !== 0) {
+      throw new RangeError(`maxEntries must be an even integer of at least 2, got ${maxEntries}`);
+    }
+    this.generationSize = maxEntries / 2;
+  }
+
+  get size(): number {
+    return this.young.size + this.old.size;
+  }
+
+  get(key: K): V | undefined {
+    const value = this.young.get(key);
+    if (value !== undefined) return value;
+    const older = this.old.get(key);
+    if (older !== undefined) {
+      this.old.delete(key);
+      this.add(key, older);
+    }
+    return older;
+  }
+
+  set(key: K, value: V): void {
+    this.old.delete(key);
+    this.add(key, value);
+  }
+
+  private add(key: K, value: V): void {
+    if (this.young.size >= this.generationSize && !this.young.has(key)) {
+      this.old = this.young;
+      this.young = new Map();
+    }
+    this.young.set(key, value);
+  }
+}

@@ -5,13 +5,13 @@
  * The steps follow RFC 9421 §3.2, in one visible order:
  *   parse Signature-Input / Signature (§3.2 steps 1-3) → checkAlgorithm → checkKeyId →
  *   checkCreated / checkExpires (§3.2.1) → checkCoverage (required components, digest with a
- *   body) → checkDate → build the signature base (§2.5) → resolve keys by keyid →
+ *   body) → checkDateField → build the signature base (§2.5) → resolve keys by keyid →
  *   verify with each usable key (§3.3.2 RSASSA-PKCS1-v1_5 SHA-256).
  * Everything up to the base needs no key, so a malformed request never costs a registry read.
  */
 import { KeyObject, constants, verify as rsaVerify } from 'node:crypto';
-import { BoundedCache } from './bounded-cache';
-import { parseContentDigest } from './content-digest';
+import { BoundedMemo } from './bounded-cache';
+import { checkContentDigestField } from './content-digest';
 import {
   DEFAULT_ALLOW_LEGACY,
   DEFAULT_MAX_AGE_S,
@@ -33,28 +33,53 @@ import { SignedRequest } from './types';
  * same second sends the same Signature-Input each time (same components, created, keyid, alg), and
  * parsing it is the largest non-RSA cost of a verification (see BENCHMARKS.md). Only values that
  * parsed are kept (a malformed one is parsed, and refused, every time), only short ones, and at
- * most this many (least recently used first out). Parsing is a pure function of the text and the
- * label, and the result is read-only, so sharing it changes nothing but the time.
+ * most this many (a BoundedMemo: a value read again within 256 new values stays). Parsing is a
+ * pure function of the text and the label, and the result is read-only, so sharing it changes
+ * nothing but the time. Memory: about 1 KB per entry.
  */
-const SIGNATURE_INPUT_MEMO_ENTRIES = 256;
+const SIGNATURE_INPUT_MEMO_ENTRIES = 512;
 
 /** Longest Signature-Input value memoized, in characters (a typical one is ~130). */
 const SIGNATURE_INPUT_MEMO_MAX_CHARS = 512;
 
-/** Parsed Date header values, by exact text (all requests signed in the same second share one). */
-const DATE_MEMO_ENTRIES = 64;
+/** Parsed Date header values, by exact text (all requests signed in the same second share one): two minutes of seconds stay. */
+const DATE_MEMO_ENTRIES = 256;
 
-const signatureInputMemo = new BoundedCache<string, SignatureInput>(SIGNATURE_INPUT_MEMO_ENTRIES);
-const dateMemo = new BoundedCache<string, number>(DATE_MEMO_ENTRIES);
+const signatureInputMemo = new BoundedMemo<string, CheckedInput>(SIGNATURE_INPUT_MEMO_ENTRIES);
+const dateMemo = new BoundedMemo<string, number>(DATE_MEMO_ENTRIES);
 
-/** {@link readSignatureInput}, memoized (see {@link SIGNATURE_INPUT_MEMO_ENTRIES}). */
-function readSignatureInputMemoized(field: string, label: string): SignatureInput {
-  if (field.length > SIGNATURE_INPUT_MEMO_MAX_CHARS) return readSignatureInput(field, label);
+/** A parsed Signature-Input member with the facts about its covered list that every check reads. */
+interface CheckedInput {
+  readonly input: SignatureInput;
+  /** Covered names; a `content-digest` with parameters that sign only part of it is `content-digest;partial`. */
+  readonly names: ReadonlySet<string>;
+  /** The date fields covered (see DATE_FIELDS), in DATE_FIELDS order. */
+  readonly dateFields: readonly DateField[];
+  /** Whether any covered component is derived from the target URI. */
+  readonly coversUrl: boolean;
+  /** The covered identifiers as serialized in the base. */
+  readonly serialized: readonly string[];
+}
+
+function checkedInput(input: SignatureInput): CheckedInput {
+  const names = new Set(input.covered.map((c: ComponentId) => (c.name === 'content-digest' && !coversWholeField(c) ? 'content-digest;partial' : c.name)));
+  return Object.freeze({
+    input,
+    names,
+    dateFields: DATE_FIELDS.filter((field) => names.has(field)),
+    coversUrl: input.covered.some((c) => c.name !== '@method' && c.name.startsWith('@')),
+    serialized: Object.freeze(input.covered.map((c) => c.serialized)),
+  });
+}
+
+/** {@link readSignatureInput} with its {@link CheckedInput} facts, memoized (see {@link SIGNATURE_INPUT_MEMO_ENTRIES}). */
+function readSignatureInputMemoized(field: string, label: string): CheckedInput {
+  if (field.length > SIGNATURE_INPUT_MEMO_MAX_CHARS) return checkedInput(readSignatureInput(field, label));
   const hit = signatureInputMemo.get(field);
-  if (hit !== undefined && hit.label === label) return hit;
-  const input = readSignatureInput(field, label);
-  signatureInputMemo.set(field, input);
-  return input;
+  if (hit !== undefined && hit.input.label === label) return hit;
+  const checked = checkedInput(readSignatureInput(field, label));
+  signatureInputMemo.set(field, checked);
+  return checked;
 }
 
 /** The Date header's unix seconds (OWS around the value ignored), or undefined when it is not an IMF-fixdate. */
@@ -155,25 +180,29 @@ export function parseRequestSignature(
     const missing = inputField === undefined && signatureField === undefined ? 'Signature-Input and Signature headers' : inputField === undefined ? 'Signature-Input header' : 'Signature header';
     fail('missing_signature', `The request has no ${missing}. Sign it as described in the README ("The scheme").`);
   }
-  const input = readSignatureInputMemoized(inputField, policy.label);
+  const checked = readSignatureInputMemoized(inputField, policy.label);
+  const { input } = checked;
   const signature = readSignatureValue(signatureField, policy.label);
   checkAlgorithm(input, policy);
   const keyId = checkKeyId(input);
   const now = policy.nowS();
   const created = checkCreated(input, policy, now);
   checkExpires(input, now);
-  const contentDigest = checkCoverage(input, req, policy);
-  checkDate(input, req, policy, created, now);
+  const contentDigest = checkCoverage(checked, req, policy);
+  for (const field of checked.dateFields) checkDateField(field, req, policy, created, now);
 
-  const coversUrl = input.covered.some((c) => c.name !== '@method' && c.name.startsWith('@'));
-  const uris = coversUrl && targetUriCandidates.length > 0 ? new Set([req.targetUri, ...targetUriCandidates]) : [req.targetUri];
-  const bases: string[] = [];
-  for (const targetUri of uris) {
-    const base = buildSignatureBase(targetUri === req.targetUri ? req : { ...req, targetUri }, input.covered, input.signatureParams);
-    policy.onBase?.(base);
-    bases.push(base);
+  const base = buildSignatureBase(req, input.covered, input.signatureParams);
+  policy.onBase?.(base);
+  const bases = [base];
+  if (checked.coversUrl) {
+    for (const targetUri of new Set(targetUriCandidates)) {
+      if (targetUri === req.targetUri) continue;
+      const candidateBase = buildSignatureBase({ ...req, targetUri }, input.covered, input.signatureParams);
+      policy.onBase?.(candidateBase);
+      bases.push(candidateBase);
+    }
   }
-  return { keyId, created, expires: input.expires, label: input.label, covered: input.covered.map((c) => c.serialized), signature, bases, contentDigest, input };
+  return { keyId, created, expires: input.expires, label: input.label, covered: checked.serialized, signature, bases, contentDigest, input };
 }
 
 /**
@@ -199,12 +228,24 @@ function firstVerifyingKey(parsed: ParsedSignature, keys: readonly VerificationK
   for (const candidate of keys) {
     if (parsed.signature.length !== modulusBytes(candidate)) continue;
     for (const base of parsed.bases) {
-      if (rsaVerify('sha256', Buffer.from(base, 'utf8'), { key: candidate.key, padding: constants.RSA_PKCS1_PADDING }, parsed.signature)) {
+      if (rsaVerify('sha256', utf8Bytes(base), { key: candidate.key, padding: constants.RSA_PKCS1_PADDING }, parsed.signature)) {
         return candidate;
       }
     }
   }
   return undefined;
+}
+
+/**
+ * Where each base is encoded for crypto.verify, which is synchronous: reusing one buffer saves an
+ * allocation per verification. Bases too long to fit (over 5 KiB of text) get their own buffer.
+ */
+const BASE_SCRATCH = Buffer.alloc(16 * 1024);
+
+/** `text` as UTF-8 bytes, valid until the next call. */
+function utf8Bytes(text: string): Uint8Array {
+  if (text.length * 3 > BASE_SCRATCH.length) return Buffer.from(text, 'utf8');
+  return BASE_SCRATCH.subarray(0, BASE_SCRATCH.write(text, 0, 'utf8'));
 }
 
 /** `asymmetricKeyDetails` builds a new object on every read: remember each key's size once. */
@@ -223,16 +264,26 @@ function modulusBytes(key: VerificationKey): number {
  * The whole pipeline: parse and check, resolve the keyid's keys, verify.
  * @param resolveKeys returns the keys registered for a keyid; throws SignetError `unknown_client` (or others) itself
  */
-export async function verifyRequest(
+export function verifyRequest(
   req: SignedRequest,
   policy: VerifyPolicy,
   resolveKeys: (keyId: string) => readonly VerificationKey[] | Promise<readonly VerificationKey[]>,
   targetUriCandidates: readonly string[] = [],
 ): Promise<Verdict> {
-  const parsed = parseRequestSignature(req, policy, targetUriCandidates);
-  const keys = await resolveKeys(parsed.keyId);
-  const { fingerprint } = verifyParsedSignature(parsed, keys, policy);
-  return verdictOf(parsed, fingerprint);
+  // Written without async/await so that keys already in memory (the usual case) cost no extra
+  // turn of the microtask queue; as with an async function, every failure is a rejection.
+  try {
+    const parsed = parseRequestSignature(req, policy, targetUriCandidates);
+    const keys = resolveKeys(parsed.keyId);
+    const finish = (resolved: readonly VerificationKey[]): Verdict => verdictOf(parsed, verifyParsedSignature(parsed, resolved, policy).fingerprint);
+    return isPromiseLike(keys) ? Promise.resolve(keys).then(finish) : Promise.resolve(finish(keys));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as PromiseLike<T> | null)?.then === 'function';
 }
 
 /** The verdict for a parsed signature verified by the key with `fingerprint`. */
@@ -282,14 +333,13 @@ function checkExpires(input: SignatureInput, now: number): void {
 }
 
 /** Required components are covered; with a body, `content-digest` is; every covered field is present. */
-function checkCoverage(input: SignatureInput, req: SignedRequest, policy: VerifyPolicy): string | undefined {
-  const names = new Set(input.covered.map((c: ComponentId) => (c.name === 'content-digest' && !coversWholeField(c) ? 'content-digest;partial' : c.name)));
+function checkCoverage({ names, dateFields }: CheckedInput, req: SignedRequest, policy: VerifyPolicy): string | undefined {
   for (const required of policy.requiredComponents) {
     if (!names.has(required)) {
       fail('missing_component', `The signature must cover "${required}". Cover ("@method" "@target-uri" ... "date").`);
     }
   }
-  if (!DATE_FIELDS.some((field) => names.has(field)) && !policy.allowLegacy) {
+  if (dateFields.length === 0 && !policy.allowLegacy) {
     fail(
       'missing_component',
       'The signature must cover "date" and the request must send a Date header (or, from a browser, which cannot set Date, cover "x-date" and send X-Date); the legacy form without a date is not accepted here.',
@@ -303,8 +353,7 @@ function checkCoverage(input: SignatureInput, req: SignedRequest, policy: Verify
   if (digest === undefined) {
     fail('digest_required', 'The signature covers "content-digest" but the request has no Content-Digest header.');
   }
-  const digests = parseContentDigest(digest, policy.requireSha256Digest ? DIGEST_ALGORITHM : null);
-  if (digests.size === 0) fail('malformed_digest', 'Content-Digest lists no digest.');
+  checkContentDigestField(digest, policy.requireSha256Digest ? DIGEST_ALGORITHM : null);
   return digest;
 }
 
@@ -317,16 +366,10 @@ function coversWholeField(component: ComponentId): boolean {
 }
 
 /**
- * The Date header (or its browser alias X-Date, see DATE_FIELDS): each one covered must be
- * present, an IMF-fixdate, agree with `created`, and be inside the window. Required unless legacy
+ * The Date header (or its browser alias X-Date, see DATE_FIELDS), for each one covered: present,
+ * an IMF-fixdate, agreeing with `created`, and inside the window. Required unless legacy
  * (checkCoverage).
  */
-function checkDate(input: SignatureInput, req: SignedRequest, policy: VerifyPolicy, created: number, now: number): void {
-  for (const field of DATE_FIELDS) {
-    if (input.covered.some((c) => c.name === field)) checkDateField(field, req, policy, created, now);
-  }
-}
-
 function checkDateField(field: DateField, req: SignedRequest, policy: VerifyPolicy, created: number, now: number): void {
   const header = field === 'date' ? 'Date' : 'X-Date';
   const raw = req.headers[field];

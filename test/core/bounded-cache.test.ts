@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { BoundedCache } from '../../lambda/core/bounded-cache';
+import { BoundedCache, BoundedMemo } from '../../lambda/core/bounded-cache';
 
 describe('BoundedCache', () => {
   it('stores and returns values; misses are undefined', () => {
@@ -104,5 +104,56 @@ describe('BoundedCache', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('BoundedMemo', () => {
+  it.each([0, 1, 3, -2, 2.5, Number.NaN])('refuses maxEntries %s (an even integer ≥ 2 is needed)', (maxEntries) => {
+    expect(() => new BoundedMemo(maxEntries)).toThrow(RangeError);
+  });
+
+  it('returns what was set, and never holds more than maxEntries (property)', () => {
+    const op = fc.oneof(fc.record({ set: fc.nat(40), value: fc.integer() }), fc.record({ get: fc.nat(40) }));
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 8 }).map((n) => n * 2), fc.array(op, { maxLength: 200 }), (max, ops) => {
+        const memo = new BoundedMemo<number, number>(max);
+        const latest = new Map<number, number>();
+        for (const o of ops) {
+          if ('set' in o) {
+            memo.set(o.set, o.value);
+            latest.set(o.set, o.value);
+          } else {
+            const got = memo.get(o.get);
+            // A memo may forget, but never answers with a value that was not the latest one set.
+            if (got !== undefined) expect(got).toBe(latest.get(o.get));
+          }
+          expect(memo.size).toBeLessThanOrEqual(max);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('keeps an entry read at least once per maxEntries / 2 new entries, however many pass through', () => {
+    const memo = new BoundedMemo<string, number>(8);
+    memo.set('hot', 1);
+    for (let i = 0; i < 1_000; i++) {
+      memo.set(`cold-${i}`, i);
+      if (i % 4 === 3) expect(memo.get('hot')).toBe(1);
+    }
+    expect(memo.size).toBeLessThanOrEqual(8);
+  });
+
+  it('keeps a round of up to maxEntries / 2 values read in turn (the verify memos\' pattern) without a miss', () => {
+    const memo = new BoundedMemo<number, number>(8);
+    for (let i = 0; i < 4; i++) memo.set(i, i);
+    for (let round = 0; round < 50; round++) for (let i = 0; i < 4; i++) expect(memo.get(i)).toBe(i);
+  });
+
+  it('forgets an entry not read while maxEntries new ones arrive', () => {
+    const memo = new BoundedMemo<string, number>(4);
+    memo.set('once', 1);
+    for (let i = 0; i < 4; i++) memo.set(`new-${i}`, i);
+    expect(memo.get('once')).toBeUndefined();
   });
 });

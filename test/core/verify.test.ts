@@ -206,6 +206,50 @@ describe('verifyRequest: the happy paths', () => {
     expect(code).toBe('unknown_client');
   });
 
+  it('reports every refusal as a rejected promise, never a synchronous throw (malformed input, a throwing or rejecting resolver, a bad signature)', async () => {
+    const calls: Array<() => Promise<unknown>> = [
+      () => verifyRequest({ method: 'GET', targetUri: 'https://a.example/', headers: {} }, policyAt(), aliceKeys),
+      () => verifyRequest(signedGet(alice), policyAt(), () => {
+        throw new SignetError('unknown_client', 'No client with this keyid.');
+      }),
+      () => verifyRequest(signedGet(alice), policyAt(), () => Promise.reject(new SignetError('dependency_unavailable', 'Down.'))),
+      () => verifyRequest(signedGet(alice), policyAt(), () => [verificationKey(bob)]),
+    ];
+    const codes: string[] = [];
+    for (const call of calls) {
+      let promise: Promise<unknown> | undefined;
+      expect(() => (promise = call())).not.toThrow();
+      codes.push(await codeOf(() => promise as Promise<unknown>));
+    }
+    expect(codes).toEqual(['missing_signature', 'unknown_client', 'dependency_unavailable', 'signature_mismatch']);
+  });
+
+  it('verifies the same signed requests the same way however their memoized Signature-Input and Date values come and go', async () => {
+    // 40 distinct Signature-Input values and 37 Date values, each read three times and each also against the wrong key: a memo hit must answer as a miss does.
+    const requests = Array.from({ length: 40 }, (_, i) => signedGet(i % 2 === 0 ? alice : bob, NOW_S - (i % 37)));
+    for (let pass = 0; pass < 3; pass++) {
+      for (const [i, req] of requests.entries()) {
+        const verdict = await verifyRequest(req, policyAt(), () => [verificationKey(i % 2 === 0 ? alice : bob)]);
+        expect(verdict.created).toBe(NOW_S - (i % 37));
+        expect(await codeOf(() => verifyRequest(req, policyAt(), () => [verificationKey(i % 2 === 0 ? bob : alice)]))).toBe('signature_mismatch');
+      }
+    }
+  });
+
+  it('verifies bases of every size, including ones longer than the reusable encoding buffer, and non-ASCII field values', async () => {
+    for (const length of [0, 100, 5_000, 5_500, 16_000, 40_000]) {
+      const value = 'é'.repeat(length % 7) + 'x'.repeat(length);
+      const req = signCustom(
+        { method: 'GET', targetUri: 'https://api.example.com/orders?id=7', headers: { date: imfDate(NOW_S), 'x-long': value } },
+        { components: ['@method', '@target-uri', 'date', 'x-long'], params: profileParams(NOW_S) },
+        alice.privateKey,
+      );
+      await expect(verifyRequest(req, policyAt(), aliceKeys)).resolves.toMatchObject({ keyId: 'client-1' });
+      const tampered = { ...req, headers: { ...req.headers, 'x-long': `${value}y` } };
+      expect(await rejection(tampered)).toBe('signature_mismatch');
+    }
+  });
+
   it('feeds onBase the base it verified, which is the independent base', async () => {
     const req = signedGet(alice);
     const seen: string[] = [];
