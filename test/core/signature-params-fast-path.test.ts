@@ -24,24 +24,61 @@ function outcome(f: () => unknown): Outcome {
   }
 }
 
-const componentName = fc.constantFrom('@method', '@target-uri', '@authority', '@path', '@query', 'date', 'content-digest', 'content-type', 'x-a', 'Date', '@Method');
-const keyid = fc.string({ minLength: 0, maxLength: 20, unit: fc.constantFrom('a', 'Z', '0', '_', '-', ' ', '"', '\\', '~', 'é') });
-const param = fc.oneof(
+const canonicalName = fc.constantFrom('@method', '@target-uri', '@authority', '@path', '@query', 'date', 'content-digest', 'content-type', 'x-a', 'x_1.2', '@query-param');
+const oddName = fc.constantFrom('Date', '@Method', '', 'a b', 'é', '*', 'a"b', 'a\\b');
+const keyid = fc.string({ minLength: 0, maxLength: 20, unit: fc.constantFrom('a', 'Z', '0', '_', '-', ' ', '~', '!', '#') });
+const canonicalParam = fc.oneof(
   fc.integer({ min: -5, max: 2_000_000_000 }).map((n) => `;created=${n}`),
   fc.integer({ min: 0, max: 2_000_000_000 }).map((n) => `;expires=${n}`),
   keyid.map((k) => `;keyid="${k}"`),
-  fc.constantFrom(';alg="rsa-v1_5-sha256"', ';alg="hmac-sha256"', ';nonce="n1"', ';tag="t"', ';created="1"', ';keyid=5', ';alg=rsa', ';x=1', ';flag', ';created=01', ';created=1.5'),
+  fc.constantFrom(';alg="rsa-v1_5-sha256"', ';alg="hmac-sha256"', ';nonce="n1"', ';tag="t"', ';x=1', ';*k="v"', ';a-b.c_d*=3', ';keyid=""', ';created=0', ';created=999999999999999', ';x=-7'),
 );
-const signatureInput = fc
-  .tuple(fc.constantFrom('sig', 'proxy', 'sig1'), fc.array(componentName, { maxLength: 6 }), fc.array(param, { maxLength: 6 }), fc.constantFrom('', ' ', ', other=("a")', '  '))
-  .map(([label, names, params, tail]) => `${label}=(${names.map((n) => `"${n}"`).join(' ')})${params.join('')}${tail}`);
+const oddParam = fc.constantFrom(
+  ';created="1"', ';keyid=5', ';alg=rsa', ';flag', ';created=01', ';created=1.5', ';created=-0', ';expires=1234567890123456', ';keyid="a\\"b"',
+  ';keyid="é"', ';Created=1', ';1x=1', ';x=', ';=1', ';x="', ';x=?1', ';x=-', ';x=:AA==:', ';x=tok',
+);
+/** What Signet's signers send: label sig, lower-case names, single spaces, integer and plain-string parameters. */
+const canonicalInput = fc
+  .tuple(fc.array(canonicalName, { maxLength: 6 }), fc.array(canonicalParam, { maxLength: 6 }))
+  .map(([names, params]) => `sig=(${names.map((n) => `"${n}"`).join(' ')})${params.join('')}`);
+/** Canonical names with another separator, and canonical parameters with one odd one among them. */
+const oneOddPart = fc
+  .tuple(
+    fc.array(canonicalName, { minLength: 1, maxLength: 4 }),
+    fc.constantFrom(' ', '  ', '\t', '', ' \t', ','),
+    fc.array(canonicalParam, { maxLength: 4 }),
+    fc.oneof(oddParam, canonicalParam),
+    fc.nat(),
+  )
+  .map(([names, separator, params, odd, at]) => {
+    const i = at % (params.length + 1);
+    return `sig=(${names.map((n) => `"${n}"`).join(separator)})${[...params.slice(0, i), odd, ...params.slice(i)].join('')}`;
+  });
+/** Canonical text with one character replaced or inserted somewhere. */
+const editedInput = fc
+  .tuple(canonicalInput, fc.nat(), fc.boolean(), fc.constantFrom('"', '\\', ' ', '\t', '0', '-', ';', '=', '(', ')', 'A', ',', '*', '.', 'é', '1', ':', '?'))
+  .map(([text, at, insert, c]) => {
+    const i = at % (text.length + 1);
+    return text.slice(0, i) + c + text.slice(insert ? i : i + 1);
+  });
+/** Anything nearby: other labels, odd names and parameters, other separators, trailing members. */
+const wildInput = fc
+  .tuple(
+    fc.constantFrom('sig', 'proxy', 'sig1'),
+    fc.array(fc.oneof(canonicalName, oddName), { maxLength: 6 }),
+    fc.constantFrom(' ', '  ', ''),
+    fc.array(fc.oneof(canonicalParam, oddParam), { maxLength: 6 }),
+    fc.constantFrom('', ' ', ', other=("a")', '  ', ';'),
+  )
+  .map(([label, names, separator, params, tail]) => `${label}=(${names.map((n) => `"${n}"`).join(separator)})${params.join('')}${tail}`);
+const signatureInput = fc.oneof(canonicalInput, oneOddPart, editedInput, wildInput);
 
 test('Signature-Input: the fast path and the full parse agree on canonical and near-canonical text', () => {
   fc.assert(
     fc.property(signatureInput, (text) => {
       expect(outcome(() => readSignatureInput(text, 'sig'))).toEqual(outcome(() => parseSignatureInputMember(text, 'sig')));
     }),
-    { numRuns: 3000 },
+    { numRuns: 6000 },
   );
 });
 
@@ -54,16 +91,21 @@ test('Signature-Input: the scheme\'s own form is read by the fast path with the 
 });
 
 const canonicalBase64 = fc.uint8Array({ minLength: 1, maxLength: 300 }).map((b) => Buffer.from(b).toString('base64'));
-/** Canonical base64 with one character replaced: base64url, whitespace, stray padding, or a last character whose spare bits are not zero. */
-const base64Text = fc.oneof(
-  canonicalBase64,
-  fc
-    .tuple(canonicalBase64, fc.nat(), fc.constantFrom('-', '_', ' ', '\t', '!', '=', '.', 'B', 'f', '/', '+'))
-    .map(([b64, at, c]) => {
-      const i = at % b64.length;
-      return b64.slice(0, i) + c + b64.slice(i + 1);
-    }),
-);
+const oddChar = fc.constantFrom('-', '_', ' ', '\t', '!', '=', '.', 'B', 'f', '/', '+', 'é', ':', '\n');
+/** Canonical base64 with a character replaced: base64url, whitespace, stray padding, or a last character whose spare bits are not zero. */
+const replaced = (text: fc.Arbitrary<string>) =>
+  fc.tuple(text, fc.nat(), oddChar).map(([b64, at, c]) => {
+    const i = at % b64.length;
+    return b64.slice(0, i) + c + b64.slice(i + 1);
+  });
+/** Canonical base64 with four characters inserted or removed (the length stays a multiple of four). */
+const resized = fc
+  .tuple(canonicalBase64, fc.nat(), fc.boolean(), fc.array(oddChar, { minLength: 4, maxLength: 4 }))
+  .map(([b64, at, insert, cs]) => {
+    const i = at % b64.length;
+    return insert ? b64.slice(0, i) + cs.join('') + b64.slice(i) : b64.slice(0, i) + b64.slice(i + 4);
+  });
+const base64Text = fc.oneof(canonicalBase64, replaced(canonicalBase64), replaced(replaced(canonicalBase64)), resized);
 const signatureValue = fc
   .tuple(fc.constantFrom('sig', 'other'), base64Text, fc.constantFrom('', '=', '==', 'A', ' ', ', x=:AA==:'))
   .chain(([label, b64, tail]) =>
