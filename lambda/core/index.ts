@@ -5,8 +5,8 @@
 export * from './errors';
 export * from './defaults';
 export type { HeaderMap, SignedRequest } from './types';
-export { BoundedCache } from './bounded-cache';
-export { computeContentDigest, parseContentDigest, checkContentDigest } from './content-digest';
+export { BoundedCache, BoundedMemo } from './bounded-cache';
+export { computeContentDigest, parseContentDigest, checkContentDigest, checkContentDigestField } from './content-digest';
 export { formatHttpDate, parseHttpDate } from './http-date';
 export { buildSignatureBase } from './signature-base';
 export { readSignatureInput, readSignatureValue } from './signature-params';

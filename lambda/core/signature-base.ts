@@ -28,14 +28,31 @@ export function buildSignatureBase(req: SignedRequest, covered: readonly Compone
   let target: URL | undefined;
   const url = (): URL => (target ??= parseTarget(req.targetUri));
   for (const component of covered) {
-    const value = componentValue(req, component, url);
-    if (value.includes('\n') || value.includes('\r')) {
+    const value = component.params.size === 0 ? plainComponentValue(req, component.name, url) : componentValue(req, component, url);
+    if (LINE_BREAK.test(value)) {
       fail('absent_component', `The value of ${component.serialized} contains a line break, which cannot be signed.`);
     }
     base += `${component.serialized}: ${value}\n`;
   }
   return `${base}"@signature-params": ${signatureParams}`;
 }
+
+const LINE_BREAK = /[\r\n]/;
+
+/** A component without parameters: the profile's own ones directly, anything else through {@link componentValue}. */
+function plainComponentValue(req: SignedRequest, name: string, url: () => URL): string {
+  if (name === '@method') return req.method;
+  if (name === '@target-uri') return req.targetUri;
+  if (name.charCodeAt(0) === 0x40 /* @ */) return derivedValue(req, { name, params: NO_PARAMS, serialized: `"${name}"` }, url);
+  const raw = req.headers[name];
+  if (raw === undefined) {
+    fail('absent_component', `The signature covers "${name}" but the request has no ${name} header. Send the header or stop covering it.`);
+  }
+  // RFC 9421 §2.1: strip leading and trailing whitespace, which in HTTP is SP and HTAB only (RFC 9110 §5.6.3).
+  return trimOws(raw);
+}
+
+const NO_PARAMS: ReadonlyMap<string, unknown> = new Map();
 
 /** The value of one component (`@query-param` needs exactly one occurrence of its parameter). */
 function componentValue(req: SignedRequest, component: ComponentId, url: () => URL): string {
