@@ -209,6 +209,23 @@ describe('HTTP fields (RFC 9421 §2.1)', () => {
     expect(errorOf(() => lines(get('https://a/', { 'x-a': 'one\ntwo' }), '"x-a"')).code).toBe('absent_component');
     expect(errorOf(() => lines(get('https://a/', { 'x-a': 'one\r\n two' }), '"x-a"')).code).toBe('absent_component');
   });
+
+  it.each([
+    ['LF in the second of three fields', get('https://a/', { 'x-a': 'a', 'x-b': 'b\nforged: 1', 'x-c': 'c' }), '"x-a" "x-b" "x-c"', '"x-b"'],
+    ['a lone CR in the last field', get('https://a/', { 'x-a': 'a', 'x-c': 'c\r' }), '"x-a" "x-c"', '"x-c"'],
+    ['LF in the target URI', get('https://a/x\ny', {}), '"@target-uri"', '"@target-uri"'],
+    ['CR in the method', { method: 'GET\r', targetUri: 'https://a/', headers: {} }, '"@method"', '"@method"'],
+  ])('%s: refused, naming the component', (_name, req, identifiers, named) => {
+    const error = errorOf(() => lines(req as SignedRequest, identifiers));
+    expect(error.code).toBe('absent_component');
+    expect(error.message).toContain(named);
+  });
+
+  it('twelve components without line breaks give twelve lines plus @signature-params (no false refusal)', () => {
+    const headers = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`x-${i}`, `v${i} with spaces\tand tabs`]));
+    const names = Object.keys(headers).map((n) => `"${n}"`).join(' ');
+    expect(lines(get('https://a/', headers), names)).toHaveLength(12);
+  });
 });
 
 describe('unsupported components are refused, never guessed', () => {
