@@ -4,10 +4,12 @@
  *
  * The steps follow RFC 9421 §3.2, in one visible order:
  *   parse Signature-Input / Signature (§3.2 steps 1-3) → checkAlgorithm → checkKeyId →
- *   checkCreated / checkExpires (§3.2.1) → checkCoverage (required components, digest with a
- *   body) → checkDateField → build the signature base (§2.5) → resolve keys by keyid →
- *   verify with each usable key (§3.3.2 RSASSA-PKCS1-v1_5 SHA-256).
+ *   checkCreated / checkExpires (§3.2.1) → checkRequiredCoverage (required components, a date)
+ *   → checkDigestCoverage (digest with a body) → checkDateField → build the signature base (§2.5)
+ *   → resolve keys by keyid → verify with each usable key (§3.3.2 RSASSA-PKCS1-v1_5 SHA-256).
  * Everything up to the base needs no key, so a malformed request never costs a registry read.
+ * A memoized Signature-Input that already passed the checks that depend only on it and the policy
+ * (alg, keyid, required components) skips them (see CheckedInput.passedFor).
  */
 import { KeyObject, constants, verify as rsaVerify } from 'node:crypto';
 import { BoundedMemo } from './bounded-cache';
@@ -59,17 +61,26 @@ interface CheckedInput {
   readonly coversUrl: boolean;
   /** The covered identifiers as serialized in the base. */
   readonly serialized: readonly string[];
+  /** Whether `content-digest` is covered whole. */
+  readonly coversDigest: boolean;
+  /**
+   * The policy this input last passed every check for. The checks that depend only on the input
+   * and the policy (alg, keyid, required components, legacy) are skipped for it; they run, in
+   * order, for any other policy and for an input that has not yet passed.
+   */
+  passedFor?: VerifyPolicy;
 }
 
 function checkedInput(input: SignatureInput): CheckedInput {
   const names = new Set(input.covered.map((c: ComponentId) => (c.name === 'content-digest' && !coversWholeField(c) ? 'content-digest;partial' : c.name)));
-  return Object.freeze({
+  return {
     input,
     names,
     dateFields: DATE_FIELDS.filter((field) => names.has(field)),
     coversUrl: input.covered.some((c) => c.name !== '@method' && c.name.startsWith('@')),
     serialized: Object.freeze(input.covered.map((c) => c.serialized)),
-  });
+    coversDigest: names.has('content-digest'),
+  };
 }
 
 /** {@link readSignatureInput} with its {@link CheckedInput} facts, memoized (see {@link SIGNATURE_INPUT_MEMO_ENTRIES}). */
@@ -183,13 +194,19 @@ export function parseRequestSignature(
   const checked = readSignatureInputMemoized(inputField, policy.label);
   const { input } = checked;
   const signature = readSignatureValue(signatureField, policy.label);
-  checkAlgorithm(input, policy);
-  const keyId = checkKeyId(input);
+  const passed = checked.passedFor === policy;
+  if (!passed) {
+    checkAlgorithm(input, policy);
+    checkKeyId(input);
+  }
+  const keyId = input.keyid as string;
   const now = policy.nowS();
   const created = checkCreated(input, policy, now);
   checkExpires(input, now);
-  const contentDigest = checkCoverage(checked, req, policy);
+  if (!passed) checkRequiredCoverage(checked, policy);
+  const contentDigest = checkDigestCoverage(checked, req, policy);
   for (const field of checked.dateFields) checkDateField(field, req, policy, created, now);
+  checked.passedFor = policy;
 
   const base = buildSignatureBase(req, input.covered, input.signatureParams);
   policy.onBase?.(base);
@@ -212,7 +229,7 @@ export function parseRequestSignature(
  */
 export function verifyParsedSignature(parsed: ParsedSignature, keys: readonly VerificationKey[], policy: VerifyPolicy): { fingerprint: string } {
   const now = policy.nowS();
-  const usable = keys.every((k) => k.notAfterS === undefined || now <= k.notAfterS) ? keys : keys.filter((k) => k.notAfterS === undefined || now <= k.notAfterS);
+  const usable = allUsable(keys, now) ? keys : keys.filter((k) => k.notAfterS === undefined || now <= k.notAfterS);
   const match = firstVerifyingKey(parsed, usable);
   if (match !== undefined) return { fingerprint: match.fingerprint };
   // An expired key still verifies nothing it did not sign: trying it only chooses the actionable reason.
@@ -222,6 +239,11 @@ export function verifyParsedSignature(parsed: ParsedSignature, keys: readonly Ve
   const sizes = [...new Set(usable.map(modulusBytes))].filter((n) => n !== parsed.signature.length);
   const lengths = sizes.length > 0 && sizes.length === usable.length ? ` The signature is ${parsed.signature.length} bytes; the registered key makes ${sizes.join(' or ')}-byte signatures.` : '';
   fail('signature_mismatch', `The signature does not match the request with any key registered for this client.${lengths} Run \`signet explain\` to compare signature bases.`);
+}
+
+function allUsable(keys: readonly VerificationKey[], now: number): boolean {
+  for (const k of keys) if (k.notAfterS !== undefined && now > k.notAfterS) return false;
+  return true;
 }
 
 function firstVerifyingKey(parsed: ParsedSignature, keys: readonly VerificationKey[]): VerificationKey | undefined {
@@ -333,7 +355,7 @@ function checkExpires(input: SignatureInput, now: number): void {
 }
 
 /** Required components are covered; with a body, `content-digest` is; every covered field is present. */
-function checkCoverage({ names, dateFields }: CheckedInput, req: SignedRequest, policy: VerifyPolicy): string | undefined {
+function checkRequiredCoverage({ names, dateFields }: CheckedInput, policy: VerifyPolicy): void {
   for (const required of policy.requiredComponents) {
     if (!names.has(required)) {
       fail('missing_component', `The signature must cover "${required}". Cover ("@method" "@target-uri" ... "date").`);
@@ -345,10 +367,16 @@ function checkCoverage({ names, dateFields }: CheckedInput, req: SignedRequest, 
       'The signature must cover "date" and the request must send a Date header (or, from a browser, which cannot set Date, cover "x-date" and send X-Date); the legacy form without a date is not accepted here.',
     );
   }
-  if (hasBody(req) && !names.has('content-digest')) {
-    fail('digest_required', 'The request has a body, so the signature must cover "content-digest" and the request must send Content-Digest: sha-256=:<base64>:.');
+}
+
+/** With a body, `content-digest` must be covered; when covered, the header must be present and valid. */
+function checkDigestCoverage({ coversDigest }: CheckedInput, req: SignedRequest, policy: VerifyPolicy): string | undefined {
+  if (!coversDigest) {
+    if (hasBody(req)) {
+      fail('digest_required', 'The request has a body, so the signature must cover "content-digest" and the request must send Content-Digest: sha-256=:<base64>:.');
+    }
+    return undefined;
   }
-  if (!names.has('content-digest')) return undefined;
   const digest = req.headers['content-digest'];
   if (digest === undefined) {
     fail('digest_required', 'The signature covers "content-digest" but the request has no Content-Digest header.');
@@ -368,7 +396,7 @@ function coversWholeField(component: ComponentId): boolean {
 /**
  * The Date header (or its browser alias X-Date, see DATE_FIELDS), for each one covered: present,
  * an IMF-fixdate, agreeing with `created`, and inside the window. Required unless legacy
- * (checkCoverage).
+ * (checkRequiredCoverage).
  */
 function checkDateField(field: DateField, req: SignedRequest, policy: VerifyPolicy, created: number, now: number): void {
   const header = field === 'date' ? 'Date' : 'X-Date';

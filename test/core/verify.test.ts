@@ -236,6 +236,23 @@ describe('verifyRequest: the happy paths', () => {
     }
   });
 
+  it('a memoized Signature-Input that passed under one policy is still checked in full under another (and the first still accepts)', async () => {
+    const req = signedGet(alice);
+    const lenient = policyAt();
+    const strict = policyAt(NOW_S, { requiredComponents: ['@method', '@target-uri', 'x-trace'] });
+    for (let round = 0; round < 3; round++) {
+      await expect(verifyRequest(req, lenient, aliceKeys)).resolves.toMatchObject({ keyId: 'client-1' });
+      expect(await rejection(req, strict)).toBe('missing_component');
+      expect(await rejection(req, policyAt(NOW_S, { requiredComponents: ['@authority'] }))).toBe('missing_component');
+    }
+    // The same text without alg, under a policy that requires it, then one that does not.
+    const noAlg = signCustom({ method: 'GET', targetUri: 'https://api.example.com/orders?id=7', headers: { date: imfDate(NOW_S) } }, { components: ['@method', '@target-uri', 'date'], params: `;created=${NOW_S};keyid="client-1"` }, alice.privateKey);
+    for (let round = 0; round < 3; round++) {
+      await expect(verifyRequest(noAlg, policyAt(NOW_S, { requireAlg: false }), aliceKeys)).resolves.toBeDefined();
+      expect(await rejection(noAlg, policyAt())).toBe('unsupported_algorithm');
+    }
+  });
+
   it('verifies bases of every size, including ones longer than the reusable encoding buffer, and non-ASCII field values', async () => {
     for (const length of [0, 100, 5_000, 5_500, 16_000, 40_000]) {
       const value = 'é'.repeat(length % 7) + 'x'.repeat(length);
