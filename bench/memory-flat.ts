@@ -143,8 +143,9 @@ async function runInThisProcess(): Promise<MemoryFlat> {
   for (let i = 0; i < CLIENTS; i++) await verifyKnown(i);
   for (let i = 0; i < UNKNOWN_FILL; i++) await tryUnknown(i);
   points.push(sample('caches full (every client seen, negative cache flooded)', verified, directory, keyCache));
-  // Steady state: the other 90% of the verifications, with unknown keyids mixed in.
+  // Steady state: the other 90% of the verifications, with unknown keyids mixed in, sampled halfway too.
   for (let i = CLIENTS; i < CLIENTS * ROUNDS; i++) {
+    if (i === (CLIENTS * ROUNDS) / 2) points.push(sample('halfway', verified, directory, keyCache));
     await verifyKnown(i);
     if (i % UNKNOWN_EVERY === 0) await tryUnknown(i);
   }
@@ -172,7 +173,7 @@ export async function measureMemoryFlat(): Promise<MemoryFlat> {
 }
 
 export function printMemoryFlat(r: MemoryFlat): string[] {
-  const [before, full, after] = r.points;
+  const [before, full, half, after] = r.points;
   const line = (p: MemoryPoint) =>
     `${p.label} (${p.verifications} verifications): RSS ${p.rssMb.toFixed(1)} MB, heapUsed ${p.heapUsedMb.toFixed(1)} MB, cached client entries ${p.cachedClients}, cached keys ${p.cachedKeys}`;
   const refusals = Object.entries(r.refused)
@@ -182,8 +183,10 @@ export function printMemoryFlat(r: MemoryFlat): string[] {
     '(stubbed in-memory ClientReader: this section measures the caches, not DynamoDB)',
     line(before),
     line(full),
+    line(half),
     line(after),
     `delta caches-full → after (${after.verifications - full.verifications} more verifications): RSS ${(after.rssMb - full.rssMb).toFixed(1)} MB, heapUsed ${(after.heapUsedMb - full.heapUsedMb).toFixed(1)} MB`,
+    `delta halfway → after (${after.verifications - half.verifications} more verifications, steady state): RSS ${(after.rssMb - half.rssMb).toFixed(1)} MB, heapUsed ${(after.heapUsedMb - half.heapUsedMb).toFixed(1)} MB`,
     `delta before → after: RSS ${(after.rssMb - before.rssMb).toFixed(1)} MB, heapUsed ${(after.heapUsedMb - before.heapUsedMb).toFixed(1)} MB (the filled caches themselves; bound ${r.cacheBound} entries each for known and unknown clientIds)`,
     `${r.verifications} verifications across ${r.clients} distinct clients (${r.allowed} allowed) + ${r.unknownKeyIds} never-seen keyids (refused: ${refusals || 'none'}); store reads ${r.readerCalls}`,
   ];

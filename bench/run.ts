@@ -46,7 +46,7 @@ async function main(): Promise<void> {
   };
 
   results.steps = await section('Verify steps, each alone (CPU µs per call)', () => measureVerifySteps(), printVerifySteps);
-  results.verify = await section('Verify throughput (same requests, one process)', () => measureVerifyThroughput(), printVerifyThroughput);
+  results.verify = await section('Verify throughput (same requests, fresh processes)', () => measureVerifyThroughput(), printVerifyThroughput);
   results.authorizer = await section('Authorizer handler latency (DynamoDB Local)', () => measureAuthorizerLatency(), printAuthorizerLatency);
   results.coldInit = await section('Cold init (esbuild bundles as deployed, fresh node per import)', () => measureColdInit(), printColdInit);
   results.gateway = await section('Local gateway end to end (autocannon)', () => measureGatewayThroughput(), printGatewayThroughput);
