@@ -354,7 +354,7 @@ function checkExpires(input: SignatureInput, now: number): void {
   }
 }
 
-/** Required components are covered; with a body, `content-digest` is; every covered field is present. */
+/** The policy's required components are covered, and a date field is (unless legacy is allowed). */
 function checkRequiredCoverage({ names, dateFields }: CheckedInput, policy: VerifyPolicy): void {
   for (const required of policy.requiredComponents) {
     if (!names.has(required)) {
