@@ -4,7 +4,7 @@
  */
 import { MAX_SIGNATURE_HEADER_BYTES } from './defaults';
 import { fail } from './errors';
-import { InnerList, isInnerList, parseDictionaryField, serializeItem, serializeParameters } from './structured-fields';
+import { InnerList, isDigit, isInnerList, isKeyChar, isKeyStart, parseDictionaryField, serializeItem, serializeParameters } from './structured-fields';
 
 /** One covered component identifier (RFC 9421 §2): a name, and its parameters (e.g. `name` for @query-param). */
 export interface ComponentId {
@@ -159,22 +159,9 @@ const NO_PARAMS: ReadonlyMap<string, unknown> = new Map();
 /** An RFC 8941 key: lcalpha or "*", then lcalpha, DIGIT, "_", "-", ".", "*". */
 const KEY = /^[a-z*][a-z0-9_.*-]*$/;
 
-function isLowerAlpha(c: number): boolean {
-  return c >= 0x61 && c <= 0x7a;
-}
-
-function isDigitCode(c: number): boolean {
-  return c >= 0x30 && c <= 0x39;
-}
-
-/** lcalpha DIGIT "_" "-" "." "*" */
-function isKeyChar(c: number): boolean {
-  return isLowerAlpha(c) || isDigitCode(c) || c === 0x5f || c === 0x2d || c === 0x2e || c === 0x2a;
-}
-
 /** Characters a component name may have for its quoted form to be its own serialization (lower case). */
 function isNameChar(c: number): boolean {
-  return isLowerAlpha(c) || isDigitCode(c) || c === 0x40 || c === 0x5f || c === 0x2d || c === 0x2e;
+  return (c >= 0x61 && c <= 0x7a) || isDigit(c) || c === 0x40 || c === 0x5f || c === 0x2d || c === 0x2e;
 }
 
 /** Printable ASCII that a String serializes as itself (no `"` and no `\`). */
@@ -215,8 +202,7 @@ function canonicalSignatureInput(text: string, label: string): SignatureInput | 
   while (i < n) {
     if (text.charCodeAt(i) !== 0x3b /* ; */) return undefined;
     const keyStart = ++i;
-    const first = text.charCodeAt(i);
-    if (!isLowerAlpha(first) && first !== 0x2a) return undefined;
+    if (!isKeyStart(text.charCodeAt(i))) return undefined;
     while (isKeyChar(text.charCodeAt(i))) i++;
     const key = text.slice(keyStart, i);
     if (text.charCodeAt(i++) !== 0x3d /* = */ || keys.includes(key)) return undefined;
@@ -233,7 +219,7 @@ function canonicalSignatureInput(text: string, label: string): SignatureInput | 
       const start = i;
       if (text.charCodeAt(i) === 0x2d /* - */) i++;
       const digitsStart = i;
-      while (isDigitCode(text.charCodeAt(i))) i++;
+      while (isDigit(text.charCodeAt(i))) i++;
       const digits = i - digitsStart;
       if (digits === 0 || digits > 15 || (text.charCodeAt(digitsStart) === 0x30 && (digits > 1 || digitsStart > start))) return undefined;
       if (key === 'keyid' || key === 'alg' || key === 'nonce' || key === 'tag') return undefined;

@@ -113,8 +113,18 @@ const MAX_INTEGER = 999_999_999_999_999;
 /** Up to this many base64 characters, checking each one is cheaper than re-encoding to compare. */
 const SHORT_BASE64 = 96;
 
-function isDigit(c: number): boolean {
+export function isDigit(c: number): boolean {
   return c >= DIGIT_0 && c <= DIGIT_9;
+}
+
+/** A character that may start a key (§3.1.2): lcalpha or "*". */
+export function isKeyStart(c: number): boolean {
+  return hasClass(c, KEY_START);
+}
+
+/** A character that may follow in a key: lcalpha, DIGIT, "_", "-", "." or "*". */
+export function isKeyChar(c: number): boolean {
+  return hasClass(c, KEY_CHAR);
 }
 
 function hasClass(c: number, flag: number): boolean {
