@@ -1,6 +1,6 @@
 /**
  * Shared pieces of the authorizer tests: real API Gateway events built from the captures in
- * ../shared/fixtures/apigateway (changed only the way API Gateway changes them for a given call),
+ * test/fixtures/apigateway (changed only the way API Gateway changes them for a given call),
  * signed with the core's signRequest for clients registered in DynamoDB Local, and a loader that
  * imports the authorizer handler with its environment set (the handler builds everything at module
  * scope from `loadConfig()`).
@@ -14,7 +14,7 @@ import { signRequest } from '../../lambda/core/sign';
 import type { DynamoClientStore } from '../../lambda/store/client-store';
 import type { NewClient } from '../../lambda/store/store-types';
 
-export const FIXTURE_DIR = path.resolve(__dirname, '../../../shared/fixtures/apigateway');
+export const FIXTURE_DIR = path.resolve(__dirname, '../fixtures/apigateway');
 
 /** A fresh copy of a fixture file, so a test can change it. */
 export function fixture<T = any>(name: string): T {

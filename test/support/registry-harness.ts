@@ -1,6 +1,6 @@
 /**
  * Drives the registry handler the way API Gateway does: realistic HTTP API 2.0 and REST v1
- * proxy events (shapes from ../shared/fixtures/apigateway captures) with the authorizer's
+ * proxy events (shapes from test/fixtures/apigateway captures) with the authorizer's
  * context, a signed Content-Digest for bodies, and every answer checked against the OpenAPI
  * document: its status must be documented for the operation and its body must match the schema.
  */
