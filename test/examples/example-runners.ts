@@ -1,9 +1,10 @@
 /**
- * How the tests run each partner example in examples/, and whether this machine can: an example
- * whose language or library is missing is skipped with the reason in the test's name, never faked.
+ * How the tests run each partner example in examples/, and what each needs on the machine
+ * (test/support/prerequisites.ts decides whether a test may skip when it is missing).
  */
 import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
+import type { PrerequisiteId } from '../../scripts/prerequisites.cjs';
 
 export const EXAMPLES_DIR = resolve(__dirname, '..', '..', 'examples');
 
@@ -12,49 +13,18 @@ export interface ExampleRunner {
   readonly label: string;
   /** The command and its leading arguments; the example's own arguments follow. */
   readonly command: readonly string[];
-  /** Why it cannot run here (printing headers), or undefined. */
-  readonly unavailable: string | undefined;
-  /** Why `--send` cannot run here, or undefined. */
-  readonly cannotSend: string | undefined;
+  /** The prerequisite (scripts/prerequisites.cjs) it needs to sign and to send, if any. */
+  readonly needs: PrerequisiteId | undefined;
 }
 
-function works(command: string, args: readonly string[]): boolean {
-  const result = spawnSync(command, args, { stdio: 'ignore', timeout: 30_000 });
-  return result.error === undefined && result.status === 0;
-}
-
-function shellRunner(): ExampleRunner {
-  const missing = ['sh', 'openssl'].filter((tool) => !works(tool, tool === 'sh' ? ['-c', 'exit 0'] : ['version']));
-  return {
-    label: 'curl + openssl (examples/sign.sh)',
-    command: ['sh', join(EXAMPLES_DIR, 'sign.sh')],
-    unavailable: missing.length > 0 ? `${missing.join(' and ')} not installed` : undefined,
-    cannotSend: works('curl', ['--version']) ? undefined : 'curl not installed',
-  };
-}
-
-function pythonRunner(): ExampleRunner {
-  let unavailable: string | undefined;
-  if (!works('python3', ['--version'])) unavailable = 'python3 not installed';
-  else if (!works('python3', ['-c', 'import cryptography'])) unavailable = 'the Python package `cryptography` is not installed (pip install cryptography)';
-  return { label: 'Python cryptography (examples/sign.py)', command: ['python3', join(EXAMPLES_DIR, 'sign.py')], unavailable, cannotSend: unavailable };
-}
-
-function javaRunner(): ExampleRunner {
-  // `java File.java` (the source launcher) needs Java 11 or newer.
-  const version = spawnSync('java', ['-version'], { encoding: 'utf8', timeout: 30_000 });
-  const major = Number(/version "(?:1\.)?(\d+)/.exec(`${version.stderr ?? ''}${version.stdout ?? ''}`)?.[1] ?? 0);
-  const unavailable = version.error !== undefined || version.status !== 0 ? 'java not installed' : major < 11 ? `java ${major} is older than 11` : undefined;
-  return { label: 'Java SHA256withRSA (examples/Sign.java)', command: ['java', join(EXAMPLES_DIR, 'Sign.java')], unavailable, cannotSend: unavailable };
-}
-
-function nodeRunner(): ExampleRunner {
-  return { label: 'Node.js node:crypto (examples/sign.mjs)', command: [process.execPath, join(EXAMPLES_DIR, 'sign.mjs')], unavailable: undefined, cannotSend: undefined };
-}
-
-/** Every example, with what this machine can do. */
+/** Every example, and the tool it runs on. */
 export function exampleRunners(): readonly ExampleRunner[] {
-  return [shellRunner(), pythonRunner(), javaRunner(), nodeRunner()];
+  return [
+    { label: 'curl + openssl (examples/sign.sh)', command: ['sh', join(EXAMPLES_DIR, 'sign.sh')], needs: 'openssl' },
+    { label: 'Python cryptography (examples/sign.py)', command: ['python3', join(EXAMPLES_DIR, 'sign.py')], needs: 'python' },
+    { label: 'Java SHA256withRSA (examples/Sign.java)', command: ['java', join(EXAMPLES_DIR, 'Sign.java')], needs: 'java' },
+    { label: 'Node.js node:crypto (examples/sign.mjs)', command: [process.execPath, join(EXAMPLES_DIR, 'sign.mjs')], needs: undefined },
+  ];
 }
 
 /** Runs an example; `args` are `[--send] KEY_FILE CLIENT_ID METHOD URL [BODY_FILE]`. */

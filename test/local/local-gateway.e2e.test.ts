@@ -13,6 +13,7 @@ import { generateRsaKeyPair, spkiPemOf } from '../../lambda/core/keys';
 import { readClientDir } from '../../local/client-dir';
 import { readLocalState } from '../../local/local-state';
 import { exampleRunners, runExample } from '../examples/example-runners';
+import { testNeeding } from '../support/prerequisites';
 import { GatewayProcess, TestSigner, isAlive, sendSigned, startGatewayProcess, waitUntilGone } from './gateway-process';
 
 jest.setTimeout(240_000);
@@ -157,10 +158,9 @@ describe('a client registered through the registry API', () => {
 
 describe('the partner examples (examples/) against the gateway', () => {
   describe.each(exampleRunners().map((runner) => [runner.label, runner] as const))('%s', (_label, runner) => {
-    const maybe = runner.cannotSend === undefined ? test : test.skip;
-    const suffix = runner.cannotSend === undefined ? '' : ` (skipped: ${runner.cannotSend})`;
+    const maybe = testNeeding(runner.needs);
 
-    maybe(`--send: a signed GET and POST as the demo client are answered 200${suffix}`, () => {
+    maybe(`--send: a signed GET and POST as the demo client are answered 200`, () => {
       const keyFile = join(home, 'demo', 'private.pkcs8.b64');
       const get = runExample(runner, ['--send', keyFile, demo.clientId, 'GET', `${gateway.url}/api/echo?from=example`]);
       expect(get.stdout.split('\n')[0]).toBe('HTTP 200');

@@ -9,6 +9,8 @@
  *
  * Without Chromium or playwright-core this test fails and says what to install.
  */
+import { chromiumPath, missingMessage } from '../../scripts/prerequisites.cjs';
+import { testNeeding } from '../support/prerequisites';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +20,9 @@ import { type GatewayProcess, type TestSigner, sendSigned, startGatewayProcess }
 
 jest.setTimeout(240_000);
 
-const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM = chromiumPath() ?? '/usr/bin/chromium';
+/** `test`, for tests that need Chromium (skipped only where SIGNET_ALLOW_SKIP=chromium). */
+const browserTest = testNeeding('chromium');
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Page = any;
@@ -58,7 +62,7 @@ async function createClient(body: Record<string, unknown>): Promise<string> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium is not installed at ${CHROMIUM}. Install it with: apt-get update && apt-get install -y chromium.`);
+  if (!existsSync(CHROMIUM)) throw new Error(missingMessage('chromium', `Chromium is not installed at ${CHROMIUM}`));
   const playwright = loadPlaywright();
   home = mkdtempSync(join(tmpdir(), 'signet-portal-accounts-'));
   profile = mkdtempSync(join(tmpdir(), 'signet-portal-accounts-chromium-'));
@@ -132,7 +136,7 @@ async function signIn(dir: string): Promise<void> {
   await visible(page.locator('#signer-status'));
 }
 
-test("an account admin sees its account and only its clients, is offered its ceiling's roles, and adds clients to its account", async () => {
+browserTest("an account admin sees its account and only its clients, is offered its ceiling's roles, and adds clients to its account", async () => {
   await signIn(acmeAdminDir);
   await containsText(page.locator('#account-line'), 'Acme');
   await containsText(page.locator('#account-id'), accountA);
@@ -160,7 +164,7 @@ test("an account admin sees its account and only its clients, is offered its cei
   await visible(page.getByRole('heading', { name: 'Load the admin key' }));
 });
 
-test('the operator view: every account in a picker, each one\'s clients, new clients in the account picked', async () => {
+browserTest('the operator view: every account in a picker, each one\'s clients, new clients in the account picked', async () => {
   await signIn(join(home, 'admin'));
   await visible(page.locator('#operator-view'));
   await hidden(page.locator('#account-line'));

@@ -11,6 +11,8 @@
  * Without Chromium or playwright-core this test fails and says what to install; it never passes
  * without a browser.
  */
+import { chromiumPath, missingMessage } from '../../scripts/prerequisites.cjs';
+import { testNeeding } from '../support/prerequisites';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,8 +22,10 @@ import { type GatewayProcess, REPO_ROOT, type TestSigner, sendSigned, startGatew
 
 jest.setTimeout(240_000);
 
-/** Debian's Chromium (`apt-get install -y chromium`; .ci/run installs it). */
-const CHROMIUM = '/usr/bin/chromium';
+/** Chromium: $SIGNET_CHROMIUM or the usual path (scripts/prerequisites.cjs; .ci/run installs Debian's). */
+const CHROMIUM = chromiumPath() ?? '/usr/bin/chromium';
+/** `test`, for tests that need Chromium (skipped only where SIGNET_ALLOW_SKIP=chromium). */
+const browserTest = testNeeding('chromium');
 /** The devDependency this test needs, at the version it was written against. */
 const PLAYWRIGHT = { name: 'playwright-core', version: '1.65.1' } as const;
 const REPORTS = join(REPO_ROOT, 'reports');
@@ -69,9 +73,7 @@ async function clientNamed(name: string): Promise<Record<string, any>> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium is not installed at ${CHROMIUM}. Install it with: apt-get update && apt-get install -y chromium (.ci/run does this). The portal must be tested in a real browser.`);
-  }
+  if (!existsSync(CHROMIUM)) throw new Error(missingMessage('chromium', `Chromium is not installed at ${CHROMIUM}`));
   const playwright = loadPlaywright();
   mkdirSync(REPORTS, { recursive: true });
   home = mkdtempSync(join(tmpdir(), 'signet-portal-home-'));
@@ -140,7 +142,7 @@ const focused = (locator: any) => eventually(() => locator.evaluate((node: Eleme
 /** The row of the client list for a client name. */
 const rowOf = (name: string) => page.locator('#client-rows tr[data-client-id]', { has: page.getByRole('rowheader', { name, exact: true }) });
 
-test('the portal is served at /portal with a strict CSP, and loads the admin key from its file', async () => {
+browserTest('the portal is served at /portal with a strict CSP, and loads the admin key from its file', async () => {
   const response = await page.goto(`${gateway.url}/portal`);
   expect(page.url()).toBe(`${gateway.url}/portal/index.html`);
   expect(response.status()).toBe(200);
@@ -158,7 +160,7 @@ test('the portal is served at /portal with a strict CSP, and loads the admin key
   expect(await page.getByLabel('Admin private key file').evaluate((input: HTMLInputElement) => input.files?.length ?? 0)).toBe(0);
 });
 
-test('+ Client opens from the keyboard and Escape closes it, focus back on the button', async () => {
+browserTest('+ Client opens from the keyboard and Escape closes it, focus back on the button', async () => {
   await page.getByRole('button', { name: '+ Client' }).focus();
   await page.keyboard.press('Enter');
   const dialog = page.getByRole('dialog', { name: 'Add client' });
@@ -169,7 +171,7 @@ test('+ Client opens from the keyboard and Escape closes it, focus back on the b
   await focused(page.getByRole('button', { name: '+ Client' }));
 });
 
-test('adds a client: whitelist entered one address at a time (a bad IP refused inline), public key, roles, then Add; it is in the list', async () => {
+browserTest('adds a client: whitelist entered one address at a time (a bad IP refused inline), public key, roles, then Add; it is in the list', async () => {
   await page.getByRole('button', { name: '+ Client' }).click();
   const dialog = page.getByRole('dialog', { name: 'Add client' });
   await dialog.getByLabel('Name').fill('Acme Payments');
@@ -199,7 +201,7 @@ test('adds a client: whitelist entered one address at a time (a bad IP refused i
   await hasText(rowOf('Acme Payments').locator('code.client-id'), acmeId);
 });
 
-test('the copy icon copies the clientId', async () => {
+browserTest('the copy icon copies the clientId', async () => {
   const copy = page.getByRole('button', { name: 'Copy the clientId of Acme Payments' });
   await copy.click();
   await hasAttribute(copy, 'data-copied', acmeId);
@@ -207,7 +209,7 @@ test('the copy icon copies the clientId', async () => {
   await hasText(page.locator('#announcer'), `Copied ${acmeId}`);
 });
 
-test('edit: a private key in the Public Key box is refused on the spot and never sent; a new public key replaces the key', async () => {
+browserTest('edit: a private key in the Public Key box is refused on the spot and never sent; a new public key replaces the key', async () => {
   await page.getByRole('button', { name: 'Edit Acme Payments' }).click();
   const dialog = page.getByRole('dialog', { name: 'Edit Acme Payments' });
   await visible(dialog);
@@ -239,7 +241,7 @@ test('edit: a private key in the Public Key box is refused on the spot and never
   expect(record.version).toBe(2);
 });
 
-test('details: keys with fingerprint and age, and the recent authentication failures with their reasons', async () => {
+browserTest('details: keys with fingerprint and age, and the recent authentication failures with their reasons', async () => {
   // The partner still signing with the replaced key, and with a stale created: both refused and recorded.
   const stale = await sendSigned({ clientId: acmeId, privateKey: firstKey.key }, `${gateway.url}/api/echo`);
   expect(stale.code).toBe('signature_mismatch');
@@ -260,7 +262,7 @@ test('details: keys with fingerprint and age, and the recent authentication fail
   await page.screenshot({ path: join(REPORTS, 'portal-clients.png'), fullPage: true });
 });
 
-test('disable and enable: the status changes in the registry and the authorizer follows', async () => {
+browserTest('disable and enable: the status changes in the registry and the authorizer follows', async () => {
   await page.getByRole('button', { name: 'Disable Acme Payments' }).click();
   await hasText(rowOf('Acme Payments').locator('.badge'), 'disabled');
   expect((await clientNamed('Acme Payments')).status).toBe('disabled');
@@ -269,7 +271,7 @@ test('disable and enable: the status changes in the registry and the authorizer 
   expect((await clientNamed('Acme Payments')).status).toBe('active');
 });
 
-test('every registry call was signed in the browser (x-date, no Date) and no request carried the admin private key', async () => {
+browserTest('every registry call was signed in the browser (x-date, no Date) and no request carried the admin private key', async () => {
   const calls = requests.filter((r: Request) => new URL(r.url()).pathname.startsWith('/registry/'));
   expect(calls.length).toBeGreaterThanOrEqual(8);
   for (const call of calls) {
@@ -288,7 +290,7 @@ test('every registry call was signed in the browser (x-date, no Date) and no req
   expect(consoleErrors.filter((text) => /Content Security Policy|Refused to/.test(text))).toEqual([]);
 });
 
-test('"Remember" keeps a non-extractable key on this device until "Sign out"', async () => {
+browserTest('"Remember" keeps a non-extractable key on this device until "Sign out"', async () => {
   await page.reload();
   await visible(page.getByRole('heading', { name: 'Load the admin key' }));
   await page.getByLabel('Admin private key file').setInputFiles(join(home, 'admin', 'private.pem'));
@@ -321,7 +323,7 @@ test('"Remember" keeps a non-extractable key on this device until "Sign out"', a
   expect(await page.evaluate(async () => (await indexedDB.databases()).map((d) => d.name))).not.toContain('signet-portal');
 });
 
-test('a browser clock 120 days ahead: calls still succeed on the server clock, and every key shows as due for rotation', async () => {
+browserTest('a browser clock 120 days ahead: calls still succeed on the server clock, and every key shows as due for rotation', async () => {
   const ahead = await context.newPage();
   await ahead.clock.install({ time: new Date(Date.now() + 120 * 86_400_000) });
   await ahead.goto(`${gateway.url}/portal/`);
