@@ -3,11 +3,17 @@
  * Lambda. State under `$SIGNET_HOME` (default `.signet/`), served on 127.0.0.1:${PORT:-3000}.
  * Ctrl-C (SIGINT) or SIGTERM stops the gateway, DynamoDB Local and the Secrets Manager stand-in.
  */
+import { checkPrerequisites, missingMessage } from '../scripts/prerequisites.cjs';
 import { startLocalGateway } from './local-gateway';
 import { readyMessage } from './ready-message';
 import { localPort, signetHome } from './signet-home';
 
 async function main(): Promise<void> {
+  const missing = checkPrerequisites('start').flatMap((p) => (p.problem === undefined ? [] : [missingMessage(p.id, p.problem)]));
+  if (missing.length > 0) {
+    for (const message of missing) console.error(message);
+    process.exit(1);
+  }
   const home = signetHome();
   const port = localPort();
   console.log(`Starting Signet's local gateway (state in ${home}) ...`);

@@ -18,6 +18,7 @@ import { ERROR_CODES } from '../../lambda/core/errors';
 import { generateRsaKeyPair } from '../../lambda/core/keys';
 import { signRequest } from '../../lambda/core/sign';
 import { LOCAL_ROLE_CATALOGUE } from '../../local/role-catalogue';
+import { INSTALL, PREREQUISITES } from '../../scripts/prerequisites.cjs';
 
 const ROOT = resolve(__dirname, '..', '..');
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -45,6 +46,14 @@ function tableRows(text: string): string[][] {
 test('the quick start is exactly `npm install && npm start` and `npm test`', () => {
   const blocks = fencedBlocks(section('Quick start'));
   expect(blocks.map((b) => b.body.trim())).toEqual(['npm install && npm start', 'npm test']);
+});
+
+test('the quick start lists every prerequisite as scripts/prerequisites.cjs checks it, with its two install lines', () => {
+  const quickStart = section('Quick start');
+  const rows = tableRows(quickStart).filter((cells) => /^`[a-z]+`$/.test(cells[0]));
+  expect(rows.map((cells) => [cells[0].slice(1, -1), cells[1]])).toEqual(PREREQUISITES.map((p) => [p.id, p.what]));
+  expect(quickStart).toContain(`- Debian/Ubuntu: \`${INSTALL.debian}\``);
+  expect(quickStart).toContain(`- macOS (Homebrew): \`${INSTALL.macos}\``);
 });
 
 test('every error code is listed once with its status, and no other code', () => {
