@@ -21,7 +21,7 @@ import { median } from './percentiles';
 import { startGatewayChild } from './local-gateway-process';
 
 // autocannon ships no types.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+ 
 const autocannon = require('autocannon') as (opts: Record<string, unknown>) => Promise<AutocannonResult>;
 
 interface AutocannonResult {
@@ -253,7 +253,7 @@ export async function measureGatewayThroughput(options: GatewayThroughputOptions
     const mixedRun = await drive(gateway.url, mixed, 'mixed', connections, options.mixedSeconds ?? 6, gateway.pid);
     return { valid: validRun, mixed: mixedRun, distinctRequests: poolSize, loadAverage: loadAverage() };
   } catch (error) {
-    throw new Error(`${(error as Error).message}\n--- gateway output (tail) ---\n${gateway.tail()}`);
+    throw new Error(`${(error as Error).message}\n--- gateway output (tail) ---\n${gateway.tail()}`, { cause: error });
   } finally {
     await gateway.stop();
   }

@@ -68,7 +68,7 @@ function loadBundledCore(): typeof sourceCore {
   try {
     const outfile = path.join(dir, 'core.js');
     buildSync({ ...DEPLOYED_ESBUILD_OPTIONS, entryPoints: [path.join(REPO_ROOT, 'lambda/core/index.ts')], outfile });
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
+     
     return require(outfile) as typeof sourceCore;
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
@@ -89,8 +89,7 @@ interface Fixture {
   readonly distinctSamples: readonly FixtureSample[];
 }
 
-const CONTENDERS = ['raw', 'core', 'peer', 'coreSource', 'coreDistinct'] as const;
-type Contender = (typeof CONTENDERS)[number];
+type Contender = 'raw' | 'core' | 'peer' | 'coreSource' | 'coreDistinct';
 type PerRound = Record<Contender, number[]>;
 
 /** The signed requests every measuring process reads, so that all of them time the same requests. */

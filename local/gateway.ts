@@ -28,7 +28,7 @@ import { authorizerEventOf, httpApiProxyEvent, withAuthorizerContext } from './h
 export const MAX_LOCAL_BODY_BYTES = 10 * 1024 * 1024;
 
 /** The header carrying a refusal's code (read by the signer's `signedFetch`). */
-export const SIGNET_ERROR_HEADER = 'x-signet-error';
+const SIGNET_ERROR_HEADER = 'x-signet-error';
 
 /** The authorizer's answer (simple response). */
 export interface SimpleAuthorizerResult {

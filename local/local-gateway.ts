@@ -69,9 +69,11 @@ function loadHandlers(environment: Record<string, string>): GatewayHandlers {
     throw new Error('The Lambda handlers were already loaded for another local gateway in this process; start one local gateway per process.');
   }
   loadedWith = signature;
+  /* eslint-disable @typescript-eslint/no-require-imports -- the handlers build themselves from the environment when first loaded */
   const authorizer = require('../lambda/handlers/authorizer') as typeof import('../lambda/handlers/authorizer');
   const registry = require('../lambda/handlers/registry') as typeof import('../lambda/handlers/registry');
   const echo = require('../lambda/handlers/echo') as typeof import('../lambda/handlers/echo');
+  /* eslint-enable @typescript-eslint/no-require-imports */
   return {
     authorizer: (event) => authorizer.httpApiHandler(event),
     registry: (event, context) => registry.handler(event, context),

@@ -7,9 +7,6 @@
  */
 import { fail } from './errors.js';
 
-/** The seed's "everyone" entry. */
-export const EVERYONE = '0.0.0.0';
-
 const V4_SEG = '(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])';
 const V4 = `(?:${V4_SEG}\\.){3}${V4_SEG}`;
 const V6_SEG = '(?:[0-9a-fA-F]{1,4})';
@@ -66,12 +63,4 @@ export function normaliseNetworkEntry(entry) {
   }
   const address = family === 'ipv6' ? addressText.toLowerCase() : addressText;
   return prefix === maxPrefix ? address : `${address}/${prefix}`;
-}
-
-/**
- * True when the canonical entry lets every address in (`0.0.0.0` or a `/0` range).
- * @param {string} canonical
- */
-export function allowsEveryone(canonical) {
-  return canonical === EVERYONE || canonical.endsWith('/0');
 }

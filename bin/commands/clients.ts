@@ -75,6 +75,7 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
 /** The subcommand names, for usage lines. */
 export const CLIENTS_SUBCOMMANDS = Object.keys(SUBCOMMANDS);
 
+/** @public The command, called by bin/signet.ts through its module. */
 export async function run(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   const sub = name === undefined ? undefined : SUBCOMMANDS[name];

@@ -37,6 +37,7 @@ class Checklist {
   }
 }
 
+/** @public The command, called by bin/signet.ts through its module. */
 export async function run(argv: string[]): Promise<number> {
   const input = readReceivedRequest(argv);
   const { request } = input;

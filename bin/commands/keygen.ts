@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { generateRsaKeyPair, spkiPemOf } from '../../lambda/core/keys';
 import { UsageError, parse, required } from './args';
 
+/** @public The command, called by bin/signet.ts through its module. */
 export async function run(argv: string[]): Promise<number> {
   const { values } = parse(argv, { out: { type: 'string' }, bits: { type: 'string', default: '2048' } });
   const out = required(values, 'out');

@@ -26,6 +26,7 @@ export const REQUEST_OPTIONS = {
   include: { type: 'boolean', short: 'i', default: false },
 } as const;
 
+/** @public The command, called by bin/signet.ts through its module. */
 export async function run(argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, { ...REQUEST_OPTIONS });
   if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'give the URL to call' : `give exactly one URL; got ${positionals.length}`);

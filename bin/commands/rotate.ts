@@ -50,6 +50,7 @@ interface Targets {
   readonly settleMs: number;
 }
 
+/** @public The command, called by bin/signet.ts through its module. */
 export async function run(argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, {
     'secret-id': { type: 'string' },

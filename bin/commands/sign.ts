@@ -3,6 +3,7 @@ import { importPrivateKey } from '../../lambda/core/keys';
 import { signRequest } from '../../lambda/core/sign';
 import { displayName, optionalInt, parse, readBody, readText, required } from './args';
 
+/** @public The command, called by bin/signet.ts through its module. */
 export async function run(argv: string[]): Promise<number> {
   const { values } = parse(argv, {
     key: { type: 'string' },

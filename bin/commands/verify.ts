@@ -8,6 +8,7 @@ import { importPublicKey } from '../../lambda/core/keys';
 import { verifyRequest } from '../../lambda/core/verify';
 import { readReceivedRequest } from './request-inputs';
 
+/** @public The command, called by bin/signet.ts through its module. */
 export async function run(argv: string[]): Promise<number> {
   const input = readReceivedRequest(argv);
   try {

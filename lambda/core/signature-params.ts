@@ -30,9 +30,6 @@ export interface SignatureInput {
   readonly signatureParams: string;
 }
 
-/** Every label present in a Signature-Input value (for messages). */
-export type Labels = readonly string[];
-
 /**
  * Parses the Signature-Input field and returns the member `label`.
  * @throws SignetError `malformed_signature_input`, `signature_label_missing`

@@ -1,7 +1,7 @@
 /**
  * The shapes the client store takes and returns, beyond the record itself (client-record.ts).
  */
-import type { ClientRecord, ClientStatus } from './client-record';
+import type { ClientRecord } from './client-record';
 
 /** A public key to register, as `importPublicKey` (lambda/core/keys.ts) returns it. */
 export interface NewKey {
@@ -180,4 +180,4 @@ export interface AuthFailure extends AuthFailureDetail {
   readonly reason: string;
 }
 
-export type { ClientRecord, ClientStatus };
+export type { ClientRecord };

@@ -31,8 +31,6 @@ export const ROLE_CATALOGUE = {
 /** The execute-api hosts of the captures. */
 export const HTTP_API_HOST = 'lsw1ro4ipb.execute-api.eu-west-1.amazonaws.com';
 export const REST_API_HOST = 'puhdx84jy9.execute-api.eu-west-1.amazonaws.com';
-/** The caller address in both captures. */
-export const CAPTURE_SOURCE_IP = '15.248.3.126';
 
 /** Unix seconds now (the handler reads the system clock). */
 export function nowS(): number {

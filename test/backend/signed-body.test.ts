@@ -15,7 +15,7 @@ import { signRequest } from '../../lambda/core/sign';
 import { fixture } from '../authorizer/support';
 
 // @middy/core 4 ships CommonJS at its "require" entry; the types are the ESM ones.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+ 
 const middy = require('@middy/core') as typeof middyType;
 
 const CLIENT_ID = 'c_AAAAAAAAAAAAAAAAAAAAAA';

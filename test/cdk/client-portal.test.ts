@@ -119,7 +119,7 @@ test('bundled for real, the deployed handler serves the portal files with the CS
   const dir = path.join(app.outdir, fn.Metadata['aws:asset:path']);
   expect(fs.readdirSync(path.join(dir, 'portal')).sort()).toEqual(portalFiles());
 
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
+   
   const { handler } = require(path.join(dir, 'index.js')) as { handler: (event: unknown) => Promise<{ statusCode: number; headers: Record<string, string>; body: string }> };
   const event = (rawPath: string, method = 'GET') => ({
     version: '2.0',

@@ -15,11 +15,6 @@ export function appWithoutBundling(props: AppProps = {}): App {
   return new App({ ...props, context: { 'aws:cdk:bundling-stacks': [], ...props.context } });
 }
 
-/** An app that bundles every function with esbuild, as `cdk synth` does. */
-export function bundlingApp(): App {
-  return new App();
-}
-
 /** cdk-nag AwsSolutions findings left after acknowledgements, as `rule @ path` strings. */
 export function unacknowledgedFindings(scope: IConstruct): string[] {
   const report = new AwsSolutionsChecks().validateScope(scope);
@@ -59,11 +54,6 @@ export function statementsOfRole(template: Template, rolePrefix: string): Statem
 /** Actions of a statement as a list. */
 export function actionsOf(statement: Statement): string[] {
   return Array.isArray(statement.Action) ? statement.Action : [statement.Action];
-}
-
-/** Logical IDs of the resources of `type`. */
-export function logicalIds(template: Template, type: string): string[] {
-  return Object.keys(template.findResources(type));
 }
 
 /** The logical ID CloudFormation gets for a construct's default child. */

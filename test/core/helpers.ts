@@ -128,7 +128,7 @@ export async function codeOf(action: () => unknown): Promise<SignetErrorCode> {
     await action();
   } catch (error) {
     if (isSignetError(error)) return error.code;
-    throw new Error(`expected a SignetError, got ${String(error)}`);
+    throw new Error(`expected a SignetError, got ${String(error)}`, { cause: error });
   }
   throw new Error('expected a SignetError, but nothing was thrown');
 }
@@ -139,7 +139,7 @@ export function errorOf(action: () => unknown): { code: SignetErrorCode; message
     action();
   } catch (error) {
     if (isSignetError(error)) return { code: error.code, message: error.message, status: error.status };
-    throw new Error(`expected a SignetError, got ${String(error)}`);
+    throw new Error(`expected a SignetError, got ${String(error)}`, { cause: error });
   }
   throw new Error('expected a SignetError, but nothing was thrown');
 }

@@ -24,13 +24,13 @@ const CHROMIUM = chromiumPath() ?? '/usr/bin/chromium';
 /** `test`, for tests that need Chromium (skipped only where SIGNET_ALLOW_SKIP=chromium). */
 const browserTest = testNeeding('chromium');
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
+ 
 type Page = any;
 type BrowserContext = any;
 
 function loadPlaywright(): { chromium: { launchPersistentContext(dir: string, options: Record<string, unknown>): Promise<BrowserContext> } } {
   try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
+     
     return require('playwright-core');
   } catch (cause) {
     throw new Error('playwright-core is not installed: the portal\'s browser tests drive Chromium with it (see test/portal/portal.browser.test.ts).', { cause });

@@ -124,9 +124,9 @@ test('formatHttpDate and computeContentDigest agree with the core on edge values
     `return { dates: input.dates.map((d) => m.sig.formatHttpDate(d)), digests: await Promise.all(input.bodies.map((b) => m.sig.computeContentDigest(b))) };`,
     { dates, bodies },
   );
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
+   
   const { formatHttpDate } = require('../../lambda/core/http-date') as typeof import('../../lambda/core/http-date');
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
+   
   const { computeContentDigest } = require('../../lambda/core/content-digest') as typeof import('../../lambda/core/content-digest');
   expect(out.dates).toEqual(dates.map(formatHttpDate));
   expect(out.digests).toEqual(bodies.map((b) => computeContentDigest(b)));

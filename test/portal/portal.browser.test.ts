@@ -31,14 +31,14 @@ const PLAYWRIGHT = { name: 'playwright-core', version: '1.65.1' } as const;
 const REPORTS = join(REPO_ROOT, 'reports');
 
 // playwright-core's types are not needed to drive it; keep this file compiling without the package.
-/* eslint-disable @typescript-eslint/no-explicit-any */
+ 
 type Page = any;
 type BrowserContext = any;
 type Request = any;
 
 function loadPlaywright(): { chromium: { launchPersistentContext(dir: string, options: Record<string, unknown>): Promise<BrowserContext> } } {
   try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
+     
     return require('playwright-core');
   } catch (cause) {
     throw new Error(`${PLAYWRIGHT.name} is not installed. Add "${PLAYWRIGHT.name}": "${PLAYWRIGHT.version}" to devDependencies and run npm install: the portal's browser test drives Chromium with it.`, { cause });

@@ -38,7 +38,7 @@ async function rejection(promise: Promise<unknown>): Promise<SignetError> {
     await promise;
   } catch (error) {
     if (isSignetError(error)) return error;
-    throw new Error(`expected a SignetError, got ${String(error)}`);
+    throw new Error(`expected a SignetError, got ${String(error)}`, { cause: error });
   }
   throw new Error('expected a rejection');
 }
