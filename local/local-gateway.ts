@@ -76,7 +76,14 @@ function loadHandlers(environment: Record<string, string>): GatewayHandlers {
   /* eslint-enable @typescript-eslint/no-require-imports */
   return {
     authorizer: (event) => authorizer.httpApiHandler(event),
-    registry: (event, context) => registry.handler(event, context),
+    // Registry and authorizer share this process: a write applies to the very next request.
+    registry: async (event, context) => {
+      try {
+        return await registry.handler(event, context);
+      } finally {
+        if (event.requestContext.http.method !== 'GET') authorizer.forgetCachedClients();
+      }
+    },
     echo: (event, context) => echo.handler(event, context),
   };
 }

@@ -107,10 +107,14 @@ export class ClientDirectory {
     return lookup;
   }
 
-  /** Forgets a client (after a registry change in the same process, e.g. the local gateway). */
-  invalidate(clientId: string): void {
-    this.known.delete(clientId);
-    this.unknown.delete(clientId);
+  /**
+   * Forgets every cached client, known and unknown: the local gateway calls it after each registry
+   * write it serves, so a disable, key removal or role change applies to the next request. (A
+   * deployed authorizer runs apart from the registry and keeps a record for its TTL at most.)
+   */
+  forgetAll(): void {
+    this.known.clear();
+    this.unknown.clear();
   }
 
   /** Number of cached entries (known + unknown), for the memory benchmark. */

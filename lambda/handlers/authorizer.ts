@@ -28,6 +28,11 @@ const targetUriOptions = { publicBaseUrl: config.publicBaseUrl };
 // A base URL the adapters cannot use (not http(s), with user info) fails the cold start, not every request.
 if (config.publicBaseUrl !== undefined) parsePublicBaseUrl(config.publicBaseUrl);
 
+/** Forgets the cached client records (the local gateway calls it after a registry write). */
+export function forgetCachedClients(): void {
+  runtime.directory.forgetAll();
+}
+
 export async function httpApiHandler(event: APIGatewayRequestAuthorizerEventV2) {
   try {
     const decision = await runtime.decideEvent(() => adaptHttpApiEvent(event, targetUriOptions));

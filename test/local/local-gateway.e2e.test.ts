@@ -148,6 +148,19 @@ describe('a client registered through the registry API', () => {
     expect(nowhere.headers.get('x-signet-error')).toBeNull();
   });
 
+  test('a registry write applies to the next request: disabled, the cached partner is refused at once; enabled, it passes again', async () => {
+    const pair = generateRsaKeyPair();
+    const created = await register({ name: 'to disable', networkWhitelist: ['127.0.0.1', '::1'], publicKey: spkiPemOf(pair.publicKey), roles: ['demo'] });
+    const signer = { clientId: created.body.clientId as string, privateKey: pair.key };
+    expect((await sendSigned(signer, `${gateway.url}/api/echo`)).status).toBe(200); // now cached (60 s TTL)
+    expect((await sendSigned(admin, `${gateway.url}/registry/clients/${signer.clientId}/disable`, { method: 'POST', body: '{}' })).status).toBe(200);
+    const refused = await sendSigned(signer, `${gateway.url}/api/echo`);
+    expect(refused.code).toBe('client_disabled');
+    expect(refused.status).toBe(401);
+    expect((await sendSigned(admin, `${gateway.url}/registry/clients/${signer.clientId}/enable`, { method: 'POST', body: '{}' })).status).toBe(200);
+    expect((await sendSigned(signer, `${gateway.url}/api/echo`)).status).toBe(200);
+  });
+
   test("the partner's refusals are readable through the registry's auth-failures route", async () => {
     const answer = await sendSigned(admin, `${gateway.url}/registry/clients/${partner.clientId}/auth-failures`);
     expect(answer.status).toBe(200);
