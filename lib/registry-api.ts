@@ -72,6 +72,8 @@ export class RegistryApi extends Construct {
       environment: {
         [ENV.tableName]: props.registry.table.tableName,
         [ENV.roleCatalogue]: JSON.stringify(props.authorizer.roleCatalogue),
+        // Write responses say how long the authorizer may keep serving the previous record.
+        [ENV.clientCacheTtlMs]: String(props.authorizer.clientCacheTtl.toMilliseconds()),
       },
     });
     this.handler = fn.function;

@@ -130,6 +130,8 @@ export class SignatureAuthorizer extends Construct {
   readonly apiType: SignetApiType;
   /** The role catalogue in force (the registry validates roles against the same one). */
   readonly roleCatalogue: RoleCatalogue;
+  /** How long it keeps a client record (the registry tells writers how long a change may take). */
+  readonly clientCacheTtl: Duration;
 
   private readonly httpAuthorizers = new Map<string, HttpLambdaAuthorizer>();
   private readonly restAuthorizers = new Map<string, apigw.RequestAuthorizer>();
@@ -138,6 +140,7 @@ export class SignatureAuthorizer extends Construct {
     super(scope, id);
     this.apiType = props.apiType ?? 'http';
     this.roleCatalogue = props.roleCatalogue ?? DEFAULT_ROLE_CATALOGUE;
+    this.clientCacheTtl = props.clientCacheTtl ?? Duration.millis(DEFAULT_CLIENT_CACHE_TTL_MS);
     validateAuthorizerProps(this.node.path, props, this.roleCatalogue);
 
     const replayProtection = props.replayProtection ?? false;
@@ -150,7 +153,7 @@ export class SignatureAuthorizer extends Construct {
       [ENV.allowLegacy]: String(props.allowLegacy ?? DEFAULT_ALLOW_LEGACY),
       [ENV.replayProtection]: String(replayProtection),
       [ENV.recordAuthFailures]: String(recordAuthFailures),
-      [ENV.clientCacheTtlMs]: String((props.clientCacheTtl ?? Duration.millis(DEFAULT_CLIENT_CACHE_TTL_MS)).toMilliseconds()),
+      [ENV.clientCacheTtlMs]: String(this.clientCacheTtl.toMilliseconds()),
       [ENV.staleIfErrorMs]: String((props.staleIfError ?? Duration.millis(DEFAULT_STALE_IF_ERROR_MS)).toMilliseconds()),
     };
     if (props.publicBaseUrl !== undefined) environment[ENV.publicBaseUrl] = props.publicBaseUrl;

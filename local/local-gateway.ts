@@ -14,6 +14,7 @@
 import { Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../lambda/config';
+import { AUTHORIZER_CACHE_TTL_HEADER } from '../lambda/registry/registry-handler';
 import { ENV } from '../lambda/config-env';
 import { LocalServices, bootstrapLocal } from './bootstrap';
 import { writeLocalState } from './local-state';
@@ -78,10 +79,12 @@ function loadHandlers(environment: Record<string, string>): GatewayHandlers {
     authorizer: (event) => authorizer.httpApiHandler(event),
     // Registry and authorizer share this process: a write applies to the very next request.
     registry: async (event, context) => {
+      if (event.requestContext.http.method === 'GET') return registry.handler(event, context);
       try {
-        return await registry.handler(event, context);
+        const result = await registry.handler(event, context);
+        return { ...result, headers: { ...result.headers, [AUTHORIZER_CACHE_TTL_HEADER]: '0' } };
       } finally {
-        if (event.requestContext.http.method !== 'GET') authorizer.forgetCachedClients();
+        authorizer.forgetCachedClients();
       }
     },
     echo: (event, context) => echo.handler(event, context),

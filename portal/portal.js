@@ -55,6 +55,8 @@ const state = {
   accounts: [],
   /** @type {ClientView[]} */
   clients: [],
+  /** Seconds the last write may take to reach running authorizers (registry header). @type {number | undefined} */
+  propagationSeconds: undefined,
   /** @type {string | undefined} */
   nextCursor: undefined,
   /** The client being edited, or undefined when adding. @type {ClientView | undefined} */
@@ -100,6 +102,25 @@ function icon(name) {
   );
   svg.append(path);
   return svg;
+}
+
+/**
+ * Says what a change did, and when the authorizers apply it, in the visible note above the list
+ * (and to screen readers).
+ * @param {string} what
+ */
+function noteChange(what) {
+  const seconds = state.propagationSeconds;
+  const when =
+    seconds === undefined
+      ? ''
+      : seconds === 0
+        ? ' It applies to the next request.'
+        : ` Authorizers that already hold this client may go on using its previous record for up to ${seconds} s (their cache).`;
+  const note = $('change-note');
+  note.textContent = `${what}${when}`;
+  note.hidden = false;
+  announce(note.textContent);
 }
 
 /** @param {string} message */
@@ -196,7 +217,12 @@ async function onSignIn(event) {
  * @param {boolean} remembered it came from this device's store
  */
 async function useKey(signer, remember, remembered) {
-  const registry = createRegistryClient({ apiBase: apiBaseOf(location.href), keyId: signer.keyId, privateKey: signer.privateKey });
+  const registry = createRegistryClient({
+    apiBase: apiBaseOf(location.href),
+    keyId: signer.keyId,
+    privateKey: signer.privateKey,
+    onWrite: (seconds) => (state.propagationSeconds = seconds),
+  });
   const submit = /** @type {HTMLButtonElement} */ ($('sign-in-submit'));
   submit.disabled = true;
   try {
@@ -494,7 +520,7 @@ async function setEnabled(client, enabled) {
   try {
     const updated = await registry.setEnabled(client.clientId, enabled, client.version);
     replaceClient(updated);
-    announce(`${client.name} is now ${updated.status}.`);
+    noteChange(`${client.name} is now ${updated.status}.`);
   } catch (error) {
     showError('list-error', `${client.name} could not be ${enabled ? 'enabled' : 'disabled'}: ${messageOf(error)}`, { code: codeOf(error) });
     await loadClients(false);
@@ -694,7 +720,7 @@ async function onSubmitClient(event) {
       const updated = await registry.updateClient(editing.clientId, editing.version, check.body);
       closeDialog();
       replaceClient(updated);
-      announce(`${updated.name} updated.`);
+      noteChange(`${updated.name} updated.`);
     } else {
       const created = await registry.createClient(/** @type {any} */ ({ ...check.body, ...(state.operator && state.account ? { accountId: state.account } : {}) }));
       if (created.registration === 'skipped') {
@@ -704,7 +730,7 @@ async function onSubmitClient(event) {
       closeDialog();
       await loadClients(false);
       if (!state.clients.some((c) => c.clientId === created.clientId)) replaceClient(created);
-      announce(`${created.name} added with clientId ${created.clientId}.`);
+      noteChange(`${created.name} added with clientId ${created.clientId}.`);
     }
   } catch (error) {
     showServerError(error);

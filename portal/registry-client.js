@@ -44,6 +44,9 @@ const OPAQUE_REFUSALS = Object.freeze({
  * @property {typeof fetch} [fetchImpl] fetch (default globalThis.fetch)
  * @property {() => number} [nowMs] the clock in ms (default Date.now)
  * @property {SubtleCrypto} [subtle] WebCrypto (default globalThis.crypto.subtle)
+ * @property {(seconds: number) => void} [onWrite] told, after each successful write, how many
+ *   seconds a running authorizer may still use the record as it was (the registry's
+ *   `x-signet-authorizer-cache-ttl` header; 0 when the change applies to the next request)
  */
 
 /**
@@ -101,6 +104,8 @@ export function createRegistryClient(options) {
       answer = await readAnswer(response);
     }
     if (answer instanceof RegistryError) throw answer;
+    const cacheTtl = Number(response.headers.get('x-signet-authorizer-cache-ttl') ?? Number.NaN);
+    if (method !== 'GET' && Number.isFinite(cacheTtl)) options.onWrite?.(cacheTtl);
     return answer;
   }
 

@@ -19,4 +19,5 @@ export const handler = createRegistryHandler({
   }),
   roles: compileRoleCatalogue(config.roleCatalogue),
   logger: new Logger({ serviceName: REGISTRY_SERVICE_NAME }),
+  authorizerCacheTtlMs: config.clientCacheTtlMs,
 });

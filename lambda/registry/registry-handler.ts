@@ -17,6 +17,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { checkSignedBody } from '../backend/signed-body';
+import { DEFAULT_CLIENT_CACHE_TTL_MS } from '../core/defaults';
 import { SignetError, isSignetError } from '../core/errors';
 import { RoleNotAllowedError } from './caller-scope';
 import { RegistryService, type RegistryServiceDeps } from './registry-service';
@@ -31,7 +32,20 @@ export type RegistryLogger = Pick<Logger, 'info' | 'warn' | 'error'>;
 export interface RegistryHandlerDeps extends RegistryServiceDeps {
   /** @default - a Powertools Logger with service name `signet-registry` */
   readonly logger?: RegistryLogger;
+  /**
+   * How long the authorizers in front of the API keep a client record (their client cache TTL),
+   * sent on every write response as {@link AUTHORIZER_CACHE_TTL_HEADER}.
+   * @default DEFAULT_CLIENT_CACHE_TTL_MS
+   */
+  readonly authorizerCacheTtlMs?: number;
 }
+
+/**
+ * Write responses carry this header: the seconds a running authorizer may go on serving the
+ * record as it was before the write (its client cache TTL; 0 where the change applies at once).
+ * The CLI and the portal say it to whoever made the change.
+ */
+export const AUTHORIZER_CACHE_TTL_HEADER = 'x-signet-authorizer-cache-ttl';
 
 /** The proxy result; the same shape answers HTTP API 2.0 and REST v1. */
 export type RegistryResult = APIGatewayProxyResult;
@@ -51,6 +65,7 @@ const BASE_HEADERS = Object.freeze({
 export function createRegistryHandler(deps: RegistryHandlerDeps): RegistryHandler {
   const service = new RegistryService(deps);
   const logger = deps.logger ?? new Logger({ serviceName: REGISTRY_SERVICE_NAME });
+  const writeHeaders = { [AUTHORIZER_CACHE_TTL_HEADER]: String(Math.ceil((deps.authorizerCacheTtlMs ?? DEFAULT_CLIENT_CACHE_TTL_MS) / 1000)) };
 
   return async (event, context) => {
     const startedMs = performance.now();
@@ -73,7 +88,7 @@ export function createRegistryHandler(deps: RegistryHandlerDeps): RegistryHandle
       logger.info('registry request', route.clientId === undefined && typeof created === 'string' ? { ...fields, clientId: created } : fields);
       return {
         statusCode: response.status,
-        headers: { ...BASE_HEADERS, ...response.headers },
+        headers: { ...BASE_HEADERS, ...(request.method === 'GET' ? {} : writeHeaders), ...response.headers },
         body: JSON.stringify(response.body),
       };
     } catch (thrown) {

@@ -4,7 +4,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { App, Validations } from 'aws-cdk-lib';
+import { App, Duration, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { ENV } from '../../lambda/config-env';
@@ -338,10 +338,11 @@ describe('variants (no bundling)', () => {
     expect(Object.keys(t.findOutputs('*'))).not.toContain('AdminClientId');
   });
 
-  test('settings reach the authorizer: public base URL, window, legacy, catalogue', () => {
+  test('settings reach the authorizer: public base URL, window, legacy, catalogue; the registry knows its cache TTL', () => {
     const t = variant({
       publicBaseUrl: 'https://api.example.com/v1',
       allowLegacy: true,
+      clientCacheTtl: Duration.seconds(45),
       roleCatalogue: { 'registry:admin': ['* /registry/**'], orders: ['POST /orders/*'] },
     });
     const env = Object.values(t.findResources('AWS::Lambda::Function')).find((f) => f.Properties.Handler === 'index.httpApiHandler')!.Properties.Environment.Variables;
@@ -349,6 +350,7 @@ describe('variants (no bundling)', () => {
     expect(env[ENV.allowLegacy]).toBe('true');
     const registryEnv = Object.values(t.findResources('AWS::Lambda::Function')).find((f) => f.Properties.Description?.includes('registry API'))!.Properties.Environment.Variables;
     expect(JSON.parse(registryEnv[ENV.roleCatalogue])).toEqual(JSON.parse(env[ENV.roleCatalogue]));
+    expect({ authorizer: env[ENV.clientCacheTtlMs], registry: registryEnv[ENV.clientCacheTtlMs] }).toEqual({ authorizer: '45000', registry: '45000' });
   });
 
   test('a role catalogue without registry:admin on /registry is refused at synth', () => {

@@ -129,7 +129,7 @@ export async function sendSigned(
   signer: TestSigner,
   url: string,
   send: SignedSend = {},
-): Promise<{ status: number; code: string | null; body: Record<string, unknown> }> {
+): Promise<{ status: number; code: string | null; body: Record<string, unknown>; headers: Headers }> {
   const method = send.method ?? (send.body !== undefined ? 'POST' : 'GET');
   const { headers } = signRequest({
     method,
@@ -152,7 +152,7 @@ export async function sendSigned(
   } catch {
     body = { text };
   }
-  return { status: response.status, code: response.headers.get('x-signet-error'), body };
+  return { status: response.status, code: response.headers.get('x-signet-error'), body, headers: response.headers };
 }
 
 /** Runs the `signet` CLI (bin/signet.ts) synchronously, as a user would. */

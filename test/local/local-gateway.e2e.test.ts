@@ -153,7 +153,9 @@ describe('a client registered through the registry API', () => {
     const created = await register({ name: 'to disable', networkWhitelist: ['127.0.0.1', '::1'], publicKey: spkiPemOf(pair.publicKey), roles: ['demo'] });
     const signer = { clientId: created.body.clientId as string, privateKey: pair.key };
     expect((await sendSigned(signer, `${gateway.url}/api/echo`)).status).toBe(200); // now cached (60 s TTL)
-    expect((await sendSigned(admin, `${gateway.url}/registry/clients/${signer.clientId}/disable`, { method: 'POST', body: '{}' })).status).toBe(200);
+    const disable = await sendSigned(admin, `${gateway.url}/registry/clients/${signer.clientId}/disable`, { method: 'POST', body: '{}' });
+    expect(disable.status).toBe(200);
+    expect(disable.headers.get('x-signet-authorizer-cache-ttl')).toBe('0');
     const refused = await sendSigned(signer, `${gateway.url}/api/echo`);
     expect(refused.code).toBe('client_disabled');
     expect(refused.status).toBe(401);

@@ -266,6 +266,8 @@ browserTest('disable and enable: the status changes in the registry and the auth
   await page.getByRole('button', { name: 'Disable Acme Payments' }).click();
   await hasText(rowOf('Acme Payments').locator('.badge'), 'disabled');
   expect((await clientNamed('Acme Payments')).status).toBe('disabled');
+  // The local gateway applies a registry write to the next request, and the page says so.
+  await hasText(page.locator('#change-note'), 'Acme Payments is now disabled. It applies to the next request.');
   await page.getByRole('button', { name: 'Enable Acme Payments' }).click();
   await hasText(rowOf('Acme Payments').locator('.badge'), 'active');
   expect((await clientNamed('Acme Payments')).status).toBe('active');

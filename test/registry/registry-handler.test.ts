@@ -8,7 +8,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { computeContentDigest } from '../../lambda/core/content-digest';
 import { MAX_REGISTRY_BODY_BYTES } from '../../lambda/core/defaults';
 import { compileRoleCatalogue } from '../../lambda/core/role-policy';
-import { createRegistryHandler, type RegistryHandler } from '../../lambda/registry/registry-handler';
+import { AUTHORIZER_CACHE_TTL_HEADER, createRegistryHandler, type RegistryHandler } from '../../lambda/registry/registry-handler';
 import { DynamoClientStore } from '../../lambda/store/client-store';
 import { dynamoDbLocalClientConfig } from '../../local/dynamodb-local';
 import { startTestDynamoDb, type TestDynamoDb } from '../support/dynamodb';
@@ -455,6 +455,28 @@ describe('logs', () => {
         for (let at = 0; at + 24 <= material.length; at += 24) expect(all).not.toContain(material.slice(at, at + 24));
       }
     }
+  });
+});
+
+// ----------------------------------------------------------------------------- propagation
+
+describe('how long a change takes to reach the authorizers', () => {
+  test('every write answers x-signet-authorizer-cache-ttl with the configured TTL in seconds; reads do not', async () => {
+    const ttlHandler = createRegistryHandler({ store, roles, logger: new Logger({ serviceName: 'signet-registry', logLevel: 'SILENT' }), authorizerCacheTtlMs: 45_000 });
+    const created = await callRegistry(ttlHandler, { method: 'POST', path: '/registry/clients', body: createBody(30) }, doc);
+    expect(created.status).toBe(201);
+    expect(created.headers[AUTHORIZER_CACHE_TTL_HEADER]).toBe('45');
+    const disabled = await callRegistry(ttlHandler, { method: 'POST', path: `/registry/clients/${created.body.clientId as string}/disable`, body: {} }, doc);
+    expect(disabled.status).toBe(200);
+    expect(disabled.headers[AUTHORIZER_CACHE_TTL_HEADER]).toBe('45');
+    const read = await callRegistry(ttlHandler, { method: 'GET', path: `/registry/clients/${created.body.clientId as string}` }, doc);
+    expect(read.status).toBe(200);
+    expect(read.headers[AUTHORIZER_CACHE_TTL_HEADER]).toBeUndefined();
+  });
+
+  test('without a configured TTL it is the default, 60 s', async () => {
+    const created = await call({ method: 'POST', path: '/registry/clients', body: createBody(31) });
+    expect(created.headers[AUTHORIZER_CACHE_TTL_HEADER]).toBe('60');
   });
 });
 
