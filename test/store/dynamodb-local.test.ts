@@ -1,10 +1,12 @@
 /**
- * The DynamoDB Local launcher used by the tests and `npm start`: persisted state survives a
- * restart, stop() leaves no process behind, and a failed start says what to check.
+ * The DynamoDB Local launcher used by the tests and `npm start`: it listens on 127.0.0.1 only,
+ * persisted state survives a restart, stop() leaves no process behind, and a failed start says
+ * what to check.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { connect } from 'node:net';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { dynamoDbLocalClientConfig, startDynamoDbLocal } from '../../local/dynamodb-local';
@@ -19,6 +21,50 @@ function isRunning(pid: number | undefined): boolean {
     return false;
   }
 }
+
+/**
+ * The addresses of this machine that are not loopback. Link-local IPv6 addresses are left out
+ * (they need a zone to be reached). Documented fallback: a machine with no other interface
+ * still has 127.0.0.2 on Linux (all of 127.0.0.0/8 reaches `lo`), where a listener on the
+ * wildcard address answers and one bound to 127.0.0.1 does not. Anywhere else the test fails.
+ */
+function nonLoopbackAddresses(): string[] {
+  const addresses = Object.values(networkInterfaces())
+    .flat()
+    .filter((info) => info !== undefined && !info.internal && !(info.family === 'IPv6' && /^fe[89ab]/i.test(info.address)))
+    .map((info) => info!.address);
+  if (addresses.length > 0) return addresses;
+  if (process.platform === 'linux') return ['127.0.0.2'];
+  throw new Error('This machine has no non-loopback address to test DynamoDB Local\'s binding against; connect it to a network and run again.');
+}
+
+/** Opens a TCP connection and closes it: `connected`, `refused`, or the error code. */
+function tcpConnect(host: string, port: number): Promise<string> {
+  return new Promise((resolveOutcome) => {
+    const socket = connect({ host, port, timeout: 3_000 });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolveOutcome('connected');
+    });
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolveOutcome('timed out');
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) => resolveOutcome(error.code === 'ECONNREFUSED' ? 'refused' : String(error.code)));
+  });
+}
+
+test('listens on 127.0.0.1 only: a TCP connect to any other address of this machine is refused', async () => {
+  const others = nonLoopbackAddresses();
+  const ddb = await startDynamoDbLocal();
+  try {
+    expect(await tcpConnect('127.0.0.1', ddb.port)).toBe('connected');
+    const outcomes = await Promise.all(others.map(async (address) => `${address} ${await tcpConnect(address, ddb.port)}`));
+    expect(outcomes).toEqual(others.map((address) => `${address} refused`));
+  } finally {
+    await ddb.stop();
+  }
+});
 
 test('keeps tables under dbPath across restarts, and stop() ends the JVM', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'signet-ddb-'));
