@@ -5,12 +5,12 @@
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
-import { networkInterfaces, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { dynamoDbLocalClientConfig, startDynamoDbLocal } from '../../local/dynamodb-local';
 import { ensureClientTable } from '../../lambda/store/table-setup';
+import { nonLoopbackAddresses, postRaw, probeAll, tcpConnect } from '../support/network';
 
 function isRunning(pid: number | undefined): boolean {
   if (pid === undefined) return false;
@@ -22,45 +22,34 @@ function isRunning(pid: number | undefined): boolean {
   }
 }
 
-/**
- * The addresses of this machine that are not loopback. Link-local IPv6 addresses are left out
- * (they need a zone to be reached). Documented fallback: a machine with no other interface
- * still has 127.0.0.2 on Linux (all of 127.0.0.0/8 reaches `lo`), where a listener on the
- * wildcard address answers and one bound to 127.0.0.1 does not. Anywhere else the test fails.
- */
-function nonLoopbackAddresses(): string[] {
-  const addresses = Object.values(networkInterfaces())
-    .flat()
-    .filter((info) => info !== undefined && !info.internal && !(info.family === 'IPv6' && /^fe[89ab]/i.test(info.address)))
-    .map((info) => info!.address);
-  if (addresses.length > 0) return addresses;
-  if (process.platform === 'linux') return ['127.0.0.2'];
-  throw new Error('This machine has no non-loopback address to test DynamoDB Local\'s binding against; connect it to a network and run again.');
-}
-
-/** Opens a TCP connection and closes it: `connected`, `refused`, or the error code. */
-function tcpConnect(host: string, port: number): Promise<string> {
-  return new Promise((resolveOutcome) => {
-    const socket = connect({ host, port, timeout: 3_000 });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolveOutcome('connected');
-    });
-    socket.once('timeout', () => {
-      socket.destroy();
-      resolveOutcome('timed out');
-    });
-    socket.once('error', (error: NodeJS.ErrnoException) => resolveOutcome(error.code === 'ECONNREFUSED' ? 'refused' : String(error.code)));
-  });
-}
-
-test('listens on 127.0.0.1 only: a TCP connect to any other address of this machine is refused', async () => {
+test('listens on 127.0.0.1 only: a TCP connect to any other address of this machine is refused, a request naming another Host is 403', async () => {
   const others = nonLoopbackAddresses();
   const ddb = await startDynamoDbLocal();
   try {
     expect(await tcpConnect('127.0.0.1', ddb.port)).toBe('connected');
-    const outcomes = await Promise.all(others.map(async (address) => `${address} ${await tcpConnect(address, ddb.port)}`));
-    expect(outcomes).toEqual(others.map((address) => `${address} refused`));
+    expect(await probeAll(others, ddb.port)).toEqual(others.map((address) => `${address} refused`));
+
+    // A web page that resolves its own name to 127.0.0.1 (DNS rebinding) sends its name as Host.
+    const listTables = (host: string) =>
+      postRaw(
+        ddb.port,
+        {
+          host,
+          'content-type': 'application/x-amz-json-1.0',
+          'x-amz-target': 'DynamoDB_20120810.ListTables',
+          authorization: 'AWS4-HMAC-SHA256 Credential=local/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=00',
+        },
+        '{}',
+      );
+    for (const host of ['evil.example', `evil.example:${ddb.port}`, `127.0.0.2:${ddb.port}`, `127.0.0.1:${ddb.port + 1}`]) {
+      const answer = await listTables(host);
+      expect([host, answer.status, answer.json.__type]).toEqual([host, 403, 'com.amazonaws.dynamodb.v20120810#AccessDeniedException']);
+      expect(answer.json.message).toContain(`only requests addressed to 127.0.0.1:${ddb.port}, localhost:${ddb.port} or [::1]:${ddb.port}`);
+    }
+    for (const host of [`127.0.0.1:${ddb.port}`, `localhost:${ddb.port}`]) {
+      const answer = await listTables(host);
+      expect([host, answer.status, Array.isArray(answer.json.TableNames)]).toEqual([host, 200, true]);
+    }
   } finally {
     await ddb.stop();
   }
