@@ -85,8 +85,7 @@ const EXIT_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 /** Starts DynamoDB Local and waits until it answers. */
 export async function startDynamoDbLocal(opts: DynamoDbLocalOptions = {}): Promise<DynamoDbLocal> {
   const port = opts.port ?? (await findFreePort());
-  // DynamoDB Local does not exit when its port is taken, and whatever holds the port would answer
-  // the readiness poll: refuse up front.
+  // Whatever holds the port would answer the readiness poll before the JVM fails to bind: refuse up front.
   if (opts.port !== undefined && !(await isPortFree(opts.port))) {
     throw new Error(`Cannot start DynamoDB Local: port ${opts.port} is already in use. Stop what listens there, or choose another port.`);
   }
@@ -228,7 +227,8 @@ function findEmulator(): Emulator {
   };
 }
 
-let compiling: Map<string, Promise<string>> | undefined;
+/** Compilations under way in this process, by cache entry. */
+const compiling = new Map<string, Promise<string>>();
 
 /**
  * The directory holding the compiled launcher, compiling it on first use. The cache entry is
@@ -240,12 +240,11 @@ function compiledLauncher(emulator: Emulator): Promise<string> {
   const key = createHash('sha256').update(source).update(`\0${emulator.jar}\0${statSync(emulator.jar).size}`).digest('hex').slice(0, 24);
   const classDir = join(emulator.cacheRoot, key);
   if (existsSync(join(classDir, `${LAUNCHER_CLASS}.class`))) return Promise.resolve(classDir);
-  compiling ??= new Map();
   let pending = compiling.get(classDir);
   if (pending === undefined) {
     pending = compileLauncher(emulator, classDir);
     compiling.set(classDir, pending);
-    pending.catch(() => compiling?.delete(classDir));
+    pending.catch(() => compiling.delete(classDir));
   }
   return pending;
 }
