@@ -1,7 +1,9 @@
 /**
  * Everything `npm start` needs before it can serve: DynamoDB Local with its files under
  * `$SIGNET_HOME/dynamodb`, the Secrets Manager stand-in with its state in
- * `$SIGNET_HOME/secrets-manager.json`, the client table, and two clients:
+ * `$SIGNET_HOME/secrets-manager.json` (both listen on 127.0.0.1 only; the stand-in accepts only
+ * requests signed with the key pair in `$SIGNET_HOME/secrets-manager-credentials.json`, created
+ * on the first start, mode 0600), the client table, and two clients:
  *
  * - the **admin** (`registry:admin`, an operator), written to `$SIGNET_HOME/admin/`;
  * - the **demo** client (`demo`), written to `$SIGNET_HOME/demo/`, whose key also lives in the
@@ -40,6 +42,7 @@ import { DynamoDbLocal, dynamoDbLocalClientConfig, startDynamoDbLocal } from './
 import { lockHome } from './home-lock';
 import { LocalStateFile, removeLocalState, writeLocalState } from './local-state';
 import { ADMIN_ROLE, DEMO_ROLE } from './role-catalogue';
+import { loadOrCreateStandInCredentials } from './secrets-manager-credentials';
 import { SecretsManagerStandIn, startSecretsManagerStandIn } from './secrets-manager-standin';
 import { LOCAL_DEMO_SECRET_ID, LOCAL_REGION, LOCAL_TABLE_NAME, LocalPaths, localPaths } from './signet-home';
 
@@ -106,7 +109,11 @@ export async function bootstrapLocal(options: LocalBootstrapOptions): Promise<Lo
   try {
     const dynamoDb = await startDynamoDbLocal({ dbPath: paths.dynamoDbDir, port: options.dynamoDbPort });
     stops.push(() => dynamoDb.stop());
-    const secretsManager = await startSecretsManagerStandIn({ statePath: paths.secretsManagerState, region: LOCAL_REGION });
+    const secretsManager = await startSecretsManagerStandIn({
+      statePath: paths.secretsManagerState,
+      region: LOCAL_REGION,
+      credentials: loadOrCreateStandInCredentials(paths.secretsManagerCredentials),
+    });
     stops.push(() => secretsManager.stop());
 
     const ddbClient = new DynamoDBClient(dynamoDbLocalClientConfig(dynamoDb.endpoint));

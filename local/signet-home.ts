@@ -13,6 +13,7 @@
  * demo/                  demo client (its key also lives in the Secrets Manager stand-in)
  * dynamodb/              DynamoDB Local's database file
  * secrets-manager.json   the stand-in's secrets (mode 0600)
+ * secrets-manager-credentials.json  the key pair the stand-in accepts SigV4 signatures from (mode 0600)
  * local.json             endpoints of the running gateway's services (removed when it stops)
  * gateway.pid            the running gateway's pid (one gateway per SIGNET_HOME)
  * ```
@@ -76,6 +77,8 @@ export interface LocalPaths {
   readonly demoDir: string;
   readonly dynamoDbDir: string;
   readonly secretsManagerState: string;
+  /** The Secrets Manager stand-in's credentials (local/secrets-manager-credentials.ts). */
+  readonly secretsManagerCredentials: string;
   readonly localState: string;
   readonly pidFile: string;
 }
@@ -87,6 +90,7 @@ export function localPaths(home: string): LocalPaths {
     demoDir: join(home, 'demo'),
     dynamoDbDir: join(home, 'dynamodb'),
     secretsManagerState: join(home, 'secrets-manager.json'),
+    secretsManagerCredentials: join(home, 'secrets-manager-credentials.json'),
     localState: join(home, 'local.json'),
     pidFile: join(home, 'gateway.pid'),
   };

@@ -13,6 +13,10 @@
  * an unfinished rotation, or opens a new one with a fresh token, then runs createSecret,
  * setSecret, testSecret and finishSecret in order against the endpoints.
  *
+ * The stand-in accepts only requests signed with `$SIGNET_HOME/secrets-manager-credentials.json`,
+ * which `npm start` creates; this command signs with it (so `SIGNET_HOME` must name the home of
+ * the gateway whose stand-in it talks to, also when the endpoints come from flags).
+ *
  * Where the services are: the flags, else `$SIGNET_HOME/local.json` (SIGNET_HOME defaults to
  * `.signet`), which the running local gateway writes (local/local-state.ts):
  * ```json
@@ -35,6 +39,7 @@ import { DynamoClientStore } from '../../lambda/store/client-store';
 import { createDocumentClient } from '../../lambda/store/dynamodb-client';
 import { writeClientDir } from '../../local/client-dir';
 import { LocalStateFile, readLocalState } from '../../local/local-state';
+import { readStandInCredentials } from '../../local/secrets-manager-credentials';
 import { LOCAL_REGION, displayPath, localPaths, signetHome } from '../../local/signet-home';
 import { UsageError, parse } from './args';
 
@@ -42,6 +47,8 @@ import { UsageError, parse } from './args';
 interface Targets {
   readonly dynamoDbEndpoint: string;
   readonly secretsManagerEndpoint: string;
+  /** The key pair the stand-in accepts: `$SIGNET_HOME/secrets-manager-credentials.json`. */
+  readonly secretsManagerCredentials: { readonly accessKeyId: string; readonly secretAccessKey: string };
   readonly tableName: string;
   readonly secretId: string;
   readonly region: string;
@@ -69,7 +76,7 @@ export async function run(argv: string[]): Promise<number> {
   const settleS = values['settle-seconds'] === undefined ? undefined : wholeNumber(values, 'settle-seconds', 0);
   const targets = resolveTargets(values, settleS);
 
-  const sm = createSecretsManagerClient({ endpoint: targets.secretsManagerEndpoint, region: targets.region });
+  const sm = createSecretsManagerClient({ endpoint: targets.secretsManagerEndpoint, region: targets.region, credentials: targets.secretsManagerCredentials });
   const doc = createDocumentClient({ endpoint: targets.dynamoDbEndpoint });
   try {
     const store = new DynamoClientStore({ tableName: targets.tableName, client: doc });
@@ -140,6 +147,7 @@ function resolveTargets(values: Record<string, unknown>, settleS: number | undef
   return {
     dynamoDbEndpoint: given.dynamoDbEndpoint ?? state!.dynamoDbEndpoint,
     secretsManagerEndpoint: given.secretsManagerEndpoint ?? state!.secretsManagerEndpoint,
+    secretsManagerCredentials: readStandInCredentials(paths.secretsManagerCredentials),
     tableName: given.tableName ?? state!.tableName,
     secretId,
     region: given.region ?? state?.region ?? LOCAL_REGION,

@@ -13,15 +13,24 @@ import {
 import { SignetError } from '../core/errors';
 import { AWSPENDING, RotationSecretStore, SecretDescription, SecretVersion } from './rotation-types';
 
-/** Builds the Secrets Manager client; with `endpoint` it talks to the local stand-in (fixed local credentials). */
-export function createSecretsManagerClient(options: { readonly endpoint?: string; readonly region?: string } = {}): SecretsManagerClient {
-  return options.endpoint
-    ? new SecretsManagerClient({
-        endpoint: options.endpoint,
-        region: options.region ?? 'us-east-1',
-        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-      })
-    : new SecretsManagerClient(options.region ? { region: options.region } : {});
+/**
+ * Builds the Secrets Manager client. With `endpoint` it talks to that endpoint (the local
+ * stand-in, which verifies SigV4 signatures): sign with `credentials` when given, else with the
+ * SDK's default credentials (in Lambda, its role's, from the environment).
+ */
+export function createSecretsManagerClient(
+  options: {
+    readonly endpoint?: string;
+    readonly region?: string;
+    readonly credentials?: { readonly accessKeyId: string; readonly secretAccessKey: string };
+  } = {},
+): SecretsManagerClient {
+  const region = options.region ?? (options.endpoint ? 'us-east-1' : undefined);
+  return new SecretsManagerClient({
+    ...(options.endpoint ? { endpoint: options.endpoint } : {}),
+    ...(region ? { region } : {}),
+    ...(options.credentials ? { credentials: { ...options.credentials } } : {}),
+  });
 }
 
 /** The rotation's view of one Secrets Manager client. */
@@ -93,10 +102,13 @@ function translate(error: unknown, action: string): SignetError {
     return new SignetError('not_found', `Could not ${action}: Secrets Manager has no such secret or version (${name}). Check the secret id.`, { cause: error });
   }
   const refusals = ['InvalidParameterException', 'InvalidRequestException', 'AccessDeniedException', 'AccessDeniedError'];
+  const signing = ['UnrecognizedClientException', 'InvalidSignatureException', 'IncompleteSignatureException', 'MissingAuthenticationTokenException'];
   const hint = name.startsWith('AccessDenied')
     ? 'Check that the rotation function may call this action on the secret.'
-    : refusals.includes(name)
-      ? 'The secret\'s labels changed under the rotation; the next attempt re-reads them.'
-      : 'Retry shortly.';
+    : signing.includes(name)
+      ? 'Check the credentials the request is signed with (for the local stand-in: $SIGNET_HOME/secrets-manager-credentials.json of the running `npm start`).'
+      : refusals.includes(name)
+        ? 'The secret\'s labels changed under the rotation; the next attempt re-reads them.'
+        : 'Retry shortly.';
   return new SignetError('dependency_unavailable', `Could not ${action}: Secrets Manager answered ${name}. ${hint}`, { cause: error });
 }

@@ -55,7 +55,7 @@ beforeAll(async () => {
 
   // The rotation function's own clients, recorded: what it sends is what its role must allow.
   tableDriver = recordInto(new DynamoDBClient(dynamoDbLocalClientConfig(ddb.endpoint)), tableRequests);
-  const rotationSecrets = recordInto(createSecretsManagerClient({ endpoint: standIn.endpoint }) as never, secretRequests) as SecretsManagerClient;
+  const rotationSecrets = recordInto(createSecretsManagerClient({ endpoint: standIn.endpoint, credentials: standIn.clientConfig.credentials }) as never, secretRequests) as SecretsManagerClient;
   const rotation = new KeyRotation({
     secrets: new SecretsManagerSecretStore(rotationSecrets),
     registry: new DynamoClientStore({ tableName, client: tableDriver }),

@@ -9,6 +9,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { run as rotate } from '../../bin/commands/rotate';
 import { generateRsaKeyPair, spkiPemOf } from '../../lambda/core/keys';
 import { readClientDir } from '../../local/client-dir';
 import { readLocalState } from '../../local/local-state';
@@ -199,8 +200,29 @@ describe('one gateway per SIGNET_HOME', () => {
   });
 });
 
+describe('signet rotate next to npm start', () => {
+  test('signs with the stand-in credentials npm start wrote ($SIGNET_HOME/secrets-manager-credentials.json, 0600) and rotates the demo key', async () => {
+    expect(statSync(join(home, 'secrets-manager-credentials.json')).mode & 0o777).toBe(0o600);
+    const before = readClientDir(join(home, 'demo'));
+    const savedHome = process.env.SIGNET_HOME;
+    process.env.SIGNET_HOME = home;
+    const quiet = jest.spyOn(console, 'log').mockImplementation(() => undefined);
+    try {
+      expect(await rotate(['--settle-seconds', '0'])).toBe(0);
+    } finally {
+      quiet.mockRestore();
+      if (savedHome === undefined) delete process.env.SIGNET_HOME;
+      else process.env.SIGNET_HOME = savedHome;
+    }
+    const after = readClientDir(join(home, 'demo'));
+    expect(after.clientId).toBe(before.clientId);
+    expect(after.key.fingerprint).not.toBe(before.key.fingerprint);
+  });
+});
+
 describe('stop and start again', () => {
-  test('SIGTERM stops the gateway and DynamoDB Local; a second start reuses the clients, keys and registrations', async () => {
+  test('SIGTERM stops the gateway and DynamoDB Local; a second start reuses the clients, keys, registrations and stand-in credentials', async () => {
+    const credentials = readFileSync(join(home, 'secrets-manager-credentials.json'), 'utf8');
     const firstDynamoDbPid = gateway.dynamoDbPid;
     expect(await gateway.stop('SIGTERM')).toBe(0);
     expect(await waitUntilGone(firstDynamoDbPid)).toBe(true);
@@ -212,6 +234,7 @@ describe('stop and start again', () => {
     expect(gateway.output()).toContain(`admin client ${admin.clientId} (registry:admin, reused)`);
     expect(gateway.output()).toContain(`demo client  ${demo.clientId} (demo, reused)`);
     expect(signerOf(join(home, 'demo')).clientId).toBe(demo.clientId);
+    expect(readFileSync(join(home, 'secrets-manager-credentials.json'), 'utf8')).toBe(credentials);
 
     const fromBefore = await sendSigned(partner, `${gateway.url}/api/echo`, { body: '{"again":true}' });
     expect(fromBefore.status).toBe(200);

@@ -1,10 +1,11 @@
 /**
  * The Secrets Manager stand-in, driven by the real @aws-sdk/client-secrets-manager client: the
  * staging-label rules, ClientRequestToken idempotency, errors parsed into the SDK's exception
- * classes, and RotateSecret invoking the four rotation steps.
+ * classes, RotateSecret invoking the four rotation steps, and who may call it (loopback Host,
+ * SigV4 signatures made with its own key pair, which `npm start` keeps in its home).
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -23,11 +24,14 @@ import {
   SecretsManagerClient,
   UpdateSecretVersionStageCommand,
 } from '@aws-sdk/client-secrets-manager';
+import { loadOrCreateStandInCredentials, newStandInCredentials, readStandInCredentials } from '../../local/secrets-manager-credentials';
 import {
   RotationEvent,
   SecretsManagerStandIn,
   startSecretsManagerStandIn,
 } from '../../local/secrets-manager-standin';
+import type { SigV4Credentials } from '../../local/sigv4-verifier';
+import { RawAnswer, nonLoopbackAddresses, postRaw, probeAll, tcpConnect } from '../support/network';
 
 const LAMBDA_ARN = 'arn:aws:lambda:us-east-1:000000000000:function:signet-rotation';
 
@@ -402,16 +406,226 @@ describe('DeleteSecret and RestoreSecret', () => {
   });
 });
 
+/** Sends `headers` and `body` to the stand-in as they are. */
+function sendRaw(headers: Record<string, string>, body: string): Promise<RawAnswer> {
+  return postRaw(standIn.port, headers, body);
+}
+
+/** A request body as text (the SDK serializes JSON into a Uint8Array). */
+function textOf(body: string | Uint8Array): string {
+  return typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
+}
+
+class Sent extends Error {
+  constructor(readonly answer: RawAnswer) {
+    super('sent outside the SDK');
+  }
+}
+
+/**
+ * Sends a GetSecretValue request signed by the real SDK signer with `credentials`, after
+ * `edit` changed it (before signing: the signature covers the edit), and returns the raw answer.
+ * `tamper` changes the signed request before it is sent (the signature no longer covers it).
+ */
+async function sendSigned(
+  secretId: string,
+  options: {
+    credentials?: SigV4Credentials;
+    edit?: (request: { headers: Record<string, string>; body: string }) => void;
+    tamper?: (request: { headers: Record<string, string>; body: string }) => void;
+  } = {},
+): Promise<RawAnswer> {
+  const client = new SecretsManagerClient({ ...standIn.clientConfig, credentials: options.credentials ?? standIn.clientConfig.credentials, maxAttempts: 1 });
+  type Request = { headers: Record<string, string>; body: string | Uint8Array };
+  type Next = (args: { request: Request }) => Promise<unknown>;
+  client.middlewareStack.addRelativeTo(
+    ((next: Next) => async (args: { request: Request }) => {
+      const request = args.request as { headers: Record<string, string>; body: string };
+      request.body = textOf(request.body);
+      options.edit?.(request);
+      request.headers['content-length'] = String(Buffer.byteLength(request.body));
+      return next(args);
+    }) as never,
+    { relation: 'before', toMiddleware: 'httpSigningMiddleware', name: 'editBeforeSigning' },
+  );
+  client.middlewareStack.addRelativeTo(
+    (() => async (args: { request: Request }) => {
+      const request = { headers: { ...args.request.headers }, body: textOf(args.request.body) };
+      options.tamper?.(request);
+      throw new Sent(await sendRaw(request.headers, request.body));
+    }) as never,
+    { relation: 'after', toMiddleware: 'httpSigningMiddleware', name: 'sendOutsideTheSdk' },
+  );
+  try {
+    await client.send(new GetSecretValueCommand({ SecretId: secretId }));
+    throw new Error('the request was not sent');
+  } catch (error) {
+    if (error instanceof Sent) return error.answer;
+    throw error;
+  } finally {
+    client.destroy();
+  }
+}
+
 describe('wire protocol', () => {
   it('answers unknown operations and bad JSON with typed JSON 1.1 errors', async () => {
     const call = (target: string, body: string) =>
-      fetch(`${standIn.endpoint}/`, { method: 'POST', headers: { 'content-type': 'application/x-amz-json-1.1', 'x-amz-target': target }, body });
+      sendSigned('unused', {
+        edit: (request) => {
+          request.headers['x-amz-target'] = target;
+          request.body = body;
+        },
+      });
     const unknown = await call('secretsmanager.ListSecrets', '{}');
     expect(unknown.status).toBe(400);
-    expect(unknown.headers.get('content-type')).toBe('application/x-amz-json-1.1');
-    expect(await unknown.json()).toMatchObject({ __type: 'UnknownOperationException' });
+    expect(unknown.contentType).toBe('application/x-amz-json-1.1');
+    expect(unknown.json).toMatchObject({ __type: 'UnknownOperationException' });
     const bad = await call('secretsmanager.GetSecretValue', '{not json');
-    expect(await bad.json()).toMatchObject({ __type: 'SerializationException' });
+    expect(bad.json).toMatchObject({ __type: 'SerializationException' });
+  });
+});
+
+describe('who may call (issue 15, hole 6)', () => {
+  const SECRET_VALUE = 'the-demo-private-key-stands-here';
+  let secretName: string;
+  beforeAll(async () => {
+    secretName = uniqueName();
+    await sm.send(new CreateSecretCommand({ Name: secretName, SecretString: SECRET_VALUE }));
+  });
+
+  it('serves a request signed with its credentials and addressed to 127.0.0.1, localhost or [::1] with its port', async () => {
+    for (const host of [`127.0.0.1:${standIn.port}`, `localhost:${standIn.port}`, `[::1]:${standIn.port}`, `LOCALHOST:${standIn.port}`]) {
+      const answer = await sendSigned(secretName, { edit: (request) => void (request.headers.host = host) });
+      expect([host, answer.status, answer.json.SecretString]).toEqual([host, 200, SECRET_VALUE]);
+    }
+  });
+
+  it('refuses a request whose Host is not a loopback name (DNS rebinding), even when it is signed: 403 AccessDeniedException', async () => {
+    for (const host of ['evil.example', `evil.example:${standIn.port}`, `127.0.0.1:${standIn.port + 1}`, '127.0.0.1', `127.0.0.2:${standIn.port}`]) {
+      const answer = await sendSigned(secretName, { edit: (request) => void (request.headers.host = host) });
+      expect([host, answer.status, answer.json.__type]).toEqual([host, 403, 'AccessDeniedException']);
+      expect(answer.json.message).toContain(`only requests addressed to 127.0.0.1:${standIn.port}, localhost:${standIn.port}, [::1]:${standIn.port}`);
+      expect(answer.body).not.toContain(SECRET_VALUE);
+    }
+    // What a browser on a rebinding page sends: no signature, a foreign Host.
+    const browser = await sendRaw(
+      { host: `evil.example:${standIn.port}`, 'content-type': 'application/x-amz-json-1.1', 'x-amz-target': 'secretsmanager.GetSecretValue' },
+      JSON.stringify({ SecretId: secretName }),
+    );
+    expect([browser.status, browser.json.__type]).toEqual([403, 'AccessDeniedException']);
+  });
+
+  it('refuses an unsigned request: 400 MissingAuthenticationTokenException, in the service\'s error shape', async () => {
+    const answer = await sendRaw(
+      { host: `127.0.0.1:${standIn.port}`, 'content-type': 'application/x-amz-json-1.1', 'x-amz-target': 'secretsmanager.GetSecretValue' },
+      JSON.stringify({ SecretId: secretName }),
+    );
+    expect(answer.status).toBe(400);
+    expect(answer.contentType).toBe('application/x-amz-json-1.1');
+    expect(answer.json).toMatchObject({ __type: 'MissingAuthenticationTokenException', message: expect.stringContaining('Request is missing Authentication Token') });
+    expect(answer.body).not.toContain(SECRET_VALUE);
+  });
+
+  it('refuses a request signed with other credentials: UnrecognizedClientException, or InvalidSignatureException for a wrong secret key', async () => {
+    const stranger = new SecretsManagerClient({ ...standIn.clientConfig, credentials: newStandInCredentials(), maxAttempts: 1 });
+    const wrongSecret = new SecretsManagerClient({
+      ...standIn.clientConfig,
+      credentials: { accessKeyId: standIn.clientConfig.credentials.accessKeyId, secretAccessKey: newStandInCredentials().secretAccessKey },
+      maxAttempts: 1,
+    });
+    try {
+      const refused = async (client: SecretsManagerClient) => {
+        const error = (await client.send(new GetSecretValueCommand({ SecretId: secretName })).catch((e: unknown) => e)) as Error & { $metadata?: { httpStatusCode?: number } };
+        return [error.name, error.$metadata?.httpStatusCode, error.message.includes(SECRET_VALUE)];
+      };
+      expect(await refused(stranger)).toEqual(['UnrecognizedClientException', 400, false]);
+      expect(await refused(wrongSecret)).toEqual(['InvalidSignatureException', 400, false]);
+    } finally {
+      stranger.destroy();
+      wrongSecret.destroy();
+    }
+    const raw = await sendSigned(secretName, { credentials: newStandInCredentials() });
+    expect(raw.json).toMatchObject({ __type: 'UnrecognizedClientException', message: expect.stringContaining('The security token included in the request is invalid.') });
+  });
+
+  it('refuses a signed request changed after signing, signed for another region, or signed too long ago: InvalidSignatureException', async () => {
+    // Same length, so Content-Length still fits: only the signature can tell.
+    const tampered = await sendSigned(secretName, { tamper: (request) => void (request.body = request.body.replace(secretName, `${secretName.slice(0, -1)}~`)) });
+    expect([tampered.status, tampered.json.__type]).toEqual([400, 'InvalidSignatureException']);
+    const retargeted = await sendSigned(secretName, { tamper: (request) => void (request.headers['x-amz-target'] = 'secretsmanager.DeleteSecret') });
+    expect([retargeted.status, retargeted.json.__type]).toEqual([400, 'InvalidSignatureException']);
+
+    const otherRegion = new SecretsManagerClient({ ...standIn.clientConfig, region: 'eu-west-1', maxAttempts: 1 });
+    const stale = new SecretsManagerClient({ ...standIn.clientConfig, systemClockOffset: -20 * 60_000, maxAttempts: 1 });
+    try {
+      await expect(otherRegion.send(new GetSecretValueCommand({ SecretId: secretName }))).rejects.toMatchObject({
+        name: 'InvalidSignatureException',
+        message: expect.stringContaining('Credential should be scoped to a valid region'),
+      });
+      await expect(stale.send(new GetSecretValueCommand({ SecretId: secretName }))).rejects.toMatchObject({
+        name: 'InvalidSignatureException',
+        message: expect.stringContaining('Signature expired'),
+      });
+    } finally {
+      otherRegion.destroy();
+      stale.destroy();
+    }
+  });
+
+  it('listens on 127.0.0.1 only: a TCP connect to any other address of this machine is refused', async () => {
+    const others = nonLoopbackAddresses();
+    expect(standIn.endpoint).toBe(`http://127.0.0.1:${standIn.port}`);
+    expect(await tcpConnect('127.0.0.1', standIn.port)).toBe('connected');
+    expect(await probeAll(others, standIn.port)).toEqual(others.map((address) => `${address} refused`));
+  });
+
+  it('makes a fresh random key pair when started without one', async () => {
+    const other = await startSecretsManagerStandIn();
+    try {
+      expect(other.clientConfig.credentials.accessKeyId).toMatch(/^SIGNETLOCAL[A-Z2-7]{9}$/);
+      expect(other.clientConfig.credentials).not.toEqual(standIn.clientConfig.credentials);
+    } finally {
+      await other.stop();
+    }
+  });
+});
+
+describe('per-home credentials (what `npm start` uses)', () => {
+  it('are created once, mode 0600, reused afterwards; the SDK signing with them is served, another home\'s are refused', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sm-home-'));
+    const otherDir = mkdtempSync(join(tmpdir(), 'sm-home-'));
+    try {
+      const file = join(dir, 'secrets-manager-credentials.json');
+      const created = loadOrCreateStandInCredentials(file);
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      expect(loadOrCreateStandInCredentials(file)).toEqual(created);
+      expect(readFileSync(file, 'utf8')).toContain(created.secretAccessKey);
+
+      const homeStandIn = await startSecretsManagerStandIn({ credentials: readStandInCredentials(file) });
+      const mine = new SecretsManagerClient({ endpoint: homeStandIn.endpoint, region: homeStandIn.region, credentials: readStandInCredentials(file), maxAttempts: 1 });
+      const theirs = new SecretsManagerClient({
+        endpoint: homeStandIn.endpoint,
+        region: homeStandIn.region,
+        credentials: loadOrCreateStandInCredentials(join(otherDir, 'secrets-manager-credentials.json')),
+        maxAttempts: 1,
+      });
+      try {
+        await mine.send(new CreateSecretCommand({ Name: 'signet/local/demo', SecretString: 'key' }));
+        expect((await mine.send(new GetSecretValueCommand({ SecretId: 'signet/local/demo' }))).SecretString).toBe('key');
+        await expect(theirs.send(new GetSecretValueCommand({ SecretId: 'signet/local/demo' }))).rejects.toMatchObject({ name: 'UnrecognizedClientException' });
+      } finally {
+        mine.destroy();
+        theirs.destroy();
+        await homeStandIn.stop();
+      }
+
+      chmodSync(file, 0o644);
+      expect(() => readStandInCredentials(file)).toThrow(/is readable by other users \(mode 0644\).*Delete it so `npm start` creates new credentials/);
+      expect(() => readStandInCredentials(join(dir, 'missing.json'))).toThrow(/does not exist: start the local gateway \(`npm start`\)/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      rmSync(otherDir, { recursive: true, force: true });
+    }
   });
 });
 

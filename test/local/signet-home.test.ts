@@ -23,6 +23,7 @@ test('the layout under SIGNET_HOME', () => {
     demoDir: join('/h', 'demo'),
     dynamoDbDir: join('/h', 'dynamodb'),
     secretsManagerState: join('/h', 'secrets-manager.json'),
+    secretsManagerCredentials: join('/h', 'secrets-manager-credentials.json'),
     localState: join('/h', 'local.json'),
     pidFile: join('/h', 'gateway.pid'),
   });

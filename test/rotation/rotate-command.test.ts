@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetSecretValueCommand, RotateSecretCommand } from '@aws-sdk/client-secrets-manager';
 import { UsageError } from '../../bin/commands/args';
+import { newStandInCredentials, writeStandInCredentials } from '../../local/secrets-manager-credentials';
 import { run } from '../../bin/commands/rotate';
 import { spkiPemOf } from '../../lambda/core/keys';
 import { parseSigningSecret } from '../../lambda/signer/signing-secret';
@@ -27,6 +28,8 @@ afterAll(async () => {
 beforeEach(() => {
   home = mkdtempSync(join(tmpdir(), 'signet-rotate-'));
   process.env.SIGNET_HOME = home;
+  // What `npm start` leaves in its home: the key pair its stand-in accepts.
+  writeStandInCredentials(join(home, 'secrets-manager-credentials.json'), world.standIn.clientConfig.credentials);
   output = [];
   jest.spyOn(console, 'log').mockImplementation((...args: unknown[]) => void output.push(args.join(' ')));
 });
@@ -135,6 +138,19 @@ test('the settle wait comes from local.json clientCacheTtlMs', async () => {
     [demo.initialKey.fingerprint, false],
     [current.key.fingerprint, true],
   ]);
+});
+
+test('signs with $SIGNET_HOME/secrets-manager-credentials.json: without it, it says to start the gateway; another home\'s key pair is refused by the stand-in', async () => {
+  const clock = systemClock();
+  const demo = await newRotatingClient(world, storeFor(world, clock), clock);
+  writeLocalJson(demo.secretName, { clientCacheTtlMs: 0 });
+  const credentialsFile = join(home, 'secrets-manager-credentials.json');
+  rmSync(credentialsFile);
+  await expect(run([])).rejects.toThrow(/secrets-manager-credentials\.json does not exist: start the local gateway \(`npm start`\) with this SIGNET_HOME first/);
+
+  writeStandInCredentials(credentialsFile, newStandInCredentials());
+  await expect(run([])).rejects.toThrow(/Secrets Manager answered UnrecognizedClientException\. Check the credentials the request is signed with/);
+  expect(await stagesOf(world, demo.secretName)).toEqual({ [demo.initialVersionId]: ['AWSCURRENT'] });
 });
 
 test('without local.json and flags it says to start the gateway; bad flags are usage errors', async () => {

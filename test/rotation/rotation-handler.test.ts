@@ -109,6 +109,9 @@ describe('lambda/handlers/rotation.ts', () => {
       [ENV.tableName]: world.tableName,
       [ENV.dynamoDbEndpoint]: world.ddb.endpoint,
       [ENV.secretsManagerEndpoint]: world.standIn.endpoint,
+      // The stand-in verifies SigV4: the Lambda signs with the credentials its environment holds.
+      AWS_ACCESS_KEY_ID: world.standIn.clientConfig.credentials.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: world.standIn.clientConfig.credentials.secretAccessKey,
       [ENV.rotationGraceS]: '7200',
       [ENV.rotationKeyBits]: '3072',
       [ENV.clientCacheTtlMs]: '0',

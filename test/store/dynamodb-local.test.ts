@@ -1,6 +1,7 @@
 /**
- * The DynamoDB Local launcher used by the tests and `npm start`: persisted state survives a
- * restart, stop() leaves no process behind, and a failed start says what to check.
+ * The DynamoDB Local launcher used by the tests and `npm start`: it listens on 127.0.0.1 only,
+ * persisted state survives a restart, stop() leaves no process behind, and a failed start says
+ * what to check.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -9,6 +10,7 @@ import { join } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { dynamoDbLocalClientConfig, startDynamoDbLocal } from '../../local/dynamodb-local';
 import { ensureClientTable } from '../../lambda/store/table-setup';
+import { nonLoopbackAddresses, postRaw, probeAll, tcpConnect } from '../support/network';
 
 function isRunning(pid: number | undefined): boolean {
   if (pid === undefined) return false;
@@ -19,6 +21,39 @@ function isRunning(pid: number | undefined): boolean {
     return false;
   }
 }
+
+test('listens on 127.0.0.1 only: a TCP connect to any other address of this machine is refused, a request naming another Host is 403', async () => {
+  const others = nonLoopbackAddresses();
+  const ddb = await startDynamoDbLocal();
+  try {
+    expect(await tcpConnect('127.0.0.1', ddb.port)).toBe('connected');
+    expect(await probeAll(others, ddb.port)).toEqual(others.map((address) => `${address} refused`));
+
+    // A web page that resolves its own name to 127.0.0.1 (DNS rebinding) sends its name as Host.
+    const listTables = (host: string) =>
+      postRaw(
+        ddb.port,
+        {
+          host,
+          'content-type': 'application/x-amz-json-1.0',
+          'x-amz-target': 'DynamoDB_20120810.ListTables',
+          authorization: 'AWS4-HMAC-SHA256 Credential=local/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=00',
+        },
+        '{}',
+      );
+    for (const host of ['evil.example', `evil.example:${ddb.port}`, `127.0.0.2:${ddb.port}`, `127.0.0.1:${ddb.port + 1}`]) {
+      const answer = await listTables(host);
+      expect([host, answer.status, answer.json.__type]).toEqual([host, 403, 'com.amazonaws.dynamodb.v20120810#AccessDeniedException']);
+      expect(answer.json.message).toContain(`only requests addressed to 127.0.0.1:${ddb.port}, localhost:${ddb.port} or [::1]:${ddb.port}`);
+    }
+    for (const host of [`127.0.0.1:${ddb.port}`, `localhost:${ddb.port}`]) {
+      const answer = await listTables(host);
+      expect([host, answer.status, Array.isArray(answer.json.TableNames)]).toEqual([host, 200, true]);
+    }
+  } finally {
+    await ddb.stop();
+  }
+});
 
 test('keeps tables under dbPath across restarts, and stop() ends the JVM', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'signet-ddb-'));
