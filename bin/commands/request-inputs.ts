@@ -2,6 +2,7 @@
 import { SignedRequest } from '../../lambda/core/types';
 import { defaultVerifyPolicy, VerifyPolicy } from '../../lambda/core/verify';
 import { headerLines, optionalInt, parse, readBody, readText, required } from './args';
+import { FlagHelp } from './help';
 
 export const RECEIVED_REQUEST_OPTIONS = {
   'public-key': { type: 'string' },
@@ -15,6 +16,20 @@ export const RECEIVED_REQUEST_OPTIONS = {
   'allow-legacy': { type: 'boolean', default: false },
   'client-id': { type: 'string' },
 } as const;
+
+/** Help for {@link RECEIVED_REQUEST_OPTIONS}. */
+export const RECEIVED_REQUEST_FLAGS: Readonly<Record<keyof typeof RECEIVED_REQUEST_OPTIONS, FlagHelp>> = {
+  'public-key': { meaning: "the client's PUBLIC key as the registry holds it (public.pem)", value: 'FILE' },
+  method: { meaning: 'the method as sent', value: 'M' },
+  url: { meaning: 'the full URL as the verifier rebuilt it (scheme, host, port, path, query)', value: 'URL' },
+  H: { meaning: "a request header as sent, 'Name: value' (give Date, Signature-Input, Signature, Content-Digest)", value: "'Name: value'" },
+  header: { meaning: 'the same as -H', value: "'Name: value'" },
+  data: { meaning: "the body as text, or @FILE for a file's bytes", value: 'STR' },
+  'data-file': { meaning: 'the body: the exact bytes of FILE', value: 'FILE' },
+  now: { meaning: 'check freshness as if it were this unix time', value: 'UNIX', default: 'now' },
+  'allow-legacy': { meaning: 'accept the legacy form that does not cover date (SIGNET_ALLOW_LEGACY=true)' },
+  'client-id': { meaning: 'the clientId the signature must name in keyid', value: 'ID', default: 'not checked' },
+};
 
 export interface ReceivedRequest {
   readonly request: SignedRequest;
@@ -38,7 +53,7 @@ export function readReceivedRequest(argv: string[], onBase?: (base: string) => v
       hasBody: body !== undefined ? body.length > 0 : undefined,
     },
     body,
-    publicKeyText: readText(required(values, 'public-key')),
+    publicKeyText: readText(required(values, 'public-key'), '--public-key'),
     policy: defaultVerifyPolicy({
       allowLegacy: values['allow-legacy'] === true,
       ...(now !== undefined ? { nowS: () => now } : {}),
