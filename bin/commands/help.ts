@@ -69,7 +69,7 @@ export function renderHelp(name: string, help: CommandHelp): string {
     const value = option.type === 'string' ? ` ${flag.value ?? 'VALUE'}` : '';
     const label = key.length === 1 ? `-${key}${value}` : `${option.short !== undefined ? `-${option.short}, ` : '    '}--${key}${value}`;
     const fallback = flag.default ?? (typeof option.default === 'string' ? option.default : undefined);
-    return [`${label}${option.multiple === true ? ' (repeatable)' : ''}`, `${flag.meaning}${fallback !== undefined ? ` (default: ${fallback})` : ''}`];
+    return [`${label}${option.multiple === true ? '...' : ''}`, `${flag.meaning}${fallback !== undefined ? ` (default: ${fallback})` : ''}`];
   });
   rows.push(['-h, --help', 'show this help']);
   lines.push('', 'Flags:', ...aligned(rows));
