@@ -160,7 +160,7 @@ async function explainRefusal(identity: SigningIdentity, method: string, url: st
 async function registeredKeys(identity: SigningIdentity, url: string): Promise<{ keys: DiagnosisKey[]; source: string }> {
   const own = { keys: [{ fingerprint: fingerprintOf(identity.key.publicKey), key: identity.key.publicKey }], source: "checked with the signer's own public key: the registry's keys could not be read" };
   const local = localEndpoint();
-  if (new URL(url).origin !== new URL(verifierUrl(local)).origin || !existsSync(defaultClientDirs().admin)) return own;
+  if (new URL(verifierUrl(url)).origin !== new URL(local).origin || !existsSync(defaultClientDirs().admin)) return own;
   try {
     const registry = RegistryClient.fromOptions({ endpoint: local });
     const answer = await registry.call('GET', clientPath(identity.clientId));

@@ -33,9 +33,11 @@ export function cliCommandFor(route: string): string | undefined {
 
 /** `message` with `` (`signet …`) `` after each registry route it names that has a command. */
 export function withCliCommands(message: string): string {
-  return message.replace(/\b(GET|POST|PATCH|DELETE) \/registry\/[^\s,)]*[^\s,).]/g, (route) => {
+  return message.replace(/\b(GET|POST|PATCH|DELETE) \/registry\/(?:<[^>]*>|[^\s,)<])*/g, (found) => {
+    const dot = found.endsWith('.') ? '.' : '';
+    const route = found.slice(0, found.length - dot.length);
     const command = cliCommandFor(route);
-    return command === undefined || message.includes(command) ? route : `${route} (\`${command}\`)`;
+    return command === undefined || message.includes(command) ? found : `${route} (\`${command}\`)${dot}`;
   });
 }
 
