@@ -1,8 +1,9 @@
 /**
  * What `npm start` prints once it serves: the services, the two clients, a line containing
- * `ready: <url>`, and commands to copy and paste.
+ * `ready: <url>`, commands to copy and paste, and the client portal's URL with how to sign in.
  */
 import type { LocalGateway } from './local-gateway';
+import { portalUrl } from './portal-assets';
 import { displayPath } from './signet-home';
 
 /** The text printed when the gateway is ready. */
@@ -26,6 +27,9 @@ export function readyMessage(gateway: LocalGateway, cwd: string = process.cwd())
     `  npm run -s signet -- request --client ${demoDir} '${url}/api/echo?x=1'`,
     `  npm run -s signet -- request --client ${demoDir} -X POST -H 'Content-Type: application/json' -d '{"hello":"world"}' '${url}/api/echo'`,
     `  ${env}npm run -s signet -- clients list`,
+    '',
+    `Client portal: ${portalUrl(url)}`,
+    `  sign in with the admin key: choose ${adminDir}/private.pkcs8.b64 and ${adminDir}/client-id, then "Use this key"`,
     '',
   ].join('\n');
 }

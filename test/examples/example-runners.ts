@@ -1,8 +1,11 @@
 /**
  * How the tests run each partner example in examples/, and whether this machine can: an example
- * whose language or library is missing is skipped with the reason in the test's name, never faked.
+ * whose language or library is missing is skipped with the reason in the test's name, never faked;
+ * except a `required` one (Go), whose tests then FAIL with how to install it.
  */
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 export const EXAMPLES_DIR = resolve(__dirname, '..', '..', 'examples');
@@ -16,6 +19,8 @@ export interface ExampleRunner {
   readonly unavailable: string | undefined;
   /** Why `--send` cannot run here, or undefined. */
   readonly cannotSend: string | undefined;
+  /** When unavailable, fail (with `unavailable` as the message) instead of skipping. */
+  readonly required?: boolean;
 }
 
 function works(command: string, args: readonly string[]): boolean {
@@ -52,9 +57,49 @@ function nodeRunner(): ExampleRunner {
   return { label: 'Node.js node:crypto (examples/sign.mjs)', command: [process.execPath, join(EXAMPLES_DIR, 'sign.mjs')], unavailable: undefined, cannotSend: undefined };
 }
 
+/** How to get Go, for the failure message when it is missing. */
+export const GO_INSTALL_HINT = 'install Go 1.19 or newer (Debian/Ubuntu: `sudo apt-get install golang`; elsewhere https://go.dev/dl/) so that `go` is on the PATH';
+
+let goBinary: { path?: string; problem?: string } | undefined;
+
+/**
+ * The Go example, built once per test process: `go run` would add its own "exit status 1" line
+ * to the example's one-line errors. Go is required: without it these tests fail with the hint.
+ */
+function goRunner(): ExampleRunner {
+  if (goBinary === undefined) {
+    const version = spawnSync('go', ['version'], { encoding: 'utf8', timeout: 30_000 });
+    if (version.error !== undefined || version.status !== 0) {
+      goBinary = { problem: `go is not installed: ${GO_INSTALL_HINT}` };
+    } else {
+      const out = join(mkdtempSync(join(tmpdir(), 'signet-go-example-')), 'sign');
+      const build = spawnSync('go', ['build', '-o', out, join(EXAMPLES_DIR, 'sign.go')], { encoding: 'utf8', timeout: 300_000 });
+      goBinary = build.status === 0 ? { path: out } : { problem: `go build examples/sign.go failed: ${(build.stderr ?? String(build.error)).trim().slice(0, 500)}` };
+    }
+  }
+  const { path, problem } = goBinary;
+  return { label: 'Go crypto/rsa (examples/sign.go)', command: [path ?? 'go'], unavailable: problem, cannotSend: problem, required: true };
+}
+
 /** Every example, with what this machine can do. */
 export function exampleRunners(): readonly ExampleRunner[] {
-  return [shellRunner(), pythonRunner(), javaRunner(), nodeRunner()];
+  return [shellRunner(), pythonRunner(), javaRunner(), nodeRunner(), goRunner()];
+}
+
+/**
+ * The test function for an example: `test` when it can run; `test.skip` when it cannot (the
+ * reason goes in the name); for a required example that cannot run, a test that fails saying why.
+ */
+export function exampleTest(runner: ExampleRunner, available: string | undefined = runner.unavailable): { run: typeof test; suffix: string } {
+  if (available === undefined) return { run: test, suffix: '' };
+  if (runner.required === true) {
+    const failing = ((name: string) =>
+      test(name, () => {
+        throw new Error(`${runner.label} cannot run: ${available}`);
+      })) as unknown as typeof test;
+    return { run: failing, suffix: '' };
+  }
+  return { run: test.skip, suffix: ` (skipped: ${available})` };
 }
 
 /** Runs an example; `args` are `[--send] KEY_FILE CLIENT_ID METHOD URL [BODY_FILE]`. */

@@ -13,7 +13,7 @@ import { generateRsaKeyPair, PrivateKeyInfo } from '../../lambda/core/keys';
 import { signRequest } from '../../lambda/core/sign';
 import { SignedRequest } from '../../lambda/core/types';
 import { defaultVerifyPolicy, verifyRequest } from '../../lambda/core/verify';
-import { ExampleRunner, exampleRunners, headerLinesToMap, runExample } from './example-runners';
+import { ExampleRunner, exampleRunners, exampleTest, headerLinesToMap, runExample } from './example-runners';
 
 jest.setTimeout(180_000);
 
@@ -61,8 +61,7 @@ async function verify(request: SignedRequest): Promise<{ keyId: string; created:
 }
 
 describe.each(exampleRunners().map((runner) => [runner.label, runner] as const))('%s', (_label, runner: ExampleRunner) => {
-  const maybe = runner.unavailable === undefined ? test : test.skip;
-  const suffix = runner.unavailable === undefined ? '' : ` (skipped: ${runner.unavailable})`;
+  const { run: maybe, suffix } = exampleTest(runner);
 
   for (const c of CASES) {
     maybe(`${c.name}: the printed headers verify with the core and equal the core signer's${suffix}`, async () => {
@@ -90,6 +89,24 @@ describe.each(exampleRunners().map((runner) => [runner.label, runner] as const))
       await expect(verify({ ...request, targetUri: `${c.url}x` })).rejects.toMatchObject({ code: 'signature_mismatch' });
     });
   }
+
+  maybe(`a wrong key file is one line on stderr (exit 1), never a traceback, and prints no header${suffix}`, () => {
+    const publicKeyFile = join(dir, 'public.pem');
+    const garbage = join(dir, 'garbage.txt');
+    writeFileSync(publicKeyFile, key.publicKey.export({ type: 'spki', format: 'pem' }) as string);
+    writeFileSync(garbage, 'this is not a key\n');
+    const cases: Array<[string, RegExp]> = [
+      [join(dir, 'missing.b64'), /no such (readable )?file/],
+      [publicKeyFile, /it holds a PUBLIC key; give your private key/],
+      [garbage, /it is (neither PEM nor Base64 PKCS#8|not a PKCS#8 RSA private key)/],
+    ];
+    for (const [file, reason] of cases) {
+      const result = runExample(runner, [file, CLIENT_ID, 'GET', 'https://api.example.com/api/echo']);
+      expect({ file, code: result.code, stdout: result.stdout, lines: result.stderr.trimEnd().split('\n').length }).toEqual({ file, code: 1, stdout: '', lines: 1 });
+      expect(result.stderr).toMatch(new RegExp(`^error: KEY_FILE ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} cannot be used as the private key: `));
+      expect(result.stderr).toMatch(reason);
+    }
+  });
 });
 
 test('every example prints its usage and exits 2 when called wrongly', () => {

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { generateRsaKeyPair, spkiPemOf } from '../../lambda/core/keys';
 import { readClientDir } from '../../local/client-dir';
 import { readLocalState } from '../../local/local-state';
-import { exampleRunners, runExample } from '../examples/example-runners';
+import { exampleRunners, exampleTest, runExample } from '../examples/example-runners';
 import { GatewayProcess, TestSigner, isAlive, sendSigned, startGatewayProcess, waitUntilGone } from './gateway-process';
 
 jest.setTimeout(240_000);
@@ -157,8 +157,7 @@ describe('a client registered through the registry API', () => {
 
 describe('the partner examples (examples/) against the gateway', () => {
   describe.each(exampleRunners().map((runner) => [runner.label, runner] as const))('%s', (_label, runner) => {
-    const maybe = runner.cannotSend === undefined ? test : test.skip;
-    const suffix = runner.cannotSend === undefined ? '' : ` (skipped: ${runner.cannotSend})`;
+    const { run: maybe, suffix } = exampleTest(runner, runner.cannotSend);
 
     maybe(`--send: a signed GET and POST as the demo client are answered 200${suffix}`, () => {
       const keyFile = join(home, 'demo', 'private.pkcs8.b64');
