@@ -88,18 +88,20 @@ export async function main(argv: readonly string[]): Promise<number> {
     console.log(helpFor([name, ...rest.filter((arg) => !arg.startsWith('-'))])!);
     return 0;
   }
+  const help = command.HELP;
+  const label = isGroup(help) && rest[0] !== undefined && rest[0] in help.subcommands ? `${name} ${rest[0]}` : name;
   try {
     return await command.run([...rest]);
   } catch (error) {
     if (error instanceof UsageError) {
-      console.error(`signet ${name}: ${error.message}\n${usageLine(name, rest)}`);
+      console.error(`signet ${label}: ${error.message}\n${usageLine(name, rest)}`);
       return 2;
     }
     if (error instanceof SignetError) {
-      console.error(`signet ${name}: ${error.code}: ${error.message}`);
+      console.error(`signet ${label}: ${error.code}: ${error.message}`);
       return 1;
     }
-    console.error(`signet ${name}: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(`signet ${label}: ${error instanceof Error ? error.message : String(error)}`);
     return 1;
   }
 }

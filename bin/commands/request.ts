@@ -103,9 +103,13 @@ export async function run(argv: string[]): Promise<number> {
   return answer.status >= 200 && answer.status < 300 ? 0 : 1;
 }
 
-/** `> ` lines, as curl -v prints them, and the base the signature covers. */
+/**
+ * `> ` lines, as curl -v prints them, and the base the signature covers. The signature value is
+ * shortened: output pasted into a ticket must not hand out a request that replays for minutes.
+ */
 function printSent(method: string, url: string, headers: Record<string, string>): void {
-  const lines = [`> ${method} ${url}`, ...Object.entries(headers).map(([name, value]) => `> ${name}: ${value}`), '>'];
+  const shown = (name: string, value: string): string => (name.toLowerCase() === 'signature' && value.length > 40 ? `${value.slice(0, 16)}…${value.slice(-8)} (shortened)` : value);
+  const lines = [`> ${method} ${url}`, ...Object.entries(headers).map(([name, value]) => `> ${name}: ${shown(name, value)}`), '>'];
   const base = signedBase(method, url, headers);
   if (base !== undefined) lines.push('* signature base signed (LF line ends, no final LF):', ...base.split('\n').map((line) => `*   ${line}`));
   process.stderr.write(`${lines.join('\n')}\n`);

@@ -237,7 +237,7 @@ describe('signet clients', () => {
     const dead = `http://127.0.0.1:${await findFreePort()}`;
     const leaked = signet('clients', 'create', '--name', 'oops', '--role', 'demo', '--network', '0.0.0.0', '--public-key', join(partnerDir(), 'private.pem'), '--endpoint', dead);
     expect(leaked.code).toBe(1);
-    expect(leaked.stderr).toMatch(/^signet clients: private_key_submitted: --public-key \S+private\.pem holds a PRIVATE key; nothing was sent\./);
+    expect(leaked.stderr).toMatch(/^signet clients create: private_key_submitted: --public-key \S+private\.pem holds a PRIVATE key; nothing was sent\./);
     expect(leaked.stderr).not.toContain(readFileSync(join(partnerDir(), 'private.pkcs8.b64'), 'utf8').trim().slice(0, 40));
     for (const args of [['keys', 'add', clientId], ['clients', 'update', clientId], ['clients', 'find']]) {
       const result = signet(...args, '--public-key', join(partnerDir(), 'private.pem'), '--endpoint', dead);
