@@ -54,7 +54,7 @@ const PAGE_OPTIONS = { limit: { type: 'string' }, cursor: { type: 'string' } } a
 
 const FLAG_HELP: Readonly<Record<string, FlagHelp>> = {
   name: { meaning: "the client's display name, e.g. the partner's name", value: 'NAME' },
-  role: { meaning: 'a role from the role catalogue (`signet` cannot list them; see README "The local role catalogue")', value: 'ROLE' },
+  role: { meaning: 'a role from the role catalogue (README "The local role catalogue"; the registry lists them at GET /registry/roles)', value: 'ROLE' },
   network: { meaning: 'an address or CIDR the client may call from (0.0.0.0 allows everyone)', value: 'ADDR_OR_CIDR' },
   'public-key': { meaning: "the client's PUBLIC key file (public.pem); a private key is refused before anything is sent", value: 'FILE' },
   version: { meaning: 'the record version you read (optimistic concurrency)', value: 'N', default: 'read from the registry just before the change' },
