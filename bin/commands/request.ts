@@ -130,6 +130,16 @@ async function refusalReason(answer: SignedAnswer): Promise<string | undefined> 
   return signatureFailureReason(new Response(new Uint8Array(answer.body), { status: answer.status, headers }));
 }
 
+/** What to do about refusals that a valid signature does not prevent. */
+const NOT_THE_SIGNATURE: Readonly<Record<string, string>> = {
+  ip_not_allowed: "the caller's address is not in the client's network whitelist (`signet clients update CLIENT_ID --network ...`)",
+  role_forbidden: "the client's roles do not allow this method and path (`signet clients update CLIENT_ID --role ...`)",
+  client_disabled: 'the client is disabled (`signet clients enable CLIENT_ID`)',
+  unknown_client: 'no client has this keyid in the registry the gateway reads',
+  key_expired: "the signing key is past its not-after; sign with the client's current key",
+  replayed_request: 'this exact signed request was sent before; sign each request anew',
+};
+
 /** Loopback names other than the one the local gateway rebuilds URLs with. */
 const LOOPBACK_ALIASES = new Set(['localhost', '[::1]']);
 
@@ -156,8 +166,12 @@ async function explainRefusal(identity: SigningIdentity, method: string, url: st
   process.stderr.write(`\n* the gateway refused the request${reason !== undefined ? ` (${reason})` : ''}; running signet explain on it:\n`);
   const keys = await registeredKeys(identity, url);
   const request = { method, targetUri: verifierUrl(url), headers: lowerCase(sent), hasBody: body !== undefined && body.length > 0 };
-  explainRequest({ request, body, policy: defaultVerifyPolicy(), clientId: identity.clientId, keys: keys.keys }, (line) => process.stderr.write(`${line}\n`));
+  const result = explainRequest({ request, body, policy: defaultVerifyPolicy(), clientId: identity.clientId, keys: keys.keys }, (line) => process.stderr.write(`${line}\n`));
   process.stderr.write(`(${keys.source})\n`);
+  if (result.valid && reason !== undefined) {
+    const why = NOT_THE_SIGNATURE[reason] ?? 'see the code in the answer (README, "Error codes")';
+    process.stderr.write(`* the signature is fine; the gateway refused for another reason: ${reason}: ${why}\n`);
+  }
 }
 
 /** The keys the local registry holds for the client (read with the local admin key), else the signer's own public key. */

@@ -132,6 +132,11 @@ describe('clean failures, never a stack trace', () => {
     expect(refused.stderr).toContain('running signet explain on it');
     expect(refused.stderr).toContain(`found: same key, different base: the URL was signed for host localhost:${gateway.port} but the verifier rebuilt 127.0.0.1:${gateway.port}`);
     expect(refused.stderr).toContain('key(s) the local registry holds for');
+
+    const forbidden = signet('request', '-v', `${gateway.url}/registry/clients`);
+    expect(forbidden.code).toBe(1);
+    expect(forbidden.stderr).toContain('result: valid');
+    expect(forbidden.stderr).toContain('* the signature is fine; the gateway refused for another reason: role_forbidden: ');
   });
 });
 
