@@ -328,21 +328,23 @@ function checkSignature(signature: ReadSignature, input: ExplainInput, policy: V
 
 export async function run(argv: string[]): Promise<number> {
   const received = readReceivedRequest(argv);
-  let keys: DiagnosisKey[] = [];
-  if (looksLikePrivateKey(received.publicKeyText)) {
-    console.log('signet explain: troubleshooting checklist');
-    console.log(' [FAIL]  1. The --public-key file holds a PRIVATE key');
-    console.log('found: a private key where the public key belongs: use public.pem, and treat that private key as exposed if it was sent anywhere');
-    console.log('result: invalid: private_key_submitted');
-    return 1;
-  }
-  try {
-    const info = importPublicKey(received.publicKeyText);
-    keys = [{ fingerprint: info.fingerprint, key: info.key }];
-  } catch (error) {
-    if (!isSignetError(error)) throw error;
-    console.error(`signet explain: the --public-key file cannot be used: ${error.code}: ${error.message}`);
-    return 1;
+  const keys: DiagnosisKey[] = [];
+  for (const text of received.publicKeyTexts) {
+    if (looksLikePrivateKey(text)) {
+      console.log('signet explain: troubleshooting checklist');
+      console.log(' [FAIL]  1. A --public-key file holds a PRIVATE key');
+      console.log('found: a private key where the public key belongs: use public.pem, and treat that private key as exposed if it was sent anywhere');
+      console.log('result: invalid: private_key_submitted');
+      return 1;
+    }
+    try {
+      const info = importPublicKey(text);
+      keys.push({ fingerprint: info.fingerprint, key: info.key });
+    } catch (error) {
+      if (!isSignetError(error)) throw error;
+      console.error(`signet explain: a --public-key file cannot be used: ${error.code}: ${error.message}`);
+      return 1;
+    }
   }
   const result = explainRequest({ request: received.request, body: received.body, policy: received.policy, clientId: received.clientId, keys }, (line) => console.log(line));
   return result.valid ? 0 : 1;

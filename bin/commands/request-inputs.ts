@@ -1,11 +1,11 @@
 /** The inputs `signet verify` and `signet explain` share: a received request and a public key file. */
 import { SignedRequest } from '../../lambda/core/types';
 import { defaultVerifyPolicy, VerifyPolicy } from '../../lambda/core/verify';
-import { headerLines, optionalInt, parse, readBody, readText, required } from './args';
+import { UsageError, headerLines, optionalInt, parse, readBody, readText, required } from './args';
 import { FlagHelp } from './help';
 
 export const RECEIVED_REQUEST_OPTIONS = {
-  'public-key': { type: 'string' },
+  'public-key': { type: 'string', multiple: true },
   method: { type: 'string' },
   url: { type: 'string' },
   H: { type: 'string', short: 'H', multiple: true },
@@ -19,7 +19,7 @@ export const RECEIVED_REQUEST_OPTIONS = {
 
 /** Help for {@link RECEIVED_REQUEST_OPTIONS}. */
 export const RECEIVED_REQUEST_FLAGS: Readonly<Record<keyof typeof RECEIVED_REQUEST_OPTIONS, FlagHelp>> = {
-  'public-key': { meaning: "the client's PUBLIC key as the registry holds it (public.pem)", value: 'FILE' },
+  'public-key': { meaning: "a PUBLIC key the registry holds for the client (public.pem); repeat it for each key of a client in rollover", value: 'FILE' },
   method: { meaning: 'the method as sent', value: 'M' },
   url: { meaning: 'the full URL as the verifier rebuilt it (scheme, host, port, path, query)', value: 'URL' },
   H: { meaning: "a request header as sent, 'Name: value' (give Date, Signature-Input, Signature, Content-Digest)", value: "'Name: value'" },
@@ -31,10 +31,17 @@ export const RECEIVED_REQUEST_FLAGS: Readonly<Record<keyof typeof RECEIVED_REQUE
   'client-id': { meaning: 'the clientId the signature must name in keyid', value: 'ID', default: 'not checked' },
 };
 
+function publicKeyFiles(values: Record<string, unknown>): string[] {
+  const files = ((values['public-key'] as string[] | undefined) ?? []).filter((file) => file !== '');
+  if (files.length === 0) throw new UsageError('--public-key is required');
+  return files;
+}
+
 export interface ReceivedRequest {
   readonly request: SignedRequest;
   readonly body?: Buffer;
-  readonly publicKeyText: string;
+  /** The text of each `--public-key` file, in order (at least one). */
+  readonly publicKeyTexts: readonly string[];
   readonly policy: VerifyPolicy;
   readonly clientId?: string;
 }
@@ -53,7 +60,7 @@ export function readReceivedRequest(argv: string[], onBase?: (base: string) => v
       hasBody: body !== undefined ? body.length > 0 : undefined,
     },
     body,
-    publicKeyText: readText(required(values, 'public-key'), '--public-key'),
+    publicKeyTexts: publicKeyFiles(values).map((file) => readText(file, '--public-key')),
     policy: defaultVerifyPolicy({
       allowLegacy: values['allow-legacy'] === true,
       ...(now !== undefined ? { nowS: () => now } : {}),

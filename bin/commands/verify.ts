@@ -22,8 +22,8 @@ export const HELP: CommandHelp = {
 export async function run(argv: string[]): Promise<number> {
   const input = readReceivedRequest(argv);
   try {
-    const publicKey = importPublicKey(input.publicKeyText);
-    const verdict = await verifyRequest(input.request, input.policy, () => [{ fingerprint: publicKey.fingerprint, key: publicKey.key }]);
+    const keys = input.publicKeyTexts.map((text) => importPublicKey(text)).map((info) => ({ fingerprint: info.fingerprint, key: info.key }));
+    const verdict = await verifyRequest(input.request, input.policy, () => keys);
     if (input.body !== undefined) checkContentDigest(verdict.contentDigest, input.body);
     console.log('valid');
     if (verdict.contentDigest !== undefined && input.body === undefined) {

@@ -228,6 +228,22 @@ describe('through the command line', () => {
     expect(withBody.stdout).toBe('valid\n');
   });
 
+  test('--public-key repeats for a client with several keys: verify accepts either, explain lists every fingerprint', async () => {
+    const other = join(dir, 'other.pem');
+    writeFileSync(other, OTHER_KEY.publicKey.export({ type: 'spki', format: 'pem' }) as string);
+    const url = 'https://api.example.com/api/echo';
+    const { headers } = signRequest({ method: 'GET', url, keyId: CLIENT, privateKey: KEY.key, created: CREATED });
+    const h = Object.entries(headers).flatMap(([name, value]) => ['-H', `${name}: ${value}`]);
+    const common = ['--now', String(CREATED), '--method', 'GET', '--url', url, ...h];
+    expect((await cli('verify', '--public-key', other, '--public-key', join(dir, 'public.pem'), ...common)).stdout).toBe('valid\n');
+    const stranger = generateRsaKeyPair();
+    const signedByStranger = signRequest({ method: 'GET', url, keyId: CLIENT, privateKey: stranger.key, created: CREATED }).headers;
+    const hs = Object.entries(signedByStranger).flatMap(([name, value]) => ['-H', `${name}: ${value}`]);
+    const wrong = await cli('explain', '--public-key', other, '--public-key', join(dir, 'public.pem'), '--now', String(CREATED), '--method', 'GET', '--url', url, ...hs);
+    expect(wrong.code).toBe(1);
+    expect(wrong.stdout).toContain(`(fingerprints ${OTHER_KEY.fingerprint}, ${KEY.fingerprint}); the signer used another key`);
+  });
+
   test('explain given a private key as --public-key reports it', async () => {
     const result = await cli('explain', '--public-key', join(dir, 'private.pem'), '--method', 'GET', '--url', 'https://api.example.com/', '-H', 'Date: x');
     expect(result.code).toBe(1);
