@@ -28,7 +28,7 @@ import { bodyVariants, signerVariants } from './signer-variants';
 
 export const HELP: CommandHelp = {
   summary: 'walk the troubleshooting checklist for a refused request and name the exact signer mistake',
-  usage: "explain --public-key FILE --method M --url URL -H 'Name: value'... [--data STR | --data-file FILE] [--client-id ID] [--now UNIX] [--allow-legacy]",
+  usage: "explain --public-key FILE... --method M --url URL -H 'Name: value'... [--data STR | --data-file FILE] [--client-id ID] [--now UNIX] [--allow-legacy]",
   options: RECEIVED_REQUEST_OPTIONS,
   flags: RECEIVED_REQUEST_FLAGS,
   notes: [
