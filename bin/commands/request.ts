@@ -23,12 +23,12 @@ import { buildSignatureBase } from '../../lambda/core/signature-base';
 import { SIGNATURE_LABEL } from '../../lambda/core/defaults';
 import { defaultVerifyPolicy } from '../../lambda/core/verify';
 import { signatureFailureReason } from '../../lambda/signer';
-import { localEndpoint } from '../../local/signet-home';
+import { LOCAL_HOST, localEndpoint } from '../../local/signet-home';
 import { UsageError, headerLines, parse, readBody } from './args';
 import { DiagnosisKey, explainRequest } from './explain';
 import { CommandHelp } from './help';
 import { RegistryClient, clientPath } from './registry-client';
-import { SignedAnswer, SigningIdentity, defaultClientDirs, resolveUrl, signedCall, signingIdentity } from './signed-call';
+import { LOOPBACK_HOSTNAMES, SignedAnswer, SigningIdentity, defaultClientDirs, resolveUrl, signedCall, signingIdentity } from './signed-call';
 
 export const REQUEST_OPTIONS = {
   client: { type: 'string' },
@@ -141,7 +141,7 @@ const NOT_THE_SIGNATURE: Readonly<Record<string, string>> = {
 };
 
 /** Loopback names other than the one the local gateway rebuilds URLs with. */
-const LOOPBACK_ALIASES = new Set(['localhost', '[::1]']);
+const LOOPBACK_ALIASES = new Set(LOOPBACK_HOSTNAMES.filter((name) => name !== LOCAL_HOST));
 
 /**
  * The URL the verifier rebuilds: the local gateway serves on 127.0.0.1 and rebuilds every URL
@@ -149,7 +149,7 @@ const LOOPBACK_ALIASES = new Set(['localhost', '[::1]']);
  */
 function verifierUrl(url: string): string {
   const target = new URL(url);
-  if (LOOPBACK_ALIASES.has(target.hostname)) target.hostname = '127.0.0.1';
+  if (LOOPBACK_ALIASES.has(target.hostname)) target.hostname = LOCAL_HOST;
   return target.href;
 }
 

@@ -10,6 +10,9 @@ import { ClientDir, readClientDir } from '../../local/client-dir';
 import { localEndpoint, localPaths, signetHome } from '../../local/signet-home';
 import { UsageError, readText } from './args';
 
+/** The names of this machine's loopback address as URLs spell them; the local gateway rebuilds URLs with 127.0.0.1. */
+export const LOOPBACK_HOSTNAMES: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];
+
 /** Who signs: the clientId (keyid) and its private key. */
 export interface SigningIdentity {
   readonly clientId: string;
@@ -113,7 +116,7 @@ function unreachable(url: string, error: unknown): string {
   const reason = cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
   const origin = new URL(url).origin;
   const local = origin === new URL(localEndpoint()).origin;
-  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(new URL(url).hostname);
+  const loopback = LOOPBACK_HOSTNAMES.includes(new URL(url).hostname);
   const advice = local
     ? 'Is the local gateway running? Start it with `npm start` (with the same SIGNET_HOME and PORT).'
     : loopback

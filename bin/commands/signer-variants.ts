@@ -12,6 +12,7 @@ import { formatHttpDate, parseHttpDate } from '../../lambda/core/http-date';
 import { buildSignatureBase } from '../../lambda/core/signature-base';
 import { ComponentId, SignatureInput } from '../../lambda/core/signature-params';
 import { SignedRequest } from '../../lambda/core/types';
+import { LOOPBACK_HOSTNAMES } from './signed-call';
 
 /** One mistake and the base it leads to. */
 export interface SignerVariant {
@@ -25,7 +26,6 @@ export interface SignerVariant {
 /** Stage names tried when the verifier's URL has no stage but the signer may have put one in. */
 const COMMON_STAGES = ['prod', 'dev', 'test', 'staging', 'v1'];
 
-const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
 
 /** Date header offsets (seconds) tried for a Date rewritten after signing. */
 const DATE_SHIFTS = [-1, 1, -2, 2, -3, 3, -5, 5, -10, 10, -30, 30, -60, 60, -3600, 3600];
@@ -128,7 +128,7 @@ export function signerVariants(request: SignedRequest, input: SignatureInput, bo
 function otherHosts(url: URL, request: SignedRequest): string[] {
   const port = url.port === '' ? '' : `:${url.port}`;
   const hosts: string[] = [];
-  if (LOOPBACK_HOSTS.includes(url.hostname)) hosts.push(...LOOPBACK_HOSTS.filter((h) => h !== url.hostname).map((h) => `${h}${port}`));
+  if (LOOPBACK_HOSTNAMES.includes(url.hostname)) hosts.push(...LOOPBACK_HOSTNAMES.filter((h) => h !== url.hostname).map((h) => `${h}${port}`));
   if (url.port === '') hosts.push(`${url.hostname}:${url.protocol === 'https:' ? 443 : 80}`);
   for (const header of ['host', 'x-forwarded-host']) {
     const value = request.headers[header]?.trim();
