@@ -311,6 +311,9 @@ describe('signet clients', () => {
       expect((json(all.stdout).keys as { clientId: string }[]).map((k) => k.clientId)).toContain(clientId);
       const due = signetJson('keys', 'expiring');
       expect(json(due.stdout)).toEqual({ olderThanDays: 90, keys: [] });
+      const table = signet('keys', 'expiring', '--older-than-days', '0', '--limit', '100');
+      expect(table.stdout).toMatch(new RegExp(`^CLIENT ID +FINGERPRINT +ADDED +AGE \\(DAYS\\) +NOT AFTER\n(.+\n)*${clientId} `));
+      expect(signet('keys', 'expiring').stdout).toBe('no keys older than 90 days\n');
     });
 
     test('usage mistakes exit 2', () => {
@@ -353,5 +356,20 @@ describe('signet rotate', () => {
     expect(lines.filter((l) => / s left until/.test(l)).length).toBeGreaterThanOrEqual(5);
     // The demo client signs with the new key at once.
     expect(signet('request', '/api/echo').code).toBe(0);
+  });
+});
+
+describe('signet accounts', () => {
+  test('create prints a summary; list a table; audit a table of who changed what', () => {
+    const created = signet('accounts', 'create', '--name', 'Table Co', '--ceiling', 'demo');
+    expect(created.code).toBe(0);
+    const accountId = /^account +(acct_\S+)\n/.exec(created.stdout)?.[1];
+    expect(accountId).toBeDefined();
+    expect(created.stdout).toMatch(/\nname +Table Co\nrole ceiling +demo\n/);
+    const list = signet('accounts', 'list', '--limit', '100');
+    expect(list.stdout).toMatch(new RegExp(`^ACCOUNT ID +NAME +ROLE CEILING +VERSION\\n(.+\\n)*${accountId} +Table Co +demo +1\\n`));
+    const audit = signet('accounts', 'audit', accountId!);
+    expect(audit.code).toBe(0);
+    expect(audit.stdout).toMatch(/^AT +ACTION +RECORD +ACTOR +VERSION +CHANGED\n/);
   });
 });
