@@ -4,23 +4,35 @@
  *
  *   npx cdk synth --quiet
  *   npx cdk deploy -c apiType=rest -c adminPublicKeyFile=.signet/admin/public.pem
+ *
+ * A bad context value (an unknown key, a value of the wrong form, a key the stack refuses) ends
+ * the synth with one line naming it, not a stack trace: it is the user's to fix.
  */
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { settingsFromContext } from '../lib/app-context';
 import { SignetStack } from '../lib/signet-stack';
 
-const app = new App();
-const { stackName, props } = settingsFromContext((key) => app.node.tryGetContext(key));
+function buildApp(): void {
+  const app = new App();
+  const { stackName, props } = settingsFromContext((key) => app.node.tryGetContext(key), undefined, Object.keys(app.node.getAllContext()));
 
-new SignetStack(app, stackName, {
-  ...props,
-  // Region-agnostic unless the CLI knows the target (replicaRegions needs a concrete region).
-  env:
-    process.env.CDK_DEFAULT_REGION !== undefined
-      ? { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION }
-      : undefined,
-});
+  new SignetStack(app, stackName, {
+    ...props,
+    // Region-agnostic unless the CLI knows the target (replicaRegions needs a concrete region).
+    env:
+      process.env.CDK_DEFAULT_REGION !== undefined
+        ? { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION }
+        : undefined,
+  });
 
-// Every finding must be fixed or acknowledged (with a reason) where the resource is made.
-Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  // Every finding must be fixed or acknowledged (with a reason) where the resource is made.
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+}
+
+try {
+  buildApp();
+} catch (error) {
+  console.error(`signet: ${error instanceof Error ? error.message : String(error)} (check the -c context values; docs/deploy.md lists them)`);
+  process.exit(1);
+}

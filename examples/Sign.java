@@ -81,6 +81,12 @@ public class Sign {
         return headers;
     }
 
+    /** One line on stderr, exit code 1: a wrong key file is not a stack trace. */
+    private static void fail(String message) {
+        System.err.println("error: " + message);
+        System.exit(1);
+    }
+
     public static void main(String[] argv) throws Exception {
         // Must be set before java.net.http is first used.
         System.setProperty("jdk.httpclient.allowRestrictedHeaders", "date");
@@ -91,8 +97,23 @@ public class Sign {
             System.exit(2);
         }
         String method = args[2].toUpperCase(Locale.ROOT);
-        byte[] body = args.length == 5 ? Files.readAllBytes(Path.of(args[4])) : new byte[0];
-        Map<String, String> headers = signRequest(loadPrivateKey(Path.of(args[0])), args[1], method, args[3], body, Instant.now().getEpochSecond());
+        PrivateKey key = null;
+        try {
+            key = loadPrivateKey(Path.of(args[0]));
+        } catch (java.nio.file.NoSuchFileException e) {
+            fail("KEY_FILE " + args[0] + " cannot be used as the private key: no such file");
+        } catch (Exception e) {
+            boolean isPublic = Files.isReadable(Path.of(args[0])) && Files.readString(Path.of(args[0]), StandardCharsets.ISO_8859_1).contains("PUBLIC KEY-----");
+            fail("KEY_FILE " + args[0] + " cannot be used as the private key: "
+                + (isPublic ? "it holds a PUBLIC key; give your private key (private.pkcs8.b64 or private.pem)" : "it is not a PKCS#8 RSA private key (Base64 or PEM)"));
+        }
+        byte[] body = new byte[0];
+        try {
+            if (args.length == 5) body = Files.readAllBytes(Path.of(args[4]));
+        } catch (java.io.IOException e) {
+            fail("BODY_FILE " + args[4] + " cannot be read: " + e.getClass().getSimpleName());
+        }
+        Map<String, String> headers = signRequest(key, args[1], method, args[3], body, Instant.now().getEpochSecond());
         if (!send) {
             headers.forEach((name, value) -> System.out.println(name + ": " + value));
             return;

@@ -50,6 +50,20 @@ export function signRequest({ privateKey, clientId, method, url, body = Buffer.a
   return headers;
 }
 
+/** One line on stderr, exit code 1: a wrong key file is not a stack trace. */
+function fail(message) {
+  console.error(`error: ${message}`);
+  return 1;
+}
+
+function isPublicKey(path) {
+  try {
+    return readFileSync(path, 'utf8').includes('PUBLIC KEY-----');
+  } catch {
+    return false;
+  }
+}
+
 async function main(argv) {
   const send = argv[0] === '--send';
   const args = send ? argv.slice(1) : argv;
@@ -59,8 +73,21 @@ async function main(argv) {
   }
   const [keyFile, clientId, rawMethod, url, bodyFile] = args;
   const method = rawMethod.toUpperCase();
-  const body = bodyFile !== undefined ? readFileSync(bodyFile) : Buffer.alloc(0);
-  const headers = signRequest({ privateKey: loadPrivateKey(keyFile), clientId, method, url, body });
+  let privateKey;
+  try {
+    privateKey = loadPrivateKey(keyFile);
+    if (privateKey.asymmetricKeyType !== 'rsa') throw new Error('it is not an RSA key');
+  } catch (error) {
+    const reason = error.code === 'ENOENT' ? 'no such file' : isPublicKey(keyFile) ? 'it holds a PUBLIC key; give your private key (private.pkcs8.b64 or private.pem)' : 'it is not a PKCS#8 RSA private key (Base64 or PEM)';
+    return fail(`KEY_FILE ${keyFile} cannot be used as the private key: ${reason}`);
+  }
+  let body = Buffer.alloc(0);
+  try {
+    if (bodyFile !== undefined) body = readFileSync(bodyFile);
+  } catch (error) {
+    return fail(`BODY_FILE ${bodyFile} cannot be read: ${error.code ?? error.message}`);
+  }
+  const headers = signRequest({ privateKey, clientId, method, url, body });
   if (!send) {
     for (const [name, value] of Object.entries(headers)) console.log(`${name}: ${value}`);
     return 0;

@@ -21,7 +21,8 @@ import urllib.request
 from email.utils import formatdate
 
 from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import padding
+from cryptography.exceptions import UnsupportedAlgorithm
+from cryptography.hazmat.primitives.asymmetric import padding, rsa
 
 
 def load_private_key(path):
@@ -31,6 +32,20 @@ def load_private_key(path):
     if b"-----BEGIN" in text:
         return serialization.load_pem_private_key(text, password=None)
     return serialization.load_der_private_key(base64.b64decode(b"".join(text.split())), password=None)
+
+
+def is_public_key(path):
+    try:
+        with open(path, "rb") as f:
+            return b"PUBLIC KEY-----" in f.read()
+    except OSError:
+        return False
+
+
+def fail(message):
+    """One line on stderr, exit code 1: a wrong key file is not a traceback."""
+    print("error: " + message, file=sys.stderr)
+    return 1
 
 
 def sign_request(private_key, client_id, method, url, body=b"", created=None):
@@ -65,11 +80,23 @@ def main(argv):
         print("usage: sign.py [--send] KEY_FILE CLIENT_ID METHOD URL [BODY_FILE]", file=sys.stderr)
         return 2
     key_file, client_id, method, url = args[:4]
+    try:
+        private_key = load_private_key(key_file)
+        if not isinstance(private_key, rsa.RSAPrivateKey):
+            raise ValueError("it is not an RSA key")
+    except FileNotFoundError:
+        return fail("KEY_FILE %s cannot be used as the private key: no such file" % key_file)
+    except (OSError, ValueError, TypeError, UnsupportedAlgorithm):
+        reason = "it holds a PUBLIC key; give your private key (private.pkcs8.b64 or private.pem)" if is_public_key(key_file) else "it is not a PKCS#8 RSA private key (Base64 or PEM)"
+        return fail("KEY_FILE %s cannot be used as the private key: %s" % (key_file, reason))
     body = b""
     if len(args) == 5:
-        with open(args[4], "rb") as f:
-            body = f.read()
-    headers = sign_request(load_private_key(key_file), client_id, method, url, body)
+        try:
+            with open(args[4], "rb") as f:
+                body = f.read()
+        except OSError as error:
+            return fail("BODY_FILE %s cannot be read: %s" % (args[4], error.strerror))
+    headers = sign_request(private_key, client_id, method, url, body)
     if not send:
         for name, value in headers.items():
             print("%s: %s" % (name, value))

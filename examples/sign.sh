@@ -28,6 +28,13 @@ method=$(printf '%s' "$3" | tr '[:lower:]' '[:upper:]')
 url=$4
 body_file=${5:-}
 
+fail() { echo "error: $*" >&2; exit 1; }
+[ -f "$key_file" ] && [ -r "$key_file" ] || fail "KEY_FILE $key_file cannot be used as the private key: no such readable file"
+if grep -q -e '-----BEGIN [A-Z ]*PUBLIC KEY-----' "$key_file"; then
+  fail "KEY_FILE $key_file cannot be used as the private key: it holds a PUBLIC key; give your private key (private.pkcs8.b64 or private.pem)"
+fi
+if [ -n "$body_file" ] && ! [ -r "$body_file" ]; then fail "BODY_FILE $body_file cannot be read"; fi
+
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -42,6 +49,8 @@ else
     echo '-----END PRIVATE KEY-----'
   } > "$tmp/key.pem"
 fi
+openssl pkey -in "$tmp/key.pem" -noout -text 2>/dev/null | grep -q '^modulus:' ||
+  fail "KEY_FILE $key_file cannot be used as the private key: it is not a PKCS#8 RSA private key (Base64 or PEM)"
 
 # 2. created (unix seconds) and the Date header for the same instant (IMF-fixdate, English names).
 created=$(date +%s)

@@ -5,6 +5,7 @@
  */
 import * as fs from 'node:fs';
 import { Duration } from 'aws-cdk-lib';
+import * as logs from 'aws-cdk-lib/aws-logs';
 import type { RoleCatalogue } from '../lambda/core/role-policy';
 import type { SignetStackProps } from './signet-stack';
 
@@ -31,12 +32,50 @@ export const CONTEXT_KEYS = [
   'deniedAlarmThreshold',
   'alarmTopicArn',
   'restStageName',
+  'clientPortal',
+  'logRetention',
 ] as const;
 
 export type ContextKey = (typeof CONTEXT_KEYS)[number];
 
 /** Default stack name. @default 'Signet' */
 export const DEFAULT_STACK_NAME = 'Signet';
+
+/**
+ * The context keys that are Signet's to judge: plain identifiers such as `apiType`. Keys with a
+ * `:`, `/`, `@` or `-` belong to the CDK and its tools (`aws:cdk:…`, `@aws-cdk/…` feature flags,
+ * `cli-telemetry`, lookups cached in cdk.context.json) and are left alone.
+ */
+const SIGNET_STYLE_KEY = /^[A-Za-z][A-Za-z0-9]*$/;
+
+/** Log retentions a `logRetention` context value may name, in days (CloudWatch's own list). */
+const RETENTION_DAYS = Object.values(logs.RetentionDays).filter((v): v is number => typeof v === 'number' && v !== logs.RetentionDays.INFINITE);
+
+/**
+ * The given context keys Signet does not know, each with the known key it most resembles.
+ * @example unknownContextKeys(['apiTyp', 'aws:cdk:version-reporting']) // ['apiTyp (did you mean apiType?)']
+ */
+export function unknownContextKeys(given: readonly string[]): string[] {
+  return given
+    .filter((key) => SIGNET_STYLE_KEY.test(key) && !(CONTEXT_KEYS as readonly string[]).includes(key))
+    .map((key) => {
+      const nearest = [...CONTEXT_KEYS].sort((a, b) => distance(key, a) - distance(key, b))[0];
+      return distance(key, nearest) <= Math.max(2, Math.floor(key.length / 3)) ? `${key} (did you mean ${nearest}?)` : key;
+    });
+}
+
+/** Levenshtein distance, case-insensitive (a wrong capital is a typo too). */
+function distance(a: string, b: string): number {
+  const x = a.toLowerCase();
+  const y = b.toLowerCase();
+  let row = Array.from({ length: y.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= x.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= y.length; j++) next.push(Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (x[i - 1] === y[j - 1] ? 0 : 1)));
+    row = next;
+  }
+  return row[y.length];
+}
 
 /** Looks a context key up (the CDK's `node.tryGetContext`). */
 export type ContextReader = (key: ContextKey) => unknown;
@@ -50,10 +89,18 @@ export interface AppSettings {
  * Builds the stack name and props from context values. Context given on the command line arrives
  * as strings; cdk.json may hold JSON values: both are accepted.
  * @param readFile reads `adminPublicKeyFile` (default: fs.readFileSync as UTF-8)
+ * @param givenKeys every context key given (the CDK's `node.getAllContext()`): a Signet-style key
+ *   that is not in {@link CONTEXT_KEYS} is an error naming it, so a typo is not silently ignored
  * @throws Error listing every bad context value
  */
-export function settingsFromContext(read: ContextReader, readFile: (path: string) => string = (p) => fs.readFileSync(p, 'utf8')): AppSettings {
+export function settingsFromContext(
+  read: ContextReader,
+  readFile: (path: string) => string = (p) => fs.readFileSync(p, 'utf8'),
+  givenKeys: readonly string[] = [],
+): AppSettings {
   const problems: string[] = [];
+  const unknown = unknownContextKeys(givenKeys);
+  if (unknown.length > 0) problems.push(`unknown context key${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}; the keys are: ${CONTEXT_KEYS.join(', ')}`);
   const text = (key: ContextKey): string | undefined => {
     const value = read(key);
     if (value === undefined || value === null || value === '') return undefined;
@@ -139,6 +186,14 @@ export function settingsFromContext(read: ContextReader, readFile: (path: string
   };
   const rotationDays = wholeNumber('rotationIntervalDays', 1);
 
+  let logRetention: logs.RetentionDays | undefined;
+  const rawRetention = read('logRetention');
+  if (rawRetention !== undefined && rawRetention !== null && rawRetention !== '') {
+    const days = typeof rawRetention === 'number' ? rawRetention : typeof rawRetention === 'string' ? (rawRetention.trim().toLowerCase() === 'infinite' ? logs.RetentionDays.INFINITE : Number(rawRetention.trim())) : NaN;
+    if (days === logs.RetentionDays.INFINITE || RETENTION_DAYS.includes(days)) logRetention = days as logs.RetentionDays;
+    else problems.push(`logRetention must be a number of days CloudWatch offers (${RETENTION_DAYS.join(', ')}) or infinite; got ${JSON.stringify(rawRetention)}`);
+  }
+
   const props: SignetStackProps = {
     apiType: apiType as SignetStackProps['apiType'],
     adminPublicKey,
@@ -159,6 +214,8 @@ export function settingsFromContext(read: ContextReader, readFile: (path: string
     deniedAlarmThreshold: wholeNumber('deniedAlarmThreshold', 1),
     alarmTopicArn: text('alarmTopicArn'),
     restStageName: text('restStageName'),
+    clientPortal: bool('clientPortal'),
+    logRetention,
   };
   const stackName = text('stackName') ?? DEFAULT_STACK_NAME;
   if (problems.length > 0) throw new Error(`Invalid CDK context: ${problems.join('; ')}.`);

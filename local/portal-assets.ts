@@ -30,6 +30,11 @@ export interface LocalPortalOptions {
   readonly log?: (line: string) => void;
 }
 
+/** The portal's URL for a gateway base URL: `http://127.0.0.1:3000/portal/` (npm start's ready message). */
+export function portalUrl(baseUrl: string): string {
+  return `${baseUrl.replace(/\/$/, '')}${PORTAL_PATH}/`;
+}
+
 /**
  * A listener that answers `/portal` and `/portal/...` itself and hands everything else to `next`.
  * The files are read on the first portal request (restart `npm start` after editing them).

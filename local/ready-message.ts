@@ -1,8 +1,10 @@
 /**
  * What `npm start` prints once it serves: the services, the two clients, a line containing
- * `ready: <url>`, and commands to copy and paste.
+ * `ready: <url>`, commands to copy and paste, and the client portal's URL with how to sign in.
  */
+import { join } from 'node:path';
 import type { LocalGateway } from './local-gateway';
+import { portalUrl } from './portal-assets';
 import { displayPath } from './signet-home';
 
 /** The text printed when the gateway is ready. */
@@ -13,6 +15,7 @@ export function readyMessage(gateway: LocalGateway, cwd: string = process.cwd())
   const homeEnv = displayPath(services.paths.home, cwd) === '.signet' ? '' : `SIGNET_HOME=${shellWord(services.paths.home)} `;
   const portEnv = url.endsWith(':3000') ? '' : `PORT=${gateway.port} `;
   const env = `${homeEnv}${portEnv}`;
+  const adminFile = (name: string): string => shellWord(displayPath(join(services.admin.dir, name), cwd));
   return [
     '',
     `  DynamoDB Local pid ${services.dynamoDb.pid ?? '?'} on ${services.dynamoDb.endpoint} (table ${services.state.tableName})`,
@@ -26,6 +29,9 @@ export function readyMessage(gateway: LocalGateway, cwd: string = process.cwd())
     `  npm run -s signet -- request --client ${demoDir} '${url}/api/echo?x=1'`,
     `  npm run -s signet -- request --client ${demoDir} -X POST -H 'Content-Type: application/json' -d '{"hello":"world"}' '${url}/api/echo'`,
     `  ${env}npm run -s signet -- clients list`,
+    '',
+    `Client portal: ${portalUrl(url)}`,
+    `  sign in with the admin key: choose ${adminFile('private.pkcs8.b64')} and ${adminFile('client-id')}, then "Use this key"`,
     '',
   ].join('\n');
 }

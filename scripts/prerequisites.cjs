@@ -80,6 +80,17 @@ const PREREQUISITES = [
     },
   },
   {
+    id: 'go',
+    what: 'Go 1.19 or newer (the Go signing example)',
+    neededBy: ['test'],
+    problem() {
+      const version = run('go', ['version']);
+      if (version === undefined) return '`go` is not on PATH';
+      const [major, minor] = (/go(\d+)\.(\d+)/.exec(version) ?? [undefined, '0', '0']).slice(1).map(Number);
+      return major > 1 || (major === 1 && minor >= 19) ? undefined : `\`go version\` says ${major}.${minor}, older than 1.19`;
+    },
+  },
+  {
     id: 'openssl',
     what: 'sh, OpenSSL and curl (the shell signing example)',
     neededBy: ['test'],

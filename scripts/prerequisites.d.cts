@@ -1,5 +1,5 @@
 // Types for prerequisites.cjs (what must be installed before `npm start` and `npm test`).
-export type PrerequisiteId = 'node' | 'java' | 'chromium' | 'python' | 'openssl';
+export type PrerequisiteId = 'node' | 'java' | 'chromium' | 'python' | 'go' | 'openssl';
 export type Purpose = 'start' | 'test';
 
 export interface Prerequisite {

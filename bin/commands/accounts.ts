@@ -15,20 +15,38 @@
  * `--version` read the current version first; a change made in between still fails with 409.
  */
 import { Options, UsageError, parse } from './args';
-import { REGISTRY_OPTIONS, RegistryAnswer, RegistryClient, RegistryRefusal, runRegistryCommand, versionOf } from './registry-client';
+import { CommandHelp, GroupHelp } from './help';
+import { REGISTRY_FLAGS, REGISTRY_OPTIONS, RegistryAnswer, RegistryClient, RegistryRefusal, runRegistryCommand, versionOf } from './registry-client';
+import { Formatter, accountSummary, accountTable, auditTable } from './registry-output';
 
 interface Subcommand {
+  readonly help: Omit<CommandHelp, 'options'>;
   readonly options: Options;
   readonly positionals: number;
+  readonly format: Formatter;
   readonly run: (registry: RegistryClient, values: Record<string, unknown>, args: string[]) => Promise<RegistryAnswer>;
 }
 
 const PAGE_OPTIONS = { limit: { type: 'string' }, cursor: { type: 'string' } } as const;
+const PAGE_FLAGS = {
+  limit: { meaning: 'at most this many per page', value: 'N', default: "the registry's page size" },
+  cursor: { meaning: 'the next page: the cursor the previous page printed', value: 'CURSOR' },
+};
+const NAME_FLAG = { name: { meaning: "the account's name (the partner organisation)", value: 'NAME' } };
+const CEILING_FLAG = { ceiling: { meaning: "a role the account's admins (account:admin) may give its clients", value: 'ROLE' } };
+const ACCOUNT_ID_ARG = { ACCOUNT_ID: 'the account id as the registry gave it (acct_...)' };
 
 const SUBCOMMANDS: Record<string, Subcommand> = {
   create: {
+    help: {
+      summary: "create a partner account and its role ceiling (operators); prints the accountId",
+      usage: 'accounts create --name NAME [--ceiling ROLE...]',
+      flags: { ...NAME_FLAG, ...CEILING_FLAG, ...REGISTRY_FLAGS },
+      examples: ["accounts create --name 'Acme' --ceiling demo --ceiling account:admin"],
+    },
     options: { name: { type: 'string' }, ceiling: { type: 'string', multiple: true } },
     positionals: 0,
+    format: accountSummary,
     run: (registry, values) => {
       const name = text(values.name);
       if (name === undefined) throw new UsageError('--name is required');
@@ -36,19 +54,49 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
     },
   },
   list: {
+    help: { summary: 'list the accounts (operators)', usage: 'accounts list [--limit N] [--cursor CURSOR] [--json]', flags: { ...PAGE_FLAGS, ...REGISTRY_FLAGS }, examples: ['accounts list'] },
     options: PAGE_OPTIONS,
     positionals: 0,
+    format: accountTable,
     run: (registry, values) => registry.call('GET', '/registry/accounts', { query: { limit: text(values.limit), cursor: text(values.cursor) } }),
   },
-  get: { options: {}, positionals: 1, run: (registry, _values, [id]) => registry.call('GET', accountPath(id)) },
+  get: {
+    help: { summary: 'show one account and its role ceiling', usage: 'accounts get ACCOUNT_ID [--json]', arguments: ACCOUNT_ID_ARG, flags: REGISTRY_FLAGS, examples: ['accounts get acct_default'] },
+    options: {},
+    positionals: 1,
+    format: accountSummary,
+    run: (registry, _values, [id]) => registry.call('GET', accountPath(id)),
+  },
   update: {
+    help: {
+      summary: "rename an account or replace its role ceiling (operators)",
+      usage: 'accounts update ACCOUNT_ID [--name NAME] [--ceiling ROLE... | --no-ceiling] [--version N]',
+      arguments: ACCOUNT_ID_ARG,
+      flags: {
+        ...NAME_FLAG,
+        ...CEILING_FLAG,
+        'no-ceiling': { meaning: 'empty the role ceiling: its admins may then give no role' },
+        version: { meaning: 'the record version you read (optimistic concurrency)', value: 'N', default: 'read from the registry just before the change' },
+        ...REGISTRY_FLAGS,
+      },
+      examples: ['accounts update acct_... --ceiling demo'],
+    },
     options: { name: { type: 'string' }, ceiling: { type: 'string', multiple: true }, 'no-ceiling': { type: 'boolean' }, version: { type: 'string' } },
     positionals: 1,
+    format: accountSummary,
     run: update,
   },
   audit: {
+    help: {
+      summary: "who changed what in an account's clients and the account itself",
+      usage: 'accounts audit ACCOUNT_ID [--limit N] [--cursor CURSOR] [--json]',
+      arguments: ACCOUNT_ID_ARG,
+      flags: { ...PAGE_FLAGS, ...REGISTRY_FLAGS },
+      examples: ['accounts audit acct_default --limit 20'],
+    },
     options: PAGE_OPTIONS,
     positionals: 1,
+    format: auditTable,
     run: (registry, values, [id]) => registry.call('GET', accountPath(id, '/audit'), { query: { limit: text(values.limit), cursor: text(values.cursor) } }),
   },
 };
@@ -56,17 +104,22 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
 /** The subcommand names, for usage lines. */
 export const ACCOUNTS_SUBCOMMANDS = Object.keys(SUBCOMMANDS);
 
-/** @public The command, called by bin/signet.ts through its module. */
+/** `signet help accounts [subcommand]`. */
+export const HELP: GroupHelp = {
+  summary: 'partner accounts, their role ceilings and their audit trail',
+  subcommands: Object.fromEntries(Object.entries(SUBCOMMANDS).map(([name, sub]) => [name, { ...sub.help, options: { ...sub.options, ...REGISTRY_OPTIONS } }])),
+};
+
 export async function run(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   const sub = name === undefined ? undefined : SUBCOMMANDS[name];
   if (sub === undefined) throw new UsageError(`choose one of: ${ACCOUNTS_SUBCOMMANDS.join(', ')}`);
-  const { values, positionals } = parse(rest, { ...REGISTRY_OPTIONS, ...sub.options });
+  const { values, positionals } = parse(rest, { ...sub.options, ...REGISTRY_OPTIONS });
   if (positionals.length !== sub.positionals) {
     throw new UsageError(sub.positionals === 1 ? `accounts ${name} takes one ACCOUNT_ID` : `accounts ${name} takes no positional argument`);
   }
   const registry = RegistryClient.fromOptions(values);
-  return runRegistryCommand(() => sub.run(registry, values, positionals));
+  return runRegistryCommand(() => sub.run(registry, values, positionals), { json: values.json === true, format: sub.format });
 }
 
 async function update(registry: RegistryClient, values: Record<string, unknown>, [id]: string[]): Promise<RegistryAnswer> {

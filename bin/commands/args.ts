@@ -4,6 +4,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { ParseArgsConfig, parseArgs } from 'node:util';
+import { SignetError } from '../../lambda/core/errors';
+import { looksLikePrivateKey } from '../../lambda/core/keys';
 
 /** A mistake in how the command was called (exit code 2, usage printed). */
 export class UsageError extends Error {}
@@ -38,8 +40,8 @@ export function readBody(values: Record<string, unknown>, dataName = 'data', fil
   const data = values[dataName];
   const file = values[fileName];
   if (data !== undefined && file !== undefined) throw new UsageError(`give --${dataName} or --${fileName}, not both`);
-  if (typeof file === 'string') return readFileSync(file);
-  if (typeof data === 'string') return data.startsWith('@') ? readFileSync(data.slice(1)) : Buffer.from(data, 'utf8');
+  if (typeof file === 'string') return readFile(file, `--${fileName}`);
+  if (typeof data === 'string') return data.startsWith('@') ? readFile(data.slice(1), `--${dataName} @FILE`) : Buffer.from(data, 'utf8');
   return undefined;
 }
 
@@ -61,6 +63,33 @@ export function displayName(name: string): string {
   return name.replace(/(^|-)([a-z])/g, (_, dash: string, ch: string) => dash + ch.toUpperCase());
 }
 
-export function readText(path: string): string {
-  return readFileSync(path, 'utf8');
+/** A file named by a flag; a missing or unreadable file is a usage error naming the flag, not a stack trace. */
+export function readFile(path: string, flag: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'does not exist' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'cannot be read (permission denied)' : `cannot be read (${code ?? String(error)})`;
+    throw new UsageError(`${flag} ${path} ${why}`);
+  }
+}
+
+export function readText(path: string, flag = 'the file'): string {
+  return readFile(path, flag).toString('utf8');
+}
+
+/**
+ * The text of a public key file. A private key is refused HERE, before anything leaves the
+ * machine: sent to a registry it would be exposed (the registry refuses it too, but too late).
+ * @throws SignetError `private_key_submitted`
+ */
+export function readPublicKeyFile(path: string, flag = '--public-key'): string {
+  const text = readText(path, flag);
+  if (looksLikePrivateKey(text)) {
+    throw new SignetError(
+      'private_key_submitted',
+      `${flag} ${path} holds a PRIVATE key; nothing was sent. Give the public half (public.pem, made by \`signet keygen\` beside the private key); keep the private key on the signer only.`,
+    );
+  }
+  return text;
 }

@@ -4,7 +4,7 @@
  * `--endpoint` and `--admin`.
  *
  *   signet clients create --name NAME --role ROLE... --network ADDR_OR_CIDR... (--public-key FILE | --out DIR) [--account ACCOUNT_ID]
- *   signet clients list [--account ACCOUNT_ID] [--limit N] [--cursor C]
+ *   signet clients list [--account ACCOUNT_ID] [--limit N] [--cursor C] [--json]
  *   signet clients get CLIENT_ID
  *   signet clients update CLIENT_ID [--name NAME] [--role ROLE...] [--network ...] [--public-key FILE] [--version N]
  *   signet clients disable|enable CLIENT_ID [--version N]
@@ -15,19 +15,27 @@
  * (usable with `signet request --client DIR`). Edits without `--version` read the current
  * version first; a change made in between still fails with 409 `version_conflict`.
  *
+ * Answers print as a table (list, find, failures) or a short summary (one client) with no PEM;
+ * `--json` prints the registry's JSON answer as it came. `signet help clients <sub>` lists every flag.
+ *
  * `--account` names the account (partner organisation) to create in, list or search. Without it,
  * an operator (`registry:admin`) works in the default account `acct_default`, and an account
  * admin (`account:admin`, its key given with `--admin DIR`) in its own, the only one it may name.
  */
 import { generateRsaKeyPair, spkiPemOf } from '../../lambda/core/keys';
 import { hasClientKey, writeClientDir } from '../../local/client-dir';
-import { Options, UsageError, parse, readText } from './args';
-import { REGISTRY_OPTIONS, RegistryAnswer, RegistryClient, clientPath, runRegistryCommand, versionOf } from './registry-client';
+import { Options, UsageError, parse, readPublicKeyFile } from './args';
+import { CommandHelp, FlagHelp, GroupHelp } from './help';
+import { REGISTRY_FLAGS, REGISTRY_OPTIONS, RegistryAnswer, RegistryClient, clientPath, runRegistryCommand, versionOf } from './registry-client';
+import { Formatter, clientSummary, clientTable, failureTable } from './registry-output';
 
 interface Subcommand {
+  readonly help: Omit<CommandHelp, 'options' | 'flags'> & { readonly flags: Readonly<Record<string, FlagHelp>> };
   readonly options: Options;
   /** How many positional arguments (after the subcommand) it takes. */
   readonly positionals: number;
+  /** How the answer reads without --json. */
+  readonly format: Formatter;
   readonly run: (registry: RegistryClient, values: Record<string, unknown>, args: string[]) => Promise<RegistryAnswer>;
 }
 
@@ -42,50 +50,143 @@ const VERSION_OPTION = { version: { type: 'string' } } as const;
 
 const ACCOUNT_OPTION = { account: { type: 'string' } } as const;
 
+const PAGE_OPTIONS = { limit: { type: 'string' }, cursor: { type: 'string' } } as const;
+
+const FLAG_HELP: Readonly<Record<string, FlagHelp>> = {
+  name: { meaning: "the client's display name, e.g. the partner's name", value: 'NAME' },
+  role: { meaning: 'a role from the role catalogue (README "The local role catalogue"; the registry lists them at GET /registry/roles)', value: 'ROLE' },
+  network: { meaning: 'an address or CIDR the client may call from (0.0.0.0 allows everyone)', value: 'ADDR_OR_CIDR' },
+  'public-key': { meaning: "the client's PUBLIC key file (public.pem); a private key is refused before anything is sent", value: 'FILE' },
+  version: { meaning: 'the record version you read (optimistic concurrency)', value: 'N', default: 'read from the registry just before the change' },
+  account: { meaning: 'the account (partner organisation) to work in', value: 'ACCOUNT_ID', default: "acct_default for operators, an account admin's own account" },
+  limit: { meaning: 'at most this many per page', value: 'N', default: 'the registry\'s page size' },
+  cursor: { meaning: 'the next page: the cursor the previous page printed', value: 'CURSOR' },
+  out: { meaning: 'make a new key pair and write it, with the new clientId, as a client directory here (usable as --client DIR)', value: 'DIR' },
+  fingerprint: { meaning: "a key's fingerprint (base64url SHA-256 of its SPKI DER)", value: 'FP' },
+  ...REGISTRY_FLAGS,
+};
+
+const CLIENT_ID_ARG = { CLIENT_ID: 'the clientId as the registry gave it (c_...)' };
+
 const SUBCOMMANDS: Record<string, Subcommand> = {
   create: {
+    help: {
+      summary: 'register a client: its name, roles, networks and public key (or a key pair made here)',
+      usage: 'clients create --name NAME --role ROLE... --network ADDR_OR_CIDR... (--public-key FILE | --out DIR) [--account ACCOUNT_ID]',
+      flags: FLAG_HELP,
+      notes: ['Registering a public key that a client of the account already holds prints that client (registration: skipped) instead of a second one.'],
+      examples: ["clients create --name 'Acme' --role demo --network 203.0.113.0/24 --public-key acme/public.pem", "clients create --name 'Local test' --role demo --network 127.0.0.1 --out .signet/test"],
+    },
     options: { ...FIELD_OPTIONS, ...ACCOUNT_OPTION, out: { type: 'string' } },
     positionals: 0,
+    format: clientSummary,
     run: create,
   },
   list: {
-    options: { limit: { type: 'string' }, cursor: { type: 'string' }, ...ACCOUNT_OPTION },
+    help: {
+      summary: "list an account's clients: id, name, status, roles, key count, account",
+      usage: 'clients list [--account ACCOUNT_ID] [--limit N] [--cursor CURSOR] [--json]',
+      flags: FLAG_HELP,
+      examples: ['clients list', 'clients list --account acct_... --json'],
+    },
+    options: { ...PAGE_OPTIONS, ...ACCOUNT_OPTION },
     positionals: 0,
+    format: clientTable,
     run: (registry, values) =>
       registry.call('GET', '/registry/clients', { query: { account: text(values.account), limit: text(values.limit), cursor: text(values.cursor) } }),
   },
-  get: { options: {}, positionals: 1, run: (registry, _values, [id]) => registry.call('GET', clientPath(id)) },
-  update: { options: { ...FIELD_OPTIONS, ...VERSION_OPTION }, positionals: 1, run: update },
-  disable: { options: VERSION_OPTION, positionals: 1, run: (registry, values, [id]) => statusChange(registry, values, id, 'disable') },
-  enable: { options: VERSION_OPTION, positionals: 1, run: (registry, values, [id]) => statusChange(registry, values, id, 'enable') },
+  get: {
+    help: { summary: 'show one client, with the fingerprint of each of its keys', usage: 'clients get CLIENT_ID [--json]', flags: FLAG_HELP, arguments: CLIENT_ID_ARG, examples: ['clients get c_...'] },
+    options: {},
+    positionals: 1,
+    format: clientSummary,
+    run: (registry, _values, [id]) => registry.call('GET', clientPath(id)),
+  },
+  update: {
+    help: {
+      summary: "change a client's name, roles, networks or key (each repeatable flag replaces the whole list)",
+      usage: 'clients update CLIENT_ID [--name NAME] [--role ROLE...] [--network ADDR_OR_CIDR...] [--public-key FILE] [--version N]',
+      flags: FLAG_HELP,
+      arguments: CLIENT_ID_ARG,
+      examples: ['clients update c_... --network 203.0.113.0/24 --network 198.51.100.7'],
+    },
+    options: { ...FIELD_OPTIONS, ...VERSION_OPTION },
+    positionals: 1,
+    format: clientSummary,
+    run: update,
+  },
+  disable: {
+    help: { summary: 'refuse every request of a client (client_disabled) until it is enabled again', usage: 'clients disable CLIENT_ID [--version N]', flags: FLAG_HELP, arguments: CLIENT_ID_ARG, examples: ['clients disable c_...'] },
+    options: VERSION_OPTION,
+    positionals: 1,
+    format: clientSummary,
+    run: (registry, values, [id]) => statusChange(registry, values, id, 'disable'),
+  },
+  enable: {
+    help: { summary: 'accept a disabled client again', usage: 'clients enable CLIENT_ID [--version N]', flags: FLAG_HELP, arguments: CLIENT_ID_ARG, examples: ['clients enable c_...'] },
+    options: VERSION_OPTION,
+    positionals: 1,
+    format: clientSummary,
+    run: (registry, values, [id]) => statusChange(registry, values, id, 'enable'),
+  },
   find: {
+    help: {
+      summary: 'find the client holding a public key or a key fingerprint',
+      usage: 'clients find (--public-key FILE | --fingerprint FP) [--account ACCOUNT_ID] [--json]',
+      flags: FLAG_HELP,
+      examples: ['clients find --public-key acme/public.pem', 'clients find --fingerprint lLLBAficwm02Qarn8AAKRR8YJA0E5NXbGEI-EwxM5Tw'],
+    },
     options: { 'public-key': { type: 'string' }, fingerprint: { type: 'string' }, ...ACCOUNT_OPTION },
     positionals: 0,
+    format: clientTable,
     run: (registry, values) => {
       const publicKey = text(values['public-key']);
       const fingerprint = text(values.fingerprint);
       if ((publicKey === undefined) === (fingerprint === undefined)) throw new UsageError('give --public-key FILE or --fingerprint FP');
       const account = text(values.account);
-      return registry.call('GET', '/registry/clients', { query: { ...(publicKey !== undefined ? { publicKey: readText(publicKey) } : { fingerprint }), account } });
+      return registry.call('GET', '/registry/clients', { query: { ...(publicKey !== undefined ? { publicKey: readPublicKeyFile(publicKey) } : { fingerprint }), account } });
     },
   },
-  failures: { options: {}, positionals: 1, run: (registry, _values, [id]) => registry.call('GET', clientPath(id, '/auth-failures')) },
+  failures: {
+    help: {
+      summary: 'why a client was refused lately: time, code, request, source address (the only way to see the reason behind a deployed HTTP API)',
+      usage: 'clients failures CLIENT_ID [--json]',
+      flags: FLAG_HELP,
+      arguments: CLIENT_ID_ARG,
+      examples: ['clients failures c_...'],
+    },
+    options: {},
+    positionals: 1,
+    format: failureTable,
+    run: (registry, _values, [id]) => registry.call('GET', clientPath(id, '/auth-failures')),
+  },
 };
 
 /** The subcommand names, for usage lines. */
 export const CLIENTS_SUBCOMMANDS = Object.keys(SUBCOMMANDS);
 
-/** @public The command, called by bin/signet.ts through its module. */
+/** `signet help clients [subcommand]`. */
+export const HELP: GroupHelp = {
+  summary: "the registry's clients: create, list, show, edit, disable, find, and read refusals",
+  subcommands: Object.fromEntries(Object.entries(SUBCOMMANDS).map(([name, sub]) => [name, subcommandHelp(sub)])),
+};
+
+/** A subcommand's help lists exactly the flags it parses (its own and the registry's). */
+function subcommandHelp(sub: Subcommand): CommandHelp {
+  const options = { ...sub.options, ...REGISTRY_OPTIONS };
+  return { ...sub.help, options, flags: Object.fromEntries(Object.keys(options).map((key) => [key, sub.help.flags[key]])) };
+}
+
 export async function run(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   const sub = name === undefined ? undefined : SUBCOMMANDS[name];
   if (sub === undefined) throw new UsageError(`choose one of: ${CLIENTS_SUBCOMMANDS.join(', ')}`);
-  const { values, positionals } = parse(rest, { ...REGISTRY_OPTIONS, ...sub.options });
+  const { values, positionals } = parse(rest, { ...sub.options, ...REGISTRY_OPTIONS });
   if (positionals.length !== sub.positionals) {
     throw new UsageError(sub.positionals === 1 ? `clients ${name} takes one CLIENT_ID` : `clients ${name} takes no positional argument`);
   }
   const registry = RegistryClient.fromOptions(values);
-  return runRegistryCommand(() => sub.run(registry, values, positionals));
+  return runRegistryCommand(() => sub.run(registry, values, positionals), { json: values.json === true, format: sub.format });
 }
 
 async function create(registry: RegistryClient, values: Record<string, unknown>): Promise<RegistryAnswer> {
@@ -101,7 +202,7 @@ async function create(registry: RegistryClient, values: Record<string, unknown>)
   if (out !== undefined && hasClientKey(out)) throw new UsageError(`${out} already holds a private key; choose an empty directory`);
 
   const generated = out !== undefined ? generateRsaKeyPair() : undefined;
-  const publicKey = generated !== undefined ? spkiPemOf(generated.publicKey) : readText(publicKeyFile as string);
+  const publicKey = generated !== undefined ? spkiPemOf(generated.publicKey) : readPublicKeyFile(publicKeyFile as string);
   const accountId = text(values.account);
   const answer = await registry.call('POST', '/registry/clients', { body: { name, networkWhitelist, publicKey, roles, ...(accountId !== undefined ? { accountId } : {}) } });
   const clientId = (answer.body as { clientId?: unknown } | undefined)?.clientId;
@@ -119,7 +220,7 @@ async function update(registry: RegistryClient, values: Record<string, unknown>,
   if (values.role !== undefined) changes.roles = list(values.role);
   if (values.network !== undefined) changes.networkWhitelist = list(values.network);
   const publicKeyFile = text(values['public-key']);
-  if (publicKeyFile !== undefined) changes.publicKey = readText(publicKeyFile);
+  if (publicKeyFile !== undefined) changes.publicKey = readPublicKeyFile(publicKeyFile);
   if (Object.keys(changes).length === 0) throw new UsageError('nothing to change: give --name, --role, --network or --public-key');
   const version = versionOf(values) ?? (await registry.currentVersion(id));
   return registry.call('PATCH', clientPath(id), { body: { version, ...changes } });

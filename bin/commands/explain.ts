@@ -1,197 +1,351 @@
 /**
  * `signet explain`: takes the same inputs as `signet verify`, walks the troubleshooting
- * checklist item by item, prints the signature base the verifier expected, and recognises the
- * classic signer mistakes: URL signed without its query string, method not upper-cased, CRLF
- * line breaks (or a trailing newline), a digest over another serialisation of the body, a
- * private key where the public key belongs, a keyid that is not the clientId.
+ * checklist item by item, and names the exact mistake when the signature does not verify.
+ *
+ * RSASSA-PKCS1-v1_5 is recoverable: the registered PUBLIC key applied to the signature
+ * (crypto.publicDecrypt with RSA_PKCS1_PADDING) yields the DigestInfo the signer signed.
+ * - no valid PKCS#1 v1.5 block, or a signature of another length: the signer used another key;
+ * - a valid SHA-256 DigestInfo whose digest is not the SHA-256 of the verifier's base: the key is
+ *   right and the base differs. The known signer mistakes (./signer-variants.ts) are tried, and
+ *   the one whose base hashes to the recovered digest is named; if none does, it says so and
+ *   prints the verifier's base.
+ * When an early check fails (clock_skew, digest_required, ...), the later checks still run on a
+ * relaxed policy, so every finding is reported, not only the first.
  *
  * Every check runs through the core (parse, base, verify); this file only varies the inputs.
  */
-import { checkContentDigest, computeContentDigest, parseContentDigest } from '../../lambda/core/content-digest';
+import { KeyObject, constants, createHash, publicDecrypt } from 'node:crypto';
+import { checkContentDigest } from '../../lambda/core/content-digest';
 import { SignetError, isSignetError } from '../../lambda/core/errors';
-import { PublicKeyInfo, importPublicKey, looksLikePrivateKey } from '../../lambda/core/keys';
+import { importPublicKey, looksLikePrivateKey } from '../../lambda/core/keys';
 import { buildSignatureBase } from '../../lambda/core/signature-base';
+import { SignatureInput, readSignatureInput, readSignatureValue } from '../../lambda/core/signature-params';
 import { SignedRequest } from '../../lambda/core/types';
-import { ParsedSignature, VerificationKey, defaultVerifyPolicy, parseRequestSignature, verifyParsedSignature } from '../../lambda/core/verify';
-import { ReceivedRequest, readReceivedRequest } from './request-inputs';
+import { VerificationKey, VerifyPolicy, defaultVerifyPolicy, parseRequestSignature, verifyParsedSignature } from '../../lambda/core/verify';
+import { CommandHelp } from './help';
+import { RECEIVED_REQUEST_FLAGS, RECEIVED_REQUEST_OPTIONS, readReceivedRequest } from './request-inputs';
+import { bodyVariants, signerVariants } from './signer-variants';
+
+export const HELP: CommandHelp = {
+  summary: 'walk the troubleshooting checklist for a refused request and name the exact signer mistake',
+  usage: "explain --public-key FILE... --method M --url URL -H 'Name: value'... [--data STR | --data-file FILE] [--client-id ID] [--now UNIX] [--allow-legacy]",
+  options: RECEIVED_REQUEST_OPTIONS,
+  flags: RECEIVED_REQUEST_FLAGS,
+  notes: [
+    'Give the request exactly as the verifier received it (method, full URL, headers, body) and the public key the registry holds. ' +
+      'The public key recovers the digest the signer signed: explain tells a wrong key from a right key over another base, and names the mistake ' +
+      '(URL without its query, lower-case method, another body serialisation, CRLF or %n line ends, a missing date, another host or scheme, a stage prefix...). ' +
+      '`signet request --verbose` runs it for you on a refusal.',
+  ],
+  examples: [
+    "explain --public-key acme/public.pem --client-id c_... --method POST --url 'https://api.example.com/api/echo?x=1' --data-file body.json -H 'Content-Digest: sha-256=:...:' -H 'Date: ...' -H 'Signature-Input: sig=...' -H 'Signature: sig=:...:'",
+  ],
+};
+
+/** A key the registry holds for the client, for the diagnosis. */
+export interface DiagnosisKey {
+  readonly fingerprint: string;
+  readonly key: KeyObject;
+}
+
+/** What `explain` needs: the request as received, the registered keys, the policy. */
+export interface ExplainInput {
+  readonly request: SignedRequest;
+  readonly body?: Buffer;
+  readonly policy: VerifyPolicy;
+  readonly clientId?: string;
+  /** The keys registered for the client (none: the key checks are skipped). */
+  readonly keys: readonly DiagnosisKey[];
+}
+
+/** The outcome. */
+export interface Explanation {
+  readonly valid: boolean;
+  /** Every check that failed, in order. */
+  readonly failures: readonly SignetError[];
+  /** The mistakes recognised, as sentences. */
+  readonly findings: readonly string[];
+  /** The variant ids whose base the signature matched (see signer-variants.ts), and `wrong-key`. */
+  readonly diagnoses: readonly string[];
+  /** The base the verifier built, when the headers allowed building one. */
+  readonly expectedBase?: string;
+}
 
 type Outcome = 'ok' | 'FAIL' | 'skip';
 
+/** Collects the checklist as it is walked, printing each item. */
 class Checklist {
   private n = 0;
+  readonly failures: SignetError[] = [];
   readonly findings: string[] = [];
-  firstFailure?: SignetError;
+  readonly diagnoses: string[] = [];
+
+  constructor(private readonly print: (line: string) => void) {}
 
   item(outcome: Outcome, text: string): void {
     this.n += 1;
-    console.log(` [${outcome.padEnd(4)}] ${String(this.n).padStart(2)}. ${text}`);
+    this.print(` [${outcome.padEnd(4)}] ${String(this.n).padStart(2)}. ${text}`);
   }
 
-  fail(text: string, error?: unknown): void {
-    if (isSignetError(error)) this.firstFailure ??= error;
-    this.item('FAIL', isSignetError(error) ? `${text}: ${error.code}: ${error.message}` : text);
+  fail(text: string, error: SignetError): void {
+    this.failures.push(error);
+    this.item('FAIL', `${text}: ${error.code}: ${error.message}`);
   }
 
-  found(mistake: string): void {
-    this.findings.push(mistake);
+  found(finding: string, diagnosis?: string): void {
+    this.findings.push(finding);
+    if (diagnosis !== undefined) this.diagnoses.push(diagnosis);
   }
 }
 
-/** @public The command, called by bin/signet.ts through its module. */
-export async function run(argv: string[]): Promise<number> {
-  const input = readReceivedRequest(argv);
-  const { request } = input;
-  const list = new Checklist();
-  console.log('signet explain: troubleshooting checklist');
+/** Walks the checklist for `input`, printing each item through `print`. */
+export function explainRequest(input: ExplainInput, print: (line: string) => void): Explanation {
+  const list = new Checklist(print);
+  print('signet explain: troubleshooting checklist');
+  if (input.keys.length === 0) list.item('skip', 'The public key (none given)');
+  for (const key of input.keys) list.item('ok', `The public key is RSA-${key.key.asymmetricKeyDetails?.modulusLength ?? '?'} (fingerprint ${key.fingerprint})`);
 
-  const key = checkPublicKey(input, list);
-  const parsed = checkSignatureHeaders(input, list);
-  if (parsed !== undefined) {
-    checkKeyId(parsed, input, list);
-    checkBody(parsed, input, list);
-    if (key !== undefined) checkSignature(parsed, request, key, list);
-    console.log('\nExpected signature base (what the signature must be computed over; LF line breaks, no final LF):');
-    console.log('-----');
-    console.log(parsed.bases[0]);
-    console.log('-----');
+  const policy = checkSignatureHeaders(input, list);
+  const signature = readSignature(input.request, input.policy, list);
+  if (signature !== undefined) {
+    checkKeyId(signature.input, input, list);
+    checkBody(input, list);
+    if (input.keys.length > 0) checkSignature(signature, input, policy, list);
   }
 
-  console.log('');
-  if (list.findings.length > 0) {
-    for (const finding of list.findings) console.log(`found: ${finding}`);
-  } else if (list.firstFailure !== undefined) {
-    console.log('found: no classic signer mistake recognised; see the failed item above.');
+  if (signature !== undefined) {
+    print('');
+    print("The verifier's signature base (what the signature must be computed over; LF line breaks, no final LF):");
+    print('-----');
+    print(signature.base);
+    print('-----');
   }
-  if (list.firstFailure === undefined && key !== undefined && parsed !== undefined) {
-    console.log('result: valid');
-    return 0;
-  }
-  const failure = list.firstFailure;
-  console.log(failure ? `result: invalid: ${failure.code}: ${failure.message}` : 'result: invalid');
-  return 1;
+  print('');
+  for (const finding of list.findings) print(`found: ${finding}`);
+  if (list.findings.length === 0 && list.failures.length > 0) print('found: no classic signer mistake recognised; see the failed items above.');
+  const valid = list.failures.length === 0 && input.keys.length > 0 && signature !== undefined;
+  if (valid) print('result: valid');
+  else if (list.failures.length > 0) print(`result: invalid: ${list.failures.map((f) => f.code).join(', ')}`);
+  else print('result: not checked (no usable public key)');
+  return { valid, failures: list.failures, findings: list.findings, diagnoses: list.diagnoses, expectedBase: signature?.base };
 }
 
-function checkPublicKey(input: ReceivedRequest, list: Checklist): VerificationKey | undefined {
-  if (looksLikePrivateKey(input.publicKeyText)) {
-    list.fail('The --public-key file holds a PRIVATE key', new SignetError('private_key_submitted', 'Give the public half (public.pem). Treat this private key as exposed if it was shared.'));
-    list.found('a private key where the public key belongs: use public.pem, and treat that private key as exposed if it was sent anywhere');
-    return undefined;
-  }
-  try {
-    const info: PublicKeyInfo = importPublicKey(input.publicKeyText);
-    list.item('ok', `The public key is RSA-${info.bits} (fingerprint ${info.fingerprint})`);
-    return { fingerprint: info.fingerprint, key: info.key };
-  } catch (error) {
-    list.fail('The public key could not be read', error);
-    return undefined;
-  }
-}
-
-/** Runs the key-independent checks; on a time failure, re-parses at the signing time so the signature can still be examined. */
-function checkSignatureHeaders(input: ReceivedRequest, list: Checklist): ParsedSignature | undefined {
-  try {
-    const parsed = parseRequestSignature(input.request, input.policy);
-    list.item('ok', `Signature-Input and Signature parse; label "sig", alg, keyid ${JSON.stringify(parsed.keyId)}, created ${parsed.created}, Date, covered ${parsed.covered.join(' ')}`);
-    return parsed;
-  } catch (error) {
-    list.fail('Signature headers and freshness', error);
-    if (!isSignetError(error) || !['expired', 'clock_skew'].includes(error.code)) return undefined;
+/**
+ * The key-independent checks, run again on a relaxed policy after each failure so that every
+ * failing check is reported. @returns the policy the signature is then checked under
+ */
+function checkSignatureHeaders(input: ExplainInput, list: Checklist): VerifyPolicy {
+  let policy = input.policy;
+  let request = input.request;
+  const relaxed = new Set<string>();
+  for (let attempt = 0; attempt < 8; attempt++) {
     try {
-      const created = Number(/;created=(\d+)/.exec(input.request.headers['signature-input'] ?? '')?.[1]);
-      return parseRequestSignature(input.request, defaultVerifyPolicy({ ...input.policy, nowS: () => created, maxSkewS: Number.MAX_SAFE_INTEGER }));
-    } catch {
-      return undefined;
+      const parsed = parseRequestSignature(request, policy);
+      if (attempt === 0) {
+        list.item('ok', `Signature-Input and Signature parse; label "${parsed.label}", alg, keyid ${JSON.stringify(parsed.keyId)}, created ${parsed.created}, date in the window, covered ${parsed.covered.join(' ')}`);
+      }
+      return policy;
+    } catch (error) {
+      if (!isSignetError(error)) throw error;
+      list.fail(CHECK_TITLES[error.code] ?? 'Signature headers', error);
+      const next = relax(error, policy, request, relaxed);
+      if (next === undefined) return policy;
+      ({ policy, request } = next);
     }
   }
+  return policy;
 }
 
-function checkKeyId(parsed: ParsedSignature, input: ReceivedRequest, list: Checklist): void {
-  if (input.clientId === undefined) {
+const CHECK_TITLES: Partial<Record<string, string>> = {
+  expired: 'Freshness (created, expires, Date)',
+  clock_skew: "The signer's clock (created, Date)",
+  missing_component: 'Required components covered (@method, @target-uri, date)',
+  digest_required: 'A body is covered by content-digest',
+  malformed_digest: 'Content-Digest parses',
+  missing_date: 'The Date header is sent',
+  malformed_date: 'The Date header is an IMF-fixdate',
+  absent_component: 'Every covered component is in the request',
+};
+
+/** The policy (or request) under which the next check can run despite `error`, or undefined. */
+function relax(error: SignetError, policy: VerifyPolicy, request: SignedRequest, done: Set<string>): { policy: VerifyPolicy; request: SignedRequest } | undefined {
+  const once = (what: string): boolean => !done.has(what) && done.add(what) !== undefined;
+  switch (error.code) {
+    case 'expired':
+    case 'clock_skew': {
+      if (!once('time')) return undefined;
+      const created = Number(/;created=(\d+)/.exec(request.headers['signature-input'] ?? '')?.[1]);
+      if (!Number.isSafeInteger(created)) return undefined;
+      return { policy: defaultVerifyPolicy({ ...policy, nowS: () => created, maxAgeS: Number.MAX_SAFE_INTEGER, maxSkewS: Number.MAX_SAFE_INTEGER }), request };
+    }
+    case 'missing_component':
+      return once('coverage') ? { policy: defaultVerifyPolicy({ ...policy, allowLegacy: true, requiredComponents: [] }), request } : undefined;
+    case 'digest_required':
+      return once('body') ? { policy, request: { ...request, hasBody: false } } : undefined;
+    case 'malformed_digest':
+      return once('digest') ? { policy: defaultVerifyPolicy({ ...policy, requireSha256Digest: false }), request } : undefined;
+    default:
+      return undefined;
+  }
+}
+
+interface ReadSignature {
+  readonly input: SignatureInput;
+  readonly value: Buffer;
+  readonly base: string;
+}
+
+/** The signature, its input and the verifier's base, read with the core even when a policy check failed. */
+function readSignature(request: SignedRequest, policy: VerifyPolicy, list: Checklist): ReadSignature | undefined {
+  const inputField = request.headers['signature-input'];
+  const signatureField = request.headers.signature;
+  if (inputField === undefined || signatureField === undefined) return undefined;
+  try {
+    const input = readSignatureInput(inputField, policy.label);
+    const value = readSignatureValue(signatureField, policy.label);
+    return { input, value, base: buildSignatureBase(request, input.covered, input.signatureParams) };
+  } catch (error) {
+    if (!isSignetError(error)) throw error;
+    if (!list.failures.some((f) => f.code === error.code)) list.fail('The signature base can be built', error);
+    return undefined;
+  }
+}
+
+function checkKeyId(input: SignatureInput, explain: ExplainInput, list: Checklist): void {
+  if (explain.clientId === undefined) {
     list.item('skip', 'keyid is the clientId (give --client-id to check)');
-  } else if (parsed.keyId === input.clientId) {
+  } else if (input.keyid === explain.clientId) {
     list.item('ok', 'keyid is the clientId');
   } else {
-    list.fail(`keyid ${JSON.stringify(parsed.keyId)} is not the clientId ${JSON.stringify(input.clientId)}`, new SignetError('unknown_client', 'Put your clientId in keyid.'));
+    list.fail(`keyid ${JSON.stringify(input.keyid)} is not the clientId ${JSON.stringify(explain.clientId)}`, new SignetError('unknown_client', 'Put your clientId in keyid.'));
     list.found('a keyid that is not the clientId: keyid must be exactly the clientId the registry gave you');
   }
 }
 
-function checkBody(parsed: ParsedSignature, input: ReceivedRequest, list: Checklist): void {
-  if (input.body === undefined || input.body.length === 0) {
-    list.item('skip', 'Content-Digest matches the body (no body given)');
+function checkBody(input: ExplainInput, list: Checklist): void {
+  const digest = input.request.headers['content-digest'];
+  if (input.body === undefined) {
+    list.item('skip', `Content-Digest matches the body (${digest === undefined ? 'no body given' : 'no body given: give --data or --data-file to check it'})`);
+    return;
+  }
+  if (digest === undefined) {
+    if (input.body.length > 0) list.item('skip', 'Content-Digest matches the body (the request has no Content-Digest)');
     return;
   }
   try {
-    checkContentDigest(parsed.contentDigest, input.body);
+    checkContentDigest(digest, input.body);
     list.item('ok', 'Content-Digest matches the body');
   } catch (error) {
+    if (!isSignetError(error)) throw error;
     list.fail('Content-Digest matches the body', error);
-    const signed = parsed.contentDigest === undefined ? undefined : safeSha256(parsed.contentDigest);
-    const variant = signed === undefined ? undefined : bodyVariants(input.body.toString('utf8')).find(([, text]) => computeContentDigest(text) === `sha-256=:${signed}:`);
-    if (variant !== undefined) list.found(`a digest computed over a different serialisation of the body (${variant[0]}): hash the exact bytes you send`);
+    const variant = bodyVariants(input.body.toString('utf8')).find(([, text]) => {
+      try {
+        checkContentDigest(digest, Buffer.from(text, 'utf8'));
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    if (variant !== undefined) list.found(`the Content-Digest was computed over the body ${variant[0]}, not over the exact bytes sent: hash the bytes you send`, 'digest-over-other-body');
   }
 }
 
-function checkSignature(parsed: ParsedSignature, request: SignedRequest, key: VerificationKey, list: Checklist): void {
-  const policy = defaultVerifyPolicy({ nowS: () => parsed.created });
+/** The DigestInfo prefixes (RFC 8017 §9.2 note 1) of the hashes a signer may use by mistake. */
+const DIGEST_INFO_PREFIXES: ReadonlyArray<readonly [string, Buffer]> = [
+  ['SHA-256', Buffer.from('3031300d060960864801650304020105000420', 'hex')],
+  ['SHA-1', Buffer.from('3021300906052b0e03021a05000414', 'hex')],
+  ['SHA-384', Buffer.from('3041300d060960864801650304020205000430', 'hex')],
+  ['SHA-512', Buffer.from('3051300d060960864801650304020305000440', 'hex')],
+];
+
+/** What a public key recovers from a signature: the hash and digest it signed, or nothing valid. */
+export function recoverDigest(signature: Buffer, key: KeyObject): { hash: string; digest: Buffer } | undefined {
+  if (signature.length !== Math.ceil((key.asymmetricKeyDetails?.modulusLength ?? 0) / 8)) return undefined;
+  let block: Buffer;
   try {
-    verifyParsedSignature(parsed, [key], policy);
-    list.item('ok', 'The signature verifies over the expected base with this key');
+    block = publicDecrypt({ key, padding: constants.RSA_PKCS1_PADDING }, signature);
+  } catch {
+    return undefined; // not a PKCS#1 v1.5 type-1 block under this key
+  }
+  for (const [hash, prefix] of DIGEST_INFO_PREFIXES) {
+    if (block.length > prefix.length && block.subarray(0, prefix.length).equals(prefix) && block.length - prefix.length === prefix[prefix.length - 1]) {
+      return { hash, digest: block.subarray(prefix.length) };
+    }
+  }
+  return undefined;
+}
+
+function checkSignature(signature: ReadSignature, input: ExplainInput, policy: VerifyPolicy, list: Checklist): void {
+  const keys: VerificationKey[] = input.keys.map((k) => ({ fingerprint: k.fingerprint, key: k.key }));
+  const parsedForVerify = {
+    keyId: signature.input.keyid ?? '',
+    created: signature.input.created ?? 0,
+    label: signature.input.label,
+    covered: signature.input.covered.map((c) => c.serialized),
+    signature: signature.value,
+    bases: [signature.base],
+    input: signature.input,
+  };
+  try {
+    const { fingerprint } = verifyParsedSignature(parsedForVerify, keys, defaultVerifyPolicy({ ...policy, nowS: () => parsedForVerify.created }));
+    list.item('ok', `The signature verifies over the verifier's base with key ${fingerprint}`);
     return;
   } catch (error) {
-    list.fail('The signature verifies over the expected base with this key', error);
+    if (!isSignetError(error)) throw error;
+    list.fail("The signature verifies over the verifier's base", error);
   }
-  const { covered, signatureParams } = parsed.input;
-  const base = (req: SignedRequest): string => buildSignatureBase(req, covered, signatureParams);
-  const url = new URL(request.targetUri);
-  const variants: Array<[string, () => string]> = [
-    ['the URL was signed without its query string', () => base({ ...request, targetUri: request.targetUri.split('?')[0] })],
-    ['the method was not upper-cased when signing', () => base({ ...request, method: request.method.toLowerCase() })],
-    ['the method was upper-cased when signing but sent otherwise', () => base({ ...request, method: request.method.toUpperCase() })],
-    ['CRLF line breaks in the signature base (use LF)', () => parsed.bases[0].replace(/\n/g, '\r\n')],
-    ['a trailing line break after the @signature-params line (there must be none)', () => `${parsed.bases[0]}\n`],
-    ['the URL was signed with another scheme (http vs https)', () => base({ ...request, targetUri: request.targetUri.replace(/^https?:/, url.protocol === 'https:' ? 'http:' : 'https:') })],
-    ['the URL was signed without the stage or base path', () => base({ ...request, targetUri: `${url.origin}${url.pathname.replace(/^\/[^/]+/, '')}${url.search}` })],
-  ];
-  for (const [mistake, make] of variants) {
-    let variantBase: string;
-    try {
-      variantBase = make();
-    } catch {
-      continue;
-    }
-    if (variantBase === parsed.bases[0]) continue;
-    try {
-      verifyParsedSignature({ ...parsed, bases: [variantBase] }, [key], policy);
-      list.found(mistake);
-      return;
-    } catch {
-      // not this mistake
-    }
+
+  const client = signature.input.keyid ?? input.clientId ?? 'this client';
+  const fingerprints = input.keys.map((k) => k.fingerprint).join(', ');
+  const recovered = input.keys.map((k) => ({ key: k, found: recoverDigest(signature.value, k.key) })).find((r) => r.found !== undefined);
+  if (recovered === undefined) {
+    list.item('FAIL', `The signature was made by a registered key: no key given recovers a valid PKCS#1 v1.5 SHA-256 block from it`);
+    list.found(
+      `wrong key: this signature was not made by any key registered for ${client} (fingerprints ${fingerprints}); the signer used another key ` +
+        `(or RSA-PSS instead of PKCS#1 v1.5). Sign with the private key whose public half is registered, or register the signer's public key (\`signet keys add ${client} --public-key FILE\`).`,
+      'wrong-key',
+    );
+    return;
+  }
+  const { hash, digest } = recovered.found!;
+  if (hash !== 'SHA-256') {
+    list.item('FAIL', `The signature uses SHA-256: key ${recovered.key.fingerprint} made it, but over a ${hash} digest`);
+    list.found(`the signer hashed the base with ${hash}; alg "rsa-v1_5-sha256" means SHA-256 (e.g. SHA256withRSA, crypto.sign('sha256', ...))`, 'other-hash');
+    return;
+  }
+  list.item('ok', `The signature was made by registered key ${recovered.key.fingerprint} (a valid SHA-256 PKCS#1 v1.5 block): the key is right, the signed base differs`);
+  const match = signerVariants(input.request, signature.input, input.body).find((v) => createHash('sha256').update(v.base, 'utf8').digest().equals(digest));
+  if (match !== undefined) {
+    list.found(`same key, different base: ${match.mistake}`, match.id);
+  } else {
+    list.found(
+      `same key, different base: the key is right (key ${recovered.key.fingerprint} signed a SHA-256 digest), but the signer's base is not the verifier's and matches none of the known mistakes. ` +
+        "Compare the signer's base with the verifier's base below byte for byte (method, URL, header values, line ends).",
+      'unknown-base',
+    );
   }
 }
 
-function safeSha256(contentDigest: string): string | undefined {
-  try {
-    return parseContentDigest(contentDigest).get('sha-256')?.toString('base64');
-  } catch {
-    return undefined;
+export async function run(argv: string[]): Promise<number> {
+  const received = readReceivedRequest(argv);
+  const keys: DiagnosisKey[] = [];
+  for (const text of received.publicKeyTexts) {
+    if (looksLikePrivateKey(text)) {
+      console.log('signet explain: troubleshooting checklist');
+      console.log(' [FAIL]  1. A --public-key file holds a PRIVATE key');
+      console.log('found: a private key where the public key belongs: use public.pem, and treat that private key as exposed if it was sent anywhere');
+      console.log('result: invalid: private_key_submitted');
+      return 1;
+    }
+    try {
+      const info = importPublicKey(text);
+      keys.push({ fingerprint: info.fingerprint, key: info.key });
+    } catch (error) {
+      if (!isSignetError(error)) throw error;
+      console.error(`signet explain: a --public-key file cannot be used: ${error.code}: ${error.message}`);
+      return 1;
+    }
   }
-}
-
-function bodyVariants(body: string): Array<[string, string]> {
-  const variants: Array<[string, string]> = [
-    ['with a trailing newline', `${body}\n`],
-    ['without the trailing newline', body.replace(/\r?\n$/, '')],
-    ['with CRLF line breaks', body.replace(/\r?\n/g, '\r\n')],
-    ['with LF line breaks', body.replace(/\r\n/g, '\n')],
-  ];
-  try {
-    const json: unknown = JSON.parse(body);
-    variants.push(['compact JSON', JSON.stringify(json)], ['JSON indented by 2', JSON.stringify(json, null, 2)], ['JSON indented by 4', JSON.stringify(json, null, 4)]);
-    variants.push(['JSON with a space after : and ,', JSON.stringify(json).replace(/([:,])(?=(?:[^"\\]|\\.|"(?:[^"\\]|\\.)*")*$)/g, '$1 ')]);
-  } catch {
-    // not JSON
-  }
-  return variants.filter(([, text]) => text !== body);
+  const result = explainRequest({ request: received.request, body: received.body, policy: received.policy, clientId: received.clientId, keys }, (line) => console.log(line));
+  return result.valid ? 0 : 1;
 }

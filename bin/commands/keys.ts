@@ -9,44 +9,82 @@
  * `expiring` lists keys added more than N days ago (default 90, the rotation interval): the
  * partner-held keys that are not rotated through Secrets Manager and are due for a rollover.
  */
-import { Options, UsageError, parse, readText } from './args';
-import { REGISTRY_OPTIONS, RegistryAnswer, RegistryClient, clientPath, runRegistryCommand, versionOf } from './registry-client';
+import { Options, UsageError, parse, readPublicKeyFile } from './args';
+import { CommandHelp, GroupHelp } from './help';
+import { REGISTRY_FLAGS, REGISTRY_OPTIONS, RegistryAnswer, RegistryClient, clientPath, runRegistryCommand, versionOf } from './registry-client';
+import { Formatter, clientSummary, expiringTable } from './registry-output';
 
 interface Subcommand {
+  readonly help: Omit<CommandHelp, 'options'>;
   readonly options: Options;
   readonly positionals: number;
   readonly usage: string;
+  readonly format: Formatter;
   readonly run: (registry: RegistryClient, values: Record<string, unknown>, args: string[]) => Promise<RegistryAnswer>;
 }
 
+const VERSION_FLAG = { version: { meaning: 'the record version you read (optimistic concurrency)', value: 'N', default: 'none: the change applies to the current record' } };
+const PAGE_FLAGS = {
+  limit: { meaning: 'at most this many per page', value: 'N', default: "the registry's page size" },
+  cursor: { meaning: 'the next page: the cursor the previous page printed', value: 'CURSOR' },
+};
+
 const SUBCOMMANDS: Record<string, Subcommand> = {
   add: {
+    help: {
+      summary: 'add a public key to a client (rollover: old and new keys both verify until you remove the old one)',
+      usage: 'keys add CLIENT_ID --public-key FILE [--not-after ISO-8601] [--version N]',
+      arguments: { CLIENT_ID: 'the client to add the key to' },
+      flags: {
+        'public-key': { meaning: 'the new PUBLIC key file (public.pem); a private key is refused before anything is sent', value: 'FILE' },
+        'not-after': { meaning: 'the instant after which this key stops verifying', value: 'ISO-8601', default: 'never' },
+        ...VERSION_FLAG,
+        ...REGISTRY_FLAGS,
+      },
+      examples: ['keys add c_... --public-key acme/next.pem', 'keys add c_... --public-key acme/next.pem --not-after 2027-03-01T00:00:00Z'],
+    },
     options: { 'public-key': { type: 'string' }, 'not-after': { type: 'string' }, version: { type: 'string' } },
     positionals: 1,
     usage: 'keys add takes one CLIENT_ID',
+    format: clientSummary,
     run: (registry, values, [id]) => {
       const file = values['public-key'];
       if (typeof file !== 'string' || file === '') throw new UsageError('--public-key FILE is required');
       const notAfter = typeof values['not-after'] === 'string' ? values['not-after'] : undefined;
       const version = versionOf(values);
       return registry.call('POST', clientPath(id, '/keys'), {
-        body: { publicKey: readText(file), ...(notAfter !== undefined ? { notAfter } : {}), ...(version !== undefined ? { version } : {}) },
+        body: { publicKey: readPublicKeyFile(file), ...(notAfter !== undefined ? { notAfter } : {}), ...(version !== undefined ? { version } : {}) },
       });
     },
   },
   remove: {
+    help: {
+      summary: "remove a client's key by fingerprint (never its last active key: add the new one first)",
+      usage: 'keys remove CLIENT_ID FINGERPRINT [--version N]',
+      arguments: { CLIENT_ID: 'the client', FINGERPRINT: 'the key to remove, as `signet clients get CLIENT_ID` shows it' },
+      flags: { ...VERSION_FLAG, ...REGISTRY_FLAGS },
+      examples: ['keys remove c_... lLLBAficwm02Qarn8AAKRR8YJA0E5NXbGEI-EwxM5Tw'],
+    },
     options: { version: { type: 'string' } },
     positionals: 2,
     usage: 'keys remove takes CLIENT_ID FINGERPRINT',
+    format: clientSummary,
     run: (registry, values, [id, fingerprint]) => {
       const version = versionOf(values);
       return registry.call('DELETE', clientPath(id, `/keys/${encodeURIComponent(fingerprint)}`), version === undefined ? {} : { body: { version } });
     },
   },
   expiring: {
+    help: {
+      summary: 'keys added more than N days ago: the partner-held keys due for a rollover',
+      usage: 'keys expiring [--older-than-days N] [--limit N] [--cursor CURSOR] [--json]',
+      flags: { 'older-than-days': { meaning: 'list keys added more than this many days ago', value: 'N', default: '90, the rotation interval' }, ...PAGE_FLAGS, ...REGISTRY_FLAGS },
+      examples: ['keys expiring', 'keys expiring --older-than-days 60 --json'],
+    },
     options: { 'older-than-days': { type: 'string' }, limit: { type: 'string' }, cursor: { type: 'string' } },
     positionals: 0,
     usage: 'keys expiring takes no positional argument',
+    format: expiringTable,
     run: (registry, values) =>
       registry.call('GET', '/registry/keys/expiring', {
         query: { olderThanDays: str(values['older-than-days']), limit: str(values.limit), cursor: str(values.cursor) },
@@ -57,15 +95,20 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
 /** The subcommand names, for usage lines. */
 export const KEYS_SUBCOMMANDS = Object.keys(SUBCOMMANDS);
 
-/** @public The command, called by bin/signet.ts through its module. */
+/** `signet help keys [subcommand]`. */
+export const HELP: GroupHelp = {
+  summary: "key rollover on the registry, and the keys due for rotation",
+  subcommands: Object.fromEntries(Object.entries(SUBCOMMANDS).map(([name, sub]) => [name, { ...sub.help, options: { ...sub.options, ...REGISTRY_OPTIONS } }])),
+};
+
 export async function run(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   const sub = name === undefined ? undefined : SUBCOMMANDS[name];
   if (sub === undefined) throw new UsageError(`choose one of: ${KEYS_SUBCOMMANDS.join(', ')}`);
-  const { values, positionals } = parse(rest, { ...REGISTRY_OPTIONS, ...sub.options });
+  const { values, positionals } = parse(rest, { ...sub.options, ...REGISTRY_OPTIONS });
   if (positionals.length !== sub.positionals) throw new UsageError(sub.usage);
   const registry = RegistryClient.fromOptions(values);
-  return runRegistryCommand(() => sub.run(registry, values, positionals));
+  return runRegistryCommand(() => sub.run(registry, values, positionals), { json: values.json === true, format: sub.format });
 }
 
 function str(value: unknown): string | undefined {

@@ -7,18 +7,31 @@
  * - `--admin DIR`: a client directory holding a `registry:admin` key and its clientId.
  *   @default `$SIGNET_HOME/admin`, written by `npm start`
  *
- * Answers are printed as JSON on stdout (exit 0); a refusal prints `HTTP <status> <code>:
- * <message>` on stderr (exit 1).
+ * Answers are printed for a person on stdout (a table or a short summary, see
+ * ./registry-output.ts), or with `--json` as the registry's JSON answer (exit 0); a refusal prints
+ * `HTTP <status> <code>: <message>` on stderr (exit 1), with the CLI command beside any HTTP route
+ * the message names.
  */
 import { localEndpoint } from '../../local/signet-home';
 import { UsageError } from './args';
+import { FlagHelp } from './help';
+import { Formatter } from './registry-output';
+import { withCliCommands } from './route-commands';
 import { SigningIdentity, defaultClientDirs, signedCall, signingIdentity } from './signed-call';
 
 /** Options every registry command takes. */
 export const REGISTRY_OPTIONS = {
   endpoint: { type: 'string' },
   admin: { type: 'string' },
+  json: { type: 'boolean', default: false },
 } as const;
+
+/** Help for {@link REGISTRY_OPTIONS}. */
+export const REGISTRY_FLAGS: Readonly<Record<keyof typeof REGISTRY_OPTIONS, FlagHelp>> = {
+  endpoint: { meaning: "the API's base URL; for a deployed stack its ApiUrl output", value: 'URL', default: 'http://127.0.0.1:${PORT:-3000}, the local gateway' },
+  admin: { meaning: 'client directory of the admin that signs (private.pkcs8.b64 and client-id)', value: 'DIR', default: '$SIGNET_HOME/admin' },
+  json: { meaning: "print the registry's full JSON answer (stable, for scripts) instead of a table or summary" },
+};
 
 /** An answer of the registry, body parsed. */
 export interface RegistryAnswer {
@@ -105,10 +118,18 @@ export function clientPath(clientId: string, suffix = ''): string {
   return `/registry/clients/${encodeURIComponent(clientId)}${suffix}`;
 }
 
-/** Prints the answer (JSON on stdout, or the refusal on stderr) and returns the exit code. */
-export function printAnswer(answer: RegistryAnswer): number {
+/** How an answer is printed: `--json`, else `format` (JSON when there is none). */
+export interface PrintOptions {
+  readonly json?: boolean;
+  readonly format?: Formatter;
+}
+
+/** Prints the answer (stdout, or the refusal on stderr) and returns the exit code. */
+export function printAnswer(answer: RegistryAnswer, options: PrintOptions = {}): number {
   if (answer.status >= 200 && answer.status < 300) {
-    if (answer.body !== undefined) console.log(typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body, null, 2));
+    if (answer.body === undefined) return 0;
+    if (options.json !== true && options.format !== undefined) console.log(options.format(answer.body));
+    else console.log(typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body, null, 2));
     return 0;
   }
   console.error(refusalLine(answer));
@@ -116,11 +137,11 @@ export function printAnswer(answer: RegistryAnswer): number {
 }
 
 /** Runs a registry command body, printing a {@link RegistryRefusal} like any other refusal. */
-export async function runRegistryCommand(body: () => Promise<RegistryAnswer>): Promise<number> {
+export async function runRegistryCommand(body: () => Promise<RegistryAnswer>, options: PrintOptions = {}): Promise<number> {
   try {
-    return printAnswer(await body());
+    return printAnswer(await body(), options);
   } catch (error) {
-    if (error instanceof RegistryRefusal) return printAnswer(error.answer);
+    if (error instanceof RegistryRefusal) return printAnswer(error.answer, options);
     throw error;
   }
 }
@@ -128,7 +149,7 @@ export async function runRegistryCommand(body: () => Promise<RegistryAnswer>): P
 function refusalLine(answer: RegistryAnswer): string {
   const body = answer.body as { error?: unknown; message?: unknown } | undefined;
   if (typeof body === 'object' && body !== null && typeof body.error === 'string') {
-    return `HTTP ${answer.status} ${body.error}: ${typeof body.message === 'string' ? body.message : ''}`.trimEnd();
+    return `HTTP ${answer.status} ${body.error}: ${typeof body.message === 'string' ? withCliCommands(body.message) : ''}`.trimEnd();
   }
   if (typeof body === 'object' && body !== null && typeof body.message === 'string') {
     // A deployed HTTP API's own refusal ({"message":"Forbidden"}): the reason is in the auth-failure list.

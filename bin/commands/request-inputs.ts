@@ -1,10 +1,11 @@
 /** The inputs `signet verify` and `signet explain` share: a received request and a public key file. */
 import { SignedRequest } from '../../lambda/core/types';
 import { defaultVerifyPolicy, VerifyPolicy } from '../../lambda/core/verify';
-import { headerLines, optionalInt, parse, readBody, readText, required } from './args';
+import { UsageError, headerLines, optionalInt, parse, readBody, readText, required } from './args';
+import { FlagHelp } from './help';
 
 export const RECEIVED_REQUEST_OPTIONS = {
-  'public-key': { type: 'string' },
+  'public-key': { type: 'string', multiple: true },
   method: { type: 'string' },
   url: { type: 'string' },
   H: { type: 'string', short: 'H', multiple: true },
@@ -16,10 +17,31 @@ export const RECEIVED_REQUEST_OPTIONS = {
   'client-id': { type: 'string' },
 } as const;
 
+/** Help for {@link RECEIVED_REQUEST_OPTIONS}. */
+export const RECEIVED_REQUEST_FLAGS: Readonly<Record<keyof typeof RECEIVED_REQUEST_OPTIONS, FlagHelp>> = {
+  'public-key': { meaning: "a PUBLIC key the registry holds for the client (public.pem); repeat it for each key of a client in rollover", value: 'FILE' },
+  method: { meaning: 'the method as sent', value: 'M' },
+  url: { meaning: 'the full URL as the verifier rebuilt it (scheme, host, port, path, query)', value: 'URL' },
+  H: { meaning: "a request header as sent, 'Name: value' (give Date, Signature-Input, Signature, Content-Digest)", value: "'Name: value'" },
+  header: { meaning: 'the same as -H', value: "'Name: value'" },
+  data: { meaning: "the body as text, or @FILE for a file's bytes", value: 'STR' },
+  'data-file': { meaning: 'the body: the exact bytes of FILE', value: 'FILE' },
+  now: { meaning: 'check freshness as if it were this unix time', value: 'UNIX', default: 'now' },
+  'allow-legacy': { meaning: 'accept the legacy form that does not cover date (SIGNET_ALLOW_LEGACY=true)' },
+  'client-id': { meaning: 'the clientId the signature must name in keyid', value: 'ID', default: 'not checked' },
+};
+
+function publicKeyFiles(values: Record<string, unknown>): string[] {
+  const files = ((values['public-key'] as string[] | undefined) ?? []).filter((file) => file !== '');
+  if (files.length === 0) throw new UsageError('--public-key is required');
+  return files;
+}
+
 export interface ReceivedRequest {
   readonly request: SignedRequest;
   readonly body?: Buffer;
-  readonly publicKeyText: string;
+  /** The text of each `--public-key` file, in order (at least one). */
+  readonly publicKeyTexts: readonly string[];
   readonly policy: VerifyPolicy;
   readonly clientId?: string;
 }
@@ -38,7 +60,7 @@ export function readReceivedRequest(argv: string[], onBase?: (base: string) => v
       hasBody: body !== undefined ? body.length > 0 : undefined,
     },
     body,
-    publicKeyText: readText(required(values, 'public-key')),
+    publicKeyTexts: publicKeyFiles(values).map((file) => readText(file, '--public-key')),
     policy: defaultVerifyPolicy({
       allowLegacy: values['allow-legacy'] === true,
       ...(now !== undefined ? { nowS: () => now } : {}),

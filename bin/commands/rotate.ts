@@ -27,6 +27,10 @@
  * records; finishSecret waits that long after the new key was registered (default 60 s,
  * DEFAULT_CLIENT_CACHE_TTL_MS) so the gateway knows the new key before anyone signs with it.
  * `--settle-seconds 0` skips the wait.
+ *
+ * Progress: each of the four steps is printed as it starts and as it ends, and the wait counts
+ * down (every second on a terminal, every 10 s otherwise). How to wait and where to print are
+ * injected ({@link RotateIo}), so a test runs a 60 s wait in no time.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { DEFAULT_CLIENT_CACHE_TTL_MS, DEFAULT_RSA_BITS, DEFAULT_ROTATION_GRACE_S, MIN_RSA_BITS } from '../../lambda/core/defaults';
@@ -42,6 +46,7 @@ import { LocalStateFile, readLocalState } from '../../local/local-state';
 import { readStandInCredentials } from '../../local/secrets-manager-credentials';
 import { LOCAL_REGION, displayPath, localPaths, signetHome } from '../../local/signet-home';
 import { UsageError, parse } from './args';
+import { CommandHelp } from './help';
 
 /** Where the command finds the services, after flags and local.json are merged. */
 interface Targets {
@@ -57,18 +62,85 @@ interface Targets {
   readonly settleMs: number;
 }
 
-/** @public The command, called by bin/signet.ts through its module. */
-export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = parse(argv, {
-    'secret-id': { type: 'string' },
-    'endpoint-dynamodb': { type: 'string' },
-    'endpoint-secrets': { type: 'string' },
-    table: { type: 'string' },
-    region: { type: 'string' },
-    'grace-seconds': { type: 'string' },
-    bits: { type: 'string' },
-    'settle-seconds': { type: 'string' },
-  });
+const OPTIONS = {
+  'secret-id': { type: 'string' },
+  'endpoint-dynamodb': { type: 'string' },
+  'endpoint-secrets': { type: 'string' },
+  table: { type: 'string' },
+  region: { type: 'string' },
+  'grace-seconds': { type: 'string' },
+  bits: { type: 'string' },
+  'settle-seconds': { type: 'string' },
+} as const;
+
+export const HELP: CommandHelp = {
+  summary: "rotate the local demo key (or another signing-key secret) through Secrets Manager's four steps, showing each",
+  usage: 'rotate [--secret-id ID] [--endpoint-dynamodb URL --endpoint-secrets URL --table NAME] [--region R] [--grace-seconds N] [--bits N] [--settle-seconds N]',
+  options: OPTIONS,
+  flags: {
+    'secret-id': { meaning: 'the signing-key secret to rotate', value: 'ID', default: "the demo client's, signet/local/demo" },
+    'endpoint-dynamodb': { meaning: 'DynamoDB endpoint holding the client table', value: 'URL', default: 'from $SIGNET_HOME/local.json (the running `npm start`)' },
+    'endpoint-secrets': { meaning: 'Secrets Manager endpoint', value: 'URL', default: 'from $SIGNET_HOME/local.json' },
+    table: { meaning: 'the client table', value: 'NAME', default: 'from $SIGNET_HOME/local.json' },
+    region: { meaning: 'the region written into the SDK clients', value: 'R', default: 'us-east-1' },
+    'grace-seconds': { meaning: 'how long the previous key keeps verifying', value: 'N', default: String(DEFAULT_ROTATION_GRACE_S) },
+    bits: { meaning: 'RSA size of the new key', value: 'N', default: String(DEFAULT_RSA_BITS) },
+    'settle-seconds': {
+      meaning: "how long finishSecret waits so the gateway's cached client record holds the new key before it is used (0: no wait)",
+      value: 'N',
+      default: `the gateway's client cache TTL, ${DEFAULT_CLIENT_CACHE_TTL_MS / 1000} s unless it was started with SIGNET_CLIENT_CACHE_TTL_MS`,
+    },
+  },
+  notes: ['Needs `npm start` running (it writes $SIGNET_HOME/local.json), or all of --endpoint-dynamodb, --endpoint-secrets, --table and --secret-id.'],
+  examples: ['rotate', 'rotate --settle-seconds 0'],
+};
+
+/** What the four steps do, for the progress lines. */
+const STEP_MEANINGS: Readonly<Record<string, string>> = {
+  createSecret: 'make a new key pair and store it as AWSPENDING',
+  setSecret: "add the new public key to the client's record (both keys verify)",
+  testSecret: "check that a probe signed with the new key verifies against the client's record",
+  finishSecret: 'wait for the gateway cache, make the new key AWSCURRENT, start the old key\'s grace',
+};
+
+/** Where `rotate` prints and how it waits. */
+export interface RotateIo {
+  readonly print: (line: string) => void;
+  /** Waits `ms`. @default setTimeout */
+  readonly sleep: (ms: number) => Promise<void>;
+  /** Rewrite the countdown in place, every second (a terminal), or print a line every 10 s. */
+  readonly interactive: boolean;
+}
+
+const DEFAULT_IO: RotateIo = {
+  print: (line) => console.log(line),
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  get interactive() {
+    return process.stdout.isTTY === true;
+  },
+};
+
+/**
+ * Waits `ms` while counting down: `waiting 60 s ...`, then every 10 s (or every second, in place,
+ * on a terminal) how long is left.
+ */
+export async function countdown(ms: number, io: RotateIo): Promise<void> {
+  const tick = io.interactive ? 1000 : 10_000;
+  let left = ms;
+  while (left > 0) {
+    const text = `    ${Math.ceil(left / 1000)} s left until the gateway's cached client record holds the new key`;
+    if (io.interactive) process.stdout.write(`\r${text}\x1b[K`);
+    else io.print(text);
+    const step = left % tick === 0 ? tick : left % tick;
+    await io.sleep(step);
+    left -= step;
+  }
+  if (io.interactive) process.stdout.write('\r\x1b[K');
+  io.print('    waited: the gateway now knows the new key');
+}
+
+export async function run(argv: string[], io: RotateIo = DEFAULT_IO): Promise<number> {
+  const { values, positionals } = parse(argv, OPTIONS);
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0]!.slice(0, 40))}`);
   const graceS = wholeNumber(values, 'grace-seconds', DEFAULT_ROTATION_GRACE_S);
   const keyBits = wholeNumber(values, 'bits', DEFAULT_RSA_BITS);
@@ -81,33 +153,32 @@ export async function run(argv: string[]): Promise<number> {
   try {
     const store = new DynamoClientStore({ tableName: targets.tableName, client: doc });
     const secrets = new SecretsManagerSecretStore(sm);
-    const rotation = new KeyRotation({ secrets, registry: store, keyBits, graceS, settleMs: targets.settleMs });
+    const sleep = async (ms: number): Promise<void> => {
+      io.print(`    waiting ${Math.ceil(ms / 1000)} s so the gateway's cached client record includes the new key (--settle-seconds 0 skips)`);
+      await countdown(ms, io);
+    };
+    const rotation = new KeyRotation({ secrets, registry: store, keyBits, graceS, settleMs: targets.settleMs, sleep });
 
-    console.log(`rotating ${targets.secretId}: createSecret, setSecret, testSecret, finishSecret`);
+    io.print(`rotating ${targets.secretId} in four steps:`);
+    const stepNumber = (step: string): number => ['createSecret', 'setSecret', 'testSecret', 'finishSecret'].indexOf(step) + 1;
     const result = await rotateNow(rotation, secrets, targets.secretId, {
-      onStep: (step) => {
-        if (step === 'finishSecret' && targets.settleMs > 0) {
-          console.log(
-            `  waiting up to ${Math.ceil(targets.settleMs / 1000)} s so the gateway's cached client record includes the new key (--settle-seconds 0 skips)`,
-          );
-        }
-      },
+      onStep: (step) => io.print(`  [${stepNumber(step)}/4] ${step}: ${STEP_MEANINGS[step] ?? ''} ...`),
+      onStepDone: (step) => io.print(`  [${stepNumber(step.step)}/4] ${step.step}: ${step.outcome}${step.step === 'createSecret' && step.fingerprint !== undefined ? ` (new key ${step.fingerprint})` : ''}`),
     });
-    if (result.resumed) console.log(`  an unfinished rotation (version ${result.versionId}) was found and completed`);
-    for (const step of result.steps) console.log(`  ${step.step}: ${step.outcome}`);
+    if (result.resumed) io.print(`  an unfinished rotation (version ${result.versionId}) was found and completed`);
 
     const current = await secrets.getVersion(result.secretArn, { stage: AWSCURRENT });
     const parsed = parseSigningSecret(current!.secretString);
-    console.log(`new key ${parsed.key.fingerprint} of client ${parsed.secret.clientId} is AWSCURRENT (version ${result.versionId})`);
+    io.print(`new key ${parsed.key.fingerprint} of client ${parsed.secret.clientId} is AWSCURRENT (version ${result.versionId})`);
     const record = await store.getClient(parsed.secret.clientId, { consistentRead: true });
     for (const key of record?.keys ?? []) {
       if (key.fingerprint !== parsed.key.fingerprint) {
-        console.log(`previous key ${key.fingerprint} ${key.notAfter ? `keeps verifying until ${key.notAfter}` : 'has no not-after (not held by this secret)'}`);
+        io.print(`previous key ${key.fingerprint} ${key.notAfter ? `keeps verifying until ${key.notAfter}` : 'has no not-after (not held by this secret)'}`);
       }
     }
     if (targets.demoDir !== undefined) {
       writeClientDir(targets.demoDir, parsed.secret.clientId, parsed.key);
-      console.log(`wrote ${displayPath(targets.demoDir)}/ (private.pkcs8.b64 and private.pem mode 0600, public.pem, client-id)`);
+      io.print(`wrote ${displayPath(targets.demoDir)}/ (private.pkcs8.b64 and private.pem mode 0600, public.pem, client-id)`);
     }
     return 0;
   } finally {

@@ -2,20 +2,40 @@
 import { importPrivateKey } from '../../lambda/core/keys';
 import { signRequest } from '../../lambda/core/sign';
 import { displayName, optionalInt, parse, readBody, readText, required } from './args';
+import { CommandHelp } from './help';
+
+const OPTIONS = {
+  key: { type: 'string' },
+  'client-id': { type: 'string' },
+  method: { type: 'string' },
+  url: { type: 'string' },
+  data: { type: 'string' },
+  'data-file': { type: 'string' },
+  created: { type: 'string' },
+  legacy: { type: 'boolean', default: false },
+} as const;
+
+export const HELP: CommandHelp = {
+  summary: 'print the Content-Digest, Date, Signature-Input and Signature headers to send with a request',
+  usage: 'sign --key FILE --client-id ID --method M --url URL [--data STR | --data-file FILE] [--created UNIX] [--legacy]',
+  options: OPTIONS,
+  flags: {
+    key: { meaning: 'the private key: private.pkcs8.b64 (Base64 PKCS#8), or a PKCS#8 / PKCS#1 PEM', value: 'FILE' },
+    'client-id': { meaning: 'the clientId the registry gave (goes into keyid)', value: 'ID' },
+    method: { meaning: 'the HTTP method you will send (signed upper-cased)', value: 'M' },
+    url: { meaning: 'the full URL exactly as you will call it: scheme, host, port, path and query', value: 'URL' },
+    data: { meaning: 'the body as text, or @FILE for a file\'s bytes', value: 'STR' },
+    'data-file': { meaning: 'the body: the exact bytes of FILE', value: 'FILE' },
+    created: { meaning: 'the signing time in unix seconds', value: 'UNIX', default: 'now' },
+    legacy: { meaning: 'the legacy form: no Date header, `date` not covered (verifiers refuse it unless SIGNET_ALLOW_LEGACY=true)' },
+  },
+  examples: ["sign --key .signet/demo/private.pkcs8.b64 --client-id c_... --method POST --url 'http://127.0.0.1:3000/api/echo' --data '{\"hello\":\"world\"}'"],
+};
 
 /** @public The command, called by bin/signet.ts through its module. */
 export async function run(argv: string[]): Promise<number> {
-  const { values } = parse(argv, {
-    key: { type: 'string' },
-    'client-id': { type: 'string' },
-    method: { type: 'string' },
-    url: { type: 'string' },
-    data: { type: 'string' },
-    'data-file': { type: 'string' },
-    created: { type: 'string' },
-    legacy: { type: 'boolean', default: false },
-  });
-  const privateKey = importPrivateKey(readText(required(values, 'key'))).key;
+  const { values } = parse(argv, OPTIONS);
+  const privateKey = importPrivateKey(readText(required(values, 'key'), '--key')).key;
   const { headers } = signRequest({
     method: required(values, 'method'),
     url: required(values, 'url'),

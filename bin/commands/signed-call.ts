@@ -5,10 +5,13 @@
  */
 import { existsSync } from 'node:fs';
 import { importPrivateKey } from '../../lambda/core/keys';
-import { createSigner, signedFetch } from '../../lambda/signer';
+import { Signer, createSigner, signedFetch } from '../../lambda/signer';
 import { ClientDir, readClientDir } from '../../local/client-dir';
 import { localEndpoint, localPaths, signetHome } from '../../local/signet-home';
 import { UsageError, readText } from './args';
+
+/** The names of this machine's loopback address as URLs spell them; the local gateway rebuilds URLs with 127.0.0.1. */
+export const LOOPBACK_HOSTNAMES: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];
 
 /** Who signs: the clientId (keyid) and its private key. */
 export interface SigningIdentity {
@@ -30,7 +33,7 @@ export function signingIdentity(values: Record<string, unknown>, defaultDir: str
     if (typeof keyFile !== 'string' || typeof clientId !== 'string' || keyFile === '' || clientId === '') {
       throw new UsageError('--key FILE and --client-id ID go together');
     }
-    return { clientId, key: importPrivateKey(readText(keyFile)), source: keyFile };
+    return { clientId, key: importPrivateKey(readText(keyFile, '--key')), source: keyFile };
   }
   const chosen = typeof dir === 'string' && dir !== '' ? dir : defaultDir;
   if (!existsSync(chosen)) {
@@ -51,11 +54,16 @@ export function defaultClientDirs(): { admin: string; demo: string } {
 /** `/path` → the local gateway's URL for it; an absolute URL is kept. */
 export function resolveUrl(text: string, base: string = localEndpoint()): string {
   if (text.startsWith('/')) return `${base}${text}`;
+  let url: URL;
   try {
-    return new URL(text).href;
+    url = new URL(text);
   } catch {
     throw new UsageError(`${JSON.stringify(text.slice(0, 100))} is not an absolute URL (http://host/path) or a path starting with /`);
   }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new UsageError(`${JSON.stringify(text.slice(0, 100))} has the scheme "${url.protocol.slice(0, -1).slice(0, 20)}"; use http:// or https://`);
+  }
+  return url.href;
 }
 
 /** A received answer, body read. */
@@ -70,6 +78,8 @@ export interface SignedCallInit {
   readonly method: string;
   readonly headers?: Readonly<Record<string, string>>;
   readonly body?: Uint8Array;
+  /** Told the signature headers each time the request is signed (`request --verbose`). */
+  readonly onSigned?: (headers: Readonly<Record<string, string>>) => void;
 }
 
 /**
@@ -77,7 +87,21 @@ export interface SignedCallInit {
  * @throws Error when the server cannot be reached
  */
 export async function signedCall(identity: SigningIdentity, url: string, init: SignedCallInit): Promise<SignedAnswer> {
-  const signer = createSigner({ clientId: identity.clientId, privateKey: identity.key.key });
+  const inner = createSigner({ clientId: identity.clientId, privateKey: identity.key.key });
+  const onSigned = init.onSigned;
+  const signer: Signer =
+    onSigned === undefined
+      ? inner
+      : {
+          sign: async (request) => (await signer.signDetailed(request)).headers,
+          signDetailed: async (request) => {
+            const details = await inner.signDetailed(request);
+            onSigned(details.headers);
+            return details;
+          },
+          refresh: () => inner.refresh(),
+          keyFingerprint: () => inner.keyFingerprint(),
+        };
   let response: Response;
   try {
     response = await signedFetch(signer, url, { method: init.method, headers: { ...(init.headers ?? {}) }, body: init.body });
@@ -92,5 +116,11 @@ function unreachable(url: string, error: unknown): string {
   const reason = cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
   const origin = new URL(url).origin;
   const local = origin === new URL(localEndpoint()).origin;
-  return `could not reach ${origin} (${reason}). ${local ? 'Is the local gateway running? Start it with `npm start`.' : 'Check the URL and your network.'}`;
+  const loopback = LOOPBACK_HOSTNAMES.includes(new URL(url).hostname);
+  const advice = local
+    ? 'Is the local gateway running? Start it with `npm start` (with the same SIGNET_HOME and PORT).'
+    : loopback
+      ? `Nothing answers there; the local gateway listens on ${localEndpoint()} (PORT=${new URL(localEndpoint()).port}) unless started with another PORT.`
+      : 'Check the URL and your network.';
+  return `could not reach ${origin} (${reason}). ${advice}`;
 }

@@ -36,6 +36,8 @@ export interface RotateNowOptions {
   readonly token?: string;
   /** Told before each step runs (progress output). */
   readonly onStep?: (step: string) => void;
+  /** Told what each step did as soon as it finished (progress output). */
+  readonly onStepDone?: (result: StepResult) => void;
 }
 
 /**
@@ -56,7 +58,9 @@ export async function rotateNow(rotation: KeyRotation, secrets: RotationSecretSt
     options.onStep?.(step);
     const result = await rotation.run({ Step: step, SecretId: description.arn, ClientRequestToken: token });
     // createSecret then finds the version opened above: report what opening it did.
-    steps.push(step === 'createSecret' && opened !== undefined ? opened : result);
+    const done = step === 'createSecret' && opened !== undefined ? opened : result;
+    steps.push(done);
+    options.onStepDone?.(done);
   }
   const known = steps.find((s) => s.clientId !== undefined);
   return { secretArn: description.arn, versionId: token, resumed, steps, clientId: known?.clientId, fingerprint: known?.fingerprint };

@@ -1,8 +1,13 @@
 /**
  * settingsFromContext: what `-c key=value` (strings) and cdk.json (JSON values) become.
  */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { Duration } from 'aws-cdk-lib';
-import { ContextKey, DEFAULT_STACK_NAME, settingsFromContext } from '../../lib/app-context';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { ContextKey, DEFAULT_STACK_NAME, settingsFromContext, unknownContextKeys } from '../../lib/app-context';
 
 function settings(context: Partial<Record<ContextKey, unknown>>, files: Record<string, string> = {}) {
   return settingsFromContext(
@@ -105,4 +110,29 @@ test('every bad value is reported at once, naming its key', () => {
 
 test('an unreadable adminPublicKeyFile is named', () => {
   expect(() => settings({ adminPublicKeyFile: 'missing.pem' })).toThrow('adminPublicKeyFile "missing.pem" cannot be read');
+});
+
+test('an unknown Signet-style key is an error naming it and the key it resembles; CDK and tool keys are left alone', () => {
+  const given = ['apiTyp', 'maxAgeS', 'aws:cdk:version-reporting', '@aws-cdk/core:newStyleStackSynthesis', 'cli-telemetry', 'availability-zones:account=1:region=eu-west-1', 'frobnicate'];
+  expect(unknownContextKeys(given)).toEqual(['apiTyp (did you mean apiType?)', 'frobnicate']);
+  expect(() => settingsFromContext(() => undefined, undefined, given)).toThrow(/^Invalid CDK context: unknown context keys apiTyp \(did you mean apiType\?\), frobnicate; the keys are: stackName, apiType, /);
+  expect(() => settingsFromContext(() => undefined, undefined, ['apiType', 'cli-telemetry'])).not.toThrow();
+});
+
+test('clientPortal and logRetention are settable by context', () => {
+  expect(settings({ clientPortal: 'true', logRetention: '90' }).props).toMatchObject({ clientPortal: true, logRetention: RetentionDays.THREE_MONTHS });
+  expect(settings({ clientPortal: false, logRetention: 'infinite' }).props).toMatchObject({ clientPortal: false, logRetention: RetentionDays.INFINITE });
+  expect(() => settings({ logRetention: '12' })).toThrow(/logRetention must be a number of days CloudWatch offers \(1, 3, 5, 7, 14, 30, .*\) or infinite; got "12"/);
+  expect(() => settings({ clientPortal: 'yes' })).toThrow('clientPortal must be true or false; got "yes"');
+});
+
+test('the CDK app itself: a bad context value ends the synth with one line, no stack trace', () => {
+  const result = spawnSync(process.execPath, ['--no-warnings', '-r', 'tsx/cjs', 'bin/app.ts'], {
+    cwd: resolve(__dirname, '..', '..'),
+    env: { ...process.env, CDK_CONTEXT_JSON: JSON.stringify({ apiTyp: 'rest', maxAgeS: 'abc', 'cli-telemetry': false }), CDK_OUTDIR: mkdtempSync(join(tmpdir(), 'signet-cdk-out-')) },
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  expect(result.status).toBe(1);
+  expect(result.stderr).toMatch(/^signet: Invalid CDK context: unknown context key apiTyp \(did you mean apiType\?\);.* maxAgeS must be a whole number >= 1; got "abc"\. \(check the -c context values; docs\/deploy\.md lists them\)\n$/);
 });

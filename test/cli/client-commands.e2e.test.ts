@@ -3,11 +3,13 @@
  * child process), against `npm start`'s gateway in another child process with a temporary
  * SIGNET_HOME. Defaults (demo client, admin key, local endpoint) come from SIGNET_HOME and PORT.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findFreePort } from '../../local/dynamodb-local';
-import { GatewayProcess, gatewayEnv, runSignet, startGatewayProcess } from '../local/gateway-process';
+import { run as rotate } from '../../bin/commands/rotate';
+import { GatewayProcess, REPO_ROOT, gatewayEnv, runSignet, startGatewayProcess } from '../local/gateway-process';
 
 jest.setTimeout(240_000);
 
@@ -20,6 +22,11 @@ function signet(...args: string[]): { code: number | null; stdout: string; stder
   return runSignet(args, env);
 }
 
+/** A registry command with --json: the registry's answer as it came. */
+function signetJson(...args: string[]): { code: number | null; stdout: string; stderr: string } {
+  return signet(...args, '--json');
+}
+
 function json(stdout: string): Record<string, unknown> {
   return JSON.parse(stdout) as Record<string, unknown>;
 }
@@ -27,7 +34,8 @@ function json(stdout: string): Record<string, unknown> {
 beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), 'signet-cli-home-'));
   work = mkdtempSync(join(tmpdir(), 'signet-cli-work-'));
-  gateway = await startGatewayProcess(home);
+  // No client cache in the gateway: `signet rotate` below waits on an injected clock, not the real one.
+  gateway = await startGatewayProcess(home, { env: { SIGNET_CLIENT_CACHE_TTL_MS: '0' } });
   env = gatewayEnv(home, gateway.port);
 });
 
@@ -82,12 +90,77 @@ describe('signet request', () => {
   });
 });
 
+describe('clean failures, never a stack trace', () => {
+  test('`signet request -i ... | head -1` ends quietly when the reader closes the pipe (EPIPE)', () => {
+    const body = join(work, 'big.txt');
+    writeFileSync(body, 'x'.repeat(512 * 1024));
+    const result = spawnSync('sh', ['-c', `"${process.execPath}" --no-warnings -r tsx/cjs bin/signet.ts request -i -d @${body} /api/echo | head -1`], { cwd: REPO_ROOT, env, encoding: 'utf8', timeout: 60_000 });
+    expect(result.stdout).toBe('HTTP 200 OK\n');
+    expect(result.stderr).toBe('');
+  });
+
+  test('an unknown scheme is a usage error naming it (exit 2)', () => {
+    const result = signet('request', 'htp://127.0.0.1/api/echo');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^signet request: "htp:\/\/127\.0\.0\.1\/api\/echo" has the scheme "htp"; use http:\/\/ or https:\/\/\n/);
+  });
+
+  test('a missing file is named, not thrown', () => {
+    const result = signet('request', '-d', `@${join(work, 'nope.json')}`, '/api/echo');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^signet request: --data @FILE \S+nope\.json does not exist\n/);
+  });
+
+  test('a request signed for localhost, refused by the gateway that rebuilds 127.0.0.1, says so', () => {
+    const url = `http://localhost:${gateway.port}/api/echo`;
+    const result = signet('request', url);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/^HTTP 401 /);
+    expect(result.stderr).toContain(`the request was signed for localhost:${gateway.port}, but a local Signet gateway rebuilds the URL as 127.0.0.1:${gateway.port}`);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  test('request --verbose prints the headers and the base it signed, and on a refusal runs explain', () => {
+    const ok = signet('request', '-v', `${gateway.url}/api/echo?x=1`);
+    expect(ok.code).toBe(0);
+    expect(ok.stderr).toMatch(new RegExp(`^> GET ${gateway.url}/api/echo\\?x=1\n(> [a-z-]+: .+\n)*> signature-input: sig=`));
+    expect(ok.stderr).toContain(`*   "@target-uri": ${gateway.url}/api/echo?x=1\n`);
+    expect(ok.stderr).not.toContain('running signet explain');
+
+    const refused = signet('request', '-v', `http://localhost:${gateway.port}/api/echo?x=1`);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('running signet explain on it');
+    expect(refused.stderr).toContain(`found: same key, different base: the URL was signed for host localhost:${gateway.port} but the verifier rebuilt 127.0.0.1:${gateway.port}`);
+    expect(refused.stderr).toContain('key(s) the local registry holds for');
+
+    const forbidden = signet('request', '-v', `${gateway.url}/registry/clients`);
+    expect(forbidden.code).toBe(1);
+    expect(forbidden.stderr).toContain('result: valid');
+    expect(forbidden.stderr).toContain('* the signature is fine; the gateway refused for another reason: role_forbidden: ');
+  });
+});
+
+describe('signet keygen', () => {
+  test('never replaces a key pair without --force', () => {
+    const dir = join(work, 'keygen');
+    expect(signet('keygen', '--out', dir).code).toBe(0);
+    const before = readFileSync(join(dir, 'private.pem'), 'utf8');
+    const again = signet('keygen', '--out', dir);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain('already holds a key pair (private.pkcs8.b64, private.pem, public.pem); nothing was written');
+    expect(readFileSync(join(dir, 'private.pem'), 'utf8')).toBe(before);
+    const forced = signet('keygen', '--out', dir, '--force');
+    expect(forced.code).toBe(0);
+    expect(readFileSync(join(dir, 'private.pem'), 'utf8')).not.toBe(before);
+  });
+});
+
 describe('signet clients', () => {
   let clientId: string;
   const partnerDir = (): string => join(work, 'partner');
 
   beforeAll(() => {
-    const created = signet('clients', 'create', '--name', 'cli partner', '--role', 'demo', '--network', '127.0.0.1', '--network', '::1', '--out', partnerDir());
+    const created = signetJson('clients', 'create', '--name', 'cli partner', '--role', 'demo', '--network', '127.0.0.1', '--network', '::1', '--out', partnerDir());
     expect(created.code).toBe(0);
     const body = json(created.stdout);
     expect(body).toMatchObject({ name: 'cli partner', roles: ['demo'], networkWhitelist: ['127.0.0.1', '::1'], registration: 'created', version: 1 });
@@ -104,118 +177,199 @@ describe('signet clients', () => {
 
   test('create with --public-key registers an existing key; the same key again is skipped', () => {
     signet('keygen', '--out', join(work, 'own'));
-    const first = signet('clients', 'create', '--name', 'own key', '--role', 'demo', '--network', '0.0.0.0', '--public-key', join(work, 'own', 'public.pem'));
+    const first = signetJson('clients', 'create', '--name', 'own key', '--role', 'demo', '--network', '0.0.0.0', '--public-key', join(work, 'own', 'public.pem'));
     expect(first.code).toBe(0);
-    const again = signet('clients', 'create', '--name', 'own key again', '--role', 'demo', '--network', '0.0.0.0', '--public-key', join(work, 'own', 'public.pem'));
+    const again = signetJson('clients', 'create', '--name', 'own key again', '--role', 'demo', '--network', '0.0.0.0', '--public-key', join(work, 'own', 'public.pem'));
     expect(again.code).toBe(0);
     expect(json(again.stdout)).toMatchObject({ clientId: json(first.stdout).clientId, registration: 'skipped' });
   });
 
   test('list and get', () => {
-    const list = signet('clients', 'list', '--limit', '100');
+    const list = signetJson('clients', 'list', '--limit', '100');
     expect(list.code).toBe(0);
     expect((json(list.stdout).clients as { clientId: string }[]).map((c) => c.clientId)).toContain(clientId);
-    const get = signet('clients', 'get', clientId);
+    const get = signetJson('clients', 'get', clientId);
     expect(get.code).toBe(0);
     expect(json(get.stdout)).toMatchObject({ clientId, status: 'active' });
   });
 
   test('update reads the version itself; a stale --version is refused with 409 version_conflict', () => {
-    const updated = signet('clients', 'update', clientId, '--name', 'renamed partner', '--network', '127.0.0.1', '--network', '10.0.0.0/8');
+    const updated = signetJson('clients', 'update', clientId, '--name', 'renamed partner', '--network', '127.0.0.1', '--network', '10.0.0.0/8');
     expect(updated.code).toBe(0);
     expect(json(updated.stdout)).toMatchObject({ name: 'renamed partner', networkWhitelist: ['127.0.0.1', '10.0.0.0/8'], version: 2 });
-    const stale = signet('clients', 'update', clientId, '--version', '1', '--name', 'lost update');
+    const stale = signetJson('clients', 'update', clientId, '--version', '1', '--name', 'lost update');
     expect(stale.code).toBe(1);
     expect(stale.stderr).toMatch(/^HTTP 409 version_conflict: /);
   });
 
   test('disable and enable', () => {
-    const disabled = signet('clients', 'disable', clientId);
+    const disabled = signetJson('clients', 'disable', clientId);
     expect(disabled.code).toBe(0);
     expect(json(disabled.stdout).status).toBe('disabled');
-    const enabled = signet('clients', 'enable', clientId);
+    const enabled = signetJson('clients', 'enable', clientId);
     expect(enabled.code).toBe(0);
     expect(json(enabled.stdout).status).toBe('active');
   });
 
   test('find by public key and by fingerprint', () => {
-    const byKey = signet('clients', 'find', '--public-key', join(partnerDir(), 'public.pem'));
+    const byKey = signetJson('clients', 'find', '--public-key', join(partnerDir(), 'public.pem'));
     expect(byKey.code).toBe(0);
     const found = (json(byKey.stdout).clients as { clientId: string; keys: { fingerprint: string }[] }[])[0];
     expect(found.clientId).toBe(clientId);
-    const byFingerprint = signet('clients', 'find', '--fingerprint', found.keys[0].fingerprint);
+    const byFingerprint = signetJson('clients', 'find', '--fingerprint', found.keys[0].fingerprint);
     expect((json(byFingerprint.stdout).clients as { clientId: string }[])[0].clientId).toBe(clientId);
   });
 
-  test('failures lists the reasons a client was refused', () => {
+  test('failures lists the reasons a client was refused (a table by default)', () => {
     const refused = signet('request', '--client', partnerDir(), '/registry/clients');
     expect(refused.code).toBe(1);
-    const failures = signet('clients', 'failures', clientId);
+    const failures = signetJson('clients', 'failures', clientId);
     expect(failures.code).toBe(0);
     expect((json(failures.stdout).failures as { reason: string }[]).map((f) => f.reason)).toContain('role_forbidden');
+    const table = signet('clients', 'failures', clientId);
+    expect(table.stdout).toMatch(/^AT +CODE +REQUEST +SOURCE IP +MESSAGE\n\S+ +role_forbidden +GET \/registry\/clients /);
   });
 
-  test('registry errors are printed with status and code: 404 not_found, 400 private_key_submitted', () => {
-    const missing = signet('clients', 'get', 'c_NobodyHasThisId000000');
+  test('registry errors are printed with status and code, and a route in the message comes with its command', () => {
+    const missing = signetJson('clients', 'get', 'c_NobodyHasThisId000000');
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/^HTTP 404 not_found: /);
-    const leaked = signet('clients', 'create', '--name', 'oops', '--role', 'demo', '--network', '0.0.0.0', '--public-key', join(partnerDir(), 'private.pem'));
+    expect(missing.stderr).toMatch(/GET \/registry\/clients.* \(`signet clients (list|find --fingerprint FP)`\)/);
+  });
+
+  test('a private key given as --public-key is refused before anything is sent (private_key_submitted, exit 1)', async () => {
+    // A dead endpoint: had the CLI tried to send, it would say it could not reach it.
+    const dead = `http://127.0.0.1:${await findFreePort()}`;
+    const leaked = signet('clients', 'create', '--name', 'oops', '--role', 'demo', '--network', '0.0.0.0', '--public-key', join(partnerDir(), 'private.pem'), '--endpoint', dead);
     expect(leaked.code).toBe(1);
-    expect(leaked.stderr).toMatch(/^HTTP 400 private_key_submitted: /);
+    expect(leaked.stderr).toMatch(/^signet clients create: private_key_submitted: --public-key \S+private\.pem holds a PRIVATE key; nothing was sent\./);
     expect(leaked.stderr).not.toContain(readFileSync(join(partnerDir(), 'private.pkcs8.b64'), 'utf8').trim().slice(0, 40));
+    for (const args of [['keys', 'add', clientId], ['clients', 'update', clientId], ['clients', 'find']]) {
+      const result = signet(...args, '--public-key', join(partnerDir(), 'private.pem'), '--endpoint', dead);
+      expect({ args, code: result.code, stderr: result.stderr.split(':')[1] }).toEqual({ args, code: 1, stderr: ' private_key_submitted' });
+    }
+  });
+
+  test('by default: a table for lists (no PEM), a summary for one client; --json gives the full answer', () => {
+    const table = signet('clients', 'list', '--limit', '100');
+    expect(table.code).toBe(0);
+    const [header, ...rows] = table.stdout.trimEnd().split('\n');
+    expect(header.split(/ {2,}/)).toEqual(['CLIENT ID', 'NAME', 'STATUS', 'ROLES', 'KEYS', 'ACCOUNT']);
+    expect(rows.find((r) => r.startsWith(clientId))?.split(/ {2,}/)).toEqual([clientId, expect.stringMatching(/partner$/), 'active', 'demo', '1', 'acct_default']);
+    expect(table.stdout).not.toContain('BEGIN PUBLIC KEY');
+    expect(table.stdout).toMatch(/\n\n\d+ clients\n$/);
+
+    const summary = signet('clients', 'get', clientId);
+    expect(summary.stdout).toMatch(new RegExp(`^client +${clientId}\nname +.*partner\nstatus +active\n`));
+    expect(summary.stdout).not.toContain('BEGIN PUBLIC KEY');
+    const full = json(signetJson('clients', 'get', clientId).stdout);
+    expect(summary.stdout).toContain((full.keys as { fingerprint: string }[])[0].fingerprint);
   });
 
   test('--endpoint and --admin reach any registry; a non-admin key is refused with 403 role_forbidden', () => {
-    const explicit = signet('clients', 'get', clientId, '--endpoint', `${gateway.url}/`, '--admin', join(home, 'admin'));
+    const explicit = signetJson('clients', 'get', clientId, '--endpoint', `${gateway.url}/`, '--admin', join(home, 'admin'));
     expect(explicit.code).toBe(0);
-    const notAdmin = signet('clients', 'list', '--admin', join(home, 'demo'));
+    const notAdmin = signetJson('clients', 'list', '--admin', join(home, 'demo'));
     expect(notAdmin.code).toBe(1);
     expect(notAdmin.stderr).toMatch(/^HTTP 403 role_forbidden: /);
   });
 
   test('usage mistakes exit 2', () => {
     expect(signet('clients').code).toBe(2);
-    expect(signet('clients', 'get').code).toBe(2);
-    expect(signet('clients', 'create', '--name', 'x', '--role', 'demo', '--network', '0.0.0.0').code).toBe(2);
-    expect(signet('clients', 'update', clientId).code).toBe(2);
-    expect(signet('clients', 'list', '--bogus').code).toBe(2);
+    expect(signetJson('clients', 'get').code).toBe(2);
+    expect(signetJson('clients', 'create', '--name', 'x', '--role', 'demo', '--network', '0.0.0.0').code).toBe(2);
+    expect(signetJson('clients', 'update', clientId).code).toBe(2);
+    expect(signetJson('clients', 'list', '--bogus').code).toBe(2);
   });
 
   describe('signet keys', () => {
     test('add a second key (with a not-after), then remove it', () => {
       signet('keygen', '--out', join(work, 'next'));
-      const added = signet('keys', 'add', clientId, '--public-key', join(work, 'next', 'public.pem'), '--not-after', '2099-01-01T00:00:00Z');
+      const added = signetJson('keys', 'add', clientId, '--public-key', join(work, 'next', 'public.pem'), '--not-after', '2099-01-01T00:00:00Z');
       expect(added.code).toBe(0);
       const keys = json(added.stdout).keys as { fingerprint: string; notAfter?: string }[];
       expect(keys).toHaveLength(2);
       const next = keys.find((k) => k.notAfter !== undefined)!;
       expect(next.notAfter).toBe('2099-01-01T00:00:00.000Z');
 
-      const removed = signet('keys', 'remove', clientId, next.fingerprint);
+      const removed = signetJson('keys', 'remove', clientId, next.fingerprint);
       expect(removed.code).toBe(0);
       expect((json(removed.stdout).keys as unknown[]).length).toBe(1);
     });
 
     test('removing the last key is refused (409 last_key)', () => {
-      const only = (json(signet('clients', 'get', clientId).stdout).keys as { fingerprint: string }[])[0];
-      const result = signet('keys', 'remove', clientId, only.fingerprint);
+      const only = (json(signetJson('clients', 'get', clientId).stdout).keys as { fingerprint: string }[])[0];
+      const result = signetJson('keys', 'remove', clientId, only.fingerprint);
       expect(result.code).toBe(1);
       expect(result.stderr).toMatch(/^HTTP 409 last_key: /);
     });
 
     test('expiring lists keys older than N days (0: every key; default 90: none of these new ones)', () => {
-      const all = signet('keys', 'expiring', '--older-than-days', '0', '--limit', '100');
+      const all = signetJson('keys', 'expiring', '--older-than-days', '0', '--limit', '100');
       expect(all.code).toBe(0);
       expect(json(all.stdout)).toMatchObject({ olderThanDays: 0 });
       expect((json(all.stdout).keys as { clientId: string }[]).map((k) => k.clientId)).toContain(clientId);
-      const due = signet('keys', 'expiring');
+      const due = signetJson('keys', 'expiring');
       expect(json(due.stdout)).toEqual({ olderThanDays: 90, keys: [] });
+      const table = signet('keys', 'expiring', '--older-than-days', '0', '--limit', '100');
+      expect(table.stdout).toMatch(new RegExp(`^CLIENT ID +FINGERPRINT +ADDED +AGE \\(DAYS\\) +NOT AFTER\n(.+\n)*${clientId} `));
+      expect(signet('keys', 'expiring').stdout).toBe('no keys older than 90 days\n');
     });
 
     test('usage mistakes exit 2', () => {
       expect(signet('keys').code).toBe(2);
-      expect(signet('keys', 'add', clientId).code).toBe(2);
-      expect(signet('keys', 'remove', clientId).code).toBe(2);
+      expect(signetJson('keys', 'add', clientId).code).toBe(2);
+      expect(signetJson('keys', 'remove', clientId).code).toBe(2);
     });
+  });
+});
+
+describe('signet rotate', () => {
+  test('prints each of the four steps as it runs and counts the cache wait down (an injected clock: no real wait)', async () => {
+    const lines: string[] = [];
+    const slept: number[] = [];
+    const saved = { home: process.env.SIGNET_HOME, port: process.env.PORT };
+    process.env.SIGNET_HOME = home;
+    process.env.PORT = String(gateway.port);
+    try {
+      const code = await rotate(['--settle-seconds', '60'], {
+        print: (line) => lines.push(line),
+        sleep: async (ms) => {
+          slept.push(ms);
+          lines.push(`(slept ${ms} ms)`);
+        },
+        interactive: false,
+      });
+      expect(code).toBe(0);
+    } finally {
+      process.env.SIGNET_HOME = saved.home;
+      process.env.PORT = saved.port;
+      if (saved.home === undefined) delete process.env.SIGNET_HOME;
+      if (saved.port === undefined) delete process.env.PORT;
+    }
+    expect(slept.reduce((a, b) => a + b, 0)).toBeGreaterThan(55_000);
+    const text = lines.join('\n');
+    const order = ['[1/4] createSecret: make', '[1/4] createSecret: done', '[2/4] setSecret: add', '[2/4] setSecret: done', '[3/4] testSecret: check', '[3/4] testSecret: done', '[4/4] finishSecret: wait', 'waiting ', ' s left until', '(slept', 'waited: the gateway now knows the new key', '[4/4] finishSecret: done', 'is AWSCURRENT'];
+    const positions = order.map((needle) => text.indexOf(needle));
+    expect(positions.every((p) => p >= 0)).toBe(true);
+    expect([...positions].sort((a, b) => a - b)).toEqual(positions);
+    expect(lines.filter((l) => / s left until/.test(l)).length).toBeGreaterThanOrEqual(5);
+    // The demo client signs with the new key at once.
+    expect(signet('request', '/api/echo').code).toBe(0);
+  });
+});
+
+describe('signet accounts', () => {
+  test('create prints a summary; list a table; audit a table of who changed what', () => {
+    const created = signet('accounts', 'create', '--name', 'Table Co', '--ceiling', 'demo');
+    expect(created.code).toBe(0);
+    const accountId = /^account +(acct_\S+)\n/.exec(created.stdout)?.[1];
+    expect(accountId).toBeDefined();
+    expect(created.stdout).toMatch(/\nname +Table Co\nrole ceiling +demo\n/);
+    const list = signet('accounts', 'list', '--limit', '100');
+    expect(list.stdout).toMatch(new RegExp(`^ACCOUNT ID +NAME +ROLE CEILING +VERSION\\n(.+\\n)*${accountId} +Table Co +demo +1\\n`));
+    const audit = signet('accounts', 'audit', accountId!);
+    expect(audit.code).toBe(0);
+    expect(audit.stdout).toMatch(/^AT +ACTION +RECORD +ACTOR +VERSION +CHANGED\n/);
   });
 });

@@ -90,6 +90,24 @@ describe.each(exampleRunners().map((runner) => [runner.label, runner] as const))
       await expect(verify({ ...request, targetUri: `${c.url}x` })).rejects.toMatchObject({ code: 'signature_mismatch' });
     });
   }
+
+  maybe(`a wrong key file is one line on stderr (exit 1), never a traceback, and prints no header`, () => {
+    const publicKeyFile = join(dir, 'public.pem');
+    const garbage = join(dir, 'garbage.txt');
+    writeFileSync(publicKeyFile, key.publicKey.export({ type: 'spki', format: 'pem' }) as string);
+    writeFileSync(garbage, 'this is not a key\n');
+    const cases: Array<[string, RegExp]> = [
+      [join(dir, 'missing.b64'), /no such (readable )?file/],
+      [publicKeyFile, /it holds a PUBLIC key; give your private key/],
+      [garbage, /it is (neither PEM nor Base64 PKCS#8|not a PKCS#8 RSA private key)/],
+    ];
+    for (const [file, reason] of cases) {
+      const result = runExample(runner, [file, CLIENT_ID, 'GET', 'https://api.example.com/api/echo']);
+      expect({ file, code: result.code, stdout: result.stdout, lines: result.stderr.trimEnd().split('\n').length }).toEqual({ file, code: 1, stdout: '', lines: 1 });
+      expect(result.stderr).toMatch(new RegExp(`^error: KEY_FILE ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} cannot be used as the private key: `));
+      expect(result.stderr).toMatch(reason);
+    }
+  });
 });
 
 for (const runner of exampleRunners()) {

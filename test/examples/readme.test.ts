@@ -1,6 +1,6 @@
 /**
  * The README stays true to the code: the quick start is exactly two commands, every error code
- * is listed with its status, every Lambda environment variable with its default, the local role
+ * is listed with its status, every CLI command the docs name exists (and the README names them all), every Lambda environment variable with its default, the local role
  * catalogue as configured, the scheme example as the core builds it, and every local link exists.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -14,11 +14,14 @@ import {
   DEFAULT_RSA_BITS,
   DEFAULT_STALE_IF_ERROR_MS,
 } from '../../lambda/core/defaults';
+import { REST_UNAUTHORIZED_ERROR } from '../../lambda/adapters/authorizer-response';
 import { ERROR_CODES } from '../../lambda/core/errors';
 import { generateRsaKeyPair } from '../../lambda/core/keys';
 import { signRequest } from '../../lambda/core/sign';
 import { LOCAL_ROLE_CATALOGUE } from '../../local/role-catalogue';
 import { INSTALL, PREREQUISITES } from '../../scripts/prerequisites.cjs';
+import { COMMANDS } from '../../bin/cli';
+import { isGroup } from '../../bin/commands/help';
 
 const ROOT = resolve(__dirname, '..', '..');
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -60,7 +63,8 @@ test('every error code is listed once with its status, and no other code', () =>
   const rows = tableRows(section('Error codes')).filter((cells) => /^`[a-z_]+`$/.test(cells[0]));
   const listed = new Map(rows.map((cells) => [cells[0].slice(1, -1), Number(cells[1])]));
   expect(rows).toHaveLength(listed.size);
-  expect(Object.fromEntries(listed)).toEqual(ERROR_CODES);
+  // The core's codes, and the one a REST API's 401 body carries without a SignetError behind it.
+  expect(Object.fromEntries(listed)).toEqual({ ...ERROR_CODES, [REST_UNAUTHORIZED_ERROR]: 401 });
   for (const cells of rows) expect(cells[2].length).toBeGreaterThan(10);
 });
 
@@ -123,4 +127,60 @@ test('every relative link points to a file in the repository', () => {
   const links = [...README.matchAll(/\]\(((?!https?:|#)[^)#]+)(#[^)]*)?\)/g)].map((m) => m[1]);
   expect(links).toEqual(expect.arrayContaining(['examples/sign.sh', 'examples/sign.py', 'examples/Sign.java', 'examples/sign.mjs', 'docs/deploy.md']));
   for (const link of links) expect({ link, exists: existsSync(join(ROOT, link)) }).toEqual({ link, exists: true });
+});
+
+/** Every `signet <command> [<subcommand>]` a document names, as [command, subcommand | undefined]. */
+function namedCommands(text: string): Array<[string, string | undefined]> {
+  const found: Array<[string, string | undefined]> = [];
+  for (const m of text.matchAll(/\bsignet(?: --)? ([a-z]+)(?: ((?:[a-z]+)(?:\\?\|[a-z]+)*))?/g)) {
+    const subs = m[2]?.split(/\\?\|/) ?? [undefined];
+    for (const sub of subs) found.push([m[1], sub]);
+  }
+  return found;
+}
+
+const DOCS = ['README.md', 'docs/partners.md', 'docs/deploy.md', 'docs/portal.md'].map((path) => [path, readFileSync(join(ROOT, path), 'utf8')] as const);
+
+test('every CLI command and subcommand a document names exists', () => {
+  for (const [path, text] of DOCS) {
+    const named = namedCommands(text);
+    if (path === 'README.md') expect(named.length).toBeGreaterThan(30);
+    for (const [name, sub] of named) {
+      if (name === 'help') {
+        // `signet help [command]`
+        expect({ path, sub, exists: sub === undefined || sub in COMMANDS }).toEqual({ path, sub, exists: true });
+        continue;
+      }
+      const command = COMMANDS[name];
+      expect({ path, name, exists: command !== undefined }).toEqual({ path, name, exists: true });
+      const help = command.HELP;
+      if (isGroup(help)) expect({ path, name, sub, exists: sub !== undefined && sub in help.subcommands }).toEqual({ path, name, sub, exists: true });
+    }
+  }
+});
+
+test("the README's CLI table lists every command, and the README names every subcommand", () => {
+  const tableCommands = tableRows(section('The `signet` CLI'))
+    .map((cells) => /^`([a-z]+)/.exec(cells[0])?.[1])
+    .filter((name): name is string => name !== undefined);
+  expect([...new Set(tableCommands)].sort()).toEqual(Object.keys(COMMANDS).sort());
+  const named = new Set(namedCommands(README).map(([name, sub]) => `${name} ${sub ?? ''}`.trim()));
+  const tableRowsText = section('The `signet` CLI');
+  for (const [name, command] of Object.entries(COMMANDS)) {
+    const help = command.HELP;
+    if (!isGroup(help)) continue;
+    for (const sub of Object.keys(help.subcommands)) {
+      const inTable = new RegExp(`\`${name} [a-z|\\\\]*\\b${sub}\\b`).test(tableRowsText);
+      expect({ command: `${name} ${sub}`, documented: named.has(`${name} ${sub}`) || inTable }).toEqual({ command: `${name} ${sub}`, documented: true });
+    }
+  }
+});
+
+test('every error code a guide names in backticks is a real code', () => {
+  for (const [path, text] of DOCS) {
+    // Snake-case words in backticks are error codes, except ids (`acct_default`).
+    for (const m of text.matchAll(/`((?!acct_)[a-z]+(?:_[a-z]+)+)`/g)) {
+      expect({ path, code: m[1], known: m[1] in ERROR_CODES }).toEqual({ path, code: m[1], known: true });
+    }
+  }
 });

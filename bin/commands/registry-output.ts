@@ -1,0 +1,118 @@
+/**
+ * How registry answers read on a terminal: tables for lists, a short summary for one record. No
+ * PEM is ever printed here (fingerprints name keys); `--json` prints the registry's answer as it
+ * came, for scripts. A body of an unexpected shape falls back to its JSON.
+ */
+
+/** Turns a registry answer body into lines for a person. */
+export type Formatter = (body: unknown) => string;
+
+type Row = Record<string, unknown>;
+
+/** A plain-text table: a header row, then one row per item; columns padded, no trailing spaces. */
+export function table(headers: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: readonly string[]): string => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]))).join('  ').trimEnd();
+  return [line(headers), ...rows.map(line)].join('\n');
+}
+
+const str = (value: unknown): string => (value === undefined || value === null ? '-' : Array.isArray(value) ? (value.length === 0 ? '-' : value.join(',')) : String(value));
+
+function rowsOf(body: unknown, field: string): Row[] | undefined {
+  const list = (body as Row | undefined)?.[field];
+  return Array.isArray(list) && list.every((item) => typeof item === 'object' && item !== null) ? (list as Row[]) : undefined;
+}
+
+function withCursor(text: string, body: unknown, count: number, noun: string): string {
+  const cursor = (body as Row).nextCursor;
+  const footer = typeof cursor === 'string' ? `${count} ${noun} shown; more with --cursor ${cursor}` : `${count} ${noun}`;
+  return count === 0 ? `no ${noun}` : `${text}\n\n${footer}`;
+}
+
+function keyCount(keys: unknown): string {
+  if (!Array.isArray(keys)) return '-';
+  const active = keys.filter((k) => (k as Row).active !== false).length;
+  return active === keys.length ? String(keys.length) : `${keys.length} (${active} active)`;
+}
+
+function json(body: unknown): string {
+  return typeof body === 'string' ? body : JSON.stringify(body, null, 2);
+}
+
+/** `clients list` / `clients find`: id, name, status, roles, keys, account. */
+export const clientTable: Formatter = (body) => {
+  const clients = rowsOf(body, 'clients');
+  if (clients === undefined) return json(body);
+  const rows = clients.map((c) => [str(c.clientId), str(c.name), str(c.status), str(c.roles), keyCount(c.keys), str(c.accountId)]);
+  return withCursor(table(['CLIENT ID', 'NAME', 'STATUS', 'ROLES', 'KEYS', 'ACCOUNT'], rows), body, rows.length, clients.length === 1 ? 'client' : 'clients');
+};
+
+/** One client: its fields, then one line per key (fingerprint, added, not-after). */
+export const clientSummary: Formatter = (body) => {
+  const c = body as Row | undefined;
+  if (typeof c?.clientId !== 'string') return json(body);
+  const lines = [
+    `client    ${c.clientId}${typeof c.registration === 'string' ? ` (${c.registration})` : ''}`,
+    `name      ${str(c.name)}`,
+    `status    ${str(c.status)}`,
+    `account   ${str(c.accountId)}`,
+    `roles     ${str(c.roles)}`,
+    `networks  ${str(c.networkWhitelist)}`,
+    `version   ${str(c.version)}   updated ${str(c.updatedAt)}`,
+  ];
+  const keys = rowsOf(c, 'keys') ?? [];
+  lines.push(`keys      ${keys.length}`);
+  for (const k of keys) {
+    const notAfter = typeof k.notAfter === 'string' ? `, verifies until ${k.notAfter}` : '';
+    lines.push(`  ${str(k.fingerprint)}  added ${str(k.addedAt)}${notAfter}${k.active === false ? ', inactive' : ''}`);
+  }
+  return lines.join('\n');
+};
+
+/** `clients failures`: the recent refusals. */
+export const failureTable: Formatter = (body) => {
+  const failures = rowsOf(body, 'failures');
+  if (failures === undefined) return json(body);
+  const rows = failures.map((f) => [str(f.at), str(f.reason), `${str(f.method)} ${str(f.path)}`, str(f.sourceIp), str(f.message)]);
+  return withCursor(table(['AT', 'CODE', 'REQUEST', 'SOURCE IP', 'MESSAGE'], rows), body, rows.length, 'recorded refusals');
+};
+
+/** `keys expiring`. */
+export const expiringTable: Formatter = (body) => {
+  const keys = rowsOf(body, 'keys');
+  if (keys === undefined) return json(body);
+  const rows = keys.map((k) => [str(k.clientId), str(k.fingerprint), str(k.addedAt), str(k.ageDays), str(k.notAfter)]);
+  const days = (body as Row).olderThanDays;
+  return withCursor(table(['CLIENT ID', 'FINGERPRINT', 'ADDED', 'AGE (DAYS)', 'NOT AFTER'], rows), body, rows.length, `keys older than ${str(days)} days`);
+};
+
+/** `accounts list`. */
+export const accountTable: Formatter = (body) => {
+  const accounts = rowsOf(body, 'accounts');
+  if (accounts === undefined) return json(body);
+  const rows = accounts.map((a) => [str(a.accountId), str(a.name), str(a.roleCeiling), str(a.version)]);
+  return withCursor(table(['ACCOUNT ID', 'NAME', 'ROLE CEILING', 'VERSION'], rows), body, rows.length, accounts.length === 1 ? 'account' : 'accounts');
+};
+
+/** One account. */
+export const accountSummary: Formatter = (body) => {
+  const a = body as Row | undefined;
+  if (typeof a?.accountId !== 'string') return json(body);
+  return [`account       ${a.accountId}`, `name          ${str(a.name)}`, `role ceiling  ${str(a.roleCeiling)}`, `version       ${str(a.version)}   updated ${str(a.updatedAt)}`].join('\n');
+};
+
+/** `accounts audit`: who changed what, newest first as the registry gives it. */
+export const auditTable: Formatter = (body) => {
+  const entries = rowsOf(body, 'entries');
+  if (entries === undefined) return json(body);
+  const rows = entries.map((e) => [str(e.at), str(e.action), str(e.clientId ?? e.accountId), str(e.actor), str(e.version), changed(e)]);
+  return withCursor(table(['AT', 'ACTION', 'RECORD', 'ACTOR', 'VERSION', 'CHANGED'], rows), body, rows.length, 'audit entries');
+};
+
+function changed(entry: Row): string {
+  const parts = Object.keys((entry.changes as Row | undefined) ?? {});
+  for (const [field, label] of [['keysAdded', 'key added'], ['keysRemoved', 'key removed'], ['keyNotAfter', 'key not-after']] as const) {
+    if (entry[field] !== undefined) parts.push(label);
+  }
+  return parts.length === 0 ? '-' : parts.join(', ');
+}

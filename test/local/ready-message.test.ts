@@ -1,0 +1,38 @@
+/** `npm start`'s ready message: the URL, commands to paste, and where the portal is and how to sign in. */
+import { join } from 'node:path';
+import type { LocalGateway } from '../../local/local-gateway';
+import { readyMessage } from '../../local/ready-message';
+import { localPaths } from '../../local/signet-home';
+
+function gateway(home: string, port: number): LocalGateway {
+  const paths = localPaths(home);
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    stop: async () => undefined,
+    services: {
+      paths,
+      dynamoDb: { pid: 4242, endpoint: 'http://127.0.0.1:40000' },
+      secretsManager: { endpoint: 'http://127.0.0.1:40001' },
+      state: { tableName: 'signet-local-clients', demoSecretId: 'signet/local/demo' },
+      admin: { dir: paths.adminDir, clientId: 'c_Admin0000000000000000', registration: 'created' },
+      demo: { dir: paths.demoDir, clientId: 'c_Demo00000000000000000', registration: 'created' },
+    },
+  } as unknown as LocalGateway;
+}
+
+test('the default home and port: ready line, commands, and the portal with how to sign in', () => {
+  const cwd = '/work/project';
+  const text = readyMessage(gateway(join(cwd, '.signet'), 3000), cwd);
+  expect(text).toContain('ready: http://127.0.0.1:3000  (Ctrl-C to stop)');
+  expect(text).toContain("npm run -s signet -- request --client .signet/demo 'http://127.0.0.1:3000/api/echo?x=1'");
+  expect(text).toContain('Client portal: http://127.0.0.1:3000/portal/');
+  expect(text).toContain('sign in with the admin key: choose .signet/admin/private.pkcs8.b64 and .signet/admin/client-id, then "Use this key"');
+});
+
+test('another home and port are carried into the commands and the portal URL', () => {
+  const text = readyMessage(gateway('/tmp/other home', 3111), '/work/project');
+  expect(text).toContain("SIGNET_HOME='/tmp/other home' PORT=3111 npm run -s signet -- clients list");
+  expect(text).toContain('Client portal: http://127.0.0.1:3111/portal/');
+  expect(text).toContain("choose '/tmp/other home/admin/private.pkcs8.b64' and '/tmp/other home/admin/client-id'");
+});
