@@ -17,6 +17,7 @@ const SIBLING = ['..', 'shared'].join('/');
 /** Files whose absolute or outside paths are data, never read; each with why. */
 const NOT_READ: Record<string, string> = {
   'test/local/signet-home.test.ts': 'made-up working directories for the pure path functions',
+  'test/local/ready-message.test.ts': 'made-up homes printed by the pure ready-message function',
   'test/scripts/self-contained.test.ts': 'this scanner, and the escapes it is tested on',
 };
 
