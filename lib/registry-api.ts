@@ -72,6 +72,8 @@ export class RegistryApi extends Construct {
       environment: {
         [ENV.tableName]: props.registry.table.tableName,
         [ENV.roleCatalogue]: JSON.stringify(props.authorizer.roleCatalogue),
+        // The registry routes on the path the authorizer judged, found with the same base URL.
+        ...(props.authorizer.publicBaseUrl !== undefined ? { [ENV.publicBaseUrl]: props.authorizer.publicBaseUrl } : {}),
       },
     });
     this.handler = fn.function;

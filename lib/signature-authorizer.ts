@@ -130,6 +130,8 @@ export class SignatureAuthorizer extends Construct {
   readonly apiType: SignetApiType;
   /** The role catalogue in force (the registry validates roles against the same one). */
   readonly roleCatalogue: RoleCatalogue;
+  /** The public base URL the authorizer was given, if any (the registry finds the API path with the same one). */
+  readonly publicBaseUrl?: string;
 
   private readonly httpAuthorizers = new Map<string, HttpLambdaAuthorizer>();
   private readonly restAuthorizers = new Map<string, apigw.RequestAuthorizer>();
@@ -138,6 +140,7 @@ export class SignatureAuthorizer extends Construct {
     super(scope, id);
     this.apiType = props.apiType ?? 'http';
     this.roleCatalogue = props.roleCatalogue ?? DEFAULT_ROLE_CATALOGUE;
+    this.publicBaseUrl = props.publicBaseUrl;
     validateAuthorizerProps(this.node.path, props, this.roleCatalogue);
 
     const replayProtection = props.replayProtection ?? false;

@@ -7,6 +7,8 @@ export type { AdaptedRequest, PublicBase, TargetUriOptions } from './target-uri'
 export { adaptHttpApiEvent, apiPathOfHttpApiEvent, fromHttpApiAuthorizerEvent } from './http-api-event';
 export type { HttpApiEventV2Like } from './http-api-event';
 export { apiPathOfRestApiEvent, fromRestApiAuthorizerEvent } from './rest-api-event';
+export { apiPathOfEvent, isHttpApiEventLike } from './api-path';
+export type { ApiGatewayEventLike } from './api-path';
 export type { AdaptedRestRequest, RestApiEventLike } from './rest-api-event';
 export { CONTEXT_KEYS, MAX_CONTEXT_MESSAGE_CHARS, allowContext, denyContext } from './authorizer-context';
 export type { AllowFacts, Refusal, SignetAllowContext, SignetDenyContext } from './authorizer-context';

@@ -18,5 +18,6 @@ export const handler = createRegistryHandler({
     client: createDocumentClient({ endpoint: config.dynamoDbEndpoint }),
   }),
   roles: compileRoleCatalogue(config.roleCatalogue),
+  publicBaseUrl: config.publicBaseUrl,
   logger: new Logger({ serviceName: REGISTRY_SERVICE_NAME }),
 });

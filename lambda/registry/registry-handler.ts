@@ -31,6 +31,12 @@ export type RegistryLogger = Pick<Logger, 'info' | 'warn' | 'error'>;
 export interface RegistryHandlerDeps extends RegistryServiceDeps {
   /** @default - a Powertools Logger with service name `signet-registry` */
   readonly logger?: RegistryLogger;
+  /**
+   * The authorizer's `publicBaseUrl` (`SIGNET_PUBLIC_BASE_URL`): the registry finds the path
+   * inside the API exactly as the authorizer does, and routes only on that path.
+   * @default - none, as the authorizer's default
+   */
+  readonly publicBaseUrl?: string;
 }
 
 /** The proxy result; the same shape answers HTTP API 2.0 and REST v1. */
@@ -51,20 +57,21 @@ const BASE_HEADERS = Object.freeze({
 export function createRegistryHandler(deps: RegistryHandlerDeps): RegistryHandler {
   const service = new RegistryService(deps);
   const logger = deps.logger ?? new Logger({ serviceName: REGISTRY_SERVICE_NAME });
+  const pathOptions = deps.publicBaseUrl === undefined ? {} : { publicBaseUrl: deps.publicBaseUrl };
 
   return async (event, context) => {
     const startedMs = performance.now();
     let request: RegistryRequest | undefined;
     let route: MatchedRoute | undefined;
     try {
-      request = readRegistryEvent(event, context?.awsRequestId);
+      request = readRegistryEvent(event, context?.awsRequestId, pathOptions);
       if (request.actor === undefined) {
         throw new SignetError(
           'internal_error',
           'The registry was called without the Signet authorizer in front of it, so the caller is unknown. Protect the registry routes with the Signet authorizer.',
         );
       }
-      route = matchRoute(request.method, request.routePaths);
+      route = matchRoute(request.method, request.apiPath);
       checkBodySize(request.body.length);
       checkSignedBody(event);
       const response = await service.handle(route, request);

@@ -310,7 +310,7 @@ export class RegistryService {
   }
 }
 
-/** The stage or base path in front of `/registry/` (empty on a `$default` stage). */
+/** The stage or base path in front of the path inside the API (empty on a `$default` stage). */
 function pathPrefix(request: RegistryRequest, route: MatchedRoute): string {
   return request.path.endsWith(route.routePath) ? request.path.slice(0, request.path.length - route.routePath.length) : '';
 }
