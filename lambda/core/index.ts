@@ -22,6 +22,7 @@ export {
   importPrivateKey,
   importPublicKey,
   isFingerprint,
+  holdsPrivateKeyMaterial,
   looksLikePrivateKey,
   spkiPemOf,
 } from './keys';
