@@ -382,6 +382,21 @@ describe('bad input: each a 4xx with a stable code and a sentence', () => {
     expectError(await call({ method: 'POST', path: '/registry/clients', body: createBody(17, { networkWhitelist }) }), 400, 'invalid_network');
   });
 
+  test('a CIDR with bits set after its prefix is refused on create and edit, naming the canonical range (IPv4 and IPv6)', async () => {
+    const holder = await createClient(24);
+    for (const [entry, range] of [['10.0.0.5/8', '10.0.0.0/8'], ['2001:db8::1/32', '2001:db8::/32']]) {
+      const created = await call({ method: 'POST', path: '/registry/clients', body: createBody(17, { networkWhitelist: ['203.0.113.7', entry] }) });
+      expectError(created, 400, 'invalid_network');
+      expect(created.body.message).toContain(`the range it names is ${range}`);
+      const edited = await call({ method: 'PATCH', path: `/registry/clients/${holder.clientId as string}`, body: { version: 1, networkWhitelist: [entry] } });
+      expectError(edited, 400, 'invalid_network');
+      expect(edited.body.message).toContain(`Write ${range} for the whole range`);
+    }
+    const canonical = await call({ method: 'PATCH', path: `/registry/clients/${holder.clientId as string}`, body: { version: 1, networkWhitelist: ['10.0.0.0/8', '2001:DB8::/32'] } });
+    expect(canonical.status).toBe(200);
+    expect(canonical.body.networkWhitelist).toEqual(['10.0.0.0/8', '2001:db8::/32']);
+  });
+
   test('whitelist entries that mean everyone are accepted as given', async () => {
     const res = await call({ method: 'POST', path: '/registry/clients', body: createBody(17, { networkWhitelist: ['0.0.0.0', '0.0.0.0/0', '::/0'] }) });
     expect(res.status).toBe(201);
