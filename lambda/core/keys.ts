@@ -52,8 +52,16 @@ const JWK_KTY_MEMBER = /"kty"\s*:/;
 const MIN_PRIVATE_DER_BYTES = 40;
 /** The largest (a 16384-bit RSA PKCS#8 is about 9.4 KB). */
 const MAX_PRIVATE_DER_BYTES = 16_384;
-/** Most DER candidates parsed in one text: bounds the work a long text can cause. */
-const MAX_DER_CANDIDATES = 256;
+/**
+ * Most DER candidates parsed in one scan (one text, or one whole body): bounds the work a long
+ * body of Base64 decoys can cause (each parse attempt costs up to a few tenths of a millisecond).
+ */
+const MAX_DER_CANDIDATES = 64;
+
+/** The parse attempts a scan has left. */
+interface ScanBudget {
+  candidates: number;
+}
 
 /**
  * True when the text holds private key material anywhere in it, in any form Signet recognises:
@@ -64,10 +72,14 @@ const MAX_DER_CANDIDATES = 256;
  * The whole text is judged, not its first key: a public PEM followed by a private key is private.
  */
 export function looksLikePrivateKey(text: string): boolean {
+  return textHoldsPrivateKey(text, { candidates: MAX_DER_CANDIDATES });
+}
+
+function textHoldsPrivateKey(text: string, budget: ScanBudget): boolean {
   if (typeof text !== 'string') return false;
   if (PRIVATE_PEM_HEADER.test(text)) return true;
   if (JWK_KTY_MEMBER.test(text) && JWK_PRIVATE_MEMBER.test(text)) return true;
-  return holdsPrivateDer(text.replace(PEM_ARMOUR, ' '));
+  return holdsPrivateDer(text.replace(PEM_ARMOUR, ' '), budget);
 }
 
 /**
@@ -76,12 +88,13 @@ export function looksLikePrivateKey(text: string): boolean {
  * (a `kty` and a `d` member). For request bodies: every field is judged, not only `publicKey`.
  */
 export function holdsPrivateKeyMaterial(value: unknown): boolean {
-  // Iterative, so a deeply nested body cannot exhaust the stack.
+  // Iterative, so a deeply nested body cannot exhaust the stack; one parse budget for the whole value.
+  const budget: ScanBudget = { candidates: MAX_DER_CANDIDATES };
   const pending: unknown[] = [value];
   while (pending.length > 0) {
     const next = pending.pop();
     if (typeof next === 'string') {
-      if (looksLikePrivateKey(next)) return true;
+      if (textHoldsPrivateKey(next, budget)) return true;
     } else if (Array.isArray(next)) {
       pending.push(...next);
     } else if (typeof next === 'object' && next !== null) {
@@ -98,13 +111,13 @@ export function holdsPrivateKeyMaterial(value: unknown): boolean {
  * so each token that starts a DER SEQUENCE is joined with the tokens after it up to the length
  * its header declares, and parsed as exactly that many bytes.
  */
-function holdsPrivateDer(text: string): boolean {
+function holdsPrivateDer(text: string, budget: ScanBudget): boolean {
   const tokens = text.split(NOT_BASE64).filter((token) => token !== '');
-  let candidates = 0;
   for (let i = 0; i < tokens.length; i++) {
     const declared = declaredDerBytes(tokens[i]);
     if (declared === undefined) continue;
-    if (++candidates > MAX_DER_CANDIDATES) return false;
+    if (budget.candidates <= 0) return false;
+    budget.candidates--;
     const needed = Math.ceil((declared * 4) / 3); // the characters that carry `declared` bytes, padding not needed
     let joined = '';
     for (let j = i; j < tokens.length && joined.length < needed; j++) joined += tokens[j];
@@ -115,22 +128,31 @@ function holdsPrivateDer(text: string): boolean {
   return false;
 }
 
-/** The total length a token's DER SEQUENCE header declares, when the token starts one of a plausible size. */
+/**
+ * The total length a token's DER SEQUENCE header declares, when the token starts one of a
+ * plausible size whose first element is what every private key format starts with: the version
+ * INTEGER 0 (PKCS#8, PKCS#1) or 1 (SEC1), or a SEQUENCE (encrypted PKCS#8). Cheap, so decoys
+ * rarely cost a parse.
+ */
 function declaredDerBytes(token: string): number | undefined {
-  if (token.length < 8 || token[0] !== 'M') return undefined; // Base64 of 0x30 (SEQUENCE) starts with M
-  const head = Buffer.from(toStandardBase64(token.slice(0, 8)), 'base64');
+  if (token.length < 12 || token[0] !== 'M') return undefined; // Base64 of 0x30 (SEQUENCE) starts with M
+  const head = Buffer.from(toStandardBase64(token.slice(0, 12)), 'base64');
   if (head[0] !== 0x30) return undefined;
   let total: number;
+  let at: number;
   if (head[1] < 0x80) {
     total = 2 + head[1];
+    at = 2;
   } else {
     const octets = head[1] & 0x7f;
     if (octets < 1 || octets > 3) return undefined;
     let length = 0;
     for (let k = 0; k < octets; k++) length = length * 256 + head[2 + k];
     total = 2 + octets + length;
+    at = 2 + octets;
   }
-  return total >= MIN_PRIVATE_DER_BYTES && total <= MAX_PRIVATE_DER_BYTES ? total : undefined;
+  const versionOrSequence = head[at] === 0x30 || (head[at] === 0x02 && head[at + 1] === 0x01 && head[at + 2] <= 1);
+  return versionOrSequence && total >= MIN_PRIVATE_DER_BYTES && total <= MAX_PRIVATE_DER_BYTES ? total : undefined;
 }
 
 function toStandardBase64(text: string): string {
