@@ -48,7 +48,7 @@ export interface IClientRegistry {
   grantRecordFailures(grantee: iam.IGrantable): iam.Grant;
   /** Conditional PutItem of single-use replay markers (`REPLAY#…` items, key and TTL attributes only). */
   grantRecordReplays(grantee: iam.IGrantable): iam.Grant;
-  /** Registers new clients (the admin bootstrap): GetItem / PutItem on `CLIENT#…` and `KEY#…` items only. */
+  /** Registers new clients (the admin bootstrap): GetItem / PutItem on `CLIENT#…` and `KEY#…` items, UpdateItem of the admin roster item only. */
   grantCreateClients(grantee: iam.IGrantable): iam.Grant;
   /** What a key rotation does for one client: its own record and audit items, and key-ownership items. */
   grantRotateKeys(grantee: iam.IGrantable, clientId: string): iam.Grant;
@@ -113,7 +113,9 @@ abstract class ClientRegistryBase extends Construct implements IClientRegistry {
   }
 
   grantCreateClients(grantee: iam.IGrantable): iam.Grant {
-    return this.grantOn(grantee, ['dynamodb:GetItem', 'dynamodb:PutItem'], [this.table.tableArn], [CLIENT_ITEMS_PATTERN, KEY_ITEMS_PATTERN]);
+    const create = this.grantOn(grantee, ['dynamodb:GetItem', 'dynamodb:PutItem'], [this.table.tableArn], [CLIENT_ITEMS_PATTERN, KEY_ITEMS_PATTERN]);
+    // A client created with registry:admin joins the admin roster in the same transaction (lambda/store/table-schema.ts).
+    return create.combine(this.grantOn(grantee, ['dynamodb:UpdateItem'], [this.table.tableArn], [ITEM.adminRosterPk]));
   }
 
   grantRotateKeys(grantee: iam.IGrantable, clientId: string): iam.Grant {

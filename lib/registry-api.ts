@@ -74,6 +74,8 @@ export class RegistryApi extends Construct {
         [ENV.roleCatalogue]: JSON.stringify(props.authorizer.roleCatalogue),
         // Write responses say how long the authorizer may keep serving the previous record.
         [ENV.clientCacheTtlMs]: String(props.authorizer.clientCacheTtl.toMilliseconds()),
+        // The registry routes on the path the authorizer judged, found with the same base URL.
+        ...(props.authorizer.publicBaseUrl !== undefined ? { [ENV.publicBaseUrl]: props.authorizer.publicBaseUrl } : {}),
       },
     });
     this.handler = fn.function;

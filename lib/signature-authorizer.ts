@@ -132,6 +132,8 @@ export class SignatureAuthorizer extends Construct {
   readonly roleCatalogue: RoleCatalogue;
   /** How long it keeps a client record (the registry tells writers how long a change may take). */
   readonly clientCacheTtl: Duration;
+  /** The public base URL the authorizer was given, if any (the registry finds the API path with the same one). */
+  readonly publicBaseUrl?: string;
 
   private readonly httpAuthorizers = new Map<string, HttpLambdaAuthorizer>();
   private readonly restAuthorizers = new Map<string, apigw.RequestAuthorizer>();
@@ -141,6 +143,7 @@ export class SignatureAuthorizer extends Construct {
     this.apiType = props.apiType ?? 'http';
     this.roleCatalogue = props.roleCatalogue ?? DEFAULT_ROLE_CATALOGUE;
     this.clientCacheTtl = props.clientCacheTtl ?? Duration.millis(DEFAULT_CLIENT_CACHE_TTL_MS);
+    this.publicBaseUrl = props.publicBaseUrl;
     validateAuthorizerProps(this.node.path, props, this.roleCatalogue);
 
     const replayProtection = props.replayProtection ?? false;

@@ -2,10 +2,15 @@
 /**
  * Network whitelist entries, checked in the browser as lambda/core/ip-policy.ts checks them:
  * IPv4 and IPv6 addresses and CIDR ranges, canonical text back (`203.0.113.7/32` becomes
- * `203.0.113.7`, IPv6 lower-cased), `0.0.0.0` (and any `/0`) meaning everyone. The address
- * grammar is Node's `net.isIPv4` / `net.isIPv6` (test/portal/network.test.ts compares them).
+ * `203.0.113.7`, IPv6 lower-cased), a range with bits set after its prefix (`10.0.0.5/8`) refused
+ * naming its canonical form, and `0.0.0.0`, any `/0` and `::ffff:0:0/96` (every IPv4 caller)
+ * meaning everyone. The address grammar is Node's `net.isIPv4` / `net.isIPv6`;
+ * test/portal/validation.test.ts checks every rule here against the core's.
  */
 import { fail } from './errors.js';
+
+/** The entry that lets every address in. */
+const EVERYONE = '0.0.0.0';
 
 const V4_SEG = '(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])';
 const V4 = `(?:${V4_SEG}\\.){3}${V4_SEG}`;
@@ -62,5 +67,93 @@ export function normaliseNetworkEntry(entry) {
     prefix = Number(prefixText);
   }
   const address = family === 'ipv6' ? addressText.toLowerCase() : addressText;
-  return prefix === maxPrefix ? address : `${address}/${prefix}`;
+  if (prefix === maxPrefix) return address;
+  const bytes = addressBytes(address, family);
+  const network = maskBytes(bytes, prefix);
+  if (network.some((byte, i) => byte !== bytes[i])) {
+    const range = `${formatAddress(network, family)}/${prefix}`;
+    fail(
+      'invalid_network',
+      `Network whitelist entry ${JSON.stringify(`${address}/${prefix}`)} has bits set after its /${prefix} prefix: the range it names is ${range}. Write ${range} for the whole range, or ${address} for the one address.`,
+    );
+  }
+  return `${address}/${prefix}`;
+}
+
+/** The first 96 bits of every IPv4-mapped IPv6 address (`::ffff:0:0/96`), and 32 zero bits. */
+const IPV4_MAPPED = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0, 0, 0];
+
+/**
+ * True when the canonical entry lets everyone in: every address (`0.0.0.0` or a `/0` range), or
+ * every IPv4 address (`::ffff:0:0/96`, or an IPv6 range holding it). The core's `admitsEveryone`.
+ * @param {string} canonical
+ */
+export function allowsEveryone(canonical) {
+  const [address, prefixText] = canonical.split('/');
+  const family = isIPv4(address) ? 'ipv4' : 'ipv6';
+  const prefix = prefixText === undefined ? (family === 'ipv4' ? 32 : 128) : Number(prefixText);
+  if (prefix === 0) return true;
+  if (family === 'ipv4') return address === EVERYONE && prefix === 32;
+  if (prefix > 96) return false;
+  const network = maskBytes(addressBytes(address, family), prefix);
+  return maskBytes(IPV4_MAPPED, prefix).every((byte, i) => byte === network[i]);
+}
+
+/**
+ * The address as bytes (4 or 16); the text is a valid address of `family`.
+ * @param {string} address
+ * @param {'ipv4' | 'ipv6'} family
+ * @returns {number[]}
+ */
+function addressBytes(address, family) {
+  if (family === 'ipv4') return address.split('.').map(Number);
+  let text = address;
+  /** @type {number[]} */
+  let tail = [];
+  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (dotted) {
+    tail = dotted[1].split('.').map(Number);
+    text = `${text.slice(0, dotted.index)}0:0`;
+  }
+  const [head, rest] = text.includes('::') ? text.split('::') : [text, undefined];
+  /** @param {string | undefined} part */
+  const groups = (part) => (part === undefined || part === '' ? [] : part.split(':').map((g) => parseInt(g, 16)));
+  const left = groups(head);
+  const right = groups(rest);
+  const words = rest === undefined ? left : [...left, ...new Array(8 - left.length - right.length).fill(0), ...right];
+  const bytes = words.flatMap((w) => [w >> 8, w & 0xff]);
+  if (tail.length === 4) bytes.splice(12, 4, ...tail);
+  return bytes;
+}
+
+/**
+ * The bytes with every bit after the first `prefix` cleared.
+ * @param {readonly number[]} bytes
+ * @param {number} prefix
+ */
+function maskBytes(bytes, prefix) {
+  return bytes.map((byte, i) => {
+    const keep = Math.max(0, Math.min(8, prefix - i * 8));
+    return byte & ((0xff << (8 - keep)) & 0xff);
+  });
+}
+
+/**
+ * Bytes as address text: dotted IPv4, or IPv6 in RFC 5952 form (lower case, longest zero run as `::`).
+ * @param {readonly number[]} bytes
+ * @param {'ipv4' | 'ipv6'} family
+ */
+function formatAddress(bytes, family) {
+  if (family === 'ipv4') return bytes.join('.');
+  const words = Array.from({ length: 8 }, (_, i) => (bytes[2 * i] << 8) | bytes[2 * i + 1]);
+  let best = { at: -1, length: 1 };
+  for (let i = 0; i < 8; ) {
+    let j = i;
+    while (j < 8 && words[j] === 0) j++;
+    if (j - i > best.length) best = { at: i, length: j - i };
+    i = j === i ? i + 1 : j;
+  }
+  /** @param {number[]} list */
+  const hex = (list) => list.map((w) => w.toString(16)).join(':');
+  return best.at === -1 ? hex(words) : `${hex(words.slice(0, best.at))}::${hex(words.slice(best.at + best.length))}`;
 }

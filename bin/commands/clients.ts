@@ -21,7 +21,11 @@
  * `--account` names the account (partner organisation) to create in, list or search. Without it,
  * an operator (`registry:admin`) works in the default account `acct_default`, and an account
  * admin (`account:admin`, its key given with `--admin DIR`) in its own, the only one it may name.
+ *
+ * Every client the answer shows whose network whitelist lets everyone in (core `admitsEveryone`:
+ * `0.0.0.0`, any `/0`, `::ffff:0:0/96`) gets a note on stderr, so it is never a surprise.
  */
+import { admitsEveryone } from '../../lambda/core/ip-policy';
 import { generateRsaKeyPair, spkiPemOf } from '../../lambda/core/keys';
 import { hasClientKey, writeClientDir } from '../../local/client-dir';
 import { Options, UsageError, parse, readPublicKeyFile } from './args';
@@ -186,7 +190,31 @@ export async function run(argv: string[]): Promise<number> {
     throw new UsageError(sub.positionals === 1 ? `clients ${name} takes one CLIENT_ID` : `clients ${name} takes no positional argument`);
   }
   const registry = RegistryClient.fromOptions(values);
-  return runRegistryCommand(() => sub.run(registry, values, positionals), { json: values.json === true, format: sub.format });
+  return runRegistryCommand(async () => {
+    const answer = await sub.run(registry, values, positionals);
+    for (const note of openToEveryoneNotes(answer)) console.error(note);
+    return answer;
+  }, { json: values.json === true, format: sub.format });
+}
+
+/** A note for each client of a successful answer (one record, or a `clients` list) whose whitelist lets everyone in. */
+export function openToEveryoneNotes(answer: RegistryAnswer): string[] {
+  if (answer.status < 200 || answer.status >= 300 || typeof answer.body !== 'object' || answer.body === null) return [];
+  const body = answer.body as { clients?: unknown };
+  const records: unknown[] = Array.isArray(body.clients) ? body.clients : [body];
+  return records.flatMap((record) => {
+    const { clientId, networkWhitelist } = (record ?? {}) as { clientId?: unknown; networkWhitelist?: unknown };
+    if (typeof clientId !== 'string' || !Array.isArray(networkWhitelist) || !networkWhitelist.every((e) => typeof e === 'string')) return [];
+    let open: boolean;
+    try {
+      open = admitsEveryone(networkWhitelist as string[]);
+    } catch {
+      return [];
+    }
+    return open
+      ? [`note: client ${clientId} accepts signed requests from every address (its network whitelist holds 0.0.0.0, a /0 range or ::ffff:0:0/96). Narrow it with: signet clients update ${clientId} --network ADDR_OR_CIDR`]
+      : [];
+  });
 }
 
 async function create(registry: RegistryClient, values: Record<string, unknown>): Promise<RegistryAnswer> {

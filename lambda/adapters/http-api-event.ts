@@ -87,7 +87,7 @@ export function adaptHttpApiEvent(event: HttpApiEventV2Like, opts: TargetUriOpti
   const headers = headersFromHttpApi(event.headers, event.cookies);
   const rawPath = rawPathOf(event);
   const pathInApi = pathInApiOf(event, opts);
-  const apiPath = apiPathFor(pathInApi);
+  const apiPath = apiPathOfHttpApiEvent(event, opts);
   const query = event.rawQueryString ? `?${event.rawQueryString}` : '';
 
   let origin: string;

@@ -79,7 +79,7 @@ export function fromRestApiAuthorizerEvent(event: RestApiEventLike, opts: Target
   const method = methodOf(event.httpMethod ?? context.httpMethod);
   const headers = headersFromRestApi(event.headers, event.multiValueHeaders);
   const encodedPathInApi = encodedPathInApiOf(event, opts);
-  const apiPath = apiPathFor(decodePath(encodedPathInApi));
+  const apiPath = apiPathOfRestApiEvent(event, opts);
 
   let urlWithoutQuery: string;
   if (opts.publicBaseUrl) {

@@ -50,6 +50,8 @@ export const ERROR_CODES = {
   key_already_registered: 409,
   version_conflict: 409,
   last_key: 409,
+  last_admin: 409,
+  self_lockout: 409,
   // --- Service faults (5xx): never a reason to let a request through.
   dependency_unavailable: 503,
   internal_error: 500,

@@ -22,11 +22,12 @@ export {
   importPrivateKey,
   importPublicKey,
   isFingerprint,
+  holdsPrivateKeyMaterial,
   looksLikePrivateKey,
   spkiPemOf,
 } from './keys';
 export type { PrivateKeyInfo, PublicKeyInfo } from './keys';
-export { EVERYONE, compileAllowList, normaliseCallerIp, normaliseNetworkEntry } from './ip-policy';
+export { EVERYONE, admitsEveryone, compileAllowList, normaliseCallerIp, normaliseNetworkEntry } from './ip-policy';
 export type { IpAllowList } from './ip-policy';
 export { compileRoleCatalogue, validateRoles } from './role-policy';
 export type { CompiledRoleCatalogue, RoleCatalogue } from './role-policy';

@@ -2,7 +2,13 @@
  * The client's network allow-list: IPv4 and IPv6 addresses and CIDR ranges.
  *
  * `0.0.0.0` means everyone (the seed's convention), and so does any `/0` range (`0.0.0.0/0`,
- * `::/0`). IPv4-mapped IPv6 callers (`::ffff:192.0.2.1`) are matched as the IPv4 address they are.
+ * `::/0`). IPv4-mapped IPv6 callers (`::ffff:192.0.2.1`) are matched as the IPv4 address they are,
+ * so `::ffff:0:0/96` (or any IPv6 range holding it) lets in every IPv4 caller:
+ * {@link admitsEveryone} is the one test of "this list is open to everyone" that warnings use.
+ *
+ * Entries are stored canonical: a range is written by its network address (`10.0.0.0/8`); an
+ * entry with bits set after its prefix (`10.0.0.5/8`) is refused with the canonical form named,
+ * since it is unclear whether the address or the range was meant.
  */
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
 import { fail } from './errors';
@@ -31,7 +37,39 @@ interface ParsedEntry {
 export function normaliseNetworkEntry(entry: unknown): string {
   const parsed = parseEntry(entry);
   const maxPrefix = parsed.family === 'ipv4' ? 32 : 128;
-  return parsed.prefix === maxPrefix ? parsed.address : `${parsed.address}/${parsed.prefix}`;
+  if (parsed.prefix === maxPrefix) return parsed.address;
+  const bytes = addressBytes(parsed);
+  const network = maskBytes(bytes, parsed.prefix);
+  if (network.some((byte, i) => byte !== bytes[i])) {
+    const range = `${formatAddress(network, parsed.family)}/${parsed.prefix}`;
+    fail(
+      'invalid_network',
+      `Network whitelist entry ${JSON.stringify(`${parsed.address}/${parsed.prefix}`)} has bits set after its /${parsed.prefix} prefix: the range it names is ${range}. Write ${range} for the whole range, or ${parsed.address} for the one address.`,
+    );
+  }
+  return `${parsed.address}/${parsed.prefix}`;
+}
+
+/** The first 96 bits of every IPv4-mapped IPv6 address (`::ffff:0:0/96`). */
+const IPV4_MAPPED_PREFIX = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff];
+
+/**
+ * True when the allow-list lets in everyone: every address (`0.0.0.0`, `0.0.0.0/0`, `::/0`), or
+ * every IPv4 address (`::ffff:0:0/96`, or an IPv6 range holding it, such as `::/80`). The one
+ * test behind every "open to everyone" warning (the portal's copy in portal/network.js is
+ * checked against it).
+ * @throws SignetError `invalid_network` when an entry is not an address or range
+ */
+export function admitsEveryone(entries: readonly string[]): boolean {
+  return entries.some((entry) => entryAdmitsEveryone(parseEntry(entry)));
+}
+
+function entryAdmitsEveryone(parsed: ParsedEntry): boolean {
+  if (parsed.prefix === 0) return true;
+  if (parsed.family === 'ipv4') return parsed.address === EVERYONE && parsed.prefix === 32;
+  if (parsed.prefix > 96) return false;
+  const network = maskBytes(addressBytes(parsed), parsed.prefix);
+  return maskBytes(IPV4_MAPPED_PREFIX.concat([0, 0, 0, 0]), parsed.prefix).every((byte, i) => byte === network[i]);
 }
 
 /** Compiles entries (each checked by {@link normaliseNetworkEntry}) into an {@link IpAllowList}. */
@@ -69,6 +107,49 @@ export function normaliseCallerIp(ip: string | undefined): { address: string; fa
   if (isIPv4(address)) return { address, family: 'ipv4' };
   if (isIPv6(address)) return { address: address.toLowerCase(), family: 'ipv6' };
   return undefined;
+}
+
+/** The address as bytes (4 or 16). The text was checked by `net.isIPv4` / `net.isIPv6`. */
+function addressBytes(parsed: ParsedEntry): number[] {
+  if (parsed.family === 'ipv4') return parsed.address.split('.').map(Number);
+  let text = parsed.address;
+  let tail: number[] = [];
+  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (dotted) {
+    tail = dotted[1].split('.').map(Number);
+    text = `${text.slice(0, dotted.index)}0:0`;
+  }
+  const [head, rest] = text.includes('::') ? text.split('::') : [text, undefined];
+  const groups = (part: string | undefined) => (part === undefined || part === '' ? [] : part.split(':').map((g) => parseInt(g, 16)));
+  const left = groups(head);
+  const right = groups(rest);
+  const words = rest === undefined ? left : [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right];
+  const bytes = words.flatMap((w) => [w >> 8, w & 0xff]);
+  if (tail.length === 4) bytes.splice(12, 4, ...tail);
+  return bytes;
+}
+
+/** The bytes with every bit after the first `prefix` cleared. */
+function maskBytes(bytes: readonly number[], prefix: number): number[] {
+  return bytes.map((byte, i) => {
+    const keep = Math.max(0, Math.min(8, prefix - i * 8));
+    return byte & ((0xff << (8 - keep)) & 0xff);
+  });
+}
+
+/** Bytes as address text: dotted IPv4, or IPv6 in RFC 5952 form (lower case, longest zero run as `::`). */
+function formatAddress(bytes: readonly number[], family: 'ipv4' | 'ipv6'): string {
+  if (family === 'ipv4') return bytes.join('.');
+  const words = Array.from({ length: 8 }, (_, i) => (bytes[2 * i] << 8) | bytes[2 * i + 1]);
+  let best = { at: -1, length: 1 };
+  for (let i = 0; i < 8; ) {
+    let j = i;
+    while (j < 8 && words[j] === 0) j++;
+    if (j - i > best.length) best = { at: i, length: j - i };
+    i = j === i ? i + 1 : j;
+  }
+  const hex = (list: number[]) => list.map((w) => w.toString(16)).join(':');
+  return best.at === -1 ? hex(words) : `${hex(words.slice(0, best.at))}::${hex(words.slice(best.at + best.length))}`;
 }
 
 function parseEntry(entry: unknown): ParsedEntry {

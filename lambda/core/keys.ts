@@ -36,30 +36,127 @@ export interface PrivateKeyInfo {
 }
 
 const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----([\s\S]*?)-----END \1-----/;
-const PEM_BLOCKS = /-----BEGIN ([A-Z0-9 ]+)-----([\s\S]*?)-----END \1-----/g;
-const PRIVATE_PEM_LABEL = /PRIVATE KEY/;
 const BASE64_BODY = /^[A-Za-z0-9+/]+={0,2}$/;
 const BASE64URL_BODY = /^[A-Za-z0-9_-]+$/;
 
-/** True when the text holds private key material in any form Signet can recognise. */
+/** A private key's PEM header, of any kind: PKCS#8, PKCS#1 RSA, SEC1 EC, DSA, OpenSSH, encrypted PKCS#8. */
+const PRIVATE_PEM_HEADER = /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----/;
+/** PEM armour lines, removed before the Base64 between and around them is judged. */
+const PEM_ARMOUR = /-----(?:BEGIN|END) [A-Z0-9 ]*-----/g;
+/** What separates Base64 runs: anything that is not in the Base64 or base64url alphabet. */
+const NOT_BASE64 = /[^A-Za-z0-9+/=_-]+/;
+/** A JWK's private member (`"d": "<base64url>"`) beside its `kty`, in JSON text. */
+const JWK_PRIVATE_MEMBER = /"d"\s*:\s*"[A-Za-z0-9_-]{8,}/;
+const JWK_KTY_MEMBER = /"kty"\s*:/;
+/** The smallest private key DER judged (an Ed25519 PKCS#8 is 48 bytes). */
+const MIN_PRIVATE_DER_BYTES = 40;
+/** The largest (a 16384-bit RSA PKCS#8 is about 9.4 KB). */
+const MAX_PRIVATE_DER_BYTES = 16_384;
+/**
+ * Most DER candidates parsed in one scan (one text, or one whole body): bounds the work a long
+ * body of Base64 decoys can cause (each parse attempt costs up to a few tenths of a millisecond).
+ */
+const MAX_DER_CANDIDATES = 64;
+
+/** The parse attempts a scan has left. */
+interface ScanBudget {
+  candidates: number;
+}
+
+/**
+ * True when the text holds private key material anywhere in it, in any form Signet recognises:
+ * - a PEM private key block of any kind (`-----BEGIN … PRIVATE KEY-----`);
+ * - Base64 (or base64url) of a PKCS#8, PKCS#1 or SEC1 private key DER, whether inside a PEM block
+ *   whose label was edited, bare, after a public key, or among other words, on one line or wrapped;
+ * - a JWK with a private member `d` (its `kty` beside it).
+ * The whole text is judged, not its first key: a public PEM followed by a private key is private.
+ */
 export function looksLikePrivateKey(text: string): boolean {
-  if (PRIVATE_PEM_LABEL.test(text) && /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----/.test(text)) return true;
-  // A private key whose PEM label was edited by hand: judge the body, not the label.
-  for (const block of text.matchAll(PEM_BLOCKS)) {
-    const der = decodeBareBase64(block[2].replace(/^[A-Za-z-]+:.*$/gm, ''));
-    if (der !== undefined && parsePrivateDer(der) !== undefined) return true;
-  }
-  const trimmed = text.trim();
-  if (trimmed.startsWith('{')) {
-    try {
-      const jwk = JSON.parse(trimmed) as Record<string, unknown>;
-      return typeof jwk === 'object' && jwk !== null && 'd' in jwk;
-    } catch {
-      return false;
+  return textHoldsPrivateKey(text, { candidates: MAX_DER_CANDIDATES });
+}
+
+function textHoldsPrivateKey(text: string, budget: ScanBudget): boolean {
+  if (typeof text !== 'string') return false;
+  if (PRIVATE_PEM_HEADER.test(text)) return true;
+  if (JWK_KTY_MEMBER.test(text) && JWK_PRIVATE_MEMBER.test(text)) return true;
+  return holdsPrivateDer(text.replace(PEM_ARMOUR, ' '), budget);
+}
+
+/**
+ * True when any string anywhere in a JSON value (object members, array items, nested to any
+ * depth) holds private key material ({@link looksLikePrivateKey}), or an object is a private JWK
+ * (a `kty` and a `d` member). For request bodies: every field is judged, not only `publicKey`.
+ */
+export function holdsPrivateKeyMaterial(value: unknown): boolean {
+  // Iterative, so a deeply nested body cannot exhaust the stack; one parse budget for the whole value.
+  const budget: ScanBudget = { candidates: MAX_DER_CANDIDATES };
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const next = pending.pop();
+    if (typeof next === 'string') {
+      if (textHoldsPrivateKey(next, budget)) return true;
+    } else if (Array.isArray(next)) {
+      pending.push(...next);
+    } else if (typeof next === 'object' && next !== null) {
+      if ('kty' in next && 'd' in next) return true;
+      for (const [name, member] of Object.entries(next)) pending.push(name, member);
     }
   }
-  const der = decodeBareBase64(trimmed);
-  return der !== undefined && parsePrivateDer(der) !== undefined;
+  return false;
+}
+
+/**
+ * True when a run of Base64 in the text decodes to a private key DER. Runs are the text's tokens
+ * (split on anything outside the Base64 alphabets); a DER may span tokens (a wrapped PEM body),
+ * so each token that starts a DER SEQUENCE is joined with the tokens after it up to the length
+ * its header declares, and parsed as exactly that many bytes.
+ */
+function holdsPrivateDer(text: string, budget: ScanBudget): boolean {
+  const tokens = text.split(NOT_BASE64).filter((token) => token !== '');
+  for (let i = 0; i < tokens.length; i++) {
+    const declared = declaredDerBytes(tokens[i]);
+    if (declared === undefined) continue;
+    if (budget.candidates <= 0) return false;
+    budget.candidates--;
+    const needed = Math.ceil((declared * 4) / 3); // the characters that carry `declared` bytes, padding not needed
+    let joined = '';
+    for (let j = i; j < tokens.length && joined.length < needed; j++) joined += tokens[j];
+    if (joined.length < needed) continue;
+    const der = Buffer.from(toStandardBase64(joined.slice(0, needed)), 'base64');
+    if (der.length >= declared && isPrivateDer(der.subarray(0, declared))) return true;
+  }
+  return false;
+}
+
+/**
+ * The total length a token's DER SEQUENCE header declares, when the token starts one of a
+ * plausible size whose first element is what every private key format starts with: the version
+ * INTEGER 0 (PKCS#8, PKCS#1) or 1 (SEC1), or a SEQUENCE (encrypted PKCS#8). Cheap, so decoys
+ * rarely cost a parse.
+ */
+function declaredDerBytes(token: string): number | undefined {
+  if (token.length < 12 || token[0] !== 'M') return undefined; // Base64 of 0x30 (SEQUENCE) starts with M
+  const head = Buffer.from(toStandardBase64(token.slice(0, 12)), 'base64');
+  if (head[0] !== 0x30) return undefined;
+  let total: number;
+  let at: number;
+  if (head[1] < 0x80) {
+    total = 2 + head[1];
+    at = 2;
+  } else {
+    const octets = head[1] & 0x7f;
+    if (octets < 1 || octets > 3) return undefined;
+    let length = 0;
+    for (let k = 0; k < octets; k++) length = length * 256 + head[2 + k];
+    total = 2 + octets + length;
+    at = 2 + octets;
+  }
+  const versionOrSequence = head[at] === 0x30 || (head[at] === 0x02 && head[at + 1] === 0x01 && head[at + 2] <= 1);
+  return versionOrSequence && total >= MIN_PRIVATE_DER_BYTES && total <= MAX_PRIVATE_DER_BYTES ? total : undefined;
+}
+
+function toStandardBase64(text: string): string {
+  return text.replace(/-/g, '+').replace(/_/g, '/');
 }
 
 /**
@@ -236,4 +333,20 @@ function parsePrivateDer(der: Buffer): KeyObject | undefined {
     }
   }
   return undefined;
+}
+
+/**
+ * True when DER bytes are a private key: PKCS#8 (also encrypted: a passphrase is asked for),
+ * PKCS#1 RSA or SEC1 EC.
+ */
+function isPrivateDer(der: Buffer): boolean {
+  for (const type of ['pkcs8', 'pkcs1', 'sec1'] as const) {
+    try {
+      createPrivateKey({ key: der, format: 'der', type });
+      return true;
+    } catch (error) {
+      if ((error as { code?: unknown }).code === 'ERR_MISSING_PASSPHRASE') return true;
+    }
+  }
+  return false;
 }

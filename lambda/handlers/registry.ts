@@ -18,6 +18,7 @@ export const handler = createRegistryHandler({
     client: createDocumentClient({ endpoint: config.dynamoDbEndpoint }),
   }),
   roles: compileRoleCatalogue(config.roleCatalogue),
+  publicBaseUrl: config.publicBaseUrl,
   logger: new Logger({ serviceName: REGISTRY_SERVICE_NAME }),
   authorizerCacheTtlMs: config.clientCacheTtlMs,
 });

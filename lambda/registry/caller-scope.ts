@@ -16,8 +16,12 @@
  *     over its key would make the account admin an operator;
  *   - `account:admin` may be given like any other role when the operator put it in the ceiling:
  *     the operator decides whether a partner may appoint its own administrators.
+ * - **Nobody locks themselves out** (409 `self_lockout`): a caller may not disable its own client
+ *   nor take from it the role it administers the registry with (`registry:admin`,
+ *   `account:admin`). That the registry keeps at least one active operator at all is the store's
+ *   rule (`last_admin`), enforced in DynamoDB.
  */
-import { REGISTRY_ADMIN_ROLE } from '../core/defaults';
+import { ACCOUNT_ADMIN_ROLE, REGISTRY_ADMIN_ROLE } from '../core/defaults';
 import { SignetError } from '../core/errors';
 import { DEFAULT_ACCOUNT_ID, isAccountId } from '../store/account-id';
 import { accountNotFound } from '../store/client-store';
@@ -112,6 +116,51 @@ export function changeGuard(scope: CallerScope, notFound: (clientId: string) => 
       );
     }
     also?.(current);
+  };
+}
+
+/** The roles that let a client administer the registry: a caller never takes them from itself. */
+const ADMINISTERING_ROLES: readonly string[] = [REGISTRY_ADMIN_ROLE, ACCOUNT_ADMIN_ROLE];
+
+/** What a change does to a client, as far as locking its holder out goes. */
+export interface LockoutRelevantChange {
+  readonly disable?: boolean;
+  /** The client's roles after the change, when it changes them. */
+  readonly roles?: readonly string[];
+}
+
+/**
+ * The guard refusing a change by which the caller would lock itself out: disabling its own client,
+ * or removing from it a role it administers the registry with. Checked on the record the change
+ * is planned from.
+ * @throws SignetError `self_lockout` (409) saying what to do instead
+ */
+export function selfLockoutGuard(caller: RegistryCaller, change: LockoutRelevantChange): ClientGuard {
+  return (current) => {
+    if (current.clientId !== caller.clientId) return;
+    if (change.disable === true && current.status === 'active') {
+      throw new SignetError(
+        'self_lockout',
+        'You cannot disable the client you are calling with: you would lock yourself out of the registry. Have another administrator disable it, or disable it from another client.',
+      );
+    }
+    const dropped = change.roles === undefined ? [] : ADMINISTERING_ROLES.filter((role) => current.roles.includes(role) && !change.roles?.includes(role));
+    if (dropped.length > 0) {
+      throw new SignetError(
+        'self_lockout',
+        `You cannot remove ${dropped.join(' and ')} from the client you are calling with: you would lock yourself out of the registry. Give the role to another client first and have that client remove it from yours.`,
+      );
+    }
+  };
+}
+
+/** Both guards, in order (either may be absent). */
+export function bothGuards(first: ClientGuard | undefined, second: ClientGuard | undefined): ClientGuard | undefined {
+  if (first === undefined) return second;
+  if (second === undefined) return first;
+  return (current) => {
+    first(current);
+    second(current);
   };
 }
 

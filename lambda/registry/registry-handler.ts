@@ -38,6 +38,12 @@ export interface RegistryHandlerDeps extends RegistryServiceDeps {
    * @default DEFAULT_CLIENT_CACHE_TTL_MS
    */
   readonly authorizerCacheTtlMs?: number;
+  /**
+   * The authorizer's `publicBaseUrl` (`SIGNET_PUBLIC_BASE_URL`): the registry finds the path
+   * inside the API exactly as the authorizer does, and routes only on that path.
+   * @default - none, as the authorizer's default
+   */
+  readonly publicBaseUrl?: string;
 }
 
 /**
@@ -66,20 +72,21 @@ export function createRegistryHandler(deps: RegistryHandlerDeps): RegistryHandle
   const service = new RegistryService(deps);
   const logger = deps.logger ?? new Logger({ serviceName: REGISTRY_SERVICE_NAME });
   const writeHeaders = { [AUTHORIZER_CACHE_TTL_HEADER]: String(Math.ceil((deps.authorizerCacheTtlMs ?? DEFAULT_CLIENT_CACHE_TTL_MS) / 1000)) };
+  const pathOptions = deps.publicBaseUrl === undefined ? {} : { publicBaseUrl: deps.publicBaseUrl };
 
   return async (event, context) => {
     const startedMs = performance.now();
     let request: RegistryRequest | undefined;
     let route: MatchedRoute | undefined;
     try {
-      request = readRegistryEvent(event, context?.awsRequestId);
+      request = readRegistryEvent(event, context?.awsRequestId, pathOptions);
       if (request.actor === undefined) {
         throw new SignetError(
           'internal_error',
           'The registry was called without the Signet authorizer in front of it, so the caller is unknown. Protect the registry routes with the Signet authorizer.',
         );
       }
-      route = matchRoute(request.method, request.routePaths);
+      route = matchRoute(request.method, request.apiPath);
       checkBodySize(request.body.length);
       checkSignedBody(event);
       const response = await service.handle(route, request);

@@ -3,11 +3,14 @@
  * payload 2.0 (primary) or REST v1. Only what the registry needs: method, the route path, query,
  * headers, body bytes, the acting client from the authorizer context, and the request id.
  *
- * The route path is the suffix starting at `/registry/`, so a stage (`/prod/registry/...`) or
- * a custom domain's base path (`/v1/registry/...`) in front of it does not matter.
+ * The route path is the path inside the API, exactly as the authorizer judged the caller's roles
+ * on it (lambda/adapters/api-path.ts): the stage (`/prod/registry/...`) or a custom domain's base
+ * path (`/v1/registry/...`) removed by the same function, never searched for further down the path.
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyEventV2 } from 'aws-lambda';
+import { apiPathOfEvent, isHttpApiEventLike } from '../adapters/api-path';
 import { CONTEXT_KEYS } from '../adapters/authorizer-context';
+import type { TargetUriOptions } from '../adapters/target-uri';
 import { authorizerContext, receivedBody } from '../backend/signed-body';
 
 /** Either proxy event shape. */
@@ -17,8 +20,11 @@ export interface RegistryRequest {
   readonly method: string;
   /** The path as received (decoded), stage or base path included. */
   readonly path: string;
-  /** Every candidate route path: each suffix of the path that starts at `/registry/`, leftmost first. */
-  readonly routePaths: readonly string[];
+  /**
+   * The path inside the API (decoded, no stage, no base path), e.g. `/registry/clients`: the path
+   * the authorizer checked the caller's roles on, and the only one the registry routes on.
+   */
+  readonly apiPath: string;
   /** Query parameters, decoded; a repeated name keeps its last value. */
   readonly query: Readonly<Record<string, string>>;
   /** Header names lower-cased. */
@@ -33,10 +39,12 @@ export interface RegistryRequest {
   readonly requestId: string;
 }
 
-const REGISTRY_SEGMENT = '/registry/';
-
-/** Reads a proxy event. `fallbackRequestId` is the Lambda invocation's id. */
-export function readRegistryEvent(event: RegistryEvent, fallbackRequestId = ''): RegistryRequest {
+/**
+ * Reads a proxy event. `fallbackRequestId` is the Lambda invocation's id; `pathOptions` must be the
+ * authorizer's (the same `publicBaseUrl`), so both find the same path inside the API.
+ * @throws SignetError `role_forbidden` when the path has a `.` or `..` segment (as the authorizer does)
+ */
+export function readRegistryEvent(event: RegistryEvent, fallbackRequestId = '', pathOptions: TargetUriOptions = {}): RegistryRequest {
   const v2 = isHttpApiEvent(event);
   const method = (v2 ? event.requestContext?.http?.method : event.httpMethod) ?? '';
   // REST: requestContext.path is the path the client called (stage or base path included).
@@ -49,7 +57,7 @@ export function readRegistryEvent(event: RegistryEvent, fallbackRequestId = ''):
   return {
     method: method.toUpperCase(),
     path: decodedPath,
-    routePaths: routePathsOf(decodedPath),
+    apiPath: apiPathOfEvent(event, pathOptions),
     query: v2 ? parseRawQuery(event.rawQueryString ?? '') : restQuery(event),
     headers: lowerCaseHeaders(event.headers),
     body: receivedBody(event),
@@ -61,15 +69,7 @@ export function readRegistryEvent(event: RegistryEvent, fallbackRequestId = ''):
 }
 
 export function isHttpApiEvent(event: RegistryEvent): event is APIGatewayProxyEventV2 {
-  return (event as { version?: string }).version === '2.0' || 'rawPath' in event;
-}
-
-function routePathsOf(decoded: string): string[] {
-  const paths: string[] = [];
-  for (let at = decoded.indexOf(REGISTRY_SEGMENT); at !== -1; at = decoded.indexOf(REGISTRY_SEGMENT, at + 1)) {
-    paths.push(decoded.slice(at));
-  }
-  return paths;
+  return isHttpApiEventLike(event);
 }
 
 /**

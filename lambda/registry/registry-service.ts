@@ -17,6 +17,8 @@ import type { ClientRecord } from '../store/client-record';
 import type { AccountRecord, Actor, ChangeOptions, ClientGuard } from '../store/store-types';
 import {
   type CallerScope,
+  type LockoutRelevantChange,
+  bothGuards,
   canSeeAccount,
   canSeeClient,
   changeGuard,
@@ -24,6 +26,7 @@ import {
   grantableRoles,
   requireOperator,
   scopeOf,
+  selfLockoutGuard,
   targetAccount,
 } from './caller-scope';
 import type { RegistryRequest } from './registry-request';
@@ -101,7 +104,10 @@ export class RegistryService {
     const clientId = route.clientId ?? '';
     const body = (required: boolean) => parseJsonObject(request.body.toString('utf8'), required);
     const ifMatch = request.headers['if-match'];
-    const guarded = (also?: ClientGuard): ChangeOptions => ({ guard: changeGuard(scope, clientNotFound, also) });
+    // The scope's guard first (a client outside the caller's account is not found), then self-lockout.
+    const guarded = (also?: ClientGuard, lockout?: LockoutRelevantChange): ChangeOptions => ({
+      guard: bothGuards(changeGuard(scope, clientNotFound, also), lockout === undefined ? undefined : selfLockoutGuard(scope.caller, lockout)),
+    });
 
     switch (route.name) {
       case 'createClient': {
@@ -133,7 +139,7 @@ export class RegistryService {
         const account = scope.kind === 'account' && roles !== undefined ? await this.existingAccount(scope.accountId) : undefined;
         // The ceiling check runs on the record the edit is planned from: roles a client already holds may stay.
         const also: ClientGuard | undefined = account === undefined || roles === undefined ? undefined : (current) => checkRolesGiven(scope, account, roles, current.roles);
-        return this.clientResponse(200, await this.scoped(scope, () => this.store.updateClient(clientId, version, changes, actor, guarded(also))));
+        return this.clientResponse(200, await this.scoped(scope, () => this.store.updateClient(clientId, version, changes, actor, guarded(also, { roles }))));
       }
       case 'addKey': {
         onlyQueryParameters(request.query, []);
@@ -156,7 +162,7 @@ export class RegistryService {
         const version = expectedVersion(parseVersionOnly(body(false)), ifMatch);
         const record =
           route.name === 'disableClient'
-            ? await this.store.disable(clientId, actor, version, guarded())
+            ? await this.store.disable(clientId, actor, version, guarded(undefined, { disable: true }))
             : await this.store.enable(clientId, actor, version, guarded());
         return this.clientResponse(200, record);
       }
@@ -310,7 +316,7 @@ export class RegistryService {
   }
 }
 
-/** The stage or base path in front of `/registry/` (empty on a `$default` stage). */
+/** The stage or base path in front of the path inside the API (empty on a `$default` stage). */
 function pathPrefix(request: RegistryRequest, route: MatchedRoute): string {
   return request.path.endsWith(route.routePath) ? request.path.slice(0, request.path.length - route.routePath.length) : '';
 }

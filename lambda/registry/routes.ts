@@ -1,5 +1,8 @@
 /**
- * The registry's routes, matched on the path suffix that starts at `/registry/`.
+ * The registry's routes, matched on the whole path inside the API: the very path the authorizer
+ * checked the caller's roles on (lambda/adapters/api-path.ts). Nothing is searched for inside a
+ * longer path and no trailing slash is forgiven: a path that is not exactly a route is 404, so
+ * a role pattern can never admit one route and reach another.
  */
 import { SignetError } from '../core/errors';
 
@@ -27,7 +30,7 @@ export interface MatchedRoute {
   readonly name: RouteName;
   /** The route template, for logs (`GET /registry/clients/{clientId}`). */
   readonly template: string;
-  /** The suffix of the request path the route matched (from `/registry/`). */
+  /** The path inside the API the route matched (the authorizer's path). */
   readonly routePath: string;
   readonly clientId?: string;
   readonly fingerprint?: string;
@@ -88,29 +91,25 @@ const ROUTES: readonly RouteSpec[] = [
 export const REGISTRY_ROUTES: readonly string[] = Object.freeze(ROUTES.map((r) => `${r.method} ${r.template}`));
 
 /**
- * The route for `method` on the first candidate path that names one.
+ * The route for `method` on exactly `apiPath` (the path inside the API, as the authorizer judged it).
  * @throws SignetError `not_found` naming the methods the path supports, or that no route exists
  */
-export function matchRoute(method: string, routePaths: readonly string[]): MatchedRoute {
-  let allowedOnPath: string[] | undefined;
-  for (const raw of routePaths) {
-    const path = raw.length > 1 ? raw.replace(/\/$/, '') : raw;
-    const onPath = ROUTES.map((spec) => ({ spec, match: spec.pattern.exec(path) })).filter((r) => r.match !== null);
-    if (onPath.length === 0) continue;
-    const hit = onPath.find((r) => r.spec.method === method);
-    if (hit === undefined) {
-      allowedOnPath ??= onPath.map((r) => r.spec.method);
-      continue;
-    }
+export function matchRoute(method: string, apiPath: string): MatchedRoute {
+  const onPath = ROUTES.map((spec) => ({ spec, match: spec.pattern.exec(apiPath) })).filter((r) => r.match !== null);
+  const hit = onPath.find((r) => r.spec.method === method);
+  if (hit !== undefined) {
     const groups = hit.match as RegExpExecArray;
     const parameters: Partial<Record<PathParameter, string>> = {};
     (hit.spec.parameters ?? ['clientId', 'fingerprint']).forEach((name, i) => {
       if (groups[i + 1] !== undefined) parameters[name] = groups[i + 1];
     });
-    return { name: hit.spec.name, template: `${hit.spec.method} ${hit.spec.template}`, routePath: raw, ...parameters };
+    return { name: hit.spec.name, template: `${hit.spec.method} ${hit.spec.template}`, routePath: apiPath, ...parameters };
   }
-  if (allowedOnPath !== undefined) {
-    throw new SignetError('not_found', `${method} is not supported on this registry path; it supports ${allowedOnPath.join(', ')}.`);
+  if (onPath.length > 0) {
+    throw new SignetError('not_found', `${method} is not supported on this registry path; it supports ${onPath.map((r) => r.spec.method).join(', ')}.`);
   }
-  throw new SignetError('not_found', 'No registry route has this path. The routes are under /registry/clients, /registry/accounts, /registry/keys/expiring and /registry/roles (see docs/openapi/registry.json).');
+  throw new SignetError(
+    'not_found',
+    'No registry route has this path. The routes are under /registry/clients, /registry/accounts, /registry/keys/expiring and /registry/roles, called at the API\'s base URL with no trailing slash (see docs/openapi/registry.json).',
+  );
 }

@@ -3,13 +3,14 @@
  * returns canonical values, or throws a `SignetError` with a stable code and a sentence a person
  * can act on. Key material is never echoed: messages name the field, not its content.
  *
- * Order matters for one rule: a private key pasted as `publicKey` is reported first
- * (`private_key_submitted`), whatever else is wrong, because that key must be treated as exposed.
+ * Order matters for one rule: private key material anywhere in a body (any field, any form:
+ * lambda/core/keys.ts `holdsPrivateKeyMaterial`) is reported first (`private_key_submitted`),
+ * whatever else is wrong, because that key must be treated as exposed.
  */
 import { DEFAULT_ROTATION_DAYS, MAX_REGISTRY_BODY_BYTES, REGISTRY_ADMIN_ROLE } from '../core/defaults';
 import { SignetError, fail } from '../core/errors';
 import { normaliseNetworkEntry } from '../core/ip-policy';
-import { importPublicKey, isFingerprint, looksLikePrivateKey } from '../core/keys';
+import { holdsPrivateKeyMaterial, importPublicKey, isFingerprint, looksLikePrivateKey } from '../core/keys';
 import { CompiledRoleCatalogue, validateRoles } from '../core/role-policy';
 import { isAccountId } from '../store/account-id';
 import type { NewAccount, NewKey } from '../store/store-types';
@@ -125,6 +126,7 @@ export function parsePatchRequest(body: Json, roles: CompiledRoleCatalogue): Pat
 
 /** `POST /registry/accounts`: `{name, roleCeiling}`, both required (the ceiling may be empty). */
 export function parseCreateAccountRequest(body: Json, roles: CompiledRoleCatalogue): NewAccount {
+  refusePrivateKey(body);
   onlyFields(body, ['name', 'roleCeiling']);
   requireFields(body, ['name', 'roleCeiling']);
   return { name: parseName(body.name), roleCeiling: parseRoleCeiling(body.roleCeiling, roles) };
@@ -132,6 +134,7 @@ export function parseCreateAccountRequest(body: Json, roles: CompiledRoleCatalog
 
 /** `PATCH /registry/accounts/{accountId}`: any of `name`, `roleCeiling`, plus `version` (or If-Match). */
 export function parsePatchAccountRequest(body: Json, roles: CompiledRoleCatalogue): PatchAccountRequest {
+  refusePrivateKey(body);
   onlyFields(body, ['version', 'name', 'roleCeiling']);
   if (body.name === undefined && body.roleCeiling === undefined) {
     fail('invalid_request', 'Nothing to change: give name and/or roleCeiling.');
@@ -168,6 +171,7 @@ export function parseAddKeyRequest(body: Json): AddKeyRequest {
 
 /** Bodies that may only carry a version (disable, enable, key removal). */
 export function parseVersionOnly(body: Json): number | undefined {
+  refusePrivateKey(body);
   onlyFields(body, ['version']);
   return body.version === undefined ? undefined : parseVersion(body.version);
 }
@@ -306,11 +310,9 @@ function parseInstant(value: unknown, field: string): string {
 
 // ------------------------------------------------------------------ shape
 
-/** The publicKey field, checked for private material before anything else. */
+/** Every field of the body, checked for private key material before anything else. */
 function refusePrivateKey(body: Json): void {
-  if (typeof body.publicKey === 'string' && body.publicKey.length <= MAX_PUBLIC_KEY_CHARS && looksLikePrivateKey(body.publicKey)) {
-    throw privateKeySubmitted();
-  }
+  if (holdsPrivateKeyMaterial(body)) throw privateKeySubmitted();
 }
 
 function privateKeySubmitted(): SignetError {

@@ -10,6 +10,10 @@
  *   and the acting client (and its account).
  * - A client belongs to one account for life; changes may carry a guard (e.g. "the caller's
  *   account") that is checked on the record the change is planned from.
+ * - At least one active client holds `registry:admin`: a change that takes the last one away
+ *   (disable, role removed) is refused with `last_admin`, by a condition on the admin roster item
+ *   written in the same transaction, so two operators disabling each other at once cannot both
+ *   succeed.
  *
  * Every SDK failure is translated here (./store-errors.ts): callers see only `SignetError`s.
  *
@@ -27,7 +31,7 @@ import {
   PutCommand,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { AUTH_FAILURE_TTL_S } from '../core/defaults';
+import { AUTH_FAILURE_TTL_S, REGISTRY_ADMIN_ROLE } from '../core/defaults';
 import { SignetError } from '../core/errors';
 import { isFingerprint } from '../core/keys';
 import { DEFAULT_ACCOUNT_ID, isAccountId, newAccountId } from './account-id';
@@ -289,6 +293,7 @@ export class DynamoClientStore implements ClientReader, AuthFailureRecorder {
         },
         keysAdded: [key.fingerprint],
       };
+      const operator = isActiveAdmin(record);
       try {
         await this.doc.send(
           new TransactWriteCommand({
@@ -304,6 +309,8 @@ export class DynamoClientStore implements ClientReader, AuthFailureRecorder {
                 },
               },
               { Put: { TableName: this.tableName, Item: auditItem(audit) } },
+              // A new operator joins the admin roster (created if need be: no read, no extra grant but this item's update).
+              ...(operator ? [this.rosterChange(record.clientId, 'added')] : []),
             ],
           }),
         );
@@ -717,16 +724,28 @@ export class DynamoClientStore implements ClientReader, AuthFailureRecorder {
         ...(change.keyDeletes ?? []).map((fp) => ({ fingerprint: fp, isNew: false, item: this.deleteKeyItem(clientId, fp) })),
       ];
       const audit: AuditEntry = { ...change.audit, clientId, accountId: current.accountId, at, ...actorFields(actor), version: next.version };
+      const operator = operatorChange(current, next);
+      if (operator === 'removed') await this.ensureAdminRoster();
+      // The roster change, when there is one, is the last item of the transaction.
+      const rosterIndex = operator === undefined ? undefined : keyWrites.length + 2;
       try {
         await this.doc.send(
           new TransactWriteCommand({
-            TransactItems: [this.updateRecordItem(next, current.version), ...keyWrites.map((w) => w.item), { Put: { TableName: this.tableName, Item: auditItem(audit) } }],
+            TransactItems: [
+              this.updateRecordItem(next, current.version),
+              ...keyWrites.map((w) => w.item),
+              { Put: { TableName: this.tableName, Item: auditItem(audit) } },
+              ...(operator !== undefined ? [this.rosterChange(clientId, operator)] : []),
+            ],
           }),
         );
         return next;
       } catch (error) {
         const reasons = cancellationReasons(error);
         if (reasons === undefined) throw storageError(error, action);
+        if (rosterIndex !== undefined && operator === 'removed' && reasons[rosterIndex]?.Code === 'ConditionalCheckFailed' && reasons[0]?.Code !== 'ConditionalCheckFailed') {
+          throw lastAdmin(current.status === 'active' && next.status === 'disabled' ? 'disable' : 'remove the role from');
+        }
         const taken = keyWrites.find((w, i) => w.isNew && reasons[i + 1]?.Code === 'ConditionalCheckFailed');
         if (taken !== undefined) {
           const holder = reasons[keyWrites.indexOf(taken) + 1]?.Item?.clientId?.S;
@@ -746,6 +765,85 @@ export class DynamoClientStore implements ClientReader, AuthFailureRecorder {
         await backoff(attempt);
       }
     }
+  }
+
+  /**
+   * Makes sure the admin roster is complete: on a table whose roster was never built (one from
+   * before the roster, or new), every account's client list is read and each operator it shows is
+   * confirmed by a consistent read (the list index may lag: a client shown active may have been
+   * disabled a moment ago), then merged into the roster, which is marked built. Only one build
+   * ever lands (the condition on `built`), so a stale one cannot re-add an operator removed since.
+   * A lagging list can only leave an operator out, which errs on the side of refusing.
+   */
+  private async ensureAdminRoster(): Promise<void> {
+    try {
+      const out = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: rosterKey(), ConsistentRead: true }));
+      if (out.Item?.built === true) return;
+    } catch (error) {
+      throw storageError(error, 'read the admin roster');
+    }
+    const listed: string[] = [];
+    for (let accounts: string | undefined, first = true; first || accounts !== undefined; first = false) {
+      const page = await this.listAccounts(accounts, MAX_PAGE_SIZE);
+      for (const account of page.items) {
+        for (let clients: string | undefined, firstClients = true; firstClients || clients !== undefined; firstClients = false) {
+          const found = await this.listClients(clients, MAX_PAGE_SIZE, account.accountId);
+          for (const record of found.items) if (isActiveAdmin(record)) listed.push(record.clientId);
+          clients = found.nextCursor;
+        }
+      }
+      accounts = page.nextCursor;
+    }
+    const confirmed: string[] = [];
+    for (const clientId of listed) {
+      const record = await this.getClient(clientId, { consistentRead: true });
+      if (record !== undefined && isActiveAdmin(record)) confirmed.push(clientId);
+    }
+    try {
+      await this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: rosterKey(),
+          UpdateExpression: confirmed.length > 0 ? 'SET #built = :true, #type = :type ADD #admins :ids' : 'SET #built = :true, #type = :type',
+          ConditionExpression: 'attribute_not_exists(#built)',
+          ExpressionAttributeNames: { '#built': 'built', '#type': 'type', ...(confirmed.length > 0 ? { '#admins': 'admins' } : {}) },
+          ExpressionAttributeValues: { ':true': true, ':type': 'admin-roster', ...(confirmed.length > 0 ? { ':ids': new Set(confirmed) } : {}) },
+        }),
+      );
+    } catch (error) {
+      // Built by a concurrent change meanwhile: that one stands.
+      if (errorName(error) !== 'ConditionalCheckFailedException') throw storageError(error, 'build the admin roster');
+    }
+  }
+
+  /**
+   * The roster's part of a transaction. An operator leaving is removed only if the roster is built
+   * and another active operator stays on it (this is what makes `last_admin` hold under
+   * concurrency); one joining is added, whether or not the roster exists or is built yet.
+   */
+  private rosterChange(clientId: string, change: 'added' | 'removed'): TransactItem {
+    const ids = new Set([clientId]);
+    if (change === 'added') {
+      return {
+        Update: {
+          TableName: this.tableName,
+          Key: rosterKey(),
+          UpdateExpression: 'ADD #admins :ids',
+          ExpressionAttributeNames: { '#admins': 'admins' },
+          ExpressionAttributeValues: { ':ids': ids },
+        },
+      };
+    }
+    return {
+      Update: {
+        TableName: this.tableName,
+        Key: rosterKey(),
+        UpdateExpression: 'DELETE #admins :ids',
+        ConditionExpression: 'attribute_exists(#built) AND ((contains(#admins, :id) AND size(#admins) > :one) OR (NOT contains(#admins, :id) AND size(#admins) >= :one))',
+        ExpressionAttributeNames: { '#admins': 'admins', '#built': 'built' },
+        ExpressionAttributeValues: { ':ids': ids, ':id': clientId, ':one': 1 },
+      },
+    };
   }
 
   private updateRecordItem(next: ClientRecord, currentVersion: number): TransactItem {
@@ -815,6 +913,23 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 function clientKey(clientId: string): Item {
   return { [PARTITION_KEY]: ITEM.clientPk(clientId), [SORT_KEY]: ITEM.clientSk };
+}
+
+function rosterKey(): Item {
+  return { [PARTITION_KEY]: ITEM.adminRosterPk, [SORT_KEY]: ITEM.adminRosterSk };
+}
+
+/** An operator the registry counts on: active, with `registry:admin`. */
+function isActiveAdmin(record: Pick<ClientRecord, 'status' | 'roles'>): boolean {
+  return record.status === 'active' && record.roles.includes(REGISTRY_ADMIN_ROLE);
+}
+
+/** Whether a change makes the client an active operator, or takes that away; undefined when neither. */
+function operatorChange(current: ClientRecord, next: ClientRecord): 'added' | 'removed' | undefined {
+  const before = isActiveAdmin(current);
+  const after = isActiveAdmin(next);
+  if (before === after) return undefined;
+  return after ? 'added' : 'removed';
 }
 
 function keyKey(fingerprint: string): Item {
@@ -1054,6 +1169,14 @@ function versionConflict(expected: number, actual: number | undefined): SignetEr
   return new SignetError(
     'version_conflict',
     `The client was changed by someone else: you edited version ${expected}${actual !== undefined ? `, it is now at version ${actual}` : ''}. Read it again, reapply your change, and send the new version.`,
+  );
+}
+
+/** The `last_admin` refusal: `what` is "disable" or "remove the role from". */
+export function lastAdmin(what: string): SignetError {
+  return new SignetError(
+    'last_admin',
+    `This is the last active client with ${REGISTRY_ADMIN_ROLE}: if you ${what} it, nobody can administer the registry any more. Give ${REGISTRY_ADMIN_ROLE} to another client (or enable one that has it) first, then retry.`,
   );
 }
 

@@ -15,6 +15,7 @@
  * | replay marker   | `REPLAY#<sha256>`     | `REPLAY`                   | -                      | -                           |
  * | account         | `ACCOUNT#<accountId>` | `ACCOUNT`                  | `ACCOUNTS`             | `<createdAt>#<accountId>` (2) |
  * | account audit   | `ACCOUNT#<accountId>` | `AUDIT#<version, 12 digits>` | -                    | -                           |
+ * | admin roster    | `ROSTER#registry:admin` | `ROSTER`                 | -                      | -                           |
  *
  * (1) `CLIENTS` for the default account (`acct_default`), `CLIENTS#<accountId>` for any other:
  *     {@link ITEM.accountClientsPartition}. The default account keeps the partition every client
@@ -43,6 +44,12 @@
  *   holds the name and the role ceiling; the default account's item exists only once an operator
  *   has edited it (until then the store answers a built-in default).
  *
+ * - **Admin roster**: one item whose string set `admins` holds the clientId of every active client
+ *   with `registry:admin`. A change that takes an operator away (disable, role removed) deletes
+ *   its entry in the same transaction, on the condition that another entry remains; a change that
+ *   makes one adds it. So "at least one active operator" is enforced by DynamoDB, also when two
+ *   operators disable each other at once. The first removal on a table builds it from the client
+ *   lists (each operator confirmed by a consistent read) and marks it `built`.
  * ## Why a GSI with one partition per list
  * Listing clients must not Scan (a Scan reads every audit and failure item too). The sparse GSI
  * `gsi1` holds only client records (one partition per account), key items (partition `KEYS`) and
@@ -86,6 +93,9 @@ export const ITEM = {
   accountPk: (accountId: string): string => `ACCOUNT#${accountId}`,
   accountSk: 'ACCOUNT',
   accountsPartition: 'ACCOUNTS',
+  /** The admin roster item (see the table above). */
+  adminRosterPk: 'ROSTER#registry:admin',
+  adminRosterSk: 'ROSTER',
   /** The list-index partition of an account's clients: `CLIENTS` for the default account, `CLIENTS#<accountId>` otherwise. */
   accountClientsPartition: (accountId: string): string =>
     accountId === DEFAULT_ACCOUNT_ID ? 'CLIENTS' : `CLIENTS#${accountId}`,

@@ -174,10 +174,12 @@ describe('ClientRegistry grants', () => {
     expect(s.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['CLIENT#c_AAAAAAAAAAAAAAAAAAAAAA', 'KEY#*'] } });
   });
 
-  test('grantCreateClients: reads and puts of client and key items only', () => {
-    const [s] = statementsOf((r, role) => r.grantCreateClients(role));
+  test('grantCreateClients: reads and puts of client and key items, and updates of the admin roster item only', () => {
+    const [s, roster] = statementsOf((r, role) => r.grantCreateClients(role));
     expect(actionsOf(s).sort()).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem']);
     expect(s.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['CLIENT#*', 'KEY#*'] } });
+    expect(actionsOf(roster)).toEqual(['dynamodb:UpdateItem']);
+    expect(roster.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['ROSTER#registry:admin'] } });
   });
 
   test('an imported registry (fromTableName) grants on that table and its list index', () => {
@@ -198,7 +200,7 @@ describe('ClientRegistry grants', () => {
       r.grantRotateKeys(role, 'c_AAAAAAAAAAAAAAAAAAAAAA');
       r.grantCreateClients(role);
     });
-    expect(all.length).toBeGreaterThanOrEqual(8);
+    expect(all.length).toBeGreaterThanOrEqual(9);
     for (const s of all) expect(JSON.stringify(s.Resource)).not.toMatch(/"\*"|index\/\*/);
   });
 });

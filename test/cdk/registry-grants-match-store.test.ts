@@ -8,6 +8,7 @@ import { dynamoDbLocalClientConfig } from '../../local/dynamodb-local';
 import { DynamoClientStore } from '../../lambda/store/client-store';
 import { DynamoReplayGuard } from '../../lambda/store/replay-store';
 import { toDocumentClient } from '../../lambda/store/dynamodb-client';
+import { ITEM } from '../../lambda/store/table-schema';
 import { AUTH_FAILURE_COUNTER_ATTRIBUTES, AUTH_FAILURE_ITEM_ATTRIBUTES, REPLAY_ITEMS_PATTERN, REPLAY_ITEM_ATTRIBUTES } from '../../lib/client-registry';
 import { TestDynamoDb, startTestDynamoDb } from '../support/dynamodb';
 import { newClient } from '../support/registry-fixtures';
@@ -116,7 +117,7 @@ test('recordAuthFailure stays within grantRecordFailures: CLIENT# items, counter
   expect((await admin.listAuthFailures(record.clientId)).map((f) => f.reason)).toEqual(['signature_mismatch']);
 });
 
-test('createClient (the admin bootstrap) stays within grantCreateClients: GetItem / PutItem on CLIENT# and KEY# items', async () => {
+test('createClient (the admin bootstrap) stays within grantCreateClients: GetItem / PutItem on CLIENT# and KEY# items, UpdateItem of the admin roster', async () => {
   const store = new DynamoClientStore({ tableName, client: recorder });
   const first = await store.createClient(newClient(1), 'bootstrap');
   const again = await store.createClient(newClient(1), 'bootstrap'); // key taken: the holder is looked up
@@ -124,8 +125,11 @@ test('createClient (the admin bootstrap) stays within grantCreateClients: GetIte
   expect(again.record.clientId).toBe(first.record.clientId);
 
   const ops = operations(sent);
-  expect(new Set(ops.map((o) => o.action))).toEqual(new Set(['PutItem', 'GetItem']));
-  for (const op of ops) expect(partitionKeyOf(op.input)).toMatch(/^(CLIENT|KEY)#/);
+  expect(new Set(ops.map((o) => o.action))).toEqual(new Set(['PutItem', 'GetItem', 'UpdateItem']));
+  for (const op of ops) {
+    if (op.action === 'UpdateItem') expect(partitionKeyOf(op.input)).toBe(ITEM.adminRosterPk);
+    else expect(partitionKeyOf(op.input)).toMatch(/^(CLIENT|KEY)#/);
+  }
 });
 
 test('DynamoReplayGuard.claim stays within grantRecordReplays: PutItem of REPLAY# items with key and TTL only', async () => {

@@ -42,6 +42,8 @@ describe('ERROR_CODES', () => {
       key_already_registered: 409,
       version_conflict: 409,
       last_key: 409,
+      last_admin: 409,
+      self_lockout: 409,
       dependency_unavailable: 503,
       internal_error: 500,
     };

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { EVERYONE, compileAllowList, normaliseCallerIp, normaliseNetworkEntry } from '../../lambda/core/ip-policy';
+import { EVERYONE, admitsEveryone, compileAllowList, normaliseCallerIp, normaliseNetworkEntry } from '../../lambda/core/ip-policy';
 import { errorOf } from './helpers';
 
 describe('normaliseNetworkEntry', () => {
@@ -48,6 +48,21 @@ describe('normaliseNetworkEntry', () => {
     expect(error.message).toMatch(/0\.0\.0\.0|IPv4|prefix/);
   });
 
+  it.each([
+    ['10.0.0.5/8', '10.0.0.0/8', '10.0.0.5'],
+    ['192.168.1.77/24', '192.168.1.0/24', '192.168.1.77'],
+    ['1.2.3.4/0', '0.0.0.0/0', '1.2.3.4'],
+    ['2001:db8::1/32', '2001:db8::/32', '2001:db8::1'],
+    ['2001:DB8:0:0:1::/64', '2001:db8::/64', '2001:db8:0:0:1::'],
+    ['::ffff:192.0.2.1/96', '::ffff:0:0/96', '::ffff:192.0.2.1'],
+  ])('refuses %s (bits set after the prefix) naming the range %s and the address %s', (entry, range, address) => {
+    const error = errorOf(() => normaliseNetworkEntry(entry));
+    expect(error.code).toBe('invalid_network');
+    expect(error.message).toContain(`the range it names is ${range}`);
+    expect(error.message).toContain(`Write ${range} for the whole range, or ${address} for the one address`);
+    expect(normaliseNetworkEntry(range)).toBe(range);
+  });
+
   it('compileAllowList refuses a bad entry with invalid_network too', () => {
     expect(errorOf(() => compileAllowList(['203.0.113.7', 'nonsense'])).code).toBe('invalid_network');
   });
@@ -64,6 +79,30 @@ describe('normaliseNetworkEntry', () => {
       }),
       { numRuns: 1000 },
     );
+  });
+});
+
+describe('admitsEveryone: the one "open to everyone" test', () => {
+  it.each([
+    [['0.0.0.0'], true],
+    [['203.0.113.7', '0.0.0.0/0'], true],
+    [['::/0'], true],
+    [['::ffff:0:0/96'], true],
+    [['::ffff:0.0.0.0/96'], true],
+    [['::/80'], true],
+    [['::/96'], false],
+    [['::ffff:0:0/97'], false],
+    [['0.0.0.0/8'], false],
+    [['203.0.113.0/24', '2001:db8::/32'], false],
+  ])('%j → %s', (entries, expected) => {
+    expect(admitsEveryone(entries)).toBe(expected);
+  });
+
+  it('agrees with what the allow-list lets in: every IPv4 caller gets through a list it calls open', () => {
+    for (const entry of ['::ffff:0:0/96', '::/80', '::/0', '0.0.0.0']) {
+      const list = compileAllowList([entry]);
+      for (const ip of ['1.2.3.4', '255.255.255.255', '::ffff:198.51.100.9', '0.0.0.1']) expect([entry, ip, list.allows(ip)]).toEqual([entry, ip, true]);
+    }
   });
 });
 

@@ -6,6 +6,7 @@ import {
   generateRsaKeyPair,
   importPrivateKey,
   importPublicKey,
+  holdsPrivateKeyMaterial,
   isFingerprint,
   looksLikePrivateKey,
   spkiPemOf,
@@ -278,6 +279,72 @@ describe('looksLikePrivateKey', () => {
     ['plain text mentioning a private key', 'I lost my private key', false],
   ])('%s → %s', (_name, text, expected) => {
     expect(looksLikePrivateKey(text)).toBe(expected);
+  });
+});
+
+/** Base64 wrapped at `width` characters per line, as PEM bodies and many tools write it. */
+function wrap(base64: string, width = 64): string {
+  return base64.match(new RegExp(`.{1,${width}}`, 'g'))!.join('\n');
+}
+
+describe('looksLikePrivateKey judges the whole text (issue 15, hole 7)', () => {
+  const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const ed = generateKeyPairSync('ed25519');
+  const encrypted = (rsaPrivate.export({ type: 'pkcs8', format: 'der', cipher: 'aes-256-cbc', passphrase: 'secret' }) as Buffer).toString('base64');
+  const pkcs1Base64 = (rsaPrivate.export({ type: 'pkcs1', format: 'der' }) as Buffer).toString('base64');
+  const sec1Base64 = (ec.privateKey.export({ type: 'sec1', format: 'der' }) as Buffer).toString('base64');
+  const ed25519Base64 = (ed.privateKey.export({ type: 'pkcs8', format: 'der' }) as Buffer).toString('base64');
+  const otherPublic = generateRsaKeyPair(2048).publicKey.export({ type: 'spki', format: 'pem' }) as string;
+
+  it.each([
+    ['a public PEM followed by a PKCS#8 Base64 private key', `${RSA.spkiPem}${RSA.seedPkcs8Base64}\n`],
+    ['a public PEM followed by the PKCS#8 Base64 wrapped at 64', `${RSA.spkiPem}\n${wrap(RSA.seedPkcs8Base64)}\n`],
+    ['a PKCS#8 Base64 followed by a public PEM', `${RSA.seedPkcs8Base64}\n${RSA.spkiPem}`],
+    ['a public PEM followed by a PKCS#1 Base64 private key', `${RSA.spkiPem}${pkcs1Base64}`],
+    ['a public PEM followed by a SEC1 EC private key in Base64', `${RSA.spkiPem}${sec1Base64}`],
+    ['an Ed25519 PKCS#8 in Base64 among words', `my key: ${ed25519Base64} (keep safe)`],
+    ['an encrypted PKCS#8 in Base64 after a public PEM', `${RSA.spkiPem}${encrypted}`],
+    ['the PKCS#8 in base64url', RSA.seedPkcs8Base64.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')],
+    ['a public PEM then a private PEM', `${RSA.spkiPem}${RSA.pkcs8PrivatePem}`],
+    ['an OpenSSH private key PEM', '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n'],
+    ['a PKCS#8 body under a PUBLIC KEY label', `-----BEGIN PUBLIC KEY-----\n${wrap(RSA.seedPkcs8Base64)}\n-----END PUBLIC KEY-----\n`],
+    ['a public PEM followed by a private JWK', `${RSA.spkiPem}${JSON.stringify(rsaPrivate.export({ format: 'jwk' }))}`],
+  ])('%s → private', (_name, text) => {
+    expect(looksLikePrivateKey(text)).toBe(true);
+  });
+
+  it.each([
+    ['two public PEMs', `${RSA.spkiPem}${otherPublic}`],
+    ['a public PEM then its bare Base64 SPKI', `${RSA.spkiPem}${RSA.spkiBase64}`],
+    ['a public PEM and a PKCS#1 public PEM', `${RSA.spkiPem}${RSA.pkcs1PublicPem}`],
+    ['an ssh-rsa line', `ssh-rsa ${RSA.spkiBase64} me@host`],
+    ['a public JWK after a public PEM', `${RSA.spkiPem}${JSON.stringify(rsaPublic.export({ format: 'jwk' }))}`],
+    ['Base64 of arbitrary bytes that starts like a SEQUENCE', Buffer.concat([Buffer.from([0x30, 0x40]), Buffer.alloc(64, 7)]).toString('base64')],
+  ])('%s → not private', (_name, text) => {
+    expect(looksLikePrivateKey(text)).toBe(false);
+  });
+});
+
+describe('holdsPrivateKeyMaterial judges every string of a JSON value', () => {
+  it.each([
+    ['in publicKey after a public PEM', { publicKey: `${RSA.spkiPem}${RSA.seedPkcs8Base64}` }],
+    ['in another field', { name: 'x', note: RSA.seedPkcs8Base64 }],
+    ['in an array item', { networkWhitelist: ['203.0.113.7', RSA.pkcs1PrivatePem] }],
+    ['as a JWK object', { publicKey: rsaPrivate.export({ format: 'jwk' }) }],
+    ['nested deep', { a: [{ b: [{ c: RSA.pkcs8PrivatePem }] }] }],
+    ['as a member name', { [RSA.seedPkcs8Base64]: 1 }],
+  ])('private material %s → true', (_name, value) => {
+    expect(holdsPrivateKeyMaterial(value)).toBe(true);
+  });
+
+  it('a body with only public material, numbers and nulls → false', () => {
+    expect(holdsPrivateKeyMaterial({ name: 'x', publicKey: RSA.spkiPem, roles: ['demo'], version: 3, n: null, jwk: rsaPublic.export({ format: 'jwk' }) })).toBe(false);
+  });
+
+  it('a body nested 100,000 deep does not exhaust the stack', () => {
+    let deep: unknown = RSA.seedPkcs8Base64;
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    expect(holdsPrivateKeyMaterial(deep)).toBe(true);
   });
 });
 

@@ -187,6 +187,13 @@ browserTest('adds a client: whitelist entered one address at a time (a bad IP re
   await dialog.getByRole('button', { name: 'Add to list' }).click();
   await hidden(dialog.locator('#whitelist-error'));
   await texts(dialog.getByRole('list', { name: 'Whitelisted addresses' }).locator('li > span'), ['203.0.113.7', '2001:db8::/32']);
+  await hidden(dialog.locator('#whitelist-open'));
+  // Every IPv4 address, written the IPv6 way, is "everyone" too: the page says so, then it is removed.
+  await entry.fill('::ffff:0:0/96');
+  await entry.press('Enter');
+  await hasText(dialog.locator('#whitelist-open'), '::ffff:0:0/96 lets every address in: only the signature protects this client.');
+  await dialog.getByRole('button', { name: 'Remove ::ffff:0:0/96' }).click();
+  await hidden(dialog.locator('#whitelist-open'));
 
   await dialog.getByLabel('Public Key').fill(spkiPemOf(firstKey.publicKey));
   await hasText(dialog.locator('#client-key-ok'), `RSA 2048-bit public key, fingerprint ${firstKey.fingerprint}`);

@@ -322,6 +322,41 @@ describe('bad input: each a 4xx with a stable code and a sentence', () => {
     expectError(await call({ method: 'POST', path: '/registry/clients', body: testKey(16).pkcs8Base64 }), 400, 'private_key_submitted');
   });
 
+  test('a registered public PEM followed by a PKCS#8 Base64 private key: 400 private_key_submitted, not 200 skipped (issue 15, hole 7)', async () => {
+    const holder = await createClient(22);
+    const pasted = `${spkiPem(testKey(22))}${testKey(16).pkcs8Base64}\n`;
+    const wrapped = `${spkiPem(testKey(22))}\n${testKey(16).pkcs8Base64.match(/.{1,64}/g)!.join('\n')}\n`;
+    for (const publicKey of [pasted, wrapped]) {
+      for (const [method, path, body] of [
+        ['POST', '/registry/clients', createBody(22, { publicKey })],
+        ['PATCH', `/registry/clients/${holder.clientId as string}`, { version: 1, publicKey }],
+        ['POST', `/registry/clients/${holder.clientId as string}/keys`, { publicKey }],
+      ] as const) {
+        const res = await call({ method, path, body });
+        expectError(res, 400, 'private_key_submitted');
+        expect(JSON.stringify(res.body)).not.toContain(testKey(16).pkcs8Base64.slice(100, 140));
+      }
+    }
+    expect((await store.getClient(holder.clientId as string))?.version).toBe(1);
+  });
+
+  test('private key material in any field of any body: 400 private_key_submitted before anything else', async () => {
+    const holder = await createClient(23);
+    const id = holder.clientId as string;
+    const secret = testKey(16).pkcs8Base64;
+    for (const [method, path, body] of [
+      ['POST', '/registry/clients', createBody(16, { name: secret })],
+      ['POST', '/registry/clients', createBody(16, { networkWhitelist: ['203.0.113.7', secret] })],
+      ['POST', '/registry/clients', createBody(16, { comment: { jwk: testKey(16).key.export({ format: 'jwk' }) } })],
+      ['PATCH', `/registry/clients/${id}`, { version: 1, name: `key ${testKey(16).key.export({ type: 'pkcs1', format: 'pem' }) as string}` }],
+      ['POST', `/registry/clients/${id}/disable`, { version: 1, note: secret }],
+      ['POST', '/registry/accounts', { name: secret, roleCeiling: [] }],
+    ] as const) {
+      expectError(await call({ method, path, body }), 400, 'private_key_submitted');
+    }
+    expect((await store.getClient(id))?.status).toBe('active');
+  });
+
   const bad = unacceptablePublicKeys();
   test.each([
     ['an EC key', 'unsupported_key_type', bad.ecKey],
@@ -345,6 +380,21 @@ describe('bad input: each a 4xx with a stable code and a sentence', () => {
     ['one bad entry among good ones', ['203.0.113.7', '::1/129']],
   ])('networkWhitelist with %s: 400 invalid_network', async (_name, networkWhitelist) => {
     expectError(await call({ method: 'POST', path: '/registry/clients', body: createBody(17, { networkWhitelist }) }), 400, 'invalid_network');
+  });
+
+  test('a CIDR with bits set after its prefix is refused on create and edit, naming the canonical range (IPv4 and IPv6)', async () => {
+    const holder = await createClient(24);
+    for (const [entry, range] of [['10.0.0.5/8', '10.0.0.0/8'], ['2001:db8::1/32', '2001:db8::/32']]) {
+      const created = await call({ method: 'POST', path: '/registry/clients', body: createBody(17, { networkWhitelist: ['203.0.113.7', entry] }) });
+      expectError(created, 400, 'invalid_network');
+      expect(created.body.message).toContain(`the range it names is ${range}`);
+      const edited = await call({ method: 'PATCH', path: `/registry/clients/${holder.clientId as string}`, body: { version: 1, networkWhitelist: [entry] } });
+      expectError(edited, 400, 'invalid_network');
+      expect(edited.body.message).toContain(`Write ${range} for the whole range`);
+    }
+    const canonical = await call({ method: 'PATCH', path: `/registry/clients/${holder.clientId as string}`, body: { version: 1, networkWhitelist: ['10.0.0.0/8', '2001:DB8::/32'] } });
+    expect(canonical.status).toBe(200);
+    expect(canonical.body.networkWhitelist).toEqual(['10.0.0.0/8', '2001:db8::/32']);
   });
 
   test('whitelist entries that mean everyone are accepted as given', async () => {

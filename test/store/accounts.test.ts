@@ -128,7 +128,7 @@ describe('clients belong to accounts', () => {
     const { store } = await freshStore();
     const a = await store.createAccount({ name: 'Acme', roleCeiling: ['demo'] }, ADMIN);
     const actor = { clientId: 'c_AcmeAdminAcmeAdminAc0A', accountId: a.accountId };
-    const { record } = await store.createClient(newClient(4, { accountId: a.accountId }), actor);
+    const { record } = await store.createClient(newClient(4, { accountId: a.accountId, roles: ['demo'] }), actor);
     await store.disable(record.clientId, actor);
     await store.enable(record.clientId, ADMIN);
     const entries = (await store.listAudit(record.clientId)).items;

@@ -1,0 +1,190 @@
+/**
+ * Nobody locks the registry's administrators out (issue 15, hole 8), against DynamoDB Local:
+ *
+ * - `self_lockout` (409): a caller may not disable its own client, nor take `registry:admin`
+ *   (or `account:admin`) from it;
+ * - `last_admin` (409): no change (disable, role removed) may leave the registry without an
+ *   active client holding `registry:admin`, and this holds under concurrency: two operators
+ *   disabling each other at once cannot both succeed (a condition on the admin roster item in
+ *   the same DynamoDB transaction, not a read-then-write);
+ * - a table written before the roster existed gets it built from its client lists on first need.
+ */
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { DEFAULT_ROLE_CATALOGUE } from '../../lambda/config-env';
+import { ACCOUNT_ADMIN_ROLE, REGISTRY_ADMIN_ROLE } from '../../lambda/core/defaults';
+import { SignetError } from '../../lambda/core/errors';
+import { compileRoleCatalogue } from '../../lambda/core/role-policy';
+import { createRegistryHandler, type RegistryHandler } from '../../lambda/registry/registry-handler';
+import { DynamoClientStore } from '../../lambda/store/client-store';
+import type { ClientRecord } from '../../lambda/store/client-record';
+import { ITEM, PARTITION_KEY, SORT_KEY } from '../../lambda/store/table-schema';
+import { startTestDynamoDb, type TestDynamoDb } from '../support/dynamodb';
+import { type CallOptions, checkAgainstDocument, httpApiEvent } from '../support/registry-harness';
+import { newClient } from '../support/registry-fixtures';
+import { loadRegistryOpenApi } from '../support/registry-openapi';
+
+const doc = loadRegistryOpenApi();
+const roles = compileRoleCatalogue({ ...DEFAULT_ROLE_CATALOGUE, demo: ['* /api/*'] });
+const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+let ddb: TestDynamoDb;
+let keyIndex = 0;
+
+beforeAll(async () => {
+  ddb = await startTestDynamoDb();
+});
+
+afterAll(async () => {
+  await ddb?.stop();
+});
+
+interface Fixture {
+  readonly store: DynamoClientStore;
+  readonly tableName: string;
+  readonly handler: RegistryHandler;
+}
+
+async function fresh(): Promise<Fixture> {
+  const tableName = await ddb.createTable();
+  const store = new DynamoClientStore({ tableName, client: ddb.client });
+  return { store, tableName, handler: createRegistryHandler({ store, roles, logger: silent }) };
+}
+
+/** A client with `clientRoles`, each with a key of its own (the pool holds 2048-bit keys; they are reused across tables). */
+async function client(store: DynamoClientStore, clientRoles: string[], accountId?: string): Promise<ClientRecord> {
+  const i = keyIndex++ % 12;
+  const { record, created } = await store.createClient(newClient(i, { roles: clientRoles, ...(accountId === undefined ? {} : { accountId }) }), 'test-setup');
+  expect(created).toBe(true);
+  return record;
+}
+
+async function rejection(promise: Promise<unknown>): Promise<SignetError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof SignetError) return error;
+    throw error;
+  }
+  throw new Error('expected a rejection');
+}
+
+/** Active clients holding registry:admin, read back consistently. */
+async function activeAdmins(store: DynamoClientStore, ids: readonly string[]): Promise<string[]> {
+  const records = await Promise.all(ids.map((id) => store.getClient(id, { consistentRead: true })));
+  return records.filter((r) => r !== undefined && r.status === 'active' && r.roles.includes(REGISTRY_ADMIN_ROLE)).map((r) => (r as ClientRecord).clientId);
+}
+
+/** Calls the registry as `actor` (with its roles and account in the authorizer context). */
+async function call(fixture: Fixture, actor: ClientRecord, options: CallOptions): Promise<{ status: number; body: Record<string, unknown> }> {
+  const event = httpApiEvent(options);
+  const context = (event.requestContext as unknown as { authorizer: { lambda: Record<string, unknown> } }).authorizer.lambda;
+  Object.assign(context, { clientId: actor.clientId, roles: actor.roles.join(','), accountId: actor.accountId });
+  const result = await fixture.handler(event, { awsRequestId: 'lockout' });
+  const body = JSON.parse(result.body) as Record<string, unknown>;
+  expect(checkAgainstDocument(doc, options, result.statusCode, body)).toEqual([]);
+  return { status: result.statusCode, body };
+}
+
+function expectRefusal(answer: { status: number; body: Record<string, unknown> }, code: string, sentence: RegExp): void {
+  expect({ status: answer.status, error: answer.body.error }).toEqual({ status: 409, error: code });
+  expect(answer.body.message).toMatch(sentence);
+}
+
+describe('self_lockout: a caller does not lock itself out', () => {
+  test('an operator cannot disable its own client, nor remove registry:admin from it; another operator can', async () => {
+    const f = await fresh();
+    const me = await client(f.store, [REGISTRY_ADMIN_ROLE]);
+    const other = await client(f.store, [REGISTRY_ADMIN_ROLE]);
+
+    expectRefusal(await call(f, me, { method: 'POST', path: `/registry/clients/${me.clientId}/disable`, body: { version: 1 } }), 'self_lockout', /another administrator/);
+    expectRefusal(await call(f, me, { method: 'PATCH', path: `/registry/clients/${me.clientId}`, body: { version: 1, roles: ['demo'] } }), 'self_lockout', /Give the role to another client first/);
+    expect(await f.store.getClient(me.clientId, { consistentRead: true })).toMatchObject({ status: 'active', roles: [REGISTRY_ADMIN_ROLE], version: 1 });
+
+    // Edits of its own client that keep its access are fine.
+    const renamed = await call(f, me, { method: 'PATCH', path: `/registry/clients/${me.clientId}`, body: { version: 1, name: 'Me', roles: [REGISTRY_ADMIN_ROLE, 'demo'] } });
+    expect(renamed.status).toBe(200);
+    // The other operator may do what the client could not do to itself.
+    expect((await call(f, other, { method: 'POST', path: `/registry/clients/${me.clientId}/disable`, body: { version: 2 } })).status).toBe(200);
+  });
+
+  test('an account admin cannot disable itself nor drop its own account:admin', async () => {
+    const f = await fresh();
+    await client(f.store, [REGISTRY_ADMIN_ROLE]);
+    const account = await f.store.createAccount({ name: 'Hooli', roleCeiling: ['demo', ACCOUNT_ADMIN_ROLE] }, 'test-setup');
+    const admin = await client(f.store, [ACCOUNT_ADMIN_ROLE], account.accountId);
+    expectRefusal(await call(f, admin, { method: 'POST', path: `/registry/clients/${admin.clientId}/disable` }), 'self_lockout', /lock yourself out/);
+    expectRefusal(await call(f, admin, { method: 'PATCH', path: `/registry/clients/${admin.clientId}`, body: { version: 1, roles: ['demo'] } }), 'self_lockout', /account:admin/);
+    expect((await f.store.getClient(admin.clientId, { consistentRead: true }))?.version).toBe(1);
+  });
+});
+
+describe('last_admin: the registry keeps an active operator', () => {
+  test('disabling the last active operator, or removing its role, is refused with a sentence; with a second one it works', async () => {
+    const f = await fresh();
+    const a = await client(f.store, [REGISTRY_ADMIN_ROLE]);
+    const b = await client(f.store, [REGISTRY_ADMIN_ROLE]);
+    const partner = await client(f.store, ['demo']);
+
+    expect((await call(f, a, { method: 'POST', path: `/registry/clients/${b.clientId}/disable` })).status).toBe(200);
+    // `a` is now the only active operator: an automation client (not `a` itself) cannot take it away.
+    const asOperator = { ...partner, roles: [REGISTRY_ADMIN_ROLE] };
+    expectRefusal(await call(f, asOperator, { method: 'POST', path: `/registry/clients/${a.clientId}/disable` }), 'last_admin', /Give registry:admin to another client/);
+    expectRefusal(await call(f, asOperator, { method: 'PATCH', path: `/registry/clients/${a.clientId}`, body: { version: 1, roles: ['demo'] } }), 'last_admin', /nobody can administer/);
+    expect(await f.store.getClient(a.clientId, { consistentRead: true })).toMatchObject({ status: 'active', roles: [REGISTRY_ADMIN_ROLE], version: 1 });
+    expect((await f.store.listAudit(a.clientId)).items).toHaveLength(1);
+
+    // Enabling b again (or giving the role to another client) makes room.
+    expect((await call(f, a, { method: 'POST', path: `/registry/clients/${b.clientId}/enable` })).status).toBe(200);
+    expect((await call(f, asOperator, { method: 'PATCH', path: `/registry/clients/${a.clientId}`, body: { version: 1, roles: ['demo'] } })).status).toBe(200);
+    expect(await activeAdmins(f.store, [a.clientId, b.clientId, partner.clientId])).toEqual([b.clientId]);
+    await f.store.updateClient(partner.clientId, 1, { roles: [REGISTRY_ADMIN_ROLE] }, 'test');
+    await f.store.disable(b.clientId, 'test');
+    expect((await rejection(f.store.disable(partner.clientId, 'test'))).code).toBe('last_admin');
+  });
+
+  test('two operators disabling each other at the same moment: exactly one succeeds (10 rounds)', async () => {
+    for (let round = 0; round < 10; round++) {
+      const f = await fresh();
+      const a = await client(f.store, [REGISTRY_ADMIN_ROLE]);
+      const b = await client(f.store, [REGISTRY_ADMIN_ROLE]);
+      const outcomes = await Promise.allSettled([
+        call(f, a, { method: 'POST', path: `/registry/clients/${b.clientId}/disable` }),
+        call(f, b, { method: 'POST', path: `/registry/clients/${a.clientId}/disable` }),
+      ]);
+      const statuses = outcomes.map((o) => (o.status === 'fulfilled' ? `${o.value.status} ${String(o.value.body.error ?? '')}`.trim() : 'threw'));
+      expect(statuses.sort()).toEqual(['200', '409 last_admin']);
+      expect(await activeAdmins(f.store, [a.clientId, b.clientId])).toHaveLength(1);
+    }
+  });
+
+  test('five operators disabled at once, and a role removal racing a disable: one operator always stays', async () => {
+    const f = await fresh();
+    const admins = await Promise.all(Array.from({ length: 5 }, () => client(f.store, [REGISTRY_ADMIN_ROLE])));
+    const ids = admins.map((r) => r.clientId);
+    const outcomes = await Promise.allSettled(ids.map((id) => f.store.disable(id, 'test')));
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(4);
+    expect(outcomes.filter((o) => o.status === 'rejected').map((o) => ((o as PromiseRejectedResult).reason as SignetError).code)).toEqual(['last_admin']);
+    expect(await activeAdmins(f.store, ids)).toHaveLength(1);
+
+    const g = await fresh();
+    const x = await client(g.store, [REGISTRY_ADMIN_ROLE]);
+    const y = await client(g.store, [REGISTRY_ADMIN_ROLE]);
+    const race = await Promise.allSettled([g.store.updateClient(x.clientId, 1, { roles: ['demo'] }, 'test'), g.store.disable(y.clientId, 'test')]);
+    expect(race.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+    expect(await activeAdmins(g.store, [x.clientId, y.clientId])).toHaveLength(1);
+  });
+
+  test('a table from before the roster: it is built from every account\'s clients when first needed', async () => {
+    const f = await fresh();
+    const account = await f.store.createAccount({ name: 'Ops elsewhere', roleCeiling: [] }, 'test-setup');
+    const a = await client(f.store, [REGISTRY_ADMIN_ROLE]);
+    const b = await client(f.store, [REGISTRY_ADMIN_ROLE], account.accountId);
+    const disabledAdmin = await client(f.store, [REGISTRY_ADMIN_ROLE]);
+    await f.store.disable(disabledAdmin.clientId, 'test');
+    // Forget the roster, as a table written by an older Signet has none.
+    await ddb.doc.send(new DeleteCommand({ TableName: f.tableName, Key: { [PARTITION_KEY]: ITEM.adminRosterPk, [SORT_KEY]: ITEM.adminRosterSk } }));
+    await f.store.disable(a.clientId, 'test');
+    expect((await rejection(f.store.disable(b.clientId, 'test'))).code).toBe('last_admin');
+    expect(await activeAdmins(f.store, [a.clientId, b.clientId, disabledAdmin.clientId])).toEqual([b.clientId]);
+  });
+});
