@@ -51,7 +51,7 @@ export async function run(argv: string[]): Promise<number> {
     if (key !== undefined) checkSignature(parsed, request, key, list);
     console.log('\nExpected signature base (what the signature must be computed over; LF line breaks, no final LF):');
     console.log('-----');
-    console.log(parsed.bases[0]);
+    console.log(parsed.base);
     console.log('-----');
   }
 
@@ -147,8 +147,8 @@ function checkSignature(parsed: ParsedSignature, request: SignedRequest, key: Ve
     ['the URL was signed without its query string', () => base({ ...request, targetUri: request.targetUri.split('?')[0] })],
     ['the method was not upper-cased when signing', () => base({ ...request, method: request.method.toLowerCase() })],
     ['the method was upper-cased when signing but sent otherwise', () => base({ ...request, method: request.method.toUpperCase() })],
-    ['CRLF line breaks in the signature base (use LF)', () => parsed.bases[0].replace(/\n/g, '\r\n')],
-    ['a trailing line break after the @signature-params line (there must be none)', () => `${parsed.bases[0]}\n`],
+    ['CRLF line breaks in the signature base (use LF)', () => parsed.base.replace(/\n/g, '\r\n')],
+    ['a trailing line break after the @signature-params line (there must be none)', () => `${parsed.base}\n`],
     ['the URL was signed with another scheme (http vs https)', () => base({ ...request, targetUri: request.targetUri.replace(/^https?:/, url.protocol === 'https:' ? 'http:' : 'https:') })],
     ['the URL was signed without the stage or base path', () => base({ ...request, targetUri: `${url.origin}${url.pathname.replace(/^\/[^/]+/, '')}${url.search}` })],
   ];
@@ -159,9 +159,9 @@ function checkSignature(parsed: ParsedSignature, request: SignedRequest, key: Ve
     } catch {
       continue;
     }
-    if (variantBase === parsed.bases[0]) continue;
+    if (variantBase === parsed.base) continue;
     try {
-      verifyParsedSignature({ ...parsed, bases: [variantBase] }, [key], policy);
+      verifyParsedSignature({ ...parsed, base: variantBase, alternativeBases: [] }, [key], policy);
       list.found(mistake);
       return;
     } catch {

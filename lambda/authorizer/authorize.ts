@@ -39,7 +39,8 @@ export interface AuthorizeDeps {
 /** What is being asked: the request, other spellings of its URL (REST v1), and the API-relative operation. */
 export interface AuthorizeInput {
   readonly request: SignedRequest;
-  readonly targetUriCandidates?: readonly string[];
+  /** Read only when the key does not verify the request's own URL, so it may be lazy (AdaptedRequest.alternativeTargetUris). */
+  readonly targetUriCandidates?: Iterable<string>;
   /** The path relative to the API (stage and base path removed), for the role catalogue. */
   readonly operationPath: string;
 }

@@ -60,6 +60,7 @@ export class AuthorizerRuntime {
       policy: defaultVerifyPolicy({
         maxAgeS: config.maxAgeS,
         maxSkewS: config.maxSkewS,
+        maxCoveredComponents: config.maxCoveredComponents,
         allowLegacy: config.allowLegacy,
         nowS: () => Math.floor(nowMs() / 1000),
       }),
@@ -91,7 +92,7 @@ export class AuthorizerRuntime {
   /** One decision for an adapted event, logged, counted and (on refusal of a known client) recorded. */
   async decide(adapted: AdaptedRequest, started: bigint = process.hrtime.bigint()): Promise<Decision> {
     const decision = await authorize(
-      { request: adapted.request, targetUriCandidates: adapted.targetUriCandidates, operationPath: adapted.apiPath },
+      { request: adapted.request, targetUriCandidates: adapted.alternativeTargetUris, operationPath: adapted.apiPath },
       this.deps,
     );
     await this.account(decision, adapted, started);
