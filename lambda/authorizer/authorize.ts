@@ -20,8 +20,8 @@ import { SignetError, isSignetError } from '../core/errors';
 import { CompiledRoleCatalogue } from '../core/role-policy';
 import { readSignatureInput } from '../core/signature-params';
 import { SignedRequest } from '../core/types';
-import { VerifyPolicy, parseRequestSignature, verifyParsedSignature } from '../core/verify';
-import { ClientDirectory } from './client-directory';
+import { ParsedSignature, VerifyPolicy, parseRequestSignature, verifyParsedSignature } from '../core/verify';
+import { ClientDirectory, ResolvedClient } from './client-directory';
 
 /** Records a signature as used; false when it was already used (see lambda/store for DynamoDB). */
 export interface ReplayGuard {
@@ -86,7 +86,7 @@ export async function authorize(input: AuthorizeInput, deps: AuthorizeDeps): Pro
     if (client.record.status !== 'active') {
       throw new SignetError('client_disabled', 'This client is disabled. Ask the API owner to enable it.');
     }
-    const { fingerprint } = verifyParsedSignature(parsed, client.keys, deps.policy);
+    const { fingerprint } = verifyWithClientKeys(parsed, client, deps.policy);
     if (!client.allowList.allows(input.request.sourceIp)) {
       throw new SignetError('ip_not_allowed', `Requests from ${describeIp(input.request.sourceIp)} are not in this client's network whitelist. Ask the API owner to add your egress address or range.`);
     }
@@ -105,6 +105,23 @@ export async function authorize(input: AuthorizeInput, deps: AuthorizeDeps): Pro
   } catch (error) {
     if (isSignetError(error)) return clientId === undefined ? { allowed: false, error, keyId } : { allowed: false, error, clientId };
     throw error;
+  }
+}
+
+/**
+ * {@link verifyParsedSignature} with the client's usable keys; when stored keys were refused
+ * (weak or unreadable) the refusal says so, since signing again cannot help.
+ */
+function verifyWithClientKeys(parsed: ParsedSignature, client: ResolvedClient, policy: VerifyPolicy): { fingerprint: string } {
+  try {
+    return verifyParsedSignature(parsed, client.keys, policy);
+  } catch (error) {
+    if (!isSignetError(error) || error.code !== 'signature_mismatch' || client.refusedKeys.length === 0) throw error;
+    const reasons = [...new Set(client.refusedKeys.map((k) => k.reason))].join(', ');
+    throw new SignetError(
+      'signature_mismatch',
+      `${error.message} ${client.refusedKeys.length} of this client's registered keys cannot be used (${reasons}); ask the API owner to register a new key (RSA, 2048 bits or more, exponent 65537).`,
+    );
   }
 }
 

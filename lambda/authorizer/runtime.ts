@@ -51,6 +51,10 @@ export class AuthorizerRuntime {
       staleIfErrorMs: config.staleIfErrorMs,
       keyCache: new PublicKeyCache(),
       nowMs,
+      onKeyRefused: (clientId, fingerprint, error) => {
+        const reason = isSignetError(error) ? error.code : 'unreadable';
+        logger.error('stored public key refused: it is not used to verify this client', { clientId, keyFingerprint: fingerprint, reason, detail: isSignetError(error) ? error.message : String(error) });
+      },
       onStaleServed: (clientId, error) => {
         logger.error('client registry unreachable; serving the cached record within the stale-if-error bound', { clientId, error });
         metrics?.addMetric(AUTHORIZER_METRIC_NAMES.staleServed, MetricUnit.Count, 1);
