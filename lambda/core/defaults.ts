@@ -68,6 +68,13 @@ export const MAX_REGISTRY_BODY_BYTES = 65_536;
 /** How many recent authentication failures are kept per client. @default 20 */
 export const AUTH_FAILURES_KEPT = 20;
 
+/**
+ * The window refusals that no client key signed are counted in, per client and reason, in
+ * seconds: such requests may come from anyone, so they are kept as counts, never as entries.
+ * @default 3_600 (1 hour)
+ */
+export const UNAUTHENTICATED_FAILURE_WINDOW_S = 3_600;
+
 /** How long an authentication-failure record is kept, in seconds. @default 604_800 (7 days) */
 export const AUTH_FAILURE_TTL_S = 604_800;
 

@@ -290,17 +290,39 @@ class AlternativeBases implements Iterable<string> {
  * @throws SignetError `key_expired` when every key is past its not-after, `signature_mismatch` otherwise
  */
 export function verifyParsedSignature(parsed: ParsedSignature, keys: readonly VerificationKey[], policy: VerifyPolicy): { fingerprint: string } {
+  return refuseUnlessUsable(parsed, keys, policy, signingKey(parsed, keys, policy));
+}
+
+/**
+ * Which of `keys` made the signature: a usable key first, else one past its not-after (an expired
+ * key still verifies nothing it did not sign). Undefined when none did: then the request was not
+ * signed by this client at all, whatever it claims.
+ */
+export function signingKey(parsed: ParsedSignature, keys: readonly VerificationKey[], policy: VerifyPolicy): VerificationKey | undefined {
   const now = policy.nowS();
-  const usable = allUsable(keys, now) ? keys : keys.filter((k) => k.notAfterS === undefined || now <= k.notAfterS);
-  const match = firstVerifyingKey(parsed, usable);
-  if (match !== undefined) return { fingerprint: match.fingerprint };
-  // An expired key still verifies nothing it did not sign: trying it only chooses the actionable reason.
-  if (firstVerifyingKey(parsed, keys.filter((k) => !usable.includes(k))) !== undefined || (keys.length > 0 && usable.length === 0)) {
+  if (allUsable(keys, now)) return firstVerifyingKey(parsed, keys);
+  return firstVerifyingKey(parsed, keys.filter((k) => isUsable(k, now))) ?? firstVerifyingKey(parsed, keys.filter((k) => !isUsable(k, now)));
+}
+
+/**
+ * The verdict of {@link verifyParsedSignature} for the key {@link signingKey} found.
+ * @throws SignetError `key_expired` when that key (or, with none, every key) is past its not-after, `signature_mismatch` otherwise
+ */
+export function refuseUnlessUsable(parsed: ParsedSignature, keys: readonly VerificationKey[], policy: VerifyPolicy, signer: VerificationKey | undefined): { fingerprint: string } {
+  const now = policy.nowS();
+  if (signer !== undefined && isUsable(signer, now)) return { fingerprint: signer.fingerprint };
+  const usable = keys.filter((k) => isUsable(k, now));
+  // Choosing the actionable reason: a retired key signed, or only retired keys are left.
+  if (signer !== undefined || (keys.length > 0 && usable.length === 0)) {
     fail('key_expired', 'The key that signed this request has passed its not-after date (rollover grace ended). Sign with the current key.');
   }
   const sizes = [...new Set(usable.map(modulusBytes))].filter((n) => n !== parsed.signature.length);
   const lengths = sizes.length > 0 && sizes.length === usable.length ? ` The signature is ${parsed.signature.length} bytes; the registered key makes ${sizes.join(' or ')}-byte signatures.` : '';
   fail('signature_mismatch', `The signature does not match the request with any key registered for this client.${lengths} Run \`signet explain\` to compare signature bases.`);
+}
+
+function isUsable(key: VerificationKey, now: number): boolean {
+  return key.notAfterS === undefined || now <= key.notAfterS;
 }
 
 function allUsable(keys: readonly VerificationKey[], now: number): boolean {
