@@ -145,7 +145,7 @@ async function clientNamedBy(request: SignedRequest, deps: AuthorizeDeps): Promi
   if (field === undefined) return {};
   let keyId: string | undefined;
   try {
-    keyId = readSignatureInput(field, deps.policy.label).keyid;
+    keyId = readSignatureInput(field, deps.policy.label, deps.policy.maxCoveredComponents).keyid;
   } catch {
     return {};
   }
