@@ -6,6 +6,7 @@
 import type { AuthorizerLatency } from './authorizer-latency';
 import type { ColdInit } from './cold-init';
 import type { GatewayThroughput } from './gateway-throughput';
+import type { HostileInput } from './hostile-input';
 import { estimateLambdaCost, ARM64_PRICE_PER_GB_S, AUTHORIZER_MEMORY_MB, FULL_VCPU_MEMORY_MB, PRICE_PER_MILLION_REQUESTS } from './lambda-cost';
 import type { MachineInfo } from './machine';
 import type { MemoryFlat } from './memory-flat';
@@ -21,10 +22,39 @@ export interface BenchResults {
   readonly coldInit?: ColdInit;
   readonly gateway?: GatewayThroughput;
   readonly memory?: MemoryFlat;
+  readonly hostile?: HostileInput;
   /** Section name → error message, for sections that failed. */
   readonly failures: Readonly<Record<string, string>>;
   /** Everything printed, section by section. */
   readonly printed: readonly { readonly title: string; readonly lines: readonly string[] }[];
+}
+
+/** The title of bench/hostile-input.ts's section. */
+export const HOSTILE_INPUT_TITLE = 'Hostile input: CPU per request a stranger can send (refused)';
+
+/**
+ * The same two requests measured on the code before issue 15 (commit 5014013: no component cap,
+ * the query re-parsed per @query-param, every candidate URL's base built before the key lookup),
+ * same machine, `npx tsx bench/hostile-input.ts`. Fixed history, kept for comparison.
+ */
+const HOSTILE_INPUT_BEFORE_FIX = [
+  '250 @query-param, made-up keyid: 282.233 ms CPU per request (refused: unknown_client; 6 requests)',
+  '13 @query-param (16 components: the cap), registered keyid, forged signature: 16.090 ms CPU per request (refused: signature_mismatch; 94 requests)',
+];
+
+function hostileSection(): string[] {
+  return [
+    'Before the fix of issue 15 (same requests, same machine, the code of commit 5014013, where nothing capped the components,',
+    'each `@query-param` re-parsed the whole query and every candidate URL\'s base was built before the key lookup):',
+    '',
+    '```',
+    ...HOSTILE_INPUT_BEFORE_FIX,
+    '```',
+    '',
+    'The work is bounded by counts, not by time: test/authorizer/hostile-input.test.ts ("bounded work") counts query parses, bases',
+    'built and registry lookups for these requests (0/0/0 over the cap; at the cap one base per candidate URL, one query parse per base).',
+    '',
+  ];
 }
 
 const yes = (ok: boolean): string => (ok ? 'yes' : '**no**');
@@ -63,6 +93,10 @@ function targetsTable(r: BenchResults): string[] {
     const steadyRss = after.rssMb - half.rssMb;
     rows.push(`| heapUsed growth from caches full (10k) to 200k verifications | flat | ${f(growth, 1)} MB | ${yes(Math.abs(growth) < 5)} |`);
     rows.push(`| RSS growth from 100k to 200k verifications | flat | ${f(steadyRss, 1)} MB (${f(half.rssMb - full.rssMb, 1)} MB from caches full to 100k) | ${yes(Math.abs(steadyRss) < 5)} |`);
+  }
+  if (r.hostile) {
+    const [over, atCap] = r.hostile.cases;
+    rows.push(`| CPU of the worst request a stranger can send | bounded | ${f(atCap.cpuMsPerRequest, 3)} ms at the component cap, ${f(over.cpuMsPerRequest, 3)} ms over it (282 ms before issue 15) | — |`);
   }
   return rows;
 }
@@ -227,6 +261,7 @@ export function renderBenchmarksMd(r: BenchResults): string {
   for (const section of r.printed) {
     out.push(`### ${section.title}`, '', '```', ...section.lines, '```', '');
     if (section.title.startsWith('Verify throughput')) out.push(...stepsSection(r));
+    if (section.title === HOSTILE_INPUT_TITLE) out.push(...hostileSection());
   }
   out.push(
     '### How each figure is measured',
@@ -250,6 +285,10 @@ export function renderBenchmarksMd(r: BenchResults): string {
     '- **Memory**: in a separate `node --expose-gc` process; RSS and heapUsed after a full GC, before, once the caches are full,',
     '  after 100k and after 200k verifications. The ClientReader is an in-memory',
     '  stub (the section measures the caches, not DynamoDB).',
+    '- **Hostile input**: the HTTP API adapter and `authorize` (the Lambda\'s decision, without the log line) on two forged',
+    '  requests over a path the four path encoders spell differently (4 candidate URLs) and a ~8 KB query: one covering 253',
+    '  components (250 `@query-param`) with a keyid nobody holds, one at the component cap (16) naming a registered client (an',
+    '  in-memory ClientReader). `process.cpuUsage()` over at least 1.5 s of CPU per case, divided by the requests.',
     '',
     '## Lambda cost per million authorized requests (arm64), on paper',
     '',
@@ -264,7 +303,7 @@ export function renderBenchmarksMd(r: BenchResults): string {
     '```sh',
     'npm install',
     'npm run bench          # all sections, prints the figures and rewrites BENCHMARKS.md (about 3 minutes)',
-    'npx tsx bench/verify-throughput.ts     # one section alone (also authorizer-latency, cold-init, gateway-throughput, memory-flat)',
+    'npx tsx bench/verify-throughput.ts     # one section alone (also authorizer-latency, cold-init, gateway-throughput, memory-flat, hostile-input)',
     '```',
     '',
     'Java 17+ must be on PATH (DynamoDB Local). Close other heavy work first: on a busy machine compare the CPU-time figures.',

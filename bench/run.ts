@@ -8,9 +8,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT } from './authorizer-handler-loader';
 import { measureAuthorizerLatency, printAuthorizerLatency } from './authorizer-latency';
-import { BenchResults, renderBenchmarksMd } from './benchmarks-md';
+import { BenchResults, HOSTILE_INPUT_TITLE, renderBenchmarksMd } from './benchmarks-md';
 import { measureColdInit, printColdInit } from './cold-init';
 import { measureGatewayThroughput, printGatewayThroughput } from './gateway-throughput';
+import { measureHostileInput, printHostileInput } from './hostile-input';
 import { describeMachine, machineLine } from './machine';
 import { measureMemoryFlat, printMemoryFlat } from './memory-flat';
 import { measureVerifySteps, measureVerifyThroughput, printVerifySteps, printVerifyThroughput } from './verify-throughput';
@@ -51,6 +52,7 @@ async function main(): Promise<void> {
   results.coldInit = await section('Cold init (esbuild bundles as deployed, fresh node per import)', () => measureColdInit(), printColdInit);
   results.gateway = await section('Local gateway end to end (autocannon)', () => measureGatewayThroughput(), printGatewayThroughput);
   results.memory = await section('Memory: 100k verifications across 10k clients, then 100k more', () => measureMemoryFlat(), printMemoryFlat);
+  results.hostile = await section(HOSTILE_INPUT_TITLE, () => measureHostileInput(), printHostileInput);
 
   results.durationS = (Date.now() - started) / 1000;
   results.failures = failures;

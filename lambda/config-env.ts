@@ -13,6 +13,7 @@ export const ENV = {
   publicBaseUrl: 'SIGNET_PUBLIC_BASE_URL',
   maxAgeS: 'SIGNET_MAX_AGE_S',
   maxSkewS: 'SIGNET_MAX_SKEW_S',
+  maxCoveredComponents: 'SIGNET_MAX_COVERED_COMPONENTS',
   allowLegacy: 'SIGNET_ALLOW_LEGACY',
   replayProtection: 'SIGNET_REPLAY_PROTECTION',
   recordAuthFailures: 'SIGNET_RECORD_AUTH_FAILURES',

@@ -8,10 +8,13 @@ import {
   DEFAULT_ALLOW_LEGACY,
   DEFAULT_CLIENT_CACHE_TTL_MS,
   DEFAULT_MAX_AGE_S,
+  DEFAULT_MAX_COVERED_COMPONENTS,
   DEFAULT_MAX_SKEW_S,
   DEFAULT_RSA_BITS,
   DEFAULT_ROTATION_GRACE_S,
   DEFAULT_STALE_IF_ERROR_MS,
+  MAX_COVERED_COMPONENTS_LIMIT,
+  MIN_COVERED_COMPONENTS_LIMIT,
 } from './core/defaults';
 import { RoleCatalogue, compileRoleCatalogue } from './core/role-policy';
 import { DEFAULT_ROLE_CATALOGUE, ENV } from './config-env';
@@ -23,6 +26,8 @@ export interface SignetConfig {
   readonly publicBaseUrl?: string;
   readonly maxAgeS: number;
   readonly maxSkewS: number;
+  /** The most components one signature may cover (more: `invalid_signature_input`). */
+  readonly maxCoveredComponents: number;
   readonly allowLegacy: boolean;
   readonly replayProtection: boolean;
   readonly recordAuthFailures: boolean;
@@ -48,6 +53,7 @@ export function loadConfig(env: Env = process.env): SignetConfig {
     publicBaseUrl: readBaseUrl(env),
     maxAgeS: readInt(env, ENV.maxAgeS, DEFAULT_MAX_AGE_S, 1),
     maxSkewS: readInt(env, ENV.maxSkewS, DEFAULT_MAX_SKEW_S, 0),
+    maxCoveredComponents: readInt(env, ENV.maxCoveredComponents, DEFAULT_MAX_COVERED_COMPONENTS, MIN_COVERED_COMPONENTS_LIMIT, MAX_COVERED_COMPONENTS_LIMIT),
     allowLegacy: readBool(env, ENV.allowLegacy, DEFAULT_ALLOW_LEGACY),
     replayProtection: readBool(env, ENV.replayProtection, false),
     recordAuthFailures: readBool(env, ENV.recordAuthFailures, true),
@@ -61,10 +67,13 @@ export function loadConfig(env: Env = process.env): SignetConfig {
   });
 }
 
-function readInt(env: Env, name: string, fallback: number, min: number): number {
+function readInt(env: Env, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
   const raw = env[name]?.trim();
   if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) < min) throw new Error(`${name} must be a whole number >= ${min}; got ${JSON.stringify(raw)}.`);
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `from ${min} to ${max}`;
+    throw new Error(`${name} must be a whole number ${range}; got ${JSON.stringify(raw)}.`);
+  }
   return Number(raw);
 }
 

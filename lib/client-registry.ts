@@ -15,6 +15,7 @@ import {
   PARTITION_KEY,
   SORT_KEY,
   TTL_ATTRIBUTE,
+  UNAUTHENTICATED_FAILURE_ATTRIBUTES,
 } from '../lambda/store/table-schema';
 import { REPLAY_PREFIX } from '../lambda/store/replay-store';
 
@@ -43,7 +44,8 @@ export interface IClientRegistry {
   grantWriteClients(grantee: iam.IGrantable): iam.Grant;
   /**
    * Writes the per-client auth-failure ring: UpdateItem of the ring counter and PutItem of failure
-   * items, on `CLIENT#…` items and limited to those attributes (it cannot change roles or keys).
+   * items, and UpdateItem of the unauthenticated-failure counts (`UNAUTH#…` items), on `CLIENT#…`
+   * items and limited to those attributes (it cannot change roles or keys).
    */
   grantRecordFailures(grantee: iam.IGrantable): iam.Grant;
   /** Conditional PutItem of single-use replay markers (`REPLAY#…` items, key and TTL attributes only). */
@@ -105,7 +107,8 @@ abstract class ClientRegistryBase extends Construct implements IClientRegistry {
   grantRecordFailures(grantee: iam.IGrantable): iam.Grant {
     // Attribute-limited, so this grant cannot change a client's roles, keys or status.
     const counter = this.grantOn(grantee, ['dynamodb:UpdateItem'], [this.table.tableArn], [CLIENT_ITEMS_PATTERN], AUTH_FAILURE_COUNTER_ATTRIBUTES);
-    return counter.combine(this.grantOn(grantee, ['dynamodb:PutItem'], [this.table.tableArn], [CLIENT_ITEMS_PATTERN], AUTH_FAILURE_ITEM_ATTRIBUTES));
+    const counts = this.grantOn(grantee, ['dynamodb:UpdateItem'], [this.table.tableArn], [CLIENT_ITEMS_PATTERN], UNAUTHENTICATED_FAILURE_ATTRIBUTES);
+    return counter.combine(counts).combine(this.grantOn(grantee, ['dynamodb:PutItem'], [this.table.tableArn], [CLIENT_ITEMS_PATTERN], AUTH_FAILURE_ITEM_ATTRIBUTES));
   }
 
   grantRecordReplays(grantee: iam.IGrantable): iam.Grant {

@@ -16,6 +16,8 @@ import {
   DEFAULT_CLIENT_CACHE_TTL_MS,
   DEFAULT_MAX_AGE_S,
   DEFAULT_MAX_SKEW_S,
+  MAX_COVERED_COMPONENTS_LIMIT,
+  MIN_COVERED_COMPONENTS_LIMIT,
   DEFAULT_STALE_IF_ERROR_MS,
 } from '../lambda/core/defaults';
 import { RoleCatalogue, compileRoleCatalogue } from '../lambda/core/role-policy';
@@ -64,6 +66,14 @@ export interface SignatureAuthorizerProps {
    * @default - Duration.seconds(DEFAULT_MAX_SKEW_S) (30 s), from lambda/core/defaults.ts
    */
   readonly maxSkew?: Duration;
+  /**
+   * The most components one signature may cover, from MIN_COVERED_COMPONENTS_LIMIT (4) to
+   * MAX_COVERED_COMPONENTS_LIMIT (64). Each covered component costs work before the key is known,
+   * so this bounds what an unauthenticated request can cost; more are refused with
+   * `invalid_signature_input`.
+   * @default DEFAULT_MAX_COVERED_COMPONENTS (16), from lambda/core/defaults.ts
+   */
+  readonly maxCoveredComponents?: number;
   /**
    * Accept the legacy signer form (no `date` component). Weaker: only `created` dates the request.
    * @default false (DEFAULT_ALLOW_LEGACY)
@@ -160,6 +170,7 @@ export class SignatureAuthorizer extends Construct {
       [ENV.staleIfErrorMs]: String((props.staleIfError ?? Duration.millis(DEFAULT_STALE_IF_ERROR_MS)).toMilliseconds()),
     };
     if (props.publicBaseUrl !== undefined) environment[ENV.publicBaseUrl] = props.publicBaseUrl;
+    if (props.maxCoveredComponents !== undefined) environment[ENV.maxCoveredComponents] = String(props.maxCoveredComponents);
 
     const fn = new SignetFunction(this, 'Function', {
       entry: this.apiType === 'rest' ? 'restApiAuthorizer' : 'httpApiAuthorizer',
@@ -311,6 +322,10 @@ function validateAuthorizerProps(path: string, props: SignatureAuthorizerProps, 
   checkDuration(problems, 'maxAge', props.maxAge, 1, 'seconds');
   checkDuration(problems, 'maxSkew', props.maxSkew, 0, 'seconds');
   checkDuration(problems, 'clientCacheTtl', props.clientCacheTtl, 0, 'millis');
+  const limit = props.maxCoveredComponents;
+  if (limit !== undefined && (!Number.isInteger(limit) || limit < MIN_COVERED_COMPONENTS_LIMIT || limit > MAX_COVERED_COMPONENTS_LIMIT)) {
+    problems.push(`maxCoveredComponents must be a whole number from ${MIN_COVERED_COMPONENTS_LIMIT} to ${MAX_COVERED_COMPONENTS_LIMIT}; got ${limit}`);
+  }
   checkDuration(problems, 'staleIfError', props.staleIfError, 0, 'millis');
   if (props.publicBaseUrl !== undefined && !Token.isUnresolved(props.publicBaseUrl)) {
     const problem = publicBaseUrlProblem(props.publicBaseUrl);

@@ -64,6 +64,8 @@ export interface SignetStackProps extends StackProps {
   readonly maxAge?: Duration;
   /** @default - Duration.seconds(DEFAULT_MAX_SKEW_S) (30 s) */
   readonly maxSkew?: Duration;
+  /** @default DEFAULT_MAX_COVERED_COMPONENTS (16); see SignatureAuthorizerProps.maxCoveredComponents */
+  readonly maxCoveredComponents?: number;
   /** @default false */
   readonly allowLegacy?: boolean;
   /** @default false */
@@ -135,6 +137,7 @@ export class SignetStack extends Stack {
       publicBaseUrl: props.publicBaseUrl,
       maxAge: props.maxAge,
       maxSkew: props.maxSkew,
+      maxCoveredComponents: props.maxCoveredComponents,
       allowLegacy: props.allowLegacy,
       replayProtection: props.replayProtection,
       recordAuthFailures: props.recordAuthFailures,

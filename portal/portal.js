@@ -16,7 +16,7 @@ import { forgetKey, recallKey, rememberKey } from './key-store.js';
 import { allowsEveryone, normaliseNetworkEntry } from './network.js';
 import { RegistryError, apiBaseOf, createRegistryClient } from './registry-client.js';
 import { MAX_WHITELIST_ENTRIES, checkClientForm, screenPublicKey, validateRoles } from './validation.js';
-import { ROTATION_DAYS, failureLine, keySummary, shortFingerprint } from './view-model.js';
+import { ROTATION_DAYS, failureLine, keySummary, shortFingerprint, unauthenticatedRows } from './view-model.js';
 
 /** @typedef {ReturnType<typeof createRegistryClient>} Registry */
 /**
@@ -473,7 +473,8 @@ async function renderDetails(client) {
 }
 
 /**
- * The troubleshooting view: the client's last refused requests and why.
+ * The troubleshooting view: the client's last refused requests and why (those its own keys
+ * signed), then the counts of refusals anyone could have caused by naming it.
  * @param {ClientView} client
  * @param {HTMLElement} box
  */
@@ -481,14 +482,27 @@ async function loadFailures(client, box) {
   const registry = state.registry;
   if (!registry) return;
   let failures;
+  let counts;
   try {
-    failures = (await registry.listAuthFailures(client.clientId)).failures;
+    const answer = await registry.listAuthFailures(client.clientId);
+    failures = answer.failures;
+    counts = unauthenticatedRows(answer.unauthenticated);
   } catch (error) {
     box.replaceChildren(el('p', { class: 'error' }, [`The failures could not be read: ${messageOf(error)}`]));
     return;
   }
+  const countsPart = counts.length === 0
+    ? []
+    : [
+        el('p', {}, ['Refused requests that named this client but were not signed by any of its keys (anyone can send those), counted per hour:']),
+        el('table', { class: 'inner' }, [
+          el('caption', { class: 'visually-hidden' }, [`Unsigned refusals naming ${client.name}, per hour`]),
+          el('thead', {}, [el('tr', {}, ['Hour from', 'Reason', 'Requests'].map((h) => el('th', { scope: 'col' }, [h])))]),
+          el('tbody', {}, counts.map((row) => el('tr', {}, [el('td', {}, [formatInstant(row.start)]), el('td', {}, [el('code', { class: 'reason' }, [row.reason])]), el('td', {}, [String(row.count)])]))),
+        ]),
+      ];
   if (failures.length === 0) {
-    box.replaceChildren(el('p', {}, ['No refused requests recorded (failures are kept 7 days).']));
+    box.replaceChildren(el('p', {}, ['No refused requests signed by this client recorded (failures are kept 7 days).']), ...countsPart);
     return;
   }
   const rows = failures.map((/** @type {any} */ f) => {
@@ -507,6 +521,7 @@ async function loadFailures(client, box) {
       el('thead', {}, [el('tr', {}, ['When', 'Reason', 'What the caller was told', 'Request', 'Source IP'].map((h) => el('th', { scope: 'col' }, [h])))]),
       el('tbody', {}, rows),
     ]),
+    ...countsPart,
   );
 }
 

@@ -76,6 +76,20 @@ export function failureLine(failure) {
 }
 
 /**
+ * The counts of refusals anyone could have caused by naming the client (requests no key of it
+ * signed), one row per window and reason, newest window first, for the troubleshooting view.
+ * @param {{ windowSeconds: number, windows: { start: string, counts: Record<string, number> }[] } | undefined} unauthenticated
+ */
+export function unauthenticatedRows(unauthenticated) {
+  if (!unauthenticated) return [];
+  return unauthenticated.windows.flatMap((w) =>
+    Object.entries(w.counts)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([reason, count]) => ({ start: w.start, end: new Date(Date.parse(w.start) + unauthenticated.windowSeconds * 1000).toISOString(), reason, count })),
+  );
+}
+
+/**
  * A fingerprint shortened for a table cell (the full one goes in a title and the details).
  * @param {string} fingerprint
  */

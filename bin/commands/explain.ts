@@ -283,7 +283,8 @@ function checkSignature(signature: ReadSignature, input: ExplainInput, policy: V
     label: signature.input.label,
     covered: signature.input.covered.map((c) => c.serialized),
     signature: signature.value,
-    bases: [signature.base],
+    base: signature.base,
+    alternativeBases: [],
     input: signature.input,
   };
   try {

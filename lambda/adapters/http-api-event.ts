@@ -31,7 +31,8 @@ import {
   TargetUriOptions,
   apiPathFor,
   authorityOf,
-  boundCandidates,
+  CandidateUris,
+  adaptedRequest,
   encodePath,
   joinUrl,
   methodOf,
@@ -102,11 +103,12 @@ export function adaptHttpApiEvent(event: HttpApiEventV2Like, opts: TargetUriOpti
     decodedPath = rawPath;
   }
   // basePath comes from publicBaseUrl, already encoded; only the part API Gateway decoded is re-encoded.
-  const targetUriCandidates = boundCandidates(
-    PATH_ENCODERS.map((encoder) => `${joinUrl(origin, basePath + encodePath(decodedPath, encoder))}${query}`),
-  );
-  const request = toSignedRequest(method, targetUriCandidates[0], headers, callerIpOf(context.http.sourceIp), hasBodyOf(event));
-  return { request, targetUriCandidates, apiPath };
+  function* spellings(): Generator<string> {
+    for (const encoder of PATH_ENCODERS) yield `${joinUrl(origin, basePath + encodePath(decodedPath, encoder))}${query}`;
+  }
+  const sourceIp = callerIpOf(context.http.sourceIp);
+  const hasBody = hasBodyOf(event);
+  return adaptedRequest(new CandidateUris(spellings()), (targetUri) => toSignedRequest(method, targetUri, headers, sourceIp, hasBody), apiPath);
 }
 
 /**

@@ -81,18 +81,30 @@ export function serialiseQuery(parameters: readonly QueryParameter[], encoder: C
  * `limit`. `['']` when there are no parameters.
  */
 export function queryCandidates(parameters: readonly QueryParameter[], limit: number): string[] {
-  if (parameters.length === 0) return [''];
   const out: string[] = [];
-  const add = (query: string): void => {
-    if (out.length < limit && !out.includes(query)) out.push(query);
-  };
-  for (const encoder of QUERY_ENCODERS) add(serialiseQuery(parameters, encoder));
-  if (parameters.length <= MAX_KEYS_FOR_REORDERING) {
-    for (const order of permutations(parameters).slice(1)) {
-      for (const encoder of QUERY_ENCODERS.slice(0, 2)) add(serialiseQuery(order, encoder));
-    }
+  for (const query of queryCandidateSequence(parameters)) {
+    if (out.length >= limit) break;
+    if (!out.includes(query)) out.push(query);
   }
   return out;
+}
+
+/**
+ * The same spellings as {@link queryCandidates}, in the same order, each written only when the
+ * reader asks for it (duplicates included): the authorizer writes the first, and the others only
+ * if the key did not verify the first. `''` alone when there are no parameters.
+ */
+export function* queryCandidateSequence(parameters: readonly QueryParameter[]): Generator<string> {
+  if (parameters.length === 0) {
+    yield '';
+    return;
+  }
+  for (const encoder of QUERY_ENCODERS) yield serialiseQuery(parameters, encoder);
+  if (parameters.length <= MAX_KEYS_FOR_REORDERING) {
+    for (const order of permutations(parameters).slice(1)) {
+      for (const encoder of QUERY_ENCODERS.slice(0, 2)) yield serialiseQuery(order, encoder);
+    }
+  }
 }
 
 function permutations<T>(items: readonly T[]): T[][] {

@@ -17,15 +17,15 @@
  * const { request, targetUriCandidates, apiPath, methodArn } = fromRestApiAuthorizerEvent(event, { publicBaseUrl });
  */
 import { headersFromRestApi } from './header-map';
-import { queryCandidates, queryParametersOf } from './query-candidates';
+import { queryCandidateSequence, queryParametersOf } from './query-candidates';
 import { callerIpOf } from './source-ip';
 import {
   AdaptedRequest,
-  MAX_TARGET_URI_CANDIDATES,
+  CandidateUris,
   TargetUriOptions,
   apiPathFor,
   authorityOf,
-  boundCandidates,
+  adaptedRequest,
   decodePath,
   joinUrl,
   methodOf,
@@ -89,15 +89,16 @@ export function fromRestApiAuthorizerEvent(event: RestApiEventLike, opts: Target
     const scheme = schemeOf(headers['x-forwarded-proto']);
     urlWithoutQuery = joinUrl(`${scheme}://${authorityOf(scheme, headers.host, context.domainName ?? undefined)}`, calledPathOf(event));
   }
-  const queries = queryCandidates(
-    queryParametersOf(event.queryStringParameters, event.multiValueQueryStringParameters),
-    MAX_TARGET_URI_CANDIDATES,
-  );
-  const targetUriCandidates = boundCandidates(queries.map((query) => (query === '' ? urlWithoutQuery : `${urlWithoutQuery}?${query}`)));
-
-  const request = toSignedRequest(method, targetUriCandidates[0], headers, callerIpOf(context.identity?.sourceIp), hasBodyOf(event));
+  const parameters = queryParametersOf(event.queryStringParameters, event.multiValueQueryStringParameters);
+  function* urls(): Generator<string> {
+    for (const query of queryCandidateSequence(parameters)) yield query === '' ? urlWithoutQuery : `${urlWithoutQuery}?${query}`;
+  }
+  const sourceIp = callerIpOf(context.identity?.sourceIp);
+  const hasBody = hasBodyOf(event);
+  const adapted = adaptedRequest(new CandidateUris(urls()), (targetUri) => toSignedRequest(method, targetUri, headers, sourceIp, hasBody), apiPath);
   const methodArn = typeof event.methodArn === 'string' && event.methodArn !== '' ? event.methodArn : undefined;
-  return { request, targetUriCandidates, apiPath, ...(methodArn === undefined ? {} : { methodArn }) };
+  if (methodArn !== undefined) Object.defineProperty(adapted, 'methodArn', { value: methodArn, enumerable: true });
+  return adapted;
 }
 
 /**

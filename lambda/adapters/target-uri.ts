@@ -27,13 +27,21 @@ export interface TargetUriOptions {
 
 /** The event turned into what the verifier and the role check need. */
 export interface AdaptedRequest {
-  /** The request for the core; its `targetUri` is `targetUriCandidates[0]`. */
+  /** The request for the core; its `targetUri` is `targetUriCandidates[0]`, the most likely URL. */
   readonly request: SignedRequest;
+  /**
+   * The other URLs the client may have signed, most likely first, built one by one only as they
+   * are read (at most {@link MAX_TARGET_URI_CANDIDATES} with the request's own, no duplicates):
+   * what the authorizer passes to the core, which reads it only after the key failed on the
+   * request's own URL. Iterating again replays what was built.
+   */
+  readonly alternativeTargetUris: Iterable<string>;
   /**
    * Every URL the client may have signed, most likely first, never empty, at most
    * {@link MAX_TARGET_URI_CANDIDATES}. Each decodes, by API Gateway's own rules, to the same
    * method, path and parameters that reach the backend, so accepting any of them grants nothing
-   * the true one would not. Parse the signature once, then try the key against each candidate.
+   * the true one would not. Reading it builds them all (tools and tests; the authorizer reads
+   * {@link alternativeTargetUris}).
    */
   readonly targetUriCandidates: readonly string[];
   /**
@@ -181,14 +189,69 @@ export function joinUrl(origin: string, path: string): string {
   return `${origin}${path === '' ? '/' : path}`;
 }
 
-/** Drops duplicates (keeping the first) and keeps at most {@link MAX_TARGET_URI_CANDIDATES}. */
-export function boundCandidates(candidates: Iterable<string>): string[] {
-  const out: string[] = [];
-  for (const candidate of candidates) {
-    if (out.length >= MAX_TARGET_URI_CANDIDATES) break;
-    if (!out.includes(candidate)) out.push(candidate);
+/**
+ * The candidate URLs of one request, from a lazy sequence: the first is read at once (it is the
+ * request's `targetUri`), each further one only when something iterates that far. Duplicates are
+ * dropped (keeping the first) and at most {@link MAX_TARGET_URI_CANDIDATES} are kept.
+ */
+export class CandidateUris {
+  private readonly built: string[] = [];
+  private readonly source: Iterator<string>;
+  private exhausted = false;
+
+  /** @param candidates most likely first; must yield at least one URL */
+  constructor(candidates: Iterable<string>) {
+    this.source = candidates[Symbol.iterator]();
+    if (this.at(0) === undefined) throw new Error('CandidateUris needs at least one URL.');
   }
-  return out;
+
+  /** The most likely URL. */
+  get first(): string {
+    return this.built[0];
+  }
+
+  /** The others, built as they are read. */
+  get alternatives(): Iterable<string> {
+    return { [Symbol.iterator]: () => this.from(1) };
+  }
+
+  /** All of them (builds every one). */
+  all(): string[] {
+    return [...this.from(0)];
+  }
+
+  private *from(start: number): Generator<string> {
+    for (let i = start; ; i++) {
+      const uri = this.at(i);
+      if (uri === undefined) return;
+      yield uri;
+    }
+  }
+
+  private at(index: number): string | undefined {
+    while (index >= this.built.length && !this.exhausted) {
+      const next = this.built.length < MAX_TARGET_URI_CANDIDATES ? this.source.next() : undefined;
+      if (next === undefined || next.done === true) this.exhausted = true;
+      else if (!this.built.includes(next.value)) this.built.push(next.value);
+    }
+    return this.built[index];
+  }
+}
+
+/** The adapted request around `candidates`: the request on the first URL, the others left lazy. */
+export function adaptedRequest(
+  candidates: CandidateUris,
+  request: (targetUri: string) => SignedRequest,
+  apiPath: string,
+): AdaptedRequest {
+  return {
+    request: request(candidates.first),
+    alternativeTargetUris: candidates.alternatives,
+    get targetUriCandidates() {
+      return candidates.all();
+    },
+    apiPath,
+  };
 }
 
 const METHOD_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,32}$/;

@@ -3,25 +3,29 @@
  *
  * Order (authentication first, then authorization):
  *   1. the core's key-independent checks and signature base (no registry read for junk)
- *   2. the client by keyid (cache first) → `unknown_client`, `client_disabled`
+ *   2. the client by keyid (cache first) → `unknown_client`
  *   3. the signature with the client's keys → `signature_mismatch`, `key_expired`
- *   4. the caller's IP against the client's allow-list → `ip_not_allowed` (403)
- *   5. the client's roles against the operation → `role_forbidden` (403)
- *   6. optional single use of the signature → `replayed_request`
+ *   4. the client's status → `client_disabled` (after the signature, so only the client's own
+ *      key learns that it is disabled)
+ *   5. the caller's IP against the client's allow-list → `ip_not_allowed` (403)
+ *   6. the client's roles against the operation → `role_forbidden` (403)
+ *   7. optional single use of the signature → `replayed_request`
  *
  * A refusal is attributed to the client its keyid names whenever that client exists, also when
  * the request failed a key-independent check (expired, clock_skew, digest_required, ...): those
- * are the failures a partner most needs to see in its auth-failure list. Attribution reads the
- * directory (cached, negatively cached) only after such a check failed and only when
- * Signature-Input yields a keyid; it never changes the refusal.
+ * are the failures a partner most needs to see. Attribution reads the directory (cached,
+ * negatively cached) only after such a check failed and only when Signature-Input yields a keyid;
+ * it never changes the refusal. `authenticated` says whether one of the client's keys made the
+ * signature (steps 4-7, and `key_expired` when a retired key signed): only then did the request
+ * come from the client; anything else may be anyone's, whatever keyid it names.
  */
 import { createHash } from 'node:crypto';
 import { SignetError, isSignetError } from '../core/errors';
 import { CompiledRoleCatalogue } from '../core/role-policy';
 import { readSignatureInput } from '../core/signature-params';
 import { SignedRequest } from '../core/types';
-import { VerifyPolicy, parseRequestSignature, verifyParsedSignature } from '../core/verify';
-import { ClientDirectory } from './client-directory';
+import { ParsedSignature, VerificationKey, VerifyPolicy, parseRequestSignature, refuseUnlessUsable, signingKey } from '../core/verify';
+import { ClientDirectory, ResolvedClient } from './client-directory';
 
 /** Records a signature as used; false when it was already used (see lambda/store for DynamoDB). */
 export interface ReplayGuard {
@@ -39,7 +43,8 @@ export interface AuthorizeDeps {
 /** What is being asked: the request, other spellings of its URL (REST v1), and the API-relative operation. */
 export interface AuthorizeInput {
   readonly request: SignedRequest;
-  readonly targetUriCandidates?: readonly string[];
+  /** Read only when the key does not verify the request's own URL, so it may be lazy (AdaptedRequest.alternativeTargetUris). */
+  readonly targetUriCandidates?: Iterable<string>;
   /** The path relative to the API (stage and base path removed), for the role catalogue. */
   readonly operationPath: string;
 }
@@ -61,12 +66,15 @@ export type Decision =
       readonly clientId?: string;
       /** The keyid presented, when it named no registered client (for the log; never a secret). */
       readonly keyId?: string;
+      /** True when one of the client's own keys made the signature (so the request really is the client's). */
+      readonly authenticated?: true;
     };
 
 /** Decides; never throws for a refusal (only unexpected programming errors escape). */
 export async function authorize(input: AuthorizeInput, deps: AuthorizeDeps): Promise<Decision> {
   let clientId: string | undefined;
   let keyId: string | undefined;
+  let authenticated = false;
   try {
     let parsed: ReturnType<typeof parseRequestSignature>;
     try {
@@ -82,10 +90,12 @@ export async function authorize(input: AuthorizeInput, deps: AuthorizeDeps): Pro
       throw new SignetError('unknown_client', 'No client is registered with this keyid. Put your clientId in keyid, exactly as the registry gave it.');
     }
     clientId = client.record.clientId;
+    const signer = signingKey(parsed, client.keys, deps.policy);
+    authenticated = signer !== undefined;
+    const { fingerprint } = verifyWithClientKeys(parsed, client, deps.policy, signer);
     if (client.record.status !== 'active') {
       throw new SignetError('client_disabled', 'This client is disabled. Ask the API owner to enable it.');
     }
-    const { fingerprint } = verifyParsedSignature(parsed, client.keys, deps.policy);
     if (!client.allowList.allows(input.request.sourceIp)) {
       throw new SignetError('ip_not_allowed', `Requests from ${describeIp(input.request.sourceIp)} are not in this client's network whitelist. Ask the API owner to add your egress address or range.`);
     }
@@ -102,8 +112,26 @@ export async function authorize(input: AuthorizeInput, deps: AuthorizeDeps): Pro
     }
     return { allowed: true, clientId, roles: client.record.roles, accountId: client.record.accountId, fingerprint, contentDigest: parsed.contentDigest };
   } catch (error) {
-    if (isSignetError(error)) return clientId === undefined ? { allowed: false, error, keyId } : { allowed: false, error, clientId };
-    throw error;
+    if (!isSignetError(error)) throw error;
+    if (clientId === undefined) return { allowed: false, error, keyId };
+    return authenticated ? { allowed: false, error, clientId, authenticated } : { allowed: false, error, clientId };
+  }
+}
+
+/**
+ * The core's verdict (`refuseUnlessUsable`) for the key that signed; when stored keys were refused
+ * (weak or unreadable) the refusal says so, since signing again cannot help.
+ */
+function verifyWithClientKeys(parsed: ParsedSignature, client: ResolvedClient, policy: VerifyPolicy, signer: VerificationKey | undefined): { fingerprint: string } {
+  try {
+    return refuseUnlessUsable(parsed, client.keys, policy, signer);
+  } catch (error) {
+    if (!isSignetError(error) || error.code !== 'signature_mismatch' || client.refusedKeys.length === 0) throw error;
+    const reasons = [...new Set(client.refusedKeys.map((k) => k.reason))].join(', ');
+    throw new SignetError(
+      'signature_mismatch',
+      `${error.message} ${client.refusedKeys.length} of this client's registered keys cannot be used (${reasons}); ask the API owner to register a new key (RSA, 2048 bits or more, exponent 65537).`,
+    );
   }
 }
 
@@ -117,7 +145,7 @@ async function clientNamedBy(request: SignedRequest, deps: AuthorizeDeps): Promi
   if (field === undefined) return {};
   let keyId: string | undefined;
   try {
-    keyId = readSignatureInput(field, deps.policy.label).keyid;
+    keyId = readSignatureInput(field, deps.policy.label, deps.policy.maxCoveredComponents).keyid;
   } catch {
     return {};
   }

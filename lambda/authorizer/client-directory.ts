@@ -19,7 +19,7 @@ import {
   DEFAULT_NEGATIVE_CACHE_TTL_MS,
   DEFAULT_STALE_IF_ERROR_MS,
 } from '../core/defaults';
-import { SignetError } from '../core/errors';
+import { SignetError, isSignetError } from '../core/errors';
 import { IpAllowList, compileAllowList } from '../core/ip-policy';
 import { PublicKeyCache } from '../core/keys';
 import { VerificationKey } from '../core/verify';
@@ -31,7 +31,10 @@ export const DEFAULT_STALE_RETRY_MS = 5_000;
 /** A client record made ready for verification. */
 export interface ResolvedClient {
   readonly record: ClientRecord;
+  /** The stored keys that may verify; a key that does not import, or is weak, is not among them. */
   readonly keys: readonly VerificationKey[];
+  /** Stored keys left out of `keys`, with the reason code (`weak_key`, `invalid_public_key`, ...). */
+  readonly refusedKeys: readonly { readonly fingerprint: string; readonly reason: string }[];
   readonly allowList: IpAllowList;
 }
 
@@ -52,6 +55,12 @@ export interface ClientDirectoryOptions {
   readonly nowMs?: () => number;
   /** Told when a stale record is served because the store failed (for logs and metrics). */
   readonly onStaleServed?: (clientId: string, error: unknown) => void;
+  /**
+   * Told when a stored key is not used for verification: it no longer imports, does not match its
+   * fingerprint, or is weak (`weak_key`: a record written before keys were checked). Once per
+   * record read, not per request.
+   */
+  readonly onKeyRefused?: (clientId: string, fingerprint: string, error: unknown) => void;
 }
 
 interface Entry {
@@ -159,17 +168,19 @@ export class ClientDirectory {
 
   private resolve(record: ClientRecord): ResolvedClient {
     const keys: VerificationKey[] = [];
+    const refusedKeys: { fingerprint: string; reason: string }[] = [];
     for (const stored of record.keys) {
-      // A corrupt stored key is skipped, never trusted: the other keys still verify.
+      // A corrupt or weak stored key is skipped, never trusted: the other keys still verify.
       try {
         const key = this.keyCache.get(stored.fingerprint, stored.spkiPem);
         const notAfterS = stored.notAfter === undefined ? undefined : Math.floor(Date.parse(stored.notAfter) / 1000);
         keys.push({ fingerprint: stored.fingerprint, key, notAfterS: Number.isNaN(notAfterS) ? 0 : notAfterS });
-      } catch {
-        continue;
+      } catch (error) {
+        refusedKeys.push({ fingerprint: stored.fingerprint, reason: isSignetError(error) ? error.code : 'unreadable' });
+        this.options.onKeyRefused?.(record.clientId, stored.fingerprint, error);
       }
     }
-    return { record, keys, allowList: safeAllowList(record.networkWhitelist) };
+    return { record, keys, refusedKeys, allowList: safeAllowList(record.networkWhitelist) };
   }
 }
 

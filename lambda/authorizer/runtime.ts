@@ -3,7 +3,17 @@
  * store, the cached client directory, the verification policy, the role catalogue, the replay
  * guard. `decide()` runs one decision and does the bookkeeping every door needs: the log line
  * (clientId, reason, latency; never a signature, base or key), the metrics, and the per-client
- * auth-failure record.
+ * failure record, which is kept in two places:
+ *
+ * - a refusal of a request one of the client's keys signed (ip_not_allowed, role_forbidden,
+ *   key_expired, client_disabled, replayed_request) is an entry of the client's failure list,
+ *   with what the request asked for: only the client can write those;
+ * - any other refusal naming the client (bad signature, expired created, malformed headers...)
+ *   may come from anyone who knows the clientId: it only adds to a count per reason and hour,
+ *   with no text from the request, so a flood cannot push the client's own entries out.
+ *
+ * Both are written at most once per (client, reason) per SIGNET_AUTH_FAILURE_RECORD_INTERVAL_MS;
+ * counts that arrive in between are added up in memory (bounded) and written with the next one.
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
@@ -39,6 +49,8 @@ export class AuthorizerRuntime {
   private readonly deps: Parameters<typeof authorize>[1];
 
   private readonly recentFailures = new BoundedCache<string, true>(DEFAULT_CLIENT_CACHE_MAX_ENTRIES);
+  /** Unauthenticated refusals per `clientId reason` not yet written, until the interval allows the next write. */
+  private readonly pendingCounts = new BoundedCache<string, { count: number }>(DEFAULT_CLIENT_CACHE_MAX_ENTRIES);
   private readonly nowMs: () => number;
 
   constructor(private readonly options: AuthorizerRuntimeOptions) {
@@ -51,6 +63,10 @@ export class AuthorizerRuntime {
       staleIfErrorMs: config.staleIfErrorMs,
       keyCache: new PublicKeyCache(),
       nowMs,
+      onKeyRefused: (clientId, fingerprint, error) => {
+        const reason = isSignetError(error) ? error.code : 'unreadable';
+        logger.error('stored public key refused: it is not used to verify this client', { clientId, keyFingerprint: fingerprint, reason, detail: isSignetError(error) ? error.message : String(error) });
+      },
       onStaleServed: (clientId, error) => {
         logger.error('client registry unreachable; serving the cached record within the stale-if-error bound', { clientId, error });
         metrics?.addMetric(AUTHORIZER_METRIC_NAMES.staleServed, MetricUnit.Count, 1);
@@ -60,6 +76,7 @@ export class AuthorizerRuntime {
       policy: defaultVerifyPolicy({
         maxAgeS: config.maxAgeS,
         maxSkewS: config.maxSkewS,
+        maxCoveredComponents: config.maxCoveredComponents,
         allowLegacy: config.allowLegacy,
         nowS: () => Math.floor(nowMs() / 1000),
       }),
@@ -91,7 +108,7 @@ export class AuthorizerRuntime {
   /** One decision for an adapted event, logged, counted and (on refusal of a known client) recorded. */
   async decide(adapted: AdaptedRequest, started: bigint = process.hrtime.bigint()): Promise<Decision> {
     const decision = await authorize(
-      { request: adapted.request, targetUriCandidates: adapted.targetUriCandidates, operationPath: adapted.apiPath },
+      { request: adapted.request, targetUriCandidates: adapted.alternativeTargetUris, operationPath: adapted.apiPath },
       this.deps,
     );
     await this.account(decision, adapted, started);
@@ -115,13 +132,33 @@ export class AuthorizerRuntime {
     const fields = { clientId, keyId, reason: error.code, status: error.status, detail: error.message, method, path, sourceIp, latencyMs };
     if (error.status >= 500) logger.error('refused: fail closed', { ...fields, error: error.cause ?? error });
     else logger.info('refused', fields);
-    if (clientId !== undefined && config.recordAuthFailures && error.status < 500 && this.firstRecentFailure(clientId, error.code)) {
-      try {
-        await this.store.recordAuthFailure(clientId, error.code, { message: error.message, sourceIp, method, path });
-      } catch (recordError) {
-        logger.warn('could not record the auth failure', { clientId, reason: error.code, error: recordError });
+    if (clientId === undefined || !config.recordAuthFailures || error.status >= 500) return;
+    try {
+      if (decision.authenticated) {
+        if (this.firstRecentFailure(clientId, error.code)) await this.store.recordAuthFailure(clientId, error.code, { message: error.message, sourceIp, method, path });
+      } else {
+        const count = this.unauthenticatedCountDue(clientId, error.code);
+        if (count > 0) await this.store.countUnauthenticatedFailures(clientId, error.code, count);
       }
+    } catch (recordError) {
+      logger.warn('could not record the auth failure', { clientId, reason: error.code, error: recordError });
     }
+  }
+
+  /**
+   * Counts one unauthenticated refusal; returns how many to write now (this one and those counted
+   * in memory since the last write), or 0 while the last write is younger than the interval.
+   */
+  private unauthenticatedCountDue(clientId: string, reason: string): number {
+    const key = `${clientId} ${reason}`;
+    const now = this.nowMs();
+    const entry = this.pendingCounts.peek(key);
+    if (entry !== undefined && entry.expiresAtMs > now) {
+      entry.value.count += 1;
+      return 0;
+    }
+    this.pendingCounts.set(key, { count: 0 }, now + this.options.config.authFailureRecordIntervalMs);
+    return (entry?.value.count ?? 0) + 1;
   }
 
   /** False when this client's same refusal was recorded within the configured interval (bounded memory). */

@@ -68,6 +68,13 @@ export const MAX_REGISTRY_BODY_BYTES = 65_536;
 /** How many recent authentication failures are kept per client. @default 20 */
 export const AUTH_FAILURES_KEPT = 20;
 
+/**
+ * The window refusals that no client key signed are counted in, per client and reason, in
+ * seconds: such requests may come from anyone, so they are kept as counts, never as entries.
+ * @default 3_600 (1 hour)
+ */
+export const UNAUTHENTICATED_FAILURE_WINDOW_S = 3_600;
+
 /** How long an authentication-failure record is kept, in seconds. @default 604_800 (7 days) */
 export const AUTH_FAILURE_TTL_S = 604_800;
 
@@ -82,6 +89,21 @@ export const DYNAMODB_REQUEST_TIMEOUT_MS = 1_000;
 
 /** Header size guard: longer Signature-Input / Signature values are refused unparsed, in bytes. @default 8_192 */
 export const MAX_SIGNATURE_HEADER_BYTES = 8_192;
+
+/**
+ * The most components one signature may cover. Every covered component costs work before the
+ * key is known (a header read, a URL or query lookup per candidate URL), so this bounds what an
+ * unauthenticated request can make the authorizer do; the scheme needs 4 (`@method`,
+ * `@target-uri`, `content-digest`, `date`). More are refused with `invalid_signature_input`.
+ * @default 16
+ */
+export const DEFAULT_MAX_COVERED_COMPONENTS = 16;
+
+/** The smallest component limit a deployment may set: the scheme's own four must fit. */
+export const MIN_COVERED_COMPONENTS_LIMIT = 4;
+
+/** The largest component limit a deployment may set, so that the bound stays a bound. */
+export const MAX_COVERED_COMPONENTS_LIMIT = 64;
 
 /** Role that guards the registry routes. */
 export const REGISTRY_ADMIN_ROLE = 'registry:admin';

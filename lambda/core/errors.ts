@@ -11,6 +11,7 @@ export const ERROR_CODES = {
   // --- Authentication (401): the request's signature could not be accepted.
   missing_signature: 401,
   malformed_signature_input: 401,
+  invalid_signature_input: 401,
   malformed_signature: 401,
   signature_label_missing: 401,
   unsupported_algorithm: 401,
@@ -42,6 +43,7 @@ export const ERROR_CODES = {
   invalid_private_key: 400,
   unsupported_key_type: 400,
   key_too_small: 400,
+  weak_key: 400,
   invalid_network: 400,
   unknown_role: 400,
   role_not_allowed: 400,

@@ -4,7 +4,7 @@
  * Accepted public keys: SPKI PEM (`BEGIN PUBLIC KEY`), PKCS#1 PEM (`BEGIN RSA PUBLIC KEY`), and
  * bare Base64 DER of either. Accepted private keys: the seed's format (PKCS#8 DER in Base64, PEM
  * header/footer and all whitespace removed), PKCS#8 PEM and PKCS#1 PEM. RSA only, at least
- * {@link MIN_RSA_BITS} bits.
+ * {@link MIN_RSA_BITS} bits, public exponent 65537 and an odd modulus ({@link checkRsaKeyStrength}).
  *
  * Private material offered where a public key belongs is refused with `private_key_submitted`;
  * no message here ever echoes the input.
@@ -300,11 +300,54 @@ function checkRsa(key: KeyObject, kind: 'public' | 'private'): number {
       `The ${kind} key is ${key.asymmetricKeyType ?? 'of an unknown type'}; Signet uses rsa-v1_5-sha256 and needs a plain RSA key.`,
     );
   }
+  return checkRsaKeyStrength(key, kind);
+}
+
+/** The only RSA public exponent Signet accepts: F4, what every mainstream key generator uses. */
+export const RSA_PUBLIC_EXPONENT = 65_537n;
+
+/**
+ * The one rule for the strength of an RSA key (public, or the public half of a private one);
+ * registration, rotation, signing and loading stored keys for verification all reach it through
+ * {@link importPublicKey} / {@link importPrivateKey}.
+ *
+ * - At least {@link MIN_RSA_BITS} bits.
+ * - Public exponent exactly 65537. With e = 1 a "signature" is the padded digest itself, so
+ *   anyone forges one without the private key; small exponents (3, 17) have their own attacks on
+ *   PKCS#1 v1.5 verifiers. Exactly 65537 rather than "odd and at least 65537" (which FIPS 186
+ *   would also allow): every generator in use (OpenSSL, AWS KMS, Java, .NET, Go, WebCrypto
+ *   defaults, `signet keygen`) writes 65537, and a fixed exponent keeps the cost of each
+ *   verification fixed, so a registered key cannot make every request (and every forged one
+ *   naming it) expensive with a huge exponent.
+ * - An odd modulus: an RSA modulus is a product of two odd primes; an even one is not a key.
+ *
+ * @returns the modulus length in bits
+ * @throws SignetError `key_too_small`, `weak_key`
+ */
+export function checkRsaKeyStrength(key: KeyObject, kind: 'public' | 'private' = key.type === 'private' ? 'private' : 'public'): number {
   const bits = key.asymmetricKeyDetails?.modulusLength ?? 0;
   if (bits < MIN_RSA_BITS) {
     fail('key_too_small', `The RSA ${kind} key has ${bits} bits; at least ${MIN_RSA_BITS} are required. Generate a new key pair.`);
   }
+  const exponent = key.asymmetricKeyDetails?.publicExponent;
+  if (exponent !== RSA_PUBLIC_EXPONENT) {
+    fail(
+      'weak_key',
+      `The RSA ${kind} key's public exponent is ${describeExponent(exponent)}; Signet accepts only 65537 (with another, signatures can be forged or cost too much to check). Generate a new key pair (signet keygen, or openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048).`,
+    );
+  }
+  const n = (key.export({ format: 'jwk' }) as { n?: string }).n;
+  const lastByte = n === undefined ? 0 : Buffer.from(n, 'base64url').at(-1) ?? 0;
+  if ((lastByte & 1) === 0) {
+    fail('weak_key', `The RSA ${kind} key's modulus is even, so it is not a product of two primes and anyone can factor it. Generate a new key pair.`);
+  }
   return bits;
+}
+
+function describeExponent(exponent: bigint | undefined): string {
+  if (exponent === undefined) return 'unreadable';
+  const text = exponent.toString();
+  return text.length <= 20 ? text : `a ${exponent.toString(2).length}-bit number`;
 }
 
 function decodeBareBase64(text: string): Buffer | undefined {

@@ -11,7 +11,7 @@
  */
 import { fail } from './errors';
 import { ComponentId } from './signature-params';
-import { parseDictionaryField, serializeDictionaryValue, serializeMemberValue } from './structured-fields';
+import { Dictionary, parseDictionaryField, serializeDictionaryValue, serializeMemberValue } from './structured-fields';
 import { SignedRequest } from './types';
 
 /** Fields whose Structured Field type Signet knows: all are dictionaries. */
@@ -25,20 +25,65 @@ const DICTIONARY_FIELDS = new Set(['content-digest', 'repr-digest', 'signature-i
  */
 export function buildSignatureBase(req: SignedRequest, covered: readonly ComponentId[], signatureParams: string): string {
   let base = '';
-  let target: URL | undefined;
-  const url = (): URL => (target ??= parseTarget(req.targetUri));
+  const target = new TargetParts(req.targetUri, covered);
   for (const component of covered) {
-    base += `${component.serialized}: ${componentValue(req, component, url)}\n`;
+    base += `${component.serialized}: ${componentValue(req, component, target)}\n`;
   }
   base += `"@signature-params": ${signatureParams}`;
   // A value with a line break would forge extra lines. Identifiers and @signature-params cannot
   // hold one (they are parsed Structured Field strings), so the base must have exactly one LF per
   // component and no CR; checking the whole base once is cheaper than checking every value.
   if (!hasOnlyItsOwnLineBreaks(base, covered.length)) {
-    const broken = covered.find((component) => /[\r\n]/.test(componentValue(req, component, url)));
+    const broken = covered.find((component) => /[\r\n]/.test(componentValue(req, component, target)));
     fail('absent_component', `The value of ${broken?.serialized ?? 'a covered component'} contains a line break, which cannot be signed.`);
   }
   return base;
+}
+
+/**
+ * What the components of one base read, each parsed at most once per base and only when a covered
+ * component needs it: the target URI, its query (however many `@query-param` components are
+ * covered, the query is read once) and dictionary header fields (however many `;key` members).
+ */
+class TargetParts {
+  private parsedUrl: URL | undefined;
+  private parsedQuery: ReadonlyMap<string, readonly string[]> | undefined;
+  private parsedFields: Map<string, Dictionary> | undefined;
+
+  constructor(
+    private readonly targetUri: string,
+    private readonly covered: readonly ComponentId[],
+  ) {}
+
+  get url(): URL {
+    return (this.parsedUrl ??= parseTarget(this.targetUri));
+  }
+
+  /**
+   * The values (as sent, not yet re-encoded) of every query parameter a covered `@query-param`
+   * names, by form-encoded name (§2.2.8), in query order. Names nobody asked for are not kept.
+   */
+  get query(): ReadonlyMap<string, readonly string[]> {
+    if (this.parsedQuery !== undefined) return this.parsedQuery;
+    const wanted = new Map<string, string[]>();
+    for (const { name, params } of this.covered) {
+      const param = params.get('name');
+      if (name === '@query-param' && typeof param === 'string') wanted.set(param, []);
+    }
+    for (const [key, value] of new URLSearchParams(this.url.search)) wanted.get(formEncode(key))?.push(value);
+    return (this.parsedQuery = wanted);
+  }
+
+  /** A dictionary header field (`value`, already trimmed, of field `name`), parsed once however many of its members are covered. */
+  dictionary(name: string, value: string): Dictionary {
+    this.parsedFields ??= new Map();
+    let dict = this.parsedFields.get(name);
+    if (dict === undefined) {
+      dict = parseDictionaryField(value, 'absent_component', name);
+      this.parsedFields.set(name, dict);
+    }
+    return dict;
+  }
 }
 
 function hasOnlyItsOwnLineBreaks(base: string, lines: number): boolean {
@@ -52,9 +97,9 @@ function hasOnlyItsOwnLineBreaks(base: string, lines: number): boolean {
 }
 
 /** The value of one component (`@query-param` needs exactly one occurrence of its parameter). */
-function componentValue(req: SignedRequest, component: ComponentId, url: () => URL): string {
+function componentValue(req: SignedRequest, component: ComponentId, target: TargetParts): string {
   const { name, params } = component;
-  if (name.charCodeAt(0) === 0x40 /* @ */) return derivedValue(req, component, url);
+  if (name.charCodeAt(0) === 0x40 /* @ */) return derivedValue(req, component, target);
   // Parameters are rare (none in the profile): skip the Map walks when there are none.
   if (params.size > 0) {
     for (const key of params.keys()) {
@@ -73,7 +118,7 @@ function componentValue(req: SignedRequest, component: ComponentId, url: () => U
     if (!DICTIONARY_FIELDS.has(name)) {
       fail('unsupported_component', `Component ${component.serialized}: Signet does not know the structured type of "${name}".`);
     }
-    const dict = parseDictionaryField(value, 'absent_component', name);
+    const dict = target.dictionary(name, value);
     const key = params.get('key');
     if (key === undefined) return serializeDictionaryValue(dict);
     const member = typeof key === 'string' ? dict.get(key) : undefined;
@@ -85,7 +130,7 @@ function componentValue(req: SignedRequest, component: ComponentId, url: () => U
   return value;
 }
 
-function derivedValue(req: SignedRequest, component: ComponentId, url: () => URL): string {
+function derivedValue(req: SignedRequest, component: ComponentId, target: TargetParts): string {
   const { name, params } = component;
   const allowed = name === '@query-param' ? 1 : 0;
   if (params.size > allowed || (allowed === 1 && !params.has('name'))) {
@@ -97,41 +142,41 @@ function derivedValue(req: SignedRequest, component: ComponentId, url: () => URL
     case '@target-uri':
       return req.targetUri;
     case '@authority':
-      return url().host;
+      return target.url.host;
     case '@scheme':
-      return url().protocol.slice(0, -1);
+      return target.url.protocol.slice(0, -1);
     case '@request-target':
       // WHATWG URL drops the "?" of an empty query; the request line keeps it (§2.2.5).
-      return url().pathname + (url().search === '' && hasEmptyQuery(req.targetUri) ? '?' : url().search);
+      return target.url.pathname + (target.url.search === '' && hasEmptyQuery(req.targetUri) ? '?' : target.url.search);
     case '@path':
-      return url().pathname || '/';
+      return target.url.pathname || '/';
     case '@query':
-      return url().search === '' ? '?' : url().search;
+      return target.url.search === '' ? '?' : target.url.search;
     case '@query-param':
-      return queryParam(url(), component);
+      return queryParam(target, component);
     default:
       return fail('unsupported_component', `Component "${name}" is not a request component Signet supports.`);
   }
 }
 
 /** §2.2.8: the named parameter's value, form-decoded then percent-encoded again. One occurrence only. */
-function queryParam(url: URL, component: ComponentId): string {
+function queryParam(target: TargetParts, component: ComponentId): string {
   const wanted = component.params.get('name');
   if (typeof wanted !== 'string') {
     fail('unsupported_component', `Component ${component.serialized}: name must be a string.`);
   }
-  const values: string[] = [];
-  for (const [key, value] of new URLSearchParams(url.search)) {
-    if (formEncode(key) === wanted) values.push(formEncode(value));
-  }
+  const values = target.query.get(wanted) ?? [];
   if (values.length !== 1) {
-    fail('absent_component', `Component ${component.serialized}: the query has ${values.length} parameters named ${JSON.stringify(wanted)}; exactly one is needed.`);
+    fail('absent_component', `Component ${component.serialized}: the query has ${values.length} parameters named ${JSON.stringify(wanted.slice(0, 64))}; exactly one is needed.`);
   }
-  return values[0];
+  return formEncode(values[0]);
 }
+
+const FORM_SAFE = /^[A-Za-z0-9*\-._]*$/;
 
 /** Percent-encodes everything outside the application/x-www-form-urlencoded safe set, space as %20. */
 function formEncode(text: string): string {
+  if (FORM_SAFE.test(text)) return text;
   let out = '';
   for (const byte of Buffer.from(text, 'utf8')) {
     const ch = String.fromCharCode(byte);
@@ -140,7 +185,8 @@ function formEncode(text: string): string {
   return out;
 }
 
-function trimOws(value: string): string {
+/** `value` without leading and trailing SP / HTAB (HTTP's OWS, RFC 9110 §5.6.3), in one linear scan. */
+export function trimOws(value: string): string {
   let start = 0;
   let end = value.length;
   while (start < end && (value.charCodeAt(start) === 0x20 || value.charCodeAt(start) === 0x09)) start++;

@@ -2,7 +2,7 @@
  * Reading one signature out of `Signature-Input` and `Signature` (RFC 9421 §4.1, §4.2):
  * the covered components, the signature parameters (§2.3) and the signature bytes.
  */
-import { MAX_SIGNATURE_HEADER_BYTES } from './defaults';
+import { DEFAULT_MAX_COVERED_COMPONENTS, MAX_SIGNATURE_HEADER_BYTES } from './defaults';
 import { fail } from './errors';
 import { InnerList, isDigit, isInnerList, isKeyChar, isKeyStart, parseDictionaryField, serializeItem, serializeParameters } from './structured-fields';
 
@@ -32,18 +32,19 @@ export interface SignatureInput {
 
 /**
  * Parses the Signature-Input field and returns the member `label`.
- * @throws SignetError `malformed_signature_input`, `signature_label_missing`
+ * @param maxComponents the most components the member may cover (see DEFAULT_MAX_COVERED_COMPONENTS)
+ * @throws SignetError `malformed_signature_input`, `signature_label_missing`, `invalid_signature_input` (too many components)
  */
-export function readSignatureInput(fieldValue: string, label: string): SignatureInput {
+export function readSignatureInput(fieldValue: string, label: string, maxComponents: number = DEFAULT_MAX_COVERED_COMPONENTS): SignatureInput {
   guardSize(fieldValue, 'Signature-Input', 'malformed_signature_input');
-  return canonicalSignatureInput(fieldValue, label) ?? parseSignatureInputMember(fieldValue, label);
+  return canonicalSignatureInput(fieldValue, label, maxComponents) ?? parseSignatureInputMember(fieldValue, label, maxComponents);
 }
 
 /**
  * The reference path of {@link readSignatureInput}: the full RFC 8941 parse, used for every text
  * not in canonical form (and by the tests that check the fast path agrees with it).
  */
-export function parseSignatureInputMember(fieldValue: string, label: string): SignatureInput {
+export function parseSignatureInputMember(fieldValue: string, label: string, maxComponents: number = DEFAULT_MAX_COVERED_COMPONENTS): SignatureInput {
   const dict = parseDictionaryField(fieldValue, 'malformed_signature_input', 'Signature-Input', `${label}=("@method" "@target-uri" "date");created=<unix seconds>;keyid="<clientId>";alg="rsa-v1_5-sha256"`);
   const member = dict.get(label);
   if (member === undefined) {
@@ -52,7 +53,21 @@ export function parseSignatureInputMember(fieldValue: string, label: string): Si
   if (!isInnerList(member)) {
     fail('malformed_signature_input', `Signature-Input ${label} must be an inner list of components, e.g. ${label}=("@method" "@target-uri" "date");created=...`);
   }
-  return toSignatureInput(label, member);
+  return toSignatureInput(label, member, maxComponents);
+}
+
+/**
+ * Refuses a signature that covers more than `maxComponents` components: each one costs work
+ * before the key is known, so the count bounds what a stranger's request can cost.
+ * @throws SignetError `invalid_signature_input`
+ */
+export function checkComponentCount(label: string, count: number, maxComponents: number): void {
+  if (count > maxComponents) {
+    fail(
+      'invalid_signature_input',
+      `Signature-Input ${label} covers ${count} components; Signet verifies at most ${maxComponents} (SIGNET_MAX_COVERED_COMPONENTS). Cover only what the scheme needs: ("@method" "@target-uri" "content-digest" "date").`,
+    );
+  }
 }
 
 /**
@@ -79,8 +94,9 @@ export function parseSignatureMember(fieldValue: string, label: string): Buffer 
   return Buffer.isBuffer(value) ? value : Buffer.from(value);
 }
 
-function toSignatureInput(label: string, member: InnerList): SignatureInput {
+function toSignatureInput(label: string, member: InnerList, maxComponents: number): SignatureInput {
   const [items, params] = member;
+  checkComponentCount(label, items.length, maxComponents);
   const covered: ComponentId[] = [];
   const seen = new Set<string>();
   for (const [name, itemParams] of items) {
@@ -153,6 +169,9 @@ function labelsNote(labels: Iterable<string>): string {
 
 const NO_PARAMS: ReadonlyMap<string, unknown> = new Map();
 
+/** Signature parameters the one-pass reader takes (RFC 9421 defines six); more go to the full parser. */
+const FAST_PATH_MAX_PARAMETERS = 8;
+
 /** An RFC 8941 key: lcalpha or "*", then lcalpha, DIGIT, "_", "-", ".", "*". */
 const KEY = /^[a-z*][a-z0-9_.*-]*$/;
 
@@ -171,7 +190,7 @@ function isPlainStringChar(c: number): boolean {
  * as anything is not in the canonical form described above (or would be refused: duplicate
  * components or parameters, an integer parameter given as a string, or the reverse).
  */
-function canonicalSignatureInput(text: string, label: string): SignatureInput | undefined {
+function canonicalSignatureInput(text: string, label: string, maxComponents: number): SignatureInput | undefined {
   const n = text.length;
   if (!text.startsWith(label) || text.charCodeAt(label.length) !== 0x3d /* = */ || text.charCodeAt(label.length + 1) !== 0x28 /* ( */ || !KEY.test(label)) {
     return undefined;
@@ -185,6 +204,8 @@ function canonicalSignatureInput(text: string, label: string): SignatureInput | 
       while (isNameChar(text.charCodeAt(i))) i++;
       if (i === open + 1 || text.charCodeAt(i) !== 0x22) return undefined;
       const serialized = text.slice(open, ++i);
+      // Past the cap the full parser gives the refusal (and the duplicate scan stays short).
+      if (covered.length === maxComponents) return undefined;
       for (const c of covered) if (c.serialized === serialized) return undefined;
       covered.push({ name: serialized.slice(1, -1), params: NO_PARAMS, serialized });
       const next = text.charCodeAt(i);
@@ -202,7 +223,8 @@ function canonicalSignatureInput(text: string, label: string): SignatureInput | 
     if (!isKeyStart(text.charCodeAt(i))) return undefined;
     while (isKeyChar(text.charCodeAt(i))) i++;
     const key = text.slice(keyStart, i);
-    if (text.charCodeAt(i++) !== 0x3d /* = */ || keys.includes(key)) return undefined;
+    // Past a handful of parameters the full parser (linear) reads the rest: the duplicate scan stays short.
+    if (text.charCodeAt(i++) !== 0x3d /* = */ || keys.length === FAST_PATH_MAX_PARAMETERS || keys.includes(key)) return undefined;
     keys.push(key);
     if (text.charCodeAt(i) === 0x22) {
       const start = ++i;

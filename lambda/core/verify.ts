@@ -17,6 +17,7 @@ import { checkContentDigestField } from './content-digest';
 import {
   DEFAULT_ALLOW_LEGACY,
   DEFAULT_MAX_AGE_S,
+  DEFAULT_MAX_COVERED_COMPONENTS,
   DEFAULT_MAX_SKEW_S,
   DATE_FIELDS,
   type DateField,
@@ -24,10 +25,10 @@ import {
   SIGNATURE_ALGORITHM,
   SIGNATURE_LABEL,
 } from './defaults';
-import { fail } from './errors';
+import { fail, isSignetError } from './errors';
 import { parseHttpDate } from './http-date';
-import { buildSignatureBase } from './signature-base';
-import { ComponentId, SignatureInput, readSignatureInput, readSignatureValue } from './signature-params';
+import { buildSignatureBase, trimOws } from './signature-base';
+import { ComponentId, SignatureInput, checkComponentCount, readSignatureInput, readSignatureValue } from './signature-params';
 import { SignedRequest } from './types';
 
 /**
@@ -83,12 +84,15 @@ function checkedInput(input: SignatureInput): CheckedInput {
   };
 }
 
-/** {@link readSignatureInput} with its {@link CheckedInput} facts, memoized (see {@link SIGNATURE_INPUT_MEMO_ENTRIES}). */
-function readSignatureInputMemoized(field: string, label: string): CheckedInput {
-  if (field.length > SIGNATURE_INPUT_MEMO_MAX_CHARS) return checkedInput(readSignatureInput(field, label));
+/**
+ * {@link readSignatureInput} with its {@link CheckedInput} facts, memoized (see {@link SIGNATURE_INPUT_MEMO_ENTRIES}).
+ * A hit parsed under another policy's component limit is checked against this one's by the caller.
+ */
+function readSignatureInputMemoized(field: string, { label, maxCoveredComponents }: VerifyPolicy): CheckedInput {
+  if (field.length > SIGNATURE_INPUT_MEMO_MAX_CHARS) return checkedInput(readSignatureInput(field, label, maxCoveredComponents));
   const hit = signatureInputMemo.get(field);
   if (hit !== undefined && hit.input.label === label) return hit;
-  const checked = checkedInput(readSignatureInput(field, label));
+  const checked = checkedInput(readSignatureInput(field, label, maxCoveredComponents));
   signatureInputMemo.set(field, checked);
   return checked;
 }
@@ -97,7 +101,8 @@ function readSignatureInputMemoized(field: string, label: string): CheckedInput 
 function readDateHeader(raw: string): number | undefined {
   const hit = dateMemo.get(raw);
   if (hit !== undefined) return hit;
-  const date = parseHttpDate(raw.replace(/^[ \t]+|[ \t]+$/g, ''));
+  // Trimmed by a scan, not a regex: /[ \t]+$/ is quadratic on a long run of blanks inside the value.
+  const date = parseHttpDate(trimOws(raw));
   if (date !== undefined && raw.length <= 64) dateMemo.set(raw, date);
   return date;
 }
@@ -115,6 +120,12 @@ export interface VerifyPolicy {
    * only `created` bounds the signature's age. @default false
    */
   readonly allowLegacy: boolean;
+  /**
+   * The most components one signature may cover: each costs work before the key is known, so
+   * this bounds what an unauthenticated request costs. More: `invalid_signature_input`.
+   * @default DEFAULT_MAX_COVERED_COMPONENTS (16)
+   */
+  readonly maxCoveredComponents: number;
   /** Components every signature must cover, besides `date` and `content-digest`. @default ['@method', '@target-uri'] */
   readonly requiredComponents: readonly string[];
   /** Whether a covered Content-Digest must carry sha-256 (the backend compares that one). @default true */
@@ -143,8 +154,15 @@ export interface ParsedSignature {
   readonly label: string;
   readonly covered: readonly string[];
   readonly signature: Buffer;
-  /** The signature base for each candidate target URI (usually one). */
-  readonly bases: readonly string[];
+  /** The signature base over the request's own target URI. */
+  readonly base: string;
+  /**
+   * The bases over the other candidate target URIs (REST v1 query spellings, path encodings), in
+   * order. Each is built on first use and only once: verification tries every key on `base`
+   * first, so a request whose keyid names no client, or that verifies on its own URL, never
+   * costs one.
+   */
+  readonly alternativeBases: Iterable<string>;
   /** The Content-Digest header value when covered. */
   readonly contentDigest?: string;
   readonly input: SignatureInput;
@@ -167,6 +185,7 @@ export function defaultVerifyPolicy(overrides: Partial<VerifyPolicy> = {}): Veri
     maxAgeS: DEFAULT_MAX_AGE_S,
     maxSkewS: DEFAULT_MAX_SKEW_S,
     allowLegacy: DEFAULT_ALLOW_LEGACY,
+    maxCoveredComponents: DEFAULT_MAX_COVERED_COMPONENTS,
     requiredComponents: ['@method', '@target-uri'],
     requireSha256Digest: true,
     requireAlg: true,
@@ -176,14 +195,15 @@ export function defaultVerifyPolicy(overrides: Partial<VerifyPolicy> = {}): Veri
 }
 
 /**
- * Runs every check that needs no key and builds the signature base.
- * @param targetUriCandidates other spellings of the target URI to try (REST v1 query rebuilds); bounded by the caller
+ * Runs every check that needs no key and builds the signature base over the request's own URL.
+ * @param targetUriCandidates other spellings of the target URI to try (REST v1 query rebuilds), bounded
+ *   by the caller; read only if the key does not verify `req.targetUri` (so it may be lazy)
  * @throws SignetError with the reason code of the first failed check
  */
 export function parseRequestSignature(
   req: SignedRequest,
   policy: VerifyPolicy,
-  targetUriCandidates: readonly string[] = [],
+  targetUriCandidates: Iterable<string> = NO_ALTERNATIVES,
 ): ParsedSignature {
   const inputField = req.headers['signature-input'];
   const signatureField = req.headers['signature'];
@@ -191,11 +211,12 @@ export function parseRequestSignature(
     const missing = inputField === undefined && signatureField === undefined ? 'Signature-Input and Signature headers' : inputField === undefined ? 'Signature-Input header' : 'Signature header';
     fail('missing_signature', `The request has no ${missing}. Sign it as described in the README ("The scheme").`);
   }
-  const checked = readSignatureInputMemoized(inputField, policy.label);
+  const checked = readSignatureInputMemoized(inputField, policy);
   const { input } = checked;
   const signature = readSignatureValue(signatureField, policy.label);
   const passed = checked.passedFor === policy;
   if (!passed) {
+    checkComponentCount(input.label, input.covered.length, policy.maxCoveredComponents);
     checkAlgorithm(input, policy);
     checkKeyId(input);
   }
@@ -210,16 +231,57 @@ export function parseRequestSignature(
 
   const base = buildSignatureBase(req, input.covered, input.signatureParams);
   policy.onBase?.(base);
-  const bases = [base];
-  if (checked.coversUrl) {
-    for (const targetUri of new Set(targetUriCandidates)) {
-      if (targetUri === req.targetUri) continue;
-      const candidateBase = buildSignatureBase({ ...req, targetUri }, input.covered, input.signatureParams);
-      policy.onBase?.(candidateBase);
-      bases.push(candidateBase);
+  const alternativeBases = checked.coversUrl && targetUriCandidates !== NO_ALTERNATIVES ? new AlternativeBases(req, input, policy, targetUriCandidates) : NO_ALTERNATIVES;
+  return { keyId, created, expires: input.expires, label: input.label, covered: checked.serialized, signature, base, alternativeBases, contentDigest, input };
+}
+
+const NO_ALTERNATIVES: readonly string[] = Object.freeze([]);
+
+/**
+ * The signature bases over the other candidate URLs, built on demand, each once (every key
+ * reuses them), in the candidates' order. A candidate equal to the request's own URL or to an
+ * earlier one is skipped, and so is one whose base cannot be built (it cannot be what was signed).
+ */
+class AlternativeBases implements Iterable<string> {
+  private readonly built: string[] = [];
+  private pending: Iterator<string> | undefined;
+  private seen: Set<string> | undefined;
+
+  constructor(
+    private readonly req: SignedRequest,
+    private readonly input: SignatureInput,
+    private readonly policy: VerifyPolicy,
+    private readonly candidates: Iterable<string>,
+  ) {}
+
+  *[Symbol.iterator](): Iterator<string> {
+    for (let i = 0; ; i++) {
+      const base = i < this.built.length ? this.built[i] : this.buildNext();
+      if (base === undefined) return;
+      yield base;
     }
   }
-  return { keyId, created, expires: input.expires, label: input.label, covered: checked.serialized, signature, bases, contentDigest, input };
+
+  private buildNext(): string | undefined {
+    this.pending ??= this.candidates[Symbol.iterator]();
+    this.seen ??= new Set([this.req.targetUri]);
+    for (let next = this.pending.next(); next.done !== true; next = this.pending.next()) {
+      const targetUri = next.value;
+      if (this.seen.has(targetUri)) continue;
+      this.seen.add(targetUri);
+      let base: string;
+      try {
+        base = buildSignatureBase({ ...this.req, targetUri }, this.input.covered, this.input.signatureParams);
+      } catch (error) {
+        if (isSignetError(error)) continue;
+        throw error;
+      }
+      this.policy.onBase?.(base);
+      this.built.push(base);
+      return base;
+    }
+    return undefined;
+  }
 }
 
 /**
@@ -228,12 +290,30 @@ export function parseRequestSignature(
  * @throws SignetError `key_expired` when every key is past its not-after, `signature_mismatch` otherwise
  */
 export function verifyParsedSignature(parsed: ParsedSignature, keys: readonly VerificationKey[], policy: VerifyPolicy): { fingerprint: string } {
+  return refuseUnlessUsable(parsed, keys, policy, signingKey(parsed, keys, policy));
+}
+
+/**
+ * Which of `keys` made the signature: a usable key first, else one past its not-after (an expired
+ * key still verifies nothing it did not sign). Undefined when none did: then the request was not
+ * signed by this client at all, whatever it claims.
+ */
+export function signingKey(parsed: ParsedSignature, keys: readonly VerificationKey[], policy: VerifyPolicy): VerificationKey | undefined {
   const now = policy.nowS();
-  const usable = allUsable(keys, now) ? keys : keys.filter((k) => k.notAfterS === undefined || now <= k.notAfterS);
-  const match = firstVerifyingKey(parsed, usable);
-  if (match !== undefined) return { fingerprint: match.fingerprint };
-  // An expired key still verifies nothing it did not sign: trying it only chooses the actionable reason.
-  if (firstVerifyingKey(parsed, keys.filter((k) => !usable.includes(k))) !== undefined || (keys.length > 0 && usable.length === 0)) {
+  if (allUsable(keys, now)) return firstVerifyingKey(parsed, keys);
+  return firstVerifyingKey(parsed, keys.filter((k) => isUsable(k, now))) ?? firstVerifyingKey(parsed, keys.filter((k) => !isUsable(k, now)));
+}
+
+/**
+ * The verdict of {@link verifyParsedSignature} for the key {@link signingKey} found.
+ * @throws SignetError `key_expired` when that key (or, with none, every key) is past its not-after, `signature_mismatch` otherwise
+ */
+export function refuseUnlessUsable(parsed: ParsedSignature, keys: readonly VerificationKey[], policy: VerifyPolicy, signer: VerificationKey | undefined): { fingerprint: string } {
+  const now = policy.nowS();
+  if (signer !== undefined && isUsable(signer, now)) return { fingerprint: signer.fingerprint };
+  const usable = keys.filter((k) => isUsable(k, now));
+  // Choosing the actionable reason: a retired key signed, or only retired keys are left.
+  if (signer !== undefined || (keys.length > 0 && usable.length === 0)) {
     fail('key_expired', 'The key that signed this request has passed its not-after date (rollover grace ended). Sign with the current key.');
   }
   const sizes = [...new Set(usable.map(modulusBytes))].filter((n) => n !== parsed.signature.length);
@@ -241,21 +321,34 @@ export function verifyParsedSignature(parsed: ParsedSignature, keys: readonly Ve
   fail('signature_mismatch', `The signature does not match the request with any key registered for this client.${lengths} Run \`signet explain\` to compare signature bases.`);
 }
 
+function isUsable(key: VerificationKey, now: number): boolean {
+  return key.notAfterS === undefined || now <= key.notAfterS;
+}
+
 function allUsable(keys: readonly VerificationKey[], now: number): boolean {
   for (const k of keys) if (k.notAfterS !== undefined && now > k.notAfterS) return false;
   return true;
 }
 
+/** The first key that verifies the request's own base, else (building them one by one) an alternative base. */
 function firstVerifyingKey(parsed: ParsedSignature, keys: readonly VerificationKey[]): VerificationKey | undefined {
+  let sized = 0;
   for (const candidate of keys) {
     if (parsed.signature.length !== modulusBytes(candidate)) continue;
-    for (const base of parsed.bases) {
-      if (rsaVerify('sha256', utf8Bytes(base), { key: candidate.key, padding: constants.RSA_PKCS1_PADDING }, parsed.signature)) {
-        return candidate;
-      }
+    sized++;
+    if (verifiesBase(parsed.base, candidate, parsed.signature)) return candidate;
+  }
+  if (sized === 0 || parsed.alternativeBases === NO_ALTERNATIVES) return undefined;
+  for (const base of parsed.alternativeBases) {
+    for (const candidate of keys) {
+      if (parsed.signature.length === modulusBytes(candidate) && verifiesBase(base, candidate, parsed.signature)) return candidate;
     }
   }
   return undefined;
+}
+
+function verifiesBase(base: string, candidate: VerificationKey, signature: Buffer): boolean {
+  return rsaVerify('sha256', utf8Bytes(base), { key: candidate.key, padding: constants.RSA_PKCS1_PADDING }, signature);
 }
 
 /**
@@ -290,7 +383,7 @@ export function verifyRequest(
   req: SignedRequest,
   policy: VerifyPolicy,
   resolveKeys: (keyId: string) => readonly VerificationKey[] | Promise<readonly VerificationKey[]>,
-  targetUriCandidates: readonly string[] = [],
+  targetUriCandidates: Iterable<string> = NO_ALTERNATIVES,
 ): Promise<Verdict> {
   // Written without async/await so that keys already in memory (the usual case) cost no extra
   // turn of the microtask queue; as with an async function, every failure is a rejection.

@@ -47,7 +47,7 @@ import {
   parseQueryPublicKey,
   parseVersionOnly,
 } from './validation';
-import { accountAuditView, accountView, auditView, authFailureView, clientView, expiringKeyView } from './views';
+import { accountAuditView, accountView, auditView, authFailuresView, clientView, expiringKeyView } from './views';
 
 /** The store operations the registry uses (DynamoClientStore implements them). */
 export type RegistryStore = Pick<
@@ -62,6 +62,7 @@ export type RegistryStore = Pick<
   | 'disable'
   | 'enable'
   | 'listAuthFailures'
+  | 'listUnauthenticatedFailures'
   | 'listAudit'
   | 'listKeysOlderThan'
   | 'getAccount'
@@ -169,8 +170,8 @@ export class RegistryService {
       case 'listAuthFailures': {
         onlyQueryParameters(request.query, []);
         await this.existing(scope, clientId);
-        const failures = await this.store.listAuthFailures(clientId);
-        return { status: 200, body: { clientId, failures: failures.map(authFailureView) } };
+        const [failures, unauthenticated] = await Promise.all([this.store.listAuthFailures(clientId), this.store.listUnauthenticatedFailures(clientId)]);
+        return { status: 200, body: authFailuresView(clientId, failures, unauthenticated) };
       }
       case 'listAudit': {
         onlyQueryParameters(request.query, ['limit', 'cursor']);

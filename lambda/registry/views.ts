@@ -3,8 +3,9 @@
  * store records. Key material appears only as public keys (SPKI PEM) and fingerprints.
  */
 import { isKeyActive, type ClientRecord, type StoredPublicKey } from '../store/client-record';
+import { UNAUTHENTICATED_FAILURE_WINDOW_S } from '../core/defaults';
 import { DEFAULT_ACCOUNT_ID } from '../store/account-id';
-import type { AccountAuditEntry, AccountRecord, AuditEntry, AuthFailure, KeyOwner } from '../store/store-types';
+import type { AccountAuditEntry, AccountRecord, AuditEntry, AuthFailure, KeyOwner, UnauthenticatedFailureWindow } from '../store/store-types';
 
 export interface KeyView {
   readonly fingerprint: string;
@@ -114,6 +115,19 @@ export function auditView(entry: AuditEntry): AuditEntry {
   };
 }
 
-export function authFailureView(failure: AuthFailure): AuthFailure {
-  return failure;
+/**
+ * `GET .../auth-failures`: the refusals of requests the client's own keys signed, as entries
+ * (`failures`, newest first), and the refusals anyone could have caused by naming the client, as
+ * counts per reason and window (`unauthenticated`), which carry nothing the requests chose.
+ */
+export function authFailuresView(
+  clientId: string,
+  failures: readonly AuthFailure[],
+  unauthenticated: readonly UnauthenticatedFailureWindow[],
+): { clientId: string; failures: AuthFailure[]; unauthenticated: { windowSeconds: number; windows: UnauthenticatedFailureWindow[] } } {
+  return {
+    clientId,
+    failures: [...failures],
+    unauthenticated: { windowSeconds: UNAUTHENTICATED_FAILURE_WINDOW_S, windows: [...unauthenticated] },
+  };
 }

@@ -60,6 +60,13 @@ export interface AuthFailureRecorder {
     reason: string,
     detail?: string | { message?: string; sourceIp?: string; method?: string; path?: string; fingerprint?: string },
   ): Promise<boolean>;
+  /**
+   * Adds `count` refusals with `reason` to the client's count for the current window: for
+   * requests that named the client but no key of its signed, which anyone can send. Keeps no
+   * text from the request; at most one item per client and window, each expiring after a TTL.
+   * Resolves false (and writes nothing) when the clientId or the reason code is not valid.
+   */
+  countUnauthenticatedFailures(clientId: string, reason: string, count: number): Promise<boolean>;
 }
 
 /** True while `key` verifies at `nowMs`: it has no not-after, or its not-after is still ahead. */

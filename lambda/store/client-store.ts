@@ -31,8 +31,8 @@ import {
   PutCommand,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { AUTH_FAILURE_TTL_S, REGISTRY_ADMIN_ROLE } from '../core/defaults';
-import { SignetError } from '../core/errors';
+import { AUTH_FAILURE_TTL_S, REGISTRY_ADMIN_ROLE, UNAUTHENTICATED_FAILURE_WINDOW_S } from '../core/defaults';
+import { ERROR_CODES, SignetError, type SignetErrorCode } from '../core/errors';
 import { isFingerprint } from '../core/keys';
 import { DEFAULT_ACCOUNT_ID, isAccountId, newAccountId } from './account-id';
 import { isClientId, newClientId } from './client-id';
@@ -65,10 +65,12 @@ import type {
   NewClient,
   NewKey,
   Page,
+  UnauthenticatedFailureWindow,
 } from './store-types';
 import {
   AUTH_FAILURE_SLOTS,
   ITEM,
+  unauthenticatedCountAttribute,
   LIST_INDEX_NAME,
   LIST_INDEX_PARTITION_KEY,
   LIST_INDEX_SORT_KEY,
@@ -252,6 +254,30 @@ export class DynamoClientStore implements ClientReader, AuthFailureRecorder {
         for (const field of FAILURE_DETAIL_FIELDS) if (typeof item[field] === 'string') failure[field] = item[field];
         return failure as unknown as AuthFailure;
       });
+  }
+
+  /**
+   * The client's counts of refusals no key of it signed, one entry per window that has any
+   * (unexpired), newest first: at most AUTH_FAILURE_TTL_S / UNAUTHENTICATED_FAILURE_WINDOW_S.
+   */
+  async listUnauthenticatedFailures(clientId: string): Promise<UnauthenticatedFailureWindow[]> {
+    if (!isClientId(clientId)) return [];
+    const nowS = Math.floor(this.now().getTime() / 1000);
+    const out = await this.query('list the unauthenticated failure counts', {
+      KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+      FilterExpression: '#ttl > :now',
+      ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#sk': SORT_KEY, '#ttl': TTL_ATTRIBUTE },
+      ExpressionAttributeValues: { ':pk': ITEM.clientPk(clientId), ':prefix': ITEM.unauthenticatedFailureSkPrefix, ':now': nowS },
+      ScanIndexForward: false,
+    });
+    return out.items.map((item) => {
+      const counts: Record<string, number> = {};
+      for (const code of Object.keys(ERROR_CODES) as SignetErrorCode[]) {
+        const value = Number(item[unauthenticatedCountAttribute(code)]);
+        if (value > 0) counts[code] = value;
+      }
+      return { start: String(item.windowStart), counts };
+    });
   }
 
   // ---------------------------------------------------------------- writes
@@ -674,6 +700,31 @@ export class DynamoClientStore implements ClientReader, AuthFailureRecorder {
       await this.doc.send(new PutCommand({ TableName: this.tableName, Item: item }));
     } catch (error) {
       throw storageError(error, 'record the authentication failure');
+    }
+    return true;
+  }
+
+  /**
+   * Counts refusals no key of the client signed (see {@link AuthFailureRecorder}): one UpdateItem,
+   * no read, on the item of the current window, which expires AUTH_FAILURE_TTL_S after the window
+   * starts. Only the reason code (one of a fixed list) and a number are written.
+   */
+  async countUnauthenticatedFailures(clientId: string, reason: string, count: number): Promise<boolean> {
+    if (!isClientId(clientId) || !(reason in ERROR_CODES) || !Number.isSafeInteger(count) || count < 1) return false;
+    const windowStartS = Math.floor(this.now().getTime() / 1000 / UNAUTHENTICATED_FAILURE_WINDOW_S) * UNAUTHENTICATED_FAILURE_WINDOW_S;
+    const windowStart = new Date(windowStartS * 1000).toISOString();
+    try {
+      await this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { [PARTITION_KEY]: ITEM.clientPk(clientId), [SORT_KEY]: `${ITEM.unauthenticatedFailureSkPrefix}${windowStart}` },
+          UpdateExpression: 'ADD #count :count SET #window = :window, #ttl = :ttl',
+          ExpressionAttributeNames: { '#count': unauthenticatedCountAttribute(reason as SignetErrorCode), '#window': 'windowStart', '#ttl': TTL_ATTRIBUTE },
+          ExpressionAttributeValues: { ':count': count, ':window': windowStart, ':ttl': windowStartS + AUTH_FAILURE_TTL_S },
+        }),
+      );
+    } catch (error) {
+      throw storageError(error, 'count the unauthenticated failures');
     }
     return true;
   }

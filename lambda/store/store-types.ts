@@ -172,6 +172,18 @@ export interface AuthFailureDetail {
   readonly fingerprint?: string;
 }
 
+/**
+ * Refusals of requests that named the client but were not signed by any of its keys, counted in
+ * one window (UNAUTHENTICATED_FAILURE_WINDOW_S): anyone can cause them, so nothing the request
+ * chose is kept.
+ */
+export interface UnauthenticatedFailureWindow {
+  /** ISO-8601 instant the window starts. */
+  readonly start: string;
+  /** Refusals per reason code in the window (codes with none are left out). */
+  readonly counts: Readonly<Record<string, number>>;
+}
+
 /** A recorded authentication failure. */
 export interface AuthFailure extends AuthFailureDetail {
   /** ISO-8601 instant it was recorded. */

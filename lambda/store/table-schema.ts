@@ -12,6 +12,7 @@
  * | key ownership   | `KEY#<fingerprint>`   | `KEY`                      | `KEYS`                 | `<addedAt>#<fingerprint>`   |
  * | audit entry     | `CLIENT#<clientId>`   | `AUDIT#<version, 12 digits>` | -                    | -                           |
  * | auth failure    | `CLIENT#<clientId>`   | `FAIL#<slot>`              | -                      | -                           |
+ * | failure counts  | `CLIENT#<clientId>`   | `UNAUTH#<window start>`    | -                      | -                           |
  * | replay marker   | `REPLAY#<sha256>`     | `REPLAY`                   | -                      | -                           |
  * | account         | `ACCOUNT#<accountId>` | `ACCOUNT`                  | `ACCOUNTS`             | `<createdAt>#<accountId>` (2) |
  * | account audit   | `ACCOUNT#<accountId>` | `AUDIT#<version, 12 digits>` | -                    | -                           |
@@ -35,6 +36,14 @@
  * - **Auth failures** are a ring of {@link AUTH_FAILURES_KEPT} slots per client (the slot is a
  *   counter on the client record modulo the ring size), each with a {@link TTL_ATTRIBUTE}, so the
  *   store holds at most that many per client whatever an attacker sends, with no read to trim.
+ *   Only refusals of requests signed by one of the client's keys go there (ip_not_allowed,
+ *   role_forbidden, key_expired, ...): a stranger who knows a clientId cannot write them.
+ * - **Failure counts** hold the refusals no client key signed (bad signatures, expired `created`,
+ *   malformed headers, ...), which anyone can cause for any clientId: one item per client and
+ *   window (`UNAUTHENTICATED_FAILURE_WINDOW_S` in lambda/core/defaults.ts), a count attribute per reason code
+ *   ({@link unauthenticatedCountAttribute}, from the fixed list of codes) and nothing the request
+ *   chose. They expire with {@link TTL_ATTRIBUTE} like the failures, so a client has at most
+ *   TTL / window of them (168 with the defaults), whatever is sent.
  * - **Replay markers** (./replay-store.ts, optional): one per accepted signature, written with a
  *   condition so the same signature cannot pass twice, expiring via {@link TTL_ATTRIBUTE}.
  *
@@ -64,6 +73,7 @@
  */
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import { AUTH_FAILURES_KEPT } from '../core/defaults';
+import { ERROR_CODES, type SignetErrorCode } from '../core/errors';
 import { DEFAULT_ACCOUNT_ID } from './account-id';
 
 /** Partition key attribute (string). */
@@ -87,6 +97,7 @@ export const ITEM = {
   keySk: 'KEY',
   auditSkPrefix: 'AUDIT#',
   failureSkPrefix: 'FAIL#',
+  unauthenticatedFailureSkPrefix: 'UNAUTH#',
   /** The default account's client list (the one partition of every client before accounts existed). */
   clientsPartition: 'CLIENTS',
   keysPartition: 'KEYS',
@@ -115,6 +126,20 @@ export const LIST_INDEX_PROJECTED_ATTRIBUTES: readonly string[] = Object.freeze(
   'fingerprint',
   'addedAt',
   'notAfter',
+]);
+
+/** The attribute of a failure-count item that counts refusals with `reason`. */
+export function unauthenticatedCountAttribute(reason: SignetErrorCode): string {
+  return `n_${reason}`;
+}
+
+/** Every attribute a failure-count item may have (keys and TTL included): the IAM grant lists them. */
+export const UNAUTHENTICATED_FAILURE_ATTRIBUTES: readonly string[] = Object.freeze([
+  PARTITION_KEY,
+  SORT_KEY,
+  TTL_ATTRIBUTE,
+  'windowStart',
+  ...(Object.keys(ERROR_CODES) as SignetErrorCode[]).map(unauthenticatedCountAttribute),
 ]);
 
 /** Number of slots in each client's auth-failure ring. */

@@ -6,6 +6,7 @@ import {
   RestApiEventLike,
 } from '../../lambda/adapters/rest-api-event';
 import { MAX_TARGET_URI_CANDIDATES } from '../../lambda/adapters/target-uri';
+import { RFC3986_STRICT } from '../../lambda/adapters/percent-encoding';
 import { loadFixture } from './fixtures';
 
 const REQUEST_CAPTURE = 'rest-api-request-authorizer-v1.capture.json';
@@ -285,5 +286,23 @@ describe('inferBasePath', () => {
     ['/payment', null, {}],
   ])('%s for route %s with %j does not line up', (path, resource, params) => {
     expect(inferBasePath(path, resource, params)).toBeUndefined();
+  });
+});
+
+describe('candidate URLs are built only as they are read', () => {
+  test('adapting writes the most likely query only; the others are written when alternativeTargetUris is read, and are the same list', () => {
+    const event = captureWith((e) => withQuery(e, { b: ['two words'], a: ['x'] }));
+    const strict = jest.spyOn(RFC3986_STRICT, 'encode');
+    try {
+      const adapted = fromRestApiAuthorizerEvent(event);
+      expect(strict).not.toHaveBeenCalled();
+      const alternatives = [...adapted.alternativeTargetUris];
+      expect(strict).toHaveBeenCalled();
+      expect([adapted.request.targetUri, ...alternatives]).toEqual(adapted.targetUriCandidates);
+      expect(adapted.targetUriCandidates.length).toBeGreaterThan(1);
+      expect(adapted.targetUriCandidates.length).toBeLessThanOrEqual(MAX_TARGET_URI_CANDIDATES);
+    } finally {
+      strict.mockRestore();
+    }
   });
 });

@@ -9,8 +9,14 @@
  * Expected for every case: refused (0 accepted), never a crash (HTTP API: a deny with a 4xx reason
  * code; REST: exactly `Unauthorized` or a Deny policy with a 4xx code; nothing else thrown).
  */
+import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import type { APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
+import { adaptHttpApiEvent } from '../../lambda/adapters/http-api-event';
+import { authorize } from '../../lambda/authorizer/authorize';
+import { ClientDirectory } from '../../lambda/authorizer/client-directory';
+import { compileRoleCatalogue } from '../../lambda/core/role-policy';
+import { defaultVerifyPolicy } from '../../lambda/core/verify';
 import { ERROR_CODES } from '../../lambda/core/errors';
 import { formatHttpDate } from '../../lambda/core/http-date';
 import { generateRsaKeyPair } from '../../lambda/core/keys';
@@ -37,10 +43,12 @@ let authorizer: AuthorizerModule;
 let partner: Signer;
 let other: Signer;
 let restricted: Signer;
+let tableName: string;
+const tableNameOf = (): string => tableName;
 
 beforeAll(async () => {
   ddb = await startTestDynamoDb();
-  const tableName = await ddb.createTable();
+  tableName = await ddb.createTable();
   const store = new DynamoClientStore({ tableName, client: ddb.client });
   partner = await registerClient(store, { name: 'Target' });
   other = await registerClient(store, { name: 'Other partner' });
@@ -338,5 +346,81 @@ describe('property: random mutations of a valid signed request never verify', ()
       }),
       { numRuns: 150 },
     );
+  });
+});
+
+describe('bounded work: what a request costs before its key is known (issue 15, hole 3)', () => {
+  /** Characters the four path encoders write differently: the HTTP API adapter offers 4 candidate URLs. */
+  const PATH = "/api/x^$'";
+  /** A long query holding p0..p249 once each, then padding parameters (about 8 KB). */
+  const QUERY = (() => {
+    const pairs = Array.from({ length: 250 }, (_, i) => `p${i}=v${i}`);
+    for (let i = 0; pairs.join('&').length < 8_000; i++) pairs.push(`z${i}=1`);
+    return pairs.join('&');
+  })();
+
+  /** An HTTP API event whose Signature-Input covers @method, @target-uri, date and `queryParams` @query-param components; the signature is random bytes. */
+  function forgedEvent(queryParams: number, keyId: string): APIGatewayRequestAuthorizerEventV2 {
+    const covered = ['"@method"', '"@target-uri"', '"date"', ...Array.from({ length: queryParams }, (_, i) => `"@query-param";name="p${i}"`)];
+    const headers = {
+      date: formatHttpDate(nowS()),
+      'signature-input': `sig=(${covered.join(' ')});created=${nowS()};keyid="${keyId}";alg="rsa-v1_5-sha256"`,
+      signature: `sig=:${randomBytes(256).toString('base64')}:`,
+    };
+    return httpApiAuthorizerEvent({ method: 'GET', url: `https://${HTTP_API_HOST}${PATH}?${QUERY}` }, { headers });
+  }
+
+  /** Counts the work one decision does: query parses (URLSearchParams built), signature bases built, registry lookups. */
+  async function countWork(event: APIGatewayRequestAuthorizerEventV2): Promise<{ code: string; queryParses: number; bases: number; lookups: number; candidates: number }> {
+    const work = { queryParses: 0, bases: 0, lookups: 0 };
+    const Original = globalThis.URLSearchParams;
+    class CountingSearchParams extends Original {
+      constructor(...args: ConstructorParameters<typeof URLSearchParams>) {
+        super(...args);
+        work.queryParses += 1;
+      }
+    }
+    const store = new DynamoClientStore({ tableName: tableNameOf(), client: ddb.client });
+    const directory = new ClientDirectory({ getClient: (id) => ((work.lookups += 1), store.getClient(id)) });
+    const deps = { policy: defaultVerifyPolicy({ onBase: () => (work.bases += 1) }), directory, roles: compileRoleCatalogue({ partner: ['GET /api/*'] }) };
+    const adapted = adaptHttpApiEvent(event);
+    // What the runtime passes (the cast and fallback let this test run against the code before issue 15, to see it fail there).
+    const lazy = (adapted as { alternativeTargetUris?: Iterable<string> }).alternativeTargetUris ?? adapted.targetUriCandidates;
+    globalThis.URLSearchParams = CountingSearchParams;
+    let decision: Awaited<ReturnType<typeof authorize>>;
+    try {
+      decision = await authorize({ request: adapted.request, targetUriCandidates: lazy, operationPath: adapted.apiPath }, deps);
+    } finally {
+      globalThis.URLSearchParams = Original;
+    }
+    return { code: decision.allowed ? 'allowed' : decision.error.code, ...work, candidates: adapted.targetUriCandidates.length };
+  }
+
+  test('the request of the report (250 @query-param over a long query, made-up keyid) is refused by the HTTP API handler with invalid_signature_input', async () => {
+    const outcome = await outcomeOf(authorizer.httpApiHandler(forgedEvent(250, 'c_MadeUpKeyidNobodyHolds')));
+    if (!outcome.ok) throw outcome.error;
+    expect(outcome.value).toMatchObject({ isAuthorized: false, context: { signetError: 'invalid_signature_input' } });
+    expect((outcome.value.context as { signetMessage?: string }).signetMessage).toMatch(/covers 253 components; Signet verifies at most 16/);
+  });
+
+  test('the same request does no query parse, builds no signature base and reads no registry entry', async () => {
+    const work = await countWork(forgedEvent(250, 'c_MadeUpKeyidNobodyHolds'));
+    expect(work).toMatchObject({ code: 'invalid_signature_input', queryParses: 0, bases: 0, lookups: 0 });
+  });
+
+  test('at the cap (16 components, 13 of them @query-param) with a made-up keyid: one base over the request URL, one query parse, no alternative URL tried', async () => {
+    const work = await countWork(forgedEvent(13, 'c_MadeUpKeyidNobodyHolds'));
+    expect(work.candidates).toBe(4); // the adapter has alternatives to offer; none is built for a keyid nobody holds
+    expect(work).toMatchObject({ code: 'unknown_client', queryParses: 1, bases: 1, lookups: 1 });
+  });
+
+  test("at the cap with a registered client's keyid and a forged signature: each candidate URL's base built once, the query parsed once per base", async () => {
+    const work = await countWork(forgedEvent(13, partner.clientId));
+    expect(work).toMatchObject({ code: 'signature_mismatch', queryParses: 4, bases: 4, lookups: 1 });
+  });
+
+  test('one component over the cap is refused before any base, lookup or query parse', async () => {
+    const work = await countWork(forgedEvent(14, partner.clientId));
+    expect(work).toMatchObject({ code: 'invalid_signature_input', queryParses: 0, bases: 0, lookups: 0 });
   });
 });

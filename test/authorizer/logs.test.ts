@@ -165,11 +165,16 @@ test('no line contains a signature, a Signature-Input, a signature base or key m
 
 test('the auth failures kept for partners (GET .../auth-failures) hold reasons, never secrets', async () => {
   const secrets = secretsOfTheRun();
-  const recorded = (await Promise.all([partner, reader, office].map((s) => store.listAuthFailures(s.clientId)))).flat();
-  // Every refusal is logged, but the same refusal of one client is stored at most once per
-  // interval (SIGNET_AUTH_FAILURE_RECORD_INTERVAL_MS): the reader's second role_forbidden (logged above) is not stored again.
-  expect(recorded.map((f) => f.reason).sort()).toEqual(['expired', 'ip_not_allowed', 'malformed_signature', 'missing_date', 'role_forbidden', 'signature_mismatch', 'signature_mismatch']);
-  expect(leaksIn(JSON.stringify(recorded) + stringsIn(recorded).join('\n'), secrets)).toEqual([]);
+  const clients = [partner, reader, office];
+  const recorded = (await Promise.all(clients.map((s) => store.listAuthFailures(s.clientId)))).flat();
+  const counted = (await Promise.all(clients.map((s) => store.listUnauthenticatedFailures(s.clientId)))).flat();
+  // Every refusal is logged. Those the client's own key signed are entries, stored at most once
+  // per interval (SIGNET_AUTH_FAILURE_RECORD_INTERVAL_MS): the reader's second role_forbidden
+  // (logged above) is not stored again. The others may come from anyone: counted, per reason.
+  expect(recorded.map((f) => f.reason).sort()).toEqual(['ip_not_allowed', 'role_forbidden']);
+  const counts = counted.flatMap((w) => Object.entries(w.counts)).sort();
+  expect(counts).toEqual([['expired', 1], ['malformed_signature', 1], ['missing_date', 1], ['signature_mismatch', 1], ['signature_mismatch', 1]]);
+  expect(leaksIn(JSON.stringify([recorded, counted]) + stringsIn(recorded).join('\n'), secrets)).toEqual([]);
 });
 
 function leaksIn(text: string, secrets: readonly (readonly [string, string])[]): string[] {

@@ -319,3 +319,20 @@ export async function captureOutput<T>(run: () => Promise<T>): Promise<{ result:
     for (const spy of spies) spy.mockRestore();
   }
 }
+
+/** Refusals only one of the client's own keys can cause: they are entries of its failure list; all others are counted. */
+export const AUTHENTICATED_REFUSALS: ReadonlySet<string> = new Set(['client_disabled', 'key_expired', 'ip_not_allowed', 'role_forbidden', 'replayed_request']);
+
+/**
+ * Checks that the latest refusal of `clientId` with `code` was recorded where it belongs: as the
+ * newest entry of its failure list (with method and path), or in its counts.
+ */
+export async function expectRecorded(store: DynamoClientStore, clientId: string, code: string): Promise<void> {
+  if (AUTHENTICATED_REFUSALS.has(code)) {
+    const failures = await store.listAuthFailures(clientId);
+    expect(failures[0]).toMatchObject({ reason: code, method: expect.any(String), path: expect.stringMatching(/^\//) });
+  } else {
+    const windows = await store.listUnauthenticatedFailures(clientId);
+    expect(windows.some((w) => (w.counts[code] ?? 0) > 0)).toBe(true);
+  }
+}

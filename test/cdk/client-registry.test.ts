@@ -2,6 +2,7 @@
  * ClientRegistry: the table's protections, its layout against lambda/store/table-schema.ts,
  * replicas, and what each grant allows.
  */
+import { UNAUTHENTICATED_FAILURE_ATTRIBUTES } from '../../lambda/store/table-schema';
 import { RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -137,16 +138,21 @@ describe('ClientRegistry grants', () => {
     expect(writes.Resource).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^Registry/), 'Arn'] });
   });
 
-  test('grantRecordFailures: counter update and failure items, limited to their attributes on CLIENT# items', () => {
+  test('grantRecordFailures: counter update, failure items and unauthenticated counts, limited to their attributes on CLIENT# items', () => {
     const statements = statementsOf((r, role) => r.grantRecordFailures(role));
-    expect(statements).toHaveLength(2);
-    const update = statements.find((s) => actionsOf(s).includes('dynamodb:UpdateItem'))!;
+    expect(statements).toHaveLength(3);
+    const [update, counts] = statements.filter((s) => actionsOf(s).includes('dynamodb:UpdateItem'));
     const put = statements.find((s) => actionsOf(s).includes('dynamodb:PutItem'))!;
     expect(actionsOf(update)).toEqual(['dynamodb:UpdateItem']);
+    expect(actionsOf(counts)).toEqual(['dynamodb:UpdateItem']);
     expect(actionsOf(put)).toEqual(['dynamodb:PutItem']);
     expect(update.Condition).toEqual({
       'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['CLIENT#*'] },
       'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...AUTH_FAILURE_COUNTER_ATTRIBUTES] },
+    });
+    expect(counts.Condition).toEqual({
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['CLIENT#*'] },
+      'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...UNAUTHENTICATED_FAILURE_ATTRIBUTES] },
     });
     expect(put.Condition).toEqual({
       'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['CLIENT#*'] },
@@ -154,7 +160,7 @@ describe('ClientRegistry grants', () => {
     });
     // The attributes that would let a writer change who a client is are never grantable here.
     for (const forbidden of ['roles', 'keys', 'status', 'networkWhitelist', 'version']) {
-      expect([...AUTH_FAILURE_COUNTER_ATTRIBUTES, ...AUTH_FAILURE_ITEM_ATTRIBUTES]).not.toContain(forbidden);
+      expect([...AUTH_FAILURE_COUNTER_ATTRIBUTES, ...AUTH_FAILURE_ITEM_ATTRIBUTES, ...UNAUTHENTICATED_FAILURE_ATTRIBUTES]).not.toContain(forbidden);
     }
   });
 

@@ -8,7 +8,7 @@ import { dynamoDbLocalClientConfig } from '../../local/dynamodb-local';
 import { DynamoClientStore } from '../../lambda/store/client-store';
 import { DynamoReplayGuard } from '../../lambda/store/replay-store';
 import { toDocumentClient } from '../../lambda/store/dynamodb-client';
-import { ITEM } from '../../lambda/store/table-schema';
+import { ITEM, UNAUTHENTICATED_FAILURE_ATTRIBUTES } from '../../lambda/store/table-schema';
 import { AUTH_FAILURE_COUNTER_ATTRIBUTES, AUTH_FAILURE_ITEM_ATTRIBUTES, REPLAY_ITEMS_PATTERN, REPLAY_ITEM_ATTRIBUTES } from '../../lib/client-registry';
 import { TestDynamoDb, startTestDynamoDb } from '../support/dynamodb';
 import { newClient } from '../support/registry-fixtures';
@@ -115,6 +115,19 @@ test('recordAuthFailure stays within grantRecordFailures: CLIENT# items, counter
   expect([...attributesOf(put.input)].filter((a) => !AUTH_FAILURE_ITEM_ATTRIBUTES.includes(a))).toEqual([]);
   // And the failure is really there: the grant did not allow a write that does nothing.
   expect((await admin.listAuthFailures(record.clientId)).map((f) => f.reason)).toEqual(['signature_mismatch']);
+});
+
+test('countUnauthenticatedFailures stays within grantRecordFailures: one UpdateItem on a CLIENT# item, count attributes only', async () => {
+  const admin = new DynamoClientStore({ tableName, client: ddb.client });
+  const { record } = await admin.createClient(newClient(2), 'test');
+  const store = new DynamoClientStore({ tableName, client: recorder });
+  sent.length = 0;
+  expect(await store.countUnauthenticatedFailures(record.clientId, 'signature_mismatch', 3)).toBe(true);
+  const ops = operations(sent);
+  expect(ops.map((o) => o.action)).toEqual(['UpdateItem']);
+  expect(partitionKeyOf(ops[0].input)).toMatch(/^CLIENT#/);
+  expect([...attributesOf(ops[0].input)].filter((a) => !UNAUTHENTICATED_FAILURE_ATTRIBUTES.includes(a))).toEqual([]);
+  expect((await admin.listUnauthenticatedFailures(record.clientId)).map((w) => w.counts)).toEqual([{ signature_mismatch: 3 }]);
 });
 
 test('createClient (the admin bootstrap) stays within grantCreateClients: GetItem / PutItem on CLIENT# and KEY# items, UpdateItem of the admin roster', async () => {

@@ -158,10 +158,10 @@ describe('least privilege', () => {
     template.resourcePropertiesCountIs('AWS::IAM::Role', { ManagedPolicyArns: Match.anyValue() }, 0);
   });
 
-  test('the authorizer reads client records and writes only the failure ring (no replay marker by default)', () => {
+  test('the authorizer reads client records and writes only the failure ring and counts (no replay marker by default)', () => {
     const statements = statementsOfRole(template, 'AuthorizerFunctionServiceRole');
     const dynamo = statements.filter((s) => actionsOf(s)[0].startsWith('dynamodb:'));
-    expect(dynamo.map((s) => actionsOf(s).join(','))).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem']);
+    expect(dynamo.map((s) => actionsOf(s).join(','))).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem']);
     for (const s of dynamo) {
       expect(s.Resource).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^Registry/), 'Arn'] });
       expect(s.Condition?.['ForAllValues:StringLike']).toEqual({ 'dynamodb:LeadingKeys': ['CLIENT#*'] });

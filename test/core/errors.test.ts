@@ -6,6 +6,7 @@ describe('ERROR_CODES', () => {
     const pinned = {
       missing_signature: 401,
       malformed_signature_input: 401,
+      invalid_signature_input: 401,
       malformed_signature: 401,
       signature_label_missing: 401,
       unsupported_algorithm: 401,
@@ -34,6 +35,7 @@ describe('ERROR_CODES', () => {
       invalid_private_key: 400,
       unsupported_key_type: 400,
       key_too_small: 400,
+      weak_key: 400,
       invalid_network: 400,
       unknown_role: 400,
       role_not_allowed: 400,

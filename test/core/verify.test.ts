@@ -285,6 +285,45 @@ describe('verifyRequest: the happy paths', () => {
     expect(await rejection(asReceived)).toBe('signature_mismatch');
   });
 
+  it('tries the request\'s own base with every key before building any alternative, and reads the alternatives only as far as needed', async () => {
+    const req = signedGet(alice, NOW_S, 'https://api.example.com/orders?id=7&x=1');
+    const asReceived = { ...req, targetUri: 'https://api.example.com/orders?x=1&id=7' };
+    const read: string[] = [];
+    function* alternatives(): Generator<string> {
+      for (const uri of ['https://api.example.com/orders?id=7&x=1', 'https://api.example.com/orders?never=read']) {
+        read.push(uri);
+        yield uri;
+      }
+    }
+    const seen: string[] = [];
+    const verdict = await verifyRequest(asReceived, policyAt(NOW_S, { onBase: (b) => seen.push(b) }), () => [verificationKey(bob), verificationKey(alice)], alternatives());
+    expect(verdict.fingerprint).toBe(alice.fingerprint);
+    expect(read).toEqual(['https://api.example.com/orders?id=7&x=1']);
+    expect(seen).toHaveLength(2);
+    // A keyid with no key: the alternatives are never read.
+    read.length = 0;
+    expect(await codeOf(() => verifyRequest(asReceived, policyAt(), () => [], alternatives()))).toBe('signature_mismatch');
+    expect(read).toEqual([]);
+  });
+
+  it('refuses more covered components than the policy allows with invalid_signature_input, before the key is asked for (also for a memoized input)', async () => {
+    const covered = ['"@method"', '"@target-uri"', '"date"', '"x-a"', '"x-b"'];
+    const req = unsigned(`sig=(${covered.join(' ')})${profileParams(NOW_S)}`, { 'x-a': '1', 'x-b': '2' });
+    const resolver = jest.fn(() => aliceKeys());
+    // Under the default limit (16) it parses, is memoized, and fails only on the junk signature.
+    expect(await codeOf(() => verifyRequest(req, policyAt(), resolver))).toBe('signature_mismatch');
+    resolver.mockClear();
+    const code = await codeOf(() => verifyRequest(req, policyAt(NOW_S, { maxCoveredComponents: 4 }), resolver));
+    produced.add(code);
+    expect(code).toBe('invalid_signature_input');
+    expect(resolver).not.toHaveBeenCalled();
+    const fresh = unsigned(`sig=(${[...covered, '"x-c"'].join(' ')})${profileParams(NOW_S)}`, { 'x-a': '1', 'x-b': '2', 'x-c': '3' });
+    await expect(verifyRequest(fresh, policyAt(NOW_S, { maxCoveredComponents: 5 }), resolver)).rejects.toThrow(
+      'covers 6 components; Signet verifies at most 5 (SIGNET_MAX_COVERED_COMPONENTS)',
+    );
+    expect(defaultVerifyPolicy().maxCoveredComponents).toBe(16);
+  });
+
   it('parseRequestSignature + verifyParsedSignature give the same answer as verifyRequest', () => {
     const parsed = parseRequestSignature(signedGet(alice), policyAt());
     expect(parsed.keyId).toBe('client-1');
@@ -773,6 +812,7 @@ describe('coverage of reason codes', () => {
     const verificationCodes: SignetErrorCode[] = [
       'missing_signature',
       'malformed_signature_input',
+      'invalid_signature_input',
       'malformed_signature',
       'signature_label_missing',
       'unsupported_algorithm',

@@ -248,12 +248,16 @@ browserTest('edit: a private key in the Public Key box is refused on the spot an
   expect(record.version).toBe(2);
 });
 
-browserTest('details: keys with fingerprint and age, and the recent authentication failures with their reasons', async () => {
-  // The partner still signing with the replaced key, and with a stale created: both refused and recorded.
+browserTest('details: keys with fingerprint and age, the recent authentication failures with their reasons, and the unsigned refusals as counts', async () => {
+  // The partner still signing with the replaced key, and with a stale created: refused, and
+  // counted (no key of the client signed them, so anyone could have sent them).
   const stale = await sendSigned({ clientId: acmeId, privateKey: firstKey.key }, `${gateway.url}/api/echo`);
   expect(stale.code).toBe('signature_mismatch');
   const old = await sendSigned({ clientId: acmeId, privateKey: secondKey.key }, `${gateway.url}/api/echo`, { created: Math.floor(Date.now() / 1000) - 3_600 });
   expect(old.code).toBe('expired');
+  // Signed with its current key from outside its whitelist: the client's own request, an entry.
+  const outside = await sendSigned({ clientId: acmeId, privateKey: secondKey.key }, `${gateway.url}/api/echo`);
+  expect(outside.code).toBe('ip_not_allowed');
 
   const toggle = rowOf('Acme Payments').getByRole('button', { name: 'Details' });
   await toggle.click();
@@ -264,8 +268,10 @@ browserTest('details: keys with fingerprint and age, and the recent authenticati
   await containsText(keys.getByRole('row').nth(1), secondKey.fingerprint);
   await containsText(keys.getByRole('row').nth(1), 'today');
   const failures = details.getByRole('table', { name: 'Recent authentication failures of Acme Payments' });
-  await texts(failures.locator('code.reason'), ['expired', 'signature_mismatch']);
+  await texts(failures.locator('code.reason'), ['ip_not_allowed']);
   await containsText(failures, 'GET /api/echo');
+  const counts = details.getByRole('table', { name: 'Unsigned refusals naming Acme Payments, per hour' });
+  await texts(counts.locator('code.reason'), ['expired', 'signature_mismatch']);
   await page.screenshot({ path: join(REPORTS, 'portal-clients.png'), fullPage: true });
 });
 

@@ -69,3 +69,21 @@ test('apiBaseOf: the API base is the page URL up to /portal/, stage or base path
     'https://api.example.com/',
   ]);
 });
+
+test('unauthenticatedRows: one row per window and reason (reasons in order), with the window end; none without counts', () => {
+  const out = runInPortal<unknown[]>('return [m.view.unauthenticatedRows(input), m.view.unauthenticatedRows(undefined)];', {
+    windowSeconds: 3600,
+    windows: [
+      { start: '2026-01-05T10:00:00.000Z', counts: { signature_mismatch: 50, clock_skew: 2 } },
+      { start: '2026-01-05T09:00:00.000Z', counts: { expired: 1 } },
+    ],
+  });
+  expect(out).toEqual([
+    [
+      { start: '2026-01-05T10:00:00.000Z', end: '2026-01-05T11:00:00.000Z', reason: 'clock_skew', count: 2 },
+      { start: '2026-01-05T10:00:00.000Z', end: '2026-01-05T11:00:00.000Z', reason: 'signature_mismatch', count: 50 },
+      { start: '2026-01-05T09:00:00.000Z', end: '2026-01-05T10:00:00.000Z', reason: 'expired', count: 1 },
+    ],
+    [],
+  ]);
+});

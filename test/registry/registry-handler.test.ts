@@ -271,15 +271,17 @@ describe('GET /registry/clients', () => {
 describe('auth failures, audit and keys due for rotation', () => {
   test('GET auth-failures shows what the authorizer recorded, newest first', async () => {
     const client = await createClient(14);
-    await store.recordAuthFailure(client.clientId as string, 'clock_skew', { message: 'created is 40 s in the future', sourceIp: '2001:db8::1', method: 'GET', path: '/api/x' });
-    await store.recordAuthFailure(client.clientId as string, 'signature_mismatch');
+    await store.recordAuthFailure(client.clientId as string, 'ip_not_allowed', { message: 'Requests from 2001:db8::1 are not in the whitelist.', sourceIp: '2001:db8::1', method: 'GET', path: '/api/x' });
+    await store.recordAuthFailure(client.clientId as string, 'role_forbidden');
+    await store.countUnauthenticatedFailures(client.clientId as string, 'signature_mismatch', 3);
     const res = await call({ method: 'GET', path: `/registry/clients/${client.clientId}/auth-failures` });
     expect(res.body).toEqual({
       clientId: client.clientId,
       failures: [
-        { at: expect.any(String), reason: 'signature_mismatch' },
-        { at: expect.any(String), reason: 'clock_skew', message: 'created is 40 s in the future', sourceIp: '2001:db8::1', method: 'GET', path: '/api/x' },
+        { at: expect.any(String), reason: 'role_forbidden' },
+        { at: expect.any(String), reason: 'ip_not_allowed', message: 'Requests from 2001:db8::1 are not in the whitelist.', sourceIp: '2001:db8::1', method: 'GET', path: '/api/x' },
       ],
+      unauthenticated: { windowSeconds: 3600, windows: [{ start: expect.stringMatching(/:00:00\.000Z$/), counts: { signature_mismatch: 3 } }] },
     });
     expectError(await call({ method: 'GET', path: '/registry/clients/c_AAAAAAAAAAAAAAAAAAAAAA/auth-failures' }), 404, 'not_found');
   });
