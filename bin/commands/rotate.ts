@@ -50,7 +50,13 @@ interface Targets {
   readonly settleMs: number;
 }
 
-export async function run(argv: string[]): Promise<number> {
+/** What the command waits with; tests pass a sleep that records the wait instead of taking it. */
+export interface RotateDeps {
+  /** @default setTimeout */
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+export async function run(argv: string[], deps: RotateDeps = {}): Promise<number> {
   const { values, positionals } = parse(argv, {
     'secret-id': { type: 'string' },
     'endpoint-dynamodb': { type: 'string' },
@@ -73,7 +79,7 @@ export async function run(argv: string[]): Promise<number> {
   try {
     const store = new DynamoClientStore({ tableName: targets.tableName, client: doc });
     const secrets = new SecretsManagerSecretStore(sm);
-    const rotation = new KeyRotation({ secrets, registry: store, keyBits, graceS, settleMs: targets.settleMs });
+    const rotation = new KeyRotation({ secrets, registry: store, keyBits, graceS, settleMs: targets.settleMs, sleep: deps.sleep });
 
     console.log(`rotating ${targets.secretId}: createSecret, setSecret, testSecret, finishSecret`);
     const result = await rotateNow(rotation, secrets, targets.secretId, {

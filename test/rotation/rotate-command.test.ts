@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { GetSecretValueCommand, RotateSecretCommand } from '@aws-sdk/client-secrets-manager';
 import { UsageError } from '../../bin/commands/args';
 import { run } from '../../bin/commands/rotate';
+import { DEFAULT_CLIENT_CACHE_TTL_MS } from '../../lambda/core/defaults';
 import { spkiPemOf } from '../../lambda/core/keys';
 import { parseSigningSecret } from '../../lambda/signer/signing-secret';
 import { authorizerFor, callWith, newRotatingClient, outcome, rotationFor, stagesOf, startRotationWorld, storeFor, systemClock, RotationWorld } from './harness';
@@ -122,19 +123,42 @@ test('--secret-id with every endpoint flag needs no local.json and leaves the de
   expect(() => statSync(join(home, 'demo'))).toThrow();
 });
 
+/** A sleep that records each wait and returns at once (the command's real wait is setTimeout). */
+function recordingSleep(): { waits: number[]; sleep: (ms: number) => Promise<void> } {
+  const waits: number[] = [];
+  return { waits, sleep: async (ms) => void waits.push(ms) };
+}
+
 test('the settle wait comes from local.json clientCacheTtlMs', async () => {
   const clock = systemClock();
   const store = storeFor(world, clock);
   const demo = await newRotatingClient(world, store, clock);
   writeLocalJson(demo.secretName, { clientCacheTtlMs: 1_500 });
-  expect(await run([])).toBe(0);
+  const { waits, sleep } = recordingSleep();
+  expect(await run([], { sleep })).toBe(0);
   expect(output.join('\n')).toContain('waiting up to 2 s so the gateway');
+  // Counted from when the key was added, so at most the TTL (less if the steps took a while).
+  for (const ms of waits) expect(ms).toBeLessThanOrEqual(1_500);
   const current = await currentKey(demo.secretName);
   const record = (await store.getClient(demo.clientId, { consistentRead: true }))!;
   expect(record.keys.map((k) => [k.fingerprint, k.notAfter === undefined])).toEqual([
     [demo.initialKey.fingerprint, false],
     [current.key.fingerprint, true],
   ]);
+});
+
+test('without clientCacheTtlMs in local.json the settle wait is the authorizer cache default (60 s)', async () => {
+  const clock = systemClock();
+  const store = storeFor(world, clock);
+  const demo = await newRotatingClient(world, store, clock);
+  writeLocalJson(demo.secretName);
+  const { waits, sleep } = recordingSleep();
+  expect(await run([], { sleep })).toBe(0);
+  expect(output.join('\n')).toContain(`waiting up to ${DEFAULT_CLIENT_CACHE_TTL_MS / 1000} s so the gateway`);
+  expect(waits).toHaveLength(1);
+  // From the key's addedAt: the TTL less the few seconds the steps took.
+  expect(waits[0]).toBeLessThanOrEqual(DEFAULT_CLIENT_CACHE_TTL_MS);
+  expect(waits[0]).toBeGreaterThan(DEFAULT_CLIENT_CACHE_TTL_MS / 2);
 });
 
 test('without local.json and flags it says to start the gateway; bad flags are usage errors', async () => {
