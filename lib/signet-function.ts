@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogLevel, NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { METRICS_NAMESPACE } from '../lambda/observability';
@@ -113,6 +113,7 @@ export class SignetFunction extends Construct {
       },
       bundling: {
         forceDockerBundling: false, // esbuild from devDependencies: synth works offline, without Docker
+        logLevel: LogLevel.WARNING, // esbuild's warnings and errors, not its size table for every bundle
         minify: true,
         sourceMap: true,
         sourceMapMode: SourceMapMode.DEFAULT,

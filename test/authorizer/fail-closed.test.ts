@@ -18,7 +18,7 @@ import { newClientId } from '../../lambda/store/client-id';
 import { toDocumentClient } from '../../lambda/store/dynamodb-client';
 import { dynamoDbLocalClientConfig } from '../../local/dynamodb-local';
 import { startTestDynamoDb, type TestDynamoDb } from '../support/dynamodb';
-import { HTTP_API_HOST, Signer, authorizerEnv, captureOutput, httpApiAuthorizerEvent, registerClient, sign } from './support';
+import { HTTP_API_HOST, type OutputRecorder, Signer, authorizerEnv, httpApiAuthorizerEvent, recordOutput, registerClient, sign } from './support';
 
 const TTL_MS = 60_000;
 const STALE_MS = 15 * 60_000;
@@ -36,9 +36,12 @@ let fetchedAtMs = 0;
 const staleServed: string[] = [];
 /** Every command the authorizer's SDK client sent (counted by a middleware on the real client). */
 const commands: string[] = [];
+/** Every log line of the file (the authorizer logs each decision); tests read theirs with `logsOf`. */
+let output: OutputRecorder;
 
 beforeAll(async () => {
-  ddb = await startTestDynamoDb();
+  output = recordOutput();
+  ddb = await startTestDynamoDb({ own: true }); // stopped below: not the run's shared emulator
   const tableName = await ddb.createTable();
   const setup = new DynamoClientStore({ tableName, client: ddb.client });
   cached = await registerClient(setup, { name: 'Cached partner' });
@@ -66,6 +69,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  output?.stop();
   authorizerClient?.destroy();
   await ddb?.stop();
 });
@@ -75,6 +79,13 @@ async function decide(signer: Signer, keyId?: string) {
   const call = { method: 'GET', url: `https://${HTTP_API_HOST}/api/echo`, created: Math.floor(clock.ms / 1000), keyId };
   const { headers } = sign(call, signer);
   return runtime.decide(adaptHttpApiEvent(httpApiAuthorizerEvent(call, { headers })));
+}
+
+/** What `run` returns, and the log lines written while it ran. */
+async function logsOf<T>(run: () => Promise<T>): Promise<{ result: T; lines: string[] }> {
+  const from = output.lines().length;
+  const result = await run();
+  return { result, lines: output.lines(from) };
 }
 
 function codeOf(decision: Awaited<ReturnType<typeof decide>>): string {
@@ -103,7 +114,7 @@ test('within the TTL nothing changes: the cached client is allowed without touch
 
 test('past the TTL, within staleIfErrorMs: the cached client keeps working, with an error log naming it', async () => {
   clock.ms += TTL_MS;
-  const { result, lines } = await captureOutput(() => decide(cached));
+  const { result, lines } = await logsOf(() => decide(cached));
   expect(codeOf(result)).toBe('allowed');
   const logs = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
   expect(logs).toContainEqual(
@@ -125,7 +136,7 @@ test('after a failed read the stale record is used for staleRetryMs without aski
 });
 
 test('a registered client that was never cached is NEVER allowed: dependency_unavailable (fail closed)', async () => {
-  const { result, lines } = await captureOutput(() => decide(neverRead));
+  const { result, lines } = await logsOf(() => decide(neverRead));
   expect(codeOf(result)).toBe('dependency_unavailable');
   expect(result.allowed ? 0 : result.error.status).toBe(503);
   const logs = lines.map((line) => JSON.parse(line) as Record<string, unknown>);

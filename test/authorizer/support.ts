@@ -297,13 +297,22 @@ export async function outcomeOf<T>(promise: Promise<T>): Promise<Outcome<T>> {
   }
 }
 
+/** What {@link recordOutput} has collected so far. */
+export interface OutputRecorder {
+  /** The non-empty lines written since the recorder started (or since `from`, a `lines().length` taken earlier). */
+  lines(from?: number): string[];
+  /** Stops recording and lets writes through again. */
+  stop(): void;
+}
+
 /**
- * Captures every line Powertools writes (its Logger and Metrics write to process.stdout/stderr
- * through their own Console) while `run` runs. Node's own process warnings (`(node:<pid>) ...`,
- * e.g. the AWS SDK's notice that Node 20 is old, which Lambda's Node 22 never prints) are not the
- * function's output and are left out.
+ * Records every line Powertools writes (its Logger and Metrics write to process.stdout/stderr
+ * through their own Console) from now until `stop()`, and keeps it off the terminal. Node's own
+ * process warnings (`(node:<pid>) ...`, e.g. the AWS SDK's notice that Node 20 is old, which
+ * Lambda's Node 22 never prints) are not the function's output and are left out. Recorders do
+ * not nest: use one at a time.
  */
-export async function captureOutput<T>(run: () => Promise<T>): Promise<{ result: T; lines: string[] }> {
+export function recordOutput(): OutputRecorder {
   const chunks: string[] = [];
   const spies = [process.stdout, process.stderr].map((stream) =>
     jest.spyOn(stream, 'write').mockImplementation(((chunk: string | Uint8Array) => {
@@ -312,11 +321,22 @@ export async function captureOutput<T>(run: () => Promise<T>): Promise<{ result:
       return true;
     }) as typeof stream.write),
   );
+  return {
+    lines: (from = 0) => chunks.join('').split('\n').filter((line) => line.trim() !== '').slice(from),
+    stop: () => {
+      for (const spy of spies) spy.mockRestore();
+    },
+  };
+}
+
+/** The lines Powertools writes while `run` runs (see {@link recordOutput}). */
+export async function captureOutput<T>(run: () => Promise<T>): Promise<{ result: T; lines: string[] }> {
+  const recorder = recordOutput();
   try {
     const result = await run();
-    return { result, lines: chunks.join('').split('\n').filter((line) => line.trim() !== '') };
+    return { result, lines: recorder.lines() };
   } finally {
-    for (const spy of spies) spy.mockRestore();
+    recorder.stop();
   }
 }
 

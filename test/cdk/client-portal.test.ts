@@ -13,7 +13,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { ClientPortal, PORTAL_SERVICE_NAME, portalFiles } from '../../lib/client-portal';
 import { SignetStack } from '../../lib/signet-stack';
 import { PORTAL_CSP } from '../../lambda/portal/static-site';
-import { acknowledgements, appWithoutBundling, statementsOfRole, unacknowledgedFindings } from './helpers';
+import { acknowledgements, appWithoutBundling, statementsOfRole, unacknowledgedFindings, withoutBundlingProgress } from './helpers';
 
 function httpStack(app: App = appWithoutBundling()): { stack: Stack; portal: ClientPortal } {
   const stack = new Stack(app, 'PortalHttp');
@@ -113,7 +113,7 @@ describe('SignetStack clientPortal', () => {
 
 test('bundled for real, the deployed handler serves the portal files with the CSP', async () => {
   const app = new App({ context: { 'aws:cdk:enable-asset-metadata': true } });
-  const { stack } = httpStack(app);
+  const { stack } = withoutBundlingProgress(() => httpStack(app));
   app.synth();
   const fn = Object.values(Template.fromStack(stack).findResources('AWS::Lambda::Function'))[0] as { Metadata: Record<string, string> };
   const dir = path.join(app.outdir, fn.Metadata['aws:asset:path']);

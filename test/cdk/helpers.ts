@@ -15,6 +15,22 @@ export function appWithoutBundling(props: AppProps = {}): App {
   return new App({ ...props, context: { 'aws:cdk:bundling-stacks': [], ...props.context } });
 }
 
+/**
+ * Runs `build` without the CDK's "Bundling asset <path>..." progress lines (it writes one to
+ * stderr for every function it bundles while the stack is constructed); anything else written to
+ * stderr passes, and an error thrown by `build` says what failed.
+ */
+export function withoutBundlingProgress<T>(build: () => T): T {
+  const write = process.stderr.write.bind(process.stderr);
+  const spy = jest.spyOn(process.stderr, 'write').mockImplementation(((chunk: string | Uint8Array, ...rest: unknown[]) =>
+    typeof chunk === 'string' && chunk.startsWith('Bundling asset ') ? true : (write as (...args: unknown[]) => boolean)(chunk, ...rest)) as typeof process.stderr.write);
+  try {
+    return build();
+  } finally {
+    spy.mockRestore();
+  }
+}
+
 /** cdk-nag AwsSolutions findings left after acknowledgements, as `rule @ path` strings. */
 export function unacknowledgedFindings(scope: IConstruct): string[] {
   const report = new AwsSolutionsChecks().validateScope(scope);

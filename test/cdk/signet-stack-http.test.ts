@@ -20,7 +20,7 @@ import { METRICS_NAMESPACE } from '../../lib/signet-function';
 import { AUTHORIZER_METRICS, AUTHORIZER_SERVICE_NAME } from '../../lib/signature-authorizer';
 import { DEFAULT_STACK_ROLE_CATALOGUE, SignetStack } from '../../lib/signet-stack';
 import { spkiPem, testKey } from '../support/registry-fixtures';
-import { Statement, acknowledgements, actionsOf, appWithoutBundling, statementsOfRole, unacknowledgedFindings } from './helpers';
+import { Statement, acknowledgements, actionsOf, appWithoutBundling, statementsOfRole, unacknowledgedFindings, withoutBundlingProgress } from './helpers';
 
 const ROTATED_CLIENT = 'c_AAAAAAAAAAAAAAAAAAAAAA';
 
@@ -38,7 +38,7 @@ function fn(prefix: string): { logicalId: string; props: Record<string, any>; as
 
 beforeAll(() => {
   app = new App({ context: { 'aws:cdk:enable-asset-metadata': true } }); // as the CLI sets it: records each bundle's path
-  stack = new SignetStack(app, 'Signet', { adminPublicKey: spkiPem(testKey(0)), signingKeyClientIds: [ROTATED_CLIENT] });
+  stack = withoutBundlingProgress(() => new SignetStack(app, 'Signet', { adminPublicKey: spkiPem(testKey(0)), signingKeyClientIds: [ROTATED_CLIENT] }));
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   app.synth(); // runs the validation plugins too
   template = Template.fromStack(stack);

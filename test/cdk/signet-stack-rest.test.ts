@@ -10,7 +10,7 @@ import { ClientRegistry } from '../../lib/client-registry';
 import { RegistryApi } from '../../lib/registry-api';
 import { SignatureAuthorizer } from '../../lib/signature-authorizer';
 import { DEFAULT_REST_STAGE_NAME, SignetStack } from '../../lib/signet-stack';
-import { acknowledgements, appWithoutBundling, unacknowledgedFindings } from './helpers';
+import { acknowledgements, appWithoutBundling, unacknowledgedFindings, withoutBundlingProgress } from './helpers';
 
 let app: App;
 let stack: SignetStack;
@@ -18,7 +18,7 @@ let template: Template;
 
 beforeAll(() => {
   app = new App();
-  stack = new SignetStack(app, 'SignetRest', { apiType: 'rest' });
+  stack = withoutBundlingProgress(() => new SignetStack(app, 'SignetRest', { apiType: 'rest' }));
   template = Template.fromStack(stack);
 });
 

@@ -34,6 +34,7 @@ import {
   sign,
 } from '../authorizer/support';
 import { ReasonTally, Verdict, flipSignatureBit, handSign, isKnownCode, verdictOf, type SigningAlgorithm } from './hostile-support';
+import { report } from '../support/report';
 
 let ddb: TestDynamoDb;
 let authorizer: AuthorizerModule;
@@ -543,7 +544,7 @@ describe('hostile requests through the HTTP API authorizer handler', () => {
 
   afterAll(() => {
     const lines = [...byFamily.entries()].map(([family, n]) => `${String(n).padStart(5)}  ${family}`);
-    console.log(`hostile requests: ${tally.total}\nper family:\n${lines.join('\n')}\nper reason code:\n${tally.lines().join('\n')}`);
+    report(`hostile requests: ${tally.total}\nper family:\n${lines.join('\n')}\nper reason code:\n${tally.lines().join('\n')}`);
   });
 
   test('at least 200 distinct hostile requests: none accepted, no crash, every refusal with a stable code', async () => {

@@ -24,6 +24,7 @@ import { DynamoClientStore } from '../../lambda/store/client-store';
 import { startTestDynamoDb, type TestDynamoDb } from '../support/dynamodb';
 import { AuthorizerModule, HTTP_API_HOST, Signer, authorizerEnv, httpApiAuthorizerEvent, loadAuthorizer, registerClient, sign } from '../authorizer/support';
 import { ReasonTally, isKnownCode, verdictOf } from './hostile-support';
+import { report } from '../support/report';
 
 let ddb: TestDynamoDb;
 let authorizer: AuthorizerModule;
@@ -174,7 +175,7 @@ describe('random mutations of a valid signed request', () => {
   let skipped = 0;
 
   afterAll(() => {
-    console.log(`random mutations tried: ${tally.total} (skipped as equivalent: ${skipped})\nper reason code:\n${tally.lines().join('\n')}`);
+    report(`random mutations tried: ${tally.total} (skipped as equivalent: ${skipped})\nper reason code:\n${tally.lines().join('\n')}`);
   });
 
   test('the unmutated requests are accepted (control)', async () => {

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { GetSecretValueCommand, RotateSecretCommand } from '@aws-sdk/client-secrets-manager';
 import { UsageError } from '../../bin/commands/args';
 import { newStandInCredentials, writeStandInCredentials } from '../../local/secrets-manager-credentials';
-import { run } from '../../bin/commands/rotate';
+import { type RotateIo, run } from '../../bin/commands/rotate';
+import { DEFAULT_CLIENT_CACHE_TTL_MS } from '../../lambda/core/defaults';
 import { spkiPemOf } from '../../lambda/core/keys';
 import { parseSigningSecret } from '../../lambda/signer/signing-secret';
 import { authorizerFor, callWith, newRotatingClient, outcome, rotationFor, stagesOf, startRotationWorld, storeFor, systemClock, RotationWorld } from './harness';
@@ -125,14 +126,28 @@ test('--secret-id with every endpoint flag needs no local.json and leaves the de
   expect(() => statSync(join(home, 'demo'))).toThrow();
 });
 
+/** A sleep that records each wait and returns at once (the command's real wait is setTimeout). */
+function recordingSleep(): { waits: number[]; sleep: (ms: number) => Promise<void> } {
+  const waits: number[] = [];
+  return { waits, sleep: async (ms) => void waits.push(ms) };
+}
+
+/** The command's output as a pipe gets it (a line every 10 s of the countdown), waiting with `sleep`. */
+function quietIo(sleep: (ms: number) => Promise<void>): RotateIo {
+  return { print: (line) => console.log(line), sleep, interactive: false };
+}
+
 test('the settle wait comes from local.json clientCacheTtlMs', async () => {
   const clock = systemClock();
   const store = storeFor(world, clock);
   const demo = await newRotatingClient(world, store, clock);
   writeLocalJson(demo.secretName, { clientCacheTtlMs: 1_500 });
-  expect(await run([])).toBe(0);
+  const { waits, sleep } = recordingSleep();
+  expect(await run([], quietIo(sleep))).toBe(0);
   expect(output.join('\n')).toContain('waiting 2 s so the gateway');
   expect(output.join('\n')).toMatch(/ 2 s left until the gateway's cached client record holds the new key\n.*waited: the gateway now knows the new key/);
+  // Counted from when the key was added, so at most the TTL (less if the steps took a while).
+  expect(waits.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(1_500);
   const current = await currentKey(demo.secretName);
   const record = (await store.getClient(demo.clientId, { consistentRead: true }))!;
   expect(record.keys.map((k) => [k.fingerprint, k.notAfter === undefined])).toEqual([
@@ -152,6 +167,21 @@ test('signs with $SIGNET_HOME/secrets-manager-credentials.json: without it, it s
   writeStandInCredentials(credentialsFile, newStandInCredentials());
   await expect(run([])).rejects.toThrow(/Secrets Manager answered UnrecognizedClientException\. Check the credentials the request is signed with/);
   expect(await stagesOf(world, demo.secretName)).toEqual({ [demo.initialVersionId]: ['AWSCURRENT'] });
+});
+
+test('without clientCacheTtlMs in local.json the settle wait is the authorizer cache default (60 s), counted down', async () => {
+  const clock = systemClock();
+  const store = storeFor(world, clock);
+  const demo = await newRotatingClient(world, store, clock);
+  writeLocalJson(demo.secretName);
+  const { waits, sleep } = recordingSleep();
+  expect(await run([], quietIo(sleep))).toBe(0);
+  expect(output.join('\n')).toMatch(/waiting \d+ s so the gateway/);
+  // From the key's addedAt: the TTL less the few seconds the steps took, in 10 s ticks.
+  const waited = waits.reduce((a, b) => a + b, 0);
+  expect(waited).toBeLessThanOrEqual(DEFAULT_CLIENT_CACHE_TTL_MS);
+  expect(waited).toBeGreaterThan(DEFAULT_CLIENT_CACHE_TTL_MS / 2);
+  expect(Math.max(...waits)).toBeLessThanOrEqual(10_000);
 });
 
 test('without local.json and flags it says to start the gateway; bad flags are usage errors', async () => {

@@ -6,9 +6,10 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { dynamoDbLocalClientConfig, startDynamoDbLocal } from '../../local/dynamodb-local';
+import { DYNAMODB_LOCAL_HOST, dynamoDbLocalClientConfig, startDynamoDbLocal } from '../../local/dynamodb-local';
 import { ensureClientTable } from '../../lambda/store/table-setup';
 import { nonLoopbackAddresses, postRaw, probeAll, tcpConnect } from '../support/network';
 
@@ -86,11 +87,16 @@ test('a start that does not answer in time fails with a message naming Java 17, 
 });
 
 test('a port already in use is refused before a JVM is spawned', async () => {
-  const running = await startDynamoDbLocal();
+  // Whatever holds the port would answer the readiness poll; a plain listener stands for it.
+  const holder = createServer();
+  await new Promise<void>((resolve) => holder.listen(0, DYNAMODB_LOCAL_HOST, resolve));
+  const port = (holder.address() as AddressInfo).port;
+  const before = new Set(javaPids());
   try {
-    await expect(startDynamoDbLocal({ port: running.port })).rejects.toThrow(`port ${running.port} is already in use`);
+    await expect(startDynamoDbLocal({ port })).rejects.toThrow(`port ${port} is already in use`);
+    expect(javaPids().filter((pid) => !before.has(pid))).toEqual([]);
   } finally {
-    await running.stop();
+    await new Promise((resolve) => holder.close(resolve));
   }
 });
 

@@ -6,12 +6,17 @@ import { generateKeyPairSync } from 'node:crypto';
 import { generateRsaKeyPair, type PrivateKeyInfo } from '../../lambda/core/keys';
 import type { NewClient, NewKey } from '../../lambda/store/store-types';
 
-const pool: PrivateKeyInfo[] = [];
+/** Keyed by index, generated only when asked for: `testKey(100)` makes one key, not 101. */
+const pool = new Map<number, PrivateKeyInfo>();
 
 /** The i-th test key pair of this file (2048-bit RSA), generated once. */
 export function testKey(i: number): PrivateKeyInfo {
-  while (pool.length <= i) pool.push(generateRsaKeyPair(2048));
-  return pool[i];
+  let key = pool.get(i);
+  if (key === undefined) {
+    key = generateRsaKeyPair(2048);
+    pool.set(i, key);
+  }
+  return key;
 }
 
 /** The public half of the i-th key, as the store takes it. */
