@@ -14,7 +14,7 @@
 import { Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../lambda/config';
-import { AUTHORIZER_CACHE_TTL_HEADER } from '../lambda/registry/registry-handler';
+import { AUTHORIZER_CACHE_TTL_HEADER } from '../lambda/core/defaults';
 import { ENV } from '../lambda/config-env';
 import { LocalServices, bootstrapLocal } from './bootstrap';
 import { writeLocalState } from './local-state';

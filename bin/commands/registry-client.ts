@@ -12,6 +12,7 @@
  * `HTTP <status> <code>: <message>` on stderr (exit 1), with the CLI command beside any HTTP route
  * the message names.
  */
+import { AUTHORIZER_CACHE_TTL_HEADER } from '../../lambda/core/defaults';
 import { localEndpoint } from '../../local/signet-home';
 import { UsageError } from './args';
 import { FlagHelp } from './help';
@@ -38,6 +39,11 @@ export interface RegistryAnswer {
   readonly status: number;
   readonly body: unknown;
   readonly etag?: string;
+  /**
+   * On a write: how long, in seconds, authorizers that hold the record may go on using it as it
+   * was (the registry's `x-signet-authorizer-cache-ttl`; 0 when the change applies at once).
+   */
+  readonly cacheTtlSeconds?: number;
 }
 
 export interface RegistryCall {
@@ -85,7 +91,13 @@ export class RegistryClient {
     } catch {
       // not JSON (e.g. a proxy's HTML error page): kept as text
     }
-    return { status: answer.status, body: parsed, etag: answer.headers.get('etag') ?? undefined };
+    const cacheTtl = answer.headers.get(AUTHORIZER_CACHE_TTL_HEADER);
+    return {
+      status: answer.status,
+      body: parsed,
+      etag: answer.headers.get('etag') ?? undefined,
+      ...(cacheTtl !== null && /^\d+$/.test(cacheTtl) ? { cacheTtlSeconds: Number(cacheTtl) } : {}),
+    };
   }
 
   /** The client record's version, for edits given no `--version` (the edit still fails with 409 if it changed since). */
@@ -130,10 +142,19 @@ export function printAnswer(answer: RegistryAnswer, options: PrintOptions = {}):
     if (answer.body === undefined) return 0;
     if (options.json !== true && options.format !== undefined) console.log(options.format(answer.body));
     else console.log(typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body, null, 2));
+    const when = propagationNote(answer.cacheTtlSeconds);
+    if (when !== undefined) console.error(when);
     return 0;
   }
   console.error(refusalLine(answer));
   return 1;
+}
+
+/** When a write reaches the authorizers (stderr, so `--json` output stays one document), or undefined for a read. */
+export function propagationNote(cacheTtlSeconds: number | undefined): string | undefined {
+  if (cacheTtlSeconds === undefined) return undefined;
+  if (cacheTtlSeconds === 0) return 'note: this change applies to the next request.';
+  return `note: authorizers that already hold this client's record may go on using the previous one for up to ${cacheTtlSeconds} s (their client cache TTL).`;
 }
 
 /** Runs a registry command body, printing a {@link RegistryRefusal} like any other refusal. */

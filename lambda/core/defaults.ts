@@ -44,6 +44,13 @@ export const DEFAULT_CLIENT_CACHE_TTL_MS = 60_000;
 /** How long an unknown keyid is remembered as unknown, in ms. @default 10_000 */
 export const DEFAULT_NEGATIVE_CACHE_TTL_MS = 10_000;
 
+/**
+ * The header on every registry write response: the seconds a running authorizer may go on using
+ * the client record as it was before the write (its client cache TTL; 0 where the change applies
+ * at once, as in the local gateway). The CLI and the portal say it to whoever made the change.
+ */
+export const AUTHORIZER_CACHE_TTL_HEADER = 'x-signet-authorizer-cache-ttl';
+
 /** The most client records the authorizer keeps in memory. @default 10_000 */
 export const DEFAULT_CLIENT_CACHE_MAX_ENTRIES = 10_000;
 

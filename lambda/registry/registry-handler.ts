@@ -17,7 +17,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { checkSignedBody } from '../backend/signed-body';
-import { DEFAULT_CLIENT_CACHE_TTL_MS } from '../core/defaults';
+import { AUTHORIZER_CACHE_TTL_HEADER, DEFAULT_CLIENT_CACHE_TTL_MS } from '../core/defaults';
 import { SignetError, isSignetError } from '../core/errors';
 import { RoleNotAllowedError } from './caller-scope';
 import { RegistryService, type RegistryServiceDeps } from './registry-service';
@@ -46,12 +46,6 @@ export interface RegistryHandlerDeps extends RegistryServiceDeps {
   readonly publicBaseUrl?: string;
 }
 
-/**
- * Write responses carry this header: the seconds a running authorizer may go on serving the
- * record as it was before the write (its client cache TTL; 0 where the change applies at once).
- * The CLI and the portal say it to whoever made the change.
- */
-export const AUTHORIZER_CACHE_TTL_HEADER = 'x-signet-authorizer-cache-ttl';
 
 /** The proxy result; the same shape answers HTTP API 2.0 and REST v1. */
 export type RegistryResult = APIGatewayProxyResult;

@@ -206,6 +206,8 @@ describe('signet clients', () => {
     const disabled = signetJson('clients', 'disable', clientId);
     expect(disabled.code).toBe(0);
     expect(json(disabled.stdout).status).toBe('disabled');
+    // The local gateway applies registry writes at once (x-signet-authorizer-cache-ttl: 0), and says so.
+    expect(disabled.stderr).toContain('note: this change applies to the next request.');
     const enabled = signetJson('clients', 'enable', clientId);
     expect(enabled.code).toBe(0);
     expect(json(enabled.stdout).status).toBe('active');
