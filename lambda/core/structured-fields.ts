@@ -20,6 +20,11 @@
  * complete ("=" only at the end, at most two, total length a multiple of 4), so `:aGVsbG8=:` and
  * `:aGVsbG8:` are the same bytes but `:aGVsbG8==:` is refused. Non-zero pad bits are tolerated
  * (§4.2.7 says parsers SHOULD NOT fail on them); the serializer always writes canonical padding.
+ *
+ * Why not the `structured-headers` package: it returns Decimals as plain numbers (so `1.0` would
+ * re-serialize as `1` under RFC 9421 `;sf`), refuses a Date followed by anything, and parses the
+ * fields that miss the fast paths 3-4x slower; figures in BENCHMARKS.md, "Why the structured-field
+ * parser is hand-written" (bench/structured-fields-package.ts measures it again).
  */
 import { SignetErrorCode, fail } from './errors';
 

@@ -94,6 +94,8 @@ describe('parseContentDigest', () => {
     ['an upper-case key', `SHA-256=:${HELLO_WORLD_SHA256_B64}:`],
     ['a trailing comma', `sha-256=:${HELLO_WORLD_SHA256_B64}:,`],
     ['the empty string', ''],
+    ['an RFC 9651 date member', 'sha-256=@1659578233'],
+    ['an RFC 9651 display string member', 'sha-256=%"digest"'],
   ])('refuses %s with malformed_digest and a SignetError, never a raw exception', (_name, value) => {
     expect(errorOf(() => parseContentDigest(value)).code).toBe('malformed_digest');
   });

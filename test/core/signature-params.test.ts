@@ -57,6 +57,12 @@ describe('readSignatureInput', () => {
     ['keyid as an integer', 'sig=("@method");keyid=7'],
     ['alg as a token', 'sig=("@method");alg=rsa'],
     ['nonce as bytes', 'sig=("@method");nonce=:AAAA:'],
+    // RFC 9651 types that RFC 9421 signature parameters do not use: parsed, then refused as the wrong type.
+    ['created as an RFC 9651 date', 'sig=("@method");created=@1618884475'],
+    ['expires as an RFC 9651 date', 'sig=("@method");expires=@1618884775'],
+    ['keyid as an RFC 9651 display string', 'sig=("@method");keyid=%"client"'],
+    ['a display-string component', 'sig=(%"@method")'],
+    ['a date component', 'sig=(@1618884475)'],
     ['an unterminated inner list', 'sig=("@method"'],
     ['an upper-case label', 'SIG=("@method")'],
     ['too long', `sig=("@method");keyid="${'k'.repeat(MAX_SIGNATURE_HEADER_BYTES)}"`],
@@ -109,6 +115,8 @@ describe('readSignatureValue', () => {
     ['an inner list of bytes', 'sig=(:AAAA:)'],
     ['an empty byte sequence', 'sig=::'],
     ['invalid base64', 'sig=:AA*A:'],
+    ['an RFC 9651 date', 'sig=@1618884475'],
+    ['an RFC 9651 display string', 'sig=%"AAAA"'],
     ['too long', `sig=:${'A'.repeat(MAX_SIGNATURE_HEADER_BYTES)}:`],
   ])('refuses %s with malformed_signature', (_name, value) => {
     expect(errorOf(() => readSignatureValue(value, 'sig')).code).toBe('malformed_signature');
