@@ -167,8 +167,8 @@ test('the tarball holds the built entry points with their declarations, and the 
   }
   for (const { file } of Object.values(LAMBDA_ENTRIES)) expect({ file, packed: files.has(file) }).toEqual({ file, packed: true });
   expect(files.has('portal/index.html')).toBe(true);
-  // Tests, the CDK app and the repository's tooling stay out.
-  expect([...files].filter((file) => /^(test|bench|local|scripts|bin\/app)\b|\.test\.ts$/.test(file))).toEqual([]);
+  // Tests, the CDK app, the local gateway and the repository's tooling stay out.
+  expect([...files].filter((file) => /^(test|bench|scripts)\/|^bin\/app\.ts$|^local\/(main|gateway|local-gateway)\.ts$|\.test\.ts$/.test(file))).toEqual([]);
 });
 
 test('the app puts the packaged SignatureAuthorizer in front of its own HttpApi route', () => {
@@ -204,6 +204,15 @@ test('the portal function ships the packaged portal files next to its bundle', (
   const asset = join(output.assemblyDir, `asset.${(portalFn.Properties.Code as { S3Key: string }).S3Key.replace(/\.zip$/, '')}`);
   expect(existsSync(join(asset, 'index.js'))).toBe(true);
   expect(readFileSync(join(asset, 'portal', 'index.html'), 'utf8')).toEqual(readFileSync(join(ROOT, 'portal', 'index.html'), 'utf8'));
+});
+
+test('the signet CLI runs from the installed package', () => {
+  const app = join(work, 'orders-app');
+  const help = run('npx', ['--no-install', 'signet', 'help'], app);
+  expect(help).toMatch(/^Usage: signet <command>/m);
+  const keys = join(work, 'keys');
+  expect(run('npx', ['--no-install', 'signet', 'keygen', '--out', keys], app)).toMatch(/^fingerprint: [A-Za-z0-9_-]{43}$/m);
+  expect(existsSync(join(keys, 'public.pem'))).toBe(true);
 });
 
 test('signet/signer and signet/backend load from the package and work together', () => {
