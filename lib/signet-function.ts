@@ -3,6 +3,7 @@
  * with source maps, never Docker), its own log group with a retention, and its own role that may
  * write only to that log group. Grants for data come from the construct that owns the data.
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
@@ -30,17 +31,40 @@ const LOCK_FILES = ['package-lock.json', 'yarn.lock', 'pnpm-lock.yaml', 'bun.loc
  * one above `node_modules/signet`), with that app's esbuild and package manager, as NodejsFunction
  * does for the app's own functions.
  */
-export function bundlingLockFile(): string {
-  const found = findUp(PACKAGE_ROOT, LOCK_FILES);
+export function bundlingLockFile(packageRoot: string = PACKAGE_ROOT): string {
+  const found = findUp(packageRoot, LOCK_FILES);
   if (found.names.length === 0) {
     throw new Error(
-      `Signet bundles its Lambda functions with esbuild from the folder of your app's lock file, and found none above ${PACKAGE_ROOT} (${LOCK_FILES.join(', ')}): install your app's dependencies (npm install writes package-lock.json) before you synth.`,
+      `Signet bundles its Lambda functions with esbuild from the folder of your app's lock file, and found none above ${packageRoot} (${LOCK_FILES.join(', ')}): install your app's dependencies (npm install writes package-lock.json) before you synth.`,
     );
   }
   if (found.names.length > 1) {
     throw new Error(`Signet found several lock files in ${found.dir} (${found.names.join(', ')}) and cannot tell which package manager bundles its Lambda functions: keep one.`);
   }
   return path.join(found.dir, found.names[0]);
+}
+
+/**
+ * Stops the synth with a sentence when esbuild cannot run where NodejsFunction looks for it
+ * (installed beside the app, or on the PATH). Without it NodejsFunction would quietly switch to
+ * Docker bundling, which Signet's functions are not set up for. esbuild is an optional peer
+ * dependency: only apps that use `signet/cdk` need it.
+ */
+export function assertEsbuildInstalled(projectRoot: string, onPath: () => boolean = esbuildOnPath): void {
+  try {
+    require.resolve('esbuild/package.json', { paths: [projectRoot] });
+    return;
+  } catch {
+    if (onPath()) return;
+  }
+  throw new Error(
+    `Signet bundles its Lambda functions at synth with esbuild, without Docker, and found none in ${projectRoot} or on the PATH: add it to your app (npm install --save-dev esbuild@0.28).`,
+  );
+}
+
+function esbuildOnPath(): boolean {
+  const probe = spawnSync('esbuild', ['--version']);
+  return probe.status === 0 && probe.error === undefined;
 }
 
 /** The nearest folder, from `start` upward, holding any of `names`, and which of them it holds. */
@@ -118,6 +142,7 @@ export class SignetFunction extends Construct {
     const entry = LAMBDA_ENTRIES[props.entry];
     const lockFile = bundlingLockFile();
     const projectRoot = path.dirname(lockFile);
+    assertEsbuildInstalled(projectRoot);
 
     this.logGroup = new logs.LogGroup(this, 'LogGroup', {
       retention: props.logRetention ?? DEFAULT_LOG_RETENTION,
