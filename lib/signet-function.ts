@@ -175,7 +175,7 @@ export class SignetFunction extends Construct {
         ...props.environment,
       },
       bundling: {
-        forceDockerBundling: false, // esbuild from devDependencies: synth works offline, without Docker
+        forceDockerBundling: false, // esbuild from devDependencies (an installed Signet: the app's): synth works offline, without Docker
         logLevel: LogLevel.WARNING, // esbuild's warnings and errors, not its size table for every bundle
         minify: true,
         sourceMap: true,
