@@ -14,14 +14,14 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { PORTAL_CONTENT_TYPES, PORTAL_PATH } from '../lambda/portal/static-site';
-import { PROJECT_ROOT, SignetFunction } from './signet-function';
+import { PACKAGE_ROOT, SignetFunction } from './signet-function';
 import { SERVICE_NAMES } from '../lambda/observability';
 
 /** `POWERTOOLS_SERVICE_NAME` of the portal function. */
 export const PORTAL_SERVICE_NAME = SERVICE_NAMES.portal;
 
-/** The portal's files in the repository. */
-export const PORTAL_SOURCE_DIR = path.join(PROJECT_ROOT, 'portal');
+/** The portal's files in Signet's package (the repository, or node_modules/signet). */
+export const PORTAL_SOURCE_DIR = path.join(PACKAGE_ROOT, 'portal');
 
 /** The files copied next to the bundle: every file the portal serves (by extension). */
 export function portalFiles(dir: string = PORTAL_SOURCE_DIR): string[] {

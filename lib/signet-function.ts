@@ -3,6 +3,8 @@
  * with source maps, never Docker), its own log group with a retention, and its own role that may
  * write only to that log group. Grants for data come from the construct that owns the data.
  */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -12,10 +14,68 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { METRICS_NAMESPACE } from '../lambda/observability';
 
-/** Root of the repository (`lib/..`), where `lambda/` and `package-lock.json` live. */
-export const PROJECT_ROOT = path.resolve(__dirname, '..');
+/**
+ * The folder holding Signet's package.json, where `lambda/` (the handlers' TypeScript) and `portal/`
+ * are: the repository when the constructs run from source (`lib/`), `node_modules/signet` when they
+ * run from the installed package (`dist/lib/`).
+ */
+export const PACKAGE_ROOT = findUp(__dirname, ['package.json']).dir;
 
-/** The Lambda entry files, relative to {@link PROJECT_ROOT}, with their exported handler names. */
+/** The lock files NodejsFunction knows (npm, yarn, pnpm, bun). */
+const LOCK_FILES = ['package-lock.json', 'yarn.lock', 'pnpm-lock.yaml', 'bun.lock', 'bun.lockb'];
+
+/**
+ * The lock file esbuild bundles against; its folder is the bundling project root, which must hold
+ * the entry files. In the repository that is its own package-lock.json. npm never packs a lock file,
+ * so an installed Signet bundles against the lock file of the app that installed it (the nearest
+ * one above `node_modules/signet`), with that app's esbuild and package manager, as NodejsFunction
+ * does for the app's own functions.
+ */
+export function bundlingLockFile(packageRoot: string = PACKAGE_ROOT): string {
+  const found = findUp(packageRoot, LOCK_FILES);
+  if (found.names.length === 0) {
+    throw new Error(
+      `Signet bundles its Lambda functions with esbuild from the folder of your app's lock file, and found none above ${packageRoot} (${LOCK_FILES.join(', ')}): install your app's dependencies (npm install writes package-lock.json) before you synth.`,
+    );
+  }
+  if (found.names.length > 1) {
+    throw new Error(`Signet found several lock files in ${found.dir} (${found.names.join(', ')}) and cannot tell which package manager bundles its Lambda functions: keep one.`);
+  }
+  return path.join(found.dir, found.names[0]);
+}
+
+/**
+ * Stops the synth with a sentence when esbuild cannot run where NodejsFunction looks for it
+ * (installed beside the app, or on the PATH). Without it NodejsFunction would quietly switch to
+ * Docker bundling, which Signet's functions are not set up for. esbuild is an optional peer
+ * dependency: only apps that use `signet/cdk` need it.
+ */
+export function assertEsbuildInstalled(projectRoot: string, onPath: () => boolean = esbuildOnPath): void {
+  try {
+    require.resolve('esbuild/package.json', { paths: [projectRoot] });
+    return;
+  } catch {
+    if (onPath()) return;
+  }
+  throw new Error(
+    `Signet bundles its Lambda functions at synth with esbuild, without Docker, and found none in ${projectRoot} or on the PATH: add it to your app (npm install --save-dev esbuild@0.28).`,
+  );
+}
+
+function esbuildOnPath(): boolean {
+  const probe = spawnSync('esbuild', ['--version']);
+  return probe.status === 0 && probe.error === undefined;
+}
+
+/** The nearest folder, from `start` upward, holding any of `names`, and which of them it holds. */
+function findUp(start: string, names: readonly string[]): { dir: string; names: string[] } {
+  for (let dir = start; ; dir = path.dirname(dir)) {
+    const present = names.filter((name) => existsSync(path.join(dir, name)));
+    if (present.length > 0 || path.dirname(dir) === dir) return { dir, names: present };
+  }
+}
+
+/** The Lambda entry files, relative to {@link PACKAGE_ROOT}, with their exported handler names. */
 export const LAMBDA_ENTRIES = {
   httpApiAuthorizer: { file: 'lambda/handlers/authorizer.ts', handler: 'httpApiHandler' },
   restApiAuthorizer: { file: 'lambda/handlers/authorizer.ts', handler: 'restApiHandler' },
@@ -60,7 +120,7 @@ export interface SignetFunctionProps {
   readonly description?: string;
   /**
    * Files shipped next to the bundle, in a folder of the same name: `{ dir: 'portal', files: [...] }`
-   * copies `<repo>/portal/<file>` to `<bundle>/portal/<file>`. @default - none
+   * copies `<PACKAGE_ROOT>/portal/<file>` to `<bundle>/portal/<file>`. @default - none
    */
   readonly assets?: { readonly dir: string; readonly files: readonly string[] };
 }
@@ -80,6 +140,9 @@ export class SignetFunction extends Construct {
   constructor(scope: Construct, id: string, props: SignetFunctionProps) {
     super(scope, id);
     const entry = LAMBDA_ENTRIES[props.entry];
+    const lockFile = bundlingLockFile();
+    const projectRoot = path.dirname(lockFile);
+    assertEsbuildInstalled(projectRoot);
 
     this.logGroup = new logs.LogGroup(this, 'LogGroup', {
       retention: props.logRetention ?? DEFAULT_LOG_RETENTION,
@@ -93,10 +156,10 @@ export class SignetFunction extends Construct {
     this.logGroup.grantWrite(this.role);
 
     this.function = new NodejsFunction(this, 'Resource', {
-      entry: path.join(PROJECT_ROOT, entry.file),
+      entry: path.join(PACKAGE_ROOT, entry.file),
       handler: entry.handler,
-      projectRoot: PROJECT_ROOT,
-      depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
+      projectRoot,
+      depsLockFilePath: lockFile,
       runtime: SIGNET_RUNTIME,
       architecture: SIGNET_ARCHITECTURE,
       memorySize: props.memorySizeMb ?? 256,
@@ -112,7 +175,7 @@ export class SignetFunction extends Construct {
         ...props.environment,
       },
       bundling: {
-        forceDockerBundling: false, // esbuild from devDependencies: synth works offline, without Docker
+        forceDockerBundling: false, // esbuild from devDependencies (an installed Signet: the app's): synth works offline, without Docker
         logLevel: LogLevel.WARNING, // esbuild's warnings and errors, not its size table for every bundle
         minify: true,
         sourceMap: true,
@@ -122,7 +185,7 @@ export class SignetFunction extends Construct {
         format: OutputFormat.CJS,
         // The AWS SDK v3 is part of the Node.js 22 runtime; not bundling it keeps cold starts short.
         externalModules: ['@aws-sdk/*'],
-        ...(props.assets ? { commandHooks: copyAssets(props.assets) } : {}),
+        ...(props.assets ? { commandHooks: copyAssets(props.assets, path.relative(projectRoot, PACKAGE_ROOT)) } : {}),
       },
     });
     Validations.of(this.function).acknowledge({
@@ -132,14 +195,21 @@ export class SignetFunction extends Construct {
   }
 }
 
-/** esbuild hooks that copy `assets` next to the bundle (the handler reads them from there). */
-function copyAssets(assets: { readonly dir: string; readonly files: readonly string[] }) {
+/**
+ * esbuild hooks that copy `assets` next to the bundle (the handler reads them from there).
+ * `packageDir` is where Signet's package lies inside the bundling project root (`inputDir`):
+ * '' in the repository, `node_modules/signet` in an app.
+ */
+function copyAssets(assets: { readonly dir: string; readonly files: readonly string[] }, packageDir: string) {
   return {
     beforeBundling: (): string[] => [],
     beforeInstall: (): string[] => [],
-    afterBundling: (inputDir: string, outputDir: string): string[] => [
-      `mkdir -p "${outputDir}/${assets.dir}"`,
-      `cp ${assets.files.map((f) => `"${inputDir}/${assets.dir}/${f}"`).join(' ')} "${outputDir}/${assets.dir}/"`,
-    ],
+    afterBundling: (inputDir: string, outputDir: string): string[] => {
+      const sourceDir = path.posix.join(inputDir, packageDir.split(path.sep).join('/'), assets.dir);
+      return [
+        `mkdir -p "${outputDir}/${assets.dir}"`,
+        `cp ${assets.files.map((f) => `"${sourceDir}/${f}"`).join(' ')} "${outputDir}/${assets.dir}/"`,
+      ];
+    },
   };
 }

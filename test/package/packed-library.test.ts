@@ -1,0 +1,223 @@
+/**
+ * Signet as a library: `npm pack` makes a tarball that a fresh CDK app installs and uses to put
+ * `SignatureAuthorizer` in front of its own HttpApi route (and the client portal beside it). The app (TypeScript, in a temp folder)
+ * imports `signet/cdk`, `signet/signer` and `signet/backend`, is type-checked and compiled with the
+ * repository's TypeScript, then synthesised with `node`; the test reads its template and assets.
+ *
+ * The install uses npm's cache (`--prefer-offline`): the app pins aws-cdk-lib, constructs and esbuild
+ * (and @types/node) at the versions this repository has installed.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { LAMBDA_ENTRIES } from '../../lib/signet-function';
+
+const ROOT = resolve(__dirname, '..', '..');
+const MINUTES = 60_000;
+
+/** The version of `name` installed in this repository (what the app pins). */
+function installedVersion(name: string): string {
+  return (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+}
+
+/** Runs a command; fails the test with its output if it exits non-zero. */
+function run(command: string, args: readonly string[], cwd: string): string {
+  const result = spawnSync(command, args, { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: { ...process.env, npm_config_update_notifier: 'false' } });
+  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} (in ${cwd}) exited ${result.status}:\n${result.stdout}\n${result.stderr}`);
+  return result.stdout;
+}
+
+const APP_TS = `
+import { App, Stack } from 'aws-cdk-lib';
+import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { generateKeyPairSync } from 'node:crypto';
+import { withSignedBody } from 'signet/backend';
+import { ClientPortal, ClientRegistry, SignatureAuthorizer } from 'signet/cdk';
+import { createSigner, type Signer } from 'signet/signer';
+
+async function main(): Promise<void> {
+  const app = new App({ outdir: process.argv[2] });
+  const stack = new Stack(app, 'OrdersStack');
+  const api = new apigwv2.HttpApi(stack, 'OrdersApi');
+  const orders = new lambda.Function(stack, 'Orders', {
+    runtime: lambda.Runtime.NODEJS_22_X,
+    handler: 'index.handler',
+    code: lambda.Code.fromInline('exports.handler = async () => ({ statusCode: 201 });'),
+  });
+  const registry = new ClientRegistry(stack, 'Registry');
+  const authorizer = new SignatureAuthorizer(stack, 'Authorizer', {
+    registry,
+    roleCatalogue: { 'orders:write': ['POST /orders'] },
+  });
+  api.addRoutes({
+    path: '/orders',
+    methods: [apigwv2.HttpMethod.POST],
+    integration: new HttpLambdaIntegration('Orders', orders),
+    authorizer: authorizer.httpAuthorizer(),
+  });
+  new ClientPortal(stack, 'Portal', { httpApi: api });
+  const assembly = app.synth();
+
+  // The partner's side and the backend's side, from the same package.
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const signer: Signer = createSigner({ clientId: 'partner-1', privateKey });
+  const body = '{"sku":"A-1"}';
+  const headers = await signer.sign({ method: 'POST', url: 'https://api.example.com/orders', body });
+  const backend = withSignedBody(async (_event: APIGatewayProxyEventV2) => ({ statusCode: 201, body: 'created' }));
+  const event = (sent: string) =>
+    ({ body: sent, isBase64Encoded: false, requestContext: { requestId: 'r-1', authorizer: { lambda: { contentDigest: headers['content-digest'] } } } }) as unknown as APIGatewayProxyEventV2;
+  const accepted = await backend(event(body), {});
+  const refused = await backend(event('{"sku":"B-2"}'), {});
+
+  console.log(JSON.stringify({
+    template: assembly.getStackByName('OrdersStack').templateFullPath,
+    assemblyDir: assembly.directory,
+    signedHeaders: Object.keys(headers).sort(),
+    accepted,
+    refused,
+  }));
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
+`;
+
+const TSCONFIG = {
+  compilerOptions: {
+    target: 'ES2022',
+    module: 'node16',
+    moduleResolution: 'node16',
+    strict: true,
+    types: ['node'],
+    outDir: 'out',
+    skipLibCheck: false,
+  },
+  files: ['app.ts'],
+};
+
+interface PackResult {
+  filename: string;
+  size: number;
+  files: { path: string }[];
+}
+
+interface AppOutput {
+  template: string;
+  assemblyDir: string;
+  signedHeaders: string[];
+  accepted: { statusCode: number; body: string };
+  refused: { statusCode: number; body: string };
+}
+
+interface Resource {
+  Type: string;
+  Properties: Record<string, unknown>;
+}
+
+let work: string;
+let packed: PackResult;
+let output: AppOutput;
+let resources: Record<string, Resource>;
+
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), 'signet-packed-'));
+  // `npm pack` runs prepack (build:dist) first; --json keeps the build's output out of the answer.
+  packed = (JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], ROOT).replace(/^[^[]*/, '')) as PackResult[])[0];
+
+  const app = join(work, 'orders-app');
+  mkdirSync(app);
+  const pinned = (names: string[]) => Object.fromEntries(names.map((name) => [name, installedVersion(name)]));
+  writeFileSync(
+    join(app, 'package.json'),
+    JSON.stringify({
+      name: 'orders-app',
+      private: true,
+      dependencies: { signet: `file:../${packed.filename}`, ...pinned(['aws-cdk-lib', 'constructs']) },
+      devDependencies: pinned(['esbuild', '@types/node']),
+    }),
+  );
+  writeFileSync(join(app, 'tsconfig.json'), JSON.stringify(TSCONFIG));
+  writeFileSync(join(app, 'app.ts'), APP_TS);
+  run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], app);
+  // Type-checks the app against the package's declarations (and the declarations themselves:
+  // skipLibCheck is off), then compiles it; the repository's TypeScript, so the app need not install one.
+  run(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', app], app);
+  output = JSON.parse(run(process.execPath, [join(app, 'out', 'app.js'), join(app, 'cdk.out')], app)) as AppOutput;
+  resources = (JSON.parse(readFileSync(output.template, 'utf8')) as { Resources: Record<string, Resource> }).Resources;
+}, 6 * MINUTES);
+
+afterAll(() => {
+  if (work !== undefined) rmSync(work, { recursive: true, force: true });
+});
+
+function ofType(type: string): [string, Resource][] {
+  return Object.entries(resources).filter(([, resource]) => resource.Type === type);
+}
+
+test('the tarball holds the built entry points with their declarations, and the Lambda sources the constructs bundle', () => {
+  const files = new Set(packed.files.map((file) => file.path));
+  for (const entry of ['dist/lib/index', 'dist/lambda/signer/index', 'dist/lambda/backend/signed-body']) {
+    expect({ entry, js: files.has(`${entry}.js`), dts: files.has(`${entry}.d.ts`) }).toEqual({ entry, js: true, dts: true });
+  }
+  for (const { file } of Object.values(LAMBDA_ENTRIES)) expect({ file, packed: files.has(file) }).toEqual({ file, packed: true });
+  expect(files.has('portal/index.html')).toBe(true);
+  // Tests, the CDK app, the local gateway and the repository's tooling stay out.
+  expect([...files].filter((file) => /^(test|bench|scripts)\/|^bin\/app\.ts$|^local\/(main|gateway|local-gateway)\.ts$|\.test\.ts$/.test(file))).toEqual([]);
+});
+
+test('the app puts the packaged SignatureAuthorizer in front of its own HttpApi route', () => {
+  const functions = ofType('AWS::Lambda::Function').filter(([, fn]) => fn.Properties.Handler === 'index.httpApiHandler');
+  expect(functions).toHaveLength(1);
+  const [authorizerFnId, authorizerFn] = functions[0];
+  expect(authorizerFn.Properties.Runtime).toBe('nodejs22.x');
+
+  const authorizers = ofType('AWS::ApiGatewayV2::Authorizer');
+  expect(authorizers).toHaveLength(1);
+  const [authorizerId, authorizer] = authorizers[0];
+  expect(authorizer.Properties.AuthorizerType).toBe('REQUEST');
+  expect(JSON.stringify(authorizer.Properties.AuthorizerUri)).toContain(`"${authorizerFnId}"`);
+
+  const route = ofType('AWS::ApiGatewayV2::Route').map(([, r]) => r.Properties).find((r) => r.RouteKey === 'POST /orders');
+  expect(route).toMatchObject({ AuthorizationType: 'CUSTOM', AuthorizerId: { Ref: authorizerId } });
+});
+
+test('the authorizer was bundled from the packaged TypeScript into an asset of the app', () => {
+  const [, authorizerFn] = ofType('AWS::Lambda::Function').find(([, fn]) => fn.Properties.Handler === 'index.httpApiHandler')!;
+  const s3Key = (authorizerFn.Properties.Code as { S3Key: string }).S3Key;
+  const bundle = join(output.assemblyDir, `asset.${s3Key.replace(/\.zip$/, '')}`, 'index.js');
+  expect(existsSync(bundle)).toBe(true);
+  expect(statSync(bundle).size).toBeGreaterThan(10_000);
+  // The handler's exports, and Powertools bundled in (the AWS SDK stays external, in the runtime).
+  const code = readFileSync(bundle, 'utf8');
+  expect(code).toContain('httpApiHandler');
+  expect(code).toContain('POWERTOOLS_SERVICE_NAME');
+});
+
+test('the portal function ships the packaged portal files next to its bundle', () => {
+  const [, portalFn] = ofType('AWS::Lambda::Function').find(([, fn]) => JSON.stringify(fn.Properties.Description ?? '').includes('client portal'))!;
+  const asset = join(output.assemblyDir, `asset.${(portalFn.Properties.Code as { S3Key: string }).S3Key.replace(/\.zip$/, '')}`);
+  expect(existsSync(join(asset, 'index.js'))).toBe(true);
+  expect(readFileSync(join(asset, 'portal', 'index.html'), 'utf8')).toEqual(readFileSync(join(ROOT, 'portal', 'index.html'), 'utf8'));
+});
+
+test('the signet CLI runs from the installed package', () => {
+  const app = join(work, 'orders-app');
+  const help = run('npx', ['--no-install', 'signet', 'help'], app);
+  expect(help).toMatch(/^Usage: signet <command>/m);
+  const keys = join(work, 'keys');
+  expect(run('npx', ['--no-install', 'signet', 'keygen', '--out', keys], app)).toMatch(/^fingerprint: [A-Za-z0-9_-]{43}$/m);
+  expect(existsSync(join(keys, 'public.pem'))).toBe(true);
+});
+
+test('signet/signer and signet/backend load from the package and work together', () => {
+  expect(output.signedHeaders).toEqual(['content-digest', 'date', 'signature', 'signature-input']);
+  expect(output.accepted).toEqual({ statusCode: 201, body: 'created' });
+  expect(output.refused.statusCode).toBe(400);
+  expect(JSON.parse(output.refused.body)).toMatchObject({ error: 'digest_mismatch' });
+});
