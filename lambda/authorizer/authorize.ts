@@ -15,9 +15,10 @@
  * the request failed a key-independent check (expired, clock_skew, digest_required, ...): those
  * are the failures a partner most needs to see. Attribution reads the directory (cached,
  * negatively cached) only after such a check failed and only when Signature-Input yields a keyid;
- * it never changes the refusal. `authenticated` says whether one of the client's keys made the
- * signature (steps 4-7, and `key_expired` when a retired key signed): only then did the request
- * come from the client; anything else may be anyone's, whatever keyid it names.
+ * it never changes the refusal. `authenticated` says whether one of the client's current keys made
+ * the signature (steps 4-7): only then did the request come from the client. Anything else may be
+ * anyone's, whatever keyid it names — also `key_expired`: a retired key is no longer guarded as a
+ * live one is, so its signature proves nothing about who sent the request.
  */
 import { createHash } from 'node:crypto';
 import { SignetError, isSignetError } from '../core/errors';
@@ -66,7 +67,7 @@ export type Decision =
       readonly clientId?: string;
       /** The keyid presented, when it named no registered client (for the log; never a secret). */
       readonly keyId?: string;
-      /** True when one of the client's own keys made the signature (so the request really is the client's). */
+      /** True when one of the client's current keys made the signature (so the request really is the client's). */
       readonly authenticated?: true;
     };
 
@@ -91,8 +92,8 @@ export async function authorize(input: AuthorizeInput, deps: AuthorizeDeps): Pro
     }
     clientId = client.record.clientId;
     const signer = signingKey(parsed, client.keys, deps.policy);
-    authenticated = signer !== undefined;
     const { fingerprint } = verifyWithClientKeys(parsed, client, deps.policy, signer);
+    authenticated = true;
     if (client.record.status !== 'active') {
       throw new SignetError('client_disabled', 'This client is disabled. Ask the API owner to enable it.');
     }

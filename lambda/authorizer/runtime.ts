@@ -5,15 +5,18 @@
  * (clientId, reason, latency; never a signature, base or key), the metrics, and the per-client
  * failure record, which is kept in two places:
  *
- * - a refusal of a request one of the client's keys signed (ip_not_allowed, role_forbidden,
- *   key_expired, client_disabled, replayed_request) is an entry of the client's failure list,
+ * - a refusal of a request one of the client's current keys signed (ip_not_allowed,
+ *   role_forbidden, client_disabled, replayed_request) is an entry of the client's failure list,
  *   with what the request asked for: only the client can write those;
- * - any other refusal naming the client (bad signature, expired created, malformed headers...)
- *   may come from anyone who knows the clientId: it only adds to a count per reason and hour,
- *   with no text from the request, so a flood cannot push the client's own entries out.
+ * - any other refusal naming the client (bad signature, expired created, malformed headers, a
+ *   signature by a key that has expired — a retired key may since have leaked) may come from
+ *   anyone who knows the clientId: it only adds to a count per reason and hour, with no text from
+ *   the request, so a flood cannot push the client's own entries out.
  *
- * Both are written at most once per (client, reason) per SIGNET_AUTH_FAILURE_RECORD_INTERVAL_MS;
- * counts that arrive in between are added up in memory (bounded) and written with the next one.
+ * Both are written at most once per (client, reason) per SIGNET_AUTH_FAILURE_RECORD_INTERVAL_MS.
+ * Counts that arrive in between are added up in memory (bounded) and written once the interval
+ * has passed, by whichever decision comes next (allowed or refused, for any client), at most
+ * {@link MAX_COUNT_WRITES_PER_DECISION} of them per decision so no request pays for a backlog.
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
@@ -30,6 +33,9 @@ import { DynamoClientStore } from '../store/client-store';
 import { DynamoReplayGuard } from '../store/replay-store';
 import { Decision, authorize } from './authorize';
 import { ClientDirectory } from './client-directory';
+
+/** The most waiting unauthenticated counts one decision writes (the rest wait for the next decisions). */
+const MAX_COUNT_WRITES_PER_DECISION = 4;
 
 /** Metric names the authorizer emits (namespace `Signet`); lib/signature-authorizer.ts alarms on them. */
 export const AUTHORIZER_METRIC_NAMES = { allowed: 'Allowed', denied: 'Denied', staleServed: 'StaleRecordServed' } as const;
@@ -49,8 +55,13 @@ export class AuthorizerRuntime {
   private readonly deps: Parameters<typeof authorize>[1];
 
   private readonly recentFailures = new BoundedCache<string, true>(DEFAULT_CLIENT_CACHE_MAX_ENTRIES);
-  /** Unauthenticated refusals per `clientId reason` not yet written, until the interval allows the next write. */
-  private readonly pendingCounts = new BoundedCache<string, { count: number }>(DEFAULT_CLIENT_CACHE_MAX_ENTRIES);
+  /**
+   * Per `clientId reason`: when its last count was written (the interval runs from there) and the
+   * unauthenticated refusals counted since, not yet written. Bounded: the oldest is dropped first.
+   */
+  private readonly pendingCounts = new BoundedCache<string, { readonly clientId: string; readonly reason: string; count: number }>(DEFAULT_CLIENT_CACHE_MAX_ENTRIES);
+  /** The earliest time a count waiting in {@link pendingCounts} may be written (Infinity: none waits). */
+  private nextCountDueMs = Number.POSITIVE_INFINITY;
   private readonly nowMs: () => number;
 
   constructor(private readonly options: AuthorizerRuntimeOptions) {
@@ -124,6 +135,7 @@ export class AuthorizerRuntime {
     if (decision.allowed) {
       metrics?.addMetric(AUTHORIZER_METRIC_NAMES.allowed, MetricUnit.Count, 1);
       logger.info('allowed', { clientId: decision.clientId, keyFingerprint: decision.fingerprint, method, path, latencyMs });
+      await this.writeDueCounts();
       return;
     }
     const { error, clientId, keyId } = decision;
@@ -132,7 +144,10 @@ export class AuthorizerRuntime {
     const fields = { clientId, keyId, reason: error.code, status: error.status, detail: error.message, method, path, sourceIp, latencyMs };
     if (error.status >= 500) logger.error('refused: fail closed', { ...fields, error: error.cause ?? error });
     else logger.info('refused', fields);
-    if (clientId === undefined || !config.recordAuthFailures || error.status >= 500) return;
+    if (clientId === undefined || !config.recordAuthFailures || error.status >= 500) {
+      await this.writeDueCounts();
+      return;
+    }
     try {
       if (decision.authenticated) {
         if (this.firstRecentFailure(clientId, error.code)) await this.store.recordAuthFailure(clientId, error.code, { message: error.message, sourceIp, method, path });
@@ -142,6 +157,38 @@ export class AuthorizerRuntime {
       }
     } catch (recordError) {
       logger.warn('could not record the auth failure', { clientId, reason: error.code, error: recordError });
+    }
+    await this.writeDueCounts();
+  }
+
+  /**
+   * Writes the counts whose interval has passed (at most {@link MAX_COUNT_WRITES_PER_DECISION}),
+   * so a burst of forged requests shows up even when nothing for that client follows it. A count
+   * that cannot be written stays in memory for the next attempt.
+   */
+  private async writeDueCounts(): Promise<void> {
+    const now = this.nowMs();
+    if (now < this.nextCountDueMs) return;
+    const due: string[] = [];
+    let nextDue = Number.POSITIVE_INFINITY;
+    for (const [key, { value, expiresAtMs }] of this.pendingCounts.peekAll()) {
+      if (value.count === 0) continue;
+      if (expiresAtMs <= now && due.length < MAX_COUNT_WRITES_PER_DECISION) due.push(key);
+      else nextDue = Math.min(nextDue, Math.max(expiresAtMs, now + 1));
+    }
+    this.nextCountDueMs = nextDue;
+    const interval = this.options.config.authFailureRecordIntervalMs;
+    for (const key of due) {
+      const entry = this.pendingCounts.peek(key);
+      if (entry === undefined || entry.value.count === 0) continue;
+      const { clientId, reason, count } = entry.value;
+      try {
+        await this.store.countUnauthenticatedFailures(clientId, reason, count);
+        this.pendingCounts.set(key, { clientId, reason, count: 0 }, now + interval);
+      } catch (error) {
+        this.options.logger.warn('could not record the auth failure', { clientId, reason, error });
+        this.nextCountDueMs = now + 1;
+      }
     }
   }
 
@@ -155,9 +202,10 @@ export class AuthorizerRuntime {
     const entry = this.pendingCounts.peek(key);
     if (entry !== undefined && entry.expiresAtMs > now) {
       entry.value.count += 1;
+      this.nextCountDueMs = Math.min(this.nextCountDueMs, entry.expiresAtMs);
       return 0;
     }
-    this.pendingCounts.set(key, { count: 0 }, now + this.options.config.authFailureRecordIntervalMs);
+    this.pendingCounts.set(key, { clientId, reason, count: 0 }, now + this.options.config.authFailureRecordIntervalMs);
     return (entry?.value.count ?? 0) + 1;
   }
 

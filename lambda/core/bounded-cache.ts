@@ -43,6 +43,11 @@ export class BoundedCache<K, V> {
     }
   }
 
+  /** Every entry, expired ones too, least recently used first; does not touch recency. Do not set while iterating. */
+  peekAll(): IterableIterator<[K, { value: V; expiresAtMs: number }]> {
+    return this.entries.entries();
+  }
+
   delete(key: K): void {
     this.entries.delete(key);
   }

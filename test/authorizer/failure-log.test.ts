@@ -6,6 +6,7 @@
  * the client's entries out. Real DynamoDB Local, the real authorizer and registry handlers.
  */
 import { randomBytes } from 'node:crypto';
+import { generateRsaKeyPair } from '../../lambda/core/keys';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { adaptHttpApiEvent } from '../../lambda/adapters/http-api-event';
 import { AuthorizerRuntime } from '../../lambda/authorizer/runtime';
@@ -144,4 +145,55 @@ test('with the default interval a flood costs one write per interval: the rest i
   const last = await runtime.decide(adaptHttpApiEvent(forged(client.clientId, 1)));
   expect(last).toMatchObject({ allowed: false, clientId: client.clientId, error: { code: "signature_mismatch" } });
   expect(await counted()).toEqual({ signature_mismatch: 51 }); // written with the first one after the interval
+});
+
+test('a signature by an expired key is counted, never listed: a retired key may have leaked, so it cannot write the client\'s entries', async () => {
+  const client = await registerClient(store, { name: 'Target 4', networkWhitelist: ['15.248.3.126'] });
+  randomSigner = await registerClient(store, { name: 'Somebody else 4' });
+  // The client's old key, still on record after its rollover grace ended.
+  const retired = generateRsaKeyPair(2048);
+  await store.addKey(client.clientId, { fingerprint: retired.fingerprint, spkiPem: retired.publicKey.export({ type: 'spki', format: 'pem' }) as string, notAfter: new Date(Date.now() - 3_600_000).toISOString() }, 'test-setup');
+  await ownRefusals(client, client);
+  const before = await store.listAuthFailures(client.clientId);
+  for (let i = 0; i < 5; i++) {
+    const call: Call = { method: 'GET', url: `https://${HTTP_API_HOST}/api/${ATTACKER_TEXT}-${i}`, keyId: client.clientId };
+    const response = await authorizer.httpApiHandler(httpApiAuthorizerEvent(call, { headers: sign(call, { clientId: client.clientId, key: retired }).headers }));
+    expect(response).toMatchObject({ isAuthorized: false, context: { signetError: 'key_expired' } });
+  }
+  expect(await store.listAuthFailures(client.clientId)).toEqual(before);
+  const windows = await store.listUnauthenticatedFailures(client.clientId);
+  expect(windows.reduce((sum, w) => sum + (w.counts['key_expired'] ?? 0), 0)).toBe(5);
+  expect(JSON.stringify(windows)).not.toContain(ATTACKER_TEXT);
+});
+
+test('counts waiting in memory are written once the interval has passed by the next decision, whoever it is for, also an allowed one', async () => {
+  const client = await registerClient(store, { name: 'Target 5' });
+  randomSigner = await registerClient(store, { name: 'Somebody else 5' });
+  const bystander = await registerClient(store, { name: 'Bystander 5' });
+  let offsetMs = 0;
+  const startMs = Date.now();
+  const runtime = new AuthorizerRuntime({
+    config: loadConfig(authorizerEnv(tableName, ddb.endpoint, { [ENV.authFailureRecordIntervalMs]: '60000' })),
+    doc: DynamoDBDocumentClient.from(ddb.client),
+    logger: new Logger({ logLevel: 'SILENT' }),
+    nowMs: () => startMs + offsetMs,
+  });
+  const counted = async (): Promise<number> =>
+    (await store.listUnauthenticatedFailures(client.clientId)).reduce((sum, w) => sum + (w.counts['signature_mismatch'] ?? 0), 0);
+
+  for (let i = 1; i <= 10; i++) await runtime.decide(adaptHttpApiEvent(forged(client.clientId, i * 5 + 1)));
+  expect(await counted()).toBe(1); // the first written, nine waiting
+  const allowedLater = (): Promise<Awaited<ReturnType<AuthorizerRuntime['decide']>>> => {
+    const echo: Call = { method: 'GET', url: `https://${HTTP_API_HOST}/api/echo`, created: Math.floor((startMs + offsetMs) / 1000) };
+    return runtime.decide(adaptHttpApiEvent(httpApiAuthorizerEvent(echo, { headers: sign(echo, bystander).headers })));
+  };
+  offsetMs = 30_000;
+  expect((await allowedLater()).allowed).toBe(true);
+  expect(await counted()).toBe(1); // the interval has not passed: still waiting
+  offsetMs = 60_001;
+  expect((await allowedLater()).allowed).toBe(true);
+  expect(await counted()).toBe(10); // no further refusal for the client was needed
+  offsetMs = 200_000;
+  expect((await allowedLater()).allowed).toBe(true);
+  expect(await counted()).toBe(10); // written once, not again
 });

@@ -341,7 +341,7 @@ export async function captureOutput<T>(run: () => Promise<T>): Promise<{ result:
 }
 
 /** Refusals only one of the client's own keys can cause: they are entries of its failure list; all others are counted. */
-export const AUTHENTICATED_REFUSALS: ReadonlySet<string> = new Set(['client_disabled', 'key_expired', 'ip_not_allowed', 'role_forbidden', 'replayed_request']);
+export const AUTHENTICATED_REFUSALS: ReadonlySet<string> = new Set(['client_disabled', 'ip_not_allowed', 'role_forbidden', 'replayed_request']);
 
 /**
  * Checks that the latest refusal of `clientId` with `code` was recorded where it belongs: as the
