@@ -29,7 +29,7 @@
  */
 import { ChildProcess, spawn as spawnProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { delimiter, dirname, join, resolve as resolvePath } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
@@ -91,7 +91,11 @@ export async function startDynamoDbLocal(opts: DynamoDbLocalOptions = {}): Promi
   }
   // java runs in the emulator's directory: a relative path would land there.
   const path = opts.dbPath === undefined ? undefined : resolvePath(opts.dbPath);
-  if (path !== undefined) mkdirSync(path, { recursive: true });
+  // The table holds the registry (clients, roles, audit): only this user reads or writes it.
+  if (path !== undefined) {
+    mkdirSync(path, { recursive: true, mode: 0o700 });
+    chmodSync(path, 0o700);
+  }
 
   const emulator = findEmulator();
   const classDir = await compiledLauncher(emulator);

@@ -13,7 +13,8 @@
  *
  * Refusals carry the exception names and messages AWS services answer with:
  * - no `Authorization` header: `MissingAuthenticationTokenException`;
- * - a malformed one, or no `X-Amz-Date`: `IncompleteSignatureException`;
+ * - a malformed one, no `X-Amz-Date`, or an `x-amz-*` header (`X-Amz-Target` among them) left
+ *   out of SignedHeaders: `IncompleteSignatureException`;
  * - an unknown access key (or a session token, which the stand-in never issues):
  *   `UnrecognizedClientException`;
  * - a wrong scope (region, service), a date more than 15 minutes off, a body that does not match
@@ -101,6 +102,10 @@ export function verifySigV4(request: SignedRequest, expected: SigV4Expectations)
   if (missingSigned.length > 0) return incomplete(`SignedHeaders must include ${missingSigned.join(' and ')}.`);
   const absent = signedHeaders.filter((name) => !headers.has(name));
   if (absent.length > 0) return incomplete(`SignedHeaders names ${absent.join(', ')}, which the request does not carry.`);
+  // X-Amz-Target names the operation: unsigned, a captured GetSecretValue could be replayed as
+  // PutSecretValue. As AWS asks of every x-amz-* header a request carries, each must be signed.
+  const unsigned = [...headers.keys()].filter((name) => name.startsWith('x-amz-') && !signedHeaders.includes(name)).sort();
+  if (unsigned.length > 0) return incomplete(`SignedHeaders must include every x-amz-* header the request carries; ${unsigned.join(', ')} ${unsigned.length === 1 ? 'is' : 'are'} not signed.`);
 
   if (!sameText(accessKeyId, expected.credentials.accessKeyId) || headers.has('x-amz-security-token')) {
     return { type: 'UnrecognizedClientException', status: 400, message: 'The security token included in the request is invalid.' };

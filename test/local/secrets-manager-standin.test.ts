@@ -572,6 +572,20 @@ describe('who may call (issue 15, hole 6)', () => {
     }
   });
 
+  it('refuses a request whose X-Amz-Target (the operation) is not signed: a captured read cannot be replayed as a delete', async () => {
+    // Signed without X-Amz-Target, which is set after signing: whoever holds the request picks the operation.
+    const retargeted = await sendSigned(secretName, {
+      edit: (request) => void delete request.headers['x-amz-target'],
+      tamper: (request) => void (request.headers['x-amz-target'] = 'secretsmanager.DeleteSecret'),
+    });
+    expect([retargeted.status, retargeted.json.__type]).toEqual([400, 'IncompleteSignatureException']);
+    expect(retargeted.json.message).toContain('x-amz-target is not signed');
+    const unsignedAmzHeader = await sendSigned(secretName, { tamper: (request) => void (request.headers['x-amz-meta'] = 'added later') });
+    expect([unsignedAmzHeader.status, unsignedAmzHeader.json.__type]).toEqual([400, 'IncompleteSignatureException']);
+    // The secret is untouched.
+    expect((await sm.send(new GetSecretValueCommand({ SecretId: secretName }))).SecretString).toBe(SECRET_VALUE);
+  });
+
   it('listens on 127.0.0.1 only: a TCP connect to any other address of this machine is refused', async () => {
     const others = nonLoopbackAddresses();
     expect(standIn.endpoint).toBe(`http://127.0.0.1:${standIn.port}`);

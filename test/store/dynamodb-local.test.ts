@@ -4,7 +4,7 @@
  * what to check.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
@@ -67,12 +67,16 @@ test('keeps tables under dbPath across restarts, and stop() ends the JVM', async
     await first.stop();
     expect(isRunning(first.pid)).toBe(false);
     await first.stop(); // twice is fine
+    // The registry's table: only this user reads it, also when the folder was made before with a wider mode.
+    expect(statSync(join(dir, 'db')).mode & 0o777).toBe(0o700);
+    chmodSync(join(dir, 'db'), 0o755);
 
     const second = await startDynamoDbLocal({ dbPath: join(dir, 'db') });
     const again = new DynamoDBClient(dynamoDbLocalClientConfig(second.endpoint));
     expect((await again.send(new ListTablesCommand({}))).TableNames).toEqual(['persisted']);
     expect(await ensureClientTable(again, 'persisted')).toBe('exists');
     again.destroy();
+    expect(statSync(join(dir, 'db')).mode & 0o777).toBe(0o700);
     await second.stop();
     expect(isRunning(second.pid)).toBe(false);
   } finally {
