@@ -32,6 +32,18 @@ export interface BenchResults {
 /** The title of bench/hostile-input.ts's section. */
 export const HOSTILE_INPUT_TITLE = 'Hostile input: CPU per request a stranger can send (refused)';
 
+/** The title of bench/key-checks.ts's section. */
+export const KEY_CHECKS_TITLE = 'Key checks: refusing an RSA modulus anyone can factor (registration, key load)';
+
+function keyChecksSection(): string[] {
+  return [
+    'Paid once per key: at registration, and when an authorizer first loads a stored key (its PublicKeyCache keeps the',
+    'imported key, and the verdict is cached per modulus), never per request. What makes a modulus forgeable and how each',
+    'case is found: lambda/core/rsa-modulus.ts; the refusals are tested in test/hostile/weak-keys.test.ts.',
+    '',
+  ];
+}
+
 /**
  * The same two requests measured on the code before issue 15 (commit 5014013: no component cap,
  * the query re-parsed per @query-param, every candidate URL's base built before the key lookup),
@@ -315,6 +327,7 @@ export function renderBenchmarksMd(r: BenchResults): string {
     out.push(`### ${section.title}`, '', '```', ...section.lines, '```', '');
     if (section.title.startsWith('Verify throughput')) out.push(...stepsSection(r));
     if (section.title === HOSTILE_INPUT_TITLE) out.push(...hostileSection());
+    if (section.title === KEY_CHECKS_TITLE) out.push(...keyChecksSection());
   }
   out.push(
     '### How each figure is measured',
@@ -360,7 +373,7 @@ export function renderBenchmarksMd(r: BenchResults): string {
     '```sh',
     'npm install',
     'npm run bench          # all sections, prints the figures and rewrites BENCHMARKS.md (about 3 minutes)',
-    'npx tsx bench/verify-throughput.ts     # one section alone (also authorizer-latency, cold-init, gateway-throughput, memory-flat, hostile-input)',
+    'npx tsx bench/verify-throughput.ts     # one section alone (also authorizer-latency, cold-init, gateway-throughput, memory-flat, hostile-input, key-checks)',
     '```',
     '',
     'Java 17+ must be on PATH (DynamoDB Local). Close other heavy work first: on a busy machine compare the CPU-time figures.',

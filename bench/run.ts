@@ -8,10 +8,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT } from './authorizer-handler-loader';
 import { measureAuthorizerLatency, printAuthorizerLatency } from './authorizer-latency';
-import { BenchResults, HOSTILE_INPUT_TITLE, renderBenchmarksMd } from './benchmarks-md';
+import { BenchResults, HOSTILE_INPUT_TITLE, KEY_CHECKS_TITLE, renderBenchmarksMd } from './benchmarks-md';
 import { measureColdInit, printColdInit } from './cold-init';
 import { measureGatewayThroughput, printGatewayThroughput } from './gateway-throughput';
 import { measureHostileInput, printHostileInput } from './hostile-input';
+import { measureKeyChecks, printKeyChecks } from './key-checks';
 import { describeMachine, machineLine } from './machine';
 import { measureMemoryFlat, printMemoryFlat } from './memory-flat';
 import { measureVerifySteps, measureVerifyThroughput, printVerifySteps, printVerifyThroughput } from './verify-throughput';
@@ -53,6 +54,7 @@ async function main(): Promise<void> {
   results.gateway = await section('Local gateway end to end (autocannon)', () => measureGatewayThroughput(), printGatewayThroughput);
   results.memory = await section('Memory: 100k verifications across 10k clients, then 100k more', () => measureMemoryFlat(), printMemoryFlat);
   results.hostile = await section(HOSTILE_INPUT_TITLE, () => measureHostileInput(), printHostileInput);
+  await section(KEY_CHECKS_TITLE, () => measureKeyChecks(), printKeyChecks);
 
   results.durationS = (Date.now() - started) / 1000;
   results.failures = failures;

@@ -4,7 +4,8 @@
  * Accepted public keys: SPKI PEM (`BEGIN PUBLIC KEY`), PKCS#1 PEM (`BEGIN RSA PUBLIC KEY`), and
  * bare Base64 DER of either. Accepted private keys: the seed's format (PKCS#8 DER in Base64, PEM
  * header/footer and all whitespace removed), PKCS#8 PEM and PKCS#1 PEM. RSA only, at least
- * {@link MIN_RSA_BITS} bits, public exponent 65537 and an odd modulus ({@link checkRsaKeyStrength}).
+ * {@link MIN_RSA_BITS} bits, public exponent 65537 and a modulus nobody can factor easily
+ * ({@link checkRsaKeyStrength}).
  *
  * Private material offered where a public key belongs is refused with `private_key_submitted`;
  * no message here ever echoes the input.
@@ -13,6 +14,7 @@ import { KeyObject, createHash, createPrivateKey, createPublicKey, generateKeyPa
 import { BoundedCache } from './bounded-cache';
 import { DEFAULT_KEY_CACHE_MAX_ENTRIES, DEFAULT_RSA_BITS, MIN_RSA_BITS } from './defaults';
 import { SignetError, fail } from './errors';
+import { modulusWeakness } from './rsa-modulus';
 
 /** A verified, imported public key. */
 export interface PublicKeyInfo {
@@ -319,7 +321,9 @@ export const RSA_PUBLIC_EXPONENT = 65_537n;
  *   defaults, `signet keygen`) writes 65537, and a fixed exponent keeps the cost of each
  *   verification fixed, so a registered key cannot make every request (and every forged one
  *   naming it) expensive with a huge exponent.
- * - An odd modulus: an RSA modulus is a product of two odd primes; an even one is not a key.
+ * - A modulus nobody can factor easily ({@link modulusWeakness}): not even, not prime, not a
+ *   square, no small factor, its primes not close together. Each of those lets anyone who reads
+ *   the public key sign for it.
  *
  * @returns the modulus length in bits
  * @throws SignetError `key_too_small`, `weak_key`
@@ -337,9 +341,9 @@ export function checkRsaKeyStrength(key: KeyObject, kind: 'public' | 'private' =
     );
   }
   const n = (key.export({ format: 'jwk' }) as { n?: string }).n;
-  const lastByte = n === undefined ? 0 : Buffer.from(n, 'base64url').at(-1) ?? 0;
-  if ((lastByte & 1) === 0) {
-    fail('weak_key', `The RSA ${kind} key's modulus is even, so it is not a product of two primes and anyone can factor it. Generate a new key pair.`);
+  const weakness = modulusWeakness(n === undefined ? 0n : BigInt(`0x${Buffer.from(n, 'base64url').toString('hex') || '0'}`));
+  if (weakness !== undefined) {
+    fail('weak_key', `The RSA ${kind} key's modulus ${weakness}: signatures made for it prove nothing. Generate a new key pair (signet keygen, or openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048).`);
   }
   return bits;
 }

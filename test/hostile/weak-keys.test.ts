@@ -3,6 +3,9 @@
  * padded digest itself, which anyone can compute) or an even modulus must never verify anything.
  * It is refused with `weak_key` at each place a key enters or is used:
  *
+ * The same holds for a modulus anyone can factor or sign for (review of issue 15): a prime (d is
+ * 65537⁻¹ mod (n − 1)), a square, one with a small factor, or two primes close together.
+ *
  * 1. registration (the registry API: create, add a key, replace the keys);
  * 2. rotation (a pending secret version holding such a key is never added to the client);
  * 3. loading stored records for verification (a record written before the rule): the authorizer
@@ -11,7 +14,7 @@
  * The keys are written as DER by hand (test/support/weak-rsa-keys.ts); Node imports them all.
  * Real components: DynamoDB Local, the Secrets Manager stand-in, the registry and authorizer handlers.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, createPublicKey, randomUUID, verify } from 'node:crypto';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { isSignetError } from '../../lambda/core/errors';
 import { type PrivateKeyInfo, checkRsaKeyStrength, generateRsaKeyPair, importPrivateKey, importPublicKey } from '../../lambda/core/keys';
@@ -29,7 +32,18 @@ import {
 } from '../authorizer/support';
 import { type RotationWorld, newRotatingClient, rotationFor, startRotationWorld, storeFor, systemClock } from '../rotation/harness';
 import { callRegistry } from '../support/registry-harness';
-import { type WeakKey, rsaPrivateKeyWithExponentOne, rsaPublicKeyWithEvenModulus, rsaPublicKeyWithExponent } from '../support/weak-rsa-keys';
+import {
+  type WeakKey,
+  closePrimesModulus,
+  forgeForPrimeModulus,
+  primeModulus,
+  rsaPrivateKeyWithExponentOne,
+  rsaPublicKeyWithEvenModulus,
+  rsaPublicKeyWithExponent,
+  rsaPublicKeyWithModulus,
+  smallFactorModulus,
+  squareModulus,
+} from '../support/weak-rsa-keys';
 
 let world: RotationWorld;
 let store: DynamoClientStore;
@@ -38,10 +52,15 @@ let registry: RegistryHandler;
 const exponentOne = rsaPrivateKeyWithExponentOne();
 const exponentThree = rsaPublicKeyWithExponent(3n);
 const evenModulus = rsaPublicKeyWithEvenModulus();
+const primeModulusKey = rsaPublicKeyWithModulus(primeModulus());
 const WEAK: ReadonlyArray<readonly [string, WeakKey]> = [
   ['public exponent 1', exponentOne],
   ['public exponent 3', exponentThree],
   ['an even modulus', evenModulus],
+  ['a prime modulus', primeModulusKey],
+  ['a square modulus (p = q)', rsaPublicKeyWithModulus(squareModulus())],
+  ['a modulus with a small factor', rsaPublicKeyWithModulus(smallFactorModulus())],
+  ['a modulus of two primes 2^200 apart', rsaPublicKeyWithModulus(closePrimesModulus(200))],
 ];
 
 beforeAll(async () => {
@@ -169,6 +188,25 @@ describe('3. verification: a weak key already stored is not used, the refusal is
     expect((result.context as { signetMessage: string }).signetMessage).toMatch(/registered keys cannot be used \(weak_key\).*register a new key/);
     const refusedKey = lines.map((line) => JSON.parse(line) as Record<string, unknown>).find((entry) => entry.message === 'stored public key refused: it is not used to verify this client');
     expect(refusedKey).toMatchObject({ level: 'ERROR', clientId: record.clientId, keyFingerprint: exponentOne.fingerprint, reason: 'weak_key' });
+  });
+
+  test('a request forged for a stored key with a prime modulus is refused (the forgery itself is valid RSA: anyone can make it)', async () => {
+    const { record } = await store.createClient(
+      { name: 'Prime modulus, stored before the rule', networkWhitelist: ['0.0.0.0'], roles: ['partner'], key: { fingerprint: primeModulusKey.fingerprint, spkiPem: primeModulusKey.spkiPem } },
+      'test',
+    );
+    const call = { method: 'GET', url: `https://${HTTP_API_HOST}/api/echo?q=2` };
+    // Any key makes the headers; the signature is then replaced by one computed from the public key alone.
+    const signed = sign(call, { clientId: record.clientId, key: generateRsaKeyPair(2048) });
+    const forged = forgeForPrimeModulus((primeModulusKey as { n: bigint }).n, signed.base);
+    expect(verify('sha256', Buffer.from(signed.base), createPublicKey(primeModulusKey.spkiPem), forged)).toBe(true);
+
+    const authorizer = loadAuthorizer(authorizerEnv(world.tableName, world.ddb.endpoint), { loud: true });
+    const event = httpApiAuthorizerEvent(call, { headers: { ...signed.headers, signature: `sig=:${forged.toString('base64')}:` } });
+    const { result, lines } = await captureOutput(() => authorizer.httpApiHandler(event));
+    expect(result).toMatchObject({ isAuthorized: false, context: { signetError: 'signature_mismatch' } });
+    const refusedKey = lines.map((line) => JSON.parse(line) as Record<string, unknown>).find((entry) => entry.message === 'stored public key refused: it is not used to verify this client');
+    expect(refusedKey).toMatchObject({ clientId: record.clientId, keyFingerprint: primeModulusKey.fingerprint, reason: 'weak_key', detail: expect.stringContaining('is a prime') });
   });
 
   test('a client holding a weak key and a good one still verifies with the good one', async () => {

@@ -1,10 +1,11 @@
 /**
  * RSA keys no generator would make, written as DER by hand (Node's key generator refuses them):
  * a 2048-bit key with public exponent 1 (its "signature" of a message is the padded digest
- * itself, so anyone can make one), one with exponent 3, and one whose modulus is even. Node
+ * itself, so anyone can make one), one with exponent 3, one whose modulus is even, and moduli
+ * anyone can factor or sign for (prime, square, a small factor, primes close together). Node
  * imports all of them without complaint; Signet must not.
  */
-import { createHash, createPrivateKey, generateKeyPairSync, generatePrimeSync, type KeyObject } from 'node:crypto';
+import { checkPrimeSync, createHash, createPrivateKey, generateKeyPairSync, generatePrimeSync, type KeyObject } from 'node:crypto';
 
 function length(n: number): Buffer {
   if (n < 0x80) return Buffer.from([n]);
@@ -94,4 +95,63 @@ export function rsaPrivateKeyWithExponentOne(): WeakKey & { readonly privateKey:
   const privateKey = createPrivateKey({ key: der, format: 'der', type: 'pkcs1' });
   const spki = rsaSpkiDer(n, 1n);
   return { privateKey, spkiDer: spki, spkiPem: spkiPemOfDer(spki), fingerprint: fingerprintOfDer(spki) };
+}
+
+/** A public key (exponent 65537) for the modulus `n`, as DER, PEM and fingerprint. */
+export function rsaPublicKeyWithModulus(n: bigint): WeakKey & { readonly n: bigint } {
+  const der = rsaSpkiDer(n, 65_537n);
+  return { n, spkiDer: der, spkiPem: spkiPemOfDer(der), fingerprint: fingerprintOfDer(der) };
+}
+
+/** The smallest prime at or above `from` (odd steps; Node's Miller-Rabin). */
+export function nextPrime(from: bigint): bigint {
+  let candidate = from | 1n;
+  while (!checkPrimeSync(candidate)) candidate += 2n;
+  return candidate;
+}
+
+/** A 2048-bit prime modulus whose p − 1 is prime to 65537, so d = 65537⁻¹ mod (n − 1) exists: anyone signs for it. */
+export function primeModulus(): bigint {
+  for (;;) {
+    const n = generatePrimeSync(2048, { bigint: true });
+    if ((n - 1n) % 65_537n !== 0n) return n;
+  }
+}
+
+/** p² for a 1024-bit prime p (p = q). */
+export function squareModulus(): bigint {
+  const p = generatePrimeSync(1024, { bigint: true });
+  return p * p;
+}
+
+/** 65521 (the largest prime below 2^16) times a prime, 2048 bits in all. */
+export function smallFactorModulus(): bigint {
+  for (;;) {
+    const n = 65_521n * generatePrimeSync(2033, { bigint: true });
+    if (n.toString(2).length >= 2048) return n;
+  }
+}
+
+/** p · q with q the first prime after p + 2^`gapBits` (1024-bit p). */
+export function closePrimesModulus(gapBits = 200): bigint {
+  const p = generatePrimeSync(1024, { bigint: true });
+  return p * nextPrime(p + (1n << BigInt(gapBits)));
+}
+
+/**
+ * What anyone can do with a prime modulus n: d = 65537⁻¹ mod (n − 1), and the signature of `base`
+ * is EMSA-PKCS1-v1_5(SHA-256(base))^d mod n — no private key involved.
+ */
+export function forgeForPrimeModulus(n: bigint, base: string): Buffer {
+  const d = modularInverse(65_537n, n - 1n);
+  const bytes = (n.toString(16).length + 1) >> 1;
+  const digestInfo = Buffer.concat([Buffer.from('3031300d060960864801650304020105000420', 'hex'), createHash('sha256').update(base).digest()]);
+  const encoded = Buffer.concat([Buffer.from([0x00, 0x01]), Buffer.alloc(bytes - 3 - digestInfo.length, 0xff), Buffer.from([0x00]), digestInfo]);
+  let result = 1n;
+  let power = BigInt(`0x${encoded.toString('hex')}`) % n;
+  for (let e = d; e > 0n; e >>= 1n) {
+    if (e & 1n) result = (result * power) % n;
+    power = (power * power) % n;
+  }
+  return Buffer.from(result.toString(16).padStart(bytes * 2, '0'), 'hex');
 }

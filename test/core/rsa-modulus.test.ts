@@ -1,0 +1,39 @@
+/**
+ * lambda/core/rsa-modulus.ts: a modulus anyone can factor or sign for is named, with why; the
+ * moduli of real keys never are. Moduli are built from Node's primes (test/support/weak-rsa-keys.ts).
+ */
+import { generateKeyPairSync } from 'node:crypto';
+import { modulusWeakness } from '../../lambda/core/rsa-modulus';
+import { closePrimesModulus, nextPrime, primeModulus, smallFactorModulus, squareModulus } from '../support/weak-rsa-keys';
+import { generatePrimeSync } from 'node:crypto';
+
+function modulusOf(bits: number): bigint {
+  const { publicKey } = generateKeyPairSync('rsa', { modulusLength: bits });
+  return BigInt(`0x${Buffer.from((publicKey.export({ format: 'jwk' }) as { n: string }).n, 'base64url').toString('hex')}`);
+}
+
+test.each([
+  ['a prime', primeModulus, /is a prime/],
+  ['a square', squareModulus, /is a perfect square \(p = q\)/],
+  ['65521 times a prime', smallFactorModulus, /has a small factor \(65521\)/],
+  ['3 times a prime', () => 3n * generatePrimeSync(2046, { bigint: true }), /has a small factor \(3\)/],
+  ['two primes 2^200 apart', () => closePrimesModulus(200), /two primes so close together/],
+  ['two primes 2^500 apart (Fermat still finds them in its steps)', () => closePrimesModulus(500), /two primes so close together/],
+  ['even', () => modulusOf(2048) - 1n, /is even/],
+])('%s is named, with why', (_name, make, why) => {
+  expect(modulusWeakness(make())).toMatch(why);
+});
+
+test('the moduli of real keys (2048, 3072, 4096 bits, from OpenSSL) pass, also when asked again (cached)', () => {
+  for (const bits of [2048, 2048, 2048, 2048, 3072, 4096]) {
+    const n = modulusOf(bits);
+    expect([bits, modulusWeakness(n)]).toEqual([bits, undefined]);
+    expect(modulusWeakness(n)).toBeUndefined();
+  }
+});
+
+test('a product of two 1024-bit primes far apart (as generators make them) passes', () => {
+  const p = generatePrimeSync(1024, { bigint: true });
+  const q = nextPrime(p + (1n << 1000n));
+  expect(modulusWeakness(p * q)).toBeUndefined();
+});
