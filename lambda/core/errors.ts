@@ -39,6 +39,7 @@ export const ERROR_CODES = {
   // --- Registry input (400/404/409/413).
   invalid_request: 400,
   private_key_submitted: 400,
+  too_many_key_candidates: 400,
   invalid_public_key: 400,
   invalid_private_key: 400,
   unsupported_key_type: 400,

@@ -4,13 +4,13 @@
  * can act on. Key material is never echoed: messages name the field, not its content.
  *
  * Order matters for one rule: private key material anywhere in a body (any field, any form:
- * lambda/core/keys.ts `holdsPrivateKeyMaterial`) is reported first (`private_key_submitted`),
+ * lambda/core/keys.ts `scanForPrivateKey`) is reported first (`private_key_submitted`),
  * whatever else is wrong, because that key must be treated as exposed.
  */
 import { DEFAULT_ROTATION_DAYS, MAX_REGISTRY_BODY_BYTES, REGISTRY_ADMIN_ROLE } from '../core/defaults';
 import { SignetError, fail } from '../core/errors';
 import { normaliseNetworkEntry } from '../core/ip-policy';
-import { holdsPrivateKeyMaterial, importPublicKey, isFingerprint, looksLikePrivateKey } from '../core/keys';
+import { importPublicKey, isFingerprint, scanForPrivateKey } from '../core/keys';
 import { CompiledRoleCatalogue, validateRoles } from '../core/role-policy';
 import { isAccountId } from '../store/account-id';
 import type { NewAccount, NewKey } from '../store/store-types';
@@ -75,10 +75,12 @@ export function parseJsonObject(body: string, required: boolean): Json {
     parsed = JSON.parse(body);
   } catch {
     // Not JSON, but maybe a bare private key pasted as the whole body: still say so.
-    if (looksLikePrivateKey(body)) throw privateKeySubmitted();
+    refusePrivateKey(body);
     fail('invalid_request', 'The body is not valid JSON. Send a JSON object, e.g. {"name": "...", ...}.');
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    // An array or a string may carry a key just as well: it is judged before the shape.
+    refusePrivateKey(parsed);
     fail('invalid_request', 'The body must be a JSON object.');
   }
   return parsed as Json;
@@ -310,9 +312,19 @@ function parseInstant(value: unknown, field: string): string {
 
 // ------------------------------------------------------------------ shape
 
-/** Every field of the body, checked for private key material before anything else. */
-function refusePrivateKey(body: Json): void {
-  if (holdsPrivateKeyMaterial(body)) throw privateKeySubmitted();
+/**
+ * Every field of the body, checked for private key material before anything else; a body with
+ * more key-like runs than one scan parses is refused rather than guessed at (fail closed).
+ */
+function refusePrivateKey(body: unknown): void {
+  const scan = scanForPrivateKey(body);
+  if (scan === 'private_key') throw privateKeySubmitted();
+  if (scan === 'too_many_candidates') {
+    fail(
+      'too_many_key_candidates',
+      'The body holds more runs of Base64 or hex shaped like key material than the registry checks for private keys in one request. Send only the fields this route takes, with one public key.',
+    );
+  }
 }
 
 function privateKeySubmitted(): SignetError {

@@ -9,6 +9,7 @@ import {
   holdsPrivateKeyMaterial,
   isFingerprint,
   looksLikePrivateKey,
+  scanForPrivateKey,
   spkiPemOf,
 } from '../../lambda/core/keys';
 import { isSignetError } from '../../lambda/core/errors';
@@ -345,6 +346,66 @@ describe('holdsPrivateKeyMaterial judges every string of a JSON value', () => {
     let deep: unknown = RSA.seedPkcs8Base64;
     for (let i = 0; i < 100_000; i++) deep = [deep];
     expect(holdsPrivateKeyMaterial(deep)).toBe(true);
+  });
+});
+
+describe('the forms a first scan missed, and no guessing when a body is too full of key-like runs (review of issue 15)', () => {
+  const pkcs8Der = rsaPrivate.export({ type: 'pkcs8', format: 'der' }) as Buffer;
+  const privateJwk = rsaPrivate.export({ format: 'jwk' }) as Record<string, string>;
+  const singleQuoted = `{${Object.entries(privateJwk).map(([k, v]) => `'${k}': '${v}'`).join(', ')}}`;
+  const unquotedNames = `{${Object.entries(privateJwk).map(([k, v]) => `${k}: '${v}'`).join(', ')}}`;
+
+  it.each([
+    ['after PRIVATE_KEY= (an env file)', `PRIVATE_KEY=${RSA.seedPkcs8Base64}`],
+    ['after key= in a query-like string', `clientId=c_1&key=${encodeURIComponent(RSA.seedPkcs8Base64).replace(/%2B/g, '+').replace(/%2F/g, '/').replace(/%3D/g, '=')}`],
+    ['wrapped with JSON-escaped line breaks and no armour', wrap(RSA.seedPkcs8Base64).replace(/\n/g, '\\n')],
+    ['wrapped with \\r\\n escapes and escaped slashes', wrap(RSA.seedPkcs8Base64).replace(/\//g, '\\/').replace(/\n/g, '\\r\\n')],
+    ['as hex', pkcs8Der.toString('hex')],
+    ['as upper-case hex after a label', `der: ${pkcs8Der.toString('hex').toUpperCase()}`],
+    ['as colon-separated hex (openssl dumps)', pkcs8Der.toString('hex').match(/../g)!.join(':')],
+    ['as a JWK written with single quotes', singleQuoted],
+    ['as a JWK with unquoted names (code)', unquotedNames],
+    ['as an OpenSSH key body without its armour', 'b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW'],
+  ])('private material %s → private_key', (_name, text) => {
+    expect(scanForPrivateKey(text)).toBe('private_key');
+    expect(scanForPrivateKey({ note: text })).toBe('private_key');
+  });
+
+  it.each([
+    ['a top-level string', RSA.seedPkcs8Base64],
+    ['a top-level array', ['x', RSA.pkcs1PrivatePem]],
+  ])('a JSON body that is %s is judged too', (_name, value) => {
+    expect(scanForPrivateKey(value)).toBe('private_key');
+  });
+
+  it('a body with more key-like runs than one scan parses is refused, not waved through, whatever comes after them', () => {
+    const decoys: string[] = Array.from({ length: 70 }, () => RSA.spkiBase64);
+    // The decoys are judged first, and the key after them is not waved through.
+    expect(scanForPrivateKey({ key: RSA.seedPkcs8Base64, notes: decoys })).toBe('too_many_candidates');
+    expect(scanForPrivateKey({ notes: decoys })).toBe('too_many_candidates');
+    expect(holdsPrivateKeyMaterial({ key: RSA.seedPkcs8Base64, notes: decoys })).toBe(true);
+    // Under the limit, public keys are not private material.
+    expect(scanForPrivateKey({ notes: decoys.slice(0, 10) })).toBe('none');
+  });
+
+  it('public keys in every encoding never look private (property over fresh keys)', () => {
+    const publics = [generateRsaKeyPair(2048).publicKey, generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey, generateKeyPairSync('ed25519').publicKey];
+    fc.assert(
+      fc.property(fc.constantFrom(...publics), fc.constantFrom('spki-pem', 'spki-b64', 'spki-hex', 'jwk', 'jwk-single', 'escaped'), fc.string({ maxLength: 20 }), (key, form, noise) => {
+        const der = key.export({ type: 'spki', format: 'der' }) as Buffer;
+        const jwk = key.export({ format: 'jwk' }) as Record<string, string>;
+        const text = {
+          'spki-pem': key.export({ type: 'spki', format: 'pem' }) as string,
+          'spki-b64': `PUBLIC_KEY=${der.toString('base64')}`,
+          'spki-hex': der.toString('hex'),
+          jwk: JSON.stringify(jwk),
+          'jwk-single': `{${Object.entries(jwk).map(([k, v]) => `'${k}': '${v}'`).join(', ')}}`,
+          escaped: wrap(der.toString('base64')).replace(/\n/g, '\\n'),
+        }[form];
+        expect(scanForPrivateKey(`${noise}${text}${noise}`)).toBe('none');
+      }),
+      { numRuns: 200 },
+    );
   });
 });
 

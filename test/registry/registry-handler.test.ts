@@ -360,6 +360,39 @@ describe('bad input: each a 4xx with a stable code and a sentence', () => {
     expect((await store.getClient(id))?.status).toBe('active');
   });
 
+  test('the forms a first scan missed: KEY=, escaped line breaks, hex, a single-quoted JWK, a body that is an array or a string (review of issue 15)', async () => {
+    const holder = await createClient(26);
+    const id = holder.clientId as string;
+    const key = testKey(16);
+    const der = key.key.export({ type: 'pkcs8', format: 'der' }) as Buffer;
+    const jwk = key.key.export({ format: 'jwk' }) as Record<string, string>;
+    const escaped = key.pkcs8Base64.match(/.{1,64}/g)!.join('\\n');
+    for (const [method, path, body] of [
+      ['POST', '/registry/clients', createBody(16, { publicKey: `PRIVATE_KEY=${key.pkcs8Base64}` })],
+      ['POST', `/registry/clients/${id}/keys`, { publicKey: `key=${key.pkcs8Base64}` }],
+      ['PATCH', `/registry/clients/${id}`, { version: 1, name: escaped }],
+      ['POST', '/registry/clients', createBody(16, { name: der.toString('hex') })],
+      ['POST', '/registry/clients', createBody(16, { name: `{${Object.entries(jwk).map(([k, v]) => `'${k}': '${v}'`).join(', ')}}` })],
+      ['POST', '/registry/clients', [createBody(16), key.pkcs8Base64]],
+      ['POST', '/registry/clients', JSON.stringify(`-----BEGIN PRIVATE KEY-----\n${key.pkcs8Base64}\n-----END PRIVATE KEY-----`)],
+    ] as const) {
+      const res = await call({ method, path, body });
+      expectError(res, 400, 'private_key_submitted');
+      expect(JSON.stringify(res.body)).not.toContain(key.pkcs8Base64.slice(100, 140));
+    }
+    expect((await store.getClient(id))?.version).toBe(1);
+  });
+
+  test('a body with more key-shaped runs than one scan checks: 400 too_many_key_candidates, not waved through', async () => {
+    const holder = await createClient(27);
+    const id = holder.clientId as string;
+    const decoys = Array.from({ length: 70 }, () => spkiPem(testKey(27)));
+    const res = await call({ method: 'POST', path: `/registry/clients/${id}/keys`, body: { publicKey: testKey(16).pkcs8Base64, notes: decoys } });
+    expectError(res, 400, 'too_many_key_candidates');
+    expect((res.body as { message: string }).message).toMatch(/Send only the fields this route takes/);
+    expect((await store.getClient(id))?.keys.length).toBe(1);
+  });
+
   const bad = unacceptablePublicKeys();
   test.each([
     ['an EC key', 'unsupported_key_type', bad.ecKey],
