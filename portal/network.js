@@ -2,7 +2,7 @@
 /**
  * Network whitelist entries, checked in the browser as lambda/core/ip-policy.ts checks them:
  * IPv4 and IPv6 addresses and CIDR ranges, canonical text back (`203.0.113.7/32` becomes
- * `203.0.113.7`, IPv6 lower-cased), a range with bits set after its prefix (`10.0.0.5/8`) refused
+ * `203.0.113.7`, IPv6 in RFC 5952 form), a range with bits set after its prefix (`10.0.0.5/8`) refused
  * naming its canonical form, and `0.0.0.0`, any `/0` and `::ffff:0:0/96` (every IPv4 caller)
  * meaning everyone. The address grammar is Node's `net.isIPv4` / `net.isIPv6`;
  * test/portal/validation.test.ts checks every rule here against the core's.
@@ -66,18 +66,20 @@ export function normaliseNetworkEntry(entry) {
     }
     prefix = Number(prefixText);
   }
-  const address = family === 'ipv6' ? addressText.toLowerCase() : addressText;
+  const typed = family === 'ipv6' ? addressText.toLowerCase() : addressText;
+  const bytes = addressBytes(typed, family);
+  // One spelling per address (RFC 5952 for IPv6), so equal entries are equal text.
+  const address = formatAddress(bytes, family);
   if (prefix === maxPrefix) return address;
-  const bytes = addressBytes(address, family);
   const network = maskBytes(bytes, prefix);
   if (network.some((byte, i) => byte !== bytes[i])) {
-    const range = `${formatAddress(network, family)}/${prefix}`;
+    const range = `${formatAddress(network, family, true)}/${prefix}`;
     fail(
       'invalid_network',
-      `Network whitelist entry ${JSON.stringify(`${address}/${prefix}`)} has bits set after its /${prefix} prefix: the range it names is ${range}. Write ${range} for the whole range, or ${address} for the one address.`,
+      `Network whitelist entry ${JSON.stringify(`${typed}/${prefix}`)} has bits set after its /${prefix} prefix: the range it names is ${range}. Write ${range} for the whole range, or ${address} for the one address.`,
     );
   }
-  return `${address}/${prefix}`;
+  return `${formatAddress(bytes, family, true)}/${prefix}`;
 }
 
 /** The first 96 bits of every IPv4-mapped IPv6 address (`::ffff:0:0/96`), and 32 zero bits. */
@@ -97,6 +99,56 @@ export function allowsEveryone(canonical) {
   if (prefix > 96) return false;
   const network = maskBytes(addressBytes(address, family), prefix);
   return maskBytes(IPV4_MAPPED, prefix).every((byte, i) => byte === network[i]);
+}
+
+/**
+ * True when the canonical entries together let every IPv4 address in, or every IPv6 address
+ * (`0.0.0.0/1` with `128.0.0.0/1`, …), as the core's `admitsEveryone` says of a list.
+ * @param {readonly string[]} canonicalEntries
+ */
+export function entriesAdmitEveryone(canonicalEntries) {
+  if (canonicalEntries.some(allowsEveryone)) return true;
+  const parsed = canonicalEntries.map((canonical) => {
+    const [address, prefixText] = canonical.split('/');
+    /** @type {'ipv4' | 'ipv6'} */
+    const family = isIPv4(address) ? 'ipv4' : 'ipv6';
+    const bits = family === 'ipv4' ? 32 : 128;
+    const prefix = prefixText === undefined ? bits : Number(prefixText);
+    const start = maskBytes(addressBytes(address, family), prefix).reduce((n, byte) => (n << 8n) | BigInt(byte), 0n);
+    return { family, start, end: start + (1n << BigInt(bits - prefix)) };
+  });
+  return coversWholeSpace(parsed, 'ipv4') || coversWholeSpace(parsed, 'ipv6');
+}
+
+/** Where IPv4-mapped addresses start in the IPv6 space (`::ffff:0.0.0.0`). */
+const IPV4_MAPPED_START = 0xffffn << 32n;
+
+/**
+ * @param {{ family: 'ipv4' | 'ipv6', start: bigint, end: bigint }[]} ranges half-open intervals
+ * @param {'ipv4' | 'ipv6'} family
+ */
+function coversWholeSpace(ranges, family) {
+  const size = family === 'ipv4' ? 1n << 32n : 1n << 128n;
+  /** @type {[bigint, bigint][]} */
+  const own = [];
+  for (const range of ranges) {
+    let { start, end } = range;
+    if (range.family !== family) {
+      if (family === 'ipv6') continue;
+      start = start > IPV4_MAPPED_START ? start : IPV4_MAPPED_START;
+      end = end < IPV4_MAPPED_START + (1n << 32n) ? end : IPV4_MAPPED_START + (1n << 32n);
+      if (start >= end) continue;
+      [start, end] = [start - IPV4_MAPPED_START, end - IPV4_MAPPED_START];
+    }
+    own.push([start, end]);
+  }
+  own.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  let covered = 0n;
+  for (const [start, end] of own) {
+    if (start > covered) return false;
+    if (end > covered) covered = end;
+  }
+  return covered >= size;
 }
 
 /**
@@ -143,8 +195,11 @@ function maskBytes(bytes, prefix) {
  * @param {readonly number[]} bytes
  * @param {'ipv4' | 'ipv6'} family
  */
-function formatAddress(bytes, family) {
+function formatAddress(bytes, family, range = false) {
   if (family === 'ipv4') return bytes.join('.');
+  // RFC 5952 §5: an IPv4-mapped address keeps its IPv4 part dotted; the range of them all stays `::ffff:0:0/96`.
+  const ipv4Part = bytes.slice(12);
+  if (IPV4_MAPPED.slice(0, 12).every((byte, i) => bytes[i] === byte) && !(range && ipv4Part.every((b) => b === 0))) return `::ffff:${ipv4Part.join('.')}`;
   const words = Array.from({ length: 8 }, (_, i) => (bytes[2 * i] << 8) | bytes[2 * i + 1]);
   let best = { at: -1, length: 1 };
   for (let i = 0; i < 8; ) {

@@ -13,7 +13,7 @@
 import { PortalError } from './errors.js';
 import { importSigningKey, looksLikePrivateKey, checkPublicKey } from './keys.js';
 import { forgetKey, recallKey, rememberKey } from './key-store.js';
-import { allowsEveryone, normaliseNetworkEntry } from './network.js';
+import { allowsEveryone, entriesAdmitEveryone, normaliseNetworkEntry } from './network.js';
 import { RegistryError, apiBaseOf, createRegistryClient } from './registry-client.js';
 import { MAX_WHITELIST_ENTRIES, checkClientForm, screenPublicKey, validateRoles } from './validation.js';
 import { ROTATION_DAYS, failureLine, keySummary, shortFingerprint, unauthenticatedRows } from './view-model.js';
@@ -601,11 +601,18 @@ function renderWhitelist() {
       return el('li', { class: 'chip' }, [el('span', {}, [entry]), remove]);
     }),
   );
-  // 0.0.0.0, a /0 range and ::ffff:0:0/96 let every (IPv4) address in: say so beside the list.
+  // 0.0.0.0, a /0 range and ::ffff:0:0/96 let every (IPv4) address in, and so do ranges that
+  // together cover all of IPv4 or IPv6: say so beside the list.
   const open = state.whitelist.filter((entry) => allowsEveryone(entry));
+  const together = open.length === 0 && entriesAdmitEveryone(state.whitelist);
   const warning = $('whitelist-open');
-  warning.textContent = open.length === 0 ? '' : `${open.join(', ')} lets every address in: only the signature protects this client.`;
-  warning.hidden = open.length === 0;
+  warning.textContent =
+    open.length > 0
+      ? `${open.join(', ')} lets every address in: only the signature protects this client.`
+      : together
+        ? 'Together these entries let every address in: only the signature protects this client.'
+        : '';
+  warning.hidden = open.length === 0 && !together;
 }
 
 /**

@@ -23,7 +23,7 @@
  * admin (`account:admin`, its key given with `--admin DIR`) in its own, the only one it may name.
  *
  * Every client the answer shows whose network whitelist lets everyone in (core `admitsEveryone`:
- * `0.0.0.0`, any `/0`, `::ffff:0:0/96`) gets a note on stderr, so it is never a surprise.
+ * `0.0.0.0`, any `/0`, `::ffff:0:0/96`, or ranges covering every address together) gets a note on stderr, so it is never a surprise.
  */
 import { admitsEveryone } from '../../lambda/core/ip-policy';
 import { generateRsaKeyPair, spkiPemOf } from '../../lambda/core/keys';
@@ -212,7 +212,7 @@ export function openToEveryoneNotes(answer: RegistryAnswer): string[] {
       return [];
     }
     return open
-      ? [`note: client ${clientId} accepts signed requests from every address (its network whitelist holds 0.0.0.0, a /0 range or ::ffff:0:0/96). Narrow it with: signet clients update ${clientId} --network ADDR_OR_CIDR`]
+      ? [`note: client ${clientId} accepts signed requests from every address (its network whitelist holds 0.0.0.0, a /0 range or ::ffff:0:0/96, or ranges that together cover every address). Narrow it with: signet clients update ${clientId} --network ADDR_OR_CIDR`]
       : [];
   });
 }

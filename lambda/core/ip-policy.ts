@@ -6,9 +6,10 @@
  * so `::ffff:0:0/96` (or any IPv6 range holding it) lets in every IPv4 caller:
  * {@link admitsEveryone} is the one test of "this list is open to everyone" that warnings use.
  *
- * Entries are stored canonical: a range is written by its network address (`10.0.0.0/8`); an
- * entry with bits set after its prefix (`10.0.0.5/8`) is refused with the canonical form named,
- * since it is unclear whether the address or the range was meant.
+ * Entries are stored canonical: IPv6 in RFC 5952 form (`2001:DB8:0:0::01` is `2001:db8::1`), a
+ * range by its network address (`10.0.0.0/8`); an entry with bits set after its prefix
+ * (`10.0.0.5/8`) is refused with the canonical form named, since it is unclear whether the
+ * address or the range was meant. Entries stored before that are still read as they are.
  */
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
 import { fail } from './errors';
@@ -37,17 +38,19 @@ interface ParsedEntry {
 export function normaliseNetworkEntry(entry: unknown): string {
   const parsed = parseEntry(entry);
   const maxPrefix = parsed.family === 'ipv4' ? 32 : 128;
-  if (parsed.prefix === maxPrefix) return parsed.address;
   const bytes = addressBytes(parsed);
+  // One spelling per address (RFC 5952 for IPv6), so equal entries are equal text.
+  const address = formatAddress(bytes, parsed.family);
+  if (parsed.prefix === maxPrefix) return address;
   const network = maskBytes(bytes, parsed.prefix);
   if (network.some((byte, i) => byte !== bytes[i])) {
-    const range = `${formatAddress(network, parsed.family)}/${parsed.prefix}`;
+    const range = `${formatAddress(network, parsed.family, true)}/${parsed.prefix}`;
     fail(
       'invalid_network',
-      `Network whitelist entry ${JSON.stringify(`${parsed.address}/${parsed.prefix}`)} has bits set after its /${parsed.prefix} prefix: the range it names is ${range}. Write ${range} for the whole range, or ${parsed.address} for the one address.`,
+      `Network whitelist entry ${JSON.stringify(`${parsed.address}/${parsed.prefix}`)} has bits set after its /${parsed.prefix} prefix: the range it names is ${range}. Write ${range} for the whole range, or ${address} for the one address.`,
     );
   }
-  return `${parsed.address}/${parsed.prefix}`;
+  return `${formatAddress(bytes, parsed.family, true)}/${parsed.prefix}`;
 }
 
 /** The first 96 bits of every IPv4-mapped IPv6 address (`::ffff:0:0/96`). */
@@ -55,13 +58,56 @@ const IPV4_MAPPED_PREFIX = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff];
 
 /**
  * True when the allow-list lets in everyone: every address (`0.0.0.0`, `0.0.0.0/0`, `::/0`), or
- * every IPv4 address (`::ffff:0:0/96`, or an IPv6 range holding it, such as `::/80`). The one
- * test behind every "open to everyone" warning (the portal's copy in portal/network.js is
- * checked against it).
+ * every IPv4 address (`::ffff:0:0/96`, or an IPv6 range holding it, such as `::/80`), whether one
+ * entry does it or several together (`0.0.0.0/1` with `128.0.0.0/1`; eight `/3`s). Every IPv4
+ * address is everyone: most callers reach an API over IPv4, so a list open to all of IPv4 is
+ * open. The one test behind every "open to everyone" warning (the portal's copy in
+ * portal/network.js is checked against it).
  * @throws SignetError `invalid_network` when an entry is not an address or range
  */
 export function admitsEveryone(entries: readonly string[]): boolean {
-  return entries.some((entry) => entryAdmitsEveryone(parseEntry(entry)));
+  const parsed = entries.map(parseEntry);
+  return parsed.some(entryAdmitsEveryone) || coversWholeSpace(parsed, 'ipv4') || coversWholeSpace(parsed, 'ipv6');
+}
+
+const IPV4_SPACE = 1n << 32n;
+const IPV6_SPACE = 1n << 128n;
+/** Where IPv4-mapped addresses start in the IPv6 space (`::ffff:0.0.0.0`). */
+const IPV4_MAPPED_START = 0xffffn << 32n;
+
+/**
+ * True when the entries' ranges together cover every address of `family`; IPv6 ranges count
+ * for IPv4 with the part of them that is IPv4-mapped (`::ffff:0:0/96`), as callers are matched.
+ */
+function coversWholeSpace(entries: readonly ParsedEntry[], family: 'ipv4' | 'ipv6'): boolean {
+  const size = family === 'ipv4' ? IPV4_SPACE : IPV6_SPACE;
+  const ranges: [bigint, bigint][] = [];
+  for (const entry of entries) {
+    let [start, end] = rangeOf(entry);
+    if (entry.family !== family) {
+      if (family === 'ipv6') continue;
+      // The IPv4-mapped part of an IPv6 range, as IPv4 addresses.
+      start = start > IPV4_MAPPED_START ? start : IPV4_MAPPED_START;
+      end = end < IPV4_MAPPED_START + IPV4_SPACE ? end : IPV4_MAPPED_START + IPV4_SPACE;
+      if (start >= end) continue;
+      [start, end] = [start - IPV4_MAPPED_START, end - IPV4_MAPPED_START];
+    }
+    ranges.push([start, end]);
+  }
+  ranges.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  let covered = 0n;
+  for (const [start, end] of ranges) {
+    if (start > covered) return false;
+    if (end > covered) covered = end;
+  }
+  return covered >= size;
+}
+
+/** The entry's addresses as a half-open interval [start, end) of numbers in its family's space. */
+function rangeOf(entry: ParsedEntry): [bigint, bigint] {
+  const bits = entry.family === 'ipv4' ? 32 : 128;
+  const start = maskBytes(addressBytes(entry), entry.prefix).reduce((n, byte) => (n << 8n) | BigInt(byte), 0n);
+  return [start, start + (1n << BigInt(bits - entry.prefix))];
 }
 
 function entryAdmitsEveryone(parsed: ParsedEntry): boolean {
@@ -84,6 +130,8 @@ export function compileAllowList(entries: readonly string[]): IpAllowList {
     }
     list.addSubnet(parsed.address, parsed.prefix, parsed.family);
   }
+  // Entries that only together cover everything are matched by the BlockList anyway; the flag says so too.
+  allowsEveryone ||= admitsEveryone(entries);
   return {
     allowsEveryone,
     allows(ip: string | undefined): boolean {
@@ -137,9 +185,16 @@ function maskBytes(bytes: readonly number[], prefix: number): number[] {
   });
 }
 
-/** Bytes as address text: dotted IPv4, or IPv6 in RFC 5952 form (lower case, longest zero run as `::`). */
-function formatAddress(bytes: readonly number[], family: 'ipv4' | 'ipv6'): string {
+/**
+ * Bytes as address text: dotted IPv4, or IPv6 in RFC 5952 form (lower case, no leading zeros,
+ * the longest run of two or more zero groups as `::`, the first of equal runs; IPv4-mapped as
+ * `::ffff:a.b.c.d`).
+ */
+function formatAddress(bytes: readonly number[], family: 'ipv4' | 'ipv6', range = false): string {
   if (family === 'ipv4') return bytes.join('.');
+  // RFC 5952 §5: an IPv4-mapped address keeps its IPv4 part dotted; the range of them all stays `::ffff:0:0/96`.
+  const ipv4Part = bytes.slice(12);
+  if (IPV4_MAPPED_PREFIX.every((byte, i) => bytes[i] === byte) && !(range && ipv4Part.every((b) => b === 0))) return `::ffff:${ipv4Part.join('.')}`;
   const words = Array.from({ length: 8 }, (_, i) => (bytes[2 * i] << 8) | bytes[2 * i + 1]);
   let best = { at: -1, length: 1 };
   for (let i = 0; i < 8; ) {

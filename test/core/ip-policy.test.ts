@@ -16,6 +16,16 @@ describe('normaliseNetworkEntry', () => {
     ['2001:db8::1/128', '2001:db8::1'],
     ['::/0', '::/0'],
     ['::ffff:192.0.2.1', '::ffff:192.0.2.1'],
+    // RFC 5952, so that one address has one text (review of issue 15).
+    ['2001:0DB8:0000:0000:0000:0000:0000:0001', '2001:db8::1'],
+    ['2001:db8:0:0::01', '2001:db8::1'],
+    ['2001:db8:0:0:1:0:0:1', '2001:db8::1:0:0:1'],
+    ['2001:db8::0:1:0:0:1', '2001:db8::1:0:0:1'],
+    ['2001:db8:0:1:1:1:1:1', '2001:db8:0:1:1:1:1:1'],
+    ['0:0:0:0:0:0:0:1', '::1'],
+    ['::FFFF:C000:0201', '::ffff:192.0.2.1'],
+    ['2001:0db8:0000::/48', '2001:db8::/48'],
+    ['fe80::1%eth0', 'fe80::1'],
   ])('%j → %j', (entry, canonical) => {
     expect(normaliseNetworkEntry(entry)).toBe(canonical);
   });
@@ -94,8 +104,49 @@ describe('admitsEveryone: the one "open to everyone" test', () => {
     [['::ffff:0:0/97'], false],
     [['0.0.0.0/8'], false],
     [['203.0.113.0/24', '2001:db8::/32'], false],
+    // Together (review of issue 15): ranges whose union is all of IPv4 or all of IPv6.
+    [['0.0.0.0/1', '128.0.0.0/1'], true],
+    [['128.0.0.0/1', '0.0.0.0/1'], true],
+    [['0.0.0.0/3', '32.0.0.0/3', '64.0.0.0/3', '96.0.0.0/3', '128.0.0.0/3', '160.0.0.0/3', '192.0.0.0/3', '224.0.0.0/3'], true],
+    [['0.0.0.0/3', '32.0.0.0/3', '64.0.0.0/3', '96.0.0.0/3', '128.0.0.0/3', '160.0.0.0/3', '192.0.0.0/3'], false],
+    [['::ffff:0:0/97', '128.0.0.0/1'], true],
+    [['::ffff:0:0/97', '127.0.0.0/8'], false],
+    [['::/1', '8000::/1'], true],
+    [['0.0.0.0/1', '128.0.0.0/2', '192.0.0.0/2'], true],
+    [['0.0.0.0/1', '128.0.0.0/2', '192.0.0.0/3'], false],
   ])('%j → %s', (entries, expected) => {
     expect(admitsEveryone(entries)).toBe(expected);
+    expect(compileAllowList(entries).allowsEveryone).toBe(expected);
+  });
+
+  /** Splits `0.0.0.0/0` into disjoint CIDRs at the given cut points (each split halves one range). */
+  function splitIpv4(cuts: number[]): string[] {
+    let ranges: [number, number][] = [[0, 0]]; // [start, prefix]
+    for (const cut of cuts) {
+      const i = cut % ranges.length;
+      const [start, prefix] = ranges[i];
+      if (prefix >= 32) continue;
+      ranges = [...ranges.slice(0, i), [start, prefix + 1], [start + 2 ** (31 - prefix), prefix + 1], ...ranges.slice(i + 1)];
+    }
+    const text = (n: number) => [24, 16, 8, 0].map((shift) => Math.floor(n / 2 ** shift) % 256).join('.');
+    return ranges.map(([start, prefix]) => `${text(start)}/${prefix}`);
+  }
+
+  it('any split of the IPv4 space into ranges is everyone; without any one of its ranges it is not (property)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.nat(), { minLength: 1, maxLength: 40 }), fc.nat(), fc.boolean(), (cuts, drop, shuffle) => {
+        const entries = splitIpv4(cuts);
+        if (entries.length < 2) return;
+        const listed = shuffle ? [...entries].reverse() : entries;
+        expect(admitsEveryone(listed)).toBe(true);
+        const without = listed.filter((_, i) => i !== drop % listed.length);
+        expect(admitsEveryone(without)).toBe(false);
+        // What the list lets in agrees: the dropped range's first address is refused.
+        const dropped = listed[drop % listed.length].split('/')[0];
+        expect(compileAllowList(without).allows(dropped)).toBe(false);
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('agrees with what the allow-list lets in: every IPv4 caller gets through a list it calls open', () => {

@@ -194,6 +194,16 @@ browserTest('adds a client: whitelist entered one address at a time (a bad IP re
   await hasText(dialog.locator('#whitelist-open'), '::ffff:0:0/96 lets every address in: only the signature protects this client.');
   await dialog.getByRole('button', { name: 'Remove ::ffff:0:0/96' }).click();
   await hidden(dialog.locator('#whitelist-open'));
+  // Two halves of IPv4 are everyone too, only together.
+  await entry.fill('0.0.0.0/1');
+  await entry.press('Enter');
+  await hidden(dialog.locator('#whitelist-open'));
+  await entry.fill('128.0.0.0/1');
+  await entry.press('Enter');
+  await hasText(dialog.locator('#whitelist-open'), 'Together these entries let every address in: only the signature protects this client.');
+  await dialog.getByRole('button', { name: 'Remove 0.0.0.0/1' }).click();
+  await hidden(dialog.locator('#whitelist-open'));
+  await dialog.getByRole('button', { name: 'Remove 128.0.0.0/1' }).click();
 
   await dialog.getByLabel('Public Key').fill(spkiPemOf(firstKey.publicKey));
   await hasText(dialog.locator('#client-key-ok'), `RSA 2048-bit public key, fingerprint ${firstKey.fingerprint}`);

@@ -32,6 +32,8 @@ const ENTRIES = [
   // Ranges with bits set after the prefix are refused naming the canonical range (issue 15).
   '10.0.0.5/8', '10.0.0.0/8', '1.2.3.4/0', '2001:db8::1/32', '2001:DB8:0:0:1::/64', '::ffff:1.2.3.4/96', '::ffff:0:0/96', '::/80',
   '2001:db8:0:0:0:0:0:1/127', '1:2:3:4:5:6:1.2.3.4/112',
+  // One text per address (RFC 5952).
+  '2001:0DB8:0000:0000:0000:0000:0000:0001', '2001:db8:0:0:1:0:0:1', '::FFFF:C000:0201', '0:0:0:0:0:0:0:1', '2001:0db8:0000::/48',
 ];
 
 test('whitelist entries: same canonical text or the same refusal as the API', () => {
@@ -55,6 +57,21 @@ test('"open to everyone" is the same test in the portal as in the core (0.0.0.0,
   const fromPortal = runInPortal<boolean[]>('return input.map((e) => m.network.allowsEveryone(m.network.normaliseNetworkEntry(e)));', entries);
   expect(Object.fromEntries(entries.map((e, i) => [e, fromPortal[i]]))).toEqual(Object.fromEntries(entries.map((e) => [e, admitsEveryone([e])])));
   expect(entries.filter((e) => admitsEveryone([e]))).toEqual(['0.0.0.0', '0.0.0.0/0', '::/0', '::ffff:0:0/96', '::ffff:0.0.0.0/96', '::/80', '::/64']);
+});
+
+test('"open to everyone" by several entries together is the same list test in the portal as in the core', () => {
+  const lists = [
+    ['0.0.0.0/1', '128.0.0.0/1'],
+    ['0.0.0.0/1'],
+    ['::ffff:0:0/97', '128.0.0.0/1'],
+    ['::ffff:0:0/97', '127.0.0.0/8'],
+    ['::/1', '8000::/1'],
+    ['0.0.0.0/2', '64.0.0.0/2', '128.0.0.0/2', '192.0.0.0/2'],
+    ['0.0.0.0/2', '64.0.0.0/2', '128.0.0.0/2', '192.0.0.0/3'],
+    ['203.0.113.7', '2001:db8::/32'],
+  ];
+  const fromPortal = runInPortal<boolean[]>('return input.map((list) => m.network.entriesAdmitEveryone(list.map((e) => m.network.normaliseNetworkEntry(e))));', lists);
+  expect(lists.map((list, i) => [list, fromPortal[i]])).toEqual(lists.map((list) => [list, admitsEveryone(list)]));
 });
 
 test("the address grammar is Node's isIPv4/isIPv6, on random address-like text", () => {
