@@ -16,13 +16,14 @@
  *     over its key would make the account admin an operator;
  *   - `account:admin` may be given like any other role when the operator put it in the ceiling:
  *     the operator decides whether a partner may appoint its own administrators.
- * - **Nobody locks themselves out** (409 `self_lockout`): a caller may not disable its own client
- *   nor take from it the role it administers the registry with (`registry:admin`,
- *   `account:admin`). That the registry keeps at least one active operator at all is the store's
+ * - **Nobody locks themselves out** (409 `self_lockout`): a caller may not disable its own client,
+ *   take from it the role it administers the registry with (`registry:admin`, `account:admin`),
+ *   nor give it a network whitelist that does not admit the address the call came from. That the registry keeps at least one active operator at all is the store's
  *   rule (`last_admin`), enforced in DynamoDB.
  */
 import { ACCOUNT_ADMIN_ROLE, REGISTRY_ADMIN_ROLE } from '../core/defaults';
 import { SignetError } from '../core/errors';
+import { compileAllowList } from '../core/ip-policy';
 import { DEFAULT_ACCOUNT_ID, isAccountId } from '../store/account-id';
 import { accountNotFound } from '../store/client-store';
 import type { ClientRecord } from '../store/client-record';
@@ -34,6 +35,8 @@ export interface RegistryCaller {
   readonly roles: readonly string[];
   /** The caller's account; undefined when the authorizer passed none. */
   readonly accountId?: string;
+  /** The address the call came from, when known: the one its own whitelist must go on admitting. */
+  readonly sourceIp?: string;
 }
 
 /** What a caller may reach: everything, or one account. */
@@ -127,12 +130,14 @@ export interface LockoutRelevantChange {
   readonly disable?: boolean;
   /** The client's roles after the change, when it changes them. */
   readonly roles?: readonly string[];
+  /** The client's network whitelist after the change, when it changes it. */
+  readonly networkWhitelist?: readonly string[];
 }
 
 /**
  * The guard refusing a change by which the caller would lock itself out: disabling its own client,
- * or removing from it a role it administers the registry with. Checked on the record the change
- * is planned from.
+ * removing from it a role it administers the registry with, or a whitelist that no longer admits
+ * the caller's address. Checked on the record the change is planned from.
  * @throws SignetError `self_lockout` (409) saying what to do instead
  */
 export function selfLockoutGuard(caller: RegistryCaller, change: LockoutRelevantChange): ClientGuard {
@@ -149,6 +154,13 @@ export function selfLockoutGuard(caller: RegistryCaller, change: LockoutRelevant
       throw new SignetError(
         'self_lockout',
         `You cannot remove ${dropped.join(' and ')} from the client you are calling with: you would lock yourself out of the registry. Give the role to another client first and have that client remove it from yours.`,
+      );
+    }
+    // The same rule the authorizer applies to the next request (core compileAllowList).
+    if (change.networkWhitelist !== undefined && caller.sourceIp !== undefined && !compileAllowList(change.networkWhitelist).allows(caller.sourceIp)) {
+      throw new SignetError(
+        'self_lockout',
+        `The new network whitelist does not admit ${caller.sourceIp}, the address this request came from: the client you are calling with would be refused from its next request on. Include ${caller.sourceIp} (or a range holding it), or make this change from an address the new list admits.`,
       );
     }
   };

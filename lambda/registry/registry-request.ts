@@ -10,6 +10,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyEventV2 } from 'aws-lambda';
 import { apiPathOfEvent, isHttpApiEventLike } from '../adapters/api-path';
 import { CONTEXT_KEYS } from '../adapters/authorizer-context';
+import { callerIpOf } from '../adapters/source-ip';
 import type { TargetUriOptions } from '../adapters/target-uri';
 import { authorizerContext, receivedBody } from '../backend/signed-body';
 
@@ -36,6 +37,8 @@ export interface RegistryRequest {
   readonly actorRoles: readonly string[];
   /** The acting client's account from the authorizer context, if any. */
   readonly actorAccountId?: string;
+  /** The address the request came from (API Gateway's sourceIp, canonical), when known. */
+  readonly sourceIp?: string;
   readonly requestId: string;
 }
 
@@ -54,6 +57,7 @@ export function readRegistryEvent(event: RegistryEvent, fallbackRequestId = '', 
   const roles = context[CONTEXT_KEYS.roles];
   const accountId = context[CONTEXT_KEYS.accountId];
   const decodedPath = safeDecode(path);
+  const sourceIp = callerIpOf(v2 ? event.requestContext?.http?.sourceIp : event.requestContext?.identity?.sourceIp);
   return {
     method: method.toUpperCase(),
     path: decodedPath,
@@ -64,6 +68,7 @@ export function readRegistryEvent(event: RegistryEvent, fallbackRequestId = '', 
     ...(typeof actor === 'string' && actor !== '' ? { actor } : {}),
     actorRoles: typeof roles === 'string' ? roles.split(',').filter((r) => r !== '') : [],
     ...(typeof accountId === 'string' && accountId !== '' ? { actorAccountId: accountId } : {}),
+    ...(sourceIp !== undefined ? { sourceIp } : {}),
     requestId: event.requestContext?.requestId || fallbackRequestId,
   };
 }

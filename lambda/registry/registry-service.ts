@@ -100,7 +100,7 @@ export class RegistryService {
 
   /** Runs one route. `request.actor` must be set (the handler refuses requests without one). */
   async handle(route: MatchedRoute, request: RegistryRequest): Promise<RegistryResponse> {
-    const scope = scopeOf({ clientId: request.actor ?? '', roles: request.actorRoles, accountId: request.actorAccountId });
+    const scope = scopeOf({ clientId: request.actor ?? '', roles: request.actorRoles, accountId: request.actorAccountId, sourceIp: request.sourceIp });
     const actor: Actor = { clientId: request.actor ?? '', ...(request.actorAccountId !== undefined ? { accountId: request.actorAccountId } : {}) };
     const clientId = route.clientId ?? '';
     const body = (required: boolean) => parseJsonObject(request.body.toString('utf8'), required);
@@ -140,7 +140,10 @@ export class RegistryService {
         const account = scope.kind === 'account' && roles !== undefined ? await this.existingAccount(scope.accountId) : undefined;
         // The ceiling check runs on the record the edit is planned from: roles a client already holds may stay.
         const also: ClientGuard | undefined = account === undefined || roles === undefined ? undefined : (current) => checkRolesGiven(scope, account, roles, current.roles);
-        return this.clientResponse(200, await this.scoped(scope, () => this.store.updateClient(clientId, version, changes, actor, guarded(also, { roles }))));
+        return this.clientResponse(
+          200,
+          await this.scoped(scope, () => this.store.updateClient(clientId, version, changes, actor, guarded(also, { roles, networkWhitelist: changes.networkWhitelist }))),
+        );
       }
       case 'addKey': {
         onlyQueryParameters(request.query, []);

@@ -777,7 +777,13 @@ export class DynamoClientStore implements ClientReader, AuthFailureRecorder {
       const audit: AuditEntry = { ...change.audit, clientId, accountId: current.accountId, at, ...actorFields(actor), version: next.version };
       const operator = operatorChange(current, next);
       if (operator === 'removed') await this.ensureAdminRoster();
-      // The roster change, when there is one, is the last item of the transaction.
+      // An operator that stops being able to sign for long (its last lasting key removed, cut short
+      // or replaced by a short-lived one; disabled; its role taken) needs another that can: found
+      // now, and held unchanged by the transaction (a condition on its version).
+      const nowMs = now.getTime();
+      const otherOperator = canAdminister(current, nowMs) && !canAdminister(next, nowMs) ? await this.otherAbleOperator(clientId, nowMs) : undefined;
+      if (otherOperator === null) throw lastAdmin(describeLoss(current, next, nowMs));
+      // The roster change, when there is one, comes after the record, key and audit items.
       const rosterIndex = operator === undefined ? undefined : keyWrites.length + 2;
       try {
         await this.doc.send(
@@ -787,6 +793,7 @@ export class DynamoClientStore implements ClientReader, AuthFailureRecorder {
               ...keyWrites.map((w) => w.item),
               { Put: { TableName: this.tableName, Item: auditItem(audit) } },
               ...(operator !== undefined ? [this.rosterChange(clientId, operator)] : []),
+              ...(otherOperator !== undefined ? [this.unchangedRecordItem(otherOperator)] : []),
             ],
           }),
         );
@@ -795,7 +802,7 @@ export class DynamoClientStore implements ClientReader, AuthFailureRecorder {
         const reasons = cancellationReasons(error);
         if (reasons === undefined) throw storageError(error, action);
         if (rosterIndex !== undefined && operator === 'removed' && reasons[rosterIndex]?.Code === 'ConditionalCheckFailed' && reasons[0]?.Code !== 'ConditionalCheckFailed') {
-          throw lastAdmin(current.status === 'active' && next.status === 'disabled' ? 'disable' : 'remove the role from');
+          throw lastAdmin(describeLoss(current, next, nowMs));
         }
         const taken = keyWrites.find((w, i) => w.isNew && reasons[i + 1]?.Code === 'ConditionalCheckFailed');
         if (taken !== undefined) {
@@ -865,6 +872,40 @@ export class DynamoClientStore implements ClientReader, AuthFailureRecorder {
       // Built by a concurrent change meanwhile: that one stands.
       if (errorName(error) !== 'ConditionalCheckFailedException') throw storageError(error, 'build the admin roster');
     }
+  }
+
+  /**
+   * Another operator (on the admin roster, read consistently) that can administer the registry for
+   * at least {@link OPERATOR_KEY_MARGIN_MS}: its record at the version read, or null when none can.
+   */
+  private async otherAbleOperator(clientId: string, nowMs: number): Promise<{ clientId: string; version: number } | null> {
+    await this.ensureAdminRoster();
+    let admins: string[];
+    try {
+      const out = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: rosterKey(), ConsistentRead: true }));
+      const listed = out.Item?.admins as Set<string> | undefined;
+      admins = listed === undefined ? [] : [...listed];
+    } catch (error) {
+      throw storageError(error, 'read the admin roster');
+    }
+    for (const id of admins.filter((a) => a !== clientId).sort()) {
+      const record = await this.getClient(id, { consistentRead: true });
+      if (record !== undefined && canAdminister(record, nowMs)) return { clientId: id, version: record.version };
+    }
+    return null;
+  }
+
+  /** A transaction item that fails when the client's record is no longer at `version`. */
+  private unchangedRecordItem(record: { clientId: string; version: number }): TransactItem {
+    return {
+      ConditionCheck: {
+        TableName: this.tableName,
+        Key: clientKey(record.clientId),
+        ConditionExpression: '#version = :version',
+        ExpressionAttributeNames: { '#version': 'version' },
+        ExpressionAttributeValues: { ':version': record.version },
+      },
+    };
   }
 
   /**
@@ -973,6 +1014,26 @@ function rosterKey(): Item {
 /** An operator the registry counts on: active, with `registry:admin`. */
 function isActiveAdmin(record: Pick<ClientRecord, 'status' | 'roles'>): boolean {
   return record.status === 'active' && record.roles.includes(REGISTRY_ADMIN_ROLE);
+}
+
+/**
+ * How long an operator's key must stay usable for the operator to count as one that can
+ * administer the registry: a change may not leave the registry with none (`last_admin`).
+ */
+export const OPERATOR_KEY_MARGIN_MS = 24 * 60 * 60 * 1000;
+
+/** An active operator holding a key that is valid now and for {@link OPERATOR_KEY_MARGIN_MS} more. */
+function canAdminister(record: ClientRecord, nowMs: number): boolean {
+  return isActiveAdmin(record) && record.keys.some((key) => isKeyActive(key, nowMs + OPERATOR_KEY_MARGIN_MS));
+}
+
+/** What a change would do to the last operator, for the `last_admin` sentence. */
+function describeLoss(current: ClientRecord, next: ClientRecord, nowMs: number): string {
+  if (current.status === 'active' && next.status === 'disabled') return 'disable it';
+  if (current.roles.includes(REGISTRY_ADMIN_ROLE) && !next.roles.includes(REGISTRY_ADMIN_ROLE)) return 'remove the role from it';
+  return next.keys.some((key) => isKeyActive(key, nowMs))
+    ? `leave it only keys that expire within ${OPERATOR_KEY_MARGIN_MS / 3_600_000} hours`
+    : 'leave it without a usable key';
 }
 
 /** Whether a change makes the client an active operator, or takes that away; undefined when neither. */
@@ -1223,11 +1284,11 @@ function versionConflict(expected: number, actual: number | undefined): SignetEr
   );
 }
 
-/** The `last_admin` refusal: `what` is "disable" or "remove the role from". */
+/** The `last_admin` refusal: `what` is what the change would do, e.g. "disable it". */
 export function lastAdmin(what: string): SignetError {
   return new SignetError(
     'last_admin',
-    `This is the last active client with ${REGISTRY_ADMIN_ROLE}: if you ${what} it, nobody can administer the registry any more. Give ${REGISTRY_ADMIN_ROLE} to another client (or enable one that has it) first, then retry.`,
+    `This is the last active client with ${REGISTRY_ADMIN_ROLE} and a key that lasts: if you ${what}, nobody can administer the registry any more. Give ${REGISTRY_ADMIN_ROLE} to another client with a lasting key (or enable one that has it), or add a key that lasts longer, first; then retry.`,
   );
 }
 

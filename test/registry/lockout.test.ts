@@ -8,6 +8,10 @@
  *   disabling each other at once cannot both succeed (a condition on the admin roster item in
  *   the same DynamoDB transaction, not a read-then-write);
  * - a table written before the roster existed gets it built from its client lists on first need.
+ *
+ * Review of issue 15: an operator counts only while it holds a key valid for 24 hours more, so
+ * the last one cannot strand the registry by keeping only a key about to expire; and a caller
+ * cannot give its own client a whitelist that refuses the address it calls from.
  */
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { DEFAULT_ROLE_CATALOGUE } from '../../lambda/config-env';
@@ -20,7 +24,7 @@ import type { ClientRecord } from '../../lambda/store/client-record';
 import { ITEM, PARTITION_KEY, SORT_KEY } from '../../lambda/store/table-schema';
 import { startTestDynamoDb, type TestDynamoDb } from '../support/dynamodb';
 import { type CallOptions, checkAgainstDocument, httpApiEvent } from '../support/registry-harness';
-import { newClient } from '../support/registry-fixtures';
+import { newClient, spkiPem, testKey } from '../support/registry-fixtures';
 import { loadRegistryOpenApi } from '../support/registry-openapi';
 
 const doc = loadRegistryOpenApi();
@@ -186,5 +190,69 @@ describe('last_admin: the registry keeps an active operator', () => {
     await f.store.disable(a.clientId, 'test');
     expect((await rejection(f.store.disable(b.clientId, 'test'))).code).toBe('last_admin');
     expect(await activeAdmins(f.store, [a.clientId, b.clientId, disabledAdmin.clientId])).toEqual([b.clientId]);
+  });
+});
+
+describe('last_admin through keys: the last operator keeps a key that lasts (review of issue 15)', () => {
+  const inMinutes = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString();
+
+  test('adding a key that expires in a minute and removing the lasting one is refused; the sentence says what to do', async () => {
+    const f = await fresh();
+    const a = await client(f.store, [REGISTRY_ADMIN_ROLE]);
+    const lasting = a.keys[0].fingerprint;
+    const shortKey = testKey(40);
+    const added = await call(f, a, { method: 'POST', path: `/registry/clients/${a.clientId}/keys`, body: { publicKey: spkiPem(shortKey), notAfter: inMinutes(1) } });
+    expect(added.status).toBe(201);
+    const removal = await call(f, a, { method: 'DELETE', path: `/registry/clients/${a.clientId}/keys/${lasting}` });
+    expectRefusal(removal, 'last_admin', /leave it only keys that expire within 24 hours.*add a key that lasts longer/);
+    expect((await f.store.getClient(a.clientId, { consistentRead: true }))?.keys.map((k) => k.fingerprint)).toContain(lasting);
+    // Cutting the lasting key short is the same loss.
+    expect((await rejection(f.store.setKeyNotAfter(a.clientId, lasting, inMinutes(60), 'test'))).code).toBe('last_admin');
+    // Replacing the keys by one without an end is fine.
+    const replaced = await call(f, a, { method: 'PATCH', path: `/registry/clients/${a.clientId}`, body: { version: 2, publicKey: spkiPem(testKey(41)) } });
+    expect(replaced.status).toBe(200);
+  });
+
+  test('with a second operator that can sign for long, the same removal works; with one whose only key is about to expire, it does not', async () => {
+    const f = await fresh();
+    const a = await client(f.store, [REGISTRY_ADMIN_ROLE]);
+    const b = await client(f.store, [REGISTRY_ADMIN_ROLE]);
+    // b's only key ends in an hour: b does not count.
+    const bShort = testKey(42);
+    await f.store.addKey(b.clientId, { fingerprint: bShort.fingerprint, spkiPem: spkiPem(bShort), notAfter: inMinutes(60) }, 'test');
+    await f.store.removeKey(b.clientId, b.keys[0].fingerprint, 'test');
+    await f.store.addKey(a.clientId, { fingerprint: testKey(43).fingerprint, spkiPem: spkiPem(testKey(43)), notAfter: inMinutes(1) }, 'test');
+    expect((await rejection(f.store.removeKey(a.clientId, a.keys[0].fingerprint, 'test'))).code).toBe('last_admin');
+    // b gets a lasting key: now a may go down to its short one.
+    await f.store.addKey(b.clientId, { fingerprint: testKey(44).fingerprint, spkiPem: spkiPem(testKey(44)) }, 'test');
+    await f.store.removeKey(a.clientId, a.keys[0].fingerprint, 'test');
+    expect((await f.store.getClient(a.clientId, { consistentRead: true }))?.keys).toHaveLength(1);
+  });
+
+  test('two operators each dropping their lasting key at the same moment: exactly one succeeds (5 rounds)', async () => {
+    for (let round = 0; round < 5; round++) {
+      const f = await fresh();
+      const [a, b] = [await client(f.store, [REGISTRY_ADMIN_ROLE]), await client(f.store, [REGISTRY_ADMIN_ROLE])];
+      await f.store.addKey(a.clientId, { fingerprint: testKey(45).fingerprint, spkiPem: spkiPem(testKey(45)), notAfter: inMinutes(5) }, 'test');
+      await f.store.addKey(b.clientId, { fingerprint: testKey(46).fingerprint, spkiPem: spkiPem(testKey(46)), notAfter: inMinutes(5) }, 'test');
+      const outcomes = await Promise.allSettled([f.store.removeKey(a.clientId, a.keys[0].fingerprint, 'test'), f.store.removeKey(b.clientId, b.keys[0].fingerprint, 'test')]);
+      const codes = outcomes.map((o) => (o.status === 'fulfilled' ? 'ok' : ((o as PromiseRejectedResult).reason as SignetError).code)).sort();
+      expect(codes).toEqual(['last_admin', 'ok']);
+    }
+  });
+});
+
+describe('self_lockout through the whitelist (review of issue 15)', () => {
+  test('a caller cannot give its own client a whitelist that refuses the address it calls from; one that admits it, or another client\'s, is fine', async () => {
+    const f = await fresh();
+    const me = await client(f.store, [REGISTRY_ADMIN_ROLE]);
+    await client(f.store, [REGISTRY_ADMIN_ROLE]);
+    const partner = await client(f.store, ['demo']);
+    // The harness calls from 203.0.113.7.
+    const refused = await call(f, me, { method: 'PATCH', path: `/registry/clients/${me.clientId}`, body: { version: 1, networkWhitelist: ['198.51.100.0/24'] } });
+    expectRefusal(refused, 'self_lockout', /does not admit 203\.0\.113\.7, the address this request came from.*Include 203\.0\.113\.7/);
+    expect((await f.store.getClient(me.clientId, { consistentRead: true }))?.networkWhitelist).toEqual(['0.0.0.0']);
+    expect((await call(f, me, { method: 'PATCH', path: `/registry/clients/${me.clientId}`, body: { version: 1, networkWhitelist: ['203.0.113.0/24', '198.51.100.0/24'] } })).status).toBe(200);
+    expect((await call(f, me, { method: 'PATCH', path: `/registry/clients/${partner.clientId}`, body: { version: 1, networkWhitelist: ['198.51.100.0/24'] } })).status).toBe(200);
   });
 });
