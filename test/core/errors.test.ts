@@ -31,6 +31,7 @@ describe('ERROR_CODES', () => {
       digest_mismatch: 400,
       invalid_request: 400,
       private_key_submitted: 400,
+      too_many_key_candidates: 400,
       invalid_public_key: 400,
       invalid_private_key: 400,
       unsupported_key_type: 400,
