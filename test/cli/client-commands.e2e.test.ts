@@ -1,7 +1,10 @@
 /**
- * `signet request`, `signet clients` and `signet keys`, run as a user runs them (the bin, in a
- * child process), against `npm start`'s gateway in another child process with a temporary
- * SIGNET_HOME. Defaults (demo client, admin key, local endpoint) come from SIGNET_HOME and PORT.
+ * `signet request`, `signet clients` and `signet keys` against `npm start`'s gateway in a child
+ * process with a temporary SIGNET_HOME. Defaults (demo client, admin key, local endpoint) come from
+ * SIGNET_HOME and PORT. Most commands run through the CLI's `main(argv)` in this process with that
+ * environment (test/support/signet-in-process.ts: the same code, none of a child's start-up cost);
+ * the bin itself runs as a user runs it where the process matters: a plain request, an unreachable
+ * gateway, and output piped into `head`.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -10,6 +13,7 @@ import { join } from 'node:path';
 import { findFreePort } from '../../local/dynamodb-local';
 import { run as rotate } from '../../bin/commands/rotate';
 import { GatewayProcess, REPO_ROOT, gatewayEnv, runSignet, startGatewayProcess } from '../local/gateway-process';
+import { SignetRun, runSignetInProcess } from '../support/signet-in-process';
 
 jest.setTimeout(240_000);
 
@@ -18,12 +22,12 @@ let gateway: GatewayProcess;
 let env: NodeJS.ProcessEnv;
 let work: string;
 
-function signet(...args: string[]): { code: number | null; stdout: string; stderr: string } {
-  return runSignet(args, env);
+function signet(...args: string[]): Promise<SignetRun> {
+  return runSignetInProcess(args, env);
 }
 
 /** A registry command with --json: the registry's answer as it came. */
-function signetJson(...args: string[]): { code: number | null; stdout: string; stderr: string } {
+function signetJson(...args: string[]): Promise<SignetRun> {
   return signet(...args, '--json');
 }
 
@@ -47,32 +51,33 @@ afterAll(async () => {
 
 describe('signet request', () => {
   test('signs as the demo client by default and prints the status line and the body (exit 0)', () => {
-    const result = signet('request', `${gateway.url}/api/echo?x=1`);
+    // The bin itself, in a child process, as a user runs it (the other tests call main() in-process).
+    const result = runSignet(['request', `${gateway.url}/api/echo?x=1`], env);
     expect(result.code).toBe(0);
     const [status, body] = result.stdout.split('\n');
     expect(status).toBe('HTTP 200 OK');
     expect(JSON.parse(body)).toMatchObject({ method: 'GET', query: 'x=1', authorizer: { roles: 'demo' } });
   });
 
-  test('-X POST -d @FILE sends the file bytes as JSON; -H adds headers; -i prints the response headers', () => {
+  test('-X POST -d @FILE sends the file bytes as JSON; -H adds headers; -i prints the response headers', async () => {
     const file = join(work, 'order.json');
     writeFileSync(file, '{"order": 7,\n "items": ["a"]}\n');
-    const result = signet('request', '--client', join(home, 'demo'), '-X', 'post', '-d', `@${file}`, '-H', 'X-Trace: t1', '-i', `${gateway.url}/api/echo`);
+    const result = await signet('request', '--client', join(home, 'demo'), '-X', 'post', '-d', `@${file}`, '-H', 'X-Trace: t1', '-i', `${gateway.url}/api/echo`);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^HTTP 200 OK\n(.+\n)*content-type: application\/json\n/);
     const body = JSON.parse(result.stdout.split('\n\n')[1]) as Record<string, unknown>;
     expect(body).toMatchObject({ method: 'POST', body: readFileSync(file, 'utf8') });
   });
 
-  test('--key FILE --client-id ID works like --client DIR; a path alone goes to the local gateway', () => {
+  test('--key FILE --client-id ID works like --client DIR; a path alone goes to the local gateway', async () => {
     const clientId = readFileSync(join(home, 'demo', 'client-id'), 'utf8').trim();
-    const result = signet('request', '--key', join(home, 'demo', 'private.pkcs8.b64'), '--client-id', clientId, '-d', 'plain text', '/api/echo');
+    const result = await signet('request', '--key', join(home, 'demo', 'private.pkcs8.b64'), '--client-id', clientId, '-d', 'plain text', '/api/echo');
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout.split('\n')[1])).toMatchObject({ method: 'POST', body: 'plain text', authorizer: { clientId } });
   });
 
-  test('a refusal prints its status and code and exits 1', () => {
-    const result = signet('request', `${gateway.url}/registry/clients`);
+  test('a refusal prints its status and code and exits 1', async () => {
+    const result = await signet('request', `${gateway.url}/registry/clients`);
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/^HTTP 403 Forbidden\n/);
     expect(JSON.parse(result.stdout.split('\n')[1])).toMatchObject({ error: 'role_forbidden' });
@@ -83,15 +88,15 @@ describe('signet request', () => {
     const down = runSignet(['request', '/api/echo'], gatewayEnv(home, deadPort));
     expect(down.code).toBe(1);
     expect(down.stderr).toMatch(/could not reach http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\)\. Is the local gateway running\? Start it with `npm start`/);
-    expect(signet('request').code).toBe(2);
-    const both = signet('request', '--client', join(home, 'demo'), '--key', 'k', '/api/echo');
+    expect((await signet('request')).code).toBe(2);
+    const both = await signet('request', '--client', join(home, 'demo'), '--key', 'k', '/api/echo');
     expect(both.code).toBe(2);
     expect(both.stderr).toContain('not both');
   });
 });
 
 describe('clean failures, never a stack trace', () => {
-  test('`signet request -i ... | head -1` ends quietly when the reader closes the pipe (EPIPE)', () => {
+  test('`signet request -i ... | head -1` ends quietly when the reader closes the pipe (EPIPE)', async () => {
     const body = join(work, 'big.txt');
     writeFileSync(body, 'x'.repeat(512 * 1024));
     const result = spawnSync('sh', ['-c', `"${process.execPath}" --no-warnings -r tsx/cjs bin/signet.ts request -i -d @${body} /api/echo | head -1`], { cwd: REPO_ROOT, env, encoding: 'utf8', timeout: 60_000 });
@@ -99,41 +104,41 @@ describe('clean failures, never a stack trace', () => {
     expect(result.stderr).toBe('');
   });
 
-  test('an unknown scheme is a usage error naming it (exit 2)', () => {
-    const result = signet('request', 'htp://127.0.0.1/api/echo');
+  test('an unknown scheme is a usage error naming it (exit 2)', async () => {
+    const result = await signet('request', 'htp://127.0.0.1/api/echo');
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/^signet request: "htp:\/\/127\.0\.0\.1\/api\/echo" has the scheme "htp"; use http:\/\/ or https:\/\/\n/);
   });
 
-  test('a missing file is named, not thrown', () => {
-    const result = signet('request', '-d', `@${join(work, 'nope.json')}`, '/api/echo');
+  test('a missing file is named, not thrown', async () => {
+    const result = await signet('request', '-d', `@${join(work, 'nope.json')}`, '/api/echo');
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/^signet request: --data @FILE \S+nope\.json does not exist\n/);
   });
 
-  test('a request signed for localhost, refused by the gateway that rebuilds 127.0.0.1, says so', () => {
+  test('a request signed for localhost, refused by the gateway that rebuilds 127.0.0.1, says so', async () => {
     const url = `http://localhost:${gateway.port}/api/echo`;
-    const result = signet('request', url);
+    const result = await signet('request', url);
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/^HTTP 401 /);
     expect(result.stderr).toContain(`the request was signed for localhost:${gateway.port}, but a local Signet gateway rebuilds the URL as 127.0.0.1:${gateway.port}`);
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 
-  test('request --verbose prints the headers and the base it signed, and on a refusal runs explain', () => {
-    const ok = signet('request', '-v', `${gateway.url}/api/echo?x=1`);
+  test('request --verbose prints the headers and the base it signed, and on a refusal runs explain', async () => {
+    const ok = await signet('request', '-v', `${gateway.url}/api/echo?x=1`);
     expect(ok.code).toBe(0);
     expect(ok.stderr).toMatch(new RegExp(`^> GET ${gateway.url}/api/echo\\?x=1\n(> [a-z-]+: .+\n)*> signature-input: sig=`));
     expect(ok.stderr).toContain(`*   "@target-uri": ${gateway.url}/api/echo?x=1\n`);
     expect(ok.stderr).not.toContain('running signet explain');
 
-    const refused = signet('request', '-v', `http://localhost:${gateway.port}/api/echo?x=1`);
+    const refused = await signet('request', '-v', `http://localhost:${gateway.port}/api/echo?x=1`);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('running signet explain on it');
     expect(refused.stderr).toContain(`found: same key, different base: the URL was signed for host localhost:${gateway.port} but the verifier rebuilt 127.0.0.1:${gateway.port}`);
     expect(refused.stderr).toContain('key(s) the local registry holds for');
 
-    const forbidden = signet('request', '-v', `${gateway.url}/registry/clients`);
+    const forbidden = await signet('request', '-v', `${gateway.url}/registry/clients`);
     expect(forbidden.code).toBe(1);
     expect(forbidden.stderr).toContain('result: valid');
     expect(forbidden.stderr).toContain('* the signature is fine; the gateway refused for another reason: role_forbidden: ');
@@ -141,15 +146,15 @@ describe('clean failures, never a stack trace', () => {
 });
 
 describe('signet keygen', () => {
-  test('never replaces a key pair without --force', () => {
+  test('never replaces a key pair without --force', async () => {
     const dir = join(work, 'keygen');
-    expect(signet('keygen', '--out', dir).code).toBe(0);
+    expect((await signet('keygen', '--out', dir)).code).toBe(0);
     const before = readFileSync(join(dir, 'private.pem'), 'utf8');
-    const again = signet('keygen', '--out', dir);
+    const again = await signet('keygen', '--out', dir);
     expect(again.code).toBe(2);
     expect(again.stderr).toContain('already holds a key pair (private.pkcs8.b64, private.pem, public.pem); nothing was written');
     expect(readFileSync(join(dir, 'private.pem'), 'utf8')).toBe(before);
-    const forced = signet('keygen', '--out', dir, '--force');
+    const forced = await signet('keygen', '--out', dir, '--force');
     expect(forced.code).toBe(0);
     expect(readFileSync(join(dir, 'private.pem'), 'utf8')).not.toBe(before);
   });
@@ -159,81 +164,81 @@ describe('signet clients', () => {
   let clientId: string;
   const partnerDir = (): string => join(work, 'partner');
 
-  beforeAll(() => {
-    const created = signetJson('clients', 'create', '--name', 'cli partner', '--role', 'demo', '--network', '127.0.0.1', '--network', '::1', '--out', partnerDir());
+  beforeAll(async () => {
+    const created = await signetJson('clients', 'create', '--name', 'cli partner', '--role', 'demo', '--network', '127.0.0.1', '--network', '::1', '--out', partnerDir());
     expect(created.code).toBe(0);
     const body = json(created.stdout);
     expect(body).toMatchObject({ name: 'cli partner', roles: ['demo'], networkWhitelist: ['127.0.0.1', '::1'], registration: 'created', version: 1 });
     clientId = body.clientId as string;
   });
 
-  test('create --out writes a usable client directory', () => {
+  test('create --out writes a usable client directory', async () => {
     expect(readFileSync(join(partnerDir(), 'client-id'), 'utf8').trim()).toBe(clientId);
     expect(statSync(join(partnerDir(), 'private.pem')).mode & 0o777).toBe(0o600);
-    const result = signet('request', '--client', partnerDir(), '/api/echo');
+    const result = await signet('request', '--client', partnerDir(), '/api/echo');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`"clientId":"${clientId}"`);
   });
 
-  test('create with --public-key registers an existing key; the same key again is skipped', () => {
-    signet('keygen', '--out', join(work, 'own'));
-    const first = signetJson('clients', 'create', '--name', 'own key', '--role', 'demo', '--network', '0.0.0.0', '--public-key', join(work, 'own', 'public.pem'));
+  test('create with --public-key registers an existing key; the same key again is skipped', async () => {
+    await signet('keygen', '--out', join(work, 'own'));
+    const first = await signetJson('clients', 'create', '--name', 'own key', '--role', 'demo', '--network', '0.0.0.0', '--public-key', join(work, 'own', 'public.pem'));
     expect(first.code).toBe(0);
-    const again = signetJson('clients', 'create', '--name', 'own key again', '--role', 'demo', '--network', '0.0.0.0', '--public-key', join(work, 'own', 'public.pem'));
+    const again = await signetJson('clients', 'create', '--name', 'own key again', '--role', 'demo', '--network', '0.0.0.0', '--public-key', join(work, 'own', 'public.pem'));
     expect(again.code).toBe(0);
     expect(json(again.stdout)).toMatchObject({ clientId: json(first.stdout).clientId, registration: 'skipped' });
   });
 
-  test('list and get', () => {
-    const list = signetJson('clients', 'list', '--limit', '100');
+  test('list and get', async () => {
+    const list = await signetJson('clients', 'list', '--limit', '100');
     expect(list.code).toBe(0);
     expect((json(list.stdout).clients as { clientId: string }[]).map((c) => c.clientId)).toContain(clientId);
-    const get = signetJson('clients', 'get', clientId);
+    const get = await signetJson('clients', 'get', clientId);
     expect(get.code).toBe(0);
     expect(json(get.stdout)).toMatchObject({ clientId, status: 'active' });
   });
 
-  test('update reads the version itself; a stale --version is refused with 409 version_conflict', () => {
-    const updated = signetJson('clients', 'update', clientId, '--name', 'renamed partner', '--network', '127.0.0.1', '--network', '10.0.0.0/8');
+  test('update reads the version itself; a stale --version is refused with 409 version_conflict', async () => {
+    const updated = await signetJson('clients', 'update', clientId, '--name', 'renamed partner', '--network', '127.0.0.1', '--network', '10.0.0.0/8');
     expect(updated.code).toBe(0);
     expect(json(updated.stdout)).toMatchObject({ name: 'renamed partner', networkWhitelist: ['127.0.0.1', '10.0.0.0/8'], version: 2 });
-    const stale = signetJson('clients', 'update', clientId, '--version', '1', '--name', 'lost update');
+    const stale = await signetJson('clients', 'update', clientId, '--version', '1', '--name', 'lost update');
     expect(stale.code).toBe(1);
     expect(stale.stderr).toMatch(/^HTTP 409 version_conflict: /);
   });
 
-  test('disable and enable', () => {
-    const disabled = signetJson('clients', 'disable', clientId);
+  test('disable and enable', async () => {
+    const disabled = await signetJson('clients', 'disable', clientId);
     expect(disabled.code).toBe(0);
     expect(json(disabled.stdout).status).toBe('disabled');
     // The local gateway applies registry writes at once (x-signet-authorizer-cache-ttl: 0), and says so.
     expect(disabled.stderr).toContain('note: this change applies to the next request.');
-    const enabled = signetJson('clients', 'enable', clientId);
+    const enabled = await signetJson('clients', 'enable', clientId);
     expect(enabled.code).toBe(0);
     expect(json(enabled.stdout).status).toBe('active');
   });
 
-  test('find by public key and by fingerprint', () => {
-    const byKey = signetJson('clients', 'find', '--public-key', join(partnerDir(), 'public.pem'));
+  test('find by public key and by fingerprint', async () => {
+    const byKey = await signetJson('clients', 'find', '--public-key', join(partnerDir(), 'public.pem'));
     expect(byKey.code).toBe(0);
     const found = (json(byKey.stdout).clients as { clientId: string; keys: { fingerprint: string }[] }[])[0];
     expect(found.clientId).toBe(clientId);
-    const byFingerprint = signetJson('clients', 'find', '--fingerprint', found.keys[0].fingerprint);
+    const byFingerprint = await signetJson('clients', 'find', '--fingerprint', found.keys[0].fingerprint);
     expect((json(byFingerprint.stdout).clients as { clientId: string }[])[0].clientId).toBe(clientId);
   });
 
-  test('failures lists the reasons a client was refused (a table by default)', () => {
-    const refused = signet('request', '--client', partnerDir(), '/registry/clients');
+  test('failures lists the reasons a client was refused (a table by default)', async () => {
+    const refused = await signet('request', '--client', partnerDir(), '/registry/clients');
     expect(refused.code).toBe(1);
-    const failures = signetJson('clients', 'failures', clientId);
+    const failures = await signetJson('clients', 'failures', clientId);
     expect(failures.code).toBe(0);
     expect((json(failures.stdout).failures as { reason: string }[]).map((f) => f.reason)).toContain('role_forbidden');
-    const table = signet('clients', 'failures', clientId);
+    const table = await signet('clients', 'failures', clientId);
     expect(table.stdout).toMatch(/^AT +CODE +REQUEST +SOURCE IP +MESSAGE\n\S+ +role_forbidden +GET \/registry\/clients /);
   });
 
-  test('registry errors are printed with status and code, and a route in the message comes with its command', () => {
-    const missing = signetJson('clients', 'get', 'c_NobodyHasThisId000000');
+  test('registry errors are printed with status and code, and a route in the message comes with its command', async () => {
+    const missing = await signetJson('clients', 'get', 'c_NobodyHasThisId000000');
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/^HTTP 404 not_found: /);
     expect(missing.stderr).toMatch(/GET \/registry\/clients.* \(`signet clients (list|find --fingerprint FP)`\)/);
@@ -242,18 +247,18 @@ describe('signet clients', () => {
   test('a private key given as --public-key is refused before anything is sent (private_key_submitted, exit 1)', async () => {
     // A dead endpoint: had the CLI tried to send, it would say it could not reach it.
     const dead = `http://127.0.0.1:${await findFreePort()}`;
-    const leaked = signet('clients', 'create', '--name', 'oops', '--role', 'demo', '--network', '0.0.0.0', '--public-key', join(partnerDir(), 'private.pem'), '--endpoint', dead);
+    const leaked = await signet('clients', 'create', '--name', 'oops', '--role', 'demo', '--network', '0.0.0.0', '--public-key', join(partnerDir(), 'private.pem'), '--endpoint', dead);
     expect(leaked.code).toBe(1);
     expect(leaked.stderr).toMatch(/^signet clients create: private_key_submitted: --public-key \S+private\.pem holds a PRIVATE key; nothing was sent\./);
     expect(leaked.stderr).not.toContain(readFileSync(join(partnerDir(), 'private.pkcs8.b64'), 'utf8').trim().slice(0, 40));
     for (const args of [['keys', 'add', clientId], ['clients', 'update', clientId], ['clients', 'find']]) {
-      const result = signet(...args, '--public-key', join(partnerDir(), 'private.pem'), '--endpoint', dead);
+      const result = await signet(...args, '--public-key', join(partnerDir(), 'private.pem'), '--endpoint', dead);
       expect({ args, code: result.code, stderr: result.stderr.split(':')[1] }).toEqual({ args, code: 1, stderr: ' private_key_submitted' });
     }
   });
 
-  test('by default: a table for lists (no PEM), a summary for one client; --json gives the full answer', () => {
-    const table = signet('clients', 'list', '--limit', '100');
+  test('by default: a table for lists (no PEM), a summary for one client; --json gives the full answer', async () => {
+    const table = await signet('clients', 'list', '--limit', '100');
     expect(table.code).toBe(0);
     const [header, ...rows] = table.stdout.trimEnd().split('\n');
     expect(header.split(/ {2,}/)).toEqual(['CLIENT ID', 'NAME', 'STATUS', 'ROLES', 'KEYS', 'ACCOUNT']);
@@ -261,67 +266,67 @@ describe('signet clients', () => {
     expect(table.stdout).not.toContain('BEGIN PUBLIC KEY');
     expect(table.stdout).toMatch(/\n\n\d+ clients\n$/);
 
-    const summary = signet('clients', 'get', clientId);
+    const summary = await signet('clients', 'get', clientId);
     expect(summary.stdout).toMatch(new RegExp(`^client +${clientId}\nname +.*partner\nstatus +active\n`));
     expect(summary.stdout).not.toContain('BEGIN PUBLIC KEY');
-    const full = json(signetJson('clients', 'get', clientId).stdout);
+    const full = json((await signetJson('clients', 'get', clientId)).stdout);
     expect(summary.stdout).toContain((full.keys as { fingerprint: string }[])[0].fingerprint);
   });
 
-  test('--endpoint and --admin reach any registry; a non-admin key is refused with 403 role_forbidden', () => {
-    const explicit = signetJson('clients', 'get', clientId, '--endpoint', `${gateway.url}/`, '--admin', join(home, 'admin'));
+  test('--endpoint and --admin reach any registry; a non-admin key is refused with 403 role_forbidden', async () => {
+    const explicit = await signetJson('clients', 'get', clientId, '--endpoint', `${gateway.url}/`, '--admin', join(home, 'admin'));
     expect(explicit.code).toBe(0);
-    const notAdmin = signetJson('clients', 'list', '--admin', join(home, 'demo'));
+    const notAdmin = await signetJson('clients', 'list', '--admin', join(home, 'demo'));
     expect(notAdmin.code).toBe(1);
     expect(notAdmin.stderr).toMatch(/^HTTP 403 role_forbidden: /);
   });
 
-  test('usage mistakes exit 2', () => {
-    expect(signet('clients').code).toBe(2);
-    expect(signetJson('clients', 'get').code).toBe(2);
-    expect(signetJson('clients', 'create', '--name', 'x', '--role', 'demo', '--network', '0.0.0.0').code).toBe(2);
-    expect(signetJson('clients', 'update', clientId).code).toBe(2);
-    expect(signetJson('clients', 'list', '--bogus').code).toBe(2);
+  test('usage mistakes exit 2', async () => {
+    expect((await signet('clients')).code).toBe(2);
+    expect((await signetJson('clients', 'get')).code).toBe(2);
+    expect((await signetJson('clients', 'create', '--name', 'x', '--role', 'demo', '--network', '0.0.0.0')).code).toBe(2);
+    expect((await signetJson('clients', 'update', clientId)).code).toBe(2);
+    expect((await signetJson('clients', 'list', '--bogus')).code).toBe(2);
   });
 
   describe('signet keys', () => {
-    test('add a second key (with a not-after), then remove it', () => {
-      signet('keygen', '--out', join(work, 'next'));
-      const added = signetJson('keys', 'add', clientId, '--public-key', join(work, 'next', 'public.pem'), '--not-after', '2099-01-01T00:00:00Z');
+    test('add a second key (with a not-after), then remove it', async () => {
+      await signet('keygen', '--out', join(work, 'next'));
+      const added = await signetJson('keys', 'add', clientId, '--public-key', join(work, 'next', 'public.pem'), '--not-after', '2099-01-01T00:00:00Z');
       expect(added.code).toBe(0);
       const keys = json(added.stdout).keys as { fingerprint: string; notAfter?: string }[];
       expect(keys).toHaveLength(2);
       const next = keys.find((k) => k.notAfter !== undefined)!;
       expect(next.notAfter).toBe('2099-01-01T00:00:00.000Z');
 
-      const removed = signetJson('keys', 'remove', clientId, next.fingerprint);
+      const removed = await signetJson('keys', 'remove', clientId, next.fingerprint);
       expect(removed.code).toBe(0);
       expect((json(removed.stdout).keys as unknown[]).length).toBe(1);
     });
 
-    test('removing the last key is refused (409 last_key)', () => {
-      const only = (json(signetJson('clients', 'get', clientId).stdout).keys as { fingerprint: string }[])[0];
-      const result = signetJson('keys', 'remove', clientId, only.fingerprint);
+    test('removing the last key is refused (409 last_key)', async () => {
+      const only = (json((await signetJson('clients', 'get', clientId)).stdout).keys as { fingerprint: string }[])[0];
+      const result = await signetJson('keys', 'remove', clientId, only.fingerprint);
       expect(result.code).toBe(1);
       expect(result.stderr).toMatch(/^HTTP 409 last_key: /);
     });
 
-    test('expiring lists keys older than N days (0: every key; default 90: none of these new ones)', () => {
-      const all = signetJson('keys', 'expiring', '--older-than-days', '0', '--limit', '100');
+    test('expiring lists keys older than N days (0: every key; default 90: none of these new ones)', async () => {
+      const all = await signetJson('keys', 'expiring', '--older-than-days', '0', '--limit', '100');
       expect(all.code).toBe(0);
       expect(json(all.stdout)).toMatchObject({ olderThanDays: 0 });
       expect((json(all.stdout).keys as { clientId: string }[]).map((k) => k.clientId)).toContain(clientId);
-      const due = signetJson('keys', 'expiring');
+      const due = await signetJson('keys', 'expiring');
       expect(json(due.stdout)).toEqual({ olderThanDays: 90, keys: [] });
-      const table = signet('keys', 'expiring', '--older-than-days', '0', '--limit', '100');
+      const table = await signet('keys', 'expiring', '--older-than-days', '0', '--limit', '100');
       expect(table.stdout).toMatch(new RegExp(`^CLIENT ID +FINGERPRINT +ADDED +AGE \\(DAYS\\) +NOT AFTER\n(.+\n)*${clientId} `));
-      expect(signet('keys', 'expiring').stdout).toBe('no keys older than 90 days\n');
+      expect((await signet('keys', 'expiring')).stdout).toBe('no keys older than 90 days\n');
     });
 
-    test('usage mistakes exit 2', () => {
-      expect(signet('keys').code).toBe(2);
-      expect(signetJson('keys', 'add', clientId).code).toBe(2);
-      expect(signetJson('keys', 'remove', clientId).code).toBe(2);
+    test('usage mistakes exit 2', async () => {
+      expect((await signet('keys')).code).toBe(2);
+      expect((await signetJson('keys', 'add', clientId)).code).toBe(2);
+      expect((await signetJson('keys', 'remove', clientId)).code).toBe(2);
     });
   });
 });
@@ -357,20 +362,20 @@ describe('signet rotate', () => {
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);
     expect(lines.filter((l) => / s left until/.test(l)).length).toBeGreaterThanOrEqual(5);
     // The demo client signs with the new key at once.
-    expect(signet('request', '/api/echo').code).toBe(0);
+    expect((await signet('request', '/api/echo')).code).toBe(0);
   });
 });
 
 describe('signet accounts', () => {
-  test('create prints a summary; list a table; audit a table of who changed what', () => {
-    const created = signet('accounts', 'create', '--name', 'Table Co', '--ceiling', 'demo');
+  test('create prints a summary; list a table; audit a table of who changed what', async () => {
+    const created = await signet('accounts', 'create', '--name', 'Table Co', '--ceiling', 'demo');
     expect(created.code).toBe(0);
     const accountId = /^account +(acct_\S+)\n/.exec(created.stdout)?.[1];
     expect(accountId).toBeDefined();
     expect(created.stdout).toMatch(/\nname +Table Co\nrole ceiling +demo\n/);
-    const list = signet('accounts', 'list', '--limit', '100');
+    const list = await signet('accounts', 'list', '--limit', '100');
     expect(list.stdout).toMatch(new RegExp(`^ACCOUNT ID +NAME +ROLE CEILING +VERSION\\n(.+\\n)*${accountId} +Table Co +demo +1\\n`));
-    const audit = signet('accounts', 'audit', accountId!);
+    const audit = await signet('accounts', 'audit', accountId!);
     expect(audit.code).toBe(0);
     expect(audit.stdout).toMatch(/^AT +ACTION +RECORD +ACTOR +VERSION +CHANGED\n/);
   });
