@@ -7,6 +7,10 @@
  * and the first file that needs it waits until it answers. A start failure is written where the
  * tests read it, so they fail at once with the reason (e.g. no Java 17) instead of timing out.
  *
+ * A run started from inside a run (test/scripts/test-runner.test.ts runs `npm test` on a small
+ * fixture suite) inherits the outer run's emulator through the environment and uses it: a JVM
+ * for a suite that may not touch DynamoDB at all cost ~5 s of CPU each time.
+ *
  * Also quiets, for the test processes and their children, npm's warnings and the AWS SDK's
  * notice that SDK releases from 2027 need Node 22: it is printed by every process that loads the
  * SDK, and the project runs on Node 20 locally and Node 22 on Lambda on purpose.
@@ -24,6 +28,9 @@ export default async function globalSetup(): Promise<void> {
   // The CDK runs esbuild through `npx`, which repeats npm's warnings about the machine's own npm
   // configuration for every bundle; errors still print.
   process.env.npm_config_loglevel ??= 'error';
+
+  // An outer run's emulator: it outlives this run (the outer run stops it), so nothing to stop here.
+  if (process.env[SHARED_DYNAMODB_ENDPOINT_ENV] !== undefined && process.env[SHARED_DYNAMODB_FAILURE_FILE_ENV] !== undefined) return;
 
   const port = await findFreePort();
   const failureFile = join(mkdtempSync(join(tmpdir(), 'signet-jest-')), 'dynamodb-failure.txt');
