@@ -102,6 +102,12 @@ export async function startDynamoDbLocal(opts: DynamoDbLocalOptions = {}): Promi
   const child = spawnProcess(
     'java',
     [
+      // An emulator for tests and `npm start`, on machines with two cores or so: the C1 compiler
+      // alone and the serial collector halve its CPU time (a test run: 33 s -> 18 s of JVM CPU)
+      // against C2's optimising compiler threads and G1's concurrent ones, which pay off only in
+      // a long-running server.
+      '-XX:TieredStopAtLevel=1',
+      '-XX:+UseSerialGC',
       `-Djava.library.path=${emulator.libDir}`,
       '-cp',
       [classDir, emulator.jar].join(delimiter),
