@@ -16,6 +16,7 @@ import {
   MAX_COVERED_COMPONENTS_LIMIT,
   MIN_COVERED_COMPONENTS_LIMIT,
 } from './core/defaults';
+import { publicBaseUrlProblem } from './adapters/target-uri';
 import { RoleCatalogue, compileRoleCatalogue } from './core/role-policy';
 import { DEFAULT_ROLE_CATALOGUE, ENV } from './config-env';
 
@@ -104,12 +105,7 @@ function readRoleCatalogue(env: Env): RoleCatalogue {
 function readBaseUrl(env: Env): string | undefined {
   const raw = env[ENV.publicBaseUrl]?.trim();
   if (!raw) return undefined;
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch (cause) {
-    throw new Error(`${ENV.publicBaseUrl} must be an absolute URL like https://api.example.com/v1; got ${JSON.stringify(raw)}.`, { cause });
-  }
-  if (url.search || url.hash) throw new Error(`${ENV.publicBaseUrl} must not carry a query or fragment.`);
+  const problem = publicBaseUrlProblem(raw);
+  if (problem !== undefined) throw new Error(`${ENV.publicBaseUrl}: ${problem}.`);
   return raw.replace(/\/+$/, '');
 }

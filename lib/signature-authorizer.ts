@@ -9,6 +9,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { REST_GATEWAY_RESPONSES, RestGatewayResponse } from '../lambda/adapters/authorizer-response';
+import { publicBaseUrlProblem } from '../lambda/adapters/target-uri';
 import { AUTHORIZER_METRIC_NAMES } from '../lambda/authorizer/runtime';
 import { DEFAULT_ROLE_CATALOGUE, ENV } from '../lambda/config-env';
 import {
@@ -356,15 +357,3 @@ function checkDuration(problems: string[], name: string, value: Duration | undef
   }
 }
 
-/** Why a public base URL is unusable, or undefined when it is fine (same rules as lambda/config.ts). */
-export function publicBaseUrlProblem(value: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return `publicBaseUrl must be an absolute URL like https://api.example.com/v1; got ${JSON.stringify(value)}`;
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return `publicBaseUrl must be an http(s) URL; got ${JSON.stringify(value)}`;
-  if (url.search || url.hash) return `publicBaseUrl must not carry a query or fragment; got ${JSON.stringify(value)}`;
-  return undefined;
-}

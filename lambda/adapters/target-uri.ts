@@ -71,20 +71,32 @@ export interface PublicBase {
 let lastBase: { readonly text: string; readonly parsed: PublicBase } | undefined;
 
 /**
+ * Why `text` cannot be a `publicBaseUrl`, or undefined when it can: the one rule, read by the
+ * CDK constructs at synth (lib/signature-authorizer.ts), the configuration at cold start
+ * (lambda/config.ts) and the adapters below, so a value synth accepts never fails at run time.
+ */
+export function publicBaseUrlProblem(text: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return `publicBaseUrl must be an absolute URL like https://api.example.com/v1; got ${JSON.stringify(text.slice(0, 200))}`;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return `publicBaseUrl must use https (or http for local runs); got ${JSON.stringify(text.slice(0, 200))}`;
+  if (url.search || url.hash || text.includes('?') || text.includes('#')) return `publicBaseUrl must not carry a query or a fragment; got ${JSON.stringify(text.slice(0, 200))}`;
+  if (url.username || url.password) return 'publicBaseUrl must not carry user information (user:password@): clients sign the URL they call, which has none';
+  return undefined;
+}
+
+/**
  * Parses `publicBaseUrl` (remembering the last one, since it is the same on every request).
  * @throws Error naming the problem: a deployment mistake, not a request error
  */
 export function parsePublicBaseUrl(text: string): PublicBase {
   if (lastBase?.text === text) return lastBase.parsed;
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch (cause) {
-    throw new Error(`publicBaseUrl must be an absolute URL like https://api.example.com/v1; got ${JSON.stringify(text.slice(0, 200))}.`, { cause });
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error('publicBaseUrl must use https (or http for local runs).');
-  if (url.search || url.hash || text.includes('?') || text.includes('#')) throw new Error('publicBaseUrl must not carry a query or a fragment.');
-  if (url.username || url.password) throw new Error('publicBaseUrl must not carry user information.');
+  const problem = publicBaseUrlProblem(text);
+  if (problem !== undefined) throw new Error(`${problem}.`);
+  const url = new URL(text);
   const parsed: PublicBase = { origin: `${url.protocol}//${url.host}`, basePath: url.pathname.replace(/\/+$/, '') };
   lastBase = { text, parsed };
   return parsed;
