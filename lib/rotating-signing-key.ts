@@ -11,6 +11,7 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { ENV } from '../lambda/config-env';
 import { DEFAULT_CLIENT_CACHE_TTL_MS, DEFAULT_RSA_BITS, DEFAULT_ROTATION_DAYS, DEFAULT_ROTATION_GRACE_S, MIN_RSA_BITS } from '../lambda/core/defaults';
+import { isClientId } from '../lambda/store/client-id';
 import { IClientRegistry } from './client-registry';
 import { SignetFunction } from './signet-function';
 import { SERVICE_NAMES } from '../lambda/observability';
@@ -164,8 +165,10 @@ function validateRotationProps(
       problems.push(`clientCacheTtl must be whole milliseconds between 0 and ${MAX_SETTLE_MS / 60_000} minutes (it is waited out inside one Lambda run); got ${settle.toHumanString()}`);
     }
   }
-  if (!Token.isUnresolved(props.clientId) && !/^[A-Za-z0-9_-]{1,128}$/.test(props.clientId)) {
-    problems.push(`clientId must be the registry's clientId (URL-safe characters); got ${JSON.stringify(props.clientId.slice(0, 64))}`);
+  // The registry's own id shape, not just any keyid: the id lands in an IAM StringLike condition
+  // (dynamodb:LeadingKeys), where a * or ? would widen the grant to other clients.
+  if (!Token.isUnresolved(props.clientId) && !isClientId(props.clientId)) {
+    problems.push(`clientId must be the registry's clientId (c_ and 22 URL-safe characters); got ${JSON.stringify(String(props.clientId).slice(0, 64))}`);
   }
   if (!interval.isUnresolved()) {
     const days = interval.toDays({ integral: false });

@@ -22,6 +22,7 @@
  */
 import { createHash } from 'node:crypto';
 import { SignetError, isSignetError } from '../core/errors';
+import { MAX_KEYID_LENGTH } from '../core/keyid';
 import { CompiledRoleCatalogue } from '../core/role-policy';
 import { readSignatureInput } from '../core/signature-params';
 import { SignedRequest } from '../core/types';
@@ -150,7 +151,7 @@ async function clientNamedBy(request: SignedRequest, deps: AuthorizeDeps): Promi
   } catch {
     return {};
   }
-  if (keyId === undefined || keyId === '' || keyId.length > 256) return {};
+  if (keyId === undefined || keyId === '' || keyId.length > MAX_KEYID_LENGTH) return {};
   try {
     const client = await deps.directory.get(keyId);
     return client === undefined ? { keyId } : { clientId: client.record.clientId };

@@ -11,6 +11,7 @@ import { computeContentDigest } from './content-digest';
 import { DATE_FIELDS, type DateField, SIGNATURE_ALGORITHM, SIGNATURE_LABEL } from './defaults';
 import { fail } from './errors';
 import { formatHttpDate } from './http-date';
+import { KEYID_RULE, isKeyid } from './keyid';
 import { buildSignatureBase } from './signature-base';
 import { ComponentId } from './signature-params';
 import { serializeInnerList } from './structured-fields';
@@ -57,8 +58,8 @@ export function signRequest(input: SignRequestInput): SignResult {
   if (!Number.isSafeInteger(input.created) || input.created < 0) {
     fail('invalid_request', `created must be whole unix seconds; got ${String(input.created)}.`);
   }
-  if (!/^[\x20-\x7e]{1,256}$/.test(input.keyId)) {
-    fail('invalid_request', 'The clientId (keyid) must be 1-256 printable ASCII characters.');
+  if (!isKeyid(input.keyId)) {
+    fail('invalid_request', `The clientId (keyid) must be ${KEYID_RULE}.`);
   }
   if (input.privateKey.type !== 'private' || input.privateKey.asymmetricKeyType !== 'rsa') {
     fail('invalid_private_key', 'Signing needs an RSA private key.');

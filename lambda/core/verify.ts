@@ -27,6 +27,7 @@ import {
 } from './defaults';
 import { fail, isSignetError } from './errors';
 import { parseHttpDate } from './http-date';
+import { MAX_KEYID_LENGTH } from './keyid';
 import { buildSignatureBase, trimOws } from './signature-base';
 import { ComponentId, SignatureInput, checkComponentCount, readSignatureInput, readSignatureValue } from './signature-params';
 import { SignedRequest } from './types';
@@ -422,7 +423,7 @@ function checkKeyId(input: SignatureInput): string {
   if (input.keyid === undefined || input.keyid === '') {
     fail('missing_keyid', 'Signature-Input must carry keyid="<your clientId>".');
   }
-  if (input.keyid.length > 256) fail('missing_keyid', 'keyid is longer than 256 characters; it must be your clientId.');
+  if (input.keyid.length > MAX_KEYID_LENGTH) fail('missing_keyid', `keyid is longer than ${MAX_KEYID_LENGTH} characters; it must be your clientId.`);
   return input.keyid;
 }
 

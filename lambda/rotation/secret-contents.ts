@@ -6,6 +6,7 @@
  * No message here contains the secret's text.
  */
 import { SignetError, isSignetError } from '../core/errors';
+import { isKeyid } from '../core/keyid';
 import { ParsedSigningSecret, parseSigningSecret } from '../signer/signing-secret';
 
 /**
@@ -20,7 +21,7 @@ export function clientIdOfSecret(secretString: string, secretId: string): string
     value = undefined;
   }
   const clientId = typeof value === 'object' && value !== null ? (value as Record<string, unknown>).clientId : undefined;
-  if (typeof clientId !== 'string' || !/^[\x21-\x7e]{1,256}$/.test(clientId)) {
+  if (!isKeyid(clientId)) {
     throw new SignetError(
       'invalid_request',
       `The AWSCURRENT value of secret ${secretId} is not JSON with a "clientId": rotation cannot tell whose key to create. Store {"clientId": "<the registry's clientId>"} in it (RotatingSigningKey does).`,

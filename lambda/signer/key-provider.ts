@@ -4,6 +4,7 @@
  */
 import { KeyObject } from 'node:crypto';
 import { fail } from '../core/errors';
+import { KEYID_RULE, isKeyid } from '../core/keyid';
 import { fingerprintOf, importPrivateKey } from '../core/keys';
 
 /** What a signer needs from a key. */
@@ -31,8 +32,8 @@ export interface SigningKeyProvider {
  * @throws SignetError `invalid_private_key`, `unsupported_key_type`, `key_too_small`, `invalid_request`
  */
 export function staticKeyProvider(clientId: string, privateKey: string | KeyObject): SigningKeyProvider {
-  if (typeof clientId !== 'string' || !/^[\x21-\x7e]{1,256}$/.test(clientId)) {
-    fail('invalid_request', 'clientId must be the client\'s id: 1-256 printable ASCII characters without spaces.');
+  if (!isKeyid(clientId)) {
+    fail('invalid_request', `clientId must be the client's id: ${KEYID_RULE}.`);
   }
   let key: SigningKey;
   if (typeof privateKey === 'string') {

@@ -9,6 +9,7 @@
  * No message here ever contains the private key or the secret's text.
  */
 import { fail } from '../core/errors';
+import { KEYID_RULE, isKeyid } from '../core/keyid';
 import { PrivateKeyInfo, importPrivateKey } from '../core/keys';
 
 /** The stored shape, field for field. */
@@ -29,13 +30,11 @@ export interface ParsedSigningSecret {
   readonly key: PrivateKeyInfo;
 }
 
-/** Printable ASCII, 1-256 characters: what the core accepts as a keyid. */
-const CLIENT_ID = /^[\x21-\x7e]{1,256}$/;
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
 
 /** The stored shape for a key, in the seed's format. */
 export function signingSecretFor(clientId: string, key: PrivateKeyInfo, createdAt: Date): SigningSecret {
-  if (!CLIENT_ID.test(clientId)) fail('invalid_request', 'The clientId must be 1-256 printable ASCII characters without spaces.');
+  if (!isKeyid(clientId)) fail('invalid_request', `The clientId must be ${KEYID_RULE}.`);
   return { clientId, privateKey: key.pkcs8Base64, fingerprint: key.fingerprint, createdAt: createdAt.toISOString() };
 }
 
@@ -62,8 +61,8 @@ export function parseSigningSecret(text: string): ParsedSigningSecret {
   }
   const fields = value as Record<string, unknown>;
   const clientId = fields.clientId;
-  if (typeof clientId !== 'string' || !CLIENT_ID.test(clientId)) {
-    fail('invalid_request', 'The signing secret\'s "clientId" must be the client\'s id: 1-256 printable ASCII characters.');
+  if (!isKeyid(clientId)) {
+    fail('invalid_request', `The signing secret's "clientId" must be the client's id: ${KEYID_RULE}.`);
   }
   if (typeof fields.privateKey !== 'string') {
     fail('invalid_private_key', 'The signing secret\'s "privateKey" must be a string: the PKCS#8 key in Base64 (signet keygen\'s private.pkcs8.b64).');
