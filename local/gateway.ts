@@ -21,6 +21,7 @@ import type {
   APIGatewayRequestAuthorizerEventV2,
 } from 'aws-lambda';
 import { CONTEXT_KEYS } from '../lambda/adapters/authorizer-context';
+import { SIGNET_ERROR_HEADER } from '../lambda/core/defaults';
 import { ERROR_CODES, SignetErrorCode } from '../lambda/core/errors';
 import { authorizerEventOf, httpApiProxyEvent, withAuthorizerContext } from './http-api-event';
 
@@ -28,7 +29,6 @@ import { authorizerEventOf, httpApiProxyEvent, withAuthorizerContext } from './h
 export const MAX_LOCAL_BODY_BYTES = 10 * 1024 * 1024;
 
 /** The header carrying a refusal's code (read by the signer's `signedFetch`). */
-const SIGNET_ERROR_HEADER = 'x-signet-error';
 
 /** The authorizer's answer (simple response). */
 export interface SimpleAuthorizerResult {

@@ -51,6 +51,12 @@ export const DEFAULT_NEGATIVE_CACHE_TTL_MS = 10_000;
  */
 export const AUTHORIZER_CACHE_TTL_HEADER = 'x-signet-authorizer-cache-ttl';
 
+/**
+ * The header a local gateway puts its refusal's reason code in (`{error}` in the body says it too);
+ * the signer library reads it first to decide whether a 401 is worth a key refresh.
+ */
+export const SIGNET_ERROR_HEADER = 'x-signet-error';
+
 /** The most client records the authorizer keeps in memory. @default 10_000 */
 export const DEFAULT_CLIENT_CACHE_MAX_ENTRIES = 10_000;
 

@@ -16,6 +16,7 @@
  * again only if the refreshed key differs from the one that signed the refused request. If the
  * refresh itself fails, the original 401 is returned.
  */
+import { SIGNET_ERROR_HEADER } from '../core/defaults';
 import { Signer } from './signer';
 
 /** 401 reasons a newer key (or clientId) can fix. */
@@ -88,7 +89,7 @@ export async function signedFetch(signer: Signer, url: string | URL, init: Signe
  * left unread (a clone is read).
  */
 export async function signatureFailureReason(response: Response): Promise<string | undefined> {
-  const header = response.headers.get('x-signet-error')?.trim();
+  const header = response.headers.get(SIGNET_ERROR_HEADER)?.trim();
   if (header && REASON.test(header)) return header;
   const challenge = /\berror="?([a-z][a-z0-9_]{0,63})"?/.exec(response.headers.get('www-authenticate') ?? '');
   if (challenge) return challenge[1];
