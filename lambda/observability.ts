@@ -16,3 +16,6 @@ export const SERVICE_NAMES = {
   portal: 'signet-portal',
   adminBootstrap: 'signet-admin-bootstrap',
 } as const;
+
+/** Metric names the authorizer emits (namespace `Signet`); lib/signature-authorizer.ts alarms on them. */
+export const AUTHORIZER_METRIC_NAMES = { allowed: 'Allowed', denied: 'Denied', staleServed: 'StaleRecordServed' } as const;

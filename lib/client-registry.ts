@@ -17,7 +17,7 @@ import {
   TTL_ATTRIBUTE,
   UNAUTHENTICATED_FAILURE_ATTRIBUTES,
 } from '../lambda/store/table-schema';
-import { REPLAY_PREFIX } from '../lambda/store/replay-store';
+import { REPLAY_PREFIX } from '../lambda/store/table-schema';
 
 /** Read actions on client, key and audit items (and the list index). */
 const READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];

@@ -10,7 +10,6 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { REST_GATEWAY_RESPONSES, RestGatewayResponse } from '../lambda/adapters/authorizer-response';
 import { publicBaseUrlProblem } from '../lambda/adapters/target-uri';
-import { AUTHORIZER_METRIC_NAMES } from '../lambda/authorizer/runtime';
 import { DEFAULT_ROLE_CATALOGUE, ENV } from '../lambda/config-env';
 import {
   DEFAULT_ALLOW_LEGACY,
@@ -24,7 +23,7 @@ import {
 import { RoleCatalogue, compileRoleCatalogue } from '../lambda/core/role-policy';
 import { IClientRegistry } from './client-registry';
 import { METRICS_NAMESPACE, SignetFunction } from './signet-function';
-import { SERVICE_NAMES } from '../lambda/observability';
+import { AUTHORIZER_METRIC_NAMES, SERVICE_NAMES } from '../lambda/observability';
 
 /** Which API Gateway flavour sits in front: HTTP API (payload 2.0) or REST API (v1). */
 export type SignetApiType = 'http' | 'rest';

@@ -2,9 +2,9 @@
  * Starts the whole local gateway: the services and clients (./bootstrap.ts), an HTTP server on
  * 127.0.0.1, and the deployed Lambda handlers (authorizer, registry, echo) configured for them.
  *
- * The handlers read their configuration once, when their module loads (lambda/config.ts), as in
- * Lambda. So the environment is set first ({@link handlerEnvironment}) and the modules are
- * required after it: one local gateway per process.
+ * The handlers are built by the factories the Lambda entries use, from the configuration a
+ * deployment would put in the functions' environment ({@link handlerEnvironment}), read by the
+ * same `loadConfig`; nothing is written to this process's environment.
  *
  * @example
  * const gateway = await startLocalGateway({ home: signetHome(), port: localPort() });
@@ -13,7 +13,12 @@
  */
 import { Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { loadConfig } from '../lambda/config';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { createAuthorizer } from '../lambda/authorizer/create-authorizer';
+import { handler as echo } from '../lambda/handlers/echo';
+import { SignetConfig, loadConfig } from '../lambda/config';
+import { SERVICE_NAMES } from '../lambda/observability';
+import { createRegistry } from '../lambda/registry/create-registry';
 import { AUTHORIZER_CACHE_TTL_HEADER } from '../lambda/core/defaults';
 import { ENV } from '../lambda/config-env';
 import { LocalServices, bootstrapLocal } from './bootstrap';
@@ -21,7 +26,7 @@ import { writeLocalState } from './local-state';
 import { GatewayHandlers, createGatewayListener } from './gateway';
 import { withPortal } from './portal-assets';
 import { LOCAL_ROLE_CATALOGUE } from './role-catalogue';
-import { DEFAULT_LOCAL_PORT, LOCAL_HOST, LOCAL_REGION } from './signet-home';
+import { DEFAULT_LOCAL_PORT, LOCAL_HOST } from './signet-home';
 
 export interface LocalGatewayOptions {
   /** The state directory, absolute (see ./signet-home.ts). */
@@ -43,51 +48,44 @@ export interface LocalGateway {
 }
 
 /**
- * The environment the handlers read (names from lambda/config-env.ts). Values the caller has set
- * already win for the tunables and the role catalogue; the endpoints, the table and the public
- * base URL are always the local ones.
+ * The handlers' configuration as a deployment's environment would hold it (names from
+ * lambda/config-env.ts). Values the caller has set win for the tunables (SIGNET_CLIENT_CACHE_TTL_MS
+ * and the like) and the role catalogue; the endpoints, the table and the public base URL are
+ * always the local ones.
  */
-export function handlerEnvironment(services: LocalServices, baseUrl: string, current: NodeJS.ProcessEnv = process.env): Record<string, string> {
+function handlerEnvironment(services: LocalServices, baseUrl: string, current: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return {
+    ...current,
     [ENV.tableName]: services.state.tableName,
     [ENV.dynamoDbEndpoint]: services.state.dynamoDbEndpoint,
     [ENV.secretsManagerEndpoint]: services.state.secretsManagerEndpoint,
     // The authorizer rebuilds the signed URL as http://127.0.0.1:<port>/path?query: what the client called.
     [ENV.publicBaseUrl]: baseUrl,
     [ENV.roleCatalogue]: current[ENV.roleCatalogue]?.trim() || JSON.stringify(LOCAL_ROLE_CATALOGUE),
-    AWS_REGION: current.AWS_REGION || LOCAL_REGION,
-    // CloudWatch metrics (EMF lines) mean nothing on a laptop.
-    POWERTOOLS_METRICS_DISABLED: current.POWERTOOLS_METRICS_DISABLED ?? 'true',
   };
 }
 
-let loadedWith: string | undefined;
-
-/** Requires the deployed handlers (after the environment is set). */
-function loadHandlers(environment: Record<string, string>): GatewayHandlers {
-  const signature = JSON.stringify(environment);
-  if (loadedWith !== undefined && loadedWith !== signature) {
-    throw new Error('The Lambda handlers were already loaded for another local gateway in this process; start one local gateway per process.');
-  }
-  loadedWith = signature;
-  /* eslint-disable @typescript-eslint/no-require-imports -- the handlers build themselves from the environment when first loaded */
-  const authorizer = require('../lambda/handlers/authorizer') as typeof import('../lambda/handlers/authorizer');
-  const registry = require('../lambda/handlers/registry') as typeof import('../lambda/handlers/registry');
-  const echo = require('../lambda/handlers/echo') as typeof import('../lambda/handlers/echo');
-  /* eslint-enable @typescript-eslint/no-require-imports */
+/**
+ * The deployed handlers, built from `config` by the same factories the Lambda entries use, in
+ * this process: a registry write reaches the authorizer's cache at once.
+ */
+function localHandlers(config: SignetConfig): GatewayHandlers {
+  // No metrics: CloudWatch's EMF lines mean nothing on a laptop.
+  const authorizer = createAuthorizer(config, { logger: new Logger({ serviceName: SERVICE_NAMES.authorizer }) });
+  const registry = createRegistry(config);
   return {
     authorizer: (event) => authorizer.httpApiHandler(event),
     // Registry and authorizer share this process: a write applies to the very next request.
     registry: async (event, context) => {
-      if (event.requestContext.http.method === 'GET') return registry.handler(event, context);
+      if (event.requestContext.http.method === 'GET') return registry(event, context);
       try {
-        const result = await registry.handler(event, context);
+        const result = await registry(event, context);
         return { ...result, headers: { ...result.headers, [AUTHORIZER_CACHE_TTL_HEADER]: '0' } };
       } finally {
         authorizer.forgetCachedClients();
       }
     },
-    echo: (event, context) => echo.handler(event, context),
+    echo: (event, context) => echo(event, context),
   };
 }
 
@@ -107,11 +105,10 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     await listen(server, options.port ?? DEFAULT_LOCAL_PORT);
     const port = (server.address() as AddressInfo).port;
     const url = `http://${LOCAL_HOST}:${port}`;
-    const environment = handlerEnvironment(services, url);
-    Object.assign(process.env, environment);
-    serve = loadHandlers(environment);
+    const config = loadConfig(handlerEnvironment(services, url, process.env));
+    serve = localHandlers(config);
     // Tell `signet rotate` how long the authorizer caches client records (it waits that long).
-    writeLocalState(services.paths.localState, { ...services.state, clientCacheTtlMs: loadConfig(process.env).clientCacheTtlMs });
+    writeLocalState(services.paths.localState, { ...services.state, clientCacheTtlMs: config.clientCacheTtlMs });
     // /portal/ (the client portal's static files) is answered before the gateway's routes.
     listener = withPortal(createGatewayListener(serve, { log: options.log }), { baseUrl: url, log: options.log });
     let stopping: Promise<void> | undefined;

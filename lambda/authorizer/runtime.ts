@@ -29,6 +29,7 @@ import { isSignetError } from '../core/errors';
 import { PublicKeyCache } from '../core/keys';
 import { compileRoleCatalogue } from '../core/role-policy';
 import { defaultVerifyPolicy } from '../core/verify';
+import { AUTHORIZER_METRIC_NAMES } from '../observability';
 import { DynamoClientStore } from '../store/client-store';
 import { DynamoReplayGuard } from '../store/replay-store';
 import { Decision, authorize } from './authorize';
@@ -37,8 +38,6 @@ import { ClientDirectory } from './client-directory';
 /** The most waiting unauthenticated counts one decision writes (the rest wait for the next decisions). */
 const MAX_COUNT_WRITES_PER_DECISION = 4;
 
-/** Metric names the authorizer emits (namespace `Signet`); lib/signature-authorizer.ts alarms on them. */
-export const AUTHORIZER_METRIC_NAMES = { allowed: 'Allowed', denied: 'Denied', staleServed: 'StaleRecordServed' } as const;
 
 export interface AuthorizerRuntimeOptions {
   readonly config: SignetConfig;

@@ -5,10 +5,8 @@
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { ReplayGuard } from '../authorizer/authorize';
 import { errorName, storageError } from './store-errors';
-import { PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE } from './table-schema';
+import { PARTITION_KEY, REPLAY_PREFIX, SORT_KEY, TTL_ATTRIBUTE } from './table-schema';
 
-/** Item prefix of replay records (`pk = REPLAY#<sha256 of the signature, base64url>`). */
-export const REPLAY_PREFIX = 'REPLAY#';
 
 export class DynamoReplayGuard implements ReplayGuard {
   constructor(

@@ -81,6 +81,9 @@ export const PARTITION_KEY = 'pk';
 /** Sort key attribute (string). */
 export const SORT_KEY = 'sk';
 
+/** Item prefix of replay records (`pk = REPLAY#<sha256 of the signature, base64url>`). */
+export const REPLAY_PREFIX = 'REPLAY#';
+
 /** The GSI that lists client records and key items by creation time. */
 export const LIST_INDEX_NAME = 'gsi1';
 export const LIST_INDEX_PARTITION_KEY = 'gsi1pk';

@@ -19,6 +19,7 @@ import {
   fixture,
   httpApiAuthorizerEvent,
   loadAuthorizer,
+  loadAuthorizerEntry,
   nowS,
   outcomeOf,
   registerClient,
@@ -62,7 +63,7 @@ afterAll(async () => {
 async function decide(
   call: Call,
   signer: Signer,
-  options: { stage?: string; sourceIp?: string; mappingKey?: string; edit?: (headers: Record<string, string>) => void; handler?: AuthorizerModule } = {},
+  options: { stage?: string; sourceIp?: string; mappingKey?: string; edit?: (headers: Record<string, string>) => void; handler?: Pick<AuthorizerModule, 'httpApiHandler'> } = {},
 ) {
   const { headers } = sign(call, signer);
   options.edit?.(headers);
@@ -236,5 +237,20 @@ describe('every refusal code, through the handler', () => {
     if (outcome.ok) return;
     expect(outcome.error.name).toBe('AuthorizerFailure');
     expect(outcome.error.message).toContain('dependency_unavailable');
+  });
+});
+
+describe('the Lambda entry (lambda/handlers/authorizer.ts)', () => {
+  test('builds itself from the environment at a cold start and decides like the factory', async () => {
+    const entry = loadAuthorizerEntry({ ...authorizerEnv(tableName, ddb.endpoint), POWERTOOLS_LOG_LEVEL: 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true' });
+    const call: Call = { method: 'GET', url: ECHO, created: nowS() };
+    expect(codeOf(await decide(call, partner, { handler: entry }))).toBe('allowed');
+    expect(codeOf(await decide(call, reader, { handler: entry, edit: (h) => (h.date = new Date(Date.now() - 3_600_000).toUTCString()) }))).toBe('clock_skew');
+  });
+
+  test('a configuration it cannot use fails the cold start with the reason, not every request', () => {
+    expect(() => loadAuthorizerEntry({ ...authorizerEnv(tableName, ddb.endpoint), [ENV.publicBaseUrl]: 'https://user:pw@api.example.com/v1' })).toThrow(
+      /publicBaseUrl must not carry user information/,
+    );
   });
 });

@@ -16,8 +16,8 @@ import { compileRoleCatalogue } from '../../lambda/core/role-policy';
 import { defaultVerifyPolicy } from '../../lambda/core/verify';
 import { DynamoClientStore } from '../../lambda/store/client-store';
 import { toDocumentClient } from '../../lambda/store/dynamodb-client';
-import { DynamoReplayGuard, REPLAY_PREFIX } from '../../lambda/store/replay-store';
-import { PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE } from '../../lambda/store/table-schema';
+import { DynamoReplayGuard } from '../../lambda/store/replay-store';
+import { PARTITION_KEY, REPLAY_PREFIX, SORT_KEY, TTL_ATTRIBUTE } from '../../lambda/store/table-schema';
 import { dynamoDbLocalClientConfig, findFreePort } from '../../local/dynamodb-local';
 import { startTestDynamoDb, type TestDynamoDb } from '../support/dynamodb';
 import {

@@ -1,14 +1,18 @@
 /**
  * Shared pieces of the authorizer tests: real API Gateway events built from the captures in
  * test/fixtures/apigateway (changed only the way API Gateway changes them for a given call),
- * signed with the core's signRequest for clients registered in DynamoDB Local, and a loader that
- * imports the authorizer handler with its environment set (the handler builds everything at module
- * scope from `loadConfig()`).
+ * signed with the core's signRequest for clients registered in DynamoDB Local, and the authorizer
+ * built by `createAuthorizer` from a configuration, as the Lambda entry and the local gateway build it.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { APIGatewayRequestAuthorizerEvent, APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { type SignetAuthorizer, createAuthorizer } from '../../lambda/authorizer/create-authorizer';
+import { loadConfig } from '../../lambda/config';
 import { ENV } from '../../lambda/config-env';
+import { METRICS_NAMESPACE, SERVICE_NAMES } from '../../lambda/observability';
 import { generateRsaKeyPair, type PrivateKeyInfo } from '../../lambda/core/keys';
 import { signRequest } from '../../lambda/core/sign';
 import type { DynamoClientStore } from '../../lambda/store/client-store';
@@ -247,8 +251,8 @@ export function restAuthorizerEvent(call: Call, options: RestEventOptions): APIG
   return event as APIGatewayRequestAuthorizerEvent;
 }
 
-/** The authorizer handler module. */
-export type AuthorizerModule = typeof import('../../lambda/handlers/authorizer');
+/** The authorizer's two entry points, as lambda/authorizer/create-authorizer.ts builds them. */
+export type AuthorizerModule = SignetAuthorizer;
 
 /** The environment for a handler instance on `tableName` at `endpoint`. */
 export function authorizerEnv(tableName: string, endpoint: string, extra: Record<string, string> = {}): Record<string, string> {
@@ -260,21 +264,28 @@ export function authorizerEnv(tableName: string, endpoint: string, extra: Record
   };
 }
 
-/** Powertools settings that keep a handler quiet (tests that read the logs pass `loud: true`). */
-const QUIET_ENV = { POWERTOOLS_LOG_LEVEL: 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true' };
-
 /**
- * Imports a fresh copy of the authorizer handler with `env` set (its module scope reads the
- * environment once); the environment is restored afterwards. Quiet unless `loud`.
+ * An authorizer built by `createAuthorizer` from the configuration `handlerEnv` holds (read by the
+ * same `loadConfig` as in Lambda), with a Powertools logger and metrics: silent unless `loud`,
+ * then logging at INFO and emitting metrics, as in a deployment.
  */
 export function loadAuthorizer(handlerEnv: Record<string, string>, options: { loud?: boolean } = {}): AuthorizerModule {
-  const env: Record<string, string> = options.loud ? { POWERTOOLS_LOG_LEVEL: 'INFO', POWERTOOLS_METRICS_DISABLED: 'false', ...handlerEnv } : { ...QUIET_ENV, ...handlerEnv };
+  const logger = new Logger({ serviceName: SERVICE_NAMES.authorizer, logLevel: options.loud ? 'INFO' : 'SILENT' });
+  const metrics = options.loud ? new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAMES.authorizer, logger }) : undefined;
+  return createAuthorizer(loadConfig(handlerEnv), { logger, metrics });
+}
+
+/**
+ * The Lambda entry itself (lambda/handlers/authorizer.ts), loaded afresh with `env` set, as a
+ * cold start sees it; the environment is restored afterwards.
+ */
+export function loadAuthorizerEntry(env: Record<string, string>): typeof import('../../lambda/handlers/authorizer') {
   const saved = new Map(Object.keys(env).map((name) => [name, process.env[name]]));
   Object.assign(process.env, env);
-  let loaded: AuthorizerModule | undefined;
+  let loaded: typeof import('../../lambda/handlers/authorizer') | undefined;
   try {
     jest.isolateModules(() => {
-      loaded = require('../../lambda/handlers/authorizer') as AuthorizerModule;
+      loaded = require('../../lambda/handlers/authorizer') as typeof import('../../lambda/handlers/authorizer');
     });
   } finally {
     for (const [name, value] of saved) {
