@@ -9,7 +9,7 @@ import { ENV } from '../lambda/config-env';
 import { isSignetError } from '../lambda/core/errors';
 import { EVERYONE, normaliseNetworkEntry } from '../lambda/core/ip-policy';
 import { importPublicKey } from '../lambda/core/keys';
-import type { AdminBootstrapProperties } from './bootstrap/admin-bootstrap-handler';
+import type { AdminBootstrapProperties } from '../lambda/bootstrap/admin-bootstrap-handler';
 import { IClientRegistry } from './client-registry';
 import { SignetFunction } from './signet-function';
 import { SERVICE_NAMES } from '../lambda/observability';

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { CloudFormationCustomResourceEvent, Context } from 'aws-lambda';
 import { ENV } from '../../lambda/config-env';
 import { DynamoClientStore } from '../../lambda/store/client-store';
-import { BOOTSTRAP_ACTOR, handler } from '../../lib/bootstrap/admin-bootstrap-handler';
+import { BOOTSTRAP_ACTOR, handler } from '../../lambda/bootstrap/admin-bootstrap-handler';
 import { TestDynamoDb, startTestDynamoDb } from '../support/dynamodb';
 import { spkiPem, testKey } from '../support/registry-fixtures';
 

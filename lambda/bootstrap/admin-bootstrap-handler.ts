@@ -13,13 +13,13 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
 import type { CloudFormationCustomResourceEvent, Context } from 'aws-lambda';
-import { loadConfig } from '../../lambda/config';
-import { REGISTRY_ADMIN_ROLE } from '../../lambda/core/defaults';
-import { isSignetError } from '../../lambda/core/errors';
-import { normaliseNetworkEntry } from '../../lambda/core/ip-policy';
-import { importPublicKey } from '../../lambda/core/keys';
-import { DynamoClientStore } from '../../lambda/store/client-store';
-import { createDocumentClient } from '../../lambda/store/dynamodb-client';
+import { loadConfig } from '../config';
+import { REGISTRY_ADMIN_ROLE } from '../core/defaults';
+import { isSignetError } from '../core/errors';
+import { normaliseNetworkEntry } from '../core/ip-policy';
+import { importPublicKey } from '../core/keys';
+import { DynamoClientStore } from '../store/client-store';
+import { createDocumentClient } from '../store/dynamodb-client';
 
 /** The actor name the audit trail records for the bootstrap. */
 export const BOOTSTRAP_ACTOR = 'bootstrap';
