@@ -30,7 +30,7 @@ import { PublicKeyCache } from '../core/keys';
 import { compileRoleCatalogue } from '../core/role-policy';
 import { defaultVerifyPolicy } from '../core/verify';
 import { AUTHORIZER_METRIC_NAMES } from '../observability';
-import { DynamoClientStore } from '../store/client-store';
+import { DynamoClientReader } from '../store/client-reader';
 import { DynamoReplayGuard } from '../store/replay-store';
 import { Decision, authorize } from './authorize';
 import { ClientDirectory } from './client-directory';
@@ -50,7 +50,7 @@ export interface AuthorizerRuntimeOptions {
 
 export class AuthorizerRuntime {
   readonly directory: ClientDirectory;
-  private readonly store: DynamoClientStore;
+  private readonly store: DynamoClientReader;
   private readonly deps: Parameters<typeof authorize>[1];
 
   private readonly recentFailures = new BoundedCache<string, true>(DEFAULT_CLIENT_CACHE_MAX_ENTRIES);
@@ -67,7 +67,7 @@ export class AuthorizerRuntime {
     const { config, doc, logger, metrics } = options;
     const nowMs = options.nowMs ?? Date.now;
     this.nowMs = nowMs;
-    this.store = new DynamoClientStore({ tableName: config.tableName, client: doc, now: () => new Date(nowMs()) });
+    this.store = new DynamoClientReader({ tableName: config.tableName, client: doc, now: () => new Date(nowMs()) });
     this.directory = new ClientDirectory(this.store, {
       ttlMs: config.clientCacheTtlMs,
       staleIfErrorMs: config.staleIfErrorMs,

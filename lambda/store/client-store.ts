@@ -21,31 +21,27 @@
  * const store = new DynamoClientStore({ tableName: config.tableName, client: documentClient });
  * const { record, created } = await store.createClient({ name, networkWhitelist, roles, key }, actorId);
  */
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
-  DynamoDBDocumentClient,
   GetCommand,
   QueryCommand,
   TransactWriteCommand,
   UpdateCommand,
-  PutCommand,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { AUTH_FAILURE_TTL_S, REGISTRY_ADMIN_ROLE, UNAUTHENTICATED_FAILURE_WINDOW_S } from '../core/defaults';
+import { REGISTRY_ADMIN_ROLE } from '../core/defaults';
 import { ERROR_CODES, SignetError, type SignetErrorCode } from '../core/errors';
 import { isFingerprint } from '../core/keys';
 import { DEFAULT_ACCOUNT_ID, isAccountId, newAccountId } from './account-id';
 import { isClientId, newClientId } from './client-id';
+import { DynamoClientReader } from './client-reader';
 import {
-  type AuthFailureRecorder,
-  type ClientReader,
   type ClientRecord,
   type ClientStatus,
   type StoredPublicKey,
   isKeyActive,
 } from './client-record';
 import { decodeCursor, encodeCursor } from './cursor';
-import { toDocumentClient, createDocumentClient } from './dynamodb-client';
+import { FAILURE_DETAIL_FIELDS, type Item, clientKey, stringList, toRecord } from './item-codec';
 import { cancellationReasons, errorName, isTransactionConflict, storageError } from './store-errors';
 import type {
   AccountAuditEntry,
@@ -57,7 +53,6 @@ import type {
   AuditFieldChange,
   AuditedField,
   AuthFailure,
-  AuthFailureDetail,
   ClientChanges,
   CreateClientResult,
   KeyOwner,
@@ -68,7 +63,6 @@ import type {
   UnauthenticatedFailureWindow,
 } from './store-types';
 import {
-  AUTH_FAILURE_SLOTS,
   ITEM,
   unauthenticatedCountAttribute,
   LIST_INDEX_NAME,
@@ -87,8 +81,6 @@ export const MAX_PAGE_SIZE = 100;
 export const MAX_KEYS_PER_CLIENT = 10;
 /** Attempts for a write that loses races (TransactionConflict, or a concurrent change when no version was given). @default 6 */
 export const MAX_WRITE_ATTEMPTS = 6;
-/** Longest text kept in an auth-failure detail field, in characters. @default 512 */
-export const MAX_FAILURE_DETAIL_CHARS = 512;
 
 /** Name of the built-in default account. */
 export const DEFAULT_ACCOUNT_NAME = 'Default account';
@@ -98,17 +90,6 @@ const BUILT_IN_AT = '1970-01-01T00:00:00.000Z';
 /** Actor name used when a change has no identifiable caller. */
 export const UNKNOWN_ACTOR = 'unknown';
 
-export interface DynamoClientStoreOptions {
-  /** The client table (see ./table-schema.ts). */
-  readonly tableName: string;
-  /**
-   * SDK client, built once at module scope by the handler; tests pass one pointed at DynamoDB Local.
-   * @default - a document client for the Lambda's region
-   */
-  readonly client?: DynamoDBDocumentClient | DynamoDBClient;
-  /** Clock. @default - () => new Date() */
-  readonly now?: () => Date;
-}
 
 /** What a change does to the record, its key items and the audit trail. */
 interface Plan {
@@ -122,42 +103,14 @@ interface Plan {
   readonly audit: Omit<AuditEntry, 'clientId' | 'accountId' | 'at' | 'actor' | 'actorAccountId' | 'version'>;
 }
 
-type Item = Record<string, unknown>;
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /**
- * The DynamoDB client registry. Implements {@link ClientReader} (one GetItem per client, for the
- * authorizer) and {@link AuthFailureRecorder}.
+ * The DynamoDB client registry: the registry's reads and writes. What the authorizer needs (one
+ * GetItem per client, the failure log's writes) is {@link DynamoClientReader}, which this extends.
  */
-export class DynamoClientStore implements ClientReader, AuthFailureRecorder {
-  private readonly doc: DynamoDBDocumentClient;
-  private readonly tableName: string;
-  private readonly now: () => Date;
-
-  constructor(options: DynamoClientStoreOptions) {
-    if (!options.tableName) throw new Error('DynamoClientStore needs a tableName.');
-    this.tableName = options.tableName;
-    this.doc = options.client ? toDocumentClient(options.client) : createDocumentClient();
-    this.now = options.now ?? (() => new Date());
-  }
-
+export class DynamoClientStore extends DynamoClientReader {
   // ---------------------------------------------------------------- reads
-
-  /**
-   * The record, or undefined when no client has this id (ids of the wrong shape are answered
-   * without a read). One GetItem: everything the authorizer needs.
-   */
-  async getClient(clientId: string, options: { consistentRead?: boolean } = {}): Promise<ClientRecord | undefined> {
-    if (!isClientId(clientId)) return undefined;
-    try {
-      const out = await this.doc.send(
-        new GetCommand({ TableName: this.tableName, Key: clientKey(clientId), ConsistentRead: options.consistentRead ?? false }),
-      );
-      return out.Item ? toRecord(out.Item) : undefined;
-    } catch (error) {
-      throw storageError(error, 'read the client');
-    }
-  }
 
   /**
    * One account's clients in creation order, one page at a time: exactly one Query on the list
@@ -657,78 +610,6 @@ export class DynamoClientStore implements ClientReader, AuthFailureRecorder {
     return { items: out.items.map((item) => toAuditEntry(item) as unknown as AccountAuditEntry), nextCursor: encodeCursor(out.lastKey) };
   }
 
-  /**
-   * Records a refused request (see {@link AuthFailureRecorder}): two writes, no read. A counter
-   * on the client record picks the next slot of the client's ring of AUTH_FAILURES_KEPT items,
-   * each expiring after AUTH_FAILURE_TTL_S. Unknown clients get nothing written (false).
-   */
-  async recordAuthFailure(clientId: string, reason: string, detail?: string | AuthFailureDetail): Promise<boolean> {
-    if (!isClientId(clientId)) return false;
-    const now = this.now();
-    let seq: number;
-    try {
-      const out = await this.doc.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: clientKey(clientId),
-          UpdateExpression: 'ADD #seq :one',
-          ConditionExpression: 'attribute_exists(#pk)',
-          ExpressionAttributeNames: { '#seq': 'authFailureSeq', '#pk': PARTITION_KEY },
-          ExpressionAttributeValues: { ':one': 1 },
-          ReturnValues: 'UPDATED_NEW',
-        }),
-      );
-      seq = Number(out.Attributes?.authFailureSeq);
-    } catch (error) {
-      if (errorName(error) === 'ConditionalCheckFailedException') return false;
-      throw storageError(error, 'record the authentication failure');
-    }
-    const fields: AuthFailureDetail = typeof detail === 'string' ? { message: detail } : (detail ?? {});
-    const item: Item = {
-      [PARTITION_KEY]: ITEM.clientPk(clientId),
-      [SORT_KEY]: `${ITEM.failureSkPrefix}${String((seq - 1) % AUTH_FAILURE_SLOTS).padStart(2, '0')}`,
-      seq,
-      at: now.toISOString(),
-      reason: clip(String(reason)),
-      [TTL_ATTRIBUTE]: Math.floor(now.getTime() / 1000) + AUTH_FAILURE_TTL_S,
-    };
-    for (const field of FAILURE_DETAIL_FIELDS) {
-      const value = fields[field];
-      if (typeof value === 'string' && value !== '') item[field] = clip(value);
-    }
-    try {
-      await this.doc.send(new PutCommand({ TableName: this.tableName, Item: item }));
-    } catch (error) {
-      throw storageError(error, 'record the authentication failure');
-    }
-    return true;
-  }
-
-  /**
-   * Counts refusals no key of the client signed (see {@link AuthFailureRecorder}): one UpdateItem,
-   * no read, on the item of the current window, which expires AUTH_FAILURE_TTL_S after the window
-   * starts. Only the reason code (one of a fixed list) and a number are written.
-   */
-  async countUnauthenticatedFailures(clientId: string, reason: string, count: number): Promise<boolean> {
-    if (!isClientId(clientId) || !(reason in ERROR_CODES) || !Number.isSafeInteger(count) || count < 1) return false;
-    const windowStartS = Math.floor(this.now().getTime() / 1000 / UNAUTHENTICATED_FAILURE_WINDOW_S) * UNAUTHENTICATED_FAILURE_WINDOW_S;
-    const windowStart = new Date(windowStartS * 1000).toISOString();
-    try {
-      await this.doc.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: { [PARTITION_KEY]: ITEM.clientPk(clientId), [SORT_KEY]: `${ITEM.unauthenticatedFailureSkPrefix}${windowStart}` },
-          UpdateExpression: 'ADD #count :count SET #window = :window, #ttl = :ttl',
-          ExpressionAttributeNames: { '#count': unauthenticatedCountAttribute(reason as SignetErrorCode), '#window': 'windowStart', '#ttl': TTL_ATTRIBUTE },
-          ExpressionAttributeValues: { ':count': count, ':window': windowStart, ':ttl': windowStartS + AUTH_FAILURE_TTL_S },
-        }),
-      );
-    } catch (error) {
-      throw storageError(error, 'count the unauthenticated failures');
-    }
-    return true;
-  }
-
   // ---------------------------------------------------------------- the write engine
 
   private setStatus(clientId: string, status: ClientStatus, actor: Actor, expectedVersion: number | undefined, options: ChangeOptions): Promise<ClientRecord> {
@@ -999,13 +880,7 @@ export class DynamoClientStore implements ClientReader, AuthFailureRecorder {
 
 const AUDIT_VERSION_DIGITS = 12;
 
-const FAILURE_DETAIL_FIELDS = ['message', 'sourceIp', 'method', 'path', 'fingerprint'] as const;
-
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
-
-function clientKey(clientId: string): Item {
-  return { [PARTITION_KEY]: ITEM.clientPk(clientId), [SORT_KEY]: ITEM.clientSk };
-}
 
 function rosterKey(): Item {
   return { [PARTITION_KEY]: ITEM.adminRosterPk, [SORT_KEY]: ITEM.adminRosterSk };
@@ -1156,31 +1031,6 @@ function keyAttribute(key: StoredPublicKey): Item {
   };
 }
 
-/**
- * @param listedIn the account whose list the item came from (the list index does not project
- *   `accountId`); a record without the attribute was written before accounts: the default account
- */
-function toRecord(item: Item, listedIn?: string): ClientRecord {
-  const keys = Array.isArray(item.keys) ? (item.keys as Item[]) : [];
-  return {
-    clientId: String(item.clientId),
-    accountId: typeof item.accountId === 'string' ? item.accountId : (listedIn ?? DEFAULT_ACCOUNT_ID),
-    name: String(item.name),
-    status: item.status === 'disabled' ? 'disabled' : 'active',
-    networkWhitelist: stringList(item.networkWhitelist),
-    roles: stringList(item.roles),
-    keys: keys.map((k) => ({
-      fingerprint: String(k.fingerprint),
-      spkiPem: String(k.spkiPem),
-      addedAt: String(k.addedAt),
-      ...(typeof k.notAfter === 'string' ? { notAfter: k.notAfter } : {}),
-    })),
-    version: Number(item.version),
-    createdAt: String(item.createdAt),
-    updatedAt: String(item.updatedAt),
-  };
-}
-
 function toKeyOwner(item: Item): KeyOwner {
   return {
     clientId: String(item.clientId),
@@ -1226,20 +1076,12 @@ function canonicalInstant(value: string, field: string): string {
   return new Date(ms).toISOString();
 }
 
-function stringList(value: unknown): string[] {
-  return Array.isArray(value) ? value.map(String) : [];
-}
-
 function sameList(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((v, i) => v === b[i]);
 }
 
 function dropUndefined(item: Item): Item {
   return Object.fromEntries(Object.entries(item).filter(([, v]) => v !== undefined));
-}
-
-function clip(value: string): string {
-  return value.length > MAX_FAILURE_DETAIL_CHARS ? `${value.slice(0, MAX_FAILURE_DETAIL_CHARS - 1)}…` : value;
 }
 
 function actorName(actor: string): string {
