@@ -104,8 +104,9 @@ export async function signRequest(input) {
   if (!Number.isSafeInteger(input.created) || input.created < 0) {
     fail('invalid_request', `created must be whole unix seconds; got ${String(input.created)}.`);
   }
-  if (typeof input.keyId !== 'string' || !/^[\x20-\x7e]{1,256}$/.test(input.keyId)) {
-    fail('invalid_request', 'The clientId (keyid) must be 1-256 printable ASCII characters.');
+  // lambda/core/keyid.ts's rule (this file goes when the portal is built from the core).
+  if (typeof input.keyId !== 'string' || !/^[\x21-\x7e]{1,256}$/.test(input.keyId)) {
+    fail('invalid_request', 'The clientId (keyid) must be 1-256 printable ASCII characters without spaces.');
   }
   const key = input.privateKey;
   if (!key || key.type !== 'private' || key.algorithm.name !== RSASSA.name || /** @type {RsaHashedKeyAlgorithm} */ (key.algorithm).hash.name !== 'SHA-256') {

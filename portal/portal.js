@@ -190,7 +190,7 @@ async function onSignIn(event) {
     return;
   }
   const keyId = idInput.value.trim();
-  if (!/^[\x20-\x7e]{1,256}$/.test(keyId)) {
+  if (!/^[\x21-\x7e]{1,256}$/.test(keyId)) {
     showError('admin-id-error', 'Give the admin\'s client ID (its keyid), e.g. the content of $SIGNET_HOME/admin/client-id.', { field: idInput });
     idInput.focus();
     return;
