@@ -33,7 +33,9 @@ import { ERROR_CODES, SignetError, type SignetErrorCode } from '../core/errors';
 import { isFingerprint } from '../core/keys';
 import { DEFAULT_ACCOUNT_ID, isAccountId, newAccountId } from './account-id';
 import { isClientId, newClientId } from './client-id';
+import { addKeyTo, removeKeyFrom, setKeyNotAfterOn } from '../registry/key-rollover';
 import { DynamoClientReader } from './client-reader';
+import { RETRY, withWriteRetries } from './write-retries';
 import {
   type ClientRecord,
   type ClientStatus,
@@ -77,10 +79,6 @@ import {
 export const DEFAULT_PAGE_SIZE = 50;
 /** Largest page size. @default 100 */
 export const MAX_PAGE_SIZE = 100;
-/** Most keys one client may hold (several only during a rollover). @default 10 */
-export const MAX_KEYS_PER_CLIENT = 10;
-/** Attempts for a write that loses races (TransactionConflict, or a concurrent change when no version was given). @default 6 */
-export const MAX_WRITE_ATTEMPTS = 6;
 
 /** Name of the built-in default account. */
 export const DEFAULT_ACCOUNT_NAME = 'Default account';
@@ -242,7 +240,7 @@ export class DynamoClientStore extends DynamoClientReader {
   async createClient(input: NewClient, actor: Actor): Promise<CreateClientResult> {
     const accountId = input.accountId ?? DEFAULT_ACCOUNT_ID;
     if (!isAccountId(accountId)) throw new SignetError('invalid_request', 'accountId must be an account id such as acct_default, as the registry gave it.');
-    for (let attempt = 1; ; attempt++) {
+    return withWriteRetries(async () => {
       const at = this.now().toISOString();
       const key = storedKey(input.key, at);
       const record: ClientRecord = {
@@ -306,10 +304,9 @@ export class DynamoClientStore extends DynamoClientReader {
           // (a clientId collision, reason 0, is retried with a fresh id)
           throw storageError(error, 'create the client');
         }
-        if (attempt >= MAX_WRITE_ATTEMPTS) throw busy('create the client');
-        await backoff(attempt);
+        return RETRY;
       }
-    }
+    }, () => busy('create the client'));
   }
 
   /**
@@ -369,23 +366,16 @@ export class DynamoClientStore extends DynamoClientReader {
    */
   addKey(clientId: string, key: NewKey, actor: Actor, expectedVersion?: number, options: ChangeOptions = {}): Promise<ClientRecord> {
     return this.mutate(clientId, expectedVersion, actor, options, 'add the key', (current, at, nowMs) => {
-      if (current.keys.some((k) => k.fingerprint === key.fingerprint)) {
-        throw new SignetError('key_already_registered', `This public key (fingerprint ${key.fingerprint}) is already registered on this client.`);
-      }
-      const expired = current.keys.filter((k) => !isKeyActive(k, nowMs));
-      const kept = current.keys.filter((k) => isKeyActive(k, nowMs));
-      if (kept.length >= MAX_KEYS_PER_CLIENT) {
-        throw new SignetError('invalid_request', `The client already holds ${kept.length} keys, the most allowed. Remove a key it no longer uses first.`);
-      }
       const added = storedKey(key, at);
+      const { keys, pruned } = addKeyTo(current.keys, added, nowMs);
       return {
-        record: { keys: [...kept, added] },
+        record: { keys: [...keys] },
         keyPuts: [added],
-        keyDeletes: expired.map((k) => k.fingerprint),
+        keyDeletes: pruned.map((k) => k.fingerprint),
         audit: {
           action: 'key.added',
           keysAdded: [added.fingerprint],
-          ...(expired.length > 0 ? { keysRemoved: expired.map((k) => k.fingerprint) } : {}),
+          ...(pruned.length > 0 ? { keysRemoved: pruned.map((k) => k.fingerprint) } : {}),
         },
       };
     });
@@ -398,14 +388,7 @@ export class DynamoClientStore extends DynamoClientReader {
    */
   removeKey(clientId: string, fingerprint: string, actor: Actor, expectedVersion?: number, options: ChangeOptions = {}): Promise<ClientRecord> {
     return this.mutate(clientId, expectedVersion, actor, options, 'remove the key', (current, _at, nowMs) => {
-      const target = findKey(current, fingerprint);
-      const remaining = current.keys.filter((k) => k !== target);
-      if (remaining.length === 0 || (isKeyActive(target, nowMs) && !remaining.some((k) => isKeyActive(k, nowMs)))) {
-        throw new SignetError(
-          'last_key',
-          "This is the client's last active key, so removing it would lock the client out. Add the new key first (POST /registry/clients/{clientId}/keys), then remove this one.",
-        );
-      }
+      const remaining = removeKeyFrom(current, fingerprint, nowMs);
       return { record: { keys: remaining }, keyDeletes: [fingerprint], audit: { action: 'key.removed', keysRemoved: [fingerprint] } };
     });
   }
@@ -425,17 +408,12 @@ export class DynamoClientStore extends DynamoClientReader {
   ): Promise<ClientRecord> {
     const canonical = notAfter === undefined ? undefined : canonicalInstant(notAfter, 'notAfter');
     return this.mutate(clientId, expectedVersion, actor, options, 'set the key expiry', (current, _at, nowMs) => {
-      const target = findKey(current, fingerprint);
-      if (target.notAfter === canonical) return undefined;
-      const updated = withNotAfter(target, canonical);
-      const keys = current.keys.map((k) => (k === target ? updated : k));
-      if (!keys.some((k) => isKeyActive(k, nowMs))) {
-        throw new SignetError('last_key', "This would leave the client without an active key. Add the new key first, then expire this one.");
-      }
+      const expiry = setKeyNotAfterOn(current, fingerprint, canonical, nowMs);
+      if (expiry === undefined) return undefined;
       return {
-        record: { keys },
-        keyRewrites: [updated],
-        audit: { action: 'key.not_after_set', keyNotAfter: { fingerprint, from: target.notAfter, to: canonical } },
+        record: { keys: [...expiry.keys] },
+        keyRewrites: [expiry.after],
+        audit: { action: 'key.not_after_set', keyNotAfter: { fingerprint, from: expiry.before.notAfter, to: canonical } },
       };
     });
   }
@@ -508,7 +486,7 @@ export class DynamoClientStore extends DynamoClientReader {
 
   /** Creates an account with a fresh id; its audit entry is written in the same transaction. */
   async createAccount(input: NewAccount, actor: Actor): Promise<AccountRecord> {
-    for (let attempt = 1; ; attempt++) {
+    return withWriteRetries(async () => {
       const at = this.now().toISOString();
       const record: AccountRecord = { accountId: newAccountId(), name: input.name, roleCeiling: [...input.roleCeiling], version: 1, createdAt: at, updatedAt: at };
       const audit: AccountAuditEntry = {
@@ -535,10 +513,9 @@ export class DynamoClientStore extends DynamoClientReader {
         if (reasons === undefined || (reasons[0]?.Code !== 'ConditionalCheckFailed' && !isTransactionConflict(reasons))) {
           throw storageError(error, 'create the account');
         }
-        if (attempt >= MAX_WRITE_ATTEMPTS) throw busy('create the account');
-        await backoff(attempt);
+        return RETRY;
       }
-    }
+    }, () => busy('create the account'));
   }
 
   /**
@@ -547,7 +524,7 @@ export class DynamoClientStore extends DynamoClientReader {
    * @throws SignetError `not_found`, `version_conflict`
    */
   async updateAccount(accountId: string, expectedVersion: number, changes: AccountChanges, actor: Actor): Promise<AccountRecord> {
-    for (let attempt = 1; ; attempt++) {
+    return withWriteRetries(async () => {
       const current = await this.getAccount(accountId, { consistentRead: true });
       if (current === undefined) throw accountNotFound(accountId);
       if (current.version !== expectedVersion) throw accountVersionConflict(expectedVersion, current.version);
@@ -589,10 +566,9 @@ export class DynamoClientStore extends DynamoClientReader {
           throw accountVersionConflict(expectedVersion, latest?.version);
         }
         if (!isTransactionConflict(reasons)) throw storageError(error, 'update the account');
-        if (attempt >= MAX_WRITE_ATTEMPTS) throw accountVersionConflict(expectedVersion, undefined);
-        await backoff(attempt);
+        return RETRY;
       }
-    }
+    }, () => accountVersionConflict(expectedVersion, undefined));
   }
 
   /** The account's own audit trail (its creation and edits), newest first. */
@@ -639,7 +615,7 @@ export class DynamoClientStore extends DynamoClientReader {
     action: string,
     plan: (current: ClientRecord, at: string, nowMs: number) => Plan | undefined,
   ): Promise<ClientRecord> {
-    for (let attempt = 1; ; attempt++) {
+    return withWriteRetries(async () => {
       const current = await this.getClient(clientId, { consistentRead: true });
       if (current === undefined) throw clientNotFound(clientId);
       options.guard?.(current);
@@ -700,10 +676,9 @@ export class DynamoClientStore extends DynamoClientReader {
         } else if (!isTransactionConflict(reasons) && !reasons.some((r) => r.Code === 'ConditionalCheckFailed')) {
           throw storageError(error, action);
         }
-        if (attempt >= MAX_WRITE_ATTEMPTS) throw expectedVersion !== undefined ? versionConflict(expectedVersion, undefined) : busy(action);
-        await backoff(attempt);
+        return RETRY;
       }
-    }
+    }, () => (expectedVersion !== undefined ? versionConflict(expectedVersion, undefined) : busy(action)));
   }
 
   /**
@@ -1056,19 +1031,6 @@ function storedKey(key: NewKey, addedAt: string): StoredPublicKey {
   };
 }
 
-function withNotAfter(key: StoredPublicKey, notAfter: string | undefined): StoredPublicKey {
-  const { notAfter: _old, ...rest } = key;
-  return notAfter === undefined ? rest : { ...rest, notAfter };
-}
-
-function findKey(record: ClientRecord, fingerprint: string): StoredPublicKey {
-  const key = record.keys.find((k) => k.fingerprint === fingerprint);
-  if (key === undefined) {
-    throw new SignetError('not_found', `Client ${record.clientId} has no key with fingerprint ${isFingerprint(fingerprint) ? fingerprint : '(malformed)'}. List its keys with GET /registry/clients/${record.clientId}.`);
-  }
-  return key;
-}
-
 /** An ISO-8601 instant in the one form the store writes (so string order is time order). */
 function canonicalInstant(value: string, field: string): string {
   const ms = typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(value) ? Date.parse(value) : NaN;
@@ -1139,7 +1101,3 @@ function busy(action: string): SignetError {
 }
 
 /** Jittered exponential backoff between attempts of a write that lost a race. */
-function backoff(attempt: number): Promise<void> {
-  const ms = Math.random() * Math.min(200, 10 * 2 ** attempt);
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
