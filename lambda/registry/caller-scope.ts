@@ -25,7 +25,7 @@ import { ACCOUNT_ADMIN_ROLE, REGISTRY_ADMIN_ROLE } from '../core/defaults';
 import { SignetError } from '../core/errors';
 import { compileAllowList } from '../core/ip-policy';
 import { DEFAULT_ACCOUNT_ID, isAccountId } from '../store/account-id';
-import { accountNotFound } from '../store/client-store';
+import { accountNotFound } from '../store/account-store';
 import type { ClientRecord } from '../store/client-record';
 import type { AccountRecord, ClientGuard } from '../store/store-types';
 

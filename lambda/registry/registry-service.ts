@@ -12,7 +12,8 @@ import { SignetError, fail } from '../core/errors';
 import { isFingerprint } from '../core/keys';
 import type { CompiledRoleCatalogue } from '../core/role-policy';
 import { DEFAULT_ACCOUNT_ID } from '../store/account-id';
-import { type DynamoClientStore, accountNotFound, clientNotFound } from '../store/client-store';
+import { accountNotFound } from '../store/account-store';
+import { type DynamoClientStore, clientNotFound } from '../store/client-store';
 import type { ClientRecord } from '../store/client-record';
 import type { AccountRecord, Actor, ChangeOptions, ClientGuard } from '../store/store-types';
 import {

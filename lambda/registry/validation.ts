@@ -14,7 +14,7 @@ import { importPublicKey, isFingerprint, scanForPrivateKey } from '../core/keys'
 import { CompiledRoleCatalogue, validateRoles } from '../core/role-policy';
 import { isAccountId } from '../store/account-id';
 import type { NewAccount, NewKey } from '../store/store-types';
-import { MAX_PAGE_SIZE } from '../store/client-store';
+import { MAX_PAGE_SIZE } from '../store/dynamo-table';
 
 /** Longest client name, in characters. @default 128 */
 export const MAX_NAME_CHARS = 128;

@@ -4,42 +4,18 @@
  * The registry's store (./client-store.ts) extends it, so the authorizer's bundle carries no
  * registry write.
  */
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { AUTH_FAILURE_TTL_S, UNAUTHENTICATED_FAILURE_WINDOW_S } from '../core/defaults';
 import { ERROR_CODES, type SignetErrorCode } from '../core/errors';
 import { isClientId } from './client-id';
 import type { AuthFailureRecorder, ClientReader, ClientRecord } from './client-record';
-import { createDocumentClient, toDocumentClient } from './dynamodb-client';
+import { DynamoTable } from './dynamo-table';
 import { FAILURE_DETAIL_FIELDS, type Item, clientKey, clip, toRecord } from './item-codec';
 import { errorName, storageError } from './store-errors';
 import type { AuthFailureDetail } from './store-types';
 import { AUTH_FAILURE_SLOTS, ITEM, PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE, unauthenticatedCountAttribute } from './table-schema';
 
-export interface DynamoClientStoreOptions {
-  /** The client table (see ./table-schema.ts). */
-  readonly tableName: string;
-  /**
-   * SDK client, built once at module scope by the handler; tests pass one pointed at DynamoDB Local.
-   * @default - a document client for the Lambda's region
-   */
-  readonly client?: DynamoDBDocumentClient | DynamoDBClient;
-  /** Clock. @default - () => new Date() */
-  readonly now?: () => Date;
-}
-
-export class DynamoClientReader implements ClientReader, AuthFailureRecorder {
-  protected readonly doc: DynamoDBDocumentClient;
-  protected readonly tableName: string;
-  protected readonly now: () => Date;
-
-  constructor(options: DynamoClientStoreOptions) {
-    if (!options.tableName) throw new Error('DynamoClientStore needs a tableName.');
-    this.tableName = options.tableName;
-    this.doc = options.client ? toDocumentClient(options.client) : createDocumentClient();
-    this.now = options.now ?? (() => new Date());
-  }
-
+export class DynamoClientReader extends DynamoTable implements ClientReader, AuthFailureRecorder {
   /**
    * The record, or undefined when no client has this id (ids of the wrong shape are answered
    * without a read). One GetItem: everything the authorizer needs.

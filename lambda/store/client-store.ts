@@ -23,7 +23,6 @@
  */
 import {
   GetCommand,
-  QueryCommand,
   TransactWriteCommand,
   UpdateCommand,
   type TransactWriteCommandInput,
@@ -31,11 +30,12 @@ import {
 import { REGISTRY_ADMIN_ROLE } from '../core/defaults';
 import { ERROR_CODES, SignetError, type SignetErrorCode } from '../core/errors';
 import { isFingerprint } from '../core/keys';
-import { DEFAULT_ACCOUNT_ID, isAccountId, newAccountId } from './account-id';
+import { DynamoAccountStore } from './account-store';
+import { DEFAULT_ACCOUNT_ID, isAccountId } from './account-id';
 import { isClientId, newClientId } from './client-id';
 import { addKeyTo, removeKeyFrom, setKeyNotAfterOn } from '../registry/key-rollover';
 import { DynamoClientReader } from './client-reader';
-import { RETRY, withWriteRetries } from './write-retries';
+import { RETRY, busy, withWriteRetries } from './write-retries';
 import {
   type ClientRecord,
   type ClientStatus,
@@ -43,12 +43,10 @@ import {
   isKeyActive,
 } from './client-record';
 import { decodeCursor, encodeCursor } from './cursor';
-import { FAILURE_DETAIL_FIELDS, type Item, clientKey, stringList, toRecord } from './item-codec';
+import { DEFAULT_PAGE_SIZE, type DynamoClientStoreOptions, MAX_PAGE_SIZE, pageSize } from './dynamo-table';
+import { AUDIT_VERSION_DIGITS, FAILURE_DETAIL_FIELDS, type Item, actorFields, clientKey, dropUndefined, sameList, toAuditEntry, toRecord } from './item-codec';
 import { cancellationReasons, errorName, isTransactionConflict, storageError } from './store-errors';
 import type {
-  AccountAuditEntry,
-  AccountChanges,
-  AccountRecord,
   Actor,
   AuditEntry,
   ChangeOptions,
@@ -58,7 +56,6 @@ import type {
   ClientChanges,
   CreateClientResult,
   KeyOwner,
-  NewAccount,
   NewClient,
   NewKey,
   Page,
@@ -75,18 +72,8 @@ import {
   TTL_ATTRIBUTE,
 } from './table-schema';
 
-/** Page size when the caller gives none. @default 50 */
-export const DEFAULT_PAGE_SIZE = 50;
-/** Largest page size. @default 100 */
-export const MAX_PAGE_SIZE = 100;
 
-/** Name of the built-in default account. */
-export const DEFAULT_ACCOUNT_NAME = 'Default account';
-/** `createdAt` of the built-in default account (it predates every change). */
-const BUILT_IN_AT = '1970-01-01T00:00:00.000Z';
 
-/** Actor name used when a change has no identifiable caller. */
-export const UNKNOWN_ACTOR = 'unknown';
 
 
 /** What a change does to the record, its key items and the audit trail. */
@@ -108,6 +95,34 @@ type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[numb
  * GetItem per client, the failure log's writes) is {@link DynamoClientReader}, which this extends.
  */
 export class DynamoClientStore extends DynamoClientReader {
+  /** The accounts, on the same table (./account-store.ts); the registry reaches them through this store. */
+  private readonly accounts: DynamoAccountStore;
+
+  constructor(options: DynamoClientStoreOptions) {
+    super(options);
+    this.accounts = new DynamoAccountStore(options);
+  }
+
+  getAccount(...args: Parameters<DynamoAccountStore['getAccount']>): ReturnType<DynamoAccountStore['getAccount']> {
+    return this.accounts.getAccount(...args);
+  }
+
+  listAccounts(...args: Parameters<DynamoAccountStore['listAccounts']>): ReturnType<DynamoAccountStore['listAccounts']> {
+    return this.accounts.listAccounts(...args);
+  }
+
+  createAccount(...args: Parameters<DynamoAccountStore['createAccount']>): ReturnType<DynamoAccountStore['createAccount']> {
+    return this.accounts.createAccount(...args);
+  }
+
+  updateAccount(...args: Parameters<DynamoAccountStore['updateAccount']>): ReturnType<DynamoAccountStore['updateAccount']> {
+    return this.accounts.updateAccount(...args);
+  }
+
+  listAccountAudit(...args: Parameters<DynamoAccountStore['listAccountAudit']>): ReturnType<DynamoAccountStore['listAccountAudit']> {
+    return this.accounts.listAccountAudit(...args);
+  }
+
   // ---------------------------------------------------------------- reads
 
   /**
@@ -428,164 +443,6 @@ export class DynamoClientStore extends DynamoClientReader {
     return this.setStatus(clientId, 'active', actor, expectedVersion, options);
   }
 
-  // ---------------------------------------------------------------- accounts
-
-  /**
-   * The account, or undefined when none has this id (ids of the wrong shape are answered without
-   * a read). The default account always exists: until an operator first edits it, it is the
-   * built-in {@link defaultAccount} (version 0, an empty role ceiling). One GetItem.
-   */
-  async getAccount(accountId: string, options: { consistentRead?: boolean } = {}): Promise<AccountRecord | undefined> {
-    if (!isAccountId(accountId)) return undefined;
-    let item: Item | undefined;
-    try {
-      const out = await this.doc.send(
-        new GetCommand({ TableName: this.tableName, Key: accountKey(accountId), ConsistentRead: options.consistentRead ?? false }),
-      );
-      item = out.Item;
-    } catch (error) {
-      throw storageError(error, 'read the account');
-    }
-    if (item !== undefined) return toAccount(item);
-    return accountId === DEFAULT_ACCOUNT_ID ? defaultAccount() : undefined;
-  }
-
-  /**
-   * Accounts in creation order, the default account first, one page at a time (one Query on the
-   * list index per page).
-   */
-  async listAccounts(cursor?: string, limit: number = DEFAULT_PAGE_SIZE): Promise<Page<AccountRecord>> {
-    const size = pageSize(limit);
-    const start = decodeCursor(
-      cursor,
-      [PARTITION_KEY, SORT_KEY, LIST_INDEX_PARTITION_KEY, LIST_INDEX_SORT_KEY],
-      { [LIST_INDEX_PARTITION_KEY]: ITEM.accountsPartition, [SORT_KEY]: ITEM.accountSk },
-      { [PARTITION_KEY]: ITEM.accountPk('') },
-    );
-    const out = await this.query('list the accounts', {
-      IndexName: LIST_INDEX_NAME,
-      KeyConditionExpression: '#lpk = :partition',
-      ExpressionAttributeNames: { '#lpk': LIST_INDEX_PARTITION_KEY },
-      ExpressionAttributeValues: { ':partition': ITEM.accountsPartition },
-      Limit: size,
-      ExclusiveStartKey: start,
-    });
-    const items = out.items.map(toAccount);
-    let lastKey = out.lastKey;
-    // The default account's item sorts first when it exists; until then the first page shows the built-in one.
-    if (start === undefined && items[0]?.accountId !== DEFAULT_ACCOUNT_ID) {
-      items.unshift(defaultAccount());
-      if (items.length > size) {
-        items.pop();
-        const last = out.items[out.items.length - 2];
-        lastKey = Object.fromEntries([PARTITION_KEY, SORT_KEY, LIST_INDEX_PARTITION_KEY, LIST_INDEX_SORT_KEY].map((k) => [k, last[k]]));
-      }
-    }
-    return { items, nextCursor: encodeCursor(lastKey) };
-  }
-
-  /** Creates an account with a fresh id; its audit entry is written in the same transaction. */
-  async createAccount(input: NewAccount, actor: Actor): Promise<AccountRecord> {
-    return withWriteRetries(async () => {
-      const at = this.now().toISOString();
-      const record: AccountRecord = { accountId: newAccountId(), name: input.name, roleCeiling: [...input.roleCeiling], version: 1, createdAt: at, updatedAt: at };
-      const audit: AccountAuditEntry = {
-        accountId: record.accountId,
-        at,
-        ...actorFields(actor),
-        action: 'account.created',
-        version: 1,
-        changes: { name: { to: record.name }, roleCeiling: { to: record.roleCeiling } },
-      };
-      try {
-        await this.doc.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              { Put: { TableName: this.tableName, Item: accountItem(record), ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': PARTITION_KEY } } },
-              { Put: { TableName: this.tableName, Item: accountAuditItem(audit) } },
-            ],
-          }),
-        );
-        return record;
-      } catch (error) {
-        const reasons = cancellationReasons(error);
-        // (an id collision, reason 0, is retried with a fresh id)
-        if (reasons === undefined || (reasons[0]?.Code !== 'ConditionalCheckFailed' && !isTransactionConflict(reasons))) {
-          throw storageError(error, 'create the account');
-        }
-        return RETRY;
-      }
-    }, () => busy('create the account'));
-  }
-
-  /**
-   * Edits an account's name and/or role ceiling if it is still at `expectedVersion` (the built-in
-   * default account is at version 0; its first edit writes its item).
-   * @throws SignetError `not_found`, `version_conflict`
-   */
-  async updateAccount(accountId: string, expectedVersion: number, changes: AccountChanges, actor: Actor): Promise<AccountRecord> {
-    return withWriteRetries(async () => {
-      const current = await this.getAccount(accountId, { consistentRead: true });
-      if (current === undefined) throw accountNotFound(accountId);
-      if (current.version !== expectedVersion) throw accountVersionConflict(expectedVersion, current.version);
-      const audited: Partial<Record<'name' | 'roleCeiling', AuditFieldChange>> = {};
-      if (changes.name !== undefined && changes.name !== current.name) audited.name = { from: current.name, to: changes.name };
-      if (changes.roleCeiling !== undefined && !sameList(changes.roleCeiling, current.roleCeiling)) {
-        audited.roleCeiling = { from: current.roleCeiling, to: changes.roleCeiling };
-      }
-      if (Object.keys(audited).length === 0) return current;
-      const at = this.now().toISOString();
-      const next: AccountRecord = {
-        ...current,
-        ...(changes.name !== undefined ? { name: changes.name } : {}),
-        ...(changes.roleCeiling !== undefined ? { roleCeiling: [...changes.roleCeiling] } : {}),
-        version: current.version + 1,
-        ...(current.version === 0 ? { createdAt: at } : {}),
-        updatedAt: at,
-      };
-      const audit: AccountAuditEntry = { accountId, at, ...actorFields(actor), action: 'account.updated', version: next.version, changes: audited };
-      const condition: { ConditionExpression: string; ExpressionAttributeNames: Record<string, string>; ExpressionAttributeValues?: Item } =
-        current.version === 0
-          ? { ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': PARTITION_KEY } }
-          : { ConditionExpression: '#version = :current', ExpressionAttributeNames: { '#version': 'version' }, ExpressionAttributeValues: { ':current': current.version } };
-      try {
-        await this.doc.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              { Put: { TableName: this.tableName, Item: accountItem(next), ...condition } },
-              { Put: { TableName: this.tableName, Item: accountAuditItem(audit) } },
-            ],
-          }),
-        );
-        return next;
-      } catch (error) {
-        const reasons = cancellationReasons(error);
-        if (reasons === undefined) throw storageError(error, 'update the account');
-        if (reasons[0]?.Code === 'ConditionalCheckFailed') {
-          const latest = await this.getAccount(accountId, { consistentRead: true });
-          throw accountVersionConflict(expectedVersion, latest?.version);
-        }
-        if (!isTransactionConflict(reasons)) throw storageError(error, 'update the account');
-        return RETRY;
-      }
-    }, () => accountVersionConflict(expectedVersion, undefined));
-  }
-
-  /** The account's own audit trail (its creation and edits), newest first. */
-  async listAccountAudit(accountId: string, cursor?: string, limit: number = DEFAULT_PAGE_SIZE): Promise<Page<AccountAuditEntry>> {
-    if (!isAccountId(accountId)) return { items: [] };
-    const start = decodeCursor(cursor, [PARTITION_KEY, SORT_KEY], { [PARTITION_KEY]: ITEM.accountPk(accountId) }, { [SORT_KEY]: ITEM.auditSkPrefix });
-    const out = await this.query('list the account audit trail', {
-      KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
-      ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#sk': SORT_KEY },
-      ExpressionAttributeValues: { ':pk': ITEM.accountPk(accountId), ':prefix': ITEM.auditSkPrefix },
-      ScanIndexForward: false,
-      Limit: pageSize(limit),
-      ExclusiveStartKey: start,
-    });
-    return { items: out.items.map((item) => toAuditEntry(item) as unknown as AccountAuditEntry), nextCursor: encodeCursor(out.lastKey) };
-  }
-
   // ---------------------------------------------------------------- the write engine
 
   private setStatus(clientId: string, status: ClientStatus, actor: Actor, expectedVersion: number | undefined, options: ChangeOptions): Promise<ClientRecord> {
@@ -841,19 +698,11 @@ export class DynamoClientStore extends DynamoClientReader {
     return { Delete: { TableName: this.tableName, Key: keyKey(fingerprint), ...ownedBy(clientId) } };
   }
 
-  private async query(action: string, input: Omit<ConstructorParameters<typeof QueryCommand>[0], 'TableName'>): Promise<{ items: Item[]; lastKey?: Item }> {
-    try {
-      const out = await this.doc.send(new QueryCommand({ TableName: this.tableName, ...input }));
-      return { items: out.Items ?? [], lastKey: out.LastEvaluatedKey };
-    } catch (error) {
-      throw storageError(error, action);
-    }
-  }
+
 }
 
 // -------------------------------------------------------------------- items
 
-const AUDIT_VERSION_DIGITS = 12;
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -949,54 +798,6 @@ function auditItem(entry: AuditEntry): Item {
   };
 }
 
-function accountKey(accountId: string): Item {
-  return { [PARTITION_KEY]: ITEM.accountPk(accountId), [SORT_KEY]: ITEM.accountSk };
-}
-
-/** The built-in default account: what {@link DynamoClientStore.getAccount} answers until an operator edits it. */
-export function defaultAccount(): AccountRecord {
-  return { accountId: DEFAULT_ACCOUNT_ID, name: DEFAULT_ACCOUNT_NAME, roleCeiling: [], version: 0, createdAt: BUILT_IN_AT, updatedAt: BUILT_IN_AT };
-}
-
-function accountItem(record: AccountRecord): Item {
-  return {
-    ...accountKey(record.accountId),
-    [LIST_INDEX_PARTITION_KEY]: ITEM.accountsPartition,
-    // The default account sorts before every ISO-8601 instant: it always lists first.
-    [LIST_INDEX_SORT_KEY]: record.accountId === DEFAULT_ACCOUNT_ID ? `0#${record.accountId}` : `${record.createdAt}#${record.accountId}`,
-    type: 'account',
-    accountId: record.accountId,
-    name: record.name,
-    // Stored as `roles`: the list index projects that attribute, so account lists carry the ceiling.
-    roles: [...record.roleCeiling],
-    version: record.version,
-    createdAt: record.createdAt,
-    updatedAt: record.updatedAt,
-  };
-}
-
-function toAccount(item: Item): AccountRecord {
-  const pk = String(item[PARTITION_KEY]);
-  return {
-    // The list index does not project accountId; the partition key names it.
-    accountId: typeof item.accountId === 'string' ? item.accountId : pk.slice(ITEM.accountPk('').length),
-    name: String(item.name),
-    roleCeiling: stringList(item.roles),
-    version: Number(item.version),
-    createdAt: String(item.createdAt),
-    updatedAt: String(item.updatedAt),
-  };
-}
-
-function accountAuditItem(entry: AccountAuditEntry): Item {
-  return {
-    [PARTITION_KEY]: ITEM.accountPk(entry.accountId),
-    [SORT_KEY]: `${ITEM.auditSkPrefix}${String(entry.version).padStart(AUDIT_VERSION_DIGITS, '0')}`,
-    type: 'account-audit',
-    ...dropUndefined(entry as unknown as Item),
-  };
-}
-
 function keyAttribute(key: StoredPublicKey): Item {
   return {
     fingerprint: key.fingerprint,
@@ -1013,11 +814,6 @@ function toKeyOwner(item: Item): KeyOwner {
     addedAt: String(item.addedAt),
     ...(typeof item.notAfter === 'string' ? { notAfter: item.notAfter } : {}),
   };
-}
-
-function toAuditEntry(item: Item): AuditEntry {
-  const { [PARTITION_KEY]: _pk, [SORT_KEY]: _sk, type: _type, ...entry } = item;
-  return entry as unknown as AuditEntry;
 }
 
 // -------------------------------------------------------------------- helpers
@@ -1038,47 +834,12 @@ function canonicalInstant(value: string, field: string): string {
   return new Date(ms).toISOString();
 }
 
-function sameList(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((v, i) => v === b[i]);
-}
-
-function dropUndefined(item: Item): Item {
-  return Object.fromEntries(Object.entries(item).filter(([, v]) => v !== undefined));
-}
-
-function actorName(actor: string): string {
-  return typeof actor === 'string' && actor.trim() !== '' ? actor.trim().slice(0, 128) : UNKNOWN_ACTOR;
-}
-
-/** The audit's `actor` (and `actorAccountId` when the actor is a client with a known account). */
-function actorFields(actor: Actor): { actor: string; actorAccountId?: string } {
-  if (typeof actor === 'string') return { actor: actorName(actor) };
-  const accountId = actor?.accountId;
-  return { actor: actorName(actor?.clientId), ...(isAccountId(accountId) ? { actorAccountId: accountId } : {}) };
-}
-
-function pageSize(limit: number): number {
-  return Number.isInteger(limit) ? Math.min(Math.max(limit, 1), MAX_PAGE_SIZE) : DEFAULT_PAGE_SIZE;
-}
-
 /**
  * The `not_found` error for a clientId: the same answer whether no client has the id or the
  * caller may not see the one that does (a guard throws this), so the two cannot be told apart.
  */
 export function clientNotFound(clientId: string): SignetError {
   return new SignetError('not_found', `No client has the id ${isClientId(clientId) ? clientId : '(malformed id)'}. Check the clientId, or list clients with GET /registry/clients.`);
-}
-
-/** The `not_found` error for an accountId (the same whether it does not exist or the caller may not see it). */
-export function accountNotFound(accountId: string): SignetError {
-  return new SignetError('not_found', `No account has the id ${isAccountId(accountId) ? accountId : '(malformed id)'}. Check the accountId, or list accounts with GET /registry/accounts.`);
-}
-
-function accountVersionConflict(expected: number, actual: number | undefined): SignetError {
-  return new SignetError(
-    'version_conflict',
-    `The account was changed by someone else: you edited version ${expected}${actual !== undefined ? `, it is now at version ${actual}` : ''}. Read it again, reapply your change, and send the new version.`,
-  );
 }
 
 function versionConflict(expected: number, actual: number | undefined): SignetError {
@@ -1096,8 +857,4 @@ export function lastAdmin(what: string): SignetError {
   );
 }
 
-function busy(action: string): SignetError {
-  return new SignetError('dependency_unavailable', `Could not ${action}: too many concurrent changes to the same items. Retry shortly.`);
-}
 
-/** Jittered exponential backoff between attempts of a write that lost a race. */

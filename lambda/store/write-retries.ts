@@ -5,9 +5,15 @@
  * change when no version was given). After {@link MAX_WRITE_ATTEMPTS} the caller's own error is
  * thrown (`busy`, or `version_conflict` where a version was expected).
  */
+import { SignetError } from '../core/errors';
 
 /** Attempts for a write that loses races. @default 6 */
 export const MAX_WRITE_ATTEMPTS = 6;
+
+/** The error when every attempt lost its race: the caller may retry shortly. */
+export function busy(action: string): SignetError {
+  return new SignetError('dependency_unavailable', `Could not ${action}: too many concurrent changes to the same items. Retry shortly.`);
+}
 
 /** What an attempt answers when it should be tried again. */
 export const RETRY: unique symbol = Symbol('retry the write');
