@@ -28,9 +28,10 @@ import {
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { REGISTRY_ADMIN_ROLE } from '../core/defaults';
-import { ERROR_CODES, SignetError, type SignetErrorCode } from '../core/errors';
+import { SignetError } from '../core/errors';
 import { isFingerprint } from '../core/keys';
 import { DynamoAccountStore } from './account-store';
+import type { DynamoFailureLog } from './failure-log';
 import { DEFAULT_ACCOUNT_ID, isAccountId } from './account-id';
 import { isClientId, newClientId } from './client-id';
 import { addKeyTo, removeKeyFrom, setKeyNotAfterOn } from '../registry/key-rollover';
@@ -44,7 +45,7 @@ import {
 } from './client-record';
 import { decodeCursor, encodeCursor } from './cursor';
 import { DEFAULT_PAGE_SIZE, type DynamoClientStoreOptions, MAX_PAGE_SIZE, pageSize } from './dynamo-table';
-import { AUDIT_VERSION_DIGITS, FAILURE_DETAIL_FIELDS, type Item, actorFields, clientKey, dropUndefined, sameList, toAuditEntry, toRecord } from './item-codec';
+import { AUDIT_VERSION_DIGITS, type Item, actorFields, clientKey, dropUndefined, sameList, toAuditEntry, toRecord } from './item-codec';
 import { cancellationReasons, errorName, isTransactionConflict, storageError } from './store-errors';
 import type {
   Actor,
@@ -52,24 +53,20 @@ import type {
   ChangeOptions,
   AuditFieldChange,
   AuditedField,
-  AuthFailure,
   ClientChanges,
   CreateClientResult,
   KeyOwner,
   NewClient,
   NewKey,
   Page,
-  UnauthenticatedFailureWindow,
 } from './store-types';
 import {
   ITEM,
-  unauthenticatedCountAttribute,
   LIST_INDEX_NAME,
   LIST_INDEX_PARTITION_KEY,
   LIST_INDEX_SORT_KEY,
   PARTITION_KEY,
   SORT_KEY,
-  TTL_ATTRIBUTE,
 } from './table-schema';
 
 
@@ -202,48 +199,14 @@ export class DynamoClientStore extends DynamoClientReader {
     return { items: out.items.map(toAuditEntry), nextCursor: encodeCursor(out.lastKey) };
   }
 
-  /** The client's recent authentication failures (at most AUTH_FAILURES_KEPT, unexpired), newest first. */
-  async listAuthFailures(clientId: string): Promise<AuthFailure[]> {
-    if (!isClientId(clientId)) return [];
-    const nowS = Math.floor(this.now().getTime() / 1000);
-    const out = await this.query('list the authentication failures', {
-      KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
-      // TTL deletion is lazy: an expired item may still be there for a while.
-      FilterExpression: '#ttl > :now',
-      ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#sk': SORT_KEY, '#ttl': TTL_ATTRIBUTE },
-      ExpressionAttributeValues: { ':pk': ITEM.clientPk(clientId), ':prefix': ITEM.failureSkPrefix, ':now': nowS },
-    });
-    return out.items
-      .sort((a, b) => Number(b.seq) - Number(a.seq))
-      .map((item) => {
-        const failure: Record<string, string> = { at: String(item.at), reason: String(item.reason) };
-        for (const field of FAILURE_DETAIL_FIELDS) if (typeof item[field] === 'string') failure[field] = item[field];
-        return failure as unknown as AuthFailure;
-      });
+  /** The client's recent authentication failures, newest first (./failure-log.ts). */
+  listAuthFailures(...args: Parameters<DynamoFailureLog['listAuthFailures']>): ReturnType<DynamoFailureLog['listAuthFailures']> {
+    return this.failureLog.listAuthFailures(...args);
   }
 
-  /**
-   * The client's counts of refusals no key of it signed, one entry per window that has any
-   * (unexpired), newest first: at most AUTH_FAILURE_TTL_S / UNAUTHENTICATED_FAILURE_WINDOW_S.
-   */
-  async listUnauthenticatedFailures(clientId: string): Promise<UnauthenticatedFailureWindow[]> {
-    if (!isClientId(clientId)) return [];
-    const nowS = Math.floor(this.now().getTime() / 1000);
-    const out = await this.query('list the unauthenticated failure counts', {
-      KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
-      FilterExpression: '#ttl > :now',
-      ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#sk': SORT_KEY, '#ttl': TTL_ATTRIBUTE },
-      ExpressionAttributeValues: { ':pk': ITEM.clientPk(clientId), ':prefix': ITEM.unauthenticatedFailureSkPrefix, ':now': nowS },
-      ScanIndexForward: false,
-    });
-    return out.items.map((item) => {
-      const counts: Record<string, number> = {};
-      for (const code of Object.keys(ERROR_CODES) as SignetErrorCode[]) {
-        const value = Number(item[unauthenticatedCountAttribute(code)]);
-        if (value > 0) counts[code] = value;
-      }
-      return { start: String(item.windowStart), counts };
-    });
+  /** The client's counts of refusals no key of it signed, per window, newest first (./failure-log.ts). */
+  listUnauthenticatedFailures(...args: Parameters<DynamoFailureLog['listUnauthenticatedFailures']>): ReturnType<DynamoFailureLog['listUnauthenticatedFailures']> {
+    return this.failureLog.listUnauthenticatedFailures(...args);
   }
 
   // ---------------------------------------------------------------- writes
