@@ -15,6 +15,11 @@
  *   written in the same transaction, so two operators disabling each other at once cannot both
  *   succeed.
  *
+ * The rules themselves are pure functions beside the registry's other domain rules (key rollover:
+ * ../registry/key-rollover.ts; operators: ../registry/operator-rules.ts); this store holds them in
+ * its transactions. Accounts live in ./account-store.ts, the failure log in ./failure-log.ts, and
+ * what the authorizer reads in ./client-reader.ts, which this store extends.
+ *
  * Every SDK failure is translated here (./store-errors.ts): callers see only `SignetError`s.
  *
  * @example
@@ -27,7 +32,6 @@ import {
   UpdateCommand,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { REGISTRY_ADMIN_ROLE } from '../core/defaults';
 import { SignetError } from '../core/errors';
 import { isFingerprint } from '../core/keys';
 import { DynamoAccountStore } from './account-store';
@@ -35,14 +39,10 @@ import type { DynamoFailureLog } from './failure-log';
 import { DEFAULT_ACCOUNT_ID, isAccountId } from './account-id';
 import { isClientId, newClientId } from './client-id';
 import { addKeyTo, removeKeyFrom, setKeyNotAfterOn } from '../registry/key-rollover';
+import { canAdminister, describeLoss, isActiveAdmin, lastAdmin, operatorChange } from '../registry/operator-rules';
 import { DynamoClientReader } from './client-reader';
 import { RETRY, busy, withWriteRetries } from './write-retries';
-import {
-  type ClientRecord,
-  type ClientStatus,
-  type StoredPublicKey,
-  isKeyActive,
-} from './client-record';
+import type { ClientRecord, ClientStatus, StoredPublicKey } from './client-record';
 import { decodeCursor, encodeCursor } from './cursor';
 import { DEFAULT_PAGE_SIZE, type DynamoClientStoreOptions, MAX_PAGE_SIZE, pageSize } from './dynamo-table';
 import { AUDIT_VERSION_DIGITS, type Item, actorFields, clientKey, dropUndefined, sameList, toAuditEntry, toRecord } from './item-codec';
@@ -673,39 +673,6 @@ function rosterKey(): Item {
   return { [PARTITION_KEY]: ITEM.adminRosterPk, [SORT_KEY]: ITEM.adminRosterSk };
 }
 
-/** An operator the registry counts on: active, with `registry:admin`. */
-function isActiveAdmin(record: Pick<ClientRecord, 'status' | 'roles'>): boolean {
-  return record.status === 'active' && record.roles.includes(REGISTRY_ADMIN_ROLE);
-}
-
-/**
- * How long an operator's key must stay usable for the operator to count as one that can
- * administer the registry: a change may not leave the registry with none (`last_admin`).
- */
-export const OPERATOR_KEY_MARGIN_MS = 24 * 60 * 60 * 1000;
-
-/** An active operator holding a key that is valid now and for {@link OPERATOR_KEY_MARGIN_MS} more. */
-function canAdminister(record: ClientRecord, nowMs: number): boolean {
-  return isActiveAdmin(record) && record.keys.some((key) => isKeyActive(key, nowMs + OPERATOR_KEY_MARGIN_MS));
-}
-
-/** What a change would do to the last operator, for the `last_admin` sentence. */
-function describeLoss(current: ClientRecord, next: ClientRecord, nowMs: number): string {
-  if (current.status === 'active' && next.status === 'disabled') return 'disable it';
-  if (current.roles.includes(REGISTRY_ADMIN_ROLE) && !next.roles.includes(REGISTRY_ADMIN_ROLE)) return 'remove the role from it';
-  return next.keys.some((key) => isKeyActive(key, nowMs))
-    ? `leave it only keys that expire within ${OPERATOR_KEY_MARGIN_MS / 3_600_000} hours`
-    : 'leave it without a usable key';
-}
-
-/** Whether a change makes the client an active operator, or takes that away; undefined when neither. */
-function operatorChange(current: ClientRecord, next: ClientRecord): 'added' | 'removed' | undefined {
-  const before = isActiveAdmin(current);
-  const after = isActiveAdmin(next);
-  if (before === after) return undefined;
-  return after ? 'added' : 'removed';
-}
-
 function keyKey(fingerprint: string): Item {
   return { [PARTITION_KEY]: ITEM.keyPk(fingerprint), [SORT_KEY]: ITEM.keySk };
 }
@@ -812,12 +779,5 @@ function versionConflict(expected: number, actual: number | undefined): SignetEr
   );
 }
 
-/** The `last_admin` refusal: `what` is what the change would do, e.g. "disable it". */
-export function lastAdmin(what: string): SignetError {
-  return new SignetError(
-    'last_admin',
-    `This is the last active client with ${REGISTRY_ADMIN_ROLE} and a key that lasts: if you ${what}, nobody can administer the registry any more. Give ${REGISTRY_ADMIN_ROLE} to another client with a lasting key (or enable one that has it), or add a key that lasts longer, first; then retry.`,
-  );
-}
 
 
