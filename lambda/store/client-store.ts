@@ -45,7 +45,7 @@ import { RETRY, busy, withWriteRetries } from './write-retries';
 import type { ClientRecord, ClientStatus, StoredPublicKey } from './client-record';
 import { decodeCursor, encodeCursor } from './cursor';
 import { DEFAULT_PAGE_SIZE, type DynamoClientStoreOptions, MAX_PAGE_SIZE, pageSize } from './dynamo-table';
-import { AUDIT_VERSION_DIGITS, type Item, actorFields, clientKey, dropUndefined, sameList, toAuditEntry, toRecord } from './item-codec';
+import { type Mutable, actorFields, auditItem, canonicalInstant, clientItem, clientKey, keyAttribute, keyItem, keyKey, ownedBy, rosterKey, sameList, storedKey, toAuditEntry, toKeyOwner, toRecord } from './item-codec';
 import { cancellationReasons, errorName, isTransactionConflict, storageError } from './store-errors';
 import type {
   Actor,
@@ -662,106 +662,6 @@ export class DynamoClientStore extends DynamoClientReader {
   }
 
 
-}
-
-// -------------------------------------------------------------------- items
-
-
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
-
-function rosterKey(): Item {
-  return { [PARTITION_KEY]: ITEM.adminRosterPk, [SORT_KEY]: ITEM.adminRosterSk };
-}
-
-function keyKey(fingerprint: string): Item {
-  return { [PARTITION_KEY]: ITEM.keyPk(fingerprint), [SORT_KEY]: ITEM.keySk };
-}
-
-/** The condition that an ownership item is absent or belongs to `clientId`. */
-function ownedBy(clientId: string): { ConditionExpression: string; ExpressionAttributeNames: Record<string, string>; ExpressionAttributeValues: Item } {
-  return {
-    ConditionExpression: 'attribute_not_exists(#pk) OR #clientId = :clientId',
-    ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#clientId': 'clientId' },
-    ExpressionAttributeValues: { ':clientId': clientId },
-  };
-}
-
-function clientItem(record: ClientRecord): Item {
-  return {
-    ...clientKey(record.clientId),
-    [LIST_INDEX_PARTITION_KEY]: ITEM.accountClientsPartition(record.accountId),
-    [LIST_INDEX_SORT_KEY]: `${record.createdAt}#${record.clientId}`,
-    type: 'client',
-    clientId: record.clientId,
-    accountId: record.accountId,
-    name: record.name,
-    status: record.status,
-    networkWhitelist: [...record.networkWhitelist],
-    roles: [...record.roles],
-    keys: record.keys.map(keyAttribute),
-    version: record.version,
-    createdAt: record.createdAt,
-    updatedAt: record.updatedAt,
-  };
-}
-
-function keyItem(clientId: string, key: StoredPublicKey): Item {
-  return {
-    ...keyKey(key.fingerprint),
-    [LIST_INDEX_PARTITION_KEY]: ITEM.keysPartition,
-    [LIST_INDEX_SORT_KEY]: `${key.addedAt}#${key.fingerprint}`,
-    type: 'key',
-    clientId,
-    fingerprint: key.fingerprint,
-    addedAt: key.addedAt,
-    ...(key.notAfter !== undefined ? { notAfter: key.notAfter } : {}),
-  };
-}
-
-function auditItem(entry: AuditEntry): Item {
-  return {
-    [PARTITION_KEY]: ITEM.clientPk(entry.clientId),
-    // Ordered by version, not time: unique per client, and the true order of changes even if clocks disagree.
-    [SORT_KEY]: `${ITEM.auditSkPrefix}${String(entry.version).padStart(AUDIT_VERSION_DIGITS, '0')}`,
-    type: 'audit',
-    ...dropUndefined(entry as unknown as Item),
-  };
-}
-
-function keyAttribute(key: StoredPublicKey): Item {
-  return {
-    fingerprint: key.fingerprint,
-    spkiPem: key.spkiPem,
-    addedAt: key.addedAt,
-    ...(key.notAfter !== undefined ? { notAfter: key.notAfter } : {}),
-  };
-}
-
-function toKeyOwner(item: Item): KeyOwner {
-  return {
-    clientId: String(item.clientId),
-    fingerprint: String(item.fingerprint),
-    addedAt: String(item.addedAt),
-    ...(typeof item.notAfter === 'string' ? { notAfter: item.notAfter } : {}),
-  };
-}
-
-// -------------------------------------------------------------------- helpers
-
-function storedKey(key: NewKey, addedAt: string): StoredPublicKey {
-  return {
-    fingerprint: key.fingerprint,
-    spkiPem: key.spkiPem,
-    addedAt,
-    ...(key.notAfter !== undefined ? { notAfter: canonicalInstant(key.notAfter, 'notAfter') } : {}),
-  };
-}
-
-/** An ISO-8601 instant in the one form the store writes (so string order is time order). */
-function canonicalInstant(value: string, field: string): string {
-  const ms = typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(value) ? Date.parse(value) : NaN;
-  if (!Number.isFinite(ms)) throw new SignetError('invalid_request', `${field} must be an ISO-8601 instant such as 2030-01-31T12:00:00Z.`);
-  return new Date(ms).toISOString();
 }
 
 /**

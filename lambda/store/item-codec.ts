@@ -1,11 +1,12 @@
 /**
- * DynamoDB items <-> client records: the parts of the item layout (./table-schema.ts) that both
- * the authorizer's reader and the registry's writer read and write.
+ * DynamoDB items <-> records (./table-schema.ts has the layout): client records, key ownership
+ * items, audit entries, and the canonical forms the store writes. Pure: no SDK, no clock.
  */
 import { DEFAULT_ACCOUNT_ID, isAccountId } from './account-id';
-import type { ClientRecord } from './client-record';
-import type { Actor, AuditEntry } from './store-types';
-import { ITEM, PARTITION_KEY, SORT_KEY } from './table-schema';
+import { SignetError } from '../core/errors';
+import type { ClientRecord, StoredPublicKey } from './client-record';
+import type { Actor, AuditEntry, KeyOwner, NewKey } from './store-types';
+import { ITEM, LIST_INDEX_PARTITION_KEY, LIST_INDEX_SORT_KEY, PARTITION_KEY, SORT_KEY } from './table-schema';
 
 export type Item = Record<string, unknown>;
 
@@ -80,4 +81,100 @@ export function actorFields(actor: Actor): { actor: string; actorAccountId?: str
   if (typeof actor === 'string') return { actor: actorName(actor) };
   const accountId = actor?.accountId;
   return { actor: actorName(actor?.clientId), ...(isAccountId(accountId) ? { actorAccountId: accountId } : {}) };
+}
+
+export type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+export function rosterKey(): Item {
+  return { [PARTITION_KEY]: ITEM.adminRosterPk, [SORT_KEY]: ITEM.adminRosterSk };
+}
+
+export function keyKey(fingerprint: string): Item {
+  return { [PARTITION_KEY]: ITEM.keyPk(fingerprint), [SORT_KEY]: ITEM.keySk };
+}
+
+/** The condition that an ownership item is absent or belongs to `clientId`. */
+export function ownedBy(clientId: string): { ConditionExpression: string; ExpressionAttributeNames: Record<string, string>; ExpressionAttributeValues: Item } {
+  return {
+    ConditionExpression: 'attribute_not_exists(#pk) OR #clientId = :clientId',
+    ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#clientId': 'clientId' },
+    ExpressionAttributeValues: { ':clientId': clientId },
+  };
+}
+
+export function clientItem(record: ClientRecord): Item {
+  return {
+    ...clientKey(record.clientId),
+    [LIST_INDEX_PARTITION_KEY]: ITEM.accountClientsPartition(record.accountId),
+    [LIST_INDEX_SORT_KEY]: `${record.createdAt}#${record.clientId}`,
+    type: 'client',
+    clientId: record.clientId,
+    accountId: record.accountId,
+    name: record.name,
+    status: record.status,
+    networkWhitelist: [...record.networkWhitelist],
+    roles: [...record.roles],
+    keys: record.keys.map(keyAttribute),
+    version: record.version,
+    createdAt: record.createdAt,
+    updatedAt: record.updatedAt,
+  };
+}
+
+export function keyItem(clientId: string, key: StoredPublicKey): Item {
+  return {
+    ...keyKey(key.fingerprint),
+    [LIST_INDEX_PARTITION_KEY]: ITEM.keysPartition,
+    [LIST_INDEX_SORT_KEY]: `${key.addedAt}#${key.fingerprint}`,
+    type: 'key',
+    clientId,
+    fingerprint: key.fingerprint,
+    addedAt: key.addedAt,
+    ...(key.notAfter !== undefined ? { notAfter: key.notAfter } : {}),
+  };
+}
+
+export function auditItem(entry: AuditEntry): Item {
+  return {
+    [PARTITION_KEY]: ITEM.clientPk(entry.clientId),
+    // Ordered by version, not time: unique per client, and the true order of changes even if clocks disagree.
+    [SORT_KEY]: `${ITEM.auditSkPrefix}${String(entry.version).padStart(AUDIT_VERSION_DIGITS, '0')}`,
+    type: 'audit',
+    ...dropUndefined(entry as unknown as Item),
+  };
+}
+
+export function keyAttribute(key: StoredPublicKey): Item {
+  return {
+    fingerprint: key.fingerprint,
+    spkiPem: key.spkiPem,
+    addedAt: key.addedAt,
+    ...(key.notAfter !== undefined ? { notAfter: key.notAfter } : {}),
+  };
+}
+
+export function toKeyOwner(item: Item): KeyOwner {
+  return {
+    clientId: String(item.clientId),
+    fingerprint: String(item.fingerprint),
+    addedAt: String(item.addedAt),
+    ...(typeof item.notAfter === 'string' ? { notAfter: item.notAfter } : {}),
+  };
+}
+
+
+export function storedKey(key: NewKey, addedAt: string): StoredPublicKey {
+  return {
+    fingerprint: key.fingerprint,
+    spkiPem: key.spkiPem,
+    addedAt,
+    ...(key.notAfter !== undefined ? { notAfter: canonicalInstant(key.notAfter, 'notAfter') } : {}),
+  };
+}
+
+/** An ISO-8601 instant in the one form the store writes (so string order is time order). */
+export function canonicalInstant(value: string, field: string): string {
+  const ms = typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(value) ? Date.parse(value) : NaN;
+  if (!Number.isFinite(ms)) throw new SignetError('invalid_request', `${field} must be an ISO-8601 instant such as 2030-01-31T12:00:00Z.`);
+  return new Date(ms).toISOString();
 }
