@@ -26,27 +26,24 @@
  * const store = new DynamoClientStore({ tableName: config.tableName, client: documentClient });
  * const { record, created } = await store.createClient({ name, networkWhitelist, roles, key }, actorId);
  */
-import {
-  GetCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-  type TransactWriteCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { SignetError } from '../core/errors';
 import { isFingerprint } from '../core/keys';
-import { DynamoAccountStore } from './account-store';
-import type { DynamoFailureLog } from './failure-log';
-import { DEFAULT_ACCOUNT_ID, isAccountId } from './account-id';
-import { isClientId, newClientId } from './client-id';
 import { addKeyTo, removeKeyFrom, setKeyNotAfterOn } from '../registry/key-rollover';
 import { canAdminister, describeLoss, isActiveAdmin, lastAdmin, operatorChange } from '../registry/operator-rules';
+import { DynamoAccountStore } from './account-store';
+import { DEFAULT_ACCOUNT_ID, isAccountId } from './account-id';
+import { DynamoAdminRoster } from './admin-roster';
+import { isClientId, newClientId } from './client-id';
 import { DynamoClientReader } from './client-reader';
-import { RETRY, busy, withWriteRetries } from './write-retries';
 import type { ClientRecord, ClientStatus, StoredPublicKey } from './client-record';
+import { deleteKeyItem, putKeyItem, unchangedRecordItem, updateRecordItem } from './client-transaction';
 import { decodeCursor, encodeCursor } from './cursor';
 import { DEFAULT_PAGE_SIZE, type DynamoClientStoreOptions, MAX_PAGE_SIZE, pageSize } from './dynamo-table';
-import { type Mutable, actorFields, auditItem, canonicalInstant, clientItem, clientKey, keyAttribute, keyItem, keyKey, ownedBy, rosterKey, sameList, storedKey, toAuditEntry, toKeyOwner, toRecord } from './item-codec';
-import { cancellationReasons, errorName, isTransactionConflict, storageError } from './store-errors';
+import type { DynamoFailureLog } from './failure-log';
+import { type Mutable, actorFields, auditItem, canonicalInstant, clientItem, keyItem, keyKey, sameList, storedKey, toAuditEntry, toKeyOwner, toRecord } from './item-codec';
+import { cancellationReasons, isTransactionConflict, storageError } from './store-errors';
+import { RETRY, busy, withWriteRetries } from './write-retries';
 import type {
   Actor,
   AuditEntry,
@@ -60,18 +57,7 @@ import type {
   NewKey,
   Page,
 } from './store-types';
-import {
-  ITEM,
-  LIST_INDEX_NAME,
-  LIST_INDEX_PARTITION_KEY,
-  LIST_INDEX_SORT_KEY,
-  PARTITION_KEY,
-  SORT_KEY,
-} from './table-schema';
-
-
-
-
+import { ITEM, LIST_INDEX_NAME, LIST_INDEX_PARTITION_KEY, LIST_INDEX_SORT_KEY, PARTITION_KEY, SORT_KEY } from './table-schema';
 
 /** What a change does to the record, its key items and the audit trail. */
 interface Plan {
@@ -85,8 +71,6 @@ interface Plan {
   readonly audit: Omit<AuditEntry, 'clientId' | 'accountId' | 'at' | 'actor' | 'actorAccountId' | 'version'>;
 }
 
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
-
 /**
  * The DynamoDB client registry: the registry's reads and writes. What the authorizer needs (one
  * GetItem per client, the failure log's writes) is {@link DynamoClientReader}, which this extends.
@@ -94,10 +78,30 @@ type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[numb
 export class DynamoClientStore extends DynamoClientReader {
   /** The accounts, on the same table (./account-store.ts); the registry reaches them through this store. */
   private readonly accounts: DynamoAccountStore;
+  /** The admin roster, on the same table (./admin-roster.ts). */
+  private readonly roster: DynamoAdminRoster;
 
   constructor(options: DynamoClientStoreOptions) {
     super(options);
     this.accounts = new DynamoAccountStore(options);
+    this.roster = new DynamoAdminRoster(options, { getClient: (id, o) => this.getClient(id, o), listedOperators: () => this.listedOperators() });
+  }
+
+  /** Every client the account lists show as an active operator (the list index may lag). */
+  private async listedOperators(): Promise<string[]> {
+    const listed: string[] = [];
+    for (let accounts: string | undefined, first = true; first || accounts !== undefined; first = false) {
+      const page = await this.listAccounts(accounts, MAX_PAGE_SIZE);
+      for (const account of page.items) {
+        for (let clients: string | undefined, firstClients = true; firstClients || clients !== undefined; firstClients = false) {
+          const found = await this.listClients(clients, MAX_PAGE_SIZE, account.accountId);
+          for (const record of found.items) if (isActiveAdmin(record)) listed.push(record.clientId);
+          clients = found.nextCursor;
+        }
+      }
+      accounts = page.nextCursor;
+    }
+    return listed;
   }
 
   getAccount(...args: Parameters<DynamoAccountStore['getAccount']>): ReturnType<DynamoAccountStore['getAccount']> {
@@ -265,7 +269,7 @@ export class DynamoClientStore extends DynamoClientReader {
               },
               { Put: { TableName: this.tableName, Item: auditItem(audit) } },
               // A new operator joins the admin roster (created if need be: no read, no extra grant but this item's update).
-              ...(operator ? [this.rosterChange(record.clientId, 'added')] : []),
+              ...(operator ? [this.roster.change(record.clientId, 'added')] : []),
             ],
           }),
         );
@@ -447,18 +451,18 @@ export class DynamoClientStore extends DynamoClientReader {
 
       const next: ClientRecord = { ...current, ...change.record, version: current.version + 1, updatedAt: at };
       const keyWrites = [
-        ...(change.keyPuts ?? []).map((k) => ({ fingerprint: k.fingerprint, isNew: true, item: this.putKeyItem(clientId, k, true) })),
-        ...(change.keyRewrites ?? []).map((k) => ({ fingerprint: k.fingerprint, isNew: false, item: this.putKeyItem(clientId, k, false) })),
-        ...(change.keyDeletes ?? []).map((fp) => ({ fingerprint: fp, isNew: false, item: this.deleteKeyItem(clientId, fp) })),
+        ...(change.keyPuts ?? []).map((k) => ({ fingerprint: k.fingerprint, isNew: true, item: putKeyItem(this.tableName, clientId, k, true) })),
+        ...(change.keyRewrites ?? []).map((k) => ({ fingerprint: k.fingerprint, isNew: false, item: putKeyItem(this.tableName, clientId, k, false) })),
+        ...(change.keyDeletes ?? []).map((fp) => ({ fingerprint: fp, isNew: false, item: deleteKeyItem(this.tableName, clientId, fp) })),
       ];
       const audit: AuditEntry = { ...change.audit, clientId, accountId: current.accountId, at, ...actorFields(actor), version: next.version };
       const operator = operatorChange(current, next);
-      if (operator === 'removed') await this.ensureAdminRoster();
+      if (operator === 'removed') await this.roster.ensureBuilt();
       // An operator that stops being able to sign for long (its last lasting key removed, cut short
       // or replaced by a short-lived one; disabled; its role taken) needs another that can: found
       // now, and held unchanged by the transaction (a condition on its version).
       const nowMs = now.getTime();
-      const otherOperator = canAdminister(current, nowMs) && !canAdminister(next, nowMs) ? await this.otherAbleOperator(clientId, nowMs) : undefined;
+      const otherOperator = canAdminister(current, nowMs) && !canAdminister(next, nowMs) ? await this.roster.otherAbleOperator(clientId, nowMs) : undefined;
       if (otherOperator === null) throw lastAdmin(describeLoss(current, next, nowMs));
       // The roster change, when there is one, comes after the record, key and audit items.
       const rosterIndex = operator === undefined ? undefined : keyWrites.length + 2;
@@ -466,11 +470,11 @@ export class DynamoClientStore extends DynamoClientReader {
         await this.doc.send(
           new TransactWriteCommand({
             TransactItems: [
-              this.updateRecordItem(next, current.version),
+              updateRecordItem(this.tableName, next, current.version),
               ...keyWrites.map((w) => w.item),
               { Put: { TableName: this.tableName, Item: auditItem(audit) } },
-              ...(operator !== undefined ? [this.rosterChange(clientId, operator)] : []),
-              ...(otherOperator !== undefined ? [this.unchangedRecordItem(otherOperator)] : []),
+              ...(operator !== undefined ? [this.roster.change(clientId, operator)] : []),
+              ...(otherOperator !== undefined ? [unchangedRecordItem(this.tableName, otherOperator)] : []),
             ],
           }),
         );
@@ -501,167 +505,6 @@ export class DynamoClientStore extends DynamoClientReader {
     }, () => (expectedVersion !== undefined ? versionConflict(expectedVersion, undefined) : busy(action)));
   }
 
-  /**
-   * Makes sure the admin roster is complete: on a table whose roster was never built (one from
-   * before the roster, or new), every account's client list is read and each operator it shows is
-   * confirmed by a consistent read (the list index may lag: a client shown active may have been
-   * disabled a moment ago), then merged into the roster, which is marked built. Only one build
-   * ever lands (the condition on `built`), so a stale one cannot re-add an operator removed since.
-   * A lagging list can only leave an operator out, which errs on the side of refusing.
-   */
-  private async ensureAdminRoster(): Promise<void> {
-    try {
-      const out = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: rosterKey(), ConsistentRead: true }));
-      if (out.Item?.built === true) return;
-    } catch (error) {
-      throw storageError(error, 'read the admin roster');
-    }
-    const listed: string[] = [];
-    for (let accounts: string | undefined, first = true; first || accounts !== undefined; first = false) {
-      const page = await this.listAccounts(accounts, MAX_PAGE_SIZE);
-      for (const account of page.items) {
-        for (let clients: string | undefined, firstClients = true; firstClients || clients !== undefined; firstClients = false) {
-          const found = await this.listClients(clients, MAX_PAGE_SIZE, account.accountId);
-          for (const record of found.items) if (isActiveAdmin(record)) listed.push(record.clientId);
-          clients = found.nextCursor;
-        }
-      }
-      accounts = page.nextCursor;
-    }
-    const confirmed: string[] = [];
-    for (const clientId of listed) {
-      const record = await this.getClient(clientId, { consistentRead: true });
-      if (record !== undefined && isActiveAdmin(record)) confirmed.push(clientId);
-    }
-    try {
-      await this.doc.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: rosterKey(),
-          UpdateExpression: confirmed.length > 0 ? 'SET #built = :true, #type = :type ADD #admins :ids' : 'SET #built = :true, #type = :type',
-          ConditionExpression: 'attribute_not_exists(#built)',
-          ExpressionAttributeNames: { '#built': 'built', '#type': 'type', ...(confirmed.length > 0 ? { '#admins': 'admins' } : {}) },
-          ExpressionAttributeValues: { ':true': true, ':type': 'admin-roster', ...(confirmed.length > 0 ? { ':ids': new Set(confirmed) } : {}) },
-        }),
-      );
-    } catch (error) {
-      // Built by a concurrent change meanwhile: that one stands.
-      if (errorName(error) !== 'ConditionalCheckFailedException') throw storageError(error, 'build the admin roster');
-    }
-  }
-
-  /**
-   * Another operator (on the admin roster, read consistently) that can administer the registry for
-   * at least {@link OPERATOR_KEY_MARGIN_MS}: its record at the version read, or null when none can.
-   */
-  private async otherAbleOperator(clientId: string, nowMs: number): Promise<{ clientId: string; version: number } | null> {
-    await this.ensureAdminRoster();
-    let admins: string[];
-    try {
-      const out = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: rosterKey(), ConsistentRead: true }));
-      const listed = out.Item?.admins as Set<string> | undefined;
-      admins = listed === undefined ? [] : [...listed];
-    } catch (error) {
-      throw storageError(error, 'read the admin roster');
-    }
-    for (const id of admins.filter((a) => a !== clientId).sort()) {
-      const record = await this.getClient(id, { consistentRead: true });
-      if (record !== undefined && canAdminister(record, nowMs)) return { clientId: id, version: record.version };
-    }
-    return null;
-  }
-
-  /** A transaction item that fails when the client's record is no longer at `version`. */
-  private unchangedRecordItem(record: { clientId: string; version: number }): TransactItem {
-    return {
-      ConditionCheck: {
-        TableName: this.tableName,
-        Key: clientKey(record.clientId),
-        ConditionExpression: '#version = :version',
-        ExpressionAttributeNames: { '#version': 'version' },
-        ExpressionAttributeValues: { ':version': record.version },
-      },
-    };
-  }
-
-  /**
-   * The roster's part of a transaction. An operator leaving is removed only if the roster is built
-   * and another active operator stays on it (this is what makes `last_admin` hold under
-   * concurrency); one joining is added, whether or not the roster exists or is built yet.
-   */
-  private rosterChange(clientId: string, change: 'added' | 'removed'): TransactItem {
-    const ids = new Set([clientId]);
-    if (change === 'added') {
-      return {
-        Update: {
-          TableName: this.tableName,
-          Key: rosterKey(),
-          UpdateExpression: 'ADD #admins :ids',
-          ExpressionAttributeNames: { '#admins': 'admins' },
-          ExpressionAttributeValues: { ':ids': ids },
-        },
-      };
-    }
-    return {
-      Update: {
-        TableName: this.tableName,
-        Key: rosterKey(),
-        UpdateExpression: 'DELETE #admins :ids',
-        ConditionExpression: 'attribute_exists(#built) AND ((contains(#admins, :id) AND size(#admins) > :one) OR (NOT contains(#admins, :id) AND size(#admins) >= :one))',
-        ExpressionAttributeNames: { '#admins': 'admins', '#built': 'built' },
-        ExpressionAttributeValues: { ':ids': ids, ':id': clientId, ':one': 1 },
-      },
-    };
-  }
-
-  private updateRecordItem(next: ClientRecord, currentVersion: number): TransactItem {
-    return {
-      Update: {
-        TableName: this.tableName,
-        Key: clientKey(next.clientId),
-        UpdateExpression: 'SET #name = :name, #status = :status, #wl = :wl, #roles = :roles, #keys = :keys, #version = :next, #updatedAt = :updatedAt',
-        ConditionExpression: '#version = :current',
-        ExpressionAttributeNames: {
-          '#name': 'name',
-          '#status': 'status',
-          '#wl': 'networkWhitelist',
-          '#roles': 'roles',
-          '#keys': 'keys',
-          '#version': 'version',
-          '#updatedAt': 'updatedAt',
-        },
-        ExpressionAttributeValues: {
-          ':name': next.name,
-          ':status': next.status,
-          ':wl': [...next.networkWhitelist],
-          ':roles': [...next.roles],
-          ':keys': next.keys.map(keyAttribute),
-          ':next': next.version,
-          ':current': currentVersion,
-          ':updatedAt': next.updatedAt,
-        },
-      },
-    };
-  }
-
-  /** A key ownership item; a new one must not exist, a rewritten one must be this client's. */
-  private putKeyItem(clientId: string, key: StoredPublicKey, isNew: boolean): TransactItem {
-    return {
-      Put: {
-        TableName: this.tableName,
-        Item: keyItem(clientId, key),
-        ...(isNew
-          ? { ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': PARTITION_KEY }, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const }
-          : ownedBy(clientId)),
-      },
-    };
-  }
-
-  private deleteKeyItem(clientId: string, fingerprint: string): TransactItem {
-    return { Delete: { TableName: this.tableName, Key: keyKey(fingerprint), ...ownedBy(clientId) } };
-  }
-
-
 }
 
 /**
@@ -678,6 +521,4 @@ function versionConflict(expected: number, actual: number | undefined): SignetEr
     `The client was changed by someone else: you edited version ${expected}${actual !== undefined ? `, it is now at version ${actual}` : ''}. Read it again, reapply your change, and send the new version.`,
   );
 }
-
-
 
