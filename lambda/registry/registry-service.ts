@@ -13,7 +13,8 @@ import { isFingerprint } from '../core/keys';
 import type { CompiledRoleCatalogue } from '../core/role-policy';
 import { DEFAULT_ACCOUNT_ID } from '../store/account-id';
 import { accountNotFound } from '../store/account-store';
-import { type DynamoClientStore, clientNotFound } from '../store/client-store';
+import { clientNotFound } from '../store/client-store';
+import type { RegistryStore } from './registry-store';
 import type { ClientRecord } from '../store/client-record';
 import type { AccountRecord, Actor, ChangeOptions, ClientGuard } from '../store/store-types';
 import {
@@ -50,28 +51,6 @@ import {
 } from './validation';
 import { accountAuditView, accountView, auditView, authFailuresView, clientView, expiringKeyView } from './views';
 
-/** The store operations the registry uses (DynamoClientStore implements them). */
-export type RegistryStore = Pick<
-  DynamoClientStore,
-  | 'createClient'
-  | 'getClient'
-  | 'listClients'
-  | 'findByFingerprint'
-  | 'updateClient'
-  | 'addKey'
-  | 'removeKey'
-  | 'disable'
-  | 'enable'
-  | 'listAuthFailures'
-  | 'listUnauthenticatedFailures'
-  | 'listAudit'
-  | 'listKeysOlderThan'
-  | 'getAccount'
-  | 'listAccounts'
-  | 'createAccount'
-  | 'updateAccount'
-  | 'listAccountAudit'
->;
 
 export interface RegistryServiceDeps {
   readonly store: RegistryStore;

@@ -31,6 +31,7 @@ import { SignetError } from '../core/errors';
 import { isFingerprint } from '../core/keys';
 import { addKeyTo, removeKeyFrom, setKeyNotAfterOn } from '../registry/key-rollover';
 import { canAdminister, describeLoss, isActiveAdmin, lastAdmin, operatorChange } from '../registry/operator-rules';
+import type { RegistryStore } from '../registry/registry-store';
 import { DynamoAccountStore } from './account-store';
 import { DEFAULT_ACCOUNT_ID, isAccountId } from './account-id';
 import { DynamoAdminRoster } from './admin-roster';
@@ -75,7 +76,7 @@ interface Plan {
  * The DynamoDB client registry: the registry's reads and writes. What the authorizer needs (one
  * GetItem per client, the failure log's writes) is {@link DynamoClientReader}, which this extends.
  */
-export class DynamoClientStore extends DynamoClientReader {
+export class DynamoClientStore extends DynamoClientReader implements RegistryStore {
   /** The accounts, on the same table (./account-store.ts); the registry reaches them through this store. */
   private readonly accounts: DynamoAccountStore;
   /** The admin roster, on the same table (./admin-roster.ts). */

@@ -1,0 +1,47 @@
+/**
+ * What the registry needs from its storage, stated by the registry: the port its service is
+ * written against. lambda/store/client-store.ts's DynamoClientStore implements it on DynamoDB;
+ * nothing here depends on DynamoDB.
+ */
+import type { ClientRecord } from '../store/client-record';
+import type {
+  AccountAuditEntry,
+  AccountChanges,
+  AccountRecord,
+  Actor,
+  AuditEntry,
+  AuthFailure,
+  ChangeOptions,
+  ClientChanges,
+  CreateClientResult,
+  KeyOwner,
+  NewAccount,
+  NewClient,
+  NewKey,
+  Page,
+  UnauthenticatedFailureWindow,
+} from '../store/store-types';
+
+export interface RegistryStore {
+  // clients
+  createClient(input: NewClient, actor: Actor): Promise<CreateClientResult>;
+  getClient(clientId: string, options?: { consistentRead?: boolean }): Promise<ClientRecord | undefined>;
+  listClients(cursor?: string, limit?: number, accountId?: string): Promise<Page<ClientRecord>>;
+  findByFingerprint(fingerprint: string, options?: { consistentRead?: boolean }): Promise<KeyOwner | undefined>;
+  updateClient(clientId: string, expectedVersion: number, changes: ClientChanges, actor: Actor, options?: ChangeOptions): Promise<ClientRecord>;
+  addKey(clientId: string, key: NewKey, actor: Actor, expectedVersion?: number, options?: ChangeOptions): Promise<ClientRecord>;
+  removeKey(clientId: string, fingerprint: string, actor: Actor, expectedVersion?: number, options?: ChangeOptions): Promise<ClientRecord>;
+  disable(clientId: string, actor: Actor, expectedVersion?: number, options?: ChangeOptions): Promise<ClientRecord>;
+  enable(clientId: string, actor: Actor, expectedVersion?: number, options?: ChangeOptions): Promise<ClientRecord>;
+  listAudit(clientId: string, cursor?: string, limit?: number): Promise<Page<AuditEntry>>;
+  listKeysOlderThan(days: number, cursor?: string, limit?: number): Promise<Page<KeyOwner>>;
+  // the failure log
+  listAuthFailures(clientId: string): Promise<AuthFailure[]>;
+  listUnauthenticatedFailures(clientId: string): Promise<UnauthenticatedFailureWindow[]>;
+  // accounts
+  getAccount(accountId: string, options?: { consistentRead?: boolean }): Promise<AccountRecord | undefined>;
+  listAccounts(cursor?: string, limit?: number): Promise<Page<AccountRecord>>;
+  createAccount(input: NewAccount, actor: Actor): Promise<AccountRecord>;
+  updateAccount(accountId: string, expectedVersion: number, changes: AccountChanges, actor: Actor): Promise<AccountRecord>;
+  listAccountAudit(accountId: string, cursor?: string, limit?: number): Promise<Page<AccountAuditEntry>>;
+}
