@@ -42,7 +42,7 @@ public class Sign {
     private static final DateTimeFormatter IMF_FIXDATE =
         DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.US).withZone(ZoneOffset.UTC);
 
-    /** The seed's Base64 PKCS#8 (no header/footer), or a PKCS#8 PEM file. */
+    /** Headerless Base64 PKCS#8 (private.pkcs8.b64), or a PKCS#8 PEM file. */
     public static PrivateKey loadPrivateKey(Path path) throws Exception {
         String text = Files.readString(path, StandardCharsets.US_ASCII);
         String base64 = text.replaceAll("-----[A-Z ]+-----", "").replaceAll("\\s", "");

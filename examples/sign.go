@@ -34,7 +34,7 @@ import (
 // Header is one header to add, in the order they are printed.
 type Header struct{ Name, Value string }
 
-// LoadPrivateKey reads the seed's Base64 PKCS#8 (no header/footer), or a PEM file.
+// LoadPrivateKey reads headerless Base64 PKCS#8 (private.pkcs8.b64), or a PEM file.
 func LoadPrivateKey(path string) (*rsa.PrivateKey, error) {
 	text, err := os.ReadFile(path)
 	if err != nil {

@@ -26,7 +26,7 @@ from cryptography.hazmat.primitives.asymmetric import padding, rsa
 
 
 def load_private_key(path):
-    """The seed's Base64 PKCS#8 (no header/footer), or a PEM file."""
+    """Headerless Base64 PKCS#8 (private.pkcs8.b64), or a PEM file."""
     with open(path, "rb") as f:
         text = f.read()
     if b"-----BEGIN" in text:

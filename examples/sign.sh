@@ -38,7 +38,7 @@ if [ -n "$body_file" ] && ! [ -r "$body_file" ]; then fail "BODY_FILE $body_file
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# 1. The key as PEM: the seed's Base64 PKCS#8 is wrapped in PEM header and footer lines.
+# 1. The key as PEM: headerless Base64 PKCS#8 (private.pkcs8.b64) is wrapped in PEM header and footer lines.
 if grep -q -e '-----BEGIN' "$key_file"; then
   cp "$key_file" "$tmp/key.pem"
 else

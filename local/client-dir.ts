@@ -4,7 +4,7 @@
  * registry commands' `--admin DIR` read them.
  *
  * ```
- * private.pkcs8.b64   the private key in the seed's format (PKCS#8 DER, Base64, one line)  0600
+ * private.pkcs8.b64   the private key as PKCS#8 DER in Base64, one line                     0600
  * private.pem         the same key as PKCS#8 PEM                                           0600
  * public.pem          the public key (SPKI PEM): what the registry holds
  * client-id           the clientId (the signature's keyid)

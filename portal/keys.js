@@ -7,7 +7,7 @@
  *   PEM block, bare Base64 DER shaped as PKCS#8 or PKCS#1, a JWK with `d`).
  * - {@link checkPublicKey}: SPKI / PKCS#1, PEM or bare Base64; RSA only, at least 2048 bits; the
  *   fingerprint the registry will show (SHA-256 of the SPKI DER, base64url).
- * - {@link importSigningKey}: the admin's private key (the seed's headerless Base64 PKCS#8,
+ * - {@link importSigningKey}: the admin's private key (headerless Base64 PKCS#8 as in private.pkcs8.b64,
  *   PKCS#8 PEM or PKCS#1 PEM) as a non-extractable CryptoKey that can only sign.
  *
  * Codes and sentences are the API's (test/portal/keys.test.ts compares them with the core's).
@@ -306,7 +306,7 @@ export async function checkPublicKey(text, subtle = globalThis.crypto.subtle) {
 /**
  * Imports the admin's private key for signing. The key is read once, never kept as text, and the
  * CryptoKey returned cannot be exported.
- * @param {string} text the seed's Base64 PKCS#8 (private.pkcs8.b64), PKCS#8 PEM or PKCS#1 PEM
+ * @param {string} text headerless Base64 PKCS#8 (private.pkcs8.b64), PKCS#8 PEM or PKCS#1 PEM
  * @param {SubtleCrypto} [subtle]
  * @returns {Promise<SigningKey>}
  * @throws PortalError invalid_private_key, unsupported_key_type, key_too_small

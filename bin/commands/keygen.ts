@@ -1,5 +1,5 @@
 /**
- * `signet keygen --out DIR [--bits 2048|3072|4096] [--force]`: a new RSA key pair in the seed's
+ * `signet keygen --out DIR [--bits 2048|3072|4096] [--force]`: a new RSA key pair in Signet's
  * formats. A key pair already in DIR is never replaced without `--force`: the key it holds may
  * be registered (an admin's, a partner's) and would be lost.
  */

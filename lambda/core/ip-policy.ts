@@ -1,7 +1,7 @@
 /**
  * The client's network allow-list: IPv4 and IPv6 addresses and CIDR ranges.
  *
- * `0.0.0.0` means everyone (the seed's convention), and so does any `/0` range (`0.0.0.0/0`,
+ * `0.0.0.0` means everyone (Signet's convention for "no IP restriction"), and so does any `/0` range (`0.0.0.0/0`,
  * `::/0`). IPv4-mapped IPv6 callers (`::ffff:192.0.2.1`) are matched as the IPv4 address they are,
  * so `::ffff:0:0/96` (or any IPv6 range holding it) lets in every IPv4 caller:
  * {@link admitsEveryone} is the one test of "this list is open to everyone" that warnings use.
@@ -22,7 +22,7 @@ export interface IpAllowList {
   allows(ip: string | undefined): boolean;
 }
 
-/** The seed's "everyone" entry. */
+/** The entry that means everyone. */
 export const EVERYONE = '0.0.0.0';
 
 interface ParsedEntry {

@@ -2,7 +2,7 @@
  * Key formats: turning the text people paste into RSA `KeyObject`s, once, and naming them.
  *
  * Accepted public keys: SPKI PEM (`BEGIN PUBLIC KEY`), PKCS#1 PEM (`BEGIN RSA PUBLIC KEY`), and
- * bare Base64 DER of either. Accepted private keys: the seed's format (PKCS#8 DER in Base64, PEM
+ * bare Base64 DER of either. Accepted private keys: private.pkcs8.b64's form (PKCS#8 DER in Base64, PEM
  * header/footer and all whitespace removed), PKCS#8 PEM and PKCS#1 PEM. RSA only, at least
  * {@link MIN_RSA_BITS} bits, public exponent 65537 and a modulus nobody can factor easily
  * ({@link checkRsaKeyStrength}).
@@ -32,7 +32,7 @@ export interface PrivateKeyInfo {
   readonly publicKey: KeyObject;
   /** Fingerprint of the public half (see {@link PublicKeyInfo.fingerprint}). */
   readonly fingerprint: string;
-  /** The seed's format: PKCS#8 DER, Base64, no header/footer, no whitespace. */
+  /** As private.pkcs8.b64 holds it: PKCS#8 DER, Base64, no header/footer, no whitespace. */
   readonly pkcs8Base64: string;
   readonly bits: number;
 }
@@ -256,7 +256,7 @@ export function importPublicKey(text: string): PublicKeyInfo {
 }
 
 /**
- * Imports a private key: the seed's headerless Base64 PKCS#8, PKCS#8 PEM or PKCS#1 PEM.
+ * Imports a private key: headerless Base64 PKCS#8 (private.pkcs8.b64), PKCS#8 PEM or PKCS#1 PEM.
  * @throws SignetError `invalid_private_key`, `unsupported_key_type`, `key_too_small`
  */
 export function importPrivateKey(text: string): PrivateKeyInfo {

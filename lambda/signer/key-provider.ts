@@ -28,7 +28,7 @@ export interface SigningKeyProvider {
 
 /**
  * A fixed key, e.g. a partner's key read from a file. `refresh()` returns the same key.
- * @param privateKey any format `importPrivateKey` reads (the seed's PKCS#8 Base64, PKCS#8 or PKCS#1 PEM), or a KeyObject
+ * @param privateKey any format `importPrivateKey` reads (headerless Base64 PKCS#8 as in private.pkcs8.b64, PKCS#8 or PKCS#1 PEM), or a KeyObject
  * @throws SignetError `invalid_private_key`, `unsupported_key_type`, `key_too_small`, `invalid_request`
  */
 export function staticKeyProvider(clientId: string, privateKey: string | KeyObject): SigningKeyProvider {

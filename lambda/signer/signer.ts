@@ -19,7 +19,7 @@ interface CommonSignerOptions {
 /** A key held by the caller (e.g. read from `private.pkcs8.b64`). */
 export interface StaticKeySignerOptions extends CommonSignerOptions {
   readonly clientId: string;
-  /** The seed's PKCS#8 Base64, PKCS#8 or PKCS#1 PEM, or a private KeyObject. */
+  /** Headerless Base64 PKCS#8 (private.pkcs8.b64), PKCS#8 or PKCS#1 PEM, or a private KeyObject. */
   readonly privateKey: string | KeyObject;
 }
 

@@ -16,7 +16,7 @@ import { PrivateKeyInfo, importPrivateKey } from '../core/keys';
 export interface SigningSecret {
   /** The client the key belongs to; signers put it in `keyid`. */
   readonly clientId: string;
-  /** The private key in the seed's format: PKCS#8 DER, Base64, no header/footer, no whitespace. */
+  /** The private key as private.pkcs8.b64 holds it: PKCS#8 DER, Base64, no header/footer, no whitespace. */
   readonly privateKey: string;
   /** Fingerprint of the public half (see `fingerprintOf` in lambda/core/keys.ts). */
   readonly fingerprint: string;
@@ -32,7 +32,7 @@ export interface ParsedSigningSecret {
 
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
 
-/** The stored shape for a key, in the seed's format. */
+/** The stored shape for a key (its private half as private.pkcs8.b64 holds it). */
 export function signingSecretFor(clientId: string, key: PrivateKeyInfo, createdAt: Date): SigningSecret {
   if (!isKeyid(clientId)) fail('invalid_request', `The clientId must be ${KEYID_RULE}.`);
   return { clientId, privateKey: key.pkcs8Base64, fingerprint: key.fingerprint, createdAt: createdAt.toISOString() };

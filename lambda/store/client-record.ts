@@ -1,5 +1,5 @@
 /**
- * The client record (the seed's "API key record") as the store returns it, and the read
+ * The client record as the store returns it, and the read
  * interface the authorizer depends on. One read returns everything needed to verify a request.
  */
 

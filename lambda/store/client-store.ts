@@ -218,7 +218,7 @@ export class DynamoClientStore extends DynamoClientReader implements RegistrySto
 
   /**
    * Creates a client holding one key. When that key is already registered, nothing is written
-   * and the holder's record comes back with `created: false` (seed procedure 5).
+   * and the holder's record comes back with `created: false` ("registration skipped").
    */
   async createClient(input: NewClient, actor: Actor): Promise<CreateClientResult> {
     const accountId = input.accountId ?? DEFAULT_ACCOUNT_ID;
@@ -293,7 +293,7 @@ export class DynamoClientStore extends DynamoClientReader implements RegistrySto
   }
 
   /**
-   * Edits name, whitelist, roles and/or replaces the keys with one key (seed procedure 2), if
+   * Edits name, whitelist, roles and/or replaces the keys with one key, if
    * the record is still at `expectedVersion`.
    * @throws SignetError `not_found`, `version_conflict`, `key_already_registered`
    */

@@ -26,12 +26,12 @@ export interface CreateClientResult {
   readonly record: ClientRecord;
   /**
    * False when the public key was already registered: nothing was written and `record` is the
-   * client that holds the key (seed procedure 5, "registration skipped").
+   * client that holds the key ("registration skipped").
    */
   readonly created: boolean;
 }
 
-/** An edit (seed procedure 2). Absent fields stay as they are. */
+/** An edit. Absent fields stay as they are. */
 export interface ClientChanges {
   readonly name?: string;
   readonly networkWhitelist?: readonly string[];

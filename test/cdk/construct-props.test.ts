@@ -151,7 +151,7 @@ describe('AdminBootstrap props', () => {
     expect(message).not.toContain('BEGIN PRIVATE KEY');
   });
 
-  test('the seed\'s headerless Base64 private key is refused too', () => {
+  test('a headerless Base64 private key (private.pkcs8.b64) is refused too', () => {
     const { stack, registry } = scope();
     const message = errorOf(() => new AdminBootstrap(stack, 'Admin', { registry, publicKey: pair.pkcs8Base64 }));
     expect(message).toContain('publicKey holds a PRIVATE key');

@@ -87,8 +87,8 @@ describe('importPublicKey: refusals', () => {
   const privateForms: [string, string][] = [
     ['a PKCS#1 private PEM (RFC test-key-rsa)', RSA.pkcs1PrivatePem],
     ['a PKCS#8 private PEM', RSA.pkcs8PrivatePem],
-    ["the seed's headerless Base64 PKCS#8", RSA.seedPkcs8Base64],
-    ["the seed's format wrapped at 64 columns", RSA.seedPkcs8Base64.replace(/(.{64})/g, '$1\n')],
+    ["headerless Base64 PKCS#8 (private.pkcs8.b64)", RSA.seedPkcs8Base64],
+    ["headerless Base64 PKCS#8 wrapped at 64 columns", RSA.seedPkcs8Base64.replace(/(.{64})/g, '$1\n')],
     ['a PEM body with the header lines stripped', pemBody(RSA.pkcs1PrivatePem)],
     ['bare Base64 PKCS#1 private DER', RSA.pkcs1PrivateBase64],
     ['an encrypted PKCS#8 PEM', rsaPrivate.export({ type: 'pkcs8', format: 'pem', cipher: 'aes-256-cbc', passphrase: 'pw' }) as string],
@@ -181,8 +181,8 @@ describe('importPublicKey: refusals', () => {
 
 describe('importPrivateKey', () => {
   it.each([
-    ["the seed's headerless Base64 PKCS#8", RSA.seedPkcs8Base64],
-    ["the seed's format wrapped at 64 columns with CRLF", RSA.seedPkcs8Base64.replace(/(.{64})/g, '$1\r\n')],
+    ["headerless Base64 PKCS#8 (private.pkcs8.b64)", RSA.seedPkcs8Base64],
+    ["headerless Base64 PKCS#8 wrapped at 64 columns with CRLF", RSA.seedPkcs8Base64.replace(/(.{64})/g, '$1\r\n')],
     ['PKCS#8 PEM', RSA.pkcs8PrivatePem],
     ['PKCS#1 PEM (RFC test-key-rsa)', RSA.pkcs1PrivatePem],
   ])('reads %s', (_name, text) => {
@@ -269,7 +269,7 @@ describe('looksLikePrivateKey', () => {
   it.each([
     ['PKCS#1 private PEM', RSA.pkcs1PrivatePem, true],
     ['PKCS#8 private PEM', RSA.pkcs8PrivatePem, true],
-    ["seed's Base64 PKCS#8", RSA.seedPkcs8Base64, true],
+    ["headerless Base64 PKCS#8", RSA.seedPkcs8Base64, true],
     ['private JWK', JSON.stringify(rsaPrivate.export({ format: 'jwk' })), true],
     ['EC private PEM', TEST_KEY_ECC_P256_PRIVATE_PEM, true],
     ['SPKI PEM', RSA.spkiPem, false],
@@ -410,7 +410,7 @@ describe('the forms a first scan missed, and no guessing when a body is too full
 });
 
 describe('generateRsaKeyPair', () => {
-  it('makes a usable 2048-bit key in the seed format by default', () => {
+  it('makes a usable 2048-bit key, as headerless Base64 PKCS#8 too, by default', () => {
     const pair = generateRsaKeyPair();
     expect(pair.bits).toBe(2048);
     expect(pair.key.asymmetricKeyType).toBe('rsa');

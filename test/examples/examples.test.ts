@@ -45,7 +45,7 @@ interface Case {
 }
 
 const CASES: readonly Case[] = [
-  { name: 'GET with a query, key in the seed format', method: 'get', url: 'https://api.example.com/api/echo?b=2&a=1&a=%20x', keyFile: () => seedKeyFile },
+  { name: 'GET with a query, key as private.pkcs8.b64', method: 'get', url: 'https://api.example.com/api/echo?b=2&a=1&a=%20x', keyFile: () => seedKeyFile },
   {
     name: 'POST with a UTF-8 JSON body, PEM key',
     method: 'POST',

@@ -155,7 +155,7 @@ test('refuses what the core refuses: bad created, bad keyid, a key that cannot s
 });
 
 describe('importSigningKey: the admin key, loaded for signing only', () => {
-  test('the seed format, PKCS#8 PEM and PKCS#1 PEM give the same key, named by the core fingerprint, not extractable', () => {
+  test('headerless Base64 PKCS#8, PKCS#8 PEM and PKCS#1 PEM give the same key, named by the core fingerprint, not extractable', () => {
     const forms = [
       signer.pkcs8Base64,
       signer.key.export({ type: 'pkcs8', format: 'pem' }) as string,

@@ -92,7 +92,7 @@ describe('a full rotation through the four steps', () => {
     expect(current.secret.createdAt).toBe(iso(startedMs));
     expect(current.key.fingerprint).not.toBe(s.client.initialKey.fingerprint);
     expect(current.key.bits).toBe(2048);
-    // The seed's format: headerless Base64 PKCS#8, which imports to the same key.
+    // private.pkcs8.b64's form: headerless Base64 PKCS#8, which imports to the same key.
     expect(current.secret.privateKey).toMatch(/^[A-Za-z0-9+/]+=*$/);
     expect(importPrivateKey(current.secret.privateKey).fingerprint).toBe(current.key.fingerprint);
 

@@ -20,7 +20,7 @@ function codeOf(fn: () => unknown): { code: string; message: string } {
 const valid = () => ({ clientId: 'c_abc', privateKey: key.pkcs8Base64, fingerprint: key.fingerprint, createdAt: createdAt.toISOString() });
 
 describe('signing secret', () => {
-  it('round-trips: the stored JSON holds the seed format and parses back to the same key', () => {
+  it('round-trips: the stored JSON holds headerless Base64 PKCS#8 and parses back to the same key', () => {
     const secret = signingSecretFor('c_abc', key, createdAt);
     expect(secret).toEqual(valid());
     const text = serializeSigningSecret(secret);
@@ -31,7 +31,7 @@ describe('signing secret', () => {
     expect(spkiPemOf(parsed.key.key)).toBe(key.publicKey.export({ type: 'spki', format: 'pem' }));
   });
 
-  it('reads a PEM private key too, and normalises it to the seed format', () => {
+  it('reads a PEM private key too, and normalises it to headerless Base64 PKCS#8', () => {
     const pem = key.key.export({ type: 'pkcs8', format: 'pem' }) as string;
     const parsed = parseSigningSecret(JSON.stringify({ ...valid(), privateKey: pem }));
     expect(parsed.secret.privateKey).toBe(key.pkcs8Base64);

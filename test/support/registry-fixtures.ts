@@ -39,7 +39,7 @@ export function privateKeyForms(key: PrivateKeyInfo): Record<string, string> {
   return {
     'PKCS#8 PEM': key.key.export({ type: 'pkcs8', format: 'pem' }) as string,
     'PKCS#1 PEM': key.key.export({ type: 'pkcs1', format: 'pem' }) as string,
-    'headerless Base64 PKCS#8 (the seed format)': key.pkcs8Base64,
+    'headerless Base64 PKCS#8 (private.pkcs8.b64)': key.pkcs8Base64,
     'headerless Base64 PKCS#1': (key.key.export({ type: 'pkcs1', format: 'der' }) as Buffer).toString('base64'),
   };
 }
