@@ -7,7 +7,6 @@ import { ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { findFreePort } from '../local/dynamodb-local';
 import { readClientDir, type ClientDir } from '../local/client-dir';
 import { REPO_ROOT } from './authorizer-handler-loader';
 
@@ -29,11 +28,10 @@ export interface GatewayChild {
 
 export async function startGatewayChild(): Promise<GatewayChild> {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-bench-home-'));
-  const port = await findFreePort();
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('SIGNET_')));
   const child = spawn(process.execPath, ['--no-warnings', '-r', 'tsx/cjs', 'local/main.ts'], {
     cwd: REPO_ROOT,
-    env: { ...inherited, SIGNET_HOME: home, PORT: String(port) },
+    env: { ...inherited, SIGNET_HOME: home, PORT: '0' }, // 0: the gateway binds a port the system picks
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let tail = '';

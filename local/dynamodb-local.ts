@@ -84,7 +84,9 @@ const EXIT_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 /** Starts DynamoDB Local and waits until it answers. */
 export async function startDynamoDbLocal(opts: DynamoDbLocalOptions = {}): Promise<DynamoDbLocal> {
-  const port = opts.port ?? (await findFreePort());
+  // Port 0: the launcher binds a port the system picks and prints it, so no other process can take
+  // it between the choice and the bind (a port found free a moment earlier could be, on a busy machine).
+  const requestedPort = opts.port ?? 0;
   // Whatever holds the port would answer the readiness poll before the JVM fails to bind: refuse up front.
   if (opts.port !== undefined && !(await isPortFree(opts.port))) {
     throw new Error(`Cannot start DynamoDB Local: port ${opts.port} is already in use. Stop what listens there, or choose another port.`);
@@ -113,7 +115,7 @@ export async function startDynamoDbLocal(opts: DynamoDbLocalOptions = {}): Promi
       [classDir, emulator.jar].join(delimiter),
       LAUNCHER_CLASS,
       '-port',
-      String(port),
+      String(requestedPort),
       ...(path === undefined ? ['-inMemory'] : ['-dbPath', path]),
       '-sharedDb',
       '-disableTelemetry',
@@ -121,21 +123,26 @@ export async function startDynamoDbLocal(opts: DynamoDbLocalOptions = {}): Promi
     { cwd: emulator.dir, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   startWatchdog(child);
-  const endpoint = `http://${DYNAMODB_LOCAL_HOST}:${port}`;
   const handle = watch(child);
 
   try {
-    await waitUntilAnswering(endpoint, handle, opts.startTimeoutMs ?? DEFAULT_DYNAMODB_LOCAL_START_TIMEOUT_MS);
+    const timeoutMs = opts.startTimeoutMs ?? DEFAULT_DYNAMODB_LOCAL_START_TIMEOUT_MS;
+    const deadline = Date.now() + timeoutMs;
+    const port = await boundPort(handle, deadline, timeoutMs);
+    const endpoint = `http://${DYNAMODB_LOCAL_HOST}:${port}`;
+    await waitUntilAnswering(endpoint, handle, deadline, timeoutMs);
+    return { endpoint, port, pid: child.pid, stop: handle.stop };
   } catch (error) {
     await handle.stop();
     throw error;
   }
-  return { endpoint, port, pid: child.pid, stop: handle.stop };
 }
 
 interface WatchedProcess {
   /** Set once the process has exited (or failed to start). */
   exitReason(): string | undefined;
+  /** The port the launcher printed it listens on, once it has. */
+  listeningPort(): number | undefined;
   output(): string;
   stop(): Promise<void>;
 }
@@ -154,9 +161,18 @@ function watch(child: ChildProcess): WatchedProcess {
       resolveExit();
     });
   });
+  let listeningPort: number | undefined;
+  let stdoutHead = '';
   const keep = (chunk: Buffer): void => {
     tail = (tail + chunk.toString('utf8')).slice(-OUTPUT_TAIL_CHARS);
   };
+  const findListening = (chunk: Buffer): void => {
+    if (listeningPort !== undefined || stdoutHead.length > OUTPUT_TAIL_CHARS) return;
+    stdoutHead += chunk.toString('utf8');
+    const match = LISTENING_LINE.exec(stdoutHead);
+    if (match) listeningPort = Number(match[1]);
+  };
+  child.stdout?.on('data', findListening);
   // Drain both pipes: a full pipe would block the JVM.
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
@@ -188,11 +204,12 @@ function watch(child: ChildProcess): WatchedProcess {
       }
       detach();
       child.stdout?.removeListener('data', keep);
+      child.stdout?.removeListener('data', findListening);
       child.stderr?.removeListener('data', keep);
     })();
     return stopping;
   };
-  return { exitReason: () => exitReason, output: () => tail, stop };
+  return { exitReason: () => exitReason, listeningPort: () => listeningPort, output: () => tail, stop };
 }
 
 /**
@@ -295,9 +312,23 @@ async function compileLauncher(emulator: Emulator, classDir: string): Promise<st
   }
 }
 
-async function waitUntilAnswering(endpoint: string, child: WatchedProcess, timeoutMs: number): Promise<void> {
+/** What LoopbackLauncher prints once its connector is bound. */
+const LISTENING_LINE = /listening on 127\.0\.0\.1:(\d+)\r?\n/;
+
+/** Waits until the launcher says which port it bound (port 0 asks the system for one). */
+async function boundPort(child: WatchedProcess, deadline: number, timeoutMs: number): Promise<number> {
+  for (;;) {
+    const port = child.listeningPort();
+    if (port !== undefined) return port;
+    const reason = child.exitReason();
+    if (reason !== undefined) throw new Error(startFailure(`DynamoDB Local ${reason} before it listened.`, child));
+    if (Date.now() > deadline) throw new Error(startFailure(`DynamoDB Local did not start listening within ${timeoutMs} ms.`, child));
+    await new Promise((r) => setTimeout(r, POLL_INTERVAL_MS / 3));
+  }
+}
+
+async function waitUntilAnswering(endpoint: string, child: WatchedProcess, deadline: number, timeoutMs: number): Promise<void> {
   const client = new DynamoDBClient({ ...dynamoDbLocalClientConfig(endpoint), maxAttempts: 1 });
-  const deadline = Date.now() + timeoutMs;
   try {
     for (;;) {
       const reason = child.exitReason();

@@ -23,7 +23,8 @@
  * -disableTelemetry as well).
  *
  * Arguments: DynamoDB Local's own (-port, -inMemory, -dbPath, -sharedDb, -disableTelemetry, ...),
- * parsed by its own CommandLineInput. Prints `listening on 127.0.0.1:<port>` once bound; exits 1
+ * parsed by its own CommandLineInput, except that `-port 0` (which that parser refuses) lets the
+ * system pick a free port. Prints `listening on 127.0.0.1:<port>` once bound; exits 1
  * with a message on stderr when the arguments are wrong or the port cannot be bound. SIGTERM
  * stops Jetty and closes the database (a JVM shutdown hook).
  *
@@ -56,6 +57,16 @@ public final class LoopbackLauncher {
         System.setProperty("org.eclipse.jetty.LEVEL", "WARN");
         java.util.logging.Logger.getLogger("com.almworks.sqlite4java").setLevel(java.util.logging.Level.WARNING);
 
+        // "-port 0": listen on a port the system picks, atomically, instead of one found free a moment
+        // earlier that another process may take meanwhile. DynamoDB Local's own parser refuses 0, so it
+        // is given a placeholder; the connector gets 0 and the port it got is printed below.
+        boolean anyPort = false;
+        for (int i = 0; i + 1 < args.length; i++) {
+            if (args[i].equals("-port") && args[i + 1].equals("0")) {
+                args[i + 1] = "8000";
+                anyPort = true;
+            }
+        }
         CommandLineInput cli = new CommandLineInput(args);
         if (!cli.init()) {
             System.err.println("LoopbackLauncher: DynamoDB Local did not accept the arguments " + String.join(" ", args));
@@ -71,14 +82,14 @@ public final class LoopbackLauncher {
         Server server = new Server();
         ServerConnector connector = new ServerConnector(server);
         connector.setHost(HOST);
-        connector.setPort(cli.getPort());
+        connector.setPort(anyPort ? 0 : cli.getPort());
         server.addConnector(connector);
         server.setHandler(new LoopbackHostOnly(new ContextHandlerCollection(context), connector));
 
         try {
             server.start();
         } catch (Exception e) {
-            System.err.println("LoopbackLauncher: could not listen on " + HOST + ":" + cli.getPort() + ": " + e);
+            System.err.println("LoopbackLauncher: could not listen on " + HOST + ":" + (anyPort ? 0 : cli.getPort()) + ": " + e);
             handler.close();
             System.exit(1);
         }

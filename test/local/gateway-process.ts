@@ -12,7 +12,6 @@ import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { KeyObject } from 'node:crypto';
 import { resolve } from 'node:path';
 import { signRequest } from '../../lambda/core/sign';
-import { findFreePort } from '../../local/dynamodb-local';
 
 export const REPO_ROOT = resolve(__dirname, '..', '..');
 
@@ -38,7 +37,9 @@ export function gatewayEnv(home: string, port: number, extra: Record<string, str
 
 /** Starts the gateway and resolves once it printed `ready: <url>`. */
 export async function startGatewayProcess(home: string, options: { port?: number; env?: Record<string, string> } = {}): Promise<GatewayProcess> {
-  const port = options.port ?? (await findFreePort());
+  // PORT=0 by default: the gateway binds a port the system picks. A port found free here first could be
+  // taken by another process (a test worker's emulator, say) before the gateway binds it.
+  const port = options.port ?? 0;
   const child = spawn(process.execPath, ['--no-warnings', '-r', 'tsx/cjs', 'local/main.ts'], {
     cwd: REPO_ROOT,
     env: gatewayEnv(home, port, options.env),
@@ -68,10 +69,11 @@ export async function startGatewayProcess(home: string, options: { port?: number
     throw new Error(`the gateway did not become ready:\n${output}`);
   }
   const url = /ready: (http:\/\/\S+)/.exec(output)![1];
+  const boundPort = Number(new URL(url).port);
   const dynamoDbPid = Number(/DynamoDB Local pid (\d+)/.exec(output)?.[1]);
   return {
     url,
-    port,
+    port: boundPort,
     pid: child.pid as number,
     dynamoDbPid,
     output: () => output,

@@ -84,9 +84,26 @@ test('keeps tables under dbPath across restarts, and stop() ends the JVM', async
   }
 });
 
+test('without a port, the launcher binds one the system picks and says which: no window in which another process can take it', async () => {
+  // The old way (find a free port, release it, let the JVM bind it a second later) lost the port to
+  // another test process now and then; the gateway then refused to start with "port ... is in use".
+  const db = await startDynamoDbLocal();
+  try {
+    const args = spawnSync('ps', ['-o', 'args=', '-p', String(db.pid)], { encoding: 'utf8' }).stdout.trim().split(/\s+/);
+    expect(args[args.indexOf('-port') + 1]).toBe('0');
+    expect(db.port).toBeGreaterThan(0);
+    expect(db.endpoint).toBe(`http://${DYNAMODB_LOCAL_HOST}:${db.port}`);
+    const client = new DynamoDBClient(dynamoDbLocalClientConfig(db.endpoint));
+    expect((await client.send(new ListTablesCommand({}))).TableNames).toEqual([]);
+    client.destroy();
+  } finally {
+    await db.stop();
+  }
+});
+
 test('a start that does not answer in time fails with a message naming Java 17, and leaves no JVM', async () => {
   const before = new Set(javaPids());
-  await expect(startDynamoDbLocal({ startTimeoutMs: 1 })).rejects.toThrow(/did not answer .* within 1 ms\. It needs Java 17 or newer/);
+  await expect(startDynamoDbLocal({ startTimeoutMs: 1 })).rejects.toThrow(/did not (start listening|answer on \S+) within 1 ms\. It needs Java 17 or newer/);
   expect(javaPids().filter((pid) => !before.has(pid))).toEqual([]);
 });
 
