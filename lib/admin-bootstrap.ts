@@ -7,7 +7,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { ENV } from '../lambda/config-env';
 import { isSignetError } from '../lambda/core/errors';
-import { EVERYONE, normaliseNetworkEntry } from '../lambda/core/ip-policy';
+import { EVERYONE, normaliseNetworkEntry } from '../lambda/core/network-entries';
 import { importPublicKey } from '../lambda/core/keys';
 import type { AdminBootstrapProperties } from '../lambda/bootstrap/admin-bootstrap-handler';
 import { IClientRegistry } from './client-registry';

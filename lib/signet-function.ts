@@ -4,7 +4,6 @@
  * write only to that log group. Grants for data come from the construct that owns the data.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -13,13 +12,9 @@ import { LogLevel, NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-l
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { METRICS_NAMESPACE } from '../lambda/observability';
+import { PACKAGE_ROOT, findUp } from './package-root';
 
-/**
- * The folder holding Signet's package.json, where `lambda/` (the handlers' TypeScript) and `portal/`
- * are: the repository when the constructs run from source (`lib/`), `node_modules/signet` when they
- * run from the installed package (`dist/lib/`).
- */
-export const PACKAGE_ROOT = findUp(__dirname, ['package.json']).dir;
+export { PACKAGE_ROOT };
 
 /** The lock files NodejsFunction knows (npm, yarn, pnpm, bun). */
 const LOCK_FILES = ['package-lock.json', 'yarn.lock', 'pnpm-lock.yaml', 'bun.lock', 'bun.lockb'];
@@ -67,14 +62,6 @@ function esbuildOnPath(): boolean {
   return probe.status === 0 && probe.error === undefined;
 }
 
-/** The nearest folder, from `start` upward, holding any of `names`, and which of them it holds. */
-function findUp(start: string, names: readonly string[]): { dir: string; names: string[] } {
-  for (let dir = start; ; dir = path.dirname(dir)) {
-    const present = names.filter((name) => existsSync(path.join(dir, name)));
-    if (present.length > 0 || path.dirname(dir) === dir) return { dir, names: present };
-  }
-}
-
 /** The Lambda entry files, relative to {@link PACKAGE_ROOT}, with their exported handler names. */
 export const LAMBDA_ENTRIES = {
   httpApiAuthorizer: { file: 'lambda/handlers/authorizer.ts', handler: 'httpApiHandler' },
@@ -120,9 +107,10 @@ export interface SignetFunctionProps {
   readonly description?: string;
   /**
    * Files shipped next to the bundle, in a folder of the same name: `{ dir: 'portal', files: [...] }`
-   * copies `<PACKAGE_ROOT>/portal/<file>` to `<bundle>/portal/<file>`. @default - none
+   * copies `<PACKAGE_ROOT>/portal/<file>` to `<bundle>/portal/<file>`, and each of `built` (absolute
+   * paths of files made at synth) to the same folder. @default - none
    */
-  readonly assets?: { readonly dir: string; readonly files: readonly string[] };
+  readonly assets?: { readonly dir: string; readonly files: readonly string[]; readonly built?: readonly string[] };
 }
 
 /**
@@ -200,7 +188,7 @@ export class SignetFunction extends Construct {
  * `packageDir` is where Signet's package lies inside the bundling project root (`inputDir`):
  * '' in the repository, `node_modules/signet` in an app.
  */
-function copyAssets(assets: { readonly dir: string; readonly files: readonly string[] }, packageDir: string) {
+function copyAssets(assets: NonNullable<SignetFunctionProps['assets']>, packageDir: string) {
   return {
     beforeBundling: (): string[] => [],
     beforeInstall: (): string[] => [],
@@ -208,7 +196,7 @@ function copyAssets(assets: { readonly dir: string; readonly files: readonly str
       const sourceDir = path.posix.join(inputDir, packageDir.split(path.sep).join('/'), assets.dir);
       return [
         `mkdir -p "${outputDir}/${assets.dir}"`,
-        `cp ${assets.files.map((f) => `"${sourceDir}/${f}"`).join(' ')} "${outputDir}/${assets.dir}/"`,
+        `cp ${[...assets.files.map((f) => `${sourceDir}/${f}`), ...(assets.built ?? [])].map((f) => `"${f}"`).join(' ')} "${outputDir}/${assets.dir}/"`,
       ];
     },
   };

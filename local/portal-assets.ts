@@ -14,7 +14,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { resolve } from 'node:path';
-import { type PortalAssets, PORTAL_PATH, loadPortalAssets, portalPathOf, servePortal } from '../lambda/portal/static-site';
+import { type PortalAssets, PORTAL_CORE_FILE, PORTAL_PATH, loadPortalAssets, portalPathOf, servePortal } from '../lambda/portal/static-site';
+import { buildPortalCore } from '../lib/portal-bundle';
 
 /** The portal's files in the repository. */
 export const PORTAL_DIR = resolve(__dirname, '..', 'portal');
@@ -37,7 +38,8 @@ export function portalUrl(baseUrl: string): string {
 
 /**
  * A listener that answers `/portal` and `/portal/...` itself and hands everything else to `next`.
- * The files are read on the first portal request (restart `npm start` after editing them).
+ * The files are read, and signet-core.js built from the core, on the first portal request
+ * (restart `npm start` after editing them or the core).
  */
 export function withPortal(next: Listener, options: LocalPortalOptions): Listener {
   const log = options.log ?? (() => undefined);
@@ -54,7 +56,17 @@ export function withPortal(next: Listener, options: LocalPortalOptions): Listene
       log(`${req.method ?? '?'} ${path} 307 (to ${canonicalHost}, the address signatures are checked against)`);
       return;
     }
-    assets ??= loadPortalAssets(options.dir ?? PORTAL_DIR);
+    try {
+      assets ??= loadPortalAssets(options.dir ?? PORTAL_DIR, { [PORTAL_CORE_FILE]: buildPortalCore() });
+    } catch (error) {
+      // The gateway keeps serving the API; the page says what is wrong, and so does the terminal.
+      const message = `The client portal could not be built: ${(error as Error).message}`;
+      res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', 'content-length': String(Buffer.byteLength(message)) });
+      res.end(message);
+      req.resume();
+      log(`${req.method ?? '?'} ${path} 500 ${message}`);
+      return;
+    }
     const ifNoneMatch = typeof req.headers['if-none-match'] === 'string' ? req.headers['if-none-match'] : undefined;
     const reply = servePortal({ method: req.method ?? 'GET', path, ifNoneMatch }, assets);
     const body = Buffer.from(reply.body, 'utf8');

@@ -13,11 +13,7 @@
  * Codes and sentences are the API's (test/portal/keys.test.ts compares them with the core's).
  * No message ever echoes key material.
  */
-import { fail } from './errors.js';
-import { RSASSA } from './http-signature.js';
-
-/** Smallest RSA modulus accepted, in bits (MIN_RSA_BITS). */
-export const MIN_RSA_BITS = 2048;
+import { MIN_RSA_BITS, RSASSA_PKCS1_SHA256 as RSASSA, fail } from './signet-core.js';
 
 const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----([\s\S]*?)-----END \1-----/;
 const PEM_BLOCKS = /-----BEGIN ([A-Z0-9 ]+)-----([\s\S]*?)-----END \1-----/g;
@@ -256,7 +252,7 @@ async function sha256Base64Url(bytes, subtle) {
  * @param {SubtleCrypto} [subtle]
  * @returns {Promise<PublicKeyCheck | undefined>} undefined for a PEM type only the registry can
  *   read (e.g. a certificate): it is then checked on submit
- * @throws PortalError private_key_submitted, invalid_public_key, unsupported_key_type, key_too_small
+ * @throws SignetError private_key_submitted, invalid_public_key, unsupported_key_type, key_too_small
  */
 export async function checkPublicKey(text, subtle = globalThis.crypto.subtle) {
   if (typeof text !== 'string' || text.trim() === '') {
@@ -309,7 +305,7 @@ export async function checkPublicKey(text, subtle = globalThis.crypto.subtle) {
  * @param {string} text headerless Base64 PKCS#8 (private.pkcs8.b64), PKCS#8 PEM or PKCS#1 PEM
  * @param {SubtleCrypto} [subtle]
  * @returns {Promise<SigningKey>}
- * @throws PortalError invalid_private_key, unsupported_key_type, key_too_small
+ * @throws SignetError invalid_private_key, unsupported_key_type, key_too_small
  */
 export async function importSigningKey(text, subtle = globalThis.crypto.subtle) {
   if (typeof text !== 'string' || text.trim() === '') {

@@ -10,12 +10,11 @@
  * operator (`registry:admin`) gets the operator view: an account picker over every account,
  * whose clients are listed and where new clients go.
  */
-import { PortalError } from './errors.js';
 import { importSigningKey, looksLikePrivateKey, checkPublicKey } from './keys.js';
 import { forgetKey, recallKey, rememberKey } from './key-store.js';
-import { allowsEveryone, entriesAdmitEveryone, normaliseNetworkEntry } from './network.js';
 import { RegistryError, apiBaseOf, createRegistryClient } from './registry-client.js';
-import { MAX_WHITELIST_ENTRIES, checkClientForm, screenPublicKey, validateRoles } from './validation.js';
+import { MAX_WHITELIST_ENTRIES, REGISTRY_ADMIN_ROLE, SignetError, admitsEveryone, normaliseNetworkEntry } from './signet-core.js';
+import { checkClientForm, screenPublicKey, validateRoles } from './validation.js';
 import { ROTATION_DAYS, failureLine, keySummary, shortFingerprint, unauthenticatedRows } from './view-model.js';
 
 /** @typedef {ReturnType<typeof createRegistryClient>} Registry */
@@ -151,13 +150,13 @@ function showError(errorId, message, options = {}) {
 /** @param {unknown} error */
 function messageOf(error) {
   if (error instanceof RegistryError) return `${error.message} (${error.code}${error.requestId ? `, request ${error.requestId}` : ''})`;
-  if (error instanceof PortalError) return error.message;
+  if (error instanceof SignetError) return error.message;
   return error instanceof Error ? error.message : String(error);
 }
 
 /** @param {unknown} error */
 function codeOf(error) {
-  return error instanceof RegistryError || error instanceof PortalError ? error.code : 'error';
+  return error instanceof RegistryError || error instanceof SignetError ? error.code : 'error';
 }
 
 /** @param {string} iso */
@@ -278,7 +277,7 @@ async function onSignOut() {
 // ------------------------------------------------------------------ accounts
 
 /** Operators hold this role; everyone else is scoped to its own account. */
-const OPERATOR_ROLE = 'registry:admin';
+const OPERATOR_ROLE = REGISTRY_ADMIN_ROLE;
 /** The account of clients created without one (DEFAULT_ACCOUNT_ID). */
 const DEFAULT_ACCOUNT = 'acct_default';
 
@@ -603,8 +602,8 @@ function renderWhitelist() {
   );
   // 0.0.0.0, a /0 range and ::ffff:0:0/96 let every (IPv4) address in, and so do ranges that
   // together cover all of IPv4 or IPv6: say so beside the list.
-  const open = state.whitelist.filter((entry) => allowsEveryone(entry));
-  const together = open.length === 0 && entriesAdmitEveryone(state.whitelist);
+  const open = state.whitelist.filter((entry) => admitsEveryone([entry]));
+  const together = open.length === 0 && admitsEveryone(state.whitelist);
   const warning = $('whitelist-open');
   warning.textContent =
     open.length > 0

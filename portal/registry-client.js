@@ -1,11 +1,11 @@
 // @ts-check
 /**
  * The registry API (docs/openapi/registry.json) from the browser: every call is signed here with
- * the admin's key (./http-signature.js, `x-date` because fetch cannot send Date), sent to the
+ * the admin's key (signRequest from ./signet-core.js, the core's WebCrypto signer; `x-date` because fetch cannot send Date), sent to the
  * same origin the portal was loaded from, and every refusal becomes a {@link RegistryError}
  * with the API's code and sentence.
  */
-import { signRequest } from './http-signature.js';
+import { AUTHORIZER_CACHE_TTL_HEADER, SIGNET_ERROR_HEADER, signRequest } from './signet-core.js';
 
 /** A refusal from the registry or the authorizer in front of it. */
 export class RegistryError extends Error {
@@ -104,7 +104,7 @@ export function createRegistryClient(options) {
       answer = await readAnswer(response);
     }
     if (answer instanceof RegistryError) throw answer;
-    const cacheTtl = Number(response.headers.get('x-signet-authorizer-cache-ttl') ?? Number.NaN);
+    const cacheTtl = Number(response.headers.get(AUTHORIZER_CACHE_TTL_HEADER) ?? Number.NaN);
     if (method !== 'GET' && Number.isFinite(cacheTtl)) options.onWrite?.(cacheTtl);
     return answer;
   }
@@ -180,7 +180,7 @@ async function readAnswer(response) {
   }
   if (response.ok && body !== undefined) return body;
   if (response.ok) return new RegistryError(response.status, 'invalid_answer', 'The registry answered something that is not JSON. Is this the Signet API?');
-  const code = typeof body?.error === 'string' ? body.error : response.headers.get('x-signet-error') ?? `http_${response.status}`;
+  const code = typeof body?.error === 'string' ? body.error : response.headers.get(SIGNET_ERROR_HEADER) ?? `http_${response.status}`;
   const message =
     typeof body?.error === 'string' && typeof body?.message === 'string'
       ? body.message

@@ -1,71 +1,28 @@
 // @ts-check
 /**
- * The client form's fields, checked as lambda/registry/validation.ts checks the request body,
- * with the same codes and sentences, so the form says inline, next to the field, what the API
- * would answer. The registry stays the authority: anything it refuses is shown at the field too.
+ * The client form's fields, checked by the registry's own rules (bundled from the core:
+ * ./signet-core.js, lambda/registry/client-fields.ts), with the same codes and sentences, so the
+ * form says inline, next to the field, what the API would answer. The registry stays the
+ * authority: anything it refuses is shown at the field too.
  */
-import { PortalError, fail } from './errors.js';
 import { checkPublicKey, looksLikePrivateKey } from './keys.js';
-import { normaliseNetworkEntry } from './network.js';
-
-/** Longest client name (MAX_NAME_CHARS). */
-export const MAX_NAME_CHARS = 128;
-/** Most whitelist entries (MAX_WHITELIST_ENTRIES). */
-export const MAX_WHITELIST_ENTRIES = 100;
-/** Most roles (MAX_ROLES). */
-export const MAX_ROLES = 50;
-/** Longest public key text (MAX_PUBLIC_KEY_CHARS). */
-export const MAX_PUBLIC_KEY_CHARS = 16_384;
+import { MAX_PUBLIC_KEY_CHARS, SignetError, fail, parseClientName, parseClientRoles, parseNetworkWhitelist } from './signet-core.js';
 
 /**
- * @param {unknown} value
- * @returns {string} the trimmed name
- */
-export function validateName(value) {
-  if (typeof value !== 'string') fail('invalid_request', 'name must be a string.');
-  const name = value.trim();
-  if (name === '' || name.length > MAX_NAME_CHARS) fail('invalid_request', `name must be 1 to ${MAX_NAME_CHARS} characters.`);
-  if (/[\u0000-\u001f\u007f]/.test(name)) fail('invalid_request', 'name must not contain control characters (line breaks, tabs, ...).');
-  return name;
-}
-
-/**
- * The whole whitelist: 1..100 entries, each canonical, duplicates dropped.
- * @param {readonly unknown[]} entries
- * @returns {string[]}
- */
-export function validateWhitelist(entries) {
-  if (entries.length === 0 || entries.length > MAX_WHITELIST_ENTRIES) {
-    fail('invalid_network', `networkWhitelist must hold 1 to ${MAX_WHITELIST_ENTRIES} entries; use ["0.0.0.0"] to allow everyone.`);
-  }
-  return [...new Set(entries.map((entry) => normaliseNetworkEntry(entry)))];
-}
-
-/**
- * Roles against the role catalogue's names (GET /registry/roles).
- * @param {readonly unknown[]} roles
+ * Roles against the role catalogue's names (GET /registry/roles), as POST /registry/clients checks them.
+ * @param {unknown} roles
  * @param {readonly string[]} knownRoles
  * @returns {string[]} de-duplicated, in the order given
  */
 export function validateRoles(roles, knownRoles) {
-  const known = [...knownRoles].sort().join(', ');
-  if (roles.length === 0 || roles.length > MAX_ROLES) {
-    fail('unknown_role', `roles must be a list of 1 to ${MAX_ROLES} role names. Known roles: ${known}.`);
-  }
-  if (roles.some((r) => typeof r !== 'string')) fail('unknown_role', 'roles must be a list of role names.');
-  const names = /** @type {string[]} */ (roles);
-  const unknown = names.filter((r) => !knownRoles.includes(r));
-  if (unknown.length > 0) {
-    fail('unknown_role', `Unknown role(s): ${unknown.map((r) => JSON.stringify(r.slice(0, 64))).join(', ')}. Known roles: ${known}.`);
-  }
-  return [...new Set(names)];
+  return parseClientRoles(roles, { roleNames: new Set(knownRoles) });
 }
 
 /**
  * The synchronous part of the public key check, run on every keystroke: a private key is
  * refused on the spot, before anything else (the registry does the same).
  * @param {string} text
- * @throws PortalError private_key_submitted, invalid_public_key
+ * @throws SignetError private_key_submitted, invalid_public_key
  */
 export function screenPublicKey(text) {
   if (text.length > MAX_PUBLIC_KEY_CHARS) {
@@ -89,7 +46,7 @@ export function screenPublicKey(text) {
 
 /**
  * @typedef {object} FormCheck
- * @property {Partial<Record<'name' | 'networkWhitelist' | 'publicKey' | 'roles', PortalError>>} errors by field
+ * @property {Partial<Record<'name' | 'networkWhitelist' | 'publicKey' | 'roles', SignetError>>} errors by field
  * @property {Record<string, unknown>} body the request body when there are no errors
  * @property {{ fingerprint: string, bits: number } | undefined} key what the registry will store, when checked here
  */
@@ -117,13 +74,13 @@ export async function checkClientForm(values, options) {
     try {
       return check();
     } catch (error) {
-      if (!(error instanceof PortalError)) throw error;
+      if (!(error instanceof SignetError)) throw error;
       errors[field] = error;
       return undefined;
     }
   };
-  const name = /** @type {string | undefined} */ (attempt('name', () => validateName(values.name)));
-  const whitelist = /** @type {string[] | undefined} */ (attempt('networkWhitelist', () => validateWhitelist(values.networkWhitelist)));
+  const name = /** @type {string | undefined} */ (attempt('name', () => parseClientName(values.name)));
+  const whitelist = /** @type {string[] | undefined} */ (attempt('networkWhitelist', () => parseNetworkWhitelist(values.networkWhitelist)));
   const roles = /** @type {string[] | undefined} */ (attempt('roles', () => validateRoles(values.roles, options.knownRoles)));
   const keyText = values.publicKey;
   if (options.mode === 'create' || keyText.trim() !== '') {
@@ -131,7 +88,7 @@ export async function checkClientForm(values, options) {
       screenPublicKey(keyText);
       key = await checkPublicKey(keyText);
     } catch (error) {
-      if (!(error instanceof PortalError)) throw error;
+      if (!(error instanceof SignetError)) throw error;
       errors.publicKey = error;
     }
   }

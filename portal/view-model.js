@@ -5,8 +5,10 @@
  * lines for the troubleshooting view. Pure functions, tested under Node.
  */
 
-/** Keys older than this many days are flagged for rotation (DEFAULT_ROTATION_DAYS). */
-export const ROTATION_DAYS = 90;
+import { DEFAULT_ROTATION_DAYS } from './signet-core.js';
+
+/** Keys older than this many days are flagged for rotation (the rotation interval). */
+export const ROTATION_DAYS = DEFAULT_ROTATION_DAYS;
 
 const DAY_MS = 86_400_000;
 

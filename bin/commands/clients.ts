@@ -25,7 +25,7 @@
  * Every client the answer shows whose network whitelist lets everyone in (core `admitsEveryone`:
  * `0.0.0.0`, any `/0`, `::ffff:0:0/96`, or ranges covering every address together) gets a note on stderr, so it is never a surprise.
  */
-import { admitsEveryone } from '../../lambda/core/ip-policy';
+import { admitsEveryone } from '../../lambda/core/network-entries';
 import { generateRsaKeyPair, spkiPemOf } from '../../lambda/core/keys';
 import { hasClientKey, writeClientDir } from '../../local/client-dir';
 import { Options, UsageError, parse, readPublicKeyFile } from './args';

@@ -16,7 +16,7 @@ import type { CloudFormationCustomResourceEvent, Context } from 'aws-lambda';
 import { loadConfig } from '../config';
 import { REGISTRY_ADMIN_ROLE } from '../core/defaults';
 import { isSignetError } from '../core/errors';
-import { normaliseNetworkEntry } from '../core/ip-policy';
+import { normaliseNetworkEntry } from '../core/network-entries';
 import { importPublicKey } from '../core/keys';
 import { DynamoClientStore } from '../store/client-store';
 import { createDocumentClient } from '../store/dynamodb-client';

@@ -7,11 +7,12 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { DIGEST_ALGORITHM } from './defaults';
 import { fail } from './errors';
+import { formatContentDigest } from './sign-plan';
 import { parseDictionaryField } from './structured-fields';
 
 /** The Content-Digest header value for `body`: `sha-256=:<base64 SHA-256>:`. */
 export function computeContentDigest(body: Uint8Array | string): string {
-  return `${DIGEST_ALGORITHM}=:${sha256(body).toString('base64')}:`;
+  return formatContentDigest(sha256(body));
 }
 
 /**

@@ -27,7 +27,8 @@ export {
   spkiPemOf,
 } from './keys';
 export type { PrivateKeyInfo, PublicKeyInfo } from './keys';
-export { EVERYONE, admitsEveryone, compileAllowList, normaliseCallerIp, normaliseNetworkEntry } from './ip-policy';
+export { EVERYONE, admitsEveryone, normaliseNetworkEntry } from './network-entries';
+export { compileAllowList, normaliseCallerIp } from './ip-policy';
 export type { IpAllowList } from './ip-policy';
 export { compileRoleCatalogue, validateRoles } from './role-policy';
 export type { CompiledRoleCatalogue, RoleCatalogue } from './role-policy';

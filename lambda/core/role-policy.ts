@@ -76,7 +76,7 @@ export function compileRoleCatalogue(catalogue: RoleCatalogue): CompiledRoleCata
  * @returns the roles, de-duplicated, in the order given
  * @throws SignetError `unknown_role` naming the unknown roles and the known ones
  */
-export function validateRoles(roles: unknown, catalogue: CompiledRoleCatalogue): string[] {
+export function validateRoles(roles: unknown, catalogue: Pick<CompiledRoleCatalogue, 'roleNames'>): string[] {
   if (!Array.isArray(roles) || roles.some((r) => typeof r !== 'string')) {
     fail('unknown_role', 'roles must be a list of role names.');
   }

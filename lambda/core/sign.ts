@@ -1,20 +1,16 @@
 /**
- * Signing a request the way every Signet signer does (see the README's "The scheme").
- *
- * Covered, in this order: `@method`, `@target-uri`, `content-digest` (only with a non-empty
- * body), `date` (unless legacy; `x-date` instead when `dateField` says so, for browsers).
- * Parameters: `created`, `keyid`, `alg="rsa-v1_5-sha256"`.
+ * Signing a request the way every Signet signer does (see the README's "The scheme"), with
+ * node:crypto: the Lambda functions, the CLI and the signer library. The headers and the base
+ * come from ./sign-plan.ts, which the browser's signer (./sign-webcrypto.ts) shares.
  * RSASSA-PKCS1-v1_5 with SHA-256 (RFC 9421 §3.3.2), which is deterministic.
  */
 import { KeyObject, constants, sign as rsaSign } from 'node:crypto';
 import { computeContentDigest } from './content-digest';
-import { DATE_FIELDS, type DateField, SIGNATURE_ALGORITHM, SIGNATURE_LABEL } from './defaults';
+import type { DateField } from './defaults';
 import { fail } from './errors';
-import { formatHttpDate } from './http-date';
-import { KEYID_RULE, isKeyid } from './keyid';
-import { buildSignatureBase } from './signature-base';
-import { ComponentId } from './signature-params';
-import { serializeInnerList } from './structured-fields';
+import { type SignatureHeaders, hasBody, planSignature, signatureHeaders } from './sign-plan';
+
+export type { SignatureHeaders } from './sign-plan';
 
 export interface SignRequestInput {
   /** HTTP method; upper-cased before signing, and the request must be sent with that method. */
@@ -37,16 +33,6 @@ export interface SignRequestInput {
   readonly dateField?: DateField;
 }
 
-/** The headers to add to the request, lower-case names. */
-export interface SignatureHeaders {
-  readonly 'content-digest'?: string;
-  readonly date?: string;
-  /** Instead of `date` when `dateField` is `x-date`. */
-  readonly 'x-date'?: string;
-  readonly 'signature-input': string;
-  readonly signature: string;
-}
-
 export interface SignResult {
   readonly headers: SignatureHeaders;
   /** The signature base that was signed (for `signet explain` and tests; never log it). */
@@ -55,48 +41,10 @@ export interface SignResult {
 
 /** Signs a request and returns the headers to send with it. */
 export function signRequest(input: SignRequestInput): SignResult {
-  if (!Number.isSafeInteger(input.created) || input.created < 0) {
-    fail('invalid_request', `created must be whole unix seconds; got ${String(input.created)}.`);
-  }
-  if (!isKeyid(input.keyId)) {
-    fail('invalid_request', `The clientId (keyid) must be ${KEYID_RULE}.`);
-  }
   if (input.privateKey.type !== 'private' || input.privateKey.asymmetricKeyType !== 'rsa') {
     fail('invalid_private_key', 'Signing needs an RSA private key.');
   }
-  const dateField = input.dateField ?? 'date';
-  if (!DATE_FIELDS.includes(dateField)) {
-    fail('invalid_request', `dateField must be one of ${DATE_FIELDS.join(', ')}.`);
-  }
-  const method = input.method.toUpperCase();
-  const hasBody = input.body !== undefined && (typeof input.body === 'string' ? input.body.length > 0 : input.body.byteLength > 0);
-  const headers: Record<string, string> = {};
-  const names = ['@method', '@target-uri'];
-  if (hasBody) {
-    headers['content-digest'] = computeContentDigest(input.body as Uint8Array | string);
-    names.push('content-digest');
-  }
-  if (!input.legacy) {
-    headers[dateField] = formatHttpDate(input.created);
-    names.push(dateField);
-  }
-  const covered: ComponentId[] = names.map((name) => ({ name, params: new Map(), serialized: `"${name}"` }));
-  const signatureParams = serializeInnerList([
-    names.map((name) => [name, new Map()]),
-    new Map<string, string | number>([
-      ['created', input.created],
-      ['keyid', input.keyId],
-      ['alg', SIGNATURE_ALGORITHM],
-    ]),
-  ]);
-  const base = buildSignatureBase({ method, targetUri: input.url, headers }, covered, signatureParams);
-  const signature = rsaSign('sha256', Buffer.from(base, 'utf8'), { key: input.privateKey, padding: constants.RSA_PKCS1_PADDING });
-  return {
-    headers: {
-      ...headers,
-      'signature-input': `${SIGNATURE_LABEL}=${signatureParams}`,
-      signature: `${SIGNATURE_LABEL}=:${signature.toString('base64')}:`,
-    },
-    base,
-  };
+  const plan = planSignature({ ...input, contentDigest: hasBody(input.body) ? computeContentDigest(input.body) : undefined });
+  const signature = rsaSign('sha256', Buffer.from(plan.base, 'utf8'), { key: input.privateKey, padding: constants.RSA_PKCS1_PADDING });
+  return { headers: signatureHeaders(plan, signature), base: plan.base };
 }

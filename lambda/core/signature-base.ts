@@ -10,9 +10,8 @@
  * `unsupported_component`, never guessed.
  */
 import { fail } from './errors';
-import { ComponentId } from './signature-params';
 import { Dictionary, parseDictionaryField, serializeDictionaryValue, serializeMemberValue } from './structured-fields';
-import { SignedRequest } from './types';
+import type { ComponentId, SignedRequest } from './types';
 
 /** Fields whose Structured Field type Signet knows: all are dictionaries. */
 const DICTIONARY_FIELDS = new Set(['content-digest', 'repr-digest', 'signature-input', 'signature', 'want-content-digest']);
@@ -178,7 +177,7 @@ const FORM_SAFE = /^[A-Za-z0-9*\-._]*$/;
 function formEncode(text: string): string {
   if (FORM_SAFE.test(text)) return text;
   let out = '';
-  for (const byte of Buffer.from(text, 'utf8')) {
+  for (const byte of new TextEncoder().encode(text)) {
     const ch = String.fromCharCode(byte);
     out += /[A-Za-z0-9*\-._]/.test(ch) ? ch : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
   }

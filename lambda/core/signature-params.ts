@@ -4,16 +4,10 @@
  */
 import { DEFAULT_MAX_COVERED_COMPONENTS, MAX_SIGNATURE_HEADER_BYTES } from './defaults';
 import { fail } from './errors';
+import type { ComponentId } from './types';
 import { InnerList, isDigit, isInnerList, isKeyChar, isKeyStart, parseDictionaryField, serializeItem, serializeParameters } from './structured-fields';
 
-/** One covered component identifier (RFC 9421 §2): a name, and its parameters (e.g. `name` for @query-param). */
-export interface ComponentId {
-  /** Lower-case field name, or a derived component name starting with `@`. */
-  readonly name: string;
-  readonly params: ReadonlyMap<string, unknown>;
-  /** The identifier as it appears in the base: `"name"` plus serialized parameters. */
-  readonly serialized: string;
-}
+export type { ComponentId } from './types';
 
 /** One signature's declared input. */
 export interface SignatureInput {

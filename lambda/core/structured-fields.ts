@@ -11,7 +11,7 @@
  * Values map to JavaScript as:
  *   Integer → `number` (15 digits at most); Decimal → {@link Decimal} (so `1.0` stays a decimal
  *   when re-serialized); String → `string`; Token → {@link Token}; Byte Sequence → `Uint8Array`
- *   (the parser returns a `Buffer`); Boolean → `boolean`; Date → `Date` (whole seconds);
+ *   (the parser returns a `Buffer` under Node, a `Uint8Array` in the browser: ./base64.ts); Boolean → `boolean`; Date → `Date` (whole seconds);
  *   Display String → {@link DisplayString}. Items are `[value, parameters]`, inner lists are
  *   `[items, parameters]`, parameters and dictionaries are `Map`s in field order.
  *
@@ -26,6 +26,7 @@
  * fields that miss the fast paths 3-4x slower; figures in BENCHMARKS.md, "Why the structured-field
  * parser is hand-written" (bench/structured-fields-package.ts measures it again).
  */
+import { decodeBase64, encodeBase64 } from './base64';
 import { SignetErrorCode, fail } from './errors';
 
 /** An RFC 8941 Token (§3.3.4), kept distinct from a String. */
@@ -356,9 +357,9 @@ class Parser {
   }
 
   /**
-   * §4.2.7; see the file header for the padding rule. Returns a Buffer.
+   * §4.2.7; see the file header for the padding rule. Returns a Buffer under Node.
    * Long values (signatures) take a fast path: a value that re-encodes to itself is canonical
-   * base64, since Node's encoder writes only the alphabet and exact padding. Short values, and
+   * base64, since the encoder writes only the alphabet and exact padding. Short values, and
    * long ones that are not canonical, are checked character by character.
    */
   byteSequence(): Uint8Array {
@@ -368,8 +369,8 @@ class Parser {
     const close = s.indexOf(':', start);
     if (close < 0) this.fail('byte sequence is not closed with ":"', open);
     const b64 = s.slice(start, close);
-    const bytes = Buffer.from(b64, 'base64');
-    if (close - start <= SHORT_BASE64 || bytes.toString('base64') !== b64) this.checkBase64(start, close);
+    const bytes = decodeBase64(b64);
+    if (close - start <= SHORT_BASE64 || encodeBase64(bytes) !== b64) this.checkBase64(start, close);
     this.i = close + 1;
     return bytes;
   }
@@ -604,7 +605,7 @@ export function serializeBareItem(value: BareItem): string {
     case 'object':
       if (value instanceof Token) return serializeToken(value.value);
       if (value instanceof Decimal) return serializeDecimal(value.value);
-      if (value instanceof Uint8Array) return `:${Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64')}:`;
+      if (value instanceof Uint8Array) return `:${encodeBase64(value)}:`;
       if (value instanceof Date) return serializeDate(value);
       if (value instanceof DisplayString) return serializeDisplayString(value.value);
       break;
@@ -698,7 +699,7 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 /** RFC 9651 §4.1.11 */
 function serializeDisplayString(value: string): string {
   if (LONE_SURROGATE.test(value)) serializationError('a display string must be well-formed Unicode');
-  const bytes = Buffer.from(value, 'utf8');
+  const bytes = new TextEncoder().encode(value);
   let out = '%"';
   for (const byte of bytes) {
     out += byte === PERCENT || byte === DQUOTE || byte < SP || byte > 0x7e ? `%${byte.toString(16).padStart(2, '0')}` : String.fromCharCode(byte);

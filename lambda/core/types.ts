@@ -24,3 +24,12 @@ export interface SignedRequest {
    */
   readonly hasBody?: boolean;
 }
+
+/** One covered component identifier (RFC 9421 §2): a name, and its parameters (e.g. `name` for @query-param). */
+export interface ComponentId {
+  /** Lower-case field name, or a derived component name starting with `@`. */
+  readonly name: string;
+  readonly params: ReadonlyMap<string, unknown>;
+  /** The identifier as it appears in the base: `"name"` plus serialized parameters. */
+  readonly serialized: string;
+}

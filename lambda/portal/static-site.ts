@@ -58,21 +58,33 @@ export interface PortalAsset {
 /** File name (e.g. `portal.js`) → file. */
 export type PortalAssets = ReadonlyMap<string, PortalAsset>;
 
+/** The bundle of the core the page's modules import (built from portal/signet-core.ts: lib/portal-bundle.ts). */
+export const PORTAL_CORE_FILE = 'signet-core.js';
+
 /**
- * Reads every servable file of the portal folder.
- * @throws Error when the folder is missing or has no index.html (a packaging mistake)
+ * Reads every servable file of the portal folder, plus `built` files made at start (the local
+ * gateway builds signet-core.js; the deployed portal finds it in its folder).
+ * @throws Error when the folder is missing, or has no index.html or signet-core.js (a packaging mistake)
  */
-export function loadPortalAssets(dir: string): PortalAssets {
+export function loadPortalAssets(dir: string, built: Readonly<Record<string, string>> = {}): PortalAssets {
+  const bodies = new Map<string, Buffer>();
+  for (const name of readdirSync(dir)) if (isServable(name)) bodies.set(name, readFileSync(join(dir, name)));
+  for (const [name, text] of Object.entries(built)) if (isServable(name)) bodies.set(name, Buffer.from(text, 'utf8'));
   const assets = new Map<string, PortalAsset>();
-  for (const name of readdirSync(dir).sort()) {
-    const contentType = PORTAL_CONTENT_TYPES[extname(name)];
-    if (contentType === undefined || !/^[a-z0-9][a-z0-9.-]*$/.test(name)) continue;
-    const body = readFileSync(join(dir, name));
+  for (const name of [...bodies.keys()].sort()) {
+    const body = bodies.get(name) as Buffer;
     const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
-    assets.set(name, { body, contentType, etag });
+    assets.set(name, { body, contentType: PORTAL_CONTENT_TYPES[extname(name)], etag });
   }
-  if (!assets.has('index.html')) throw new Error(`The client portal folder ${dir} has no index.html; the portal files were not packaged.`);
+  for (const needed of ['index.html', PORTAL_CORE_FILE]) {
+    if (!assets.has(needed)) throw new Error(`The client portal folder ${dir} has no ${needed}; the portal files were not packaged.`);
+  }
   return assets;
+}
+
+/** A file the portal serves: a known type (.html, .css, .js) and a plain name. */
+function isServable(name: string): boolean {
+  return PORTAL_CONTENT_TYPES[extname(name)] !== undefined && /^[a-z0-9][a-z0-9.-]*$/.test(name);
 }
 
 /** What the portal answers needs from a request. */

@@ -9,21 +9,13 @@
  */
 import { DEFAULT_ROTATION_DAYS, MAX_REGISTRY_BODY_BYTES, REGISTRY_ADMIN_ROLE } from '../core/defaults';
 import { SignetError, fail } from '../core/errors';
-import { normaliseNetworkEntry } from '../core/ip-policy';
 import { importPublicKey, isFingerprint, scanForPrivateKey } from '../core/keys';
 import { CompiledRoleCatalogue, validateRoles } from '../core/role-policy';
+import { MAX_PUBLIC_KEY_CHARS, MAX_ROLES, parseClientName, parseClientRoles, parseNetworkWhitelist } from './client-fields';
 import { isAccountId } from '../store/account-id';
 import type { NewAccount, NewKey } from '../store/store-types';
 import { MAX_PAGE_SIZE } from '../store/dynamo-table';
 
-/** Longest client name, in characters. @default 128 */
-export const MAX_NAME_CHARS = 128;
-/** Most network whitelist entries per client. @default 100 */
-export const MAX_WHITELIST_ENTRIES = 100;
-/** Most roles per client. @default 50 */
-export const MAX_ROLES = 50;
-/** Longest `publicKey` text accepted, in characters (a 16384-bit PEM is about 2.8 KB). @default 16_384 */
-export const MAX_PUBLIC_KEY_CHARS = 16_384;
 /** Largest `olderThanDays`. @default 36_500 */
 export const MAX_AGE_DAYS = 36_500;
 
@@ -100,9 +92,9 @@ export function parseCreateRequest(body: Json, roles: CompiledRoleCatalogue): Cr
   requireFields(body, ['name', 'networkWhitelist', 'publicKey', 'roles']);
   return {
     ...(body.accountId !== undefined ? { accountId: parseAccountId(body.accountId, 'accountId') } : {}),
-    name: parseName(body.name),
-    networkWhitelist: parseWhitelist(body.networkWhitelist),
-    roles: parseRoles(body.roles, roles),
+    name: parseClientName(body.name),
+    networkWhitelist: parseNetworkWhitelist(body.networkWhitelist),
+    roles: parseClientRoles(body.roles, roles),
     key: parsePublicKey(body.publicKey),
   };
 }
@@ -119,9 +111,9 @@ export function parsePatchRequest(body: Json, roles: CompiledRoleCatalogue): Pat
   }
   return {
     ...(body.version !== undefined ? { version: parseVersion(body.version) } : {}),
-    ...(body.name !== undefined ? { name: parseName(body.name) } : {}),
-    ...(body.networkWhitelist !== undefined ? { networkWhitelist: parseWhitelist(body.networkWhitelist) } : {}),
-    ...(body.roles !== undefined ? { roles: parseRoles(body.roles, roles) } : {}),
+    ...(body.name !== undefined ? { name: parseClientName(body.name) } : {}),
+    ...(body.networkWhitelist !== undefined ? { networkWhitelist: parseNetworkWhitelist(body.networkWhitelist) } : {}),
+    ...(body.roles !== undefined ? { roles: parseClientRoles(body.roles, roles) } : {}),
     ...(body.publicKey !== undefined ? { key: parsePublicKey(body.publicKey) } : {}),
   };
 }
@@ -131,7 +123,7 @@ export function parseCreateAccountRequest(body: Json, roles: CompiledRoleCatalog
   refusePrivateKey(body);
   onlyFields(body, ['name', 'roleCeiling']);
   requireFields(body, ['name', 'roleCeiling']);
-  return { name: parseName(body.name), roleCeiling: parseRoleCeiling(body.roleCeiling, roles) };
+  return { name: parseClientName(body.name), roleCeiling: parseRoleCeiling(body.roleCeiling, roles) };
 }
 
 /** `PATCH /registry/accounts/{accountId}`: any of `name`, `roleCeiling`, plus `version` (or If-Match). */
@@ -143,7 +135,7 @@ export function parsePatchAccountRequest(body: Json, roles: CompiledRoleCatalogu
   }
   return {
     ...(body.version !== undefined ? { version: parseVersion(body.version, 0) } : {}),
-    ...(body.name !== undefined ? { name: parseName(body.name) } : {}),
+    ...(body.name !== undefined ? { name: parseClientName(body.name) } : {}),
     ...(body.roleCeiling !== undefined ? { roleCeiling: parseRoleCeiling(body.roleCeiling, roles) } : {}),
   };
 }
@@ -243,32 +235,6 @@ export function parseQueryPublicKey(value: string): NewKey {
 }
 
 // ------------------------------------------------------------------ fields
-
-function parseName(value: unknown): string {
-  if (typeof value !== 'string') fail('invalid_request', 'name must be a string.');
-  const name = value.trim();
-  if (name === '' || name.length > MAX_NAME_CHARS) fail('invalid_request', `name must be 1 to ${MAX_NAME_CHARS} characters.`);
-  if (/[\u0000-\u001f\u007f]/.test(name)) fail('invalid_request', 'name must not contain control characters (line breaks, tabs, ...).');
-  return name;
-}
-
-function parseWhitelist(value: unknown): string[] {
-  if (!Array.isArray(value)) {
-    fail('invalid_network', 'networkWhitelist must be a list of IPv4/IPv6 addresses or CIDR ranges, e.g. ["203.0.113.7", "2001:db8::/32"]; ["0.0.0.0"] allows everyone.');
-  }
-  if (value.length === 0 || value.length > MAX_WHITELIST_ENTRIES) {
-    fail('invalid_network', `networkWhitelist must hold 1 to ${MAX_WHITELIST_ENTRIES} entries; use ["0.0.0.0"] to allow everyone.`);
-  }
-  return [...new Set(value.map((entry) => normaliseNetworkEntry(entry)))];
-}
-
-function parseRoles(value: unknown, catalogue: CompiledRoleCatalogue): string[] {
-  if (!Array.isArray(value) || value.length === 0 || value.length > MAX_ROLES) {
-    const known = [...catalogue.roleNames].sort().join(', ');
-    fail('unknown_role', `roles must be a list of 1 to ${MAX_ROLES} role names. Known roles: ${known}.`);
-  }
-  return validateRoles(value, catalogue);
-}
 
 /**
  * An account's role ceiling: 0 to MAX_ROLES catalogue roles, never `registry:admin` (that role

@@ -28,7 +28,7 @@ export interface ClientRecord {
   readonly accountId: string;
   readonly name: string;
   readonly status: ClientStatus;
-  /** Canonical allow-list entries (see `normaliseNetworkEntry` in lambda/core/ip-policy.ts). */
+  /** Canonical allow-list entries (see `normaliseNetworkEntry` in lambda/core/network-entries.ts). */
   readonly networkWhitelist: readonly string[];
   readonly roles: readonly string[];
   /** One or more keys; several during a rollover. */

@@ -12,7 +12,8 @@ import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import { Template } from 'aws-cdk-lib/assertions';
 import { ClientPortal, PORTAL_SERVICE_NAME, portalFiles } from '../../lib/client-portal';
 import { SignetStack } from '../../lib/signet-stack';
-import { PORTAL_CSP } from '../../lambda/portal/static-site';
+import { PORTAL_CORE_FILE, PORTAL_CSP } from '../../lambda/portal/static-site';
+import { buildPortalCore } from '../../lib/portal-bundle';
 import { acknowledgements, appWithoutBundling, statementsOfRole, unacknowledgedFindings, withoutBundlingProgress } from './helpers';
 
 function httpStack(app: App = appWithoutBundling()): { stack: Stack; portal: ClientPortal } {
@@ -82,10 +83,10 @@ test('refuses to guess the API: exactly one of httpApi / restApi', () => {
   expect(() => new ClientPortal(stack, 'Both', both)).toThrow(/got 2/);
 });
 
-test('the files shipped are the portal page and its modules, not its package.json', () => {
+test('the files shipped are the portal page and its modules, not its package.json or the core entry (bundled instead)', () => {
   const files = portalFiles();
-  expect(files).toEqual(expect.arrayContaining(['index.html', 'portal.css', 'portal.js', 'http-signature.js', 'keys.js', 'registry-client.js']));
-  expect(files).not.toContain('package.json');
+  expect(files).toEqual(['index.html', 'key-store.js', 'keys.js', 'portal.css', 'portal.js', 'registry-client.js', 'validation.js', 'view-model.js']);
+  expect(files).not.toContain('signet-core.ts');
 });
 
 describe('SignetStack clientPortal', () => {
@@ -111,13 +112,15 @@ describe('SignetStack clientPortal', () => {
   });
 });
 
-test('bundled for real, the deployed handler serves the portal files with the CSP', async () => {
+test('bundled for real, the deployed handler serves the portal files and the core bundled for the browser, with the CSP', async () => {
   const app = new App({ context: { 'aws:cdk:enable-asset-metadata': true } });
   const { stack } = withoutBundlingProgress(() => httpStack(app));
   app.synth();
   const fn = Object.values(Template.fromStack(stack).findResources('AWS::Lambda::Function'))[0] as { Metadata: Record<string, string> };
   const dir = path.join(app.outdir, fn.Metadata['aws:asset:path']);
-  expect(fs.readdirSync(path.join(dir, 'portal')).sort()).toEqual(portalFiles());
+  expect(fs.readdirSync(path.join(dir, 'portal')).sort()).toEqual([...portalFiles(), PORTAL_CORE_FILE].sort());
+  // The same bundle the local gateway builds: one build of the core for the page.
+  expect(fs.readFileSync(path.join(dir, 'portal', PORTAL_CORE_FILE), 'utf8')).toBe(buildPortalCore());
 
    
   const { handler } = require(path.join(dir, 'index.js')) as { handler: (event: unknown) => Promise<{ statusCode: number; headers: Record<string, string>; body: string }> };
@@ -135,8 +138,10 @@ test('bundled for real, the deployed handler serves the portal files with the CS
   expect(index.headers['content-type']).toBe('text/html; charset=utf-8');
   expect(index.headers['content-security-policy']).toBe(PORTAL_CSP);
   expect(index.body).toBe(fs.readFileSync(path.join(__dirname, '..', '..', 'portal', 'index.html'), 'utf8'));
-  const script = await handler(event('/portal/http-signature.js'));
+  const script = await handler(event(`/portal/${PORTAL_CORE_FILE}`));
+  expect(script.statusCode).toBe(200);
   expect(script.headers['content-type']).toBe('text/javascript; charset=utf-8');
+  expect(script.body).toContain('RSASSA-PKCS1-v1_5');
   expect((await handler(event('/portal'))).headers.location).toBe('portal/index.html');
   expect((await handler(event('/portal/package.json'))).statusCode).toBe(404);
 });

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { EVERYONE, admitsEveryone, compileAllowList, normaliseCallerIp, normaliseNetworkEntry } from '../../lambda/core/ip-policy';
+import { compileAllowList, normaliseCallerIp } from '../../lambda/core/ip-policy';
+import { EVERYONE, admitsEveryone, normaliseNetworkEntry } from '../../lambda/core/network-entries';
 import { errorOf } from './helpers';
 
 describe('normaliseNetworkEntry', () => {

@@ -1,25 +1,42 @@
 /**
- * Test support: runs code against the portal's browser modules (portal/*.js, plain ES modules)
- * in a child Node process, where they use Node's WebCrypto (globalThis.crypto.subtle) as they
- * use the browser's. Jest runs CommonJS, so the modules are not imported here; one child runs a
- * whole batch of cases and answers JSON.
+ * Test support: runs code against the portal's browser modules (portal/*.js, plain ES modules,
+ * and signet-core.js, the core bundled for the browser exactly as the gateway and the deployed
+ * portal serve it) in a child Node process, where they use Node's WebCrypto as they use the
+ * browser's. Jest runs CommonJS, so the modules are not imported here; one child runs a whole
+ * batch of cases and answers JSON. The modules run from a temporary folder holding the page's
+ * modules and the bundle, as a browser sees them.
  */
 import { spawnSync } from 'node:child_process';
-import { resolve } from 'node:path';
+import { copyFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { PORTAL_CORE_FILE } from '../../lambda/portal/static-site';
+import { buildPortalCore } from '../../lib/portal-bundle';
 
 export const PORTAL_DIR = resolve(__dirname, '..', '..', 'portal');
 
 /** The modules, as the child names them. */
 const MODULES = {
-  sig: 'http-signature.js',
+  core: PORTAL_CORE_FILE,
   keys: 'keys.js',
-  network: 'network.js',
   validation: 'validation.js',
   view: 'view-model.js',
   client: 'registry-client.js',
-  errors: 'errors.js',
 } as const;
+
+let servedDir: string | undefined;
+
+/** The page's modules and the core bundle in one folder, built once per test file. */
+function served(): string {
+  if (servedDir !== undefined) return servedDir;
+  const dir = mkdtempSync(join(tmpdir(), 'signet-portal-modules-'));
+  for (const name of readdirSync(PORTAL_DIR)) if (name.endsWith('.js') || name === 'package.json') copyFileSync(join(PORTAL_DIR, name), join(dir, name));
+  writeFileSync(join(dir, PORTAL_CORE_FILE), buildPortalCore());
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  servedDir = dir;
+  return dir;
+}
 
 /**
  * Runs `body` (the body of an async function of `input` and `m`, the modules by the names above)
@@ -27,8 +44,9 @@ const MODULES = {
  * the child's stderr.
  */
 export function runInPortal<T>(body: string, input: unknown = null): T {
+  const dir = served();
   const imports = Object.entries(MODULES)
-    .map(([name, file]) => `${name}: await import(${JSON.stringify(pathToFileURL(resolve(PORTAL_DIR, file)).href)})`)
+    .map(([name, file]) => `${name}: await import(${JSON.stringify(pathToFileURL(join(dir, file)).href)})`)
     .join(',\n');
   const script = `
     const m = {\n${imports}\n};
@@ -49,10 +67,10 @@ export function runInPortal<T>(body: string, input: unknown = null): T {
   return JSON.parse(result.stdout) as T;
 }
 
-/** Code for the child: runs `fn` and returns `{ value }` or `{ code, message }` for a PortalError. */
+/** Code for the child: runs `fn` and returns `{ value }` or `{ code, message }` for a SignetError. */
 export const OUTCOME = `
   const outcome = async (fn) => {
     try { return { value: await fn() }; }
-    catch (e) { if (e instanceof m.errors.PortalError) return { code: e.code, message: e.message }; throw e; }
+    catch (e) { if (e instanceof m.core.SignetError) return { code: e.code, message: e.message }; throw e; }
   };
 `;

@@ -8,10 +8,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { APIGatewayProxyEvent, APIGatewayProxyEventV2 } from 'aws-lambda';
 import { createPortalHandler } from '../../lambda/portal/portal-handler';
-import { PORTAL_CSP, loadPortalAssets, portalPathOf, servePortal } from '../../lambda/portal/static-site';
+import { PORTAL_CORE_FILE, PORTAL_CSP, loadPortalAssets, portalPathOf, servePortal } from '../../lambda/portal/static-site';
+import { buildPortalCore } from '../../lib/portal-bundle';
 import { PORTAL_DIR } from './portal-modules';
 
-const assets = loadPortalAssets(PORTAL_DIR);
+const assets = loadPortalAssets(PORTAL_DIR, { [PORTAL_CORE_FILE]: buildPortalCore() });
 const handler = createPortalHandler(assets);
 
 function v2(rawPath: string, method = 'GET', headers: Record<string, string> = {}): APIGatewayProxyEventV2 {
@@ -55,8 +56,10 @@ function v1(path: string, method = 'GET', headers: Record<string, string> = {}):
 }
 
 test('loads every page file and module, not package.json', () => {
-  expect([...assets.keys()]).toEqual(expect.arrayContaining(['index.html', 'portal.css', 'portal.js', 'http-signature.js', 'keys.js', 'network.js', 'validation.js', 'registry-client.js', 'key-store.js', 'view-model.js', 'errors.js']));
+  expect([...assets.keys()].sort()).toEqual(['index.html', 'key-store.js', 'keys.js', 'portal.css', 'portal.js', 'registry-client.js', PORTAL_CORE_FILE, 'validation.js', 'view-model.js'].sort());
   expect(assets.has('package.json')).toBe(false);
+  // The core's TypeScript is bundled, never served as it is.
+  expect(assets.has('signet-core.ts')).toBe(false);
 });
 
 test.each([
@@ -84,7 +87,7 @@ test('the CSP allows only the portal itself', () => {
 test('modules and the stylesheet get their content types', async () => {
   expect((await handler(v2('/portal/portal.js'))).headers?.['content-type']).toBe('text/javascript; charset=utf-8');
   expect((await handler(v2('/portal/portal.css'))).headers?.['content-type']).toBe('text/css; charset=utf-8');
-  expect((await handler(v1('/portal/http-signature.js'))).body).toBe(readFileSync(join(PORTAL_DIR, 'http-signature.js'), 'utf8'));
+  expect((await handler(v1('/portal/keys.js'))).body).toBe(readFileSync(join(PORTAL_DIR, 'keys.js'), 'utf8'));
 });
 
 test('/portal redirects to portal/index.html (relative: a stage in front is kept)', async () => {
@@ -126,6 +129,7 @@ test('portalPathOf finds the mount point after a stage, and nothing else', () =>
   expect(servePortal({ method: 'get', path: '/portal/' }, assets).status).toBe(200);
 });
 
-test('a folder without index.html is a packaging mistake, said plainly', () => {
+test('a folder without index.html or the core bundle is a packaging mistake, said plainly', () => {
   expect(() => loadPortalAssets(join(PORTAL_DIR, '..', 'docs'))).toThrow(/has no index\.html; the portal files were not packaged/);
+  expect(() => loadPortalAssets(PORTAL_DIR)).toThrow(`The client portal folder ${PORTAL_DIR} has no ${PORTAL_CORE_FILE}; the portal files were not packaged.`);
 });

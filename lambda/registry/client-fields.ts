@@ -1,0 +1,55 @@
+/**
+ * A client's plain fields as the registry accepts them (name, network whitelist, roles) and their
+ * limits. Pure, so the portal's form checks the same rules inline (bundled from
+ * portal/signet-core.ts) before the registry checks them again on POST and PATCH.
+ */
+import { fail } from '../core/errors';
+import { normaliseNetworkEntry } from '../core/network-entries';
+import { type CompiledRoleCatalogue, validateRoles } from '../core/role-policy';
+
+/** Longest client name, in characters. @default 128 */
+export const MAX_NAME_CHARS = 128;
+/** Most network whitelist entries per client. @default 100 */
+export const MAX_WHITELIST_ENTRIES = 100;
+/** Most roles per client. @default 50 */
+export const MAX_ROLES = 50;
+/** Longest `publicKey` text accepted, in characters (a 16384-bit PEM is about 2.8 KB). @default 16_384 */
+export const MAX_PUBLIC_KEY_CHARS = 16_384;
+
+/**
+ * A client's (or an account's) name: trimmed, 1 to MAX_NAME_CHARS characters, no control characters.
+ * @throws SignetError `invalid_request`
+ */
+export function parseClientName(value: unknown): string {
+  if (typeof value !== 'string') fail('invalid_request', 'name must be a string.');
+  const name = value.trim();
+  if (name === '' || name.length > MAX_NAME_CHARS) fail('invalid_request', `name must be 1 to ${MAX_NAME_CHARS} characters.`);
+  if (/[\u0000-\u001f\u007f]/.test(name)) fail('invalid_request', 'name must not contain control characters (line breaks, tabs, ...).');
+  return name;
+}
+
+/**
+ * The whole whitelist: 1 to MAX_WHITELIST_ENTRIES entries, each canonical, duplicates dropped.
+ * @throws SignetError `invalid_network`
+ */
+export function parseNetworkWhitelist(value: unknown): string[] {
+  if (!Array.isArray(value)) {
+    fail('invalid_network', 'networkWhitelist must be a list of IPv4/IPv6 addresses or CIDR ranges, e.g. ["203.0.113.7", "2001:db8::/32"]; ["0.0.0.0"] allows everyone.');
+  }
+  if (value.length === 0 || value.length > MAX_WHITELIST_ENTRIES) {
+    fail('invalid_network', `networkWhitelist must hold 1 to ${MAX_WHITELIST_ENTRIES} entries; use ["0.0.0.0"] to allow everyone.`);
+  }
+  return [...new Set(value.map((entry) => normaliseNetworkEntry(entry)))];
+}
+
+/**
+ * A client's roles: 1 to MAX_ROLES names of the catalogue, de-duplicated, in the order given.
+ * @throws SignetError `unknown_role` naming the known roles
+ */
+export function parseClientRoles(value: unknown, catalogue: Pick<CompiledRoleCatalogue, 'roleNames'>): string[] {
+  if (!Array.isArray(value) || value.length === 0 || value.length > MAX_ROLES) {
+    const known = [...catalogue.roleNames].sort().join(', ');
+    fail('unknown_role', `roles must be a list of 1 to ${MAX_ROLES} role names. Known roles: ${known}.`);
+  }
+  return validateRoles(value, catalogue);
+}

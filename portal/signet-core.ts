@@ -1,0 +1,12 @@
+/**
+ * What the client portal's page takes from Signet's core: the same code the registry and the
+ * authorizer run, not a copy. esbuild bundles this file for the browser into `signet-core.js`
+ * (lib/portal-bundle.ts), which the local gateway and the deployed portal serve beside the
+ * page's own modules. Only modules without node: imports belong here (esbuild refuses them for
+ * the browser), and test/portal/portal-bundle.test.ts runs the bundle without anything of Node.
+ */
+export { SignetError, fail } from '../lambda/core/errors';
+export { admitsEveryone, normaliseNetworkEntry } from '../lambda/core/network-entries';
+export { RSASSA_PKCS1_SHA256, signRequestWebCrypto as signRequest } from '../lambda/core/sign-webcrypto';
+export { AUTHORIZER_CACHE_TTL_HEADER, DEFAULT_ROTATION_DAYS, MIN_RSA_BITS, REGISTRY_ADMIN_ROLE, SIGNET_ERROR_HEADER } from '../lambda/core/defaults';
+export { MAX_PUBLIC_KEY_CHARS, MAX_WHITELIST_ENTRIES, parseClientName, parseClientRoles, parseNetworkWhitelist } from '../lambda/registry/client-fields';

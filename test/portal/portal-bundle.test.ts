@@ -1,0 +1,56 @@
+/**
+ * signet-core.js, the core bundled for the page (lib/portal-bundle.ts from portal/signet-core.ts),
+ * runs where the page runs: evaluated here in a bare JavaScript context that has what a browser
+ * has (TextEncoder/TextDecoder, atob/btoa, WebCrypto) and nothing of Node (no Buffer, process or require), it
+ * signs exactly what the core's node signer signs and applies the registry's field rules.
+ */
+import { webcrypto } from 'node:crypto';
+import { createContext, runInContext } from 'node:vm';
+import { transformSync } from 'esbuild';
+import { generateRsaKeyPair } from '../../lambda/core/keys';
+import { signRequest } from '../../lambda/core/sign';
+import { normaliseNetworkEntry } from '../../lambda/core/network-entries';
+import { buildPortalCore } from '../../lib/portal-bundle';
+
+type Bundle = {
+  signRequest: (input: Record<string, unknown>) => Promise<{ headers: Record<string, string>; base: string }>;
+  normaliseNetworkEntry: (entry: string) => string;
+  admitsEveryone: (entries: string[]) => boolean;
+  parseClientRoles: (roles: unknown, catalogue: { roleNames: Set<string> }) => string[];
+  RSASSA_PKCS1_SHA256: { name: string; hash: string };
+  SignetError: new (...args: never[]) => Error & { code: string };
+};
+
+/** The bundle as a browser gets it, turned into a script that fills `exports`, in a context without Node. */
+function loadInBrowserLikeContext(): { bundle: Bundle; context: Record<string, unknown> } {
+  const script = transformSync(buildPortalCore(), { format: 'cjs', loader: 'js' }).code;
+  const context: Record<string, unknown> = { TextEncoder, TextDecoder, atob, btoa, crypto: webcrypto, exports: {}, module: { exports: {} } };
+  (context.module as { exports: unknown }).exports = context.exports;
+  createContext(context);
+  runInContext(script, context);
+  expect(runInContext('[typeof Buffer, typeof process, typeof require]', context)).toEqual(['undefined', 'undefined', 'undefined']);
+  return { bundle: (context.module as { exports: Bundle }).exports, context };
+}
+
+test('signs without Node exactly what the node signer signs (Base64 through btoa, digests through WebCrypto)', async () => {
+  const { bundle } = loadInBrowserLikeContext();
+  const signer = generateRsaKeyPair(2048);
+  const privateKey = await webcrypto.subtle.importKey('pkcs8', Buffer.from(signer.pkcs8Base64, 'base64'), bundle.RSASSA_PKCS1_SHA256, false, ['sign']);
+  const input = { method: 'POST', url: 'http://127.0.0.1:3000/registry/clients?x=1', body: '{"name":"Zoë"}', keyId: 'c_AdminAdminAdminAdmin0A', created: 1_700_000_001, dateField: 'x-date' };
+  const fromBundle = await bundle.signRequest({ ...input, privateKey });
+  const { headers, base } = signRequest({ ...input, dateField: 'x-date', privateKey: signer.key });
+  expect(JSON.parse(JSON.stringify(fromBundle))).toEqual({ headers: { ...headers }, base });
+});
+
+test("applies the registry's rules with the registry's codes", () => {
+  const { bundle, context } = loadInBrowserLikeContext();
+  for (const entry of ['2001:DB8::1/128', '203.0.113.7/32', '::ffff:192.0.2.1']) expect(bundle.normaliseNetworkEntry(entry)).toBe(normaliseNetworkEntry(entry));
+  expect(bundle.admitsEveryone(['0.0.0.0/1', '128.0.0.0/1'])).toBe(true);
+  expect(bundle.parseClientRoles(['demo', 'demo'], { roleNames: new Set(['demo']) })).toEqual(['demo']);
+  context.attempt = () => bundle.normaliseNetworkEntry('10.0.0.5/8');
+  expect(runInContext('(() => { try { attempt(); } catch (e) { return [e.name, e.code, e.message]; } })()', context)).toEqual([
+    'SignetError',
+    'invalid_network',
+    'Network whitelist entry "10.0.0.5/8" has bits set after its /8 prefix: the range it names is 10.0.0.0/8. Write 10.0.0.0/8 for the whole range, or 10.0.0.5 for the one address.',
+  ]);
+});
