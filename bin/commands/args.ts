@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { ParseArgsConfig, parseArgs } from 'node:util';
 import { SignetError } from '../../lambda/core/errors';
-import { looksLikePrivateKey } from '../../lambda/core/keys';
+import { looksLikePrivateKey } from '../../lambda/core/private-key-scan';
 
 /** A mistake in how the command was called (exit code 2, usage printed). */
 export class UsageError extends Error {}

@@ -17,7 +17,8 @@
 import { KeyObject, constants, createHash, publicDecrypt } from 'node:crypto';
 import { checkContentDigest } from '../../lambda/core/content-digest';
 import { SignetError, isSignetError } from '../../lambda/core/errors';
-import { importPublicKey, looksLikePrivateKey } from '../../lambda/core/keys';
+import { importPublicKey } from '../../lambda/core/keys';
+import { looksLikePrivateKey } from '../../lambda/core/private-key-scan';
 import { buildSignatureBase } from '../../lambda/core/signature-base';
 import { SignatureInput, readSignatureInput, readSignatureValue } from '../../lambda/core/signature-params';
 import { SignedRequest } from '../../lambda/core/types';

@@ -5,7 +5,7 @@
  * Both read and write the standard alphabet with padding (RFC 4648 §4).
  */
 
-type NodeBuffer = Uint8Array & { toString(encoding: 'base64'): string };
+type NodeBuffer = Uint8Array<ArrayBuffer> & { toString(encoding: 'base64'): string };
 interface NodeBufferClass {
   from(text: string, encoding: 'base64'): NodeBuffer;
   from(buffer: ArrayBufferLike, byteOffset: number, length: number): NodeBuffer;
@@ -26,7 +26,7 @@ export function encodeBase64(bytes: Uint8Array): string {
  * The bytes of Base64 `text`. Callers check the alphabet and padding first or afterwards (Node's
  * decoder skips what is not Base64; the browser's refuses it, which then reads as no bytes).
  */
-export function decodeBase64(text: string): Uint8Array {
+export function decodeBase64(text: string): Uint8Array<ArrayBuffer> {
   if (NODE_BUFFER !== undefined) return NODE_BUFFER.from(text, 'base64');
   let binary: string;
   try {
@@ -37,4 +37,16 @@ export function decodeBase64(text: string): Uint8Array {
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
   return bytes;
+}
+
+const BASE64_BODY = /^[A-Za-z0-9+/]+={0,2}$/;
+
+/**
+ * Bare Base64 as people paste a DER key (whitespace and line breaks allowed): its bytes, or
+ * undefined when it is not that (too short, not the alphabet, not padded to a multiple of four).
+ */
+export function decodeBareBase64(text: string): Uint8Array<ArrayBuffer> | undefined {
+  const compact = text.replace(/\s+/g, '');
+  if (compact.length < 16 || compact.length % 4 !== 0 || !BASE64_BODY.test(compact)) return undefined;
+  return decodeBase64(compact);
 }

@@ -22,11 +22,11 @@ export {
   importPrivateKey,
   importPublicKey,
   isFingerprint,
-  holdsPrivateKeyMaterial,
-  looksLikePrivateKey,
   spkiPemOf,
 } from './keys';
 export type { PrivateKeyInfo, PublicKeyInfo } from './keys';
+export { holdsPrivateKeyMaterial, looksLikePrivateKey, scanForPrivateKey } from './private-key-scan';
+export type { PrivateKeyScan } from './private-key-scan';
 export { EVERYONE, admitsEveryone, normaliseNetworkEntry } from './network-entries';
 export { compileAllowList, normaliseCallerIp } from './ip-policy';
 export type { IpAllowList } from './ip-policy';

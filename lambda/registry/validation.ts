@@ -9,7 +9,8 @@
  */
 import { DEFAULT_ROTATION_DAYS, MAX_REGISTRY_BODY_BYTES, REGISTRY_ADMIN_ROLE } from '../core/defaults';
 import { SignetError, fail } from '../core/errors';
-import { importPublicKey, isFingerprint, scanForPrivateKey } from '../core/keys';
+import { importPublicKey, isFingerprint } from '../core/keys';
+import { scanForPrivateKey } from '../core/private-key-scan';
 import { CompiledRoleCatalogue, validateRoles } from '../core/role-policy';
 import { MAX_PUBLIC_KEY_CHARS, MAX_ROLES, parseClientName, parseClientRoles, parseNetworkWhitelist } from './client-fields';
 import { isAccountId } from '../store/account-id';

@@ -6,12 +6,10 @@ import {
   generateRsaKeyPair,
   importPrivateKey,
   importPublicKey,
-  holdsPrivateKeyMaterial,
   isFingerprint,
-  looksLikePrivateKey,
-  scanForPrivateKey,
   spkiPemOf,
 } from '../../lambda/core/keys';
+import { holdsPrivateKeyMaterial, looksLikePrivateKey, scanForPrivateKey } from '../../lambda/core/private-key-scan';
 import { isSignetError } from '../../lambda/core/errors';
 import { MIN_RSA_BITS } from '../../lambda/core/defaults';
 import {
