@@ -8,15 +8,16 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { canAdminister, isActiveAdmin } from '../registry/operator-rules';
 import type { ClientRecord } from './client-record';
 import type { TransactItem } from './client-transaction';
-import { type DynamoClientStoreOptions, DynamoTable } from './dynamo-table';
+import { type DynamoClientStoreOptions, DynamoTable, MAX_PAGE_SIZE } from './dynamo-table';
 import { rosterKey } from './item-codec';
 import { errorName, storageError } from './store-errors';
+import type { Page } from './store-types';
 
-/** What the roster reads of the clients: their records, and the operators their lists show. */
+/** What the roster reads of the registry: client records, and the account and client lists. */
 export interface RosterClients {
   getClient(clientId: string, options: { consistentRead: boolean }): Promise<ClientRecord | undefined>;
-  /** Every client the account lists show as an active operator (the lists may lag). */
-  listedOperators(): Promise<string[]>;
+  listAccounts(cursor: string | undefined, limit: number): Promise<Page<{ readonly accountId: string }>>;
+  listClients(cursor: string | undefined, limit: number, accountId: string): Promise<Page<ClientRecord>>;
 }
 
 export class DynamoAdminRoster extends DynamoTable {
@@ -35,6 +36,23 @@ export class DynamoAdminRoster extends DynamoTable {
    * ever lands (the condition on `built`), so a stale one cannot re-add an operator removed since.
    * A lagging list can only leave an operator out, which errs on the side of refusing.
    */
+  /** Every client the account lists show as an active operator (the list index may lag). */
+  private async listedOperators(): Promise<string[]> {
+    const listed: string[] = [];
+    for (let accounts: string | undefined, first = true; first || accounts !== undefined; first = false) {
+      const page = await this.clients.listAccounts(accounts, MAX_PAGE_SIZE);
+      for (const account of page.items) {
+        for (let clients: string | undefined, firstClients = true; firstClients || clients !== undefined; firstClients = false) {
+          const found = await this.clients.listClients(clients, MAX_PAGE_SIZE, account.accountId);
+          for (const record of found.items) if (isActiveAdmin(record)) listed.push(record.clientId);
+          clients = found.nextCursor;
+        }
+      }
+      accounts = page.nextCursor;
+    }
+    return listed;
+  }
+
   async ensureBuilt(): Promise<void> {
     try {
       const out = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: rosterKey(), ConsistentRead: true }));
@@ -42,7 +60,7 @@ export class DynamoAdminRoster extends DynamoTable {
     } catch (error) {
       throw storageError(error, 'read the admin roster');
     }
-    const listed = await this.clients.listedOperators();
+    const listed = await this.listedOperators();
     const confirmed: string[] = [];
     for (const clientId of listed) {
       const record = await this.clients.getClient(clientId, { consistentRead: true });

@@ -15,10 +15,11 @@
  *   written in the same transaction, so two operators disabling each other at once cannot both
  *   succeed.
  *
- * The rules themselves are pure functions beside the registry's other domain rules (key rollover:
- * ../registry/key-rollover.ts; operators: ../registry/operator-rules.ts); this store holds them in
- * its transactions. Accounts live in ./account-store.ts, the failure log in ./failure-log.ts, and
- * what the authorizer reads in ./client-reader.ts, which this store extends.
+ * What each change does is planned by pure functions (./client-changes.ts, on the registry's
+ * domain rules: ../registry/key-rollover.ts, ../registry/operator-rules.ts); this store writes the
+ * plans in its transactions. The registry's listings are ./client-queries.ts and what the
+ * authorizer reads is ./client-reader.ts, which this store extends; accounts live in
+ * ./account-store.ts, the failure log in ./failure-log.ts, the admin roster in ./admin-roster.ts.
  *
  * Every SDK failure is translated here (./store-errors.ts): callers see only `SignetError`s.
  *
@@ -26,57 +27,30 @@
  * const store = new DynamoClientStore({ tableName: config.tableName, client: documentClient });
  * const { record, created } = await store.createClient({ name, networkWhitelist, roles, key }, actorId);
  */
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { SignetError } from '../core/errors';
-import { isFingerprint } from '../core/keys';
-import { addKeyTo, removeKeyFrom, setKeyNotAfterOn } from '../registry/key-rollover';
 import { canAdminister, describeLoss, isActiveAdmin, lastAdmin, operatorChange } from '../registry/operator-rules';
 import type { RegistryStore } from '../registry/registry-store';
 import { DynamoAccountStore } from './account-store';
 import { DEFAULT_ACCOUNT_ID, isAccountId } from './account-id';
 import { DynamoAdminRoster } from './admin-roster';
+import { type ClientChangePlan, newClient, planAddKey, planKeyNotAfter, planRemoveKey, planStatus, planUpdate } from './client-changes';
 import { isClientId, newClientId } from './client-id';
-import { DynamoClientReader } from './client-reader';
-import type { ClientRecord, ClientStatus, StoredPublicKey } from './client-record';
+import { DynamoClientQueries } from './client-queries';
+import type { ClientRecord, ClientStatus } from './client-record';
 import { deleteKeyItem, putKeyItem, unchangedRecordItem, updateRecordItem } from './client-transaction';
-import { decodeCursor, encodeCursor } from './cursor';
-import { DEFAULT_PAGE_SIZE, type DynamoClientStoreOptions, MAX_PAGE_SIZE, pageSize } from './dynamo-table';
-import type { DynamoFailureLog } from './failure-log';
-import { type Mutable, actorFields, auditItem, canonicalInstant, clientItem, keyItem, keyKey, sameList, storedKey, toAuditEntry, toKeyOwner, toRecord } from './item-codec';
+import type { DynamoClientStoreOptions } from './dynamo-table';
+import { actorFields, auditItem, canonicalInstant, clientItem, keyItem } from './item-codec';
 import { cancellationReasons, isTransactionConflict, storageError } from './store-errors';
 import { RETRY, busy, withWriteRetries } from './write-retries';
-import type {
-  Actor,
-  AuditEntry,
-  ChangeOptions,
-  AuditFieldChange,
-  AuditedField,
-  ClientChanges,
-  CreateClientResult,
-  KeyOwner,
-  NewClient,
-  NewKey,
-  Page,
-} from './store-types';
-import { ITEM, LIST_INDEX_NAME, LIST_INDEX_PARTITION_KEY, LIST_INDEX_SORT_KEY, PARTITION_KEY, SORT_KEY } from './table-schema';
-
-/** What a change does to the record, its key items and the audit trail. */
-interface Plan {
-  readonly record: Partial<Pick<ClientRecord, 'name' | 'status' | 'networkWhitelist' | 'roles' | 'keys'>>;
-  /** New key ownership items: must not exist yet. */
-  readonly keyPuts?: readonly StoredPublicKey[];
-  /** Key ownership items rewritten (not-after changed): must belong to this client. */
-  readonly keyRewrites?: readonly StoredPublicKey[];
-  /** Fingerprints whose ownership items go. */
-  readonly keyDeletes?: readonly string[];
-  readonly audit: Omit<AuditEntry, 'clientId' | 'accountId' | 'at' | 'actor' | 'actorAccountId' | 'version'>;
-}
+import type { Actor, AuditEntry, ChangeOptions, ClientChanges, CreateClientResult, NewClient, NewKey } from './store-types';
+import { PARTITION_KEY } from './table-schema';
 
 /**
  * The DynamoDB client registry: the registry's reads and writes. What the authorizer needs (one
  * GetItem per client, the failure log's writes) is {@link DynamoClientReader}, which this extends.
  */
-export class DynamoClientStore extends DynamoClientReader implements RegistryStore {
+export class DynamoClientStore extends DynamoClientQueries implements RegistryStore {
   /** The accounts, on the same table (./account-store.ts); the registry reaches them through this store. */
   private readonly accounts: DynamoAccountStore;
   /** The admin roster, on the same table (./admin-roster.ts). */
@@ -85,24 +59,7 @@ export class DynamoClientStore extends DynamoClientReader implements RegistrySto
   constructor(options: DynamoClientStoreOptions) {
     super(options);
     this.accounts = new DynamoAccountStore(options);
-    this.roster = new DynamoAdminRoster(options, { getClient: (id, o) => this.getClient(id, o), listedOperators: () => this.listedOperators() });
-  }
-
-  /** Every client the account lists show as an active operator (the list index may lag). */
-  private async listedOperators(): Promise<string[]> {
-    const listed: string[] = [];
-    for (let accounts: string | undefined, first = true; first || accounts !== undefined; first = false) {
-      const page = await this.listAccounts(accounts, MAX_PAGE_SIZE);
-      for (const account of page.items) {
-        for (let clients: string | undefined, firstClients = true; firstClients || clients !== undefined; firstClients = false) {
-          const found = await this.listClients(clients, MAX_PAGE_SIZE, account.accountId);
-          for (const record of found.items) if (isActiveAdmin(record)) listed.push(record.clientId);
-          clients = found.nextCursor;
-        }
-      }
-      accounts = page.nextCursor;
-    }
-    return listed;
+    this.roster = new DynamoAdminRoster(options, this);
   }
 
   getAccount(...args: Parameters<DynamoAccountStore['getAccount']>): ReturnType<DynamoAccountStore['getAccount']> {
@@ -125,95 +82,6 @@ export class DynamoClientStore extends DynamoClientReader implements RegistrySto
     return this.accounts.listAccountAudit(...args);
   }
 
-  // ---------------------------------------------------------------- reads
-
-  /**
-   * One account's clients in creation order, one page at a time: exactly one Query on the list
-   * index per page, never a Scan, whatever other accounts hold. A cursor only continues the
-   * listing (and the account) it came from.
-   * @param accountId @default DEFAULT_ACCOUNT_ID
-   */
-  async listClients(cursor?: string, limit: number = DEFAULT_PAGE_SIZE, accountId: string = DEFAULT_ACCOUNT_ID): Promise<Page<ClientRecord>> {
-    if (!isAccountId(accountId)) return { items: [] };
-    const partition = ITEM.accountClientsPartition(accountId);
-    const start = decodeCursor(cursor, [PARTITION_KEY, SORT_KEY, LIST_INDEX_PARTITION_KEY, LIST_INDEX_SORT_KEY], {
-      [LIST_INDEX_PARTITION_KEY]: partition,
-      [SORT_KEY]: ITEM.clientSk,
-    });
-    const out = await this.query('list the clients', {
-      IndexName: LIST_INDEX_NAME,
-      KeyConditionExpression: '#lpk = :partition',
-      ExpressionAttributeNames: { '#lpk': LIST_INDEX_PARTITION_KEY },
-      ExpressionAttributeValues: { ':partition': partition },
-      Limit: pageSize(limit),
-      ExclusiveStartKey: start,
-    });
-    // The index does not project accountId: the partition says which account the items are in.
-    return { items: out.items.map((item) => toRecord(item, accountId)), nextCursor: encodeCursor(out.lastKey) };
-  }
-
-  /** Who holds the key with this fingerprint, or undefined. One GetItem. */
-  async findByFingerprint(fingerprint: string, options: { consistentRead?: boolean } = {}): Promise<KeyOwner | undefined> {
-    if (!isFingerprint(fingerprint)) return undefined;
-    try {
-      const out = await this.doc.send(
-        new GetCommand({ TableName: this.tableName, Key: keyKey(fingerprint), ConsistentRead: options.consistentRead ?? false }),
-      );
-      return out.Item ? toKeyOwner(out.Item) : undefined;
-    } catch (error) {
-      throw storageError(error, 'look up the key');
-    }
-  }
-
-  /**
-   * Keys added more than `days` days ago, oldest first, whichever client holds them (for
-   * partner-held keys that no rotation covers). A range Query on the list index.
-   */
-  async listKeysOlderThan(days: number, cursor?: string, limit: number = DEFAULT_PAGE_SIZE): Promise<Page<KeyOwner>> {
-    if (!Number.isFinite(days) || days < 0) throw new SignetError('invalid_request', 'The age in days must be a number of 0 or more.');
-    const cutoff = new Date(this.now().getTime() - days * 86_400_000).toISOString();
-    const start = decodeCursor(
-      cursor,
-      [PARTITION_KEY, SORT_KEY, LIST_INDEX_PARTITION_KEY, LIST_INDEX_SORT_KEY],
-      { [LIST_INDEX_PARTITION_KEY]: ITEM.keysPartition, [SORT_KEY]: ITEM.keySk },
-      { [PARTITION_KEY]: ITEM.keyPk('') },
-    );
-    const out = await this.query('list old keys', {
-      IndexName: LIST_INDEX_NAME,
-      KeyConditionExpression: '#lpk = :partition AND #lsk < :cutoff',
-      ExpressionAttributeNames: { '#lpk': LIST_INDEX_PARTITION_KEY, '#lsk': LIST_INDEX_SORT_KEY },
-      ExpressionAttributeValues: { ':partition': ITEM.keysPartition, ':cutoff': cutoff },
-      Limit: pageSize(limit),
-      ExclusiveStartKey: start,
-    });
-    return { items: out.items.map(toKeyOwner), nextCursor: encodeCursor(out.lastKey) };
-  }
-
-  /** The client's audit trail, newest first. */
-  async listAudit(clientId: string, cursor?: string, limit: number = DEFAULT_PAGE_SIZE): Promise<Page<AuditEntry>> {
-    if (!isClientId(clientId)) return { items: [] };
-    const start = decodeCursor(cursor, [PARTITION_KEY, SORT_KEY], { [PARTITION_KEY]: ITEM.clientPk(clientId) }, { [SORT_KEY]: ITEM.auditSkPrefix });
-    const out = await this.query('list the audit trail', {
-      KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
-      ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#sk': SORT_KEY },
-      ExpressionAttributeValues: { ':pk': ITEM.clientPk(clientId), ':prefix': ITEM.auditSkPrefix },
-      ScanIndexForward: false,
-      Limit: pageSize(limit),
-      ExclusiveStartKey: start,
-    });
-    return { items: out.items.map(toAuditEntry), nextCursor: encodeCursor(out.lastKey) };
-  }
-
-  /** The client's recent authentication failures, newest first (./failure-log.ts). */
-  listAuthFailures(...args: Parameters<DynamoFailureLog['listAuthFailures']>): ReturnType<DynamoFailureLog['listAuthFailures']> {
-    return this.failureLog.listAuthFailures(...args);
-  }
-
-  /** The client's counts of refusals no key of it signed, per window, newest first (./failure-log.ts). */
-  listUnauthenticatedFailures(...args: Parameters<DynamoFailureLog['listUnauthenticatedFailures']>): ReturnType<DynamoFailureLog['listUnauthenticatedFailures']> {
-    return this.failureLog.listUnauthenticatedFailures(...args);
-  }
-
   // ---------------------------------------------------------------- writes
 
   /**
@@ -224,35 +92,7 @@ export class DynamoClientStore extends DynamoClientReader implements RegistrySto
     const accountId = input.accountId ?? DEFAULT_ACCOUNT_ID;
     if (!isAccountId(accountId)) throw new SignetError('invalid_request', 'accountId must be an account id such as acct_default, as the registry gave it.');
     return withWriteRetries(async () => {
-      const at = this.now().toISOString();
-      const key = storedKey(input.key, at);
-      const record: ClientRecord = {
-        clientId: newClientId(),
-        accountId,
-        name: input.name,
-        status: 'active',
-        networkWhitelist: [...input.networkWhitelist],
-        roles: [...input.roles],
-        keys: [key],
-        version: 1,
-        createdAt: at,
-        updatedAt: at,
-      };
-      const audit: AuditEntry = {
-        clientId: record.clientId,
-        accountId,
-        at,
-        ...actorFields(actor),
-        action: 'client.created',
-        version: 1,
-        changes: {
-          name: { to: record.name },
-          status: { to: record.status },
-          networkWhitelist: { to: record.networkWhitelist },
-          roles: { to: record.roles },
-        },
-        keysAdded: [key.fingerprint],
-      };
+      const { record, key, audit } = newClient(input, newClientId(), accountId, this.now().toISOString(), actor);
       const operator = isActiveAdmin(record);
       try {
         await this.doc.send(
@@ -298,48 +138,7 @@ export class DynamoClientStore extends DynamoClientReader implements RegistrySto
    * @throws SignetError `not_found`, `version_conflict`, `key_already_registered`
    */
   updateClient(clientId: string, expectedVersion: number, changes: ClientChanges, actor: Actor, options: ChangeOptions = {}): Promise<ClientRecord> {
-    return this.mutate(clientId, expectedVersion, actor, options, 'update the client', (current, at) => {
-      const record: Mutable<Plan['record']> = {};
-      const audited: Partial<Record<AuditedField, AuditFieldChange>> = {};
-      if (changes.name !== undefined && changes.name !== current.name) {
-        record.name = changes.name;
-        audited.name = { from: current.name, to: changes.name };
-      }
-      for (const field of ['networkWhitelist', 'roles'] as const) {
-        const next = changes[field];
-        if (next !== undefined && !sameList(next, current[field])) {
-          record[field] = [...next];
-          audited[field] = { from: current[field], to: next };
-        }
-      }
-      let keyPuts: StoredPublicKey[] = [];
-      let keyRewrites: StoredPublicKey[] = [];
-      let keyDeletes: string[] = [];
-      if (changes.key !== undefined) {
-        const kept = current.keys.find((k) => k.fingerprint === changes.key?.fingerprint);
-        const replacement = storedKey(changes.key, kept?.addedAt ?? at);
-        const unchanged = current.keys.length === 1 && kept !== undefined && kept.notAfter === replacement.notAfter;
-        if (!unchanged) {
-          record.keys = [replacement];
-          keyDeletes = current.keys.filter((k) => k !== kept).map((k) => k.fingerprint);
-          if (kept === undefined) keyPuts = [replacement];
-          else if (kept.notAfter !== replacement.notAfter) keyRewrites = [replacement];
-        }
-      }
-      if (Object.keys(record).length === 0) return undefined;
-      return {
-        record,
-        keyPuts,
-        keyRewrites,
-        keyDeletes,
-        audit: {
-          action: 'client.updated',
-          ...(Object.keys(audited).length > 0 ? { changes: audited } : {}),
-          ...(keyPuts.length > 0 ? { keysAdded: keyPuts.map((k) => k.fingerprint) } : {}),
-          ...(keyDeletes.length > 0 ? { keysRemoved: keyDeletes } : {}),
-        },
-      };
-    });
+    return this.mutate(clientId, expectedVersion, actor, options, 'update the client', (current, at) => planUpdate(current, changes, at));
   }
 
   /**
@@ -348,20 +147,7 @@ export class DynamoClientStore extends DynamoClientReader implements RegistrySto
    * @throws SignetError `not_found`, `version_conflict`, `key_already_registered`, `invalid_request` (too many keys)
    */
   addKey(clientId: string, key: NewKey, actor: Actor, expectedVersion?: number, options: ChangeOptions = {}): Promise<ClientRecord> {
-    return this.mutate(clientId, expectedVersion, actor, options, 'add the key', (current, at, nowMs) => {
-      const added = storedKey(key, at);
-      const { keys, pruned } = addKeyTo(current.keys, added, nowMs);
-      return {
-        record: { keys: [...keys] },
-        keyPuts: [added],
-        keyDeletes: pruned.map((k) => k.fingerprint),
-        audit: {
-          action: 'key.added',
-          keysAdded: [added.fingerprint],
-          ...(pruned.length > 0 ? { keysRemoved: pruned.map((k) => k.fingerprint) } : {}),
-        },
-      };
-    });
+    return this.mutate(clientId, expectedVersion, actor, options, 'add the key', (current, at, nowMs) => planAddKey(current, key, at, nowMs));
   }
 
   /**
@@ -370,10 +156,7 @@ export class DynamoClientStore extends DynamoClientReader implements RegistrySto
    * @throws SignetError `not_found` (client or key), `version_conflict`, `last_key`
    */
   removeKey(clientId: string, fingerprint: string, actor: Actor, expectedVersion?: number, options: ChangeOptions = {}): Promise<ClientRecord> {
-    return this.mutate(clientId, expectedVersion, actor, options, 'remove the key', (current, _at, nowMs) => {
-      const remaining = removeKeyFrom(current, fingerprint, nowMs);
-      return { record: { keys: remaining }, keyDeletes: [fingerprint], audit: { action: 'key.removed', keysRemoved: [fingerprint] } };
-    });
+    return this.mutate(clientId, expectedVersion, actor, options, 'remove the key', (current, _at, nowMs) => planRemoveKey(current, fingerprint, nowMs));
   }
 
   /**
@@ -390,15 +173,7 @@ export class DynamoClientStore extends DynamoClientReader implements RegistrySto
     options: ChangeOptions = {},
   ): Promise<ClientRecord> {
     const canonical = notAfter === undefined ? undefined : canonicalInstant(notAfter, 'notAfter');
-    return this.mutate(clientId, expectedVersion, actor, options, 'set the key expiry', (current, _at, nowMs) => {
-      const expiry = setKeyNotAfterOn(current, fingerprint, canonical, nowMs);
-      if (expiry === undefined) return undefined;
-      return {
-        record: { keys: [...expiry.keys] },
-        keyRewrites: [expiry.after],
-        audit: { action: 'key.not_after_set', keyNotAfter: { fingerprint, from: expiry.before.notAfter, to: canonical } },
-      };
-    });
+    return this.mutate(clientId, expectedVersion, actor, options, 'set the key expiry', (current, _at, nowMs) => planKeyNotAfter(current, fingerprint, canonical, nowMs));
   }
 
   /** Disables the client: the authorizer refuses it (`client_disabled`). No change if already disabled. */
@@ -414,14 +189,7 @@ export class DynamoClientStore extends DynamoClientReader implements RegistrySto
   // ---------------------------------------------------------------- the write engine
 
   private setStatus(clientId: string, status: ClientStatus, actor: Actor, expectedVersion: number | undefined, options: ChangeOptions): Promise<ClientRecord> {
-    return this.mutate(clientId, expectedVersion, actor, options, status === 'disabled' ? 'disable the client' : 'enable the client', (current) =>
-      current.status === status
-        ? undefined
-        : {
-            record: { status },
-            audit: { action: status === 'disabled' ? 'client.disabled' : 'client.enabled', changes: { status: { from: current.status, to: status } } },
-          },
-    );
+    return this.mutate(clientId, expectedVersion, actor, options, status === 'disabled' ? 'disable the client' : 'enable the client', (current) => planStatus(current, status));
   }
 
   /**
@@ -438,7 +206,7 @@ export class DynamoClientStore extends DynamoClientReader implements RegistrySto
     actor: Actor,
     options: ChangeOptions,
     action: string,
-    plan: (current: ClientRecord, at: string, nowMs: number) => Plan | undefined,
+    plan: (current: ClientRecord, at: string, nowMs: number) => ClientChangePlan | undefined,
   ): Promise<ClientRecord> {
     return withWriteRetries(async () => {
       const current = await this.getClient(clientId, { consistentRead: true });

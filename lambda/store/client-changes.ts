@@ -1,0 +1,142 @@
+/**
+ * What each registry change does to a client, planned from the record as read: the record's new
+ * fields, the key ownership items to add, rewrite or delete, and the audit entry. Pure: the store
+ * (./client-store.ts) writes a plan in one transaction conditioned on the version it was planned
+ * from, and plans again when that version moved. The key rules come from the registry's domain
+ * rules (../registry/key-rollover.ts).
+ */
+import { addKeyTo, removeKeyFrom, setKeyNotAfterOn } from '../registry/key-rollover';
+import type { ClientRecord, ClientStatus, StoredPublicKey } from './client-record';
+import { type Mutable, actorFields, sameList, storedKey } from './item-codec';
+import type { Actor, AuditEntry, AuditFieldChange, AuditedField, ClientChanges, NewClient, NewKey } from './store-types';
+
+/** What a change does to the record, its key items and the audit trail. */
+export interface ClientChangePlan {
+  readonly record: Partial<Pick<ClientRecord, 'name' | 'status' | 'networkWhitelist' | 'roles' | 'keys'>>;
+  /** New key ownership items: must not exist yet. */
+  readonly keyPuts?: readonly StoredPublicKey[];
+  /** Key ownership items rewritten (not-after changed): must belong to this client. */
+  readonly keyRewrites?: readonly StoredPublicKey[];
+  /** Fingerprints whose ownership items go. */
+  readonly keyDeletes?: readonly string[];
+  readonly audit: Omit<AuditEntry, 'clientId' | 'accountId' | 'at' | 'actor' | 'actorAccountId' | 'version'>;
+}
+
+/** A new client's record (version 1, one key) and its `client.created` audit entry. */
+export function newClient(input: NewClient, clientId: string, accountId: string, at: string, actor: Actor): { record: ClientRecord; key: StoredPublicKey; audit: AuditEntry } {
+  const key = storedKey(input.key, at);
+  const record: ClientRecord = {
+    clientId,
+    accountId,
+    name: input.name,
+    status: 'active',
+    networkWhitelist: [...input.networkWhitelist],
+    roles: [...input.roles],
+    keys: [key],
+    version: 1,
+    createdAt: at,
+    updatedAt: at,
+  };
+  const audit: AuditEntry = {
+    clientId,
+    accountId,
+    at,
+    ...actorFields(actor),
+    action: 'client.created',
+    version: 1,
+    changes: {
+      name: { to: record.name },
+      status: { to: record.status },
+      networkWhitelist: { to: record.networkWhitelist },
+      roles: { to: record.roles },
+    },
+    keysAdded: [key.fingerprint],
+  };
+  return { record, key, audit };
+}
+
+/** Name, whitelist, roles and/or the keys replaced by one key; undefined when nothing changes. */
+export function planUpdate(current: ClientRecord, changes: ClientChanges, at: string): ClientChangePlan | undefined {
+  const record: Mutable<ClientChangePlan['record']> = {};
+  const audited: Partial<Record<AuditedField, AuditFieldChange>> = {};
+  if (changes.name !== undefined && changes.name !== current.name) {
+    record.name = changes.name;
+    audited.name = { from: current.name, to: changes.name };
+  }
+  for (const field of ['networkWhitelist', 'roles'] as const) {
+    const next = changes[field];
+    if (next !== undefined && !sameList(next, current[field])) {
+      record[field] = [...next];
+      audited[field] = { from: current[field], to: next };
+    }
+  }
+  let keyPuts: StoredPublicKey[] = [];
+  let keyRewrites: StoredPublicKey[] = [];
+  let keyDeletes: string[] = [];
+  if (changes.key !== undefined) {
+    const kept = current.keys.find((k) => k.fingerprint === changes.key?.fingerprint);
+    const replacement = storedKey(changes.key, kept?.addedAt ?? at);
+    const unchanged = current.keys.length === 1 && kept !== undefined && kept.notAfter === replacement.notAfter;
+    if (!unchanged) {
+      record.keys = [replacement];
+      keyDeletes = current.keys.filter((k) => k !== kept).map((k) => k.fingerprint);
+      if (kept === undefined) keyPuts = [replacement];
+      else if (kept.notAfter !== replacement.notAfter) keyRewrites = [replacement];
+    }
+  }
+  if (Object.keys(record).length === 0) return undefined;
+  return {
+    record,
+    keyPuts,
+    keyRewrites,
+    keyDeletes,
+    audit: {
+      action: 'client.updated',
+      ...(Object.keys(audited).length > 0 ? { changes: audited } : {}),
+      ...(keyPuts.length > 0 ? { keysAdded: keyPuts.map((k) => k.fingerprint) } : {}),
+      ...(keyDeletes.length > 0 ? { keysRemoved: keyDeletes } : {}),
+    },
+  };
+}
+
+/** One more key (rollover); keys already past their not-after are dropped in the same change. */
+export function planAddKey(current: ClientRecord, key: NewKey, at: string, nowMs: number): ClientChangePlan {
+  const added = storedKey(key, at);
+  const { keys, pruned } = addKeyTo(current.keys, added, nowMs);
+  return {
+    record: { keys: [...keys] },
+    keyPuts: [added],
+    keyDeletes: pruned.map((k) => k.fingerprint),
+    audit: {
+      action: 'key.added',
+      keysAdded: [added.fingerprint],
+      ...(pruned.length > 0 ? { keysRemoved: pruned.map((k) => k.fingerprint) } : {}),
+    },
+  };
+}
+
+/** One key fewer (never the last active one: `last_key`). */
+export function planRemoveKey(current: ClientRecord, fingerprint: string, nowMs: number): ClientChangePlan {
+  const remaining = removeKeyFrom(current, fingerprint, nowMs);
+  return { record: { keys: remaining }, keyDeletes: [fingerprint], audit: { action: 'key.removed', keysRemoved: [fingerprint] } };
+}
+
+/** A key's not-after set (or cleared with undefined); undefined when it already is. */
+export function planKeyNotAfter(current: ClientRecord, fingerprint: string, notAfter: string | undefined, nowMs: number): ClientChangePlan | undefined {
+  const expiry = setKeyNotAfterOn(current, fingerprint, notAfter, nowMs);
+  if (expiry === undefined) return undefined;
+  return {
+    record: { keys: [...expiry.keys] },
+    keyRewrites: [expiry.after],
+    audit: { action: 'key.not_after_set', keyNotAfter: { fingerprint, from: expiry.before.notAfter, to: notAfter } },
+  };
+}
+
+/** The client disabled or enabled; undefined when it already is. */
+export function planStatus(current: ClientRecord, status: ClientStatus): ClientChangePlan | undefined {
+  if (current.status === status) return undefined;
+  return {
+    record: { status },
+    audit: { action: status === 'disabled' ? 'client.disabled' : 'client.enabled', changes: { status: { from: current.status, to: status } } },
+  };
+}

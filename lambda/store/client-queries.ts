@@ -1,0 +1,110 @@
+/**
+ * The registry's reads beyond one client: an account's clients, a key's holder, old keys, a
+ * client's audit trail and failure log. Queries on the list index and the base table, never a
+ * Scan; a cursor only continues the listing it came from. Extends what the authorizer reads
+ * (./client-reader.ts); the registry's writes (./client-store.ts) extend this.
+ */
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { SignetError } from '../core/errors';
+import { isFingerprint } from '../core/keys';
+import { DEFAULT_ACCOUNT_ID, isAccountId } from './account-id';
+import { isClientId } from './client-id';
+import { DynamoClientReader } from './client-reader';
+import type { ClientRecord } from './client-record';
+import { decodeCursor, encodeCursor } from './cursor';
+import { DEFAULT_PAGE_SIZE, pageSize } from './dynamo-table';
+import type { DynamoFailureLog } from './failure-log';
+import { keyKey, toAuditEntry, toKeyOwner, toRecord } from './item-codec';
+import { storageError } from './store-errors';
+import type { AuditEntry, KeyOwner, Page } from './store-types';
+import { ITEM, LIST_INDEX_NAME, LIST_INDEX_PARTITION_KEY, LIST_INDEX_SORT_KEY, PARTITION_KEY, SORT_KEY } from './table-schema';
+
+/** The registry's listings and lookups on DynamoDB. */
+export class DynamoClientQueries extends DynamoClientReader {
+  /**
+   * One account's clients in creation order, one page at a time: exactly one Query on the list
+   * index per page, never a Scan, whatever other accounts hold. A cursor only continues the
+   * listing (and the account) it came from.
+   * @param accountId @default DEFAULT_ACCOUNT_ID
+   */
+  async listClients(cursor?: string, limit: number = DEFAULT_PAGE_SIZE, accountId: string = DEFAULT_ACCOUNT_ID): Promise<Page<ClientRecord>> {
+    if (!isAccountId(accountId)) return { items: [] };
+    const partition = ITEM.accountClientsPartition(accountId);
+    const start = decodeCursor(cursor, [PARTITION_KEY, SORT_KEY, LIST_INDEX_PARTITION_KEY, LIST_INDEX_SORT_KEY], {
+      [LIST_INDEX_PARTITION_KEY]: partition,
+      [SORT_KEY]: ITEM.clientSk,
+    });
+    const out = await this.query('list the clients', {
+      IndexName: LIST_INDEX_NAME,
+      KeyConditionExpression: '#lpk = :partition',
+      ExpressionAttributeNames: { '#lpk': LIST_INDEX_PARTITION_KEY },
+      ExpressionAttributeValues: { ':partition': partition },
+      Limit: pageSize(limit),
+      ExclusiveStartKey: start,
+    });
+    // The index does not project accountId: the partition says which account the items are in.
+    return { items: out.items.map((item) => toRecord(item, accountId)), nextCursor: encodeCursor(out.lastKey) };
+  }
+
+  /** Who holds the key with this fingerprint, or undefined. One GetItem. */
+  async findByFingerprint(fingerprint: string, options: { consistentRead?: boolean } = {}): Promise<KeyOwner | undefined> {
+    if (!isFingerprint(fingerprint)) return undefined;
+    try {
+      const out = await this.doc.send(
+        new GetCommand({ TableName: this.tableName, Key: keyKey(fingerprint), ConsistentRead: options.consistentRead ?? false }),
+      );
+      return out.Item ? toKeyOwner(out.Item) : undefined;
+    } catch (error) {
+      throw storageError(error, 'look up the key');
+    }
+  }
+
+  /**
+   * Keys added more than `days` days ago, oldest first, whichever client holds them (for
+   * partner-held keys that no rotation covers). A range Query on the list index.
+   */
+  async listKeysOlderThan(days: number, cursor?: string, limit: number = DEFAULT_PAGE_SIZE): Promise<Page<KeyOwner>> {
+    if (!Number.isFinite(days) || days < 0) throw new SignetError('invalid_request', 'The age in days must be a number of 0 or more.');
+    const cutoff = new Date(this.now().getTime() - days * 86_400_000).toISOString();
+    const start = decodeCursor(
+      cursor,
+      [PARTITION_KEY, SORT_KEY, LIST_INDEX_PARTITION_KEY, LIST_INDEX_SORT_KEY],
+      { [LIST_INDEX_PARTITION_KEY]: ITEM.keysPartition, [SORT_KEY]: ITEM.keySk },
+      { [PARTITION_KEY]: ITEM.keyPk('') },
+    );
+    const out = await this.query('list old keys', {
+      IndexName: LIST_INDEX_NAME,
+      KeyConditionExpression: '#lpk = :partition AND #lsk < :cutoff',
+      ExpressionAttributeNames: { '#lpk': LIST_INDEX_PARTITION_KEY, '#lsk': LIST_INDEX_SORT_KEY },
+      ExpressionAttributeValues: { ':partition': ITEM.keysPartition, ':cutoff': cutoff },
+      Limit: pageSize(limit),
+      ExclusiveStartKey: start,
+    });
+    return { items: out.items.map(toKeyOwner), nextCursor: encodeCursor(out.lastKey) };
+  }
+
+  /** The client's audit trail, newest first. */
+  async listAudit(clientId: string, cursor?: string, limit: number = DEFAULT_PAGE_SIZE): Promise<Page<AuditEntry>> {
+    if (!isClientId(clientId)) return { items: [] };
+    const start = decodeCursor(cursor, [PARTITION_KEY, SORT_KEY], { [PARTITION_KEY]: ITEM.clientPk(clientId) }, { [SORT_KEY]: ITEM.auditSkPrefix });
+    const out = await this.query('list the audit trail', {
+      KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+      ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#sk': SORT_KEY },
+      ExpressionAttributeValues: { ':pk': ITEM.clientPk(clientId), ':prefix': ITEM.auditSkPrefix },
+      ScanIndexForward: false,
+      Limit: pageSize(limit),
+      ExclusiveStartKey: start,
+    });
+    return { items: out.items.map(toAuditEntry), nextCursor: encodeCursor(out.lastKey) };
+  }
+
+  /** The client's recent authentication failures, newest first (./failure-log.ts). */
+  listAuthFailures(...args: Parameters<DynamoFailureLog['listAuthFailures']>): ReturnType<DynamoFailureLog['listAuthFailures']> {
+    return this.failureLog.listAuthFailures(...args);
+  }
+
+  /** The client's counts of refusals no key of it signed, per window, newest first (./failure-log.ts). */
+  listUnauthenticatedFailures(...args: Parameters<DynamoFailureLog['listUnauthenticatedFailures']>): ReturnType<DynamoFailureLog['listUnauthenticatedFailures']> {
+    return this.failureLog.listUnauthenticatedFailures(...args);
+  }
+}
