@@ -1,6 +1,6 @@
 /**
- * The client portal on the API itself: a small Lambda serves portal/ (static files, and the
- * core's share bundled at synth: lib/portal-bundle.ts) on `GET /portal` and
+ * The client portal on the API itself: a small Lambda serves portal/ (index.html, portal.css, and
+ * portal.js bundled at synth from the page's TypeScript: lib/portal-bundle.ts) on `GET /portal` and
  * `GET /portal/{proxy+}` of the same HTTP or REST API as the registry.
  * Same origin as `/registry`, so the page calls the registry without CORS, and the URL it signs
  * is the one the authorizer rebuilds. See docs/portal.md for the choice (over S3 + CloudFront).
@@ -15,8 +15,8 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { PORTAL_CONTENT_TYPES, PORTAL_CORE_FILE, PORTAL_PATH } from '../lambda/portal/static-site';
-import { buildPortalCore } from './portal-bundle';
+import { PORTAL_CONTENT_TYPES, PORTAL_PATH, PORTAL_SCRIPT_FILE } from '../lambda/portal/static-site';
+import { buildPortalScript } from './portal-bundle';
 import { PACKAGE_ROOT, SignetFunction } from './signet-function';
 import { SERVICE_NAMES } from '../lambda/observability';
 
@@ -68,10 +68,10 @@ export class ClientPortal extends Construct {
     const given = [props.httpApi, props.restApi].filter((api) => api !== undefined).length;
     if (given !== 1) throw new Error(`${this.node.path}: invalid ClientPortal props: give exactly one of httpApi or restApi (got ${given}).`);
     const files = portalFiles();
-    // The page's share of the core (signet-core.js), bundled now from the core's TypeScript.
+    // The page's script (portal.js), bundled now from its TypeScript and the core's.
     const builtDir = mkdtempSync(path.join(tmpdir(), 'signet-portal-'));
-    const coreBundle = path.join(builtDir, PORTAL_CORE_FILE);
-    writeFileSync(coreBundle, buildPortalCore());
+    const script = path.join(builtDir, PORTAL_SCRIPT_FILE);
+    writeFileSync(script, buildPortalScript());
 
     const portalFunction = new SignetFunction(this, 'Function', {
       entry: 'portal',
@@ -81,7 +81,7 @@ export class ClientPortal extends Construct {
       logRetention: props.logRetention,
       description: 'Signet: client portal static files (/portal)',
       // The handler reads the files from ./portal next to index.js (lambda/handlers/portal.ts).
-      assets: { dir: 'portal', files, built: [coreBundle] },
+      assets: { dir: 'portal', files, built: [script] },
     });
     const fn = portalFunction.function;
     const logGroup = portalFunction.logGroup;

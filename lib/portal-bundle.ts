@@ -1,22 +1,21 @@
 /**
- * The client portal's share of the core, bundled for the browser: portal/signet-core.ts (the
- * core's errors, whitelist rules, signer, field rules and constants) becomes `signet-core.js`,
- * an ES module the page's own modules import. One build, used by the deployed portal (ClientPortal
- * bundles it at synth next to the Lambda's copy of portal/) and the local gateway (at start);
- * nothing generated is committed, so the page cannot drift from the core.
+ * The client portal's script, bundled for the browser: the page's TypeScript (portal/*.ts) and
+ * the parts of Signet's core it uses (portal/signet-core.ts names them) become one ES module,
+ * `portal.js`, which index.html loads. One build, used by the deployed portal (ClientPortal bundles
+ * it at synth next to the Lambda's copy of index.html and portal.css) and the local gateway (when
+ * the portal is first opened); nothing generated is committed, so the page cannot drift from the core.
  */
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import type { BuildOptions } from 'esbuild';
-import { PORTAL_CORE_FILE } from '../lambda/portal/static-site';
+import { PORTAL_SCRIPT_FILE } from '../lambda/portal/static-site';
 import { PACKAGE_ROOT } from './package-root';
 
-
-/** The TypeScript entry the bundle is built from. */
-export const PORTAL_CORE_ENTRY = path.join(PACKAGE_ROOT, 'portal', 'signet-core.ts');
+/** The page's entry: its script, with every module it imports. */
+export const PORTAL_ENTRY = path.join(PACKAGE_ROOT, 'portal', 'portal.ts');
 
 /** How it is built: one ES module for current browsers, minified, with no Node built-ins (esbuild refuses them for `browser`). */
-const BUILD = {
+export const PORTAL_BUILD_OPTIONS = {
   bundle: true,
   format: 'esm',
   platform: 'browser',
@@ -28,34 +27,34 @@ const BUILD = {
 } as const satisfies BuildOptions;
 
 /**
- * Builds the bundle and returns its text (about 20 KB; ~100 ms).
- * Uses the esbuild package the app (or Signet) has installed, or else `esbuild` on the PATH:
- * the same esbuild that bundles Signet's Lambda functions.
+ * Builds `entry` (by default the page's script, served as PORTAL_SCRIPT_FILE) and returns the
+ * bundle's text (about 50 KB; ~100 ms). Uses the esbuild package the app (or Signet) has
+ * installed, or else `esbuild` on the PATH: the same esbuild that bundles Signet's Lambda functions.
  * @throws Error naming what to install when there is no esbuild, or esbuild's own errors
  */
-export function buildPortalCore(projectRoot: string = process.cwd()): string {
+export function buildPortalScript(entry: string = PORTAL_ENTRY, projectRoot: string = process.cwd()): string {
   const esbuild = loadEsbuild(projectRoot);
   if (esbuild !== undefined) {
-    const result = esbuild.buildSync({ ...BUILD, entryPoints: [PORTAL_CORE_ENTRY], write: false });
+    const result = esbuild.buildSync({ ...PORTAL_BUILD_OPTIONS, entryPoints: [entry], write: false });
     return result.outputFiles[0].text;
   }
   const flags = [
     '--bundle',
-    `--format=${BUILD.format}`,
-    `--platform=${BUILD.platform}`,
-    `--target=${BUILD.target}`,
+    `--format=${PORTAL_BUILD_OPTIONS.format}`,
+    `--platform=${PORTAL_BUILD_OPTIONS.platform}`,
+    `--target=${PORTAL_BUILD_OPTIONS.target}`,
     '--minify',
-    `--legal-comments=${BUILD.legalComments}`,
-    `--charset=${BUILD.charset}`,
-    `--log-level=${BUILD.logLevel}`,
+    `--legal-comments=${PORTAL_BUILD_OPTIONS.legalComments}`,
+    `--charset=${PORTAL_BUILD_OPTIONS.charset}`,
+    `--log-level=${PORTAL_BUILD_OPTIONS.logLevel}`,
   ];
-  const run = spawnSync('esbuild', [PORTAL_CORE_ENTRY, ...flags], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+  const run = spawnSync('esbuild', [entry, ...flags], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
   if (run.error !== undefined) {
     throw new Error(
-      `Signet builds the client portal's ${PORTAL_CORE_FILE} with esbuild and found none in ${projectRoot} or on the PATH: add it to your app (npm install --save-dev esbuild@0.28).`,
+      `Signet builds the client portal's ${PORTAL_SCRIPT_FILE} with esbuild and found none in ${projectRoot} or on the PATH: add it to your app (npm install --save-dev esbuild@0.28).`,
     );
   }
-  if (run.status !== 0) throw new Error(`esbuild could not build the client portal's ${PORTAL_CORE_FILE}:\n${run.stderr.trim()}`);
+  if (run.status !== 0) throw new Error(`esbuild could not build the client portal's ${PORTAL_SCRIPT_FILE}:\n${run.stderr.trim()}`);
   return run.stdout;
 }
 

@@ -14,8 +14,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { resolve } from 'node:path';
-import { type PortalAssets, PORTAL_CORE_FILE, PORTAL_PATH, loadPortalAssets, portalPathOf, servePortal } from '../lambda/portal/static-site';
-import { buildPortalCore } from '../lib/portal-bundle';
+import { type PortalAssets, PORTAL_PATH, PORTAL_SCRIPT_FILE, loadPortalAssets, portalPathOf, servePortal } from '../lambda/portal/static-site';
+import { buildPortalScript } from '../lib/portal-bundle';
 
 /** The portal's files in the repository. */
 export const PORTAL_DIR = resolve(__dirname, '..', 'portal');
@@ -38,7 +38,7 @@ export function portalUrl(baseUrl: string): string {
 
 /**
  * A listener that answers `/portal` and `/portal/...` itself and hands everything else to `next`.
- * The files are read, and signet-core.js built from the core, on the first portal request
+ * The files are read, and portal.js built from the page's TypeScript and the core, on the first portal request
  * (restart `npm start` after editing them or the core).
  */
 export function withPortal(next: Listener, options: LocalPortalOptions): Listener {
@@ -57,7 +57,7 @@ export function withPortal(next: Listener, options: LocalPortalOptions): Listene
       return;
     }
     try {
-      assets ??= loadPortalAssets(options.dir ?? PORTAL_DIR, { [PORTAL_CORE_FILE]: buildPortalCore() });
+      assets ??= loadPortalAssets(options.dir ?? PORTAL_DIR, { [PORTAL_SCRIPT_FILE]: buildPortalScript() });
     } catch (error) {
       // The gateway keeps serving the API; the page says what is wrong, and so does the terminal.
       const message = `The client portal could not be built: ${(error as Error).message}`;

@@ -1,9 +1,9 @@
 /**
  * What the client portal's page takes from Signet's core: the same code the registry and the
- * authorizer run, not a copy. esbuild bundles this file for the browser into `signet-core.js`
- * (lib/portal-bundle.ts), which the local gateway and the deployed portal serve beside the
- * page's own modules. Only modules without node: imports belong here (esbuild refuses them for
- * the browser), and test/portal/portal-bundle.test.ts runs the bundle without anything of Node.
+ * authorizer run, not a copy. The page's modules import it from here, and esbuild bundles it with
+ * them into the page's script (lib/portal-bundle.ts). Only modules without node: imports belong
+ * here (esbuild refuses them for the browser), and test/portal/portal-bundle.test.ts runs this
+ * part of the bundle without anything of Node.
  */
 export { SignetError, fail } from '../lambda/core/errors';
 export { admitsEveryone, normaliseNetworkEntry } from '../lambda/core/network-entries';

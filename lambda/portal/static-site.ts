@@ -58,13 +58,13 @@ export interface PortalAsset {
 /** File name (e.g. `portal.js`) → file. */
 export type PortalAssets = ReadonlyMap<string, PortalAsset>;
 
-/** The bundle of the core the page's modules import (built from portal/signet-core.ts: lib/portal-bundle.ts). */
-export const PORTAL_CORE_FILE = 'signet-core.js';
+/** The page's script: portal/*.ts and the core it uses, bundled (lib/portal-bundle.ts), never a file in the repository. */
+export const PORTAL_SCRIPT_FILE = 'portal.js';
 
 /**
  * Reads every servable file of the portal folder, plus `built` files made at start (the local
- * gateway builds signet-core.js; the deployed portal finds it in its folder).
- * @throws Error when the folder is missing, or has no index.html or signet-core.js (a packaging mistake)
+ * gateway builds portal.js; the deployed portal finds it in its folder).
+ * @throws Error when the folder is missing, or has no index.html or portal.js (a packaging mistake)
  */
 export function loadPortalAssets(dir: string, built: Readonly<Record<string, string>> = {}): PortalAssets {
   const bodies = new Map<string, Buffer>();
@@ -76,7 +76,7 @@ export function loadPortalAssets(dir: string, built: Readonly<Record<string, str
     const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
     assets.set(name, { body, contentType: PORTAL_CONTENT_TYPES[extname(name)], etag });
   }
-  for (const needed of ['index.html', PORTAL_CORE_FILE]) {
+  for (const needed of ['index.html', PORTAL_SCRIPT_FILE]) {
     if (!assets.has(needed)) throw new Error(`The client portal folder ${dir} has no ${needed}; the portal files were not packaged.`);
   }
   return assets;

@@ -12,8 +12,8 @@ import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import { Template } from 'aws-cdk-lib/assertions';
 import { ClientPortal, PORTAL_SERVICE_NAME, portalFiles } from '../../lib/client-portal';
 import { SignetStack } from '../../lib/signet-stack';
-import { PORTAL_CORE_FILE, PORTAL_CSP } from '../../lambda/portal/static-site';
-import { buildPortalCore } from '../../lib/portal-bundle';
+import { PORTAL_CSP, PORTAL_SCRIPT_FILE } from '../../lambda/portal/static-site';
+import { buildPortalScript } from '../../lib/portal-bundle';
 import { acknowledgements, appWithoutBundling, statementsOfRole, unacknowledgedFindings, withoutBundlingProgress } from './helpers';
 
 function httpStack(app: App = appWithoutBundling()): { stack: Stack; portal: ClientPortal } {
@@ -83,10 +83,8 @@ test('refuses to guess the API: exactly one of httpApi / restApi', () => {
   expect(() => new ClientPortal(stack, 'Both', both)).toThrow(/got 2/);
 });
 
-test('the files shipped are the portal page and its modules, not its package.json or the core entry (bundled instead)', () => {
-  const files = portalFiles();
-  expect(files).toEqual(['index.html', 'key-store.js', 'keys.js', 'portal.css', 'portal.js', 'registry-client.js', 'validation.js', 'view-model.js']);
-  expect(files).not.toContain('signet-core.ts');
+test('the files copied are the page and its stylesheet; its TypeScript is bundled into portal.js instead', () => {
+  expect(portalFiles()).toEqual(['index.html', 'portal.css']);
 });
 
 describe('SignetStack clientPortal', () => {
@@ -118,9 +116,9 @@ test('bundled for real, the deployed handler serves the portal files and the cor
   app.synth();
   const fn = Object.values(Template.fromStack(stack).findResources('AWS::Lambda::Function'))[0] as { Metadata: Record<string, string> };
   const dir = path.join(app.outdir, fn.Metadata['aws:asset:path']);
-  expect(fs.readdirSync(path.join(dir, 'portal')).sort()).toEqual([...portalFiles(), PORTAL_CORE_FILE].sort());
-  // The same bundle the local gateway builds: one build of the core for the page.
-  expect(fs.readFileSync(path.join(dir, 'portal', PORTAL_CORE_FILE), 'utf8')).toBe(buildPortalCore());
+  expect(fs.readdirSync(path.join(dir, 'portal')).sort()).toEqual([...portalFiles(), PORTAL_SCRIPT_FILE].sort());
+  // The same bundle the local gateway builds: one build of the page's script.
+  expect(fs.readFileSync(path.join(dir, 'portal', PORTAL_SCRIPT_FILE), 'utf8')).toBe(buildPortalScript());
 
    
   const { handler } = require(path.join(dir, 'index.js')) as { handler: (event: unknown) => Promise<{ statusCode: number; headers: Record<string, string>; body: string }> };
@@ -138,7 +136,7 @@ test('bundled for real, the deployed handler serves the portal files and the cor
   expect(index.headers['content-type']).toBe('text/html; charset=utf-8');
   expect(index.headers['content-security-policy']).toBe(PORTAL_CSP);
   expect(index.body).toBe(fs.readFileSync(path.join(__dirname, '..', '..', 'portal', 'index.html'), 'utf8'));
-  const script = await handler(event(`/portal/${PORTAL_CORE_FILE}`));
+  const script = await handler(event(`/portal/${PORTAL_SCRIPT_FILE}`));
   expect(script.statusCode).toBe(200);
   expect(script.headers['content-type']).toBe('text/javascript; charset=utf-8');
   expect(script.body).toContain('RSASSA-PKCS1-v1_5');

@@ -204,8 +204,8 @@ test('the portal function ships the packaged portal files next to its bundle', (
   const asset = join(output.assemblyDir, `asset.${(portalFn.Properties.Code as { S3Key: string }).S3Key.replace(/\.zip$/, '')}`);
   expect(existsSync(join(asset, 'index.js'))).toBe(true);
   expect(readFileSync(join(asset, 'portal', 'index.html'), 'utf8')).toEqual(readFileSync(join(ROOT, 'portal', 'index.html'), 'utf8'));
-  // The core's share for the page, bundled at the app's synth from the installed package's TypeScript.
-  expect(readFileSync(join(asset, 'portal', 'signet-core.js'), 'utf8')).toContain('RSASSA-PKCS1-v1_5');
+  // The page's script, bundled at the app's synth from the installed package's TypeScript.
+  expect(readFileSync(join(asset, 'portal', 'portal.js'), 'utf8')).toContain('RSASSA-PKCS1-v1_5');
 });
 
 test('the signet CLI runs from the installed package', () => {

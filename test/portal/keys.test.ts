@@ -1,6 +1,6 @@
 /**
- * The page's key checks (portal/keys.js with WebCrypto, on the core's private-key scan and DER
- * reader from signet-core.js, run under Node's WebCrypto) against the registry's
+ * The page's key checks (portal/keys.ts with WebCrypto, on the core's private-key scan and DER
+ * reader from portal/signet-core.ts, run under Node's WebCrypto) against the registry's
  * (lambda/core/keys.ts with node:crypto): for the same text the same verdict, code and sentence,
  * so the form's inline message is the API's. Above all, every private key form the registry
  * recognises (issue 15's hard cases among them) is refused in the page as

@@ -1,6 +1,6 @@
 /**
- * signet-core.js, the core bundled for the page (lib/portal-bundle.ts from portal/signet-core.ts),
- * runs where the page runs: evaluated here in a bare JavaScript context that has what a browser
+ * The core as the page's script carries it (portal/signet-core.ts, bundled with the page's
+ * options: lib/portal-bundle.ts) runs where the page runs: evaluated here in a bare JavaScript context that has what a browser
  * has (TextEncoder/TextDecoder, atob/btoa, WebCrypto) and nothing of Node (no Buffer, process or require), it
  * signs exactly what the core's node signer signs and applies the registry's field rules.
  */
@@ -10,7 +10,9 @@ import { transformSync } from 'esbuild';
 import { generateRsaKeyPair } from '../../lambda/core/keys';
 import { signRequest } from '../../lambda/core/sign';
 import { normaliseNetworkEntry } from '../../lambda/core/network-entries';
-import { buildPortalCore } from '../../lib/portal-bundle';
+import { join } from 'node:path';
+import { buildPortalScript } from '../../lib/portal-bundle';
+import { PORTAL_DIR } from './portal-modules';
 
 type Bundle = {
   signRequest: (input: Record<string, unknown>) => Promise<{ headers: Record<string, string>; base: string }>;
@@ -23,7 +25,7 @@ type Bundle = {
 
 /** The bundle as a browser gets it, turned into a script that fills `exports`, in a context without Node. */
 function loadInBrowserLikeContext(): { bundle: Bundle; context: Record<string, unknown> } {
-  const script = transformSync(buildPortalCore(), { format: 'cjs', loader: 'js' }).code;
+  const script = transformSync(buildPortalScript(join(PORTAL_DIR, 'signet-core.ts')), { format: 'cjs', loader: 'js' }).code;
   const context: Record<string, unknown> = { TextEncoder, TextDecoder, atob, btoa, crypto: webcrypto, exports: {}, module: { exports: {} } };
   (context.module as { exports: unknown }).exports = context.exports;
   createContext(context);

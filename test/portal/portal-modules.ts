@@ -1,41 +1,42 @@
 /**
- * Test support: runs code against the portal's browser modules (portal/*.js, plain ES modules,
- * and signet-core.js, the core bundled for the browser exactly as the gateway and the deployed
- * portal serve it) in a child Node process, where they use Node's WebCrypto as they use the
- * browser's. Jest runs CommonJS, so the modules are not imported here; one child runs a whole
- * batch of cases and answers JSON. The modules run from a temporary folder holding the page's
- * modules and the bundle, as a browser sees them.
+ * Test support: runs code against the portal's modules (portal/*.ts, with the core they use),
+ * bundled for the browser exactly as the page's script is (lib/portal-bundle.ts options), in a
+ * child Node process where they use Node's WebCrypto as they use the browser's. One child runs a
+ * whole batch of cases and answers JSON.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { PORTAL_CORE_FILE } from '../../lambda/portal/static-site';
-import { buildPortalCore } from '../../lib/portal-bundle';
+import { buildSync } from 'esbuild';
+import { PORTAL_BUILD_OPTIONS } from '../../lib/portal-bundle';
 
 export const PORTAL_DIR = resolve(__dirname, '..', '..', 'portal');
 
 /** The modules, as the child names them. */
 const MODULES = {
-  core: PORTAL_CORE_FILE,
-  keys: 'keys.js',
-  validation: 'validation.js',
-  view: 'view-model.js',
-  client: 'registry-client.js',
+  core: 'signet-core',
+  keys: 'keys',
+  validation: 'validation',
+  view: 'view-model',
+  client: 'registry-client',
 } as const;
 
-let servedDir: string | undefined;
+let bundlePath: string | undefined;
 
-/** The page's modules and the core bundle in one folder, built once per test file. */
-function served(): string {
-  if (servedDir !== undefined) return servedDir;
+/** One ES module exporting each page module as a namespace, built once per test file. */
+function bundle(): string {
+  if (bundlePath !== undefined) return bundlePath;
   const dir = mkdtempSync(join(tmpdir(), 'signet-portal-modules-'));
-  for (const name of readdirSync(PORTAL_DIR)) if (name.endsWith('.js') || name === 'package.json') copyFileSync(join(PORTAL_DIR, name), join(dir, name));
-  writeFileSync(join(dir, PORTAL_CORE_FILE), buildPortalCore());
+  const contents = Object.entries(MODULES)
+    .map(([name, file]) => `export * as ${name} from './${file}';`)
+    .join('\n');
+  const result = buildSync({ ...PORTAL_BUILD_OPTIONS, minify: false, stdin: { contents, resolveDir: PORTAL_DIR, loader: 'ts' }, write: false });
+  bundlePath = join(dir, 'portal-modules.mjs');
+  writeFileSync(bundlePath, result.outputFiles[0].text);
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-  servedDir = dir;
-  return dir;
+  return bundlePath;
 }
 
 /**
@@ -44,12 +45,8 @@ function served(): string {
  * the child's stderr.
  */
 export function runInPortal<T>(body: string, input: unknown = null): T {
-  const dir = served();
-  const imports = Object.entries(MODULES)
-    .map(([name, file]) => `${name}: await import(${JSON.stringify(pathToFileURL(join(dir, file)).href)})`)
-    .join(',\n');
   const script = `
-    const m = {\n${imports}\n};
+    const m = await import(${JSON.stringify(pathToFileURL(bundle()).href)});
     let text = '';
     for await (const chunk of process.stdin) text += chunk;
     const input = JSON.parse(text);

@@ -1,6 +1,6 @@
 /**
- * Signing in the page: the admin's key loaded by portal/keys.js (importSigningKey, a
- * non-extractable CryptoKey) and the core's WebCrypto signer as the page gets it (signet-core.js,
+ * Signing in the page: the admin's key loaded by portal/keys.ts (importSigningKey, a
+ * non-extractable CryptoKey) and the core's WebCrypto signer as the page gets it (portal/signet-core.ts,
  * bundled from the core), run under Node's WebCrypto as they run under the browser's. The core's
  * own tests prove its two signers agree (test/core/sign-webcrypto.test.ts); this proves the bundle
  * the page loads is that signer, working with the page's keys.

@@ -8,11 +8,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { APIGatewayProxyEvent, APIGatewayProxyEventV2 } from 'aws-lambda';
 import { createPortalHandler } from '../../lambda/portal/portal-handler';
-import { PORTAL_CORE_FILE, PORTAL_CSP, loadPortalAssets, portalPathOf, servePortal } from '../../lambda/portal/static-site';
-import { buildPortalCore } from '../../lib/portal-bundle';
+import { PORTAL_CSP, PORTAL_SCRIPT_FILE, loadPortalAssets, portalPathOf, servePortal } from '../../lambda/portal/static-site';
+import { buildPortalScript } from '../../lib/portal-bundle';
 import { PORTAL_DIR } from './portal-modules';
 
-const assets = loadPortalAssets(PORTAL_DIR, { [PORTAL_CORE_FILE]: buildPortalCore() });
+const assets = loadPortalAssets(PORTAL_DIR, { [PORTAL_SCRIPT_FILE]: buildPortalScript() });
 const handler = createPortalHandler(assets);
 
 function v2(rawPath: string, method = 'GET', headers: Record<string, string> = {}): APIGatewayProxyEventV2 {
@@ -56,10 +56,9 @@ function v1(path: string, method = 'GET', headers: Record<string, string> = {}):
 }
 
 test('loads every page file and module, not package.json', () => {
-  expect([...assets.keys()].sort()).toEqual(['index.html', 'key-store.js', 'keys.js', 'portal.css', 'portal.js', 'registry-client.js', PORTAL_CORE_FILE, 'validation.js', 'view-model.js'].sort());
-  expect(assets.has('package.json')).toBe(false);
-  // The core's TypeScript is bundled, never served as it is.
-  expect(assets.has('signet-core.ts')).toBe(false);
+  expect([...assets.keys()].sort()).toEqual(['index.html', 'portal.css', PORTAL_SCRIPT_FILE]);
+  // The page's TypeScript is bundled, never served as it is.
+  expect(assets.has('portal.ts')).toBe(false);
 });
 
 test.each([
@@ -87,7 +86,7 @@ test('the CSP allows only the portal itself', () => {
 test('modules and the stylesheet get their content types', async () => {
   expect((await handler(v2('/portal/portal.js'))).headers?.['content-type']).toBe('text/javascript; charset=utf-8');
   expect((await handler(v2('/portal/portal.css'))).headers?.['content-type']).toBe('text/css; charset=utf-8');
-  expect((await handler(v1('/portal/keys.js'))).body).toBe(readFileSync(join(PORTAL_DIR, 'keys.js'), 'utf8'));
+  expect((await handler(v1('/portal/portal.css'))).body).toBe(readFileSync(join(PORTAL_DIR, 'portal.css'), 'utf8'));
 });
 
 test('/portal redirects to portal/index.html (relative: a stage in front is kept)', async () => {
@@ -99,16 +98,16 @@ test('/portal redirects to portal/index.html (relative: a stage in front is kept
 });
 
 test('a matching ETag gets 304 without a body; HEAD gets the headers without a body', async () => {
-  const first = await handler(v2('/portal/keys.js'));
+  const first = await handler(v2('/portal/portal.css'));
   const etag = String(first.headers?.etag);
   expect(etag).toMatch(/^"[A-Za-z0-9_-]{22}"$/);
-  const again = await handler(v2('/portal/keys.js', 'GET', { 'if-none-match': etag }));
+  const again = await handler(v2('/portal/portal.css', 'GET', { 'if-none-match': etag }));
   expect([again.statusCode, again.body]).toEqual([304, '']);
-  const rest = await handler(v1('/portal/keys.js', 'GET', { 'If-None-Match': `W/"x", ${etag}` }));
+  const rest = await handler(v1('/portal/portal.css', 'GET', { 'If-None-Match': `W/"x", ${etag}` }));
   expect(rest.statusCode).toBe(304);
-  const head = await handler(v2('/portal/keys.js', 'HEAD'));
+  const head = await handler(v2('/portal/portal.css', 'HEAD'));
   expect([head.statusCode, head.body, head.headers?.etag]).toEqual([200, '', etag]);
-  expect((await handler(v2('/portal/keys.js', 'GET', { 'if-none-match': '"other"' }))).statusCode).toBe(200);
+  expect((await handler(v2('/portal/portal.css', 'GET', { 'if-none-match': '"other"' }))).statusCode).toBe(200);
 });
 
 test('writes are 405 with Allow; unknown files, package.json and traversal are 404', async () => {
@@ -123,7 +122,7 @@ test('writes are 405 with Allow; unknown files, package.json and traversal are 4
 
 test('portalPathOf finds the mount point after a stage, and nothing else', () => {
   expect(portalPathOf('/portal')).toBe('/portal');
-  expect(portalPathOf('/prod/portal/keys.js')).toBe('/portal/keys.js');
+  expect(portalPathOf('/prod/portal/portal.css')).toBe('/portal/portal.css');
   expect(portalPathOf('/portalx')).toBeUndefined();
   expect(portalPathOf('/api/echo')).toBeUndefined();
   expect(servePortal({ method: 'get', path: '/portal/' }, assets).status).toBe(200);
@@ -131,5 +130,5 @@ test('portalPathOf finds the mount point after a stage, and nothing else', () =>
 
 test('a folder without index.html or the core bundle is a packaging mistake, said plainly', () => {
   expect(() => loadPortalAssets(join(PORTAL_DIR, '..', 'docs'))).toThrow(/has no index\.html; the portal files were not packaged/);
-  expect(() => loadPortalAssets(PORTAL_DIR)).toThrow(`The client portal folder ${PORTAL_DIR} has no ${PORTAL_CORE_FILE}; the portal files were not packaged.`);
+  expect(() => loadPortalAssets(PORTAL_DIR)).toThrow(`The client portal folder ${PORTAL_DIR} has no ${PORTAL_SCRIPT_FILE}; the portal files were not packaged.`);
 });

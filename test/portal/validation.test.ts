@@ -1,6 +1,6 @@
 /**
- * The client form (portal/validation.js checkClientForm, on the core's field rules bundled into
- * signet-core.js) against the API's request validation (lambda/registry/validation.ts): a whole
+ * The client form (portal/validation.ts checkClientForm, on the core's field rules bundled into
+ * portal.js) against the API's request validation (lambda/registry/validation.ts): a whole
  * form gives the body the registry accepts, or, field by field, the code and sentence the
  * registry would answer, so what the form says inline next to a field is what the API would say.
  */

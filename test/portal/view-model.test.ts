@@ -1,6 +1,6 @@
 /**
- * What the portal shows per client (portal/view-model.js) and where it sends its calls
- * (portal/registry-client.js apiBaseOf): key ages counted as the registry counts them, the
+ * What the portal shows per client (portal/view-model.ts) and where it sends its calls
+ * (portal/registry-client.ts apiBaseOf): key ages counted as the registry counts them, the
  * 90-day rotation flag, failure lines, and the API base kept with its stage.
  */
 import { DEFAULT_ROTATION_DAYS } from '../../lambda/core/defaults';

@@ -1,77 +1,76 @@
-// @ts-check
 /**
  * The registry API (docs/openapi/registry.json) from the browser: every call is signed here with
- * the admin's key (signRequest from ./signet-core.js, the core's WebCrypto signer; `x-date` because fetch cannot send Date), sent to the
+ * the admin's key (signRequest from ./signet-core.ts, the core's WebCrypto signer; `x-date` because fetch cannot send Date), sent to the
  * same origin the portal was loaded from, and every refusal becomes a {@link RegistryError}
  * with the API's code and sentence.
  */
-import { AUTHORIZER_CACHE_TTL_HEADER, SIGNET_ERROR_HEADER, signRequest } from './signet-core.js';
+import { AUTHORIZER_CACHE_TTL_HEADER, SIGNET_ERROR_HEADER, signRequest } from './signet-core';
 
 /** A refusal from the registry or the authorizer in front of it. */
 export class RegistryError extends Error {
+  /** With `role_not_allowed`: the roles the caller may give. */
+  allowedRoles: string[] | undefined = undefined;
+
   /**
-   * @param {number} status
-   * @param {string} code stable code (lambda/core/errors.ts), or `http_<status>` when none was given
-   * @param {string} message
-   * @param {string} [requestId]
+   * @param code stable code (lambda/core/errors.ts), or `http_<status>` when none was given
    */
-  constructor(status, code, message, requestId) {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly requestId?: string,
+  ) {
     super(message);
     this.name = 'RegistryError';
-    this.status = status;
-    this.code = code;
-    this.requestId = requestId;
-    /** With `role_not_allowed`: the roles the caller may give. @type {string[] | undefined} */
-    this.allowedRoles = undefined;
   }
 }
 
 /**
  * What a deployed HTTP API answers for a refused signature: it cannot say why (see
  * lambda/adapters/authorizer-response.ts), so the portal says where to look.
- * @type {Readonly<Record<number, string>>}
  */
-const OPAQUE_REFUSALS = Object.freeze({
+const OPAQUE_REFUSALS: Readonly<Record<number, string>> = Object.freeze({
   401: 'The API refused the signature without saying why (HTTP API). Check the admin clientId and key; the reason is in that client\'s recent failures and in the authorizer log.',
   403: 'The API refused the request without saying why (HTTP API): the signature, the caller\'s IP or the role. The reason is in the admin client\'s recent failures and in the authorizer log.',
 });
 
-/**
- * @typedef {object} RegistryClientOptions
- * @property {string} apiBase the API's base URL, ending with `/` (the portal's URL without `portal/...`)
- * @property {string} keyId the admin's clientId
- * @property {CryptoKey} privateKey the admin's signing key
- * @property {typeof fetch} [fetchImpl] fetch (default globalThis.fetch)
- * @property {() => number} [nowMs] the clock in ms (default Date.now)
- * @property {SubtleCrypto} [subtle] WebCrypto (default globalThis.crypto.subtle)
- * @property {(seconds: number) => void} [onWrite] told, after each successful write, how many
- *   seconds a running authorizer may still use the record as it was (the registry's
- *   `x-signet-authorizer-cache-ttl` header; 0 when the change applies to the next request)
- */
+interface RegistryClientOptions {
+  /** the API's base URL, ending with `/` (the portal's URL without `portal/...`) */
+  apiBase: string;
+  /** the admin's clientId */
+  keyId: string;
+  /** the admin's signing key */
+  privateKey: CryptoKey;
+  /** fetch (default globalThis.fetch) */
+  fetchImpl?: typeof fetch;
+  /** the clock in ms (default Date.now) */
+  nowMs?: () => number;
+  /** WebCrypto (default globalThis.crypto.subtle) */
+  subtle?: SubtleCrypto;
+  /** told, after each successful write, how many seconds a running authorizer may still use the record as it was (the registry's `x-signet-authorizer-cache-ttl` header; 0 when the change applies to the next request) */
+  onWrite?: (seconds: number) => void;
+}
 
-/**
- * @typedef {object} CallOptions
- * @property {Record<string, string | number | undefined>} [query]
- * @property {unknown} [body] serialised as JSON
- */
+interface CallOptions {
+  query?: Record<string, string | number | undefined>;
+  /** serialised as JSON */
+  body?: unknown;
+}
 
 /**
  * A registry client bound to one signer.
- * @param {RegistryClientOptions} options
  */
-export function createRegistryClient(options) {
+export function createRegistryClient(options: RegistryClientOptions) {
   const fetchImpl = options.fetchImpl ?? globalThis.fetch.bind(globalThis);
   const nowMs = options.nowMs ?? Date.now;
   /** Server clock minus ours, in ms, learned from each answer's Date header. */
   let clockOffsetMs = 0;
 
   /**
-   * @param {string} method
-   * @param {string} path relative to the API base, e.g. `registry/clients`
-   * @param {CallOptions} [call]
-   * @returns {Promise<any>}
+   * @param path relative to the API base, e.g. `registry/clients`
    */
-  async function request(method, path, call = {}) {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the registry's JSON answers are not typed here yet (docs/openapi/registry.json is their contract)
+  async function request(method: string, path: string, call: CallOptions = {}): Promise<any> {
     const url = new URL(path, options.apiBase);
     for (const [name, value] of Object.entries(call.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
     const body = call.body === undefined ? undefined : JSON.stringify(call.body);
@@ -111,9 +110,8 @@ export function createRegistryClient(options) {
 
   /**
    * Remembers the server's clock; true when it differs from ours by more than a few seconds.
-   * @param {Response} response
    */
-  function learnClock(response) {
+  function learnClock(response: Response) {
     const date = Date.parse(response.headers.get('date') ?? '');
     if (!Number.isFinite(date)) return false;
     const offset = date - nowMs();
@@ -128,51 +126,37 @@ export function createRegistryClient(options) {
     /**
      * The roles the caller may give (GET /registry/roles): the catalogue for an operator, the
      * account's ceiling for an account admin.
-     * @returns {Promise<{ roles: string[] }>}
      */
-    listRoles: () => request('GET', 'registry/roles'),
+    listRoles: (): Promise<{ roles: string[]; }> => request('GET', 'registry/roles'),
     /**
      * A page of one account's clients (an account admin's own account; an operator's `account`,
      * by default the default account).
-     * @param {{ cursor?: string, limit?: number, account?: string }} [page]
      */
-    listClients: (page = {}) => request('GET', 'registry/clients', { query: { limit: page.limit, cursor: page.cursor, account: page.account } }),
-    /** @param {string} clientId */
-    getClient: (clientId) => request('GET', `registry/clients/${id(clientId)}`),
-    /** @param {{ name: string, networkWhitelist: string[], publicKey: string, roles: string[], accountId?: string }} body */
-    createClient: (body) => request('POST', 'registry/clients', { body }),
-    /** A page of accounts (operators only). @param {{ cursor?: string, limit?: number }} [page] */
-    listAccounts: (page = {}) => request('GET', 'registry/accounts', { query: { limit: page.limit, cursor: page.cursor } }),
-    /** An account (operators: any; account admins: their own). @param {string} accountId */
-    getAccount: (accountId) => request('GET', `registry/accounts/${id(accountId)}`),
+    listClients: (page: { cursor?: string; limit?: number; account?: string; } = {}) => request('GET', 'registry/clients', { query: { limit: page.limit, cursor: page.cursor, account: page.account } }),
+    getClient: (clientId: string) => request('GET', `registry/clients/${id(clientId)}`),
+    createClient: (body: { name: string; networkWhitelist: string[]; publicKey: string; roles: string[]; accountId?: string; }) => request('POST', 'registry/clients', { body }),
+    /** A page of accounts (operators only). */
+    listAccounts: (page: { cursor?: string; limit?: number; } = {}) => request('GET', 'registry/accounts', { query: { limit: page.limit, cursor: page.cursor } }),
+    /** An account (operators: any; account admins: their own). */
+    getAccount: (accountId: string) => request('GET', `registry/accounts/${id(accountId)}`),
     /**
-     * @param {string} clientId
-     * @param {number} version the version the edit was planned from
-     * @param {Record<string, unknown>} changes
+     * @param version the version the edit was planned from
      */
-    updateClient: (clientId, version, changes) => request('PATCH', `registry/clients/${id(clientId)}`, { body: { ...changes, version } }),
-    /**
-     * @param {string} clientId
-     * @param {boolean} enabled
-     * @param {number} version
-     */
-    setEnabled: (clientId, enabled, version) => request('POST', `registry/clients/${id(clientId)}/${enabled ? 'enable' : 'disable'}`, { body: { version } }),
-    /** @param {string} clientId */
-    listAuthFailures: (clientId) => request('GET', `registry/clients/${id(clientId)}/auth-failures`),
-    /** @param {number} [olderThanDays] */
-    listExpiringKeys: (olderThanDays) => request('GET', 'registry/keys/expiring', { query: { olderThanDays } }),
+    updateClient: (clientId: string, version: number, changes: Record<string, unknown>) => request('PATCH', `registry/clients/${id(clientId)}`, { body: { ...changes, version } }),
+    setEnabled: (clientId: string, enabled: boolean, version: number) => request('POST', `registry/clients/${id(clientId)}/${enabled ? 'enable' : 'disable'}`, { body: { version } }),
+    listAuthFailures: (clientId: string) => request('GET', `registry/clients/${id(clientId)}/auth-failures`),
+    listExpiringKeys: (olderThanDays: number) => request('GET', 'registry/keys/expiring', { query: { olderThanDays } }),
   };
 }
 
 /**
  * The JSON answer, or a RegistryError for a refusal.
- * @param {Response} response
- * @returns {Promise<any>}
  */
-async function readAnswer(response) {
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the registry's JSON answers are not typed here yet (docs/openapi/registry.json is their contract)
+async function readAnswer(response: Response): Promise<any> {
   const text = await response.text();
-  /** @type {any} */
-  let body;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the registry's JSON answers are not typed here yet (docs/openapi/registry.json is their contract)
+  let body: any;
   try {
     body = text === '' ? {} : JSON.parse(text);
   } catch {
@@ -186,16 +170,15 @@ async function readAnswer(response) {
       ? body.message
       : OPAQUE_REFUSALS[response.status] ?? `The API answered ${response.status}${typeof body?.message === 'string' ? `: ${body.message}` : ''}.`;
   const error = new RegistryError(response.status, code, message, typeof body?.requestId === 'string' ? body.requestId : undefined);
-  if (Array.isArray(body?.allowedRoles)) error.allowedRoles = body.allowedRoles.filter((/** @type {unknown} */ r) => typeof r === 'string');
+  if (Array.isArray(body?.allowedRoles)) error.allowedRoles = body.allowedRoles.filter((r: unknown) => typeof r === 'string');
   return error;
 }
 
 /**
  * The API's base URL for a portal page: everything before the `portal/` segment, so a stage
  * (`/prod/portal/`) or a base path mapping is kept.
- * @param {string} pageUrl
  */
-export function apiBaseOf(pageUrl) {
+export function apiBaseOf(pageUrl: string) {
   const url = new URL(pageUrl);
   const at = url.pathname.search(/\/portal(\/|$)/);
   const path = at === -1 ? '/' : url.pathname.slice(0, at + 1);

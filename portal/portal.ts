@@ -1,4 +1,3 @@
-// @ts-check
 /**
  * The client portal's page: load the admin key, list clients, add and edit them, copy a
  * clientId, disable/enable, and per client the keys (fingerprint, age, 90-day flag) and recent
@@ -10,82 +9,68 @@
  * operator (`registry:admin`) gets the operator view: an account picker over every account,
  * whose clients are listed and where new clients go.
  */
-import { importSigningKey, looksLikePrivateKey, checkPublicKey } from './keys.js';
-import { forgetKey, recallKey, rememberKey } from './key-store.js';
-import { RegistryError, apiBaseOf, createRegistryClient } from './registry-client.js';
-import { MAX_WHITELIST_ENTRIES, REGISTRY_ADMIN_ROLE, SignetError, admitsEveryone, normaliseNetworkEntry } from './signet-core.js';
-import { checkClientForm, screenPublicKey, validateRoles } from './validation.js';
-import { ROTATION_DAYS, failureLine, keySummary, shortFingerprint, unauthenticatedRows } from './view-model.js';
+import { importSigningKey, looksLikePrivateKey, checkPublicKey } from './keys';
+import { forgetKey, recallKey, rememberKey } from './key-store';
+import { RegistryError, apiBaseOf, createRegistryClient } from './registry-client';
+import { MAX_WHITELIST_ENTRIES, REGISTRY_ADMIN_ROLE, SignetError, admitsEveryone, normaliseNetworkEntry } from './signet-core';
+import { checkClientForm, screenPublicKey, validateRoles } from './validation';
+import { ROTATION_DAYS, failureLine, keySummary, shortFingerprint, unauthenticatedRows } from './view-model';
 
-/** @typedef {ReturnType<typeof createRegistryClient>} Registry */
-/**
- * @typedef {object} AccountView
- * @property {string} accountId
- * @property {string} name
- * @property {string[]} roleCeiling
- */
-/**
- * @typedef {object} ClientView
- * @property {string} clientId
- * @property {string} [accountId]
- * @property {string} name
- * @property {'active' | 'disabled'} status
- * @property {string[]} networkWhitelist
- * @property {string[]} roles
- * @property {Array<{ fingerprint: string, publicKey: string, addedAt: string, notAfter?: string, active: boolean }>} keys
- * @property {number} version
- */
+type Registry = ReturnType<typeof createRegistryClient>;
+interface AccountView {
+  accountId: string;
+  name: string;
+  roleCeiling: string[];
+}
+interface ClientView {
+  clientId: string;
+  accountId?: string;
+  name: string;
+  status: 'active' | 'disabled';
+  networkWhitelist: string[];
+  roles: string[];
+  keys: Array<{ fingerprint: string; publicKey: string; addedAt: string; notAfter?: string; active: boolean; }>;
+  version: number;
+}
 
-/** @param {string} id */
-const $ = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
-/** @param {string} id */
-const input = (id) => /** @type {HTMLInputElement} */ (document.getElementById(id));
+const $ = (id: string) => (document.getElementById(id) as HTMLElement);
+const input = (id: string) => (document.getElementById(id) as HTMLInputElement);
 
 const state = {
-  /** @type {Registry | undefined} */
-  registry: undefined,
-  /** The roles the signer may give (the catalogue, or its account's ceiling). @type {string[]} */
-  roles: [],
+  registry: undefined as Registry | undefined,
+  /** The roles the signer may give (the catalogue, or its account's ceiling). */
+  roles: [] as string[],
   /** The signer holds registry:admin: every account (the operator view). */
   operator: false,
-  /** The account whose clients are listed: the signer's own, or the one an operator picked. @type {string | undefined} */
-  account: undefined,
-  /** Every account (operator view). @type {AccountView[]} */
-  accounts: [],
-  /** @type {ClientView[]} */
-  clients: [],
-  /** Seconds the last write may take to reach running authorizers (registry header). @type {number | undefined} */
-  propagationSeconds: undefined,
-  /** @type {string | undefined} */
-  nextCursor: undefined,
-  /** The client being edited, or undefined when adding. @type {ClientView | undefined} */
-  editing: undefined,
-  /** @type {string[]} */
-  whitelist: [],
-  /** Client ids whose details are open. @type {Set<string>} */
-  open: new Set(),
+  /** The account whose clients are listed: the signer's own, or the one an operator picked. */
+  account: undefined as string | undefined,
+  /** Every account (operator view). */
+  accounts: [] as AccountView[],
+  clients: [] as ClientView[],
+  /** Seconds the last write may take to reach running authorizers (registry header). */
+  propagationSeconds: undefined as number | undefined,
+  nextCursor: undefined as string | undefined,
+  /** The client being edited, or undefined when adding. */
+  editing: undefined as ClientView | undefined,
+  whitelist: [] as string[],
+  /** Client ids whose details are open. */
+  open: new Set() as Set<string>,
   /** Sequence number of the latest public key check (older answers are dropped). */
   keyCheck: 0,
-  /** @type {HTMLElement | null} */
-  opener: null,
+  opener: null as HTMLElement | null,
 };
 
 // ------------------------------------------------------------------ small helpers
 
-/**
- * @param {string} tag
- * @param {Record<string, string>} [attributes]
- * @param {Array<Node | string>} [content]
- */
-function el(tag, attributes = {}, content = []) {
+function el(tag: string, attributes: Record<string, string> = {}, content: Array<Node | string> = []) {
   const node = document.createElement(tag);
   for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
   node.append(...content);
   return node;
 }
 
-/** An icon (decorative: the button carries the label). @param {'copy' | 'edit'} name */
-function icon(name) {
+/** An icon (decorative: the button carries the label). */
+function icon(name: 'copy' | 'edit') {
   const ns = 'http://www.w3.org/2000/svg';
   const svg = document.createElementNS(ns, 'svg');
   svg.setAttribute('viewBox', '0 0 24 24');
@@ -106,9 +91,8 @@ function icon(name) {
 /**
  * Says what a change did, and when the authorizers apply it, in the visible note above the list
  * (and to screen readers).
- * @param {string} what
  */
-function noteChange(what) {
+function noteChange(what: string) {
   const seconds = state.propagationSeconds;
   const when =
     seconds === undefined
@@ -122,8 +106,7 @@ function noteChange(what) {
   announce(note.textContent);
 }
 
-/** @param {string} message */
-function announce(message) {
+function announce(message: string) {
   const announcer = $('announcer');
   announcer.textContent = '';
   window.setTimeout(() => (announcer.textContent = message), 50);
@@ -131,11 +114,8 @@ function announce(message) {
 
 /**
  * Shows (or clears, with an empty message) the inline error of a field.
- * @param {string} errorId
- * @param {string} message
- * @param {{ code?: string, field?: HTMLElement | null }} [options]
  */
-function showError(errorId, message, options = {}) {
+function showError(errorId: string, message: string, options: { code?: string; field?: HTMLElement | null; } = {}) {
   const box = $(errorId);
   box.textContent = message;
   box.hidden = message === '';
@@ -147,28 +127,24 @@ function showError(errorId, message, options = {}) {
   }
 }
 
-/** @param {unknown} error */
-function messageOf(error) {
+function messageOf(error: unknown) {
   if (error instanceof RegistryError) return `${error.message} (${error.code}${error.requestId ? `, request ${error.requestId}` : ''})`;
   if (error instanceof SignetError) return error.message;
   return error instanceof Error ? error.message : String(error);
 }
 
-/** @param {unknown} error */
-function codeOf(error) {
+function codeOf(error: unknown) {
   return error instanceof RegistryError || error instanceof SignetError ? error.code : 'error';
 }
 
-/** @param {string} iso */
-function formatInstant(iso) {
+function formatInstant(iso: string) {
   const d = new Date(iso);
   return Number.isNaN(d.getTime()) ? iso : d.toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
 }
 
 // ------------------------------------------------------------------ signing in
 
-/** @param {SubmitEvent} event */
-async function onSignIn(event) {
+async function onSignIn(event: SubmitEvent) {
   event.preventDefault();
   for (const id of ['key-file-error', 'admin-id-error', 'sign-in-error']) showError(id, '');
   const fileInput = input('key-file');
@@ -211,18 +187,17 @@ async function onSignIn(event) {
 
 /**
  * Checks the key against the registry (GET /registry/roles), then shows the clients.
- * @param {{ keyId: string, fingerprint: string, privateKey: CryptoKey }} signer
- * @param {boolean} remember store it on this device
- * @param {boolean} remembered it came from this device's store
+ * @param remember store it on this device
+ * @param remembered it came from this device's store
  */
-async function useKey(signer, remember, remembered) {
+async function useKey(signer: { keyId: string; fingerprint: string; privateKey: CryptoKey; }, remember: boolean, remembered: boolean) {
   const registry = createRegistryClient({
     apiBase: apiBaseOf(location.href),
     keyId: signer.keyId,
     privateKey: signer.privateKey,
     onWrite: (seconds) => (state.propagationSeconds = seconds),
   });
-  const submit = /** @type {HTMLButtonElement} */ ($('sign-in-submit'));
+  const submit = ($('sign-in-submit') as HTMLButtonElement);
   submit.disabled = true;
   try {
     state.roles = (await registry.listRoles()).roles;
@@ -284,15 +259,12 @@ const DEFAULT_ACCOUNT = 'acct_default';
 /**
  * Who the signer is: an operator (the account picker) or an account admin (its own account).
  * Read from the signer's own client record; the registry scopes every answer anyway.
- * @param {Registry} registry
- * @param {string} keyId
  */
-async function loadScope(registry, keyId) {
+async function loadScope(registry: Registry, keyId: string) {
   state.operator = false;
   state.account = undefined;
   state.accounts = [];
-  /** @type {ClientView | undefined} */
-  let self;
+  let self: ClientView | undefined;
   try {
     self = await registry.getClient(keyId);
   } catch {
@@ -302,8 +274,7 @@ async function loadScope(registry, keyId) {
     state.operator = true;
     state.account = DEFAULT_ACCOUNT;
     try {
-      /** @type {string | undefined} */
-      let cursor;
+      let cursor: string | undefined;
       do {
         const page = await registry.listAccounts({ limit: 100, cursor });
         state.accounts.push(...page.accounts);
@@ -314,8 +285,7 @@ async function loadScope(registry, keyId) {
     }
   } else if (self?.accountId !== undefined) {
     state.account = self.accountId;
-    /** @type {AccountView} */
-    let account = { accountId: self.accountId, name: self.accountId, roleCeiling: state.roles };
+    let account: AccountView = { accountId: self.accountId, name: self.accountId, roleCeiling: state.roles };
     try {
       account = await registry.getAccount(self.accountId);
     } catch {
@@ -333,11 +303,11 @@ function renderScope() {
   $('account-line').hidden = !known || state.operator;
   if (!known) return;
   if (state.operator) {
-    const select = /** @type {HTMLSelectElement} */ ($('account-select'));
+    const select = ($('account-select') as HTMLSelectElement);
     const accounts = state.accounts.some((a) => a.accountId === state.account) ? state.accounts : [{ accountId: String(state.account), name: 'Default account', roleCeiling: [] }, ...state.accounts];
     select.replaceChildren(
       ...accounts.map((a) => {
-        const option = /** @type {HTMLOptionElement} */ (el('option', { value: a.accountId }, [`${a.name} (${a.accountId})`]));
+        const option = (el('option', { value: a.accountId }, [`${a.name} (${a.accountId})`]) as HTMLOptionElement);
         option.selected = a.accountId === state.account;
         return option;
       }),
@@ -354,7 +324,7 @@ function renderScope() {
 
 /** The operator picked another account: list its clients. */
 async function onAccountPicked() {
-  const select = /** @type {HTMLSelectElement} */ ($('account-select'));
+  const select = ($('account-select') as HTMLSelectElement);
   state.account = select.value;
   state.open.clear();
   renderScope();
@@ -365,8 +335,8 @@ async function onAccountPicked() {
 
 // ------------------------------------------------------------------ the list
 
-/** @param {boolean} more append the next page */
-async function loadClients(more) {
+/** `more`: append the next page. */
+async function loadClients(more: boolean) {
   const registry = state.registry;
   if (!registry) return;
   showError('list-error', '');
@@ -417,11 +387,7 @@ function renderClients() {
   $('load-more').hidden = state.nextCursor === undefined;
 }
 
-/**
- * @param {HTMLElement} button
- * @param {string} clientId
- */
-async function copyClientId(button, clientId) {
+async function copyClientId(button: HTMLElement, clientId: string) {
   let copied = false;
   try {
     await navigator.clipboard.writeText(clientId);
@@ -429,9 +395,9 @@ async function copyClientId(button, clientId) {
   } catch {
     // No clipboard permission (or no secure context): copy through a selection.
     const area = el('textarea', { class: 'visually-hidden', 'aria-hidden': 'true' });
-    /** @type {HTMLTextAreaElement} */ (area).value = clientId;
+    (area as HTMLTextAreaElement).value = clientId;
     document.body.append(area);
-    /** @type {HTMLTextAreaElement} */ (area).select();
+    (area as HTMLTextAreaElement).select();
     copied = document.execCommand('copy');
     area.remove();
   }
@@ -439,16 +405,14 @@ async function copyClientId(button, clientId) {
   announce(copied ? `Copied ${clientId}` : 'The clientId could not be copied; select it and copy it by hand.');
 }
 
-/** @param {string} clientId */
-function toggleDetails(clientId) {
+function toggleDetails(clientId: string) {
   if (state.open.has(clientId)) state.open.delete(clientId);
   else state.open.add(clientId);
   renderClients();
 }
 
-/** @param {ClientView} client */
-async function renderDetails(client) {
-  const cell = /** @type {HTMLElement} */ ($(`details-${client.clientId}`).firstElementChild);
+async function renderDetails(client: ClientView) {
+  const cell = ($(`details-${client.clientId}`).firstElementChild as HTMLElement);
   const now = Date.now();
   const keyRows = keySummary(client, now).lines.map((line) =>
     el('tr', { class: line.due ? 'due' : '' }, [
@@ -474,10 +438,8 @@ async function renderDetails(client) {
 /**
  * The troubleshooting view: the client's last refused requests and why (those its own keys
  * signed), then the counts of refusals anyone could have caused by naming it.
- * @param {ClientView} client
- * @param {HTMLElement} box
  */
-async function loadFailures(client, box) {
+async function loadFailures(client: ClientView, box: HTMLElement) {
   const registry = state.registry;
   if (!registry) return;
   let failures;
@@ -504,7 +466,7 @@ async function loadFailures(client, box) {
     box.replaceChildren(el('p', {}, ['No refused requests signed by this client recorded (failures are kept 7 days).']), ...countsPart);
     return;
   }
-  const rows = failures.map((/** @type {any} */ f) => {
+  const rows = failures.map((f: Parameters<typeof failureLine>[0]) => {
     const line = failureLine(f);
     return el('tr', {}, [
       el('td', {}, [formatInstant(line.at)]),
@@ -524,11 +486,7 @@ async function loadFailures(client, box) {
   );
 }
 
-/**
- * @param {ClientView} client
- * @param {boolean} enabled
- */
-async function setEnabled(client, enabled) {
+async function setEnabled(client: ClientView, enabled: boolean) {
   const registry = state.registry;
   if (!registry) return;
   try {
@@ -541,8 +499,7 @@ async function setEnabled(client, enabled) {
   }
 }
 
-/** @param {ClientView} updated */
-function replaceClient(updated) {
+function replaceClient(updated: ClientView) {
   const at = state.clients.findIndex((c) => c.clientId === updated.clientId);
   if (at === -1) state.clients.unshift(updated);
   else state.clients[at] = updated;
@@ -553,10 +510,9 @@ function replaceClient(updated) {
 
 /**
  * Opens the form to add a client (no `client`) or edit one.
- * @param {ClientView | undefined} client
- * @param {HTMLElement} opener focus returns here when the dialog closes
+ * @param opener focus returns here when the dialog closes
  */
-function openDialog(client, opener) {
+function openDialog(client: ClientView | undefined, opener: HTMLElement) {
   state.editing = client;
   state.opener = opener;
   state.whitelist = client ? [...client.networkWhitelist] : [];
@@ -564,7 +520,7 @@ function openDialog(client, opener) {
   $('dialog-submit').textContent = client ? 'Update' : 'Add';
   input('client-name').value = client?.name ?? '';
   input('whitelist-entry').value = '';
-  /** @type {HTMLTextAreaElement} */ ($('client-key')).value = '';
+  ($('client-key') as HTMLTextAreaElement).value = '';
   for (const id of ['form-error', 'client-name-error', 'whitelist-error', 'client-key-error', 'roles-error']) showError(id, '');
   for (const id of ['client-name', 'whitelist-entry', 'client-key']) $(id).removeAttribute('aria-invalid');
   $('client-key-ok').hidden = true;
@@ -574,16 +530,16 @@ function openDialog(client, opener) {
   );
   renderWhitelist();
   renderRoles(client?.roles ?? []);
-  /** @type {HTMLDialogElement} */ ($('client-dialog')).showModal();
+  ($('client-dialog') as HTMLDialogElement).showModal();
   input('client-name').focus();
 }
 
 function closeDialog() {
-  /** @type {HTMLDialogElement} */ ($('client-dialog')).close();
+  ($('client-dialog') as HTMLDialogElement).close();
 }
 
 function onDialogClosed() {
-  /** @type {HTMLTextAreaElement} */ ($('client-key')).value = '';
+  ($('client-key') as HTMLTextAreaElement).value = '';
   state.editing = undefined;
   state.opener?.focus();
 }
@@ -616,9 +572,8 @@ function renderWhitelist() {
 
 /**
  * Adds the typed entry to the list. Returns false (and shows why) when it is not valid.
- * @returns {boolean}
  */
-function addWhitelistEntry() {
+function addWhitelistEntry(): boolean {
   const field = input('whitelist-entry');
   let canonical;
   try {
@@ -641,12 +596,11 @@ function addWhitelistEntry() {
   return true;
 }
 
-/** @param {readonly string[]} checked */
-function renderRoles(checked) {
+function renderRoles(checked: readonly string[]) {
   const names = [...new Set([...state.roles, ...checked])];
   $('role-options').replaceChildren(
     ...names.map((role, i) => {
-      const box = /** @type {HTMLInputElement} */ (el('input', { type: 'checkbox', id: `role-${i}`, value: role }));
+      const box = (el('input', { type: 'checkbox', id: `role-${i}`, value: role }) as HTMLInputElement);
       box.checked = checked.includes(role);
       box.addEventListener('change', () => checkRoles());
       const known = state.roles.includes(role);
@@ -664,7 +618,7 @@ function knownRoles() {
 }
 
 function selectedRoles() {
-  return Array.from($('role-options').querySelectorAll('input:checked'), (box) => /** @type {HTMLInputElement} */ (box).value);
+  return Array.from($('role-options').querySelectorAll('input:checked'), (box) => (box as HTMLInputElement).value);
 }
 
 function checkRoles() {
@@ -678,7 +632,7 @@ function checkRoles() {
 
 /** The public key box, checked on every change: a private key is refused at once. */
 async function checkKeyBox() {
-  const box = /** @type {HTMLTextAreaElement} */ ($('client-key'));
+  const box = ($('client-key') as HTMLTextAreaElement);
   const text = box.value;
   const sequence = ++state.keyCheck;
   const ok = $('client-key-ok');
@@ -702,8 +656,7 @@ async function checkKeyBox() {
   }
 }
 
-/** @param {SubmitEvent} event */
-async function onSubmitClient(event) {
+async function onSubmitClient(event: SubmitEvent) {
   event.preventDefault();
   const registry = state.registry;
   if (!registry) return;
@@ -713,17 +666,17 @@ async function onSubmitClient(event) {
     return;
   }
   const editing = state.editing;
-  const keyBox = /** @type {HTMLTextAreaElement} */ ($('client-key'));
+  const keyBox = ($('client-key') as HTMLTextAreaElement);
   const check = await checkClientForm(
     { name: input('client-name').value, networkWhitelist: state.whitelist, publicKey: keyBox.value, roles: selectedRoles() },
     { mode: editing ? 'edit' : 'create', knownRoles: knownRoles(), current: editing },
   );
-  const fields = /** @type {const} */ ([
+  const fields = ([
     ['name', 'client-name-error', 'client-name'],
     ['networkWhitelist', 'whitelist-error', 'whitelist-entry'],
     ['publicKey', 'client-key-error', 'client-key'],
     ['roles', 'roles-error', 'role-options'],
-  ]);
+  ] as const);
   let firstInvalid;
   for (const [name, errorId, fieldId] of fields) {
     const error = check.errors[name];
@@ -732,14 +685,14 @@ async function onSubmitClient(event) {
     if (error && firstInvalid === undefined) firstInvalid = fieldId === 'role-options' ? $('role-options').querySelector('input') : field;
   }
   if (firstInvalid) {
-    /** @type {HTMLElement} */ (firstInvalid).focus();
+    (firstInvalid as HTMLElement).focus();
     return;
   }
   if (editing && Object.keys(check.body).length === 0) {
     showError('form-error', 'Nothing to change: edit the name, the whitelist, the roles, or paste a new public key.');
     return;
   }
-  const submit = /** @type {HTMLButtonElement} */ ($('dialog-submit'));
+  const submit = ($('dialog-submit') as HTMLButtonElement);
   submit.disabled = true;
   try {
     if (editing) {
@@ -748,7 +701,9 @@ async function onSubmitClient(event) {
       replaceClient(updated);
       noteChange(`${updated.name} updated.`);
     } else {
-      const created = await registry.createClient(/** @type {any} */ ({ ...check.body, ...(state.operator && state.account ? { accountId: state.account } : {}) }));
+      // checkClientForm in create mode puts every field of POST /registry/clients in the body, checked.
+      const body = { ...check.body, ...(state.operator && state.account ? { accountId: state.account } : {}) } as Parameters<Registry['createClient']>[0];
+      const created = await registry.createClient(body);
       if (created.registration === 'skipped') {
         showError('form-error', `This public key is already registered on ${created.name} (${created.clientId}); nothing was created.`, { code: 'registration_skipped' });
         return;
@@ -767,13 +722,11 @@ async function onSubmitClient(event) {
 
 /**
  * A refusal from the registry, shown next to the field it is about.
- * @param {unknown} error
  */
-function showServerError(error) {
+function showServerError(error: unknown) {
   const code = codeOf(error);
   const message = messageOf(error);
-  /** @type {Record<string, [string, string | null]>} */
-  const byCode = {
+    const byCode: Record<string, [string, string | null]> = {
     private_key_submitted: ['client-key-error', 'client-key'],
     invalid_public_key: ['client-key-error', 'client-key'],
     unsupported_key_type: ['client-key-error', 'client-key'],
@@ -804,7 +757,7 @@ async function start() {
     box.hidden = false;
     return;
   }
-  /** @type {HTMLFormElement} */ ($('sign-in-form')).addEventListener('submit', (e) => void onSignIn(/** @type {SubmitEvent} */ (e)));
+  ($('sign-in-form') as HTMLFormElement).addEventListener('submit', (e) => void onSignIn((e as SubmitEvent)));
   $('sign-out').addEventListener('click', () => void onSignOut());
   $('refresh').addEventListener('click', () => void loadClients(false));
   $('load-more').addEventListener('click', () => void loadClients(true));
@@ -812,7 +765,7 @@ async function start() {
   $('add-client').addEventListener('click', () => openDialog(undefined, $('add-client')));
   $('dialog-cancel').addEventListener('click', () => closeDialog());
   $('client-dialog').addEventListener('close', () => onDialogClosed());
-  /** @type {HTMLFormElement} */ ($('client-form')).addEventListener('submit', (e) => void onSubmitClient(/** @type {SubmitEvent} */ (e)));
+  ($('client-form') as HTMLFormElement).addEventListener('submit', (e) => void onSubmitClient((e as SubmitEvent)));
   $('whitelist-add').addEventListener('click', () => {
     addWhitelistEntry();
     input('whitelist-entry').focus();

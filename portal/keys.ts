@@ -1,6 +1,5 @@
-// @ts-check
 /**
- * Key text in the browser, with WebCrypto, on the core's own key rules (./signet-core.js):
+ * Key text in the browser, with WebCrypto, on the core's own key rules (./signet-core.ts):
  *
  * - looksLikePrivateKey is the core's private-key scan itself (lambda/core/private-key-scan.ts),
  *   the test the registry runs before anything else, so a private key pasted in the Public Key
@@ -30,7 +29,7 @@ import {
   pkcs8OfPkcs1,
   spkiAlgorithmOid,
   spkiOfPkcs1,
-} from './signet-core.js';
+} from './signet-core';
 
 export { looksLikePrivateKey };
 
@@ -51,35 +50,31 @@ const KEY_TYPES_BY_OID = Object.freeze({
 
 /**
  * SHA-256 of bytes, base64url without padding (a fingerprint when the bytes are SPKI DER).
- * @param {Uint8Array<ArrayBuffer>} bytes
- * @param {SubtleCrypto} subtle
  */
-async function sha256Base64Url(bytes, subtle) {
+async function sha256Base64Url(bytes: Uint8Array<ArrayBuffer>, subtle: SubtleCrypto) {
   const digest = new Uint8Array(await subtle.digest('SHA-256', bytes));
   return encodeBase64(digest).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
 
-/**
- * @typedef {object} PublicKeyCheck
- * @property {string} fingerprint SHA-256 of the SPKI DER, base64url (what the registry stores)
- * @property {number} bits the RSA modulus size
- */
+interface PublicKeyCheck {
+  /** SHA-256 of the SPKI DER, base64url (what the registry stores) */
+  fingerprint: string;
+  /** the RSA modulus size */
+  bits: number;
+}
 
 /**
  * Checks a public key as the registry will (lambda/core/keys.ts importPublicKey).
- * @param {string} text
- * @param {SubtleCrypto} [subtle]
- * @returns {Promise<PublicKeyCheck | undefined>} undefined for a PEM type only the registry can
+ * @returns undefined for a PEM type only the registry can
  *   read (e.g. a certificate): it is then checked on submit
  * @throws SignetError private_key_submitted, invalid_public_key, unsupported_key_type, key_too_small
  */
-export async function checkPublicKey(text, subtle = globalThis.crypto.subtle) {
+export async function checkPublicKey(text: string, subtle: SubtleCrypto = globalThis.crypto.subtle): Promise<PublicKeyCheck | undefined> {
   if (typeof text !== 'string' || text.trim() === '') {
     fail('invalid_public_key', 'The public key is empty. Paste the SPKI PEM (-----BEGIN PUBLIC KEY-----) of your key pair.');
   }
   if (looksLikePrivateKey(text)) fail('private_key_submitted', PRIVATE_KEY_SUBMITTED_MESSAGE);
-  /** @type {Uint8Array<ArrayBuffer> | undefined} */
-  let spki;
+  let spki: Uint8Array<ArrayBuffer> | undefined;
   const pem = PEM_BLOCK.exec(text);
   if (pem) {
     if (pem[1] !== 'PUBLIC KEY' && pem[1] !== 'RSA PUBLIC KEY') return undefined;
@@ -93,45 +88,42 @@ export async function checkPublicKey(text, subtle = globalThis.crypto.subtle) {
     spki = spkiAlgorithmOid(der) !== undefined ? der : isPkcs1PublicKey(der) ? spkiOfPkcs1(der) : undefined;
     if (spki === undefined) fail('invalid_public_key', 'The Base64 text is not an SPKI or PKCS#1 RSA public key. Paste the SPKI PEM (-----BEGIN PUBLIC KEY-----).');
   }
-  const oid = /** @type {string} */ (spkiAlgorithmOid(spki));
+  const oid = (spkiAlgorithmOid(spki) as string);
   if (oid !== RSA_ENCRYPTION_OID) {
-    const type = /** @type {Record<string, string>} */ (KEY_TYPES_BY_OID)[oid] ?? 'of an unknown type';
+    const type = (KEY_TYPES_BY_OID as Record<string, string>)[oid] ?? 'of an unknown type';
     fail('unsupported_key_type', `The public key is ${type}; Signet uses rsa-v1_5-sha256 and needs a plain RSA key.`);
   }
-  /** @type {CryptoKey} */
-  let key;
+  let key: CryptoKey;
   try {
     key = await subtle.importKey('spki', spki, RSASSA, true, ['verify']);
   } catch {
     return fail('invalid_public_key', 'The public key could not be read. Paste the SPKI PEM (-----BEGIN PUBLIC KEY-----).');
   }
-  const bits = /** @type {RsaHashedKeyAlgorithm} */ (key.algorithm).modulusLength;
+  const bits = (key.algorithm as RsaHashedKeyAlgorithm).modulusLength;
   if (bits < MIN_RSA_BITS) fail('key_too_small', `The RSA public key has ${bits} bits; at least ${MIN_RSA_BITS} are required. Generate a new key pair.`);
   const canonical = new Uint8Array(await subtle.exportKey('spki', key));
   return { fingerprint: await sha256Base64Url(canonical, subtle), bits };
 }
 
-/**
- * @typedef {object} SigningKey
- * @property {CryptoKey} privateKey non-extractable, usable only to sign with RSASSA-PKCS1-v1_5 / SHA-256
- * @property {string} fingerprint of its public half (the registry lists it on the admin client)
- * @property {number} bits
- */
+interface SigningKey {
+  /** non-extractable, usable only to sign with RSASSA-PKCS1-v1_5 / SHA-256 */
+  privateKey: CryptoKey;
+  /** of its public half (the registry lists it on the admin client) */
+  fingerprint: string;
+  bits: number;
+}
 
 /**
  * Imports the admin's private key for signing. The key is read once, never kept as text, and the
  * CryptoKey returned cannot be exported.
- * @param {string} text headerless Base64 PKCS#8 (private.pkcs8.b64), PKCS#8 PEM or PKCS#1 PEM
- * @param {SubtleCrypto} [subtle]
- * @returns {Promise<SigningKey>}
+ * @param text headerless Base64 PKCS#8 (private.pkcs8.b64), PKCS#8 PEM or PKCS#1 PEM
  * @throws SignetError invalid_private_key, unsupported_key_type, key_too_small
  */
-export async function importSigningKey(text, subtle = globalThis.crypto.subtle) {
+export async function importSigningKey(text: string, subtle: SubtleCrypto = globalThis.crypto.subtle): Promise<SigningKey> {
   if (typeof text !== 'string' || text.trim() === '') {
     fail('invalid_private_key', 'The private key is empty. Give the PKCS#8 key as Base64 (no header/footer) or as PEM.');
   }
-  /** @type {Uint8Array<ArrayBuffer> | undefined} */
-  let pkcs8;
+  let pkcs8: Uint8Array<ArrayBuffer> | undefined;
   const pem = PEM_BLOCK.exec(text);
   if (pem) {
     if (pem[1] === 'ENCRYPTED PRIVATE KEY') {
@@ -148,22 +140,21 @@ export async function importSigningKey(text, subtle = globalThis.crypto.subtle) 
       fail('invalid_private_key', 'The text is not a PKCS#8 private key in Base64 or PEM. Give the key as produced by `signet keygen` (private.pkcs8.b64).');
     }
   }
-  const oid = /** @type {string} */ (pkcs8AlgorithmOid(pkcs8));
+  const oid = (pkcs8AlgorithmOid(pkcs8) as string);
   if (oid !== RSA_ENCRYPTION_OID) {
-    const type = /** @type {Record<string, string>} */ (KEY_TYPES_BY_OID)[oid] ?? 'of an unknown type';
+    const type = (KEY_TYPES_BY_OID as Record<string, string>)[oid] ?? 'of an unknown type';
     fail('unsupported_key_type', `The private key is ${type}; Signet uses rsa-v1_5-sha256 and needs a plain RSA key.`);
   }
   // Imported once extractable only to derive the public half (its fingerprint names the key);
   // the key kept for signing is imported again, non-extractable.
-  /** @type {JsonWebKey} */
-  let jwk;
+  let jwk: JsonWebKey;
   try {
     jwk = await subtle.exportKey('jwk', await subtle.importKey('pkcs8', pkcs8, RSASSA, true, ['sign']));
   } catch {
     return fail('invalid_private_key', 'The private key could not be read. Give the key as produced by `signet keygen` (private.pkcs8.b64).');
   }
   const publicKey = await subtle.importKey('jwk', { kty: 'RSA', n: jwk.n, e: jwk.e, ext: true }, RSASSA, true, ['verify']);
-  const bits = /** @type {RsaHashedKeyAlgorithm} */ (publicKey.algorithm).modulusLength;
+  const bits = (publicKey.algorithm as RsaHashedKeyAlgorithm).modulusLength;
   if (bits < MIN_RSA_BITS) fail('key_too_small', `The RSA private key has ${bits} bits; at least ${MIN_RSA_BITS} are required. Generate a new key pair.`);
   const fingerprint = await sha256Base64Url(new Uint8Array(await subtle.exportKey('spki', publicKey)), subtle);
   const privateKey = await subtle.importKey('pkcs8', pkcs8, RSASSA, false, ['sign']);

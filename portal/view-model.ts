@@ -1,11 +1,10 @@
-// @ts-check
 /**
  * What the portal shows about a client, computed from the registry's views (ClientView, KeyView,
  * AuthFailure in docs/openapi/registry.json): key ages and the 90-day rotation flag, failure
  * lines for the troubleshooting view. Pure functions, tested under Node.
  */
 
-import { DEFAULT_ROTATION_DAYS } from './signet-core.js';
+import { DEFAULT_ROTATION_DAYS } from './signet-core';
 
 /** Keys older than this many days are flagged for rotation (the rotation interval). */
 export const ROTATION_DAYS = DEFAULT_ROTATION_DAYS;
@@ -14,30 +13,25 @@ const DAY_MS = 86_400_000;
 
 /**
  * Whole days since `addedAt`, as the registry counts them (ExpiringKey.ageDays).
- * @param {string} addedAt ISO-8601
- * @param {number} nowMs
+ * @param addedAt ISO-8601
  */
-export function keyAgeDays(addedAt, nowMs) {
+export function keyAgeDays(addedAt: string, nowMs: number) {
   return Math.floor((nowMs - Date.parse(addedAt)) / DAY_MS);
 }
 
-/**
- * @typedef {object} KeyLine
- * @property {string} fingerprint
- * @property {string} addedAt
- * @property {number} ageDays
- * @property {string} age e.g. `today`, `1 day`, `120 days`
- * @property {boolean} due older than ROTATION_DAYS: rotate it
- * @property {boolean} active
- * @property {string | undefined} notAfter
- */
+interface KeyLine {
+  fingerprint: string;
+  addedAt: string;
+  ageDays: number;
+  /** e.g. `today`, `1 day`, `120 days` */
+  age: string;
+  /** older than ROTATION_DAYS: rotate it */
+  due: boolean;
+  active: boolean;
+  notAfter: string | undefined;
+}
 
-/**
- * @param {{ fingerprint: string, addedAt: string, active: boolean, notAfter?: string }} key
- * @param {number} nowMs
- * @returns {KeyLine}
- */
-export function keyLine(key, nowMs) {
+export function keyLine(key: { fingerprint: string; addedAt: string; active: boolean; notAfter?: string; }, nowMs: number): KeyLine {
   const ageDays = keyAgeDays(key.addedAt, nowMs);
   return {
     fingerprint: key.fingerprint,
@@ -52,10 +46,8 @@ export function keyLine(key, nowMs) {
 
 /**
  * The summary shown in the client list: how many keys, and whether one is due for rotation.
- * @param {{ keys: ReadonlyArray<{ fingerprint: string, addedAt: string, active: boolean, notAfter?: string }> }} client
- * @param {number} nowMs
  */
-export function keySummary(client, nowMs) {
+export function keySummary(client: { keys: ReadonlyArray<{ fingerprint: string; addedAt: string; active: boolean; notAfter?: string; }>; }, nowMs: number) {
   const lines = client.keys.map((k) => keyLine(k, nowMs));
   const due = lines.filter((l) => l.due).length;
   const count = lines.length === 1 ? '1 key' : `${lines.length} keys`;
@@ -64,9 +56,8 @@ export function keySummary(client, nowMs) {
 
 /**
  * One recent authentication failure, for the troubleshooting view.
- * @param {{ at: string, reason: string, message?: string, sourceIp?: string, method?: string, path?: string, fingerprint?: string }} failure
  */
-export function failureLine(failure) {
+export function failureLine(failure: { at: string; reason: string; message?: string; sourceIp?: string; method?: string; path?: string; fingerprint?: string; }) {
   return {
     at: failure.at,
     reason: failure.reason,
@@ -80,9 +71,8 @@ export function failureLine(failure) {
 /**
  * The counts of refusals anyone could have caused by naming the client (requests no key of it
  * signed), one row per window and reason, newest window first, for the troubleshooting view.
- * @param {{ windowSeconds: number, windows: { start: string, counts: Record<string, number> }[] } | undefined} unauthenticated
  */
-export function unauthenticatedRows(unauthenticated) {
+export function unauthenticatedRows(unauthenticated: { windowSeconds: number; windows: { start: string; counts: Record<string, number>; }[]; } | undefined) {
   if (!unauthenticated) return [];
   return unauthenticated.windows.flatMap((w) =>
     Object.entries(w.counts)
@@ -93,8 +83,7 @@ export function unauthenticatedRows(unauthenticated) {
 
 /**
  * A fingerprint shortened for a table cell (the full one goes in a title and the details).
- * @param {string} fingerprint
  */
-export function shortFingerprint(fingerprint) {
+export function shortFingerprint(fingerprint: string) {
   return fingerprint.length > 16 ? `${fingerprint.slice(0, 8)}…${fingerprint.slice(-6)}` : fingerprint;
 }

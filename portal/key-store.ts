@@ -1,4 +1,3 @@
-// @ts-check
 /**
  * Remembering the admin's key on this device, only when the user asks. What is stored is the
  * non-extractable CryptoKey itself (IndexedDB keeps CryptoKey objects as they are): the key
@@ -10,20 +9,17 @@ const DB_NAME = 'signet-portal';
 const STORE = 'signing-keys';
 const ENTRY = 'admin';
 
-/**
- * @typedef {object} RememberedKey
- * @property {string} keyId
- * @property {string} fingerprint
- * @property {CryptoKey} privateKey
- */
+interface RememberedKey {
+  keyId: string;
+  fingerprint: string;
+  privateKey: CryptoKey;
+}
 
 /**
  * Opens the database. Only storing creates it: looking for a remembered key on a device where
  * none was ever stored leaves nothing behind.
- * @param {boolean} create
- * @returns {Promise<IDBDatabase>}
  */
-function open(create) {
+function open(create: boolean): Promise<IDBDatabase> {
   return new Promise((resolve, reject) => {
     if (typeof indexedDB === 'undefined') {
       reject(new Error('This browser has no IndexedDB, so the key cannot be remembered; load it again next time.'));
@@ -41,11 +37,8 @@ function open(create) {
 
 /**
  * @template T
- * @param {'readonly' | 'readwrite'} mode
- * @param {(store: IDBObjectStore) => IDBRequest} action
- * @returns {Promise<T>}
  */
-async function withStore(mode, action) {
+async function withStore<T>(mode: 'readonly' | 'readwrite', action: (store: IDBObjectStore) => IDBRequest): Promise<T> {
   const db = await open(mode === 'readwrite');
   try {
     return await new Promise((resolve, reject) => {
@@ -60,18 +53,15 @@ async function withStore(mode, action) {
 
 /**
  * Stores the key (replacing any other).
- * @param {RememberedKey} entry
  */
-export async function rememberKey(entry) {
+export async function rememberKey(entry: RememberedKey) {
   if (entry.privateKey.extractable) throw new Error('Only a non-extractable key is ever remembered.');
   await withStore('readwrite', (store) => store.put({ keyId: entry.keyId, fingerprint: entry.fingerprint, privateKey: entry.privateKey }, ENTRY));
 }
 
-/** @returns {Promise<RememberedKey | undefined>} */
-export async function recallKey() {
+export async function recallKey(): Promise<RememberedKey | undefined> {
   try {
-    /** @type {RememberedKey | undefined} */
-    const entry = await withStore('readonly', (store) => store.get(ENTRY));
+    const entry: RememberedKey | undefined = await withStore('readonly', (store) => store.get(ENTRY));
     return entry && typeof entry.keyId === 'string' && entry.privateKey instanceof CryptoKey ? entry : undefined;
   } catch {
     return undefined;

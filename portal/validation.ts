@@ -1,30 +1,26 @@
-// @ts-check
 /**
  * The client form's fields, checked by the registry's own rules (bundled from the core:
- * ./signet-core.js, lambda/registry/client-fields.ts), with the same codes and sentences, so the
+ * ./signet-core.ts, lambda/registry/client-fields.ts), with the same codes and sentences, so the
  * form says inline, next to the field, what the API would answer. The registry stays the
  * authority: anything it refuses is shown at the field too.
  */
-import { checkPublicKey, looksLikePrivateKey } from './keys.js';
-import { MAX_PUBLIC_KEY_CHARS, SignetError, fail, parseClientName, parseClientRoles, parseNetworkWhitelist } from './signet-core.js';
+import { checkPublicKey, looksLikePrivateKey } from './keys';
+import { MAX_PUBLIC_KEY_CHARS, SignetError, fail, parseClientName, parseClientRoles, parseNetworkWhitelist } from './signet-core';
 
 /**
  * Roles against the role catalogue's names (GET /registry/roles), as POST /registry/clients checks them.
- * @param {unknown} roles
- * @param {readonly string[]} knownRoles
- * @returns {string[]} de-duplicated, in the order given
+ * @returns de-duplicated, in the order given
  */
-export function validateRoles(roles, knownRoles) {
+export function validateRoles(roles: unknown, knownRoles: readonly string[]): string[] {
   return parseClientRoles(roles, { roleNames: new Set(knownRoles) });
 }
 
 /**
  * The synchronous part of the public key check, run on every keystroke: a private key is
  * refused on the spot, before anything else (the registry does the same).
- * @param {string} text
  * @throws SignetError private_key_submitted, invalid_public_key
  */
-export function screenPublicKey(text) {
+export function screenPublicKey(text: string) {
   if (text.length > MAX_PUBLIC_KEY_CHARS) {
     fail('invalid_public_key', `publicKey is longer than ${MAX_PUBLIC_KEY_CHARS} characters; paste only the public key PEM.`);
   }
@@ -36,41 +32,35 @@ export function screenPublicKey(text) {
   }
 }
 
-/**
- * @typedef {object} ClientFormValues
- * @property {string} name
- * @property {readonly string[]} networkWhitelist entries already added to the list
- * @property {string} publicKey the Public Key box ('' keeps the current keys when editing)
- * @property {readonly string[]} roles the roles ticked
- */
+interface ClientFormValues {
+  name: string;
+  /** entries already added to the list */
+  networkWhitelist: readonly string[];
+  /** the Public Key box ('' keeps the current keys when editing) */
+  publicKey: string;
+  /** the roles ticked */
+  roles: readonly string[];
+}
 
-/**
- * @typedef {object} FormCheck
- * @property {Partial<Record<'name' | 'networkWhitelist' | 'publicKey' | 'roles', SignetError>>} errors by field
- * @property {Record<string, unknown>} body the request body when there are no errors
- * @property {{ fingerprint: string, bits: number } | undefined} key what the registry will store, when checked here
- */
+interface FormCheck {
+  /** by field */
+  errors: Partial<Record<'name' | 'networkWhitelist' | 'publicKey' | 'roles', SignetError>>;
+  /** the request body when there are no errors */
+  body: Record<string, unknown>;
+  /** what the registry will store, when checked here */
+  key: { fingerprint: string; bits: number; } | undefined;
+}
 
 /**
  * Checks the whole form. For `create` every field is required (as POST /registry/clients);
  * for `edit` only changed fields go into the body (as PATCH), and an empty Public Key box keeps
  * the keys.
- * @param {ClientFormValues} values
- * @param {{ mode: 'create' | 'edit', knownRoles: readonly string[], current?: { name: string, networkWhitelist: readonly string[], roles: readonly string[] } }} options
- * @returns {Promise<FormCheck>}
  */
-export async function checkClientForm(values, options) {
-  /** @type {FormCheck['errors']} */
-  const errors = {};
-  /** @type {Record<string, unknown>} */
-  const body = {};
-  /** @type {FormCheck['key']} */
-  let key;
-  /**
-   * @param {'name' | 'networkWhitelist' | 'publicKey' | 'roles'} field
-   * @param {() => unknown} check
-   */
-  const attempt = (field, check) => {
+export async function checkClientForm(values: ClientFormValues, options: { mode: 'create' | 'edit'; knownRoles: readonly string[]; current?: { name: string; networkWhitelist: readonly string[]; roles: readonly string[]; }; }): Promise<FormCheck> {
+  const errors: FormCheck['errors'] = {};
+  const body: Record<string, unknown> = {};
+  let key: FormCheck['key'];
+  const attempt = (field: 'name' | 'networkWhitelist' | 'publicKey' | 'roles', check: () => unknown) => {
     try {
       return check();
     } catch (error) {
@@ -79,9 +69,9 @@ export async function checkClientForm(values, options) {
       return undefined;
     }
   };
-  const name = /** @type {string | undefined} */ (attempt('name', () => parseClientName(values.name)));
-  const whitelist = /** @type {string[] | undefined} */ (attempt('networkWhitelist', () => parseNetworkWhitelist(values.networkWhitelist)));
-  const roles = /** @type {string[] | undefined} */ (attempt('roles', () => validateRoles(values.roles, options.knownRoles)));
+  const name = (attempt('name', () => parseClientName(values.name)) as string | undefined);
+  const whitelist = (attempt('networkWhitelist', () => parseNetworkWhitelist(values.networkWhitelist)) as string[] | undefined);
+  const roles = (attempt('roles', () => validateRoles(values.roles, options.knownRoles)) as string[] | undefined);
   const keyText = values.publicKey;
   if (options.mode === 'create' || keyText.trim() !== '') {
     try {
@@ -100,10 +90,6 @@ export async function checkClientForm(values, options) {
   return { errors, body, key };
 }
 
-/**
- * @param {readonly string[]} a
- * @param {readonly string[]} b
- */
-function sameList(a, b) {
+function sameList(a: readonly string[], b: readonly string[]) {
   return a.length === b.length && [...a].sort().join('\n') === [...b].sort().join('\n');
 }
