@@ -9,6 +9,7 @@
  * operator (`registry:admin`) gets the operator view: an account picker over every account,
  * whose clients are listed and where new clients go.
  */
+import type { AccountView, ClientView } from '../lambda/registry/view-types';
 import { importSigningKey, looksLikePrivateKey, checkPublicKey } from './keys';
 import { forgetKey, recallKey, rememberKey } from './key-store';
 import { RegistryError, apiBaseOf, createRegistryClient } from './registry-client';
@@ -17,21 +18,8 @@ import { checkClientForm, screenPublicKey, validateRoles } from './validation';
 import { ROTATION_DAYS, failureLine, keySummary, shortFingerprint, unauthenticatedRows } from './view-model';
 
 type Registry = ReturnType<typeof createRegistryClient>;
-interface AccountView {
-  accountId: string;
-  name: string;
-  roleCeiling: string[];
-}
-interface ClientView {
-  clientId: string;
-  accountId?: string;
-  name: string;
-  status: 'active' | 'disabled';
-  networkWhitelist: string[];
-  roles: string[];
-  keys: Array<{ fingerprint: string; publicKey: string; addedAt: string; notAfter?: string; active: boolean; }>;
-  version: number;
-}
+/** What the page needs of an account (all it knows of one it could not read: its id and the roles it may give). */
+type AccountSummary = Pick<AccountView, 'accountId' | 'name' | 'roleCeiling'>;
 
 const $ = (id: string) => (document.getElementById(id) as HTMLElement);
 const input = (id: string) => (document.getElementById(id) as HTMLInputElement);
@@ -45,7 +33,7 @@ const state = {
   /** The account whose clients are listed: the signer's own, or the one an operator picked. */
   account: undefined as string | undefined,
   /** Every account (operator view). */
-  accounts: [] as AccountView[],
+  accounts: [] as AccountSummary[],
   clients: [] as ClientView[],
   /** Seconds the last write may take to reach running authorizers (registry header). */
   propagationSeconds: undefined as number | undefined,
@@ -285,7 +273,7 @@ async function loadScope(registry: Registry, keyId: string) {
     }
   } else if (self?.accountId !== undefined) {
     state.account = self.accountId;
-    let account: AccountView = { accountId: self.accountId, name: self.accountId, roleCeiling: state.roles };
+    let account: AccountSummary = { accountId: self.accountId, name: self.accountId, roleCeiling: state.roles };
     try {
       account = await registry.getAccount(self.accountId);
     } catch {

@@ -4,7 +4,14 @@
  * same origin the portal was loaded from, and every refusal becomes a {@link RegistryError}
  * with the API's code and sentence.
  */
+import type { AccountView, AuthFailuresView, ClientView, ExpiringKeyView } from '../lambda/registry/view-types';
 import { AUTHORIZER_CACHE_TTL_HEADER, SIGNET_ERROR_HEADER, signRequest } from './signet-core';
+
+/** A page of a listing, as the registry answers it. */
+type Page<Name extends string, Item> = { readonly [K in Name]: Item[] } & { readonly nextCursor?: string };
+
+/** POST /registry/clients: the client, and whether it was created or its key was already registered. */
+type CreateClientAnswer = ClientView & { readonly registration: 'created' | 'skipped' };
 
 /** A refusal from the registry or the authorizer in front of it. */
 export class RegistryError extends Error {
@@ -67,10 +74,11 @@ export function createRegistryClient(options: RegistryClientOptions) {
   let clockOffsetMs = 0;
 
   /**
+   * One signed call. `Answer` is the shape the registry answers the route with (its own view
+   * types, lambda/registry/views.ts: the page reads what the registry writes, from one definition).
    * @param path relative to the API base, e.g. `registry/clients`
    */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the registry's JSON answers are not typed here yet (docs/openapi/registry.json is their contract)
-  async function request(method: string, path: string, call: CallOptions = {}): Promise<any> {
+  async function request<Answer>(method: string, path: string, call: CallOptions = {}): Promise<Answer> {
     const url = new URL(path, options.apiBase);
     for (const [name, value] of Object.entries(call.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
     const body = call.body === undefined ? undefined : JSON.stringify(call.body);
@@ -105,7 +113,7 @@ export function createRegistryClient(options: RegistryClientOptions) {
     if (answer instanceof RegistryError) throw answer;
     const cacheTtl = Number(response.headers.get(AUTHORIZER_CACHE_TTL_HEADER) ?? Number.NaN);
     if (method !== 'GET' && Number.isFinite(cacheTtl)) options.onWrite?.(cacheTtl);
-    return answer;
+    return answer as Answer;
   }
 
   /**
@@ -127,36 +135,39 @@ export function createRegistryClient(options: RegistryClientOptions) {
      * The roles the caller may give (GET /registry/roles): the catalogue for an operator, the
      * account's ceiling for an account admin.
      */
-    listRoles: (): Promise<{ roles: string[]; }> => request('GET', 'registry/roles'),
+    listRoles: () => request<{ roles: string[] }>('GET', 'registry/roles'),
     /**
      * A page of one account's clients (an account admin's own account; an operator's `account`,
      * by default the default account).
      */
-    listClients: (page: { cursor?: string; limit?: number; account?: string; } = {}) => request('GET', 'registry/clients', { query: { limit: page.limit, cursor: page.cursor, account: page.account } }),
-    getClient: (clientId: string) => request('GET', `registry/clients/${id(clientId)}`),
-    createClient: (body: { name: string; networkWhitelist: string[]; publicKey: string; roles: string[]; accountId?: string; }) => request('POST', 'registry/clients', { body }),
+    listClients: (page: { cursor?: string; limit?: number; account?: string } = {}) =>
+      request<Page<'clients', ClientView>>('GET', 'registry/clients', { query: { limit: page.limit, cursor: page.cursor, account: page.account } }),
+    getClient: (clientId: string) => request<ClientView>('GET', `registry/clients/${id(clientId)}`),
+    createClient: (body: { name: string; networkWhitelist: string[]; publicKey: string; roles: string[]; accountId?: string }) =>
+      request<CreateClientAnswer>('POST', 'registry/clients', { body }),
     /** A page of accounts (operators only). */
-    listAccounts: (page: { cursor?: string; limit?: number; } = {}) => request('GET', 'registry/accounts', { query: { limit: page.limit, cursor: page.cursor } }),
+    listAccounts: (page: { cursor?: string; limit?: number } = {}) => request<Page<'accounts', AccountView>>('GET', 'registry/accounts', { query: { limit: page.limit, cursor: page.cursor } }),
     /** An account (operators: any; account admins: their own). */
-    getAccount: (accountId: string) => request('GET', `registry/accounts/${id(accountId)}`),
+    getAccount: (accountId: string) => request<AccountView>('GET', `registry/accounts/${id(accountId)}`),
     /**
      * @param version the version the edit was planned from
      */
-    updateClient: (clientId: string, version: number, changes: Record<string, unknown>) => request('PATCH', `registry/clients/${id(clientId)}`, { body: { ...changes, version } }),
-    setEnabled: (clientId: string, enabled: boolean, version: number) => request('POST', `registry/clients/${id(clientId)}/${enabled ? 'enable' : 'disable'}`, { body: { version } }),
-    listAuthFailures: (clientId: string) => request('GET', `registry/clients/${id(clientId)}/auth-failures`),
-    listExpiringKeys: (olderThanDays: number) => request('GET', 'registry/keys/expiring', { query: { olderThanDays } }),
+    updateClient: (clientId: string, version: number, changes: Record<string, unknown>) =>
+      request<ClientView>('PATCH', `registry/clients/${id(clientId)}`, { body: { ...changes, version } }),
+    setEnabled: (clientId: string, enabled: boolean, version: number) =>
+      request<ClientView>('POST', `registry/clients/${id(clientId)}/${enabled ? 'enable' : 'disable'}`, { body: { version } }),
+    listAuthFailures: (clientId: string) => request<AuthFailuresView>('GET', `registry/clients/${id(clientId)}/auth-failures`),
+    listExpiringKeys: (olderThanDays: number) =>
+      request<Page<'keys', ExpiringKeyView> & { olderThanDays: number }>('GET', 'registry/keys/expiring', { query: { olderThanDays } }),
   };
 }
 
 /**
  * The JSON answer, or a RegistryError for a refusal.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the registry's JSON answers are not typed here yet (docs/openapi/registry.json is their contract)
-async function readAnswer(response: Response): Promise<any> {
+async function readAnswer(response: Response): Promise<unknown> {
   const text = await response.text();
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the registry's JSON answers are not typed here yet (docs/openapi/registry.json is their contract)
-  let body: any;
+  let body: { error?: unknown; message?: unknown; requestId?: unknown; allowedRoles?: unknown } | undefined;
   try {
     body = text === '' ? {} : JSON.parse(text);
   } catch {

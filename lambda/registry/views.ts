@@ -6,35 +6,12 @@ import { isKeyActive, type ClientRecord, type StoredPublicKey } from '../store/c
 import { UNAUTHENTICATED_FAILURE_WINDOW_S } from '../core/defaults';
 import { DEFAULT_ACCOUNT_ID } from '../store/account-id';
 import type { AccountAuditEntry, AccountRecord, AuditEntry, AuthFailure, KeyOwner, UnauthenticatedFailureWindow } from '../store/store-types';
+import type { AccountView, AuthFailuresView, ClientView, ExpiringKeyView, KeyView } from './view-types';
 
-export interface KeyView {
-  readonly fingerprint: string;
-  /** SPKI PEM. */
-  readonly publicKey: string;
-  readonly addedAt: string;
-  readonly notAfter?: string;
-  /** Whether the key verifies now (no not-after, or not-after still ahead). */
-  readonly active: boolean;
-}
+export type { AccountView, AuthFailuresView, ClientView, ExpiringKeyView } from './view-types';
 
-export interface ClientView {
-  readonly clientId: string;
-  /** The account (partner organisation) the client belongs to. */
-  readonly accountId: string;
-  readonly name: string;
-  readonly status: 'active' | 'disabled';
-  readonly networkWhitelist: readonly string[];
-  readonly roles: readonly string[];
-  readonly keys: readonly KeyView[];
-  readonly version: number;
-  readonly createdAt: string;
-  readonly updatedAt: string;
-}
 
-export interface ExpiringKeyView extends KeyOwner {
-  /** Whole days since the key was added. */
-  readonly ageDays: number;
-}
+
 
 export function clientView(record: ClientRecord, nowMs: number): ClientView {
   return {
@@ -65,15 +42,6 @@ export function expiringKeyView(owner: KeyOwner, nowMs: number): ExpiringKeyView
   return { ...owner, ageDays: Math.floor((nowMs - Date.parse(owner.addedAt)) / 86_400_000) };
 }
 
-/** An account: its name and the roles its account admins may give. */
-export interface AccountView {
-  readonly accountId: string;
-  readonly name: string;
-  readonly roleCeiling: readonly string[];
-  readonly version: number;
-  readonly createdAt: string;
-  readonly updatedAt: string;
-}
 
 export function accountView(record: AccountRecord): AccountView {
   return {
@@ -124,7 +92,7 @@ export function authFailuresView(
   clientId: string,
   failures: readonly AuthFailure[],
   unauthenticated: readonly UnauthenticatedFailureWindow[],
-): { clientId: string; failures: AuthFailure[]; unauthenticated: { windowSeconds: number; windows: UnauthenticatedFailureWindow[] } } {
+): AuthFailuresView {
   return {
     clientId,
     failures: [...failures],

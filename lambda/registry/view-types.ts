@@ -1,0 +1,52 @@
+/**
+ * The shapes the registry API answers with (docs/openapi/registry.json), as types only: the
+ * registry builds them (./views.ts) and the portal's page reads them (portal/registry-client.ts),
+ * from this one definition. Nothing here imports a module with code, so the page can use it.
+ */
+import type { AuthFailure, KeyOwner, UnauthenticatedFailureWindow } from '../store/store-types';
+
+export interface KeyView {
+  readonly fingerprint: string;
+  /** SPKI PEM. */
+  readonly publicKey: string;
+  readonly addedAt: string;
+  readonly notAfter?: string;
+  /** Whether the key verifies now (no not-after, or not-after still ahead). */
+  readonly active: boolean;
+}
+
+export interface ClientView {
+  readonly clientId: string;
+  /** The account (partner organisation) the client belongs to. */
+  readonly accountId: string;
+  readonly name: string;
+  readonly status: 'active' | 'disabled';
+  readonly networkWhitelist: readonly string[];
+  readonly roles: readonly string[];
+  readonly keys: readonly KeyView[];
+  readonly version: number;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+export interface ExpiringKeyView extends KeyOwner {
+  /** Whole days since the key was added. */
+  readonly ageDays: number;
+}
+
+/** An account: its name and the roles its account admins may give. */
+export interface AccountView {
+  readonly accountId: string;
+  readonly name: string;
+  readonly roleCeiling: readonly string[];
+  readonly version: number;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+/** `GET .../auth-failures`: listed refusals of the client's own signatures, and counts of the rest. */
+export interface AuthFailuresView {
+  readonly clientId: string;
+  readonly failures: AuthFailure[];
+  readonly unauthenticated: { readonly windowSeconds: number; readonly windows: UnauthenticatedFailureWindow[] };
+}
