@@ -13,6 +13,8 @@ import { importPublicKey, isFingerprint } from '../core/keys';
 import { scanForPrivateKey } from '../core/private-key-scan';
 import { CompiledRoleCatalogue, validateRoles } from '../core/role-policy';
 import { MAX_PUBLIC_KEY_CHARS, MAX_ROLES, parseClientName, parseClientRoles, parseNetworkWhitelist } from './client-fields';
+import { type BodyFields, bodyFields } from './contract/body-fields';
+import * as contract from './contract/schemas';
 import { isAccountId } from '../store/account-id';
 import type { NewAccount, NewKey } from '../store/store-types';
 import { MAX_PAGE_SIZE } from '../store/dynamo-table';
@@ -89,8 +91,7 @@ export function checkBodySize(bytes: number): void {
 /** `POST /registry/clients`: `{name, networkWhitelist, publicKey, roles}`, all required, and an optional `accountId`. */
 export function parseCreateRequest(body: Json, roles: CompiledRoleCatalogue): CreateRequest {
   refusePrivateKey(body);
-  onlyFields(body, ['name', 'networkWhitelist', 'publicKey', 'roles', 'accountId']);
-  requireFields(body, ['name', 'networkWhitelist', 'publicKey', 'roles']);
+  checkFields(body, CREATE_CLIENT);
   return {
     ...(body.accountId !== undefined ? { accountId: parseAccountId(body.accountId, 'accountId') } : {}),
     name: parseClientName(body.name),
@@ -106,7 +107,7 @@ export function parseCreateRequest(body: Json, roles: CompiledRoleCatalogue): Cr
  */
 export function parsePatchRequest(body: Json, roles: CompiledRoleCatalogue): PatchRequest {
   refusePrivateKey(body);
-  onlyFields(body, ['version', 'name', 'networkWhitelist', 'roles', 'publicKey']);
+  checkFields(body, UPDATE_CLIENT);
   if (!['name', 'networkWhitelist', 'roles', 'publicKey'].some((f) => body[f] !== undefined)) {
     fail('invalid_request', 'Nothing to change: give at least one of name, networkWhitelist, roles, publicKey.');
   }
@@ -122,15 +123,14 @@ export function parsePatchRequest(body: Json, roles: CompiledRoleCatalogue): Pat
 /** `POST /registry/accounts`: `{name, roleCeiling}`, both required (the ceiling may be empty). */
 export function parseCreateAccountRequest(body: Json, roles: CompiledRoleCatalogue): NewAccount {
   refusePrivateKey(body);
-  onlyFields(body, ['name', 'roleCeiling']);
-  requireFields(body, ['name', 'roleCeiling']);
+  checkFields(body, CREATE_ACCOUNT);
   return { name: parseClientName(body.name), roleCeiling: parseRoleCeiling(body.roleCeiling, roles) };
 }
 
 /** `PATCH /registry/accounts/{accountId}`: any of `name`, `roleCeiling`, plus `version` (or If-Match). */
 export function parsePatchAccountRequest(body: Json, roles: CompiledRoleCatalogue): PatchAccountRequest {
   refusePrivateKey(body);
-  onlyFields(body, ['version', 'name', 'roleCeiling']);
+  checkFields(body, UPDATE_ACCOUNT);
   if (body.name === undefined && body.roleCeiling === undefined) {
     fail('invalid_request', 'Nothing to change: give name and/or roleCeiling.');
   }
@@ -155,8 +155,7 @@ export function parseAccountId(value: unknown, field: string): string {
 /** `POST /registry/clients/{clientId}/keys`: `{publicKey, notAfter?, version?}`. */
 export function parseAddKeyRequest(body: Json): AddKeyRequest {
   refusePrivateKey(body);
-  onlyFields(body, ['publicKey', 'notAfter', 'version']);
-  requireFields(body, ['publicKey']);
+  checkFields(body, ADD_KEY);
   const key = parsePublicKey(body.publicKey);
   return {
     ...(body.version !== undefined ? { version: parseVersion(body.version) } : {}),
@@ -167,7 +166,7 @@ export function parseAddKeyRequest(body: Json): AddKeyRequest {
 /** Bodies that may only carry a version (disable, enable, key removal). */
 export function parseVersionOnly(body: Json): number | undefined {
   refusePrivateKey(body);
-  onlyFields(body, ['version']);
+  checkFields(body, VERSION_ONLY);
   return body.version === undefined ? undefined : parseVersion(body.version);
 }
 
@@ -301,15 +300,21 @@ function privateKeySubmitted(): SignetError {
   );
 }
 
-function onlyFields(body: Json, allowed: readonly string[]): void {
-  const unknown = Object.keys(body).filter((name) => !allowed.includes(name));
-  if (unknown.length > 0) {
-    fail('invalid_request', `Unknown field(s): ${unknown.map(shortName).join(', ')}. This route accepts: ${allowed.join(', ')}.`);
-  }
-}
+/** Each request body's fields, from its schema in the contract. */
+const CREATE_CLIENT = bodyFields(contract.CreateClientRequest);
+const UPDATE_CLIENT = bodyFields(contract.UpdateClientRequest);
+const CREATE_ACCOUNT = bodyFields(contract.CreateAccountRequest);
+const UPDATE_ACCOUNT = bodyFields(contract.UpdateAccountRequest);
+const ADD_KEY = bodyFields(contract.AddKeyRequest);
+const VERSION_ONLY = bodyFields(contract.VersionRequest);
 
-function requireFields(body: Json, required: readonly string[]): void {
-  const missing = required.filter((name) => body[name] === undefined || body[name] === null);
+/** Only the fields the contract lists for the body, and every field it requires. */
+function checkFields(body: Json, fields: BodyFields): void {
+  const unknown = Object.keys(body).filter((name) => !fields.allowed.includes(name));
+  if (unknown.length > 0) {
+    fail('invalid_request', `Unknown field(s): ${unknown.map(shortName).join(', ')}. This route accepts: ${fields.allowed.join(', ')}.`);
+  }
+  const missing = fields.required.filter((name) => body[name] === undefined || body[name] === null);
   if (missing.length > 0) fail('invalid_request', `Missing field(s): ${missing.join(', ')}.`);
 }
 

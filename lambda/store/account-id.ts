@@ -12,7 +12,8 @@ import { randomBytes } from 'node:crypto';
  */
 export const DEFAULT_ACCOUNT_ID = 'acct_default';
 
-const ACCOUNT_ID = /^acct_[A-Za-z0-9_-]{22}$/;
+/** Every account id: the default one or a generated one (the shape the registry's contract states). */
+export const ACCOUNT_ID_OR_DEFAULT = /^acct_(default|[A-Za-z0-9_-]{22})$/;
 
 /** A fresh account id: `acct_` followed by 16 random bytes in base64url (22 characters). */
 export function newAccountId(): string {
@@ -24,5 +25,5 @@ export function newAccountId(): string {
  * Anything else cannot name an account, so lookups answer "unknown" without a database read.
  */
 export function isAccountId(value: unknown): value is string {
-  return typeof value === 'string' && (value === DEFAULT_ACCOUNT_ID || ACCOUNT_ID.test(value));
+  return typeof value === 'string' && ACCOUNT_ID_OR_DEFAULT.test(value);
 }

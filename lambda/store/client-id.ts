@@ -4,7 +4,8 @@
  */
 import { randomBytes } from 'node:crypto';
 
-const CLIENT_ID = /^c_[A-Za-z0-9_-]{22}$/;
+/** The shape of a clientId (the registry's contract states it too: ../registry/contract/schemas.ts). */
+export const CLIENT_ID = /^c_[A-Za-z0-9_-]{22}$/;
 
 /** A fresh clientId: `c_` followed by 16 random bytes in base64url (22 characters). */
 export function newClientId(): string {

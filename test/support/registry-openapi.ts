@@ -1,6 +1,6 @@
 /**
  * Checks JSON values against the registry's OpenAPI 3.1 document (docs/openapi/registry.json)
- * with a small JSON Schema 2020-12 subset validator: $ref, type, enum, const, properties,
+ * with a small JSON Schema 2020-12 subset validator: $ref, anyOf, type, enum, const, properties,
  * required, additionalProperties, minProperties, items, minItems, maxItems, minLength,
  * maxLength, pattern, minimum, maximum, format date-time. A keyword outside that subset makes
  * the validator throw, so the document cannot rely on a rule these tests silently skip.
@@ -25,6 +25,7 @@ export function loadRegistryOpenApi(): OpenApiDocument {
 const ANNOTATIONS = new Set(['description', 'title', 'examples', 'default', '$comment', 'summary']);
 const SUPPORTED = new Set([
   '$ref',
+  'anyOf',
   'type',
   'enum',
   'const',
@@ -55,6 +56,10 @@ export function validate(doc: OpenApiDocument, schema: Schema, value: unknown, p
   }
   const problems: string[] = [];
   const here = (problem: string) => problems.push(`${path}: ${problem}`);
+  if (Array.isArray(schema.anyOf)) {
+    const tries = (schema.anyOf as Schema[]).map((branch) => validate(doc, branch, value, path));
+    if (tries.every((t) => t.length > 0)) here(`matches none of anyOf: ${tries.map((t) => t.join('; ')).join(' | ')}`);
+  }
 
   if (schema.type !== undefined) {
     const types = Array.isArray(schema.type) ? (schema.type as string[]) : [schema.type as string];

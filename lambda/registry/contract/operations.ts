@@ -1,0 +1,2186 @@
+/**
+ * The registry API as a document, apart from its body schemas: the routes (summaries,
+ * descriptions, parameters, status codes, examples), the error answers and the security scheme.
+ * Written by hand; the body schemas they refer to (#/components/schemas/...) are the contract in
+ * ./schemas.ts. ./openapi-document.ts puts the two together into docs/openapi/registry.json.
+ */
+export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string, unknown>> } & Readonly<Record<string, unknown>> = {
+  "openapi": "3.1.0",
+  "jsonSchemaDialect": "https://json-schema.org/draft/2020-12/schema",
+  "info": {
+    "title": "Signet client registry",
+    "version": "1.0.0",
+    "summary": "Register the clients (API key records) whose signed requests Signet accepts.",
+    "description": "The registry holds, per client: a name, a network whitelist, one or more RSA public keys, roles, and the service-generated `clientId` that signers put in the RFC 9421 `keyid` parameter.\n\nEvery route is itself protected by the signature scheme: the caller signs the request (RFC 9421, `rsa-v1_5-sha256`, covering `@method`, `@target-uri`, `date` and, with a body, `content-digest`) with a key of a client holding the role `registry:admin`. The registry checks the body against the signed Content-Digest.\n\nEdits use optimistic concurrency: send the `version` you read (in the body, or as If-Match with the ETag); a stale version answers 409 `version_conflict` and changes nothing. Every change writes an audit entry (who, what, when).\n\nErrors are JSON `{error, message, requestId}`: `error` is a stable code to branch on, `message` a sentence to act on. A private key pasted where the public key belongs is refused with `private_key_submitted`, never stored, logged or echoed: treat that key as exposed.\n\nAccounts: every client belongs to one account (a partner organisation). Callers with `registry:admin` (the API owner's operators) manage every account and client, create accounts (`/registry/accounts`) and set each account's role ceiling. Callers with `account:admin` manage only the clients of their own account (list, create, edit, rotate keys, disable, read auth failures and audit): anything outside it answers 404 `not_found`, exactly as an id nobody holds, and a role outside the account's ceiling answers 400 `role_not_allowed` with `allowedRoles`. Every audit entry names the client's account, the acting client and the acting client's account.\n\nPropagation: every write response (any method but GET) carries `x-signet-authorizer-cache-ttl`, the seconds an authorizer that already holds the client's record may go on deciding with the record as it was before the write (its client cache TTL; longer only while the table is unreachable, up to its stale-if-error bound). `0` means the change applies to the next request (the local gateway, where registry and authorizer share one process)."
+  },
+  "servers": [
+    {
+      "url": "http://127.0.0.1:3000",
+      "description": "`npm start` (local gateway)"
+    },
+    {
+      "url": "https://{apiId}.execute-api.{region}.amazonaws.com",
+      "variables": {
+        "apiId": {
+          "default": "abc123"
+        },
+        "region": {
+          "default": "eu-west-1"
+        }
+      }
+    }
+  ],
+  "security": [
+    {
+      "httpMessageSignature": []
+    }
+  ],
+  "tags": [
+    {
+      "name": "clients"
+    },
+    {
+      "name": "keys"
+    },
+    {
+      "name": "troubleshooting"
+    },
+    {
+      "name": "accounts"
+    }
+  ],
+  "paths": {
+    "/registry/clients": {
+      "post": {
+        "operationId": "createClient",
+        "tags": [
+          "clients"
+        ],
+        "summary": "Register a client (seed procedure 1), or find that its key is already registered (procedure 5).",
+        "description": "Answers 201 with the new client. If the public key is already registered on a client, nothing is created: 200 with that client's record and `\"registration\": \"skipped\"`. The client goes to `accountId` when given (operators: any existing account; account admins: only their own), else to the caller's account (`acct_default` for operators). An account admin may give only roles in its account's ceiling (400 `role_not_allowed`). When the key is held by a client in an account the caller cannot see, the answer is 409 `key_already_registered` without the holder.",
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/CreateClientRequest"
+              },
+              "examples": {
+                "partner": {
+                  "value": {
+                    "name": "Acme payments",
+                    "networkWhitelist": [
+                      "203.0.113.7",
+                      "198.51.100.0/24"
+                    ],
+                    "publicKey": "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAhhdHwwRbyU45ySuN4/JJ\nP+TxW+KLT2qLBhMe/bXy/8StLkBR2WUFDvBUoXiyfTHVHelAx8quhu1sNjY0/4Oo\nhOnWhNbi9JY8KQQmTxiUKfg/JUvT6nS37LYgt9sdjx9GmBzobULGtUu7dPNMDu2y\ncVrjpN830oSYu1zdN0UjPuYiLy39/xbbz29nVLQSa+C4obxNs/zlqlHFP5m0+CZr\nCZn9NaRjL23TYv5tUvAjz8l/ffQczL7riXjJjaWN9sMIVDiNga9I4F+JV6FtvyOL\nuxObG+jTsVg8kmVIuhiMf9HAijxgdOQ29jGv/erTYBpQYUbmCLv8jeK6lKZrFTG/\nCwIDAQAB\n-----END PUBLIC KEY-----\n",
+                    "roles": [
+                      "registry:admin"
+                    ]
+                  }
+                },
+                "everyone": {
+                  "summary": "0.0.0.0 (or 0.0.0.0/0, ::/0) allows every address",
+                  "value": {
+                    "name": "Mobile app",
+                    "networkWhitelist": [
+                      "0.0.0.0"
+                    ],
+                    "publicKey": "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAhhdHwwRbyU45ySuN4/JJ\nP+TxW+KLT2qLBhMe/bXy/8StLkBR2WUFDvBUoXiyfTHVHelAx8quhu1sNjY0/4Oo\nhOnWhNbi9JY8KQQmTxiUKfg/JUvT6nS37LYgt9sdjx9GmBzobULGtUu7dPNMDu2y\ncVrjpN830oSYu1zdN0UjPuYiLy39/xbbz29nVLQSa+C4obxNs/zlqlHFP5m0+CZr\nCZn9NaRjL23TYv5tUvAjz8l/ffQczL7riXjJjaWN9sMIVDiNga9I4F+JV6FtvyOL\nuxObG+jTsVg8kmVIuhiMf9HAijxgdOQ29jGv/erTYBpQYUbmCLv8jeK6lKZrFTG/\nCwIDAQAB\n-----END PUBLIC KEY-----\n",
+                    "roles": [
+                      "registry:admin"
+                    ]
+                  }
+                }
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The key is already registered: registration skipped; the body is the client holding it.",
+            "headers": {
+              "ETag": {
+                "description": "The client's version, quoted (`\"3\"`); send it back as If-Match to edit.",
+                "schema": {
+                  "type": "string"
+                }
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/CreateClientResponse"
+                },
+                "examples": {
+                  "skipped": {
+                    "value": {
+                      "clientId": "c_W1tVZ6hq0fJ3n5y7bXk2Ag",
+                      "accountId": "acct_default",
+                      "name": "Acme payments",
+                      "status": "active",
+                      "networkWhitelist": [
+                        "203.0.113.7",
+                        "198.51.100.0/24"
+                      ],
+                      "roles": [
+                        "registry:admin"
+                      ],
+                      "keys": [
+                        {
+                          "fingerprint": "8eX42bFnyGjnP5XDewS5Ofldp9e--Hjg5QLWyPCPStg",
+                          "publicKey": "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAhhdHwwRbyU45ySuN4/JJ\nP+TxW+KLT2qLBhMe/bXy/8StLkBR2WUFDvBUoXiyfTHVHelAx8quhu1sNjY0/4Oo\nhOnWhNbi9JY8KQQmTxiUKfg/JUvT6nS37LYgt9sdjx9GmBzobULGtUu7dPNMDu2y\ncVrjpN830oSYu1zdN0UjPuYiLy39/xbbz29nVLQSa+C4obxNs/zlqlHFP5m0+CZr\nCZn9NaRjL23TYv5tUvAjz8l/ffQczL7riXjJjaWN9sMIVDiNga9I4F+JV6FtvyOL\nuxObG+jTsVg8kmVIuhiMf9HAijxgdOQ29jGv/erTYBpQYUbmCLv8jeK6lKZrFTG/\nCwIDAQAB\n-----END PUBLIC KEY-----\n",
+                          "addedAt": "2026-01-05T09:30:00.000Z",
+                          "active": true
+                        }
+                      ],
+                      "version": 1,
+                      "createdAt": "2026-01-05T09:30:00.000Z",
+                      "updatedAt": "2026-01-05T09:30:00.000Z",
+                      "registration": "skipped"
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "201": {
+            "description": "Created.",
+            "headers": {
+              "ETag": {
+                "description": "The client's version, quoted (`\"3\"`); send it back as If-Match to edit.",
+                "schema": {
+                  "type": "string"
+                }
+              },
+              "Location": {
+                "description": "Path of the new client.",
+                "schema": {
+                  "type": "string"
+                }
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/CreateClientResponse"
+                },
+                "examples": {
+                  "created": {
+                    "value": {
+                      "clientId": "c_W1tVZ6hq0fJ3n5y7bXk2Ag",
+                      "accountId": "acct_default",
+                      "name": "Acme payments",
+                      "status": "active",
+                      "networkWhitelist": [
+                        "203.0.113.7",
+                        "198.51.100.0/24"
+                      ],
+                      "roles": [
+                        "registry:admin"
+                      ],
+                      "keys": [
+                        {
+                          "fingerprint": "8eX42bFnyGjnP5XDewS5Ofldp9e--Hjg5QLWyPCPStg",
+                          "publicKey": "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAhhdHwwRbyU45ySuN4/JJ\nP+TxW+KLT2qLBhMe/bXy/8StLkBR2WUFDvBUoXiyfTHVHelAx8quhu1sNjY0/4Oo\nhOnWhNbi9JY8KQQmTxiUKfg/JUvT6nS37LYgt9sdjx9GmBzobULGtUu7dPNMDu2y\ncVrjpN830oSYu1zdN0UjPuYiLy39/xbbz29nVLQSa+C4obxNs/zlqlHFP5m0+CZr\nCZn9NaRjL23TYv5tUvAjz8l/ffQczL7riXjJjaWN9sMIVDiNga9I4F+JV6FtvyOL\nuxObG+jTsVg8kmVIuhiMf9HAijxgdOQ29jGv/erTYBpQYUbmCLv8jeK6lKZrFTG/\nCwIDAQAB\n-----END PUBLIC KEY-----\n",
+                          "addedAt": "2026-01-05T09:30:00.000Z",
+                          "active": true
+                        }
+                      ],
+                      "version": 1,
+                      "createdAt": "2026-01-05T09:30:00.000Z",
+                      "updatedAt": "2026-01-05T09:30:00.000Z",
+                      "registration": "created"
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "$ref": "#/components/responses/Conflict"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/Unavailable"
+          }
+        }
+      },
+      "get": {
+        "operationId": "listClients",
+        "tags": [
+          "clients"
+        ],
+        "summary": "List clients (paginated), or find the client holding a key (seed procedure 3).",
+        "description": "Without filters: clients in creation order, `limit` per page; pass `nextCursor` back as `cursor` for the next page (absent on the last page). With `publicKey` or `fingerprint`: the client holding that key, as a list of zero or one client. Prefer `fingerprint`; a `publicKey` must be percent-encoded (an unescaped `+` is read back as `+`). Lists one account's clients, one Query per page: `account` (operators: any account, default `acct_default`; account admins: their own only, another answers 404). A key held outside the caller's account (or outside `account` when given) is not found (`clients: []`).",
+        "parameters": [
+          {
+            "name": "limit",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 100,
+              "default": 50
+            }
+          },
+          {
+            "name": "cursor",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "$ref": "#/components/schemas/Cursor"
+            },
+            "description": "`nextCursor` of the previous page, unchanged."
+          },
+          {
+            "name": "publicKey",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string"
+            },
+            "description": "A public key (SPKI PEM, PKCS#1 PEM or Base64 DER), percent-encoded."
+          },
+          {
+            "name": "fingerprint",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "$ref": "#/components/schemas/Fingerprint"
+            }
+          },
+          {
+            "name": "account",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "$ref": "#/components/schemas/AccountId"
+            },
+            "description": "The account whose clients to list or search."
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "A page of clients.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ClientList"
+                },
+                "examples": {
+                  "page": {
+                    "value": {
+                      "clients": [
+                        {
+                          "clientId": "c_W1tVZ6hq0fJ3n5y7bXk2Ag",
+                          "accountId": "acct_default",
+                          "name": "Acme payments",
+                          "status": "active",
+                          "networkWhitelist": [
+                            "203.0.113.7",
+                            "198.51.100.0/24"
+                          ],
+                          "roles": [
+                            "registry:admin"
+                          ],
+                          "keys": [
+                            {
+                              "fingerprint": "8eX42bFnyGjnP5XDewS5Ofldp9e--Hjg5QLWyPCPStg",
+                              "publicKey": "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAhhdHwwRbyU45ySuN4/JJ\nP+TxW+KLT2qLBhMe/bXy/8StLkBR2WUFDvBUoXiyfTHVHelAx8quhu1sNjY0/4Oo\nhOnWhNbi9JY8KQQmTxiUKfg/JUvT6nS37LYgt9sdjx9GmBzobULGtUu7dPNMDu2y\ncVrjpN830oSYu1zdN0UjPuYiLy39/xbbz29nVLQSa+C4obxNs/zlqlHFP5m0+CZr\nCZn9NaRjL23TYv5tUvAjz8l/ffQczL7riXjJjaWN9sMIVDiNga9I4F+JV6FtvyOL\nuxObG+jTsVg8kmVIuhiMf9HAijxgdOQ29jGv/erTYBpQYUbmCLv8jeK6lKZrFTG/\nCwIDAQAB\n-----END PUBLIC KEY-----\n",
+                              "addedAt": "2026-01-05T09:30:00.000Z",
+                              "active": true
+                            }
+                          ],
+                          "version": 1,
+                          "createdAt": "2026-01-05T09:30:00.000Z",
+                          "updatedAt": "2026-01-05T09:30:00.000Z"
+                        }
+                      ],
+                      "nextCursor": "eyJwayI6IkNMSUVOVCNjX1cxdFZaNmhxMGZKM241eTdiWGsyQWcifQ"
+                    }
+                  },
+                  "found": {
+                    "value": {
+                      "clients": [
+                        {
+                          "clientId": "c_W1tVZ6hq0fJ3n5y7bXk2Ag",
+                          "accountId": "acct_default",
+                          "name": "Acme payments",
+                          "status": "active",
+                          "networkWhitelist": [
+                            "203.0.113.7",
+                            "198.51.100.0/24"
+                          ],
+                          "roles": [
+                            "registry:admin"
+                          ],
+                          "keys": [
+                            {
+                              "fingerprint": "8eX42bFnyGjnP5XDewS5Ofldp9e--Hjg5QLWyPCPStg",
+                              "publicKey": "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAhhdHwwRbyU45ySuN4/JJ\nP+TxW+KLT2qLBhMe/bXy/8StLkBR2WUFDvBUoXiyfTHVHelAx8quhu1sNjY0/4Oo\nhOnWhNbi9JY8KQQmTxiUKfg/JUvT6nS37LYgt9sdjx9GmBzobULGtUu7dPNMDu2y\ncVrjpN830oSYu1zdN0UjPuYiLy39/xbbz29nVLQSa+C4obxNs/zlqlHFP5m0+CZr\nCZn9NaRjL23TYv5tUvAjz8l/ffQczL7riXjJjaWN9sMIVDiNga9I4F+JV6FtvyOL\nuxObG+jTsVg8kmVIuhiMf9HAijxgdOQ29jGv/erTYBpQYUbmCLv8jeK6lKZrFTG/\nCwIDAQAB\n-----END PUBLIC KEY-----\n",
+                              "addedAt": "2026-01-05T09:30:00.000Z",
+                              "active": true
+                            }
+                          ],
+                          "version": 1,
+                          "createdAt": "2026-01-05T09:30:00.000Z",
+                          "updatedAt": "2026-01-05T09:30:00.000Z"
+                        }
+                      ]
+                    }
+                  },
+                  "notFound": {
+                    "summary": "no client holds this key",
+                    "value": {
+                      "clients": []
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/Unavailable"
+          }
+        }
+      }
+    },
+    "/registry/clients/{clientId}": {
+      "parameters": [
+        {
+          "name": "clientId",
+          "in": "path",
+          "required": true,
+          "schema": {
+            "$ref": "#/components/schemas/ClientId"
+          },
+          "description": "The id the service generated; signers put it in the signature's `keyid`."
+        }
+      ],
+      "get": {
+        "operationId": "getClient",
+        "tags": [
+          "clients"
+        ],
+        "summary": "Read a client.",
+        "responses": {
+          "200": {
+            "description": "The client.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Client"
+                },
+                "examples": {
+                  "client": {
+                    "value": {
+                      "clientId": "c_W1tVZ6hq0fJ3n5y7bXk2Ag",
+                      "accountId": "acct_default",
+                      "name": "Acme payments",
+                      "status": "active",
+                      "networkWhitelist": [
+                        "203.0.113.7",
+                        "198.51.100.0/24"
+                      ],
+                      "roles": [
+                        "registry:admin"
+                      ],
+                      "keys": [
+                        {
+                          "fingerprint": "8eX42bFnyGjnP5XDewS5Ofldp9e--Hjg5QLWyPCPStg",
+                          "publicKey": "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAhhdHwwRbyU45ySuN4/JJ\nP+TxW+KLT2qLBhMe/bXy/8StLkBR2WUFDvBUoXiyfTHVHelAx8quhu1sNjY0/4Oo\nhOnWhNbi9JY8KQQmTxiUKfg/JUvT6nS37LYgt9sdjx9GmBzobULGtUu7dPNMDu2y\ncVrjpN830oSYu1zdN0UjPuYiLy39/xbbz29nVLQSa+C4obxNs/zlqlHFP5m0+CZr\nCZn9NaRjL23TYv5tUvAjz8l/ffQczL7riXjJjaWN9sMIVDiNga9I4F+JV6FtvyOL\nuxObG+jTsVg8kmVIuhiMf9HAijxgdOQ29jGv/erTYBpQYUbmCLv8jeK6lKZrFTG/\nCwIDAQAB\n-----END PUBLIC KEY-----\n",
+                          "addedAt": "2026-01-05T09:30:00.000Z",
+                          "active": true
+                        }
+                      ],
+                      "version": 1,
+                      "createdAt": "2026-01-05T09:30:00.000Z",
+                      "updatedAt": "2026-01-05T09:30:00.000Z"
+                    }
+                  }
+                }
+              }
+            },
+            "headers": {
+              "ETag": {
+                "description": "The client's version, quoted (`\"3\"`); send it back as If-Match to edit.",
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/Unavailable"
+          }
+        }
+      },
+      "patch": {
+        "operationId": "updateClient",
+        "tags": [
+          "clients"
+        ],
+        "summary": "Edit a client (seed procedure 2): name, whitelist, roles, or replace its public key.",
+        "description": "Give the `version` you read (or If-Match). Fields absent stay as they are. `publicKey` replaces every key of the client with this one (for a rollover without downtime use the keys routes instead). A stale version answers 409 `version_conflict`.",
+        "parameters": [
+          {
+            "name": "If-Match",
+            "in": "header",
+            "required": false,
+            "schema": {
+              "type": "string",
+              "examples": [
+                "\"3\""
+              ]
+            },
+            "description": "The version you read (the ETag). Alternative to `version` in the body; if both are given they must agree."
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/UpdateClientRequest"
+              },
+              "examples": {
+                "whitelist": {
+                  "value": {
+                    "version": 1,
+                    "networkWhitelist": [
+                      "203.0.113.7",
+                      "2001:db8::/32"
+                    ]
+                  }
+                },
+                "replaceKey": {
+                  "value": {
+                    "version": 2,
+                    "publicKey": "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAhhdHwwRbyU45ySuN4/JJ\nP+TxW+KLT2qLBhMe/bXy/8StLkBR2WUFDvBUoXiyfTHVHelAx8quhu1sNjY0/4Oo\nhOnWhNbi9JY8KQQmTxiUKfg/JUvT6nS37LYgt9sdjx9GmBzobULGtUu7dPNMDu2y\ncVrjpN830oSYu1zdN0UjPuYiLy39/xbbz29nVLQSa+C4obxNs/zlqlHFP5m0+CZr\nCZn9NaRjL23TYv5tUvAjz8l/ffQczL7riXjJjaWN9sMIVDiNga9I4F+JV6FtvyOL\nuxObG+jTsVg8kmVIuhiMf9HAijxgdOQ29jGv/erTYBpQYUbmCLv8jeK6lKZrFTG/\nCwIDAQAB\n-----END PUBLIC KEY-----\n"
+                  }
+                }
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The client after the edit.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Client"
+                },
+                "examples": {
+                  "client": {
+                    "value": {
+                      "clientId": "c_W1tVZ6hq0fJ3n5y7bXk2Ag",
+                      "accountId": "acct_default",
+                      "name": "Acme payments",
+                      "status": "active",
+                      "networkWhitelist": [
+                        "203.0.113.7",
+                        "2001:db8::/32"
+                      ],
+                      "roles": [
+                        "registry:admin"
+                      ],
+                      "keys": [
+                        {
+                          "fingerprint": "8eX42bFnyGjnP5XDewS5Ofldp9e--Hjg5QLWyPCPStg",
+                          "publicKey": "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAhhdHwwRbyU45ySuN4/JJ\nP+TxW+KLT2qLBhMe/bXy/8StLkBR2WUFDvBUoXiyfTHVHelAx8quhu1sNjY0/4Oo\nhOnWhNbi9JY8KQQmTxiUKfg/JUvT6nS37LYgt9sdjx9GmBzobULGtUu7dPNMDu2y\ncVrjpN830oSYu1zdN0UjPuYiLy39/xbbz29nVLQSa+C4obxNs/zlqlHFP5m0+CZr\nCZn9NaRjL23TYv5tUvAjz8l/ffQczL7riXjJjaWN9sMIVDiNga9I4F+JV6FtvyOL\nuxObG+jTsVg8kmVIuhiMf9HAijxgdOQ29jGv/erTYBpQYUbmCLv8jeK6lKZrFTG/\nCwIDAQAB\n-----END PUBLIC KEY-----\n",
+                          "addedAt": "2026-01-05T09:30:00.000Z",
+                          "active": true
+                        }
+                      ],
+                      "version": 2,
+                      "createdAt": "2026-01-05T09:30:00.000Z",
+                      "updatedAt": "2026-01-05T09:30:00.000Z"
+                    }
+                  }
+                }
+              }
+            },
+            "headers": {
+              "ETag": {
+                "description": "The client's version, quoted (`\"3\"`); send it back as If-Match to edit.",
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "$ref": "#/components/responses/Conflict"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/Unavailable"
+          }
+        }
+      }
+    },
+    "/registry/clients/{clientId}/keys": {
+      "parameters": [
+        {
+          "name": "clientId",
+          "in": "path",
+          "required": true,
+          "schema": {
+            "$ref": "#/components/schemas/ClientId"
+          },
+          "description": "The id the service generated; signers put it in the signature's `keyid`."
+        }
+      ],
+      "post": {
+        "operationId": "addKey",
+        "tags": [
+          "keys"
+        ],
+        "summary": "Add a public key (rollover: both keys verify until the old one is removed or passes its not-after).",
+        "description": "Keys already past their not-after are dropped in the same change. `version` (or If-Match) is optional here: without it the key is added to the current record.",
+        "parameters": [
+          {
+            "name": "If-Match",
+            "in": "header",
+            "required": false,
+            "schema": {
+              "type": "string",
+              "examples": [
+                "\"3\""
+              ]
+            },
+            "description": "The version you read (the ETag). Alternative to `version` in the body; if both are given they must agree."
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/AddKeyRequest"
+              },
+              "examples": {
+                "add": {
+                  "value": {
+                    "publicKey": "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAhhdHwwRbyU45ySuN4/JJ\nP+TxW+KLT2qLBhMe/bXy/8StLkBR2WUFDvBUoXiyfTHVHelAx8quhu1sNjY0/4Oo\nhOnWhNbi9JY8KQQmTxiUKfg/JUvT6nS37LYgt9sdjx9GmBzobULGtUu7dPNMDu2y\ncVrjpN830oSYu1zdN0UjPuYiLy39/xbbz29nVLQSa+C4obxNs/zlqlHFP5m0+CZr\nCZn9NaRjL23TYv5tUvAjz8l/ffQczL7riXjJjaWN9sMIVDiNga9I4F+JV6FtvyOL\nuxObG+jTsVg8kmVIuhiMf9HAijxgdOQ29jGv/erTYBpQYUbmCLv8jeK6lKZrFTG/\nCwIDAQAB\n-----END PUBLIC KEY-----\n"
+                  }
+                },
+                "withExpiry": {
+                  "value": {
+                    "publicKey": "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAhhdHwwRbyU45ySuN4/JJ\nP+TxW+KLT2qLBhMe/bXy/8StLkBR2WUFDvBUoXiyfTHVHelAx8quhu1sNjY0/4Oo\nhOnWhNbi9JY8KQQmTxiUKfg/JUvT6nS37LYgt9sdjx9GmBzobULGtUu7dPNMDu2y\ncVrjpN830oSYu1zdN0UjPuYiLy39/xbbz29nVLQSa+C4obxNs/zlqlHFP5m0+CZr\nCZn9NaRjL23TYv5tUvAjz8l/ffQczL7riXjJjaWN9sMIVDiNga9I4F+JV6FtvyOL\nuxObG+jTsVg8kmVIuhiMf9HAijxgdOQ29jGv/erTYBpQYUbmCLv8jeK6lKZrFTG/\nCwIDAQAB\n-----END PUBLIC KEY-----\n",
+                    "notAfter": "2027-01-01T00:00:00Z",
+                    "version": 2
+                  }
+                }
+              }
+            }
+          }
+        },
+        "responses": {
+          "201": {
+            "description": "The client holding the new key.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Client"
+                },
+                "examples": {
+                  "client": {
+                    "value": {
+                      "clientId": "c_W1tVZ6hq0fJ3n5y7bXk2Ag",
+                      "accountId": "acct_default",
+                      "name": "Acme payments",
+                      "status": "active",
+                      "networkWhitelist": [
+                        "203.0.113.7",
+                        "198.51.100.0/24"
+                      ],
+                      "roles": [
+                        "registry:admin"
+                      ],
+                      "keys": [
+                        {
+                          "fingerprint": "8eX42bFnyGjnP5XDewS5Ofldp9e--Hjg5QLWyPCPStg",
+                          "publicKey": "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAhhdHwwRbyU45ySuN4/JJ\nP+TxW+KLT2qLBhMe/bXy/8StLkBR2WUFDvBUoXiyfTHVHelAx8quhu1sNjY0/4Oo\nhOnWhNbi9JY8KQQmTxiUKfg/JUvT6nS37LYgt9sdjx9GmBzobULGtUu7dPNMDu2y\ncVrjpN830oSYu1zdN0UjPuYiLy39/xbbz29nVLQSa+C4obxNs/zlqlHFP5m0+CZr\nCZn9NaRjL23TYv5tUvAjz8l/ffQczL7riXjJjaWN9sMIVDiNga9I4F+JV6FtvyOL\nuxObG+jTsVg8kmVIuhiMf9HAijxgdOQ29jGv/erTYBpQYUbmCLv8jeK6lKZrFTG/\nCwIDAQAB\n-----END PUBLIC KEY-----\n",
+                          "addedAt": "2026-01-05T09:30:00.000Z",
+                          "notAfter": "2026-04-06T09:30:00.000Z",
+                          "active": true
+                        },
+                        {
+                          "fingerprint": "q1OQ8X3m7f1hC2Qm0rjqgK3i0mS7pWc6oK4y9Z1nT0A",
+                          "publicKey": "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAhhdHwwRbyU45ySuN4/JJ\nP+TxW+KLT2qLBhMe/bXy/8StLkBR2WUFDvBUoXiyfTHVHelAx8quhu1sNjY0/4Oo\nhOnWhNbi9JY8KQQmTxiUKfg/JUvT6nS37LYgt9sdjx9GmBzobULGtUu7dPNMDu2y\ncVrjpN830oSYu1zdN0UjPuYiLy39/xbbz29nVLQSa+C4obxNs/zlqlHFP5m0+CZr\nCZn9NaRjL23TYv5tUvAjz8l/ffQczL7riXjJjaWN9sMIVDiNga9I4F+JV6FtvyOL\nuxObG+jTsVg8kmVIuhiMf9HAijxgdOQ29jGv/erTYBpQYUbmCLv8jeK6lKZrFTG/\nCwIDAQAB\n-----END PUBLIC KEY-----\n",
+                          "addedAt": "2026-04-05T09:30:00.000Z",
+                          "active": true
+                        }
+                      ],
+                      "version": 3,
+                      "createdAt": "2026-01-05T09:30:00.000Z",
+                      "updatedAt": "2026-04-05T09:30:00.000Z"
+                    }
+                  }
+                }
+              }
+            },
+            "headers": {
+              "ETag": {
+                "description": "The client's version, quoted (`\"3\"`); send it back as If-Match to edit.",
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "$ref": "#/components/responses/Conflict"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/Unavailable"
+          }
+        }
+      }
+    },
+    "/registry/clients/{clientId}/keys/{fingerprint}": {
+      "parameters": [
+        {
+          "name": "clientId",
+          "in": "path",
+          "required": true,
+          "schema": {
+            "$ref": "#/components/schemas/ClientId"
+          },
+          "description": "The id the service generated; signers put it in the signature's `keyid`."
+        },
+        {
+          "name": "fingerprint",
+          "in": "path",
+          "required": true,
+          "schema": {
+            "$ref": "#/components/schemas/Fingerprint"
+          }
+        }
+      ],
+      "delete": {
+        "operationId": "removeKey",
+        "tags": [
+          "keys"
+        ],
+        "summary": "Remove a key (after a rollover). The client's last active key cannot be removed (409 `last_key`).",
+        "parameters": [
+          {
+            "name": "If-Match",
+            "in": "header",
+            "required": false,
+            "schema": {
+              "type": "string",
+              "examples": [
+                "\"3\""
+              ]
+            },
+            "description": "The version you read (the ETag). Alternative to `version` in the body; if both are given they must agree."
+          }
+        ],
+        "requestBody": {
+          "required": false,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/VersionRequest"
+              },
+              "examples": {
+                "version": {
+                  "value": {
+                    "version": 3
+                  }
+                }
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The client without the key.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Client"
+                },
+                "examples": {
+                  "client": {
+                    "value": {
+                      "clientId": "c_W1tVZ6hq0fJ3n5y7bXk2Ag",
+                      "accountId": "acct_default",
+                      "name": "Acme payments",
+                      "status": "active",
+                      "networkWhitelist": [
+                        "203.0.113.7",
+                        "198.51.100.0/24"
+                      ],
+                      "roles": [
+                        "registry:admin"
+                      ],
+                      "keys": [
+                        {
+                          "fingerprint": "q1OQ8X3m7f1hC2Qm0rjqgK3i0mS7pWc6oK4y9Z1nT0A",
+                          "publicKey": "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAhhdHwwRbyU45ySuN4/JJ\nP+TxW+KLT2qLBhMe/bXy/8StLkBR2WUFDvBUoXiyfTHVHelAx8quhu1sNjY0/4Oo\nhOnWhNbi9JY8KQQmTxiUKfg/JUvT6nS37LYgt9sdjx9GmBzobULGtUu7dPNMDu2y\ncVrjpN830oSYu1zdN0UjPuYiLy39/xbbz29nVLQSa+C4obxNs/zlqlHFP5m0+CZr\nCZn9NaRjL23TYv5tUvAjz8l/ffQczL7riXjJjaWN9sMIVDiNga9I4F+JV6FtvyOL\nuxObG+jTsVg8kmVIuhiMf9HAijxgdOQ29jGv/erTYBpQYUbmCLv8jeK6lKZrFTG/\nCwIDAQAB\n-----END PUBLIC KEY-----\n",
+                          "addedAt": "2026-04-05T09:30:00.000Z",
+                          "active": true
+                        }
+                      ],
+                      "version": 4,
+                      "createdAt": "2026-01-05T09:30:00.000Z",
+                      "updatedAt": "2026-01-05T09:30:00.000Z"
+                    }
+                  }
+                }
+              }
+            },
+            "headers": {
+              "ETag": {
+                "description": "The client's version, quoted (`\"3\"`); send it back as If-Match to edit.",
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "$ref": "#/components/responses/Conflict"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/Unavailable"
+          }
+        }
+      }
+    },
+    "/registry/clients/{clientId}/disable": {
+      "parameters": [
+        {
+          "name": "clientId",
+          "in": "path",
+          "required": true,
+          "schema": {
+            "$ref": "#/components/schemas/ClientId"
+          },
+          "description": "The id the service generated; signers put it in the signature's `keyid`."
+        }
+      ],
+      "post": {
+        "operationId": "disableClient",
+        "tags": [
+          "clients"
+        ],
+        "summary": "Disable a client: its requests are refused (`client_disabled`). No change if already disabled.",
+        "parameters": [
+          {
+            "name": "If-Match",
+            "in": "header",
+            "required": false,
+            "schema": {
+              "type": "string",
+              "examples": [
+                "\"3\""
+              ]
+            },
+            "description": "The version you read (the ETag). Alternative to `version` in the body; if both are given they must agree."
+          }
+        ],
+        "requestBody": {
+          "required": false,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/VersionRequest"
+              },
+              "examples": {
+                "empty": {
+                  "value": {}
+                }
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The client.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Client"
+                },
+                "examples": {
+                  "client": {
+                    "value": {
+                      "clientId": "c_W1tVZ6hq0fJ3n5y7bXk2Ag",
+                      "accountId": "acct_default",
+                      "name": "Acme payments",
+                      "status": "disabled",
+                      "networkWhitelist": [
+                        "203.0.113.7",
+                        "198.51.100.0/24"
+                      ],
+                      "roles": [
+                        "registry:admin"
+                      ],
+                      "keys": [
+                        {
+                          "fingerprint": "8eX42bFnyGjnP5XDewS5Ofldp9e--Hjg5QLWyPCPStg",
+                          "publicKey": "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAhhdHwwRbyU45ySuN4/JJ\nP+TxW+KLT2qLBhMe/bXy/8StLkBR2WUFDvBUoXiyfTHVHelAx8quhu1sNjY0/4Oo\nhOnWhNbi9JY8KQQmTxiUKfg/JUvT6nS37LYgt9sdjx9GmBzobULGtUu7dPNMDu2y\ncVrjpN830oSYu1zdN0UjPuYiLy39/xbbz29nVLQSa+C4obxNs/zlqlHFP5m0+CZr\nCZn9NaRjL23TYv5tUvAjz8l/ffQczL7riXjJjaWN9sMIVDiNga9I4F+JV6FtvyOL\nuxObG+jTsVg8kmVIuhiMf9HAijxgdOQ29jGv/erTYBpQYUbmCLv8jeK6lKZrFTG/\nCwIDAQAB\n-----END PUBLIC KEY-----\n",
+                          "addedAt": "2026-01-05T09:30:00.000Z",
+                          "active": true
+                        }
+                      ],
+                      "version": 2,
+                      "createdAt": "2026-01-05T09:30:00.000Z",
+                      "updatedAt": "2026-01-05T09:30:00.000Z"
+                    }
+                  }
+                }
+              }
+            },
+            "headers": {
+              "ETag": {
+                "description": "The client's version, quoted (`\"3\"`); send it back as If-Match to edit.",
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "$ref": "#/components/responses/Conflict"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/Unavailable"
+          }
+        }
+      }
+    },
+    "/registry/clients/{clientId}/enable": {
+      "parameters": [
+        {
+          "name": "clientId",
+          "in": "path",
+          "required": true,
+          "schema": {
+            "$ref": "#/components/schemas/ClientId"
+          },
+          "description": "The id the service generated; signers put it in the signature's `keyid`."
+        }
+      ],
+      "post": {
+        "operationId": "enableClient",
+        "tags": [
+          "clients"
+        ],
+        "summary": "Enable a disabled client. No change if already active.",
+        "parameters": [
+          {
+            "name": "If-Match",
+            "in": "header",
+            "required": false,
+            "schema": {
+              "type": "string",
+              "examples": [
+                "\"3\""
+              ]
+            },
+            "description": "The version you read (the ETag). Alternative to `version` in the body; if both are given they must agree."
+          }
+        ],
+        "requestBody": {
+          "required": false,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/VersionRequest"
+              },
+              "examples": {
+                "version": {
+                  "value": {
+                    "version": 2
+                  }
+                }
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The client.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Client"
+                },
+                "examples": {
+                  "client": {
+                    "value": {
+                      "clientId": "c_W1tVZ6hq0fJ3n5y7bXk2Ag",
+                      "accountId": "acct_default",
+                      "name": "Acme payments",
+                      "status": "active",
+                      "networkWhitelist": [
+                        "203.0.113.7",
+                        "198.51.100.0/24"
+                      ],
+                      "roles": [
+                        "registry:admin"
+                      ],
+                      "keys": [
+                        {
+                          "fingerprint": "8eX42bFnyGjnP5XDewS5Ofldp9e--Hjg5QLWyPCPStg",
+                          "publicKey": "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAhhdHwwRbyU45ySuN4/JJ\nP+TxW+KLT2qLBhMe/bXy/8StLkBR2WUFDvBUoXiyfTHVHelAx8quhu1sNjY0/4Oo\nhOnWhNbi9JY8KQQmTxiUKfg/JUvT6nS37LYgt9sdjx9GmBzobULGtUu7dPNMDu2y\ncVrjpN830oSYu1zdN0UjPuYiLy39/xbbz29nVLQSa+C4obxNs/zlqlHFP5m0+CZr\nCZn9NaRjL23TYv5tUvAjz8l/ffQczL7riXjJjaWN9sMIVDiNga9I4F+JV6FtvyOL\nuxObG+jTsVg8kmVIuhiMf9HAijxgdOQ29jGv/erTYBpQYUbmCLv8jeK6lKZrFTG/\nCwIDAQAB\n-----END PUBLIC KEY-----\n",
+                          "addedAt": "2026-01-05T09:30:00.000Z",
+                          "active": true
+                        }
+                      ],
+                      "version": 3,
+                      "createdAt": "2026-01-05T09:30:00.000Z",
+                      "updatedAt": "2026-01-05T09:30:00.000Z"
+                    }
+                  }
+                }
+              }
+            },
+            "headers": {
+              "ETag": {
+                "description": "The client's version, quoted (`\"3\"`); send it back as If-Match to edit.",
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "$ref": "#/components/responses/Conflict"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/Unavailable"
+          }
+        }
+      }
+    },
+    "/registry/clients/{clientId}/auth-failures": {
+      "parameters": [
+        {
+          "name": "clientId",
+          "in": "path",
+          "required": true,
+          "schema": {
+            "$ref": "#/components/schemas/ClientId"
+          },
+          "description": "The id the service generated; signers put it in the signature's `keyid`."
+        }
+      ],
+      "get": {
+        "operationId": "listAuthFailures",
+        "tags": [
+          "troubleshooting"
+        ],
+        "summary": "The client's recent refused requests, so a partner can troubleshoot: those its own keys signed as entries (up to 20, newest first), and those anyone could have sent naming it as counts per reason and hour (kept 7 days).",
+        "responses": {
+          "200": {
+            "description": "Recent failures.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/AuthFailureList"
+                },
+                "examples": {
+                  "failures": {
+                    "value": {
+                      "clientId": "c_W1tVZ6hq0fJ3n5y7bXk2Ag",
+                      "failures": [
+                        {
+                          "at": "2026-01-05T10:00:00.000Z",
+                          "reason": "ip_not_allowed",
+                          "message": "Requests from 198.51.100.4 are not in this client's network whitelist. Ask the API owner to add your egress address or range.",
+                          "sourceIp": "198.51.100.4",
+                          "method": "POST",
+                          "path": "/api/orders"
+                        },
+                        {
+                          "at": "2026-01-05T09:59:00.000Z",
+                          "reason": "role_forbidden",
+                          "sourceIp": "203.0.113.7",
+                          "method": "DELETE",
+                          "path": "/api/orders/42"
+                        }
+                      ],
+                      "unauthenticated": {
+                        "windowSeconds": 3600,
+                        "windows": [
+                          {
+                            "start": "2026-01-05T10:00:00.000Z",
+                            "counts": {
+                              "signature_mismatch": 50,
+                              "clock_skew": 2
+                            }
+                          },
+                          {
+                            "start": "2026-01-05T09:00:00.000Z",
+                            "counts": {
+                              "expired": 1
+                            }
+                          }
+                        ]
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/Unavailable"
+          }
+        },
+        "description": "A refusal is an entry in `failures` only when one of the client's own keys signed the request (`ip_not_allowed`, `role_forbidden`, `key_expired`, `client_disabled`, `replayed_request`): only the client can cause those, so they say what it asked for. Every other refusal naming the client (a bad signature, an expired `created`, malformed headers, ...) may come from anyone who knows the clientId: it only adds to `unauthenticated`, a count per reason code and window, with nothing the request chose, so such requests cannot push the client's own entries out. Counts are written at most once per client and reason per `SIGNET_AUTH_FAILURE_RECORD_INTERVAL_MS` per authorizer instance (the ones in between are added with the next write), so the latest ones may show up later."
+      }
+    },
+    "/registry/clients/{clientId}/audit": {
+      "parameters": [
+        {
+          "name": "clientId",
+          "in": "path",
+          "required": true,
+          "schema": {
+            "$ref": "#/components/schemas/ClientId"
+          },
+          "description": "The id the service generated; signers put it in the signature's `keyid`."
+        }
+      ],
+      "get": {
+        "operationId": "listAudit",
+        "tags": [
+          "troubleshooting"
+        ],
+        "summary": "The client's audit trail (who changed what, when), newest first.",
+        "parameters": [
+          {
+            "name": "limit",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 100,
+              "default": 50
+            }
+          },
+          {
+            "name": "cursor",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "$ref": "#/components/schemas/Cursor"
+            },
+            "description": "`nextCursor` of the previous page, unchanged."
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "A page of audit entries.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/AuditList"
+                },
+                "examples": {
+                  "trail": {
+                    "value": {
+                      "clientId": "c_W1tVZ6hq0fJ3n5y7bXk2Ag",
+                      "entries": [
+                        {
+                          "clientId": "c_W1tVZ6hq0fJ3n5y7bXk2Ag",
+                          "accountId": "acct_default",
+                          "at": "2026-01-06T08:00:00.000Z",
+                          "actor": "c_AdminAdminAdminAdmin0A",
+                          "action": "client.updated",
+                          "version": 2,
+                          "changes": {
+                            "networkWhitelist": {
+                              "from": [
+                                "203.0.113.7"
+                              ],
+                              "to": [
+                                "203.0.113.7",
+                                "2001:db8::/32"
+                              ]
+                            }
+                          }
+                        },
+                        {
+                          "clientId": "c_W1tVZ6hq0fJ3n5y7bXk2Ag",
+                          "accountId": "acct_default",
+                          "at": "2026-01-05T09:30:00.000Z",
+                          "actor": "c_AdminAdminAdminAdmin0A",
+                          "action": "client.created",
+                          "version": 1,
+                          "changes": {
+                            "name": {
+                              "to": "Acme payments"
+                            },
+                            "status": {
+                              "to": "active"
+                            },
+                            "networkWhitelist": {
+                              "to": [
+                                "203.0.113.7"
+                              ]
+                            },
+                            "roles": {
+                              "to": [
+                                "registry:admin"
+                              ]
+                            }
+                          },
+                          "keysAdded": [
+                            "8eX42bFnyGjnP5XDewS5Ofldp9e--Hjg5QLWyPCPStg"
+                          ]
+                        }
+                      ]
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/Unavailable"
+          }
+        }
+      }
+    },
+    "/registry/keys/expiring": {
+      "get": {
+        "operationId": "listExpiringKeys",
+        "tags": [
+          "keys"
+        ],
+        "summary": "Keys added more than `olderThanDays` days ago (default 90), oldest first: partner-held keys due for rotation.",
+        "parameters": [
+          {
+            "name": "olderThanDays",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "integer",
+              "minimum": 0,
+              "maximum": 36500,
+              "default": 90
+            }
+          },
+          {
+            "name": "limit",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 100,
+              "default": 50
+            }
+          },
+          {
+            "name": "cursor",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "$ref": "#/components/schemas/Cursor"
+            },
+            "description": "`nextCursor` of the previous page, unchanged."
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "A page of keys.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ExpiringKeyList"
+                },
+                "examples": {
+                  "due": {
+                    "value": {
+                      "olderThanDays": 90,
+                      "keys": [
+                        {
+                          "clientId": "c_W1tVZ6hq0fJ3n5y7bXk2Ag",
+                          "fingerprint": "8eX42bFnyGjnP5XDewS5Ofldp9e--Hjg5QLWyPCPStg",
+                          "addedAt": "2026-01-05T09:30:00.000Z",
+                          "ageDays": 120
+                        }
+                      ]
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/Unavailable"
+          }
+        },
+        "description": "Operators only (it spans every account): account admins get 403 `role_forbidden`."
+      }
+    },
+    "/registry/roles": {
+      "get": {
+        "operationId": "listRoles",
+        "tags": [
+          "clients"
+        ],
+        "summary": "The role names of the role catalogue, sorted: what `roles` may contain when a client is created or edited (the client portal offers these).",
+        "responses": {
+          "200": {
+            "description": "The role names.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/RoleList"
+                },
+                "examples": {
+                  "roles": {
+                    "value": {
+                      "roles": [
+                        "demo",
+                        "registry:admin"
+                      ]
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/Unavailable"
+          }
+        },
+        "description": "Operators get every role of the catalogue; account admins get the roles they may give (their account's ceiling)."
+      }
+    },
+    "/registry/accounts": {
+      "post": {
+        "operationId": "createAccount",
+        "tags": [
+          "accounts"
+        ],
+        "summary": "Create an account for a partner organisation (operators only).",
+        "description": "Answers 201 with the account and its generated `accountId`. `roleCeiling` lists the roles its account admins may give; it never includes `registry:admin` (400 `role_not_allowed`).",
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/CreateAccountRequest"
+              },
+              "examples": {
+                "partner": {
+                  "value": {
+                    "name": "Acme payments",
+                    "roleCeiling": [
+                      "demo",
+                      "account:admin"
+                    ]
+                  }
+                }
+              }
+            }
+          }
+        },
+        "responses": {
+          "201": {
+            "description": "The account.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Account"
+                },
+                "examples": {
+                  "account": {
+                    "value": {
+                      "accountId": "acct_Q2hKx8mV1tP4wR7zN0bYfA",
+                      "name": "Acme payments",
+                      "roleCeiling": [
+                        "demo",
+                        "account:admin"
+                      ],
+                      "version": 1,
+                      "createdAt": "2026-01-05T09:30:00.000Z",
+                      "updatedAt": "2026-01-05T09:30:00.000Z"
+                    }
+                  }
+                }
+              }
+            },
+            "headers": {
+              "ETag": {
+                "description": "The account version, e.g. `\"1\"`: send it back as If-Match.",
+                "schema": {
+                  "type": "string"
+                }
+              },
+              "Location": {
+                "description": "`/registry/accounts/{accountId}`",
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/Unavailable"
+          }
+        }
+      },
+      "get": {
+        "operationId": "listAccounts",
+        "tags": [
+          "accounts"
+        ],
+        "summary": "List accounts (operators only), the default account first.",
+        "parameters": [
+          {
+            "name": "limit",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 100,
+              "default": 50
+            }
+          },
+          {
+            "name": "cursor",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "$ref": "#/components/schemas/Cursor"
+            },
+            "description": "`nextCursor` of the previous page, unchanged."
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "A page of accounts.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/AccountList"
+                },
+                "examples": {
+                  "page": {
+                    "value": {
+                      "accounts": [
+                        {
+                          "accountId": "acct_default",
+                          "name": "Default account",
+                          "roleCeiling": [],
+                          "version": 0,
+                          "createdAt": "1970-01-01T00:00:00.000Z",
+                          "updatedAt": "1970-01-01T00:00:00.000Z"
+                        },
+                        {
+                          "accountId": "acct_Q2hKx8mV1tP4wR7zN0bYfA",
+                          "name": "Acme payments",
+                          "roleCeiling": [
+                            "demo",
+                            "account:admin"
+                          ],
+                          "version": 1,
+                          "createdAt": "2026-01-05T09:30:00.000Z",
+                          "updatedAt": "2026-01-05T09:30:00.000Z"
+                        }
+                      ]
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/Unavailable"
+          }
+        }
+      }
+    },
+    "/registry/accounts/{accountId}": {
+      "parameters": [
+        {
+          "name": "accountId",
+          "in": "path",
+          "required": true,
+          "schema": {
+            "$ref": "#/components/schemas/AccountId"
+          }
+        }
+      ],
+      "get": {
+        "operationId": "getAccount",
+        "tags": [
+          "accounts"
+        ],
+        "summary": "An account: operators any, account admins their own (another answers 404).",
+        "responses": {
+          "200": {
+            "description": "The account.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Account"
+                },
+                "examples": {
+                  "account": {
+                    "value": {
+                      "accountId": "acct_Q2hKx8mV1tP4wR7zN0bYfA",
+                      "name": "Acme payments",
+                      "roleCeiling": [
+                        "demo",
+                        "account:admin"
+                      ],
+                      "version": 1,
+                      "createdAt": "2026-01-05T09:30:00.000Z",
+                      "updatedAt": "2026-01-05T09:30:00.000Z"
+                    }
+                  },
+                  "default": {
+                    "value": {
+                      "accountId": "acct_default",
+                      "name": "Default account",
+                      "roleCeiling": [],
+                      "version": 0,
+                      "createdAt": "1970-01-01T00:00:00.000Z",
+                      "updatedAt": "1970-01-01T00:00:00.000Z"
+                    }
+                  }
+                }
+              }
+            },
+            "headers": {
+              "ETag": {
+                "description": "The account version, e.g. `\"1\"`: send it back as If-Match.",
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/Unavailable"
+          }
+        }
+      },
+      "patch": {
+        "operationId": "updateAccount",
+        "tags": [
+          "accounts"
+        ],
+        "summary": "Rename an account or set its role ceiling (operators only).",
+        "description": "Needs the version you read (body `version` or If-Match); a stale version is 409 `version_conflict`. Lowering the ceiling does not take roles from clients that hold them; account admins simply cannot give them any more.",
+        "parameters": [
+          {
+            "name": "If-Match",
+            "in": "header",
+            "required": false,
+            "schema": {
+              "type": "string"
+            },
+            "description": "The ETag you read (`\"1\"`); instead of, or agreeing with, `version` in the body."
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/UpdateAccountRequest"
+              },
+              "examples": {
+                "ceiling": {
+                  "value": {
+                    "version": 1,
+                    "roleCeiling": [
+                      "demo",
+                      "orders:read"
+                    ]
+                  }
+                }
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The account as changed.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Account"
+                },
+                "examples": {
+                  "account": {
+                    "value": {
+                      "accountId": "acct_Q2hKx8mV1tP4wR7zN0bYfA",
+                      "name": "Acme payments",
+                      "roleCeiling": [
+                        "demo",
+                        "orders:read"
+                      ],
+                      "version": 2,
+                      "createdAt": "2026-01-05T09:30:00.000Z",
+                      "updatedAt": "2026-01-06T10:00:00.000Z"
+                    }
+                  }
+                }
+              }
+            },
+            "headers": {
+              "ETag": {
+                "description": "The account version, e.g. `\"1\"`: send it back as If-Match.",
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "$ref": "#/components/responses/Conflict"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/Unavailable"
+          }
+        }
+      }
+    },
+    "/registry/accounts/{accountId}/audit": {
+      "parameters": [
+        {
+          "name": "accountId",
+          "in": "path",
+          "required": true,
+          "schema": {
+            "$ref": "#/components/schemas/AccountId"
+          }
+        }
+      ],
+      "get": {
+        "operationId": "listAccountAudit",
+        "tags": [
+          "accounts"
+        ],
+        "summary": "The account's own audit trail (its creation and edits), newest first.",
+        "parameters": [
+          {
+            "name": "limit",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 100,
+              "default": 50
+            }
+          },
+          {
+            "name": "cursor",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "$ref": "#/components/schemas/Cursor"
+            },
+            "description": "`nextCursor` of the previous page, unchanged."
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "A page of entries.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/AccountAuditList"
+                },
+                "examples": {
+                  "entries": {
+                    "value": {
+                      "accountId": "acct_Q2hKx8mV1tP4wR7zN0bYfA",
+                      "entries": [
+                        {
+                          "at": "2026-01-05T09:30:00.000Z",
+                          "actor": "c_W1tVZ6hq0fJ3n5y7bXk2Ag",
+                          "actorAccountId": "acct_default",
+                          "action": "account.created",
+                          "version": 1,
+                          "accountId": "acct_Q2hKx8mV1tP4wR7zN0bYfA",
+                          "changes": {
+                            "name": {
+                              "to": "Acme payments"
+                            },
+                            "roleCeiling": {
+                              "to": [
+                                "demo",
+                                "account:admin"
+                              ]
+                            }
+                          }
+                        }
+                      ]
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/Unavailable"
+          }
+        }
+      }
+    }
+  },
+  "components": {
+    "securitySchemes": {
+      "httpMessageSignature": {
+        "type": "apiKey",
+        "in": "header",
+        "name": "Signature",
+        "description": "RFC 9421 HTTP Message Signatures: `Signature-Input` and `Signature` with label `sig`, `alg=\"rsa-v1_5-sha256\"`, `keyid` = the caller's clientId, `created`; covering `@method`, `@target-uri`, `date`, and `content-digest` when there is a body (RFC 9530 `Content-Digest: sha-256=:...:`). The caller needs the role `registry:admin`. OpenAPI has no scheme type for message signatures; `apiKey` on the `Signature` header is the closest description."
+      }
+    },
+    "responses": {
+      "BadRequest": {
+        "description": "The request is malformed or a value is refused. `error` says which rule; `message` says what to do.",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/Error"
+            },
+            "examples": {
+              "private_key_submitted": {
+                "value": {
+                  "error": "private_key_submitted",
+                  "message": "This is a private key. Paste only the public half (-----BEGIN PUBLIC KEY-----), and treat this private key as exposed: generate a new key pair.",
+                  "requestId": "ZhNHJhhLjoEEPiw="
+                }
+              },
+              "key_too_small": {
+                "value": {
+                  "error": "key_too_small",
+                  "message": "The RSA public key has 1024 bits; at least 2048 are required. Generate a new key pair.",
+                  "requestId": "ZhNHJhhLjoEEPiw="
+                }
+              },
+              "unsupported_key_type": {
+                "value": {
+                  "error": "unsupported_key_type",
+                  "message": "The public key is ec; Signet uses rsa-v1_5-sha256 and needs a plain RSA key.",
+                  "requestId": "ZhNHJhhLjoEEPiw="
+                }
+              },
+              "invalid_public_key": {
+                "value": {
+                  "error": "invalid_public_key",
+                  "message": "The public key is neither PEM nor Base64 DER. Paste the SPKI PEM (-----BEGIN PUBLIC KEY-----).",
+                  "requestId": "ZhNHJhhLjoEEPiw="
+                }
+              },
+              "invalid_network": {
+                "value": {
+                  "error": "invalid_network",
+                  "message": "Network whitelist entry \"10.0.0.300\" is not an IPv4 or IPv6 address or CIDR range. Use e.g. 203.0.113.7, 198.51.100.0/24 or 2001:db8::/32; 0.0.0.0 allows everyone.",
+                  "requestId": "ZhNHJhhLjoEEPiw="
+                }
+              },
+              "unknown_role": {
+                "value": {
+                  "error": "unknown_role",
+                  "message": "Unknown role(s): \"superuser\". Known roles: registry:admin.",
+                  "requestId": "ZhNHJhhLjoEEPiw="
+                }
+              },
+              "invalid_request": {
+                "value": {
+                  "error": "invalid_request",
+                  "message": "Unknown field(s): \"owner\". This route accepts: name, networkWhitelist, publicKey, roles.",
+                  "requestId": "ZhNHJhhLjoEEPiw="
+                }
+              },
+              "digest_mismatch": {
+                "value": {
+                  "error": "digest_mismatch",
+                  "message": "The body does not match the signed Content-Digest. Compute the digest over the exact bytes you send (same serialisation, no added newline).",
+                  "requestId": "ZhNHJhhLjoEEPiw="
+                }
+              },
+              "role_not_allowed": {
+                "value": {
+                  "error": "role_not_allowed",
+                  "message": "Your account may not give the role(s) \"payments:refund\". It may give: \"demo\", \"orders:read\". Ask the API owner to raise the account's role ceiling.",
+                  "allowedRoles": [
+                    "demo",
+                    "orders:read"
+                  ],
+                  "requestId": "ZhNHJhhLjoEEPiw="
+                }
+              }
+            }
+          }
+        }
+      },
+      "Unauthorized": {
+        "description": "The request's signature was not accepted (answered by the Signet authorizer, not the registry). REST APIs return this JSON body through gateway responses; HTTP APIs cannot customise the body (it is `{\"message\":\"Unauthorized\"}`): read the reason with `GET /registry/clients/{clientId}/auth-failures` or in the authorizer's logs.",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/Error"
+            },
+            "examples": {
+              "signature_mismatch": {
+                "value": {
+                  "error": "signature_mismatch",
+                  "message": "The signature does not verify with the client's keys.",
+                  "requestId": "ZhNHJhhLjoEEPiw="
+                }
+              }
+            }
+          }
+        }
+      },
+      "Forbidden": {
+        "description": "The signature is good but the caller may not do this: its IP is outside its whitelist, or its roles do not allow the route (answered by the authorizer; see 401 for the HTTP API body); or an account admin asked for an operator-only route (accounts, keys due for rotation) or to change a client that holds `registry:admin` (answered by the registry).",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/Error"
+            },
+            "examples": {
+              "role_forbidden": {
+                "value": {
+                  "error": "role_forbidden",
+                  "message": "The client's roles do not allow POST /registry/clients.",
+                  "requestId": "ZhNHJhhLjoEEPiw="
+                }
+              },
+              "operator_only": {
+                "value": {
+                  "error": "role_forbidden",
+                  "message": "Only the API owner's operators (role registry:admin) may create accounts.",
+                  "requestId": "ZhNHJhhLjoEEPiw="
+                }
+              }
+            }
+          }
+        }
+      },
+      "NotFound": {
+        "description": "No client, account, key or route has this id, or it is outside the caller's account (the two answers are the same).",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/Error"
+            },
+            "examples": {
+              "not_found": {
+                "value": {
+                  "error": "not_found",
+                  "message": "No client has this clientId. Check the id, or find it with GET /registry/clients?fingerprint=<key fingerprint>.",
+                  "requestId": "ZhNHJhhLjoEEPiw="
+                }
+              },
+              "account_not_found": {
+                "value": {
+                  "error": "not_found",
+                  "message": "No account has the id acct_Q2hKx8mV1tP4wR7zN0bYfA. Check the accountId, or list accounts with GET /registry/accounts.",
+                  "requestId": "ZhNHJhhLjoEEPiw="
+                }
+              }
+            }
+          }
+        }
+      },
+      "Conflict": {
+        "description": "`version_conflict`: the client changed since the version you sent (read it again and reapply). `key_already_registered`: the key belongs to a client already. `last_key`: removing or expiring this key would leave the client without an active key. `last_admin`: the change would leave no active client with `registry:admin` (give the role to another client, or enable one, first). `self_lockout`: the caller would disable its own client or take `registry:admin` / `account:admin` from it (have another administrator do it).",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/Error"
+            },
+            "examples": {
+              "version_conflict": {
+                "value": {
+                  "error": "version_conflict",
+                  "message": "The client was changed by someone else: you edited version 1, it is now at version 2. Read it again, reapply your change, and send the new version.",
+                  "requestId": "ZhNHJhhLjoEEPiw="
+                }
+              },
+              "key_already_registered": {
+                "value": {
+                  "error": "key_already_registered",
+                  "message": "This public key (fingerprint 8eX42bFnyGjnP5XDewS5Ofldp9e--Hjg5QLWyPCPStg) is already registered on client c_W1tVZ6hq0fJ3n5y7bXk2Ag. A key belongs to one client only: generate a new key pair for this client.",
+                  "requestId": "ZhNHJhhLjoEEPiw="
+                }
+              },
+              "last_key": {
+                "value": {
+                  "error": "last_key",
+                  "message": "This is the client's last active key, so removing it would lock the client out. Add the new key first (POST /registry/clients/{clientId}/keys), then remove this one.",
+                  "requestId": "ZhNHJhhLjoEEPiw="
+                }
+              },
+              "key_taken_elsewhere": {
+                "value": {
+                  "error": "key_already_registered",
+                  "message": "This public key is already registered on another client. A key belongs to one client only: generate a new key pair for this client.",
+                  "requestId": "ZhNHJhhLjoEEPiw="
+                }
+              },
+              "last_admin": {
+                "value": {
+                  "error": "last_admin",
+                  "message": "This is the last active client with registry:admin: if you disable it, nobody can administer the registry any more. Give registry:admin to another client (or enable one that has it) first, then retry.",
+                  "requestId": "ZhNHJhhLjoEEPiw="
+                }
+              },
+              "self_lockout": {
+                "value": {
+                  "error": "self_lockout",
+                  "message": "You cannot disable the client you are calling with: you would lock yourself out of the registry. Have another administrator disable it, or disable it from another client.",
+                  "requestId": "ZhNHJhhLjoEEPiw="
+                }
+              }
+            }
+          }
+        }
+      },
+      "PayloadTooLarge": {
+        "description": "The body is larger than 65,536 bytes.",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/Error"
+            },
+            "examples": {
+              "payload_too_large": {
+                "value": {
+                  "error": "payload_too_large",
+                  "message": "The body has 70000 bytes; the registry accepts at most 65536.",
+                  "requestId": "ZhNHJhhLjoEEPiw="
+                }
+              }
+            }
+          }
+        }
+      },
+      "InternalError": {
+        "description": "An unexpected failure; it is logged with the requestId.",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/Error"
+            },
+            "examples": {
+              "internal_error": {
+                "value": {
+                  "error": "internal_error",
+                  "message": "The registry failed unexpectedly. The error has been logged; retry, and report it if it persists.",
+                  "requestId": "ZhNHJhhLjoEEPiw="
+                }
+              }
+            }
+          }
+        }
+      },
+      "Unavailable": {
+        "description": "DynamoDB did not answer; nothing was changed unless a later read shows it. Retry shortly.",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/Error"
+            },
+            "examples": {
+              "dependency_unavailable": {
+                "value": {
+                  "error": "dependency_unavailable",
+                  "message": "Could not create the client: DynamoDB did not answer or refused the request. Retry shortly.",
+                  "requestId": "ZhNHJhhLjoEEPiw="
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+};
