@@ -3,7 +3,7 @@
  * registry builds them (./views.ts) and the portal's page reads them (portal/registry-client.ts),
  * from this one definition. Nothing here imports a module with code, so the page can use it.
  */
-import type { AuthFailure, KeyOwner, UnauthenticatedFailureWindow } from '../store/store-types';
+import type { AccountRecord, AuthFailure, KeyOwner, UnauthenticatedFailureWindow } from '../store/store-types';
 
 export interface KeyView {
   readonly fingerprint: string;
@@ -34,15 +34,8 @@ export interface ExpiringKeyView extends KeyOwner {
   readonly ageDays: number;
 }
 
-/** An account: its name and the roles its account admins may give. */
-export interface AccountView {
-  readonly accountId: string;
-  readonly name: string;
-  readonly roleCeiling: readonly string[];
-  readonly version: number;
-  readonly createdAt: string;
-  readonly updatedAt: string;
-}
+/** An account: its name and the roles its account admins may give (the stored record as it is). */
+export type AccountView = AccountRecord;
 
 /** `GET .../auth-failures`: listed refusals of the client's own signatures, and counts of the rest. */
 export interface AuthFailuresView {

@@ -39,200 +39,190 @@ export const NetworkWhitelist = z.array(z.string().check(z.minLength(1))).check(
 export const Roles = z.array(z.string().check(z.minLength(1))).check(z.minLength(1), z.maxLength(MAX_ROLES)).register(z.globalRegistry, {"id": "Roles", "description": "Names from the role catalogue the stack is configured with (e.g. `registry:admin`)."});
 
 export const RoleList = z.strictObject({
-    roles: z.array(z.string().check(z.minLength(1))).register(z.globalRegistry, {"description": "Operators: every role name the role catalogue defines, sorted. Account admins: the roles they may give (their account's ceiling), sorted."}),
-  }).register(z.globalRegistry, {"id": "RoleList", "examples": [{"roles": ["demo", "registry:admin"]}]});
+  roles: z.array(z.string().check(z.minLength(1))).register(z.globalRegistry, {"description": "Operators: every role name the role catalogue defines, sorted. Account admins: the roles they may give (their account's ceiling), sorted."}),
+}).register(z.globalRegistry, {"id": "RoleList", "examples": [{"roles": ["demo", "registry:admin"]}]});
 
 export const PublicKeyText = z.string().check(z.minLength(1), z.maxLength(MAX_PUBLIC_KEY_CHARS)).register(z.globalRegistry, {"id": "PublicKeyText", "description": "An RSA public key of at least 2048 bits: SPKI PEM (`-----BEGIN PUBLIC KEY-----`), PKCS#1 PEM, or bare Base64 DER. Never a private key."});
 
 export const Key = z.strictObject({
-    fingerprint: Fingerprint,
-    publicKey: z.string().register(z.globalRegistry, {"description": "SPKI PEM."}),
-    addedAt: Instant,
-    notAfter: z.optional(described(Instant, "After this instant the key no longer verifies (set on the old key by a rollover).")),
-    active: z.boolean().register(z.globalRegistry, {"description": "Whether the key verifies now."}),
-  }).register(z.globalRegistry, {"id": "Key"});
+  fingerprint: Fingerprint,
+  publicKey: z.string().register(z.globalRegistry, {"description": "SPKI PEM."}),
+  addedAt: Instant,
+  notAfter: z.optional(described(Instant, "After this instant the key no longer verifies (set on the old key by a rollover).")),
+  active: z.boolean().register(z.globalRegistry, {"description": "Whether the key verifies now."}),
+}).register(z.globalRegistry, {"id": "Key"});
 
 export const AccountId = z.string().check(z.regex(ACCOUNT_ID_OR_DEFAULT)).register(z.globalRegistry, {"id": "AccountId", "description": "`acct_default` (the default account: clients created by operators without an account, and every client registered before accounts existed), or a service-generated id.", "examples": ["acct_Q2hKx8mV1tP4wR7zN0bYfA", "acct_default"]});
 
 export const Client = z.strictObject({
-    clientId: ClientId,
-    accountId: described(AccountId, "The account (partner organisation) the client belongs to; fixed at creation."),
-    name: ClientName,
-    status: z.enum(["active", "disabled"]).register(z.globalRegistry, {"description": "`disabled` clients are refused by the authorizer (`client_disabled`)."}),
-    networkWhitelist: NetworkWhitelist,
-    roles: Roles,
-    keys: z.array(Key).check(z.minLength(1)).register(z.globalRegistry, {"description": "One or more keys; several during a rollover."}),
-    version: Version,
-    createdAt: Instant,
-    updatedAt: Instant,
-  }).register(z.globalRegistry, {"id": "Client"});
+  clientId: ClientId,
+  accountId: described(AccountId, "The account (partner organisation) the client belongs to; fixed at creation."),
+  name: ClientName,
+  status: z.enum(["active", "disabled"]).register(z.globalRegistry, {"description": "`disabled` clients are refused by the authorizer (`client_disabled`)."}),
+  networkWhitelist: NetworkWhitelist,
+  roles: Roles,
+  keys: z.array(Key).check(z.minLength(1)).register(z.globalRegistry, {"description": "One or more keys; several during a rollover."}),
+  version: Version,
+  createdAt: Instant,
+  updatedAt: Instant,
+}).register(z.globalRegistry, {"id": "Client"});
 
-export const CreateClientResponse = z.strictObject({
-    clientId: ClientId,
-    accountId: described(AccountId, "The account (partner organisation) the client belongs to; fixed at creation."),
-    name: ClientName,
-    status: z.enum(["active", "disabled"]).register(z.globalRegistry, {"description": "`disabled` clients are refused by the authorizer (`client_disabled`)."}),
-    networkWhitelist: NetworkWhitelist,
-    roles: Roles,
-    keys: z.array(Key).check(z.minLength(1)).register(z.globalRegistry, {"description": "One or more keys; several during a rollover."}),
-    version: Version,
-    createdAt: Instant,
-    updatedAt: Instant,
-    registration: z.enum(["created", "skipped"]).register(z.globalRegistry, {"description": "`skipped`: the key was already registered on this client; nothing was created."}),
-  }).register(z.globalRegistry, {"id": "CreateClientResponse"});
+export const CreateClientResponse = z.extend(Client, {
+  registration: z.enum(["created", "skipped"]).register(z.globalRegistry, {"description": "`skipped`: the key was already registered on this client; nothing was created."}),
+}).register(z.globalRegistry, {"id": "CreateClientResponse"});
 
 export const CreateClientRequest = z.strictObject({
-    name: ClientName,
-    networkWhitelist: NetworkWhitelist,
-    publicKey: PublicKeyText,
-    roles: Roles,
-    accountId: z.optional(described(AccountId, "The account to create the client in. Operators: any existing account (default `acct_default`); account admins: only their own (the default), another answers 404.")),
-  }).register(z.globalRegistry, {"id": "CreateClientRequest"});
+  name: ClientName,
+  networkWhitelist: NetworkWhitelist,
+  publicKey: PublicKeyText,
+  roles: Roles,
+  accountId: z.optional(described(AccountId, "The account to create the client in. Operators: any existing account (default `acct_default`); account admins: only their own (the default), another answers 404.")),
+}).register(z.globalRegistry, {"id": "CreateClientRequest"});
 
 export const UpdateClientRequest = z.strictObject({
-    version: z.optional(Version),
-    name: z.optional(ClientName),
-    networkWhitelist: z.optional(NetworkWhitelist),
-    roles: z.optional(Roles),
-    publicKey: z.optional(described(PublicKeyText, "Replaces every key of the client with this one.")),
-  }).register(z.globalRegistry, {"id": "UpdateClientRequest", "minProperties": 1});
+  version: z.optional(Version),
+  name: z.optional(ClientName),
+  networkWhitelist: z.optional(NetworkWhitelist),
+  roles: z.optional(Roles),
+  publicKey: z.optional(described(PublicKeyText, "Replaces every key of the client with this one.")),
+}).register(z.globalRegistry, {"id": "UpdateClientRequest", "minProperties": 1});
 
 export const AddKeyRequest = z.strictObject({
-    publicKey: PublicKeyText,
-    notAfter: z.optional(Instant),
-    version: z.optional(Version),
-  }).register(z.globalRegistry, {"id": "AddKeyRequest"});
+  publicKey: PublicKeyText,
+  notAfter: z.optional(Instant),
+  version: z.optional(Version),
+}).register(z.globalRegistry, {"id": "AddKeyRequest"});
 
 export const VersionRequest = z.strictObject({
-    version: z.optional(Version),
-  }).register(z.globalRegistry, {"id": "VersionRequest"});
+  version: z.optional(Version),
+}).register(z.globalRegistry, {"id": "VersionRequest"});
 
 export const ClientList = z.strictObject({
-    clients: z.array(Client),
-    nextCursor: z.optional(Cursor),
-  }).register(z.globalRegistry, {"id": "ClientList"});
+  clients: z.array(Client),
+  nextCursor: z.optional(Cursor),
+}).register(z.globalRegistry, {"id": "ClientList"});
 
 export const AuthFailure = z.strictObject({
-    at: Instant,
-    reason: z.string().register(z.globalRegistry, {"description": "The stable error code the request was refused with."}),
-    message: z.optional(z.string()),
-    sourceIp: z.optional(z.string()),
-    method: z.optional(z.string()),
-    path: z.optional(z.string()),
-    fingerprint: z.optional(z.string()),
-  }).register(z.globalRegistry, {"id": "AuthFailure"});
+  at: Instant,
+  reason: z.string().register(z.globalRegistry, {"description": "The stable error code the request was refused with."}),
+  message: z.optional(z.string()),
+  sourceIp: z.optional(z.string()),
+  method: z.optional(z.string()),
+  path: z.optional(z.string()),
+  fingerprint: z.optional(z.string()),
+}).register(z.globalRegistry, {"id": "AuthFailure"});
 
 export const UnauthenticatedFailureCounts = z.strictObject({
-    windowSeconds: z.int().check(z.minimum(1)).register(z.globalRegistry, {"description": `Length of each window (UNAUTHENTICATED_FAILURE_WINDOW_S, ${UNAUTHENTICATED_FAILURE_WINDOW_S}).`}),
-    windows: z.array(z.strictObject({
-    start: Instant,
-    counts: z.record(z.string(), z.int().check(z.minimum(1))).register(z.globalRegistry, {"description": "Refusals per reason code (lambda/core/errors.ts) in the window."}),
-  })).check(z.maxLength(AUTH_FAILURE_TTL_S / UNAUTHENTICATED_FAILURE_WINDOW_S)).register(z.globalRegistry, {"description": "One entry per window that has any refusal, newest first; windows are kept 7 days."}),
-  }).register(z.globalRegistry, {"id": "UnauthenticatedFailureCounts", "description": "Refusals of requests that named the client but were not signed by any of its keys: counts only, nothing the requests chose."});
+  windowSeconds: z.int().check(z.minimum(1)).register(z.globalRegistry, {"description": `Length of each window (UNAUTHENTICATED_FAILURE_WINDOW_S, ${UNAUTHENTICATED_FAILURE_WINDOW_S}).`}),
+  windows: z.array(z.strictObject({
+  start: Instant,
+  counts: z.record(z.string(), z.int().check(z.minimum(1))).register(z.globalRegistry, {"description": "Refusals per reason code (lambda/core/errors.ts) in the window."}),
+})).check(z.maxLength(AUTH_FAILURE_TTL_S / UNAUTHENTICATED_FAILURE_WINDOW_S)).register(z.globalRegistry, {"description": "One entry per window that has any refusal, newest first; windows are kept 7 days."}),
+}).register(z.globalRegistry, {"id": "UnauthenticatedFailureCounts", "description": "Refusals of requests that named the client but were not signed by any of its keys: counts only, nothing the requests chose."});
 
 export const AuthFailureList = z.strictObject({
-    clientId: ClientId,
-    failures: z.array(AuthFailure).check(z.maxLength(AUTH_FAILURES_KEPT)).register(z.globalRegistry, {"description": "Refusals of requests one of the client's own keys signed, newest first."}),
-    unauthenticated: UnauthenticatedFailureCounts,
-  }).register(z.globalRegistry, {"id": "AuthFailureList"});
+  clientId: ClientId,
+  failures: z.array(AuthFailure).check(z.maxLength(AUTH_FAILURES_KEPT)).register(z.globalRegistry, {"description": "Refusals of requests one of the client's own keys signed, newest first."}),
+  unauthenticated: UnauthenticatedFailureCounts,
+}).register(z.globalRegistry, {"id": "AuthFailureList"});
 
 export const FieldChange = z.strictObject({
-    from: z.optional(z.union([z.string(), z.array(z.string())])),
-    to: z.optional(z.union([z.string(), z.array(z.string())])),
-  }).register(z.globalRegistry, {"id": "FieldChange"});
+  from: z.optional(z.union([z.string(), z.array(z.string())])),
+  to: z.optional(z.union([z.string(), z.array(z.string())])),
+}).register(z.globalRegistry, {"id": "FieldChange"});
 
 export const AuditEntry = z.strictObject({
-    clientId: ClientId,
-    accountId: described(AccountId, "The changed client's account."),
-    at: Instant,
-    actor: z.string().register(z.globalRegistry, {"description": "The acting clientId, or `bootstrap` / `rotation` for changes made outside the API."}),
-    actorAccountId: z.optional(described(AccountId, "The acting client's account (absent for changes made outside the API, and on entries written before accounts existed).")),
-    action: z.enum(["client.created", "client.updated", "client.disabled", "client.enabled", "key.added", "key.removed", "key.not_after_set"]),
-    version: Version,
-    changes: z.optional(z.strictObject({
-    name: z.optional(FieldChange),
-    status: z.optional(FieldChange),
-    networkWhitelist: z.optional(FieldChange),
-    roles: z.optional(FieldChange),
-  })),
-    keysAdded: z.optional(z.array(Fingerprint)),
-    keysRemoved: z.optional(z.array(Fingerprint)),
-    keyNotAfter: z.optional(z.strictObject({
-    fingerprint: Fingerprint,
-    from: z.optional(Instant),
-    to: z.optional(Instant),
-  })),
-  }).register(z.globalRegistry, {"id": "AuditEntry"});
+  clientId: ClientId,
+  accountId: described(AccountId, "The changed client's account."),
+  at: Instant,
+  actor: z.string().register(z.globalRegistry, {"description": "The acting clientId, or `bootstrap` / `rotation` for changes made outside the API."}),
+  actorAccountId: z.optional(described(AccountId, "The acting client's account (absent for changes made outside the API, and on entries written before accounts existed).")),
+  action: z.enum(["client.created", "client.updated", "client.disabled", "client.enabled", "key.added", "key.removed", "key.not_after_set"]),
+  version: Version,
+  changes: z.optional(z.strictObject({
+  name: z.optional(FieldChange),
+  status: z.optional(FieldChange),
+  networkWhitelist: z.optional(FieldChange),
+  roles: z.optional(FieldChange),
+})),
+  keysAdded: z.optional(z.array(Fingerprint)),
+  keysRemoved: z.optional(z.array(Fingerprint)),
+  keyNotAfter: z.optional(z.strictObject({
+  fingerprint: Fingerprint,
+  from: z.optional(Instant),
+  to: z.optional(Instant),
+})),
+}).register(z.globalRegistry, {"id": "AuditEntry"});
 
 export const AuditList = z.strictObject({
-    clientId: ClientId,
-    entries: z.array(AuditEntry),
-    nextCursor: z.optional(Cursor),
-  }).register(z.globalRegistry, {"id": "AuditList"});
+  clientId: ClientId,
+  entries: z.array(AuditEntry),
+  nextCursor: z.optional(Cursor),
+}).register(z.globalRegistry, {"id": "AuditList"});
 
 export const ExpiringKey = z.strictObject({
-    clientId: ClientId,
-    fingerprint: Fingerprint,
-    addedAt: Instant,
-    notAfter: z.optional(Instant),
-    ageDays: z.int().check(z.minimum(0)),
-  }).register(z.globalRegistry, {"id": "ExpiringKey"});
+  clientId: ClientId,
+  fingerprint: Fingerprint,
+  addedAt: Instant,
+  notAfter: z.optional(Instant),
+  ageDays: z.int().check(z.minimum(0)),
+}).register(z.globalRegistry, {"id": "ExpiringKey"});
 
 export const ExpiringKeyList = z.strictObject({
-    olderThanDays: z.int().check(z.minimum(0)),
-    keys: z.array(ExpiringKey),
-    nextCursor: z.optional(Cursor),
-  }).register(z.globalRegistry, {"id": "ExpiringKeyList"});
+  olderThanDays: z.int().check(z.minimum(0)),
+  keys: z.array(ExpiringKey),
+  nextCursor: z.optional(Cursor),
+}).register(z.globalRegistry, {"id": "ExpiringKeyList"});
 
 export const Error = z.strictObject({
-    error: z.enum(Object.keys(ERROR_CODES) as [SignetErrorCode, ...SignetErrorCode[]]).register(z.globalRegistry, {"description": "Stable code (lambda/core/errors.ts); branch on it."}),
-    message: z.string().check(z.minLength(1)).register(z.globalRegistry, {"description": "A sentence saying what to do. Never contains key material."}),
-    allowedRoles: z.optional(z.array(z.string().check(z.minLength(1))).register(z.globalRegistry, {"description": "With `role_not_allowed`: the roles the caller may give (its account's ceiling)."})),
-    requestId: z.string().register(z.globalRegistry, {"description": "Quote it when reporting a problem."}),
-  }).register(z.globalRegistry, {"id": "Error"});
+  error: z.enum(Object.keys(ERROR_CODES) as [SignetErrorCode, ...SignetErrorCode[]]).register(z.globalRegistry, {"description": "Stable code (lambda/core/errors.ts); branch on it."}),
+  message: z.string().check(z.minLength(1)).register(z.globalRegistry, {"description": "A sentence saying what to do. Never contains key material."}),
+  allowedRoles: z.optional(z.array(z.string().check(z.minLength(1))).register(z.globalRegistry, {"description": "With `role_not_allowed`: the roles the caller may give (its account's ceiling)."})),
+  requestId: z.string().register(z.globalRegistry, {"description": "Quote it when reporting a problem."}),
+}).register(z.globalRegistry, {"id": "Error"});
 
 export const RoleCeiling = z.array(z.string().check(z.minLength(1))).check(z.maxLength(MAX_ROLES)).register(z.globalRegistry, {"id": "RoleCeiling", "description": "The roles the account's admins (`account:admin`) may give its clients: names from the role catalogue, never `registry:admin`. May be empty. Put `account:admin` in it to let the partner appoint further account admins."});
 
 export const Account = z.strictObject({
-    accountId: AccountId,
-    name: ClientName,
-    roleCeiling: RoleCeiling,
-    version: z.int().check(z.minimum(0)).register(z.globalRegistry, {"description": "Optimistic-concurrency version; 0 only for the default account before its first edit."}),
-    createdAt: Instant,
-    updatedAt: Instant,
-  }).register(z.globalRegistry, {"id": "Account"});
+  accountId: AccountId,
+  name: ClientName,
+  roleCeiling: RoleCeiling,
+  version: z.int().check(z.minimum(0)).register(z.globalRegistry, {"description": "Optimistic-concurrency version; 0 only for the default account before its first edit."}),
+  createdAt: Instant,
+  updatedAt: Instant,
+}).register(z.globalRegistry, {"id": "Account"});
 
 export const AccountList = z.strictObject({
-    accounts: z.array(Account),
-    nextCursor: z.optional(Cursor),
-  }).register(z.globalRegistry, {"id": "AccountList"});
+  accounts: z.array(Account),
+  nextCursor: z.optional(Cursor),
+}).register(z.globalRegistry, {"id": "AccountList"});
 
 export const CreateAccountRequest = z.strictObject({
-    name: ClientName,
-    roleCeiling: RoleCeiling,
-  }).register(z.globalRegistry, {"id": "CreateAccountRequest"});
+  name: ClientName,
+  roleCeiling: RoleCeiling,
+}).register(z.globalRegistry, {"id": "CreateAccountRequest"});
 
 export const UpdateAccountRequest = z.strictObject({
-    version: z.optional(z.int().check(z.minimum(0)).register(z.globalRegistry, {"description": "The version you read (or send If-Match)."})),
-    name: z.optional(ClientName),
-    roleCeiling: z.optional(RoleCeiling),
-  }).register(z.globalRegistry, {"id": "UpdateAccountRequest", "minProperties": 1});
+  version: z.optional(z.int().check(z.minimum(0)).register(z.globalRegistry, {"description": "The version you read (or send If-Match)."})),
+  name: z.optional(ClientName),
+  roleCeiling: z.optional(RoleCeiling),
+}).register(z.globalRegistry, {"id": "UpdateAccountRequest", "minProperties": 1});
 
 export const AccountAuditEntry = z.strictObject({
-    accountId: AccountId,
-    at: Instant,
-    actor: z.string(),
-    actorAccountId: z.optional(AccountId),
-    action: z.enum(["account.created", "account.updated"]),
-    version: Version,
-    changes: z.optional(z.strictObject({
-    name: z.optional(FieldChange),
-    roleCeiling: z.optional(FieldChange),
-  })),
-  }).register(z.globalRegistry, {"id": "AccountAuditEntry"});
+  accountId: AccountId,
+  at: Instant,
+  actor: z.string(),
+  actorAccountId: z.optional(AccountId),
+  action: z.enum(["account.created", "account.updated"]),
+  version: Version,
+  changes: z.optional(z.strictObject({
+  name: z.optional(FieldChange),
+  roleCeiling: z.optional(FieldChange),
+})),
+}).register(z.globalRegistry, {"id": "AccountAuditEntry"});
 
 export const AccountAuditList = z.strictObject({
-    accountId: AccountId,
-    entries: z.array(AccountAuditEntry),
-    nextCursor: z.optional(Cursor),
-  }).register(z.globalRegistry, {"id": "AccountAuditList"});
+  accountId: AccountId,
+  entries: z.array(AccountAuditEntry),
+  nextCursor: z.optional(Cursor),
+}).register(z.globalRegistry, {"id": "AccountAuditList"});
