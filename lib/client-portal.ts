@@ -5,8 +5,7 @@
  * Same origin as `/registry`, so the page calls the registry without CORS, and the URL it signs
  * is the one the authorizer rebuilds. See docs/portal.md for the choice (over S3 + CloudFront).
  */
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { Duration, Validations } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
@@ -15,8 +14,8 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { PORTAL_CONTENT_TYPES, PORTAL_PATH, PORTAL_SCRIPT_FILE } from '../lambda/portal/static-site';
-import { buildPortalScript } from './portal-bundle';
+import { PORTAL_CONTENT_TYPES, PORTAL_PATH } from '../lambda/portal/static-site';
+import { portalScriptFile } from './portal-bundle';
 import { PACKAGE_ROOT, SignetFunction } from './signet-function';
 import { SERVICE_NAMES } from '../lambda/observability';
 
@@ -68,10 +67,8 @@ export class ClientPortal extends Construct {
     const given = [props.httpApi, props.restApi].filter((api) => api !== undefined).length;
     if (given !== 1) throw new Error(`${this.node.path}: invalid ClientPortal props: give exactly one of httpApi or restApi (got ${given}).`);
     const files = portalFiles();
-    // The page's script (portal.js), bundled now from its TypeScript and the core's.
-    const builtDir = mkdtempSync(path.join(tmpdir(), 'signet-portal-'));
-    const script = path.join(builtDir, PORTAL_SCRIPT_FILE);
-    writeFileSync(script, buildPortalScript());
+    // The page's script (portal.js), bundled from its TypeScript and the core's.
+    const script = portalScriptFile();
 
     const portalFunction = new SignetFunction(this, 'Function', {
       entry: 'portal',

@@ -6,6 +6,9 @@
  * the portal is first opened); nothing generated is committed, so the page cannot drift from the core.
  */
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { BuildOptions } from 'esbuild';
 import { PORTAL_SCRIPT_FILE } from '../lambda/portal/static-site';
@@ -56,6 +59,25 @@ export function buildPortalScript(entry: string = PORTAL_ENTRY, projectRoot: str
   }
   if (run.status !== 0) throw new Error(`esbuild could not build the client portal's ${PORTAL_SCRIPT_FILE}:\n${run.stderr.trim()}`);
   return run.stdout;
+}
+
+/**
+ * The page's script as a file, for a function's bundling to copy (ClientPortal). The file is named
+ * by its content (`<tmpdir>/signet-portal-<sha256>/portal.js`), so synths of the same page share one
+ * and nothing piles up.
+ */
+export function portalScriptFile(): string {
+  const text = buildPortalScript();
+  const dir = path.join(tmpdir(), `signet-portal-${createHash('sha256').update(text).digest('hex').slice(0, 16)}`);
+  const file = path.join(dir, PORTAL_SCRIPT_FILE);
+  if (!existsSync(file)) {
+    // Written under a name of its own, then renamed: a synth copying the file never sees it half-written.
+    mkdirSync(dir, { recursive: true });
+    const partial = `${file}.${process.pid}.tmp`;
+    writeFileSync(partial, text);
+    renameSync(partial, file);
+  }
+  return file;
 }
 
 function loadEsbuild(projectRoot: string): typeof import('esbuild') | undefined {
