@@ -224,6 +224,7 @@ describe('signet clients', () => {
     const found = (json(byKey.stdout).clients as { clientId: string; keys: { fingerprint: string }[] }[])[0];
     expect(found.clientId).toBe(clientId);
     const byFingerprint = await signetJson('clients', 'find', '--fingerprint', found.keys[0].fingerprint);
+    expect([byFingerprint.code, byFingerprint.stderr]).toEqual([0, '']);
     expect((json(byFingerprint.stdout).clients as { clientId: string }[])[0].clientId).toBe(clientId);
   });
 
@@ -305,9 +306,11 @@ describe('signet clients', () => {
     });
 
     test('removing the last key is refused (409 last_key)', async () => {
-      const only = (json((await signetJson('clients', 'get', clientId)).stdout).keys as { fingerprint: string }[])[0];
+      const client = await signetJson('clients', 'get', clientId);
+      expect([client.code, client.stderr]).toEqual([0, '']);
+      const only = (json(client.stdout).keys as { fingerprint: string }[])[0];
       const result = await signetJson('keys', 'remove', clientId, only.fingerprint);
-      expect(result.code).toBe(1);
+      expect([result.code, result.stderr]).toEqual([1, expect.stringMatching(/^HTTP 409 last_key: /)]);
       expect(result.stderr).toMatch(/^HTTP 409 last_key: /);
     });
 
