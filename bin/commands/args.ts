@@ -12,14 +12,59 @@ export class UsageError extends Error {}
 
 export type Options = NonNullable<ParseArgsConfig['options']>;
 
-/** Parses `argv` strictly; unknown options are usage errors. */
+/**
+ * Parses `argv` strictly; unknown options are usage errors. Values that start with `-` are taken
+ * as values: a key fingerprint or a cursor is base64url, and one in 64 starts with `-`
+ * (`signet keys remove c_... -Xk3...`, `--fingerprint -Xk3...`), which node's parser alone would
+ * read as an option.
+ */
 export function parse<T extends Options>(argv: string[], options: T): { values: Record<string, unknown>; positionals: string[] } {
   try {
-    const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+    const { values, positionals } = parseArgs({ args: withDashValues(argv, options), options, allowPositionals: true, strict: true });
     return { values: values as Record<string, unknown>, positionals };
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
+}
+
+/**
+ * `argv` rewritten so node's parser reads what the user meant: a long option's value that starts
+ * with `-` is attached (`--cursor=-x`), and an argument that starts with `-` but is no option of the
+ * command (not `-h`, not a group of its short flags) goes after `--` as a positional, in order.
+ */
+function withDashValues(argv: readonly string[], options: Options): string[] {
+  const shortNames = new Map(Object.entries(options).flatMap(([name, option]) => (option.short === undefined ? [] : [[option.short, name] as const])));
+  const takesValue = (name: string | undefined) => name !== undefined && options[name]?.type === 'string';
+  const flags: string[] = [];
+  const positionals: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--') {
+      positionals.push(...argv.slice(i + 1));
+      break;
+    }
+    if (arg.startsWith('--')) {
+      const next = argv[i + 1];
+      if (!arg.includes('=') && takesValue(arg.slice(2)) && next !== undefined) {
+        flags.push(`${arg}=${next}`);
+        i++;
+      } else {
+        flags.push(arg);
+      }
+    } else if (arg.startsWith('-') && arg.length > 1 && (arg.length === 2 || [...arg.slice(1)].every((c) => shortNames.has(c)) || takesValue(shortNames.get(arg[1])))) {
+      const next = argv[i + 1];
+      if (arg.length === 2 && takesValue(shortNames.get(arg[1])) && next !== undefined) {
+        // `-d -x`: the value attached (`-d-x`), as for a long option.
+        flags.push(...(next.startsWith('-') ? [`${arg}${next}`] : [arg, next]));
+        i++;
+      } else {
+        flags.push(arg);
+      }
+    } else {
+      positionals.push(arg);
+    }
+  }
+  return [...flags, '--', ...positionals];
 }
 
 export function required(values: Record<string, unknown>, name: string): string {

@@ -228,6 +228,15 @@ describe('signet clients', () => {
     expect((json(byFingerprint.stdout).clients as { clientId: string }[])[0].clientId).toBe(clientId);
   });
 
+  test('a fingerprint that starts with "-" is an argument, not an option (one key in 64 has one)', async () => {
+    const fingerprint = `-${'Ab3_'.repeat(10)}xy`;
+    const find = await signetJson('clients', 'find', '--fingerprint', fingerprint);
+    expect([find.code, find.stderr]).toEqual([0, '']);
+    expect(json(find.stdout).clients).toEqual([]);
+    const remove = await signetJson('keys', 'remove', clientId, fingerprint);
+    expect([remove.code, remove.stderr]).toEqual([1, expect.stringMatching(/^HTTP 404 not_found: /)]);
+  });
+
   test('failures lists the reasons a client was refused (a table by default)', async () => {
     const refused = await signet('request', '--client', partnerDir(), '/registry/clients');
     expect(refused.code).toBe(1);
