@@ -26,6 +26,8 @@ const input = (id: string) => (document.getElementById(id) as HTMLInputElement);
 
 const state = {
   registry: undefined as Registry | undefined,
+  /** The clientId whose key signs the page's calls (marked "you" in the list). */
+  signerId: undefined as string | undefined,
   /** The roles the signer may give (the catalogue, or its account's ceiling). */
   roles: [] as string[],
   /** The signer holds registry:admin: every account (the operator view). */
@@ -132,20 +134,38 @@ function formatInstant(iso: string) {
 
 // ------------------------------------------------------------------ signing in
 
+/** The most a `client-id` file holds (a clientId is at most 256 characters); key files are larger. */
+const CLIENT_ID_FILE_MAX_BYTES = 258;
+
+/** The clientId a chosen `client-id` file holds, if one of `files` is such a file (never a key). */
+async function clientIdOf(files: readonly File[]): Promise<string | undefined> {
+  for (const file of files) {
+    if (file.size > CLIENT_ID_FILE_MAX_BYTES) continue;
+    const compact = (await file.text()).trim();
+    if (compact.length <= 256 && /^[\x21-\x7e]+$/.test(compact) && !looksLikePrivateKey(compact)) return compact;
+  }
+  return undefined;
+}
+
+/** As soon as the files are chosen: the client ID field shows the `client-id` file's clientId (a typed one is kept). */
+async function onKeyFilesChosen() {
+  const idInput = input('admin-id');
+  const clientId = await clientIdOf(Array.from(input('key-file').files ?? []));
+  if (clientId !== undefined && idInput.value.trim() === '') idInput.value = clientId;
+}
+
 async function onSignIn(event: SubmitEvent) {
   event.preventDefault();
   for (const id of ['key-file-error', 'admin-id-error', 'sign-in-error']) showError(id, '');
   const fileInput = input('key-file');
   const idInput = input('admin-id');
+  const files = Array.from(fileInput.files ?? []);
+  const clientId = await clientIdOf(files);
+  if (clientId !== undefined && idInput.value.trim() === '') idInput.value = clientId;
   let keyText = '';
-  for (const file of Array.from(fileInput.files ?? [])) {
+  for (const file of files) {
     const text = await file.text();
-    const compact = text.trim();
-    if (compact.length <= 256 && /^[\x21-\x7e]+$/.test(compact) && !looksLikePrivateKey(compact)) {
-      if (idInput.value.trim() === '') idInput.value = compact;
-    } else {
-      keyText = text;
-    }
+    if (text.trim() !== clientId) keyText = text;
   }
   if (keyText === '') {
     showError('key-file-error', 'Choose the admin\'s private key file (private.pkcs8.b64 or private.pem).', { field: fileInput });
@@ -205,6 +225,7 @@ async function useKey(signer: { keyId: string; fingerprint: string; privateKey: 
     }
   }
   state.registry = registry;
+  state.signerId = signer.keyId;
   await loadScope(registry, signer.keyId);
   $('signer-id').textContent = signer.keyId;
   $('signer-fingerprint').textContent = shortFingerprint(signer.fingerprint);
@@ -220,6 +241,7 @@ async function useKey(signer: { keyId: string; fingerprint: string; privateKey: 
 
 async function onSignOut() {
   state.registry = undefined;
+  state.signerId = undefined;
   state.clients = [];
   state.operator = false;
   state.account = undefined;
@@ -356,11 +378,18 @@ function renderClients() {
     const status = el('button', { type: 'button' }, [enabled ? 'Disable' : 'Enable']);
     status.setAttribute('aria-label', `${enabled ? 'Disable' : 'Enable'} ${client.name}`);
     status.addEventListener('click', () => void setEnabled(client, !enabled));
+    // The signer's own client: marked, and not disabled from here (the page would lock itself
+    // out; the registry refuses it too, 409 self_lockout). Another operator can.
+    const you = client.clientId === state.signerId;
+    if (you && enabled) {
+      (status as HTMLButtonElement).disabled = true;
+      status.title = 'This is the client you are signed in as: disabling it here would lock you out. Another operator can disable it.';
+    }
 
     const row = el('tr', { 'data-client-id': client.clientId }, [
       el('th', { scope: 'row' }, [client.name]),
       el('td', {}, [el('code', { class: 'client-id' }, [client.clientId]), copy]),
-      el('td', {}, [el('span', { class: `badge ${client.status}` }, [client.status])]),
+      el('td', {}, [el('span', { class: `badge ${client.status}` }, [client.status]), ...(you ? [' ', el('span', { class: 'badge you', title: 'the client you are signed in as' }, ['you'])] : [])]),
       el('td', {}, [client.roles.join(', ')]),
       el('td', { class: summary.due > 0 ? 'due' : '' }, [summary.due > 0 ? `⚠ ${summary.text}` : summary.text]),
       el('td', {}, [el('div', { class: 'row-actions' }, [edit, toggle, status])]),
@@ -746,6 +775,7 @@ async function start() {
     return;
   }
   ($('sign-in-form') as HTMLFormElement).addEventListener('submit', (e) => void onSignIn((e as SubmitEvent)));
+  input('key-file').addEventListener('change', () => void onKeyFilesChosen());
   $('sign-out').addEventListener('click', () => void onSignOut());
   $('refresh').addEventListener('click', () => void loadClients(false));
   $('load-more').addEventListener('click', () => void loadClients(true));

@@ -149,6 +149,8 @@ browserTest('the portal is served at /portal with a strict CSP, and loads the ad
   expect(response.headers()['content-security-policy']).toContain("script-src 'self'");
 
   await page.getByLabel('Admin private key file').setInputFiles([join(home, 'admin', 'private.pkcs8.b64'), join(home, 'admin', 'client-id')]);
+  // The client ID is filled in as soon as the client-id file is chosen, before anything is submitted.
+  await eventually(() => page.getByLabel('Admin client ID').inputValue() as Promise<string>, (value) => expect(value).toBe(admin.clientId));
   await page.getByRole('button', { name: 'Use this key' }).click();
   await hasText(page.locator('#signer-id'), admin.clientId);
   expect(await page.locator('#signer-fingerprint').getAttribute('title')).toBe(admin.fingerprint);
@@ -156,6 +158,13 @@ browserTest('the portal is served at /portal with a strict CSP, and loads the ad
   const listed = await registry('/registry/clients?limit=100');
   await count(page.locator('#client-rows tr[data-client-id]'), listed.body.clients.length);
   for (const client of listed.body.clients) await visible(page.locator(`#client-rows tr[data-client-id="${client.clientId}"]`));
+  // The signer's own client is marked "you", once, and cannot be disabled from the page; others can.
+  const own = page.locator(`#client-rows tr[data-client-id="${admin.clientId}"]`);
+  await hasText(own.locator('.badge.you'), 'you');
+  await count(page.locator('#client-rows .badge.you'), 1);
+  expect(await own.getByRole('button', { name: /^Disable / }).isDisabled()).toBe(true);
+  const other = (listed.body.clients as { clientId: string; status: string }[]).find((c) => c.clientId !== admin.clientId && c.status === 'active')!;
+  expect(await page.locator(`#client-rows tr[data-client-id="${other.clientId}"]`).getByRole('button', { name: /^Disable / }).isDisabled()).toBe(false);
   // The file input no longer holds the key file.
   expect(await page.getByLabel('Admin private key file').evaluate((input: HTMLInputElement) => input.files?.length ?? 0)).toBe(0);
 });
