@@ -377,7 +377,7 @@ function renderClients() {
     const enabled = client.status === 'active';
     const status = el('button', { type: 'button' }, [enabled ? 'Disable' : 'Enable']);
     status.setAttribute('aria-label', `${enabled ? 'Disable' : 'Enable'} ${client.name}`);
-    status.addEventListener('click', () => void setEnabled(client, !enabled));
+    status.addEventListener('click', () => void setEnabled(client, !enabled, status));
     // The signer's own client: marked, and not disabled from here (the page would lock itself
     // out; the registry refuses it too, 409 self_lockout). Another operator can.
     const you = client.clientId === state.signerId;
@@ -503,9 +503,42 @@ async function loadFailures(client: ClientView, box: HTMLElement) {
   );
 }
 
-async function setEnabled(client: ClientView, enabled: boolean) {
+/**
+ * Asks before a change that takes something away, naming what will happen. Resolves true when
+ * confirmed; Cancel or Escape: false. Focus starts on Cancel and returns to `opener`.
+ */
+function confirmChange(title: string, text: string, action: string, opener: HTMLElement): Promise<boolean> {
+  const dialog = $('confirm-dialog') as HTMLDialogElement;
+  $('confirm-title').textContent = title;
+  $('confirm-text').textContent = text;
+  $('confirm-ok').textContent = action;
+  dialog.returnValue = '';
+  return new Promise((resolve) => {
+    dialog.addEventListener(
+      'close',
+      () => {
+        opener.focus();
+        resolve(dialog.returnValue === 'confirm');
+      },
+      { once: true },
+    );
+    dialog.showModal();
+    $('confirm-cancel').focus();
+  });
+}
+
+/** How long a change takes to reach the authorizers, in words (after the last write's header). */
+function whenItApplies(): string {
+  return state.propagationSeconds === undefined || state.propagationSeconds === 0
+    ? 'from the next request'
+    : `within ${state.propagationSeconds} s (the authorizers' cache)`;
+}
+
+async function setEnabled(client: ClientView, enabled: boolean, opener: HTMLElement) {
   const registry = state.registry;
   if (!registry) return;
+  const text = `Requests signed by ${client.name}'s keys will be refused (client_disabled) ${whenItApplies()}. You can enable it again.`;
+  if (!enabled && !(await confirmChange(`Disable ${client.name}?`, text, 'Disable', opener))) return;
   try {
     const updated = await registry.setEnabled(client.clientId, enabled, client.version);
     replaceClient(updated);
@@ -710,6 +743,16 @@ async function onSubmitClient(event: SubmitEvent) {
     return;
   }
   const submit = ($('dialog-submit') as HTMLButtonElement);
+  if (editing) {
+    // What the edit takes away, said before it is sent.
+    const roles = check.body.roles as string[] | undefined;
+    const removed = roles === undefined ? [] : editing.roles.filter((role) => !roles.includes(role));
+    const losses = [
+      ...(removed.length > 0 ? [`${editing.name} loses the role${removed.length > 1 ? 's' : ''} ${removed.join(', ')}: the calls only ${removed.length > 1 ? 'they allow' : 'it allows'} will be refused (role_forbidden) ${whenItApplies()}.`] : []),
+      ...(check.body.publicKey !== undefined ? [`The new key replaces every current key of ${editing.name} (${editing.keys.length}): requests signed with ${editing.keys.length > 1 ? 'them' : 'it'} will be refused (signature_mismatch).`] : []),
+    ];
+    if (losses.length > 0 && !(await confirmChange(`Update ${editing.name}?`, losses.join(' '), 'Update', submit))) return;
+  }
   submit.disabled = true;
   try {
     if (editing) {
@@ -784,6 +827,8 @@ async function start() {
   $('dialog-cancel').addEventListener('click', () => closeDialog());
   $('client-dialog').addEventListener('close', () => onDialogClosed());
   ($('client-form') as HTMLFormElement).addEventListener('submit', (e) => void onSubmitClient((e as SubmitEvent)));
+  $('confirm-ok').addEventListener('click', () => ($('confirm-dialog') as HTMLDialogElement).close('confirm'));
+  $('confirm-cancel').addEventListener('click', () => ($('confirm-dialog') as HTMLDialogElement).close('cancel'));
   $('whitelist-add').addEventListener('click', () => {
     addWhitelistEntry();
     input('whitelist-entry').focus();

@@ -261,6 +261,12 @@ browserTest('edit: a private key in the Public Key box is refused on the spot an
   await hidden(refusal);
   await containsText(dialog.locator('#client-key-ok'), secondKey.fingerprint);
   await dialog.getByRole('button', { name: 'Update' }).click();
+  // Replacing the keys takes the old one away: the page says so and asks first.
+  const confirm = page.getByRole('dialog', { name: 'Update Acme Payments?' });
+  await visible(confirm);
+  await containsText(confirm, 'The new key replaces every current key of Acme Payments (1): requests signed with it will be refused (signature_mismatch).');
+  await focused(confirm.getByRole('button', { name: 'Cancel' }));
+  await confirm.getByRole('button', { name: 'Update' }).click();
   await hidden(dialog);
   const record = await clientNamed('Acme Payments');
   expect(record.keys.map((k: { fingerprint: string }) => k.fingerprint)).toEqual([secondKey.fingerprint]);
@@ -294,8 +300,21 @@ browserTest('details: keys with fingerprint and age, the recent authentication f
   await page.screenshot({ path: join(REPORTS, 'portal-clients.png'), fullPage: true });
 });
 
-browserTest('disable and enable: the status changes in the registry and the authorizer follows', async () => {
-  await page.getByRole('button', { name: 'Disable Acme Payments' }).click();
+browserTest('disable asks first, naming what will happen (Cancel changes nothing); enable does not; the authorizer follows', async () => {
+  const disable = page.getByRole('button', { name: 'Disable Acme Payments' });
+  const confirm = page.getByRole('dialog', { name: 'Disable Acme Payments?' });
+  const writesBefore = requests.filter((r: Request) => r.method() !== 'GET').length;
+  await disable.click();
+  await visible(confirm);
+  await containsText(confirm, "Requests signed by Acme Payments's keys will be refused (client_disabled)");
+  await confirm.getByRole('button', { name: 'Cancel' }).click();
+  await hidden(confirm);
+  await focused(disable);
+  expect(requests.filter((r: Request) => r.method() !== 'GET').length).toBe(writesBefore);
+  expect((await clientNamed('Acme Payments')).status).toBe('active');
+
+  await disable.click();
+  await confirm.getByRole('button', { name: 'Disable' }).click();
   await hasText(rowOf('Acme Payments').locator('.badge'), 'disabled');
   expect((await clientNamed('Acme Payments')).status).toBe('disabled');
   // The local gateway applies a registry write to the next request, and the page says so.
@@ -303,6 +322,26 @@ browserTest('disable and enable: the status changes in the registry and the auth
   await page.getByRole('button', { name: 'Enable Acme Payments' }).click();
   await hasText(rowOf('Acme Payments').locator('.badge'), 'active');
   expect((await clientNamed('Acme Payments')).status).toBe('active');
+});
+
+browserTest('edit: adding a role goes straight through; removing one asks first, naming the role and what it stops', async () => {
+  const roles = (name: string) => page.getByRole('dialog', { name: 'Edit Acme Payments' }).getByRole('group', { name: 'Assign roles' }).getByLabel(name, { exact: true });
+  const edit = page.getByRole('button', { name: 'Edit Acme Payments' });
+  await edit.click();
+  await roles('registry:admin').check();
+  await page.getByRole('dialog', { name: 'Edit Acme Payments' }).getByRole('button', { name: 'Update' }).click();
+  await hidden(page.getByRole('dialog', { name: 'Edit Acme Payments' }));
+  expect((await clientNamed('Acme Payments')).roles).toEqual(['demo', 'registry:admin']);
+
+  await edit.click();
+  await roles('registry:admin').uncheck();
+  await page.getByRole('dialog', { name: 'Edit Acme Payments' }).getByRole('button', { name: 'Update' }).click();
+  const confirm = page.getByRole('dialog', { name: 'Update Acme Payments?' });
+  await visible(confirm);
+  await containsText(confirm, 'Acme Payments loses the role registry:admin: the calls only it allows will be refused (role_forbidden)');
+  await confirm.getByRole('button', { name: 'Update' }).click();
+  await hidden(page.getByRole('dialog', { name: 'Edit Acme Payments' }));
+  expect((await clientNamed('Acme Payments')).roles).toEqual(['demo']);
 });
 
 browserTest('every registry call was signed in the browser (x-date, no Date) and no request carried the admin private key', async () => {
