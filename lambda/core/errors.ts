@@ -15,6 +15,7 @@ export const ERROR_CODES = {
   malformed_signature: 401,
   signature_label_missing: 401,
   unsupported_algorithm: 401,
+  algorithm_mismatch: 401,
   missing_keyid: 401,
   missing_created: 401,
   expired: 401,

@@ -10,6 +10,7 @@ describe('ERROR_CODES', () => {
       malformed_signature: 401,
       signature_label_missing: 401,
       unsupported_algorithm: 401,
+      algorithm_mismatch: 401,
       missing_keyid: 401,
       missing_created: 401,
       expired: 401,
