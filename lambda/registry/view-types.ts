@@ -3,12 +3,16 @@
  * registry builds them (./views.ts) and the portal's page reads them (portal/registry-client.ts),
  * from this one definition. Nothing here imports a module with code, so the page can use it.
  */
+import type { SignatureAlgorithm } from '../core/algorithms';
+import type { CoverageProfile } from '../core/profiles';
 import type { AccountRecord, AuthFailure, KeyOwner, UnauthenticatedFailureWindow } from '../store/store-types';
 
 export interface KeyView {
   readonly fingerprint: string;
   /** SPKI PEM. */
   readonly publicKey: string;
+  /** The one signature algorithm the key verifies. */
+  readonly algorithm: SignatureAlgorithm;
   readonly addedAt: string;
   readonly notAfter?: string;
   /** Whether the key verifies now (no not-after, or not-after still ahead). */
@@ -23,6 +27,8 @@ export interface ClientView {
   readonly status: 'active' | 'disabled';
   readonly networkWhitelist: readonly string[];
   readonly roles: readonly string[];
+  /** The client's own coverage profile, when it has one (overrides the deployment's); listings leave it out. */
+  readonly profile?: CoverageProfile;
   readonly keys: readonly KeyView[];
   readonly version: number;
   readonly createdAt: string;

@@ -2,6 +2,7 @@
  * What the registry API answers with: the JSON shapes of docs/openapi/registry.json, built from
  * store records. Key material appears only as public keys (SPKI PEM) and fingerprints.
  */
+import { DEFAULT_RSA_ALGORITHM } from '../core/algorithms';
 import { isKeyActive, type ClientRecord, type StoredPublicKey } from '../store/client-record';
 import { UNAUTHENTICATED_FAILURE_WINDOW_S } from '../core/defaults';
 import { DEFAULT_ACCOUNT_ID } from '../store/account-id';
@@ -21,6 +22,7 @@ export function clientView(record: ClientRecord, nowMs: number): ClientView {
     status: record.status,
     networkWhitelist: record.networkWhitelist,
     roles: record.roles,
+    ...(record.profile !== undefined ? { profile: record.profile } : {}),
     keys: record.keys.map((key) => keyView(key, nowMs)),
     version: record.version,
     createdAt: record.createdAt,
@@ -32,6 +34,8 @@ function keyView(key: StoredPublicKey, nowMs: number): KeyView {
   return {
     fingerprint: key.fingerprint,
     publicKey: key.spkiPem,
+    // Keys stored before keys had an algorithm are all RSA keys registered for the default.
+    algorithm: key.algorithm ?? DEFAULT_RSA_ALGORITHM,
     addedAt: key.addedAt,
     ...(key.notAfter !== undefined ? { notAfter: key.notAfter } : {}),
     active: isKeyActive(key, nowMs),

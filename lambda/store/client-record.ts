@@ -3,6 +3,9 @@
  * interface the authorizer depends on. One read returns everything needed to verify a request.
  */
 
+import type { SignatureAlgorithm } from '../core/algorithms';
+import type { CoverageProfile } from '../core/profiles';
+
 /** `disabled` clients are refused by the authorizer (`client_disabled`). */
 export type ClientStatus = 'active' | 'disabled';
 
@@ -12,6 +15,11 @@ export interface StoredPublicKey {
   readonly fingerprint: string;
   /** Canonical SPKI PEM. */
   readonly spkiPem: string;
+  /**
+   * The one signature algorithm the key verifies (lambda/core/algorithms.ts). Absent on keys
+   * registered before keys had one: the key type's own (RSA: rsa-v1_5-sha256).
+   */
+  readonly algorithm?: SignatureAlgorithm;
   /** ISO-8601 instant the key was added. */
   readonly addedAt: string;
   /** ISO-8601 instant after which the key no longer verifies (set on the old key by a rollover). */
@@ -31,6 +39,11 @@ export interface ClientRecord {
   /** Canonical allow-list entries (see `normaliseNetworkEntry` in lambda/core/network-entries.ts). */
   readonly networkWhitelist: readonly string[];
   readonly roles: readonly string[];
+  /**
+   * What this client's signatures must cover (lambda/core/profiles.ts), overriding the
+   * deployment's SIGNET_PROFILE; absent: the deployment's. Not in the list index: listings leave it out.
+   */
+  readonly profile?: CoverageProfile;
   /** One or more keys; several during a rollover. */
   readonly keys: readonly StoredPublicKey[];
   /** Optimistic-concurrency version, starting at 1, +1 on every change. */

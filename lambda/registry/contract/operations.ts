@@ -130,6 +130,7 @@ export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string,
                         {
                           "fingerprint": "8eX42bFnyGjnP5XDewS5Ofldp9e--Hjg5QLWyPCPStg",
                           "publicKey": "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAhhdHwwRbyU45ySuN4/JJ\nP+TxW+KLT2qLBhMe/bXy/8StLkBR2WUFDvBUoXiyfTHVHelAx8quhu1sNjY0/4Oo\nhOnWhNbi9JY8KQQmTxiUKfg/JUvT6nS37LYgt9sdjx9GmBzobULGtUu7dPNMDu2y\ncVrjpN830oSYu1zdN0UjPuYiLy39/xbbz29nVLQSa+C4obxNs/zlqlHFP5m0+CZr\nCZn9NaRjL23TYv5tUvAjz8l/ffQczL7riXjJjaWN9sMIVDiNga9I4F+JV6FtvyOL\nuxObG+jTsVg8kmVIuhiMf9HAijxgdOQ29jGv/erTYBpQYUbmCLv8jeK6lKZrFTG/\nCwIDAQAB\n-----END PUBLIC KEY-----\n",
+                          "algorithm": "rsa-v1_5-sha256",
                           "addedAt": "2026-01-05T09:30:00.000Z",
                           "active": true
                         }
@@ -183,6 +184,7 @@ export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string,
                         {
                           "fingerprint": "8eX42bFnyGjnP5XDewS5Ofldp9e--Hjg5QLWyPCPStg",
                           "publicKey": "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAhhdHwwRbyU45ySuN4/JJ\nP+TxW+KLT2qLBhMe/bXy/8StLkBR2WUFDvBUoXiyfTHVHelAx8quhu1sNjY0/4Oo\nhOnWhNbi9JY8KQQmTxiUKfg/JUvT6nS37LYgt9sdjx9GmBzobULGtUu7dPNMDu2y\ncVrjpN830oSYu1zdN0UjPuYiLy39/xbbz29nVLQSa+C4obxNs/zlqlHFP5m0+CZr\nCZn9NaRjL23TYv5tUvAjz8l/ffQczL7riXjJjaWN9sMIVDiNga9I4F+JV6FtvyOL\nuxObG+jTsVg8kmVIuhiMf9HAijxgdOQ29jGv/erTYBpQYUbmCLv8jeK6lKZrFTG/\nCwIDAQAB\n-----END PUBLIC KEY-----\n",
+                          "algorithm": "rsa-v1_5-sha256",
                           "addedAt": "2026-01-05T09:30:00.000Z",
                           "active": true
                         }
@@ -306,6 +308,7 @@ export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string,
                             {
                               "fingerprint": "8eX42bFnyGjnP5XDewS5Ofldp9e--Hjg5QLWyPCPStg",
                               "publicKey": "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAhhdHwwRbyU45ySuN4/JJ\nP+TxW+KLT2qLBhMe/bXy/8StLkBR2WUFDvBUoXiyfTHVHelAx8quhu1sNjY0/4Oo\nhOnWhNbi9JY8KQQmTxiUKfg/JUvT6nS37LYgt9sdjx9GmBzobULGtUu7dPNMDu2y\ncVrjpN830oSYu1zdN0UjPuYiLy39/xbbz29nVLQSa+C4obxNs/zlqlHFP5m0+CZr\nCZn9NaRjL23TYv5tUvAjz8l/ffQczL7riXjJjaWN9sMIVDiNga9I4F+JV6FtvyOL\nuxObG+jTsVg8kmVIuhiMf9HAijxgdOQ29jGv/erTYBpQYUbmCLv8jeK6lKZrFTG/\nCwIDAQAB\n-----END PUBLIC KEY-----\n",
+                              "algorithm": "rsa-v1_5-sha256",
                               "addedAt": "2026-01-05T09:30:00.000Z",
                               "active": true
                             }
@@ -337,6 +340,7 @@ export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string,
                             {
                               "fingerprint": "8eX42bFnyGjnP5XDewS5Ofldp9e--Hjg5QLWyPCPStg",
                               "publicKey": "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAhhdHwwRbyU45ySuN4/JJ\nP+TxW+KLT2qLBhMe/bXy/8StLkBR2WUFDvBUoXiyfTHVHelAx8quhu1sNjY0/4Oo\nhOnWhNbi9JY8KQQmTxiUKfg/JUvT6nS37LYgt9sdjx9GmBzobULGtUu7dPNMDu2y\ncVrjpN830oSYu1zdN0UjPuYiLy39/xbbz29nVLQSa+C4obxNs/zlqlHFP5m0+CZr\nCZn9NaRjL23TYv5tUvAjz8l/ffQczL7riXjJjaWN9sMIVDiNga9I4F+JV6FtvyOL\nuxObG+jTsVg8kmVIuhiMf9HAijxgdOQ29jGv/erTYBpQYUbmCLv8jeK6lKZrFTG/\nCwIDAQAB\n-----END PUBLIC KEY-----\n",
+                              "algorithm": "rsa-v1_5-sha256",
                               "addedAt": "2026-01-05T09:30:00.000Z",
                               "active": true
                             }
@@ -423,6 +427,7 @@ export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string,
                         {
                           "fingerprint": "8eX42bFnyGjnP5XDewS5Ofldp9e--Hjg5QLWyPCPStg",
                           "publicKey": "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAhhdHwwRbyU45ySuN4/JJ\nP+TxW+KLT2qLBhMe/bXy/8StLkBR2WUFDvBUoXiyfTHVHelAx8quhu1sNjY0/4Oo\nhOnWhNbi9JY8KQQmTxiUKfg/JUvT6nS37LYgt9sdjx9GmBzobULGtUu7dPNMDu2y\ncVrjpN830oSYu1zdN0UjPuYiLy39/xbbz29nVLQSa+C4obxNs/zlqlHFP5m0+CZr\nCZn9NaRjL23TYv5tUvAjz8l/ffQczL7riXjJjaWN9sMIVDiNga9I4F+JV6FtvyOL\nuxObG+jTsVg8kmVIuhiMf9HAijxgdOQ29jGv/erTYBpQYUbmCLv8jeK6lKZrFTG/\nCwIDAQAB\n-----END PUBLIC KEY-----\n",
+                          "algorithm": "rsa-v1_5-sha256",
                           "addedAt": "2026-01-05T09:30:00.000Z",
                           "active": true
                         }
@@ -538,6 +543,7 @@ export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string,
                         {
                           "fingerprint": "8eX42bFnyGjnP5XDewS5Ofldp9e--Hjg5QLWyPCPStg",
                           "publicKey": "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAhhdHwwRbyU45ySuN4/JJ\nP+TxW+KLT2qLBhMe/bXy/8StLkBR2WUFDvBUoXiyfTHVHelAx8quhu1sNjY0/4Oo\nhOnWhNbi9JY8KQQmTxiUKfg/JUvT6nS37LYgt9sdjx9GmBzobULGtUu7dPNMDu2y\ncVrjpN830oSYu1zdN0UjPuYiLy39/xbbz29nVLQSa+C4obxNs/zlqlHFP5m0+CZr\nCZn9NaRjL23TYv5tUvAjz8l/ffQczL7riXjJjaWN9sMIVDiNga9I4F+JV6FtvyOL\nuxObG+jTsVg8kmVIuhiMf9HAijxgdOQ29jGv/erTYBpQYUbmCLv8jeK6lKZrFTG/\nCwIDAQAB\n-----END PUBLIC KEY-----\n",
+                          "algorithm": "rsa-v1_5-sha256",
                           "addedAt": "2026-01-05T09:30:00.000Z",
                           "active": true
                         }
@@ -669,6 +675,7 @@ export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string,
                         {
                           "fingerprint": "8eX42bFnyGjnP5XDewS5Ofldp9e--Hjg5QLWyPCPStg",
                           "publicKey": "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAhhdHwwRbyU45ySuN4/JJ\nP+TxW+KLT2qLBhMe/bXy/8StLkBR2WUFDvBUoXiyfTHVHelAx8quhu1sNjY0/4Oo\nhOnWhNbi9JY8KQQmTxiUKfg/JUvT6nS37LYgt9sdjx9GmBzobULGtUu7dPNMDu2y\ncVrjpN830oSYu1zdN0UjPuYiLy39/xbbz29nVLQSa+C4obxNs/zlqlHFP5m0+CZr\nCZn9NaRjL23TYv5tUvAjz8l/ffQczL7riXjJjaWN9sMIVDiNga9I4F+JV6FtvyOL\nuxObG+jTsVg8kmVIuhiMf9HAijxgdOQ29jGv/erTYBpQYUbmCLv8jeK6lKZrFTG/\nCwIDAQAB\n-----END PUBLIC KEY-----\n",
+                          "algorithm": "rsa-v1_5-sha256",
                           "addedAt": "2026-01-05T09:30:00.000Z",
                           "notAfter": "2026-04-06T09:30:00.000Z",
                           "active": true
@@ -676,6 +683,7 @@ export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string,
                         {
                           "fingerprint": "q1OQ8X3m7f1hC2Qm0rjqgK3i0mS7pWc6oK4y9Z1nT0A",
                           "publicKey": "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAhhdHwwRbyU45ySuN4/JJ\nP+TxW+KLT2qLBhMe/bXy/8StLkBR2WUFDvBUoXiyfTHVHelAx8quhu1sNjY0/4Oo\nhOnWhNbi9JY8KQQmTxiUKfg/JUvT6nS37LYgt9sdjx9GmBzobULGtUu7dPNMDu2y\ncVrjpN830oSYu1zdN0UjPuYiLy39/xbbz29nVLQSa+C4obxNs/zlqlHFP5m0+CZr\nCZn9NaRjL23TYv5tUvAjz8l/ffQczL7riXjJjaWN9sMIVDiNga9I4F+JV6FtvyOL\nuxObG+jTsVg8kmVIuhiMf9HAijxgdOQ29jGv/erTYBpQYUbmCLv8jeK6lKZrFTG/\nCwIDAQAB\n-----END PUBLIC KEY-----\n",
+                          "algorithm": "rsa-v1_5-sha256",
                           "addedAt": "2026-04-05T09:30:00.000Z",
                           "active": true
                         }
@@ -807,6 +815,7 @@ export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string,
                         {
                           "fingerprint": "q1OQ8X3m7f1hC2Qm0rjqgK3i0mS7pWc6oK4y9Z1nT0A",
                           "publicKey": "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAhhdHwwRbyU45ySuN4/JJ\nP+TxW+KLT2qLBhMe/bXy/8StLkBR2WUFDvBUoXiyfTHVHelAx8quhu1sNjY0/4Oo\nhOnWhNbi9JY8KQQmTxiUKfg/JUvT6nS37LYgt9sdjx9GmBzobULGtUu7dPNMDu2y\ncVrjpN830oSYu1zdN0UjPuYiLy39/xbbz29nVLQSa+C4obxNs/zlqlHFP5m0+CZr\nCZn9NaRjL23TYv5tUvAjz8l/ffQczL7riXjJjaWN9sMIVDiNga9I4F+JV6FtvyOL\nuxObG+jTsVg8kmVIuhiMf9HAijxgdOQ29jGv/erTYBpQYUbmCLv8jeK6lKZrFTG/\nCwIDAQAB\n-----END PUBLIC KEY-----\n",
+                          "algorithm": "rsa-v1_5-sha256",
                           "addedAt": "2026-04-05T09:30:00.000Z",
                           "active": true
                         }
@@ -928,6 +937,7 @@ export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string,
                         {
                           "fingerprint": "8eX42bFnyGjnP5XDewS5Ofldp9e--Hjg5QLWyPCPStg",
                           "publicKey": "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAhhdHwwRbyU45ySuN4/JJ\nP+TxW+KLT2qLBhMe/bXy/8StLkBR2WUFDvBUoXiyfTHVHelAx8quhu1sNjY0/4Oo\nhOnWhNbi9JY8KQQmTxiUKfg/JUvT6nS37LYgt9sdjx9GmBzobULGtUu7dPNMDu2y\ncVrjpN830oSYu1zdN0UjPuYiLy39/xbbz29nVLQSa+C4obxNs/zlqlHFP5m0+CZr\nCZn9NaRjL23TYv5tUvAjz8l/ffQczL7riXjJjaWN9sMIVDiNga9I4F+JV6FtvyOL\nuxObG+jTsVg8kmVIuhiMf9HAijxgdOQ29jGv/erTYBpQYUbmCLv8jeK6lKZrFTG/\nCwIDAQAB\n-----END PUBLIC KEY-----\n",
+                          "algorithm": "rsa-v1_5-sha256",
                           "addedAt": "2026-01-05T09:30:00.000Z",
                           "active": true
                         }
@@ -1051,6 +1061,7 @@ export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string,
                         {
                           "fingerprint": "8eX42bFnyGjnP5XDewS5Ofldp9e--Hjg5QLWyPCPStg",
                           "publicKey": "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAhhdHwwRbyU45ySuN4/JJ\nP+TxW+KLT2qLBhMe/bXy/8StLkBR2WUFDvBUoXiyfTHVHelAx8quhu1sNjY0/4Oo\nhOnWhNbi9JY8KQQmTxiUKfg/JUvT6nS37LYgt9sdjx9GmBzobULGtUu7dPNMDu2y\ncVrjpN830oSYu1zdN0UjPuYiLy39/xbbz29nVLQSa+C4obxNs/zlqlHFP5m0+CZr\nCZn9NaRjL23TYv5tUvAjz8l/ffQczL7riXjJjaWN9sMIVDiNga9I4F+JV6FtvyOL\nuxObG+jTsVg8kmVIuhiMf9HAijxgdOQ29jGv/erTYBpQYUbmCLv8jeK6lKZrFTG/\nCwIDAQAB\n-----END PUBLIC KEY-----\n",
+                          "algorithm": "rsa-v1_5-sha256",
                           "addedAt": "2026-01-05T09:30:00.000Z",
                           "active": true
                         }
