@@ -8,15 +8,11 @@
  * `hmac-sha256` is not offered: it needs a shared secret, and the registry holds public keys only.
  */
 import { KeyObject, constants, sign as nodeSign, verify as nodeVerify } from 'node:crypto';
+import { DEFAULT_RSA_ALGORITHM, SIGNATURE_ALGORITHMS, type SignatureAlgorithm, isSignatureAlgorithm } from './algorithm-names';
 import { fail } from './errors';
 
-/** Every algorithm a registered key may have, by its RFC 9421 §6.2.2 name. */
-export const SIGNATURE_ALGORITHMS = ['rsa-v1_5-sha256', 'rsa-pss-sha512', 'ecdsa-p256-sha256', 'ecdsa-p384-sha384', 'ed25519'] as const;
-
-export type SignatureAlgorithm = (typeof SIGNATURE_ALGORITHMS)[number];
-
-/** The algorithm of a key registered before keys had one, and of an RSA key registered without one. */
-export const DEFAULT_RSA_ALGORITHM: SignatureAlgorithm = 'rsa-v1_5-sha256';
+export { DEFAULT_RSA_ALGORITHM, SIGNATURE_ALGORITHMS, isSignatureAlgorithm };
+export type { SignatureAlgorithm };
 
 /** The RFC 9421 algorithms Signet refuses on purpose, with why (shown to whoever asked for one). */
 const REFUSED_ALGORITHMS: Readonly<Record<string, string>> = {
@@ -46,11 +42,6 @@ const SPECS: Readonly<Record<SignatureAlgorithm, AlgorithmSpec>> = {
 
 /** RFC 9421 §3.3.1: RSASSA-PSS with a 64-byte salt. */
 const PSS_SALT_BYTES = 64;
-
-/** True when `name` is one of {@link SIGNATURE_ALGORITHMS}. */
-export function isSignatureAlgorithm(name: unknown): name is SignatureAlgorithm {
-  return typeof name === 'string' && Object.prototype.hasOwnProperty.call(SPECS, name);
-}
 
 /** A human description of an algorithm ("ECDSA on P-256 with SHA-256"). */
 export function describeAlgorithm(algorithm: SignatureAlgorithm): string {
