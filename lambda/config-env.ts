@@ -15,6 +15,7 @@ export const ENV = {
   maxSkewS: 'SIGNET_MAX_SKEW_S',
   maxCoveredComponents: 'SIGNET_MAX_COVERED_COMPONENTS',
   allowLegacy: 'SIGNET_ALLOW_LEGACY',
+  profile: 'SIGNET_PROFILE',
   replayProtection: 'SIGNET_REPLAY_PROTECTION',
   recordAuthFailures: 'SIGNET_RECORD_AUTH_FAILURES',
   authFailureRecordIntervalMs: 'SIGNET_AUTH_FAILURE_RECORD_INTERVAL_MS',

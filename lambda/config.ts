@@ -3,6 +3,7 @@
  * value falls back to its named default in lambda/core/defaults.ts. A bad value fails the cold
  * start with a message naming the variable, never silently.
  */
+import { COVERAGE_PROFILES, type CoverageProfile, DEFAULT_PROFILE, isCoverageProfile } from './core/profiles';
 import {
   AUTH_FAILURE_RECORD_INTERVAL_MS,
   DEFAULT_ALLOW_LEGACY,
@@ -30,6 +31,8 @@ export interface SignetConfig {
   /** The most components one signature may cover (more: `invalid_signature_input`). */
   readonly maxCoveredComponents: number;
   readonly allowLegacy: boolean;
+  /** What signatures must cover unless a client's own `profile` says otherwise (lambda/core/profiles.ts). @default 'signet' */
+  readonly profile: CoverageProfile;
   readonly replayProtection: boolean;
   readonly recordAuthFailures: boolean;
   /** The same refusal of one client is recorded at most once per this interval. */
@@ -56,6 +59,7 @@ export function loadConfig(env: Env = process.env): SignetConfig {
     maxSkewS: readInt(env, ENV.maxSkewS, DEFAULT_MAX_SKEW_S, 0),
     maxCoveredComponents: readInt(env, ENV.maxCoveredComponents, DEFAULT_MAX_COVERED_COMPONENTS, MIN_COVERED_COMPONENTS_LIMIT, MAX_COVERED_COMPONENTS_LIMIT),
     allowLegacy: readBool(env, ENV.allowLegacy, DEFAULT_ALLOW_LEGACY),
+    profile: readProfile(env),
     replayProtection: readBool(env, ENV.replayProtection, false),
     recordAuthFailures: readBool(env, ENV.recordAuthFailures, true),
     authFailureRecordIntervalMs: readInt(env, ENV.authFailureRecordIntervalMs, AUTH_FAILURE_RECORD_INTERVAL_MS, 0),
@@ -76,6 +80,13 @@ function readInt(env: Env, name: string, fallback: number, min: number, max = Nu
     throw new Error(`${name} must be a whole number ${range}; got ${JSON.stringify(raw)}.`);
   }
   return Number(raw);
+}
+
+function readProfile(env: Env): CoverageProfile {
+  const raw = env[ENV.profile]?.trim();
+  if (raw === undefined || raw === '') return DEFAULT_PROFILE;
+  if (!isCoverageProfile(raw)) throw new Error(`${ENV.profile} must be one of ${COVERAGE_PROFILES.join(', ')}; got ${JSON.stringify(raw.slice(0, 40))}.`);
+  return raw;
 }
 
 function readBool(env: Env, name: string, fallback: boolean): boolean {

@@ -1,6 +1,7 @@
 /**
  * The Lambda authorizer that verifies RFC 9421 signatures in front of an HTTP API or a REST API.
  */
+import { type CoverageProfile, DEFAULT_PROFILE } from '../lambda/core/profiles';
 import { Duration, Token, Validations } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import { HttpLambdaAuthorizer, HttpLambdaResponseType } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
@@ -79,6 +80,14 @@ export interface SignatureAuthorizerProps {
    * @default false (DEFAULT_ALLOW_LEGACY)
    */
   readonly allowLegacy?: boolean;
+  /**
+   * What signatures must cover, for clients without a `profile` of their own in the registry:
+   * `signet` (label `sig`, `alg`, `@method` `@target-uri` `date`) or `rfc9421` (any label,
+   * `@method` and the target, `alg` and `date` optional: curl's `--httpsig` and other RFC 9421
+   * signers). Both require `created` in the window and `content-digest` with a body.
+   * @default 'signet' (DEFAULT_PROFILE)
+   */
+  readonly profile?: CoverageProfile;
   /**
    * Refuse an exact replay of a signed request within its validity window. Costs one conditional
    * DynamoDB write per request and gives the authorizer PutItem on `REPLAY#…` items.
@@ -164,6 +173,7 @@ export class SignatureAuthorizer extends Construct {
       [ENV.maxAgeS]: String((props.maxAge ?? Duration.seconds(DEFAULT_MAX_AGE_S)).toSeconds()),
       [ENV.maxSkewS]: String((props.maxSkew ?? Duration.seconds(DEFAULT_MAX_SKEW_S)).toSeconds()),
       [ENV.allowLegacy]: String(props.allowLegacy ?? DEFAULT_ALLOW_LEGACY),
+      [ENV.profile]: props.profile ?? DEFAULT_PROFILE,
       [ENV.replayProtection]: String(replayProtection),
       [ENV.recordAuthFailures]: String(recordAuthFailures),
       [ENV.clientCacheTtlMs]: String(this.clientCacheTtl.toMilliseconds()),

@@ -90,6 +90,7 @@ export class AuthorizerRuntime {
         allowLegacy: config.allowLegacy,
         nowS: () => Math.floor(nowMs() / 1000),
       }),
+      profile: config.profile,
       directory: this.directory,
       roles: compileRoleCatalogue(config.roleCatalogue),
       replay: config.replayProtection ? new DynamoReplayGuard(doc, config.tableName, () => Math.floor(nowMs() / 1000)) : undefined,

@@ -54,6 +54,8 @@ export function parseSignatureInputMember(fieldValue: string, label: string, max
 export interface SignatureMemberSummary {
   readonly label: string;
   readonly keyid?: string;
+  /** How many components it covers (0 when it is not an inner list). */
+  readonly components: number;
 }
 
 /**
@@ -72,7 +74,8 @@ export function listSignatureMembers(fieldValue: string, maxMembers: number): Si
   const members: SignatureMemberSummary[] = [];
   for (const [label, member] of dict) {
     const keyid = isInnerList(member) ? member[1].get('keyid') : undefined;
-    members.push(typeof keyid === 'string' ? { label, keyid } : { label });
+    const components = isInnerList(member) ? member[0].length : 0;
+    members.push(typeof keyid === 'string' ? { label, keyid, components } : { label, components });
   }
   return members;
 }

@@ -31,7 +31,7 @@ import { parseHttpDate } from './http-date';
 import { MAX_KEYID_LENGTH } from './keyid';
 import { type CoverageProfile, MAX_SIGNATURES_READ, policyForProfile } from './profiles';
 import { buildSignatureBase, trimOws } from './signature-base';
-import { ComponentId, SignatureInput, checkComponentCount, listSignatureMembers, readSignatureInput, readSignatureValue } from './signature-params';
+import { ComponentId, SignatureInput, type SignatureMemberSummary, checkComponentCount, listSignatureMembers, readSignatureInput, readSignatureValue } from './signature-params';
 import { SignedRequest } from './types';
 
 /**
@@ -52,6 +52,20 @@ const SIGNATURE_INPUT_MEMO_MAX_CHARS = 512;
 const DATE_MEMO_ENTRIES = 256;
 
 const signatureInputMemo = new BoundedMemo<string, CheckedInput>(SIGNATURE_INPUT_MEMO_ENTRIES);
+const signatureMembersMemo = new BoundedMemo<string, readonly SignatureMemberSummary[]>(SIGNATURE_INPUT_MEMO_ENTRIES);
+
+/**
+ * {@link listSignatureMembers}, memoized like the Signature-Input parse (same bounds): the
+ * authorizer reads the labels and keyids of every request before it picks the one to check.
+ */
+export function readSignatureMembersMemoized(field: string, maxMembers: number): readonly SignatureMemberSummary[] {
+  if (field.length > SIGNATURE_INPUT_MEMO_MAX_CHARS) return listSignatureMembers(field, maxMembers);
+  const hit = signatureMembersMemo.get(field);
+  if (hit !== undefined && hit.length <= maxMembers) return hit;
+  const members = Object.freeze(listSignatureMembers(field, maxMembers));
+  signatureMembersMemo.set(field, members);
+  return members;
+}
 const dateMemo = new BoundedMemo<string, number>(DATE_MEMO_ENTRIES);
 
 /** A parsed Signature-Input member with the facts about its covered list that every check reads. */
