@@ -14,6 +14,7 @@ import type { ClientRecord } from './client-record';
 import { decodeCursor, encodeCursor } from './cursor';
 import { DEFAULT_PAGE_SIZE, pageSize } from './dynamo-table';
 import type { DynamoFailureLog } from './failure-log';
+import type { DynamoKeyUse } from './key-use';
 import { keyKey, toAuditEntry, toKeyOwner, toRecord } from './item-codec';
 import { storageError } from './store-errors';
 import type { AuditEntry, KeyOwner, Page } from './store-types';
@@ -106,5 +107,14 @@ export class DynamoClientQueries extends DynamoClientReader {
   /** The client's counts of refusals no key of it signed, per window, newest first (./failure-log.ts). */
   listUnauthenticatedFailures(...args: Parameters<DynamoFailureLog['listUnauthenticatedFailures']>): ReturnType<DynamoFailureLog['listUnauthenticatedFailures']> {
     return this.failureLog.listUnauthenticatedFailures(...args);
+  }
+
+  /**
+   * When each key of `records` last verified a request, by fingerprint (keys never used are
+   * absent). BatchGetItem on the key items, 100 keys a call (./key-use.ts): one call for a page
+   * of clients with up to 100 keys in all, never one call per client.
+   */
+  keyLastUse(records: readonly Pick<ClientRecord, 'clientId' | 'keys'>[]): ReturnType<DynamoKeyUse['lastUsedAt']> {
+    return this.keyUse.lastUsedAt(records.flatMap((r) => r.keys.map((k) => ({ clientId: r.clientId, fingerprint: k.fingerprint }))));
   }
 }
