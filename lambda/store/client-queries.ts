@@ -47,6 +47,31 @@ export class DynamoClientQueries extends DynamoClientReader {
     return { items: out.items.map((item) => toRecord(item, accountId)), nextCursor: encodeCursor(out.lastKey) };
   }
 
+  /**
+   * Every client of the account in creation order, for the registry's search: Queries on the list
+   * index (1 MB each, never a Scan) until the account is read or more than `ceiling` clients are;
+   * then `complete` is false and `records` holds the first `ceiling`.
+   */
+  async accountClients(accountId: string, ceiling: number): Promise<{ records: ClientRecord[]; complete: boolean }> {
+    if (!isAccountId(accountId)) return { records: [], complete: true };
+    const partition = ITEM.accountClientsPartition(accountId);
+    const records: ClientRecord[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const out = await this.query('list the clients', {
+        IndexName: LIST_INDEX_NAME,
+        KeyConditionExpression: '#lpk = :partition',
+        ExpressionAttributeNames: { '#lpk': LIST_INDEX_PARTITION_KEY },
+        ExpressionAttributeValues: { ':partition': partition },
+        Limit: ceiling + 1 - records.length,
+        ExclusiveStartKey: start,
+      });
+      records.push(...out.items.map((item) => toRecord(item, accountId)));
+      start = out.lastKey;
+    } while (start !== undefined && records.length <= ceiling);
+    return records.length > ceiling ? { records: records.slice(0, ceiling), complete: false } : { records, complete: true };
+  }
+
   /** Who holds the key with this fingerprint, or undefined. One GetItem. */
   async findByFingerprint(fingerprint: string, options: { consistentRead?: boolean } = {}): Promise<KeyOwner | undefined> {
     if (!isFingerprint(fingerprint)) return undefined;
