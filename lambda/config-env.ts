@@ -19,6 +19,7 @@ export const ENV = {
   replayProtection: 'SIGNET_REPLAY_PROTECTION',
   recordAuthFailures: 'SIGNET_RECORD_AUTH_FAILURES',
   authFailureRecordIntervalMs: 'SIGNET_AUTH_FAILURE_RECORD_INTERVAL_MS',
+  lastUsedRecordIntervalMs: 'SIGNET_LAST_USED_RECORD_INTERVAL_MS',
   clientCacheTtlMs: 'SIGNET_CLIENT_CACHE_TTL_MS',
   staleIfErrorMs: 'SIGNET_STALE_IF_ERROR_MS',
   rotationGraceS: 'SIGNET_ROTATION_GRACE_S',

@@ -14,8 +14,10 @@ import {
   DEFAULT_RSA_BITS,
   DEFAULT_ROTATION_GRACE_S,
   DEFAULT_STALE_IF_ERROR_MS,
+  LAST_USED_RECORD_INTERVAL_MS,
   MAX_COVERED_COMPONENTS_LIMIT,
   MIN_COVERED_COMPONENTS_LIMIT,
+  MIN_LAST_USED_RECORD_INTERVAL_MS,
 } from './core/defaults';
 import { publicBaseUrlProblem } from './adapters/target-uri';
 import { RoleCatalogue, compileRoleCatalogue } from './core/role-policy';
@@ -37,6 +39,11 @@ export interface SignetConfig {
   readonly recordAuthFailures: boolean;
   /** The same refusal of one client is recorded at most once per this interval. */
   readonly authFailureRecordIntervalMs: number;
+  /**
+   * A (client, key) pair that verified a request is recorded as used at most once per this
+   * interval per instance (the registry shows it as `lastUsedAt`); 0: not recorded.
+   */
+  readonly lastUsedRecordIntervalMs: number;
   readonly clientCacheTtlMs: number;
   readonly staleIfErrorMs: number;
   readonly rotationGraceS: number;
@@ -63,6 +70,7 @@ export function loadConfig(env: Env = process.env): SignetConfig {
     replayProtection: readBool(env, ENV.replayProtection, false),
     recordAuthFailures: readBool(env, ENV.recordAuthFailures, true),
     authFailureRecordIntervalMs: readInt(env, ENV.authFailureRecordIntervalMs, AUTH_FAILURE_RECORD_INTERVAL_MS, 0),
+    lastUsedRecordIntervalMs: readLastUsedInterval(env),
     clientCacheTtlMs: readInt(env, ENV.clientCacheTtlMs, DEFAULT_CLIENT_CACHE_TTL_MS, 0),
     staleIfErrorMs: readInt(env, ENV.staleIfErrorMs, DEFAULT_STALE_IF_ERROR_MS, 0),
     rotationGraceS: readInt(env, ENV.rotationGraceS, DEFAULT_ROTATION_GRACE_S, 0),
@@ -87,6 +95,15 @@ function readProfile(env: Env): CoverageProfile {
   if (raw === undefined || raw === '') return DEFAULT_PROFILE;
   if (!isCoverageProfile(raw)) throw new Error(`${ENV.profile} must be one of ${COVERAGE_PROFILES.join(', ')}; got ${JSON.stringify(raw.slice(0, 40))}.`);
   return raw;
+}
+
+/** 0 (off), or at least MIN_LAST_USED_RECORD_INTERVAL_MS: never a write per request. */
+function readLastUsedInterval(env: Env): number {
+  const value = readInt(env, ENV.lastUsedRecordIntervalMs, LAST_USED_RECORD_INTERVAL_MS, 0);
+  if (value !== 0 && value < MIN_LAST_USED_RECORD_INTERVAL_MS) {
+    throw new Error(`${ENV.lastUsedRecordIntervalMs} must be 0 (off) or at least ${MIN_LAST_USED_RECORD_INTERVAL_MS} ms; got ${value}.`);
+  }
+  return value;
 }
 
 function readBool(env: Env, name: string, fallback: boolean): boolean {

@@ -49,6 +49,7 @@ export const ERROR_CODES = {
   invalid_network: 400,
   unknown_role: 400,
   role_not_allowed: 400,
+  too_many_clients: 400,
   payload_too_large: 413,
   not_found: 404,
   key_already_registered: 409,

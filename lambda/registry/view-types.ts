@@ -17,6 +17,12 @@ export interface KeyView {
   readonly notAfter?: string;
   /** Whether the key verifies now (no not-after, or not-after still ahead). */
   readonly active: boolean;
+  /**
+   * When the key last verified a request of this client (ISO-8601), as an authorizer recorded it:
+   * at most once per key and SIGNET_LAST_USED_RECORD_INTERVAL_MS per instance, so up to that much
+   * behind. Absent when no use is recorded.
+   */
+  readonly lastUsedAt?: string;
 }
 
 export interface ClientView {
@@ -33,6 +39,19 @@ export interface ClientView {
   readonly version: number;
   readonly createdAt: string;
   readonly updatedAt: string;
+  /** The latest `lastUsedAt` of its keys; absent when none of them has a use recorded. */
+  readonly lastUsedAt?: string;
+}
+
+/** `GET /registry/clients`: a page of clients. */
+export interface ClientListView {
+  readonly clients: readonly ClientView[];
+  readonly nextCursor?: string;
+  /**
+   * Only when the list was searched, filtered or sorted (`q`, `status`, `role`, `sort`, `order`):
+   * how many clients of the account match, on every page.
+   */
+  readonly total?: number;
 }
 
 export interface ExpiringKeyView extends KeyOwner {

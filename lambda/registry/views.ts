@@ -14,7 +14,12 @@ export type { AccountView, AuthFailuresView, ClientView, ExpiringKeyView } from 
 
 
 
-export function clientView(record: ClientRecord, nowMs: number): ClientView {
+/**
+ * @param lastUse when each key last verified a request, by fingerprint (the store's `keyLastUse`);
+ *   keys without an entry have no `lastUsedAt`, and the client's is the latest of its keys'
+ */
+export function clientView(record: ClientRecord, nowMs: number, lastUse: ReadonlyMap<string, string> = new Map()): ClientView {
+  const lastUsedAt = latest(record.keys.map((key) => lastUse.get(key.fingerprint)));
   return {
     clientId: record.clientId,
     accountId: record.accountId,
@@ -23,14 +28,22 @@ export function clientView(record: ClientRecord, nowMs: number): ClientView {
     networkWhitelist: record.networkWhitelist,
     roles: record.roles,
     ...(record.profile !== undefined ? { profile: record.profile } : {}),
-    keys: record.keys.map((key) => keyView(key, nowMs)),
+    keys: record.keys.map((key) => keyView(key, nowMs, lastUse.get(key.fingerprint))),
     version: record.version,
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
+    ...(lastUsedAt !== undefined ? { lastUsedAt } : {}),
   };
 }
 
-function keyView(key: StoredPublicKey, nowMs: number): KeyView {
+/** The latest of some ISO-8601 instants (the store writes one form, so string order is time order); undefined for none. */
+export function latest(instants: ReadonlyArray<string | undefined>): string | undefined {
+  let found: string | undefined;
+  for (const at of instants) if (at !== undefined && (found === undefined || at > found)) found = at;
+  return found;
+}
+
+function keyView(key: StoredPublicKey, nowMs: number, lastUsedAt: string | undefined): KeyView {
   return {
     fingerprint: key.fingerprint,
     publicKey: key.spkiPem,
@@ -39,6 +52,7 @@ function keyView(key: StoredPublicKey, nowMs: number): KeyView {
     addedAt: key.addedAt,
     ...(key.notAfter !== undefined ? { notAfter: key.notAfter } : {}),
     active: isKeyActive(key, nowMs),
+    ...(lastUsedAt !== undefined ? { lastUsedAt } : {}),
   };
 }
 

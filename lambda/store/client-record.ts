@@ -82,6 +82,18 @@ export interface AuthFailureRecorder {
   countUnauthenticatedFailures(clientId: string, reason: string, count: number): Promise<boolean>;
 }
 
+/**
+ * What the authorizer writes after an allowed request: that the key verified a request of the
+ * client now (`lastUsedAt` in the registry's answers). One conditional write, never a read.
+ */
+export interface KeyUseRecorder {
+  /**
+   * Records the use. Resolves false (and writes nothing) when the key is not registered, or a
+   * later use is already recorded. Throws on a storage failure.
+   */
+  recordKeyUse(clientId: string, fingerprint: string): Promise<boolean>;
+}
+
 /** True while `key` verifies at `nowMs`: it has no not-after, or its not-after is still ahead. */
 export function isKeyActive(key: StoredPublicKey, nowMs: number): boolean {
   return key.notAfter === undefined || Date.parse(key.notAfter) > nowMs;

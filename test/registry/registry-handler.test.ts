@@ -261,7 +261,7 @@ describe('GET /registry/clients', () => {
     expect(seen.size).toBeGreaterThanOrEqual(10);
     expect(pages).toBeGreaterThan(3);
 
-    for (const query of ['limit=0', 'limit=101', 'limit=ten', 'cursor=!!', 'cursor=eyJ4IjoxfQ', 'sort=name']) {
+    for (const query of ['limit=0', 'limit=101', 'limit=ten', 'cursor=!!', 'cursor=eyJ4IjoxfQ', 'sort=size', 'owner=me']) {
       expectError(await call({ method: 'GET', path: '/registry/clients', query }), 400, 'invalid_request');
     }
   });

@@ -63,6 +63,7 @@ export const Key = z.strictObject({
   addedAt: Instant,
   notAfter: z.optional(described(Instant, "After this instant the key no longer verifies (set on the old key by a rollover).")),
   active: z.boolean().register(z.globalRegistry, {"description": "Whether the key verifies now."}),
+  lastUsedAt: z.optional(described(Instant, "When the key last verified a request of this client, as an authorizer recorded it: at most once per key and `SIGNET_LAST_USED_RECORD_INTERVAL_MS` (default 15 min) per authorizer instance, so it may be up to that much behind. Absent when no use is recorded; a removed key takes its last use with it.")),
 }).register(z.globalRegistry, {"id": "Key"});
 
 export const AccountId = z.string().check(z.regex(ACCOUNT_ID_OR_DEFAULT)).register(z.globalRegistry, {"id": "AccountId", "description": "`acct_default` (the default account: clients created by operators without an account, and every client registered before accounts existed), or a service-generated id.", "examples": ["acct_Q2hKx8mV1tP4wR7zN0bYfA", "acct_default"]});
@@ -79,6 +80,7 @@ export const Client = z.strictObject({
   version: Version,
   createdAt: Instant,
   updatedAt: Instant,
+  lastUsedAt: z.optional(described(Instant, "The latest `lastUsedAt` of the client's keys: when it last got a request through. Absent when none is recorded.")),
 }).register(z.globalRegistry, {"id": "Client"});
 
 export const CreateClientResponse = z.extend(Client, {
@@ -119,6 +121,7 @@ export const VersionRequest = z.strictObject({
 export const ClientList = z.strictObject({
   clients: z.array(Client),
   nextCursor: z.optional(Cursor),
+  total: z.optional(z.int().check(z.minimum(0)).register(z.globalRegistry, {"description": "Only when the list is searched, filtered or sorted (`q`, `status`, `role`, `sort`, `order`): how many clients of the account match, counted when the page was read (on every page)."})),
 }).register(z.globalRegistry, {"id": "ClientList"});
 
 export const AuthFailure = z.strictObject({
