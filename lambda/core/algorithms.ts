@@ -43,11 +43,6 @@ const SPECS: Readonly<Record<SignatureAlgorithm, AlgorithmSpec>> = {
 /** RFC 9421 §3.3.1: RSASSA-PSS with a 64-byte salt. */
 const PSS_SALT_BYTES = 64;
 
-/** A human description of an algorithm ("ECDSA on P-256 with SHA-256"). */
-export function describeAlgorithm(algorithm: SignatureAlgorithm): string {
-  return SPECS[algorithm].description;
-}
-
 /**
  * Checks an `alg` a signature names (§3.2 step 6) before any key is known: it must be one of
  * {@link SIGNATURE_ALGORITHMS}. Whether it fits the key comes later ({@link algorithmFits}).

@@ -271,8 +271,8 @@ export function generateKeyPair(type: KeyTypeName, rsaBits: number = DEFAULT_RSA
 }
 
 /** The key type of a key, as {@link generateKeyPair} names it (rotation makes the same type again). */
-export function keyTypeNameOf(key: KeyObject): KeyTypeName {
-  switch (key.asymmetricKeyType) {
+export function keyTypeNameOf(key: KeyObject | null): KeyTypeName {
+  switch (key?.asymmetricKeyType) {
     case 'ed25519':
       return 'ed25519';
     case 'ec':

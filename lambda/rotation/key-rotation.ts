@@ -30,7 +30,7 @@
  */
 import { DEFAULT_RSA_BITS, DEFAULT_ROTATION_GRACE_S } from '../core/defaults';
 import { SignetError, isSignetError } from '../core/errors';
-import { generateRsaKeyPair, spkiPemOf } from '../core/keys';
+import { generateKeyPair, keyTypeNameOf, spkiPemOf } from '../core/keys';
 import { ParsedSigningSecret, parseSigningSecret, serializeSigningSecret, signingSecretFor } from '../signer/signing-secret';
 import { ClientRecord, StoredPublicKey, isKeyActive } from '../store/client-record';
 import { probePendingKey } from './rotation-probe';
@@ -150,8 +150,10 @@ export class KeyRotation {
       this.log.info('createSecret: the pending version already holds a key.', { secretId, versionId: token, clientId: parsed.secret.clientId, fingerprint: parsed.key.fingerprint });
       return { step: 'createSecret', outcome: 'unchanged', clientId: parsed.secret.clientId, fingerprint: parsed.key.fingerprint };
     }
-    const clientId = clientIdOfSecret(await this.currentValue(secretId), secretId);
-    const key = generateRsaKeyPair(this.keyBits);
+    const current = await this.currentValue(secretId);
+    const clientId = clientIdOfSecret(current, secretId);
+    // The new key is of the current key's type (an Ed25519 client stays Ed25519); RSA at keyBits.
+    const key = generateKeyPair(keyTypeNameOf(keyOfSecret(current)?.key.key ?? null), this.keyBits);
     const value = serializeSigningSecret(signingSecretFor(clientId, key, new Date(this.nowMs())));
     try {
       await this.secrets.putPendingVersion(secretId, token, value);
@@ -191,7 +193,7 @@ export class KeyRotation {
       return { step: 'setSecret', outcome: 'done', clientId, fingerprint };
     }
     try {
-      await this.registry.addKey(clientId, { fingerprint, spkiPem: spkiPemOf(pending.key.publicKey), notAfter: pendingNotAfter }, ROTATION_ACTOR);
+      await this.registry.addKey(clientId, { fingerprint, spkiPem: spkiPemOf(pending.key.publicKey), algorithm: pending.key.algorithm, notAfter: pendingNotAfter }, ROTATION_ACTOR);
     } catch (error) {
       // Added meanwhile by a concurrent invocation for this client: the same result.
       if (!(isSignetError(error) && error.code === 'key_already_registered')) throw error;

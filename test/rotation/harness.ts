@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { CreateSecretCommand, DescribeSecretCommand, RotateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { AuthorizeDeps, Decision, authorize } from '../../lambda/authorizer/authorize';
 import { ClientDirectory } from '../../lambda/authorizer/client-directory';
-import { PrivateKeyInfo, generateRsaKeyPair, spkiPemOf } from '../../lambda/core/keys';
+import { type KeyTypeName, PrivateKeyInfo, generateKeyPair, spkiPemOf } from '../../lambda/core/keys';
 import { compileRoleCatalogue } from '../../lambda/core/role-policy';
 import { signRequest } from '../../lambda/core/sign';
 import { defaultVerifyPolicy } from '../../lambda/core/verify';
@@ -107,11 +107,11 @@ export async function newRotatingClient(
   world: RotationWorld,
   store: DynamoClientStore,
   clock: TestClock,
-  options: { bootstrapOnly?: boolean; rotationEnabled?: boolean } = {},
+  options: { bootstrapOnly?: boolean; rotationEnabled?: boolean; keyType?: KeyTypeName } = {},
 ): Promise<RotatingClient> {
-  const initialKey = generateRsaKeyPair(2048);
+  const initialKey = generateKeyPair(options.keyType ?? 'rsa', 2048);
   const { record } = await store.createClient(
-    { name: 'Rotating partner', networkWhitelist: ['0.0.0.0'], roles: ['demo'], key: { fingerprint: initialKey.fingerprint, spkiPem: spkiPemOf(initialKey.publicKey) } },
+    { name: 'Rotating partner', networkWhitelist: ['0.0.0.0'], roles: ['demo'], key: { fingerprint: initialKey.fingerprint, spkiPem: spkiPemOf(initialKey.publicKey), algorithm: initialKey.algorithm } },
     'test',
   );
   const secretName = `signet/test-${process.pid}-${++secrets}-${randomBytes(3).toString('hex')}`;

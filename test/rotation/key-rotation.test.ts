@@ -4,6 +4,7 @@
  * previous key's grace (injected clock), the first rotation from the bootstrap value, the
  * one-key-one-client rule, the settle wait, and logs free of key material.
  */
+import type { KeyTypeName } from '../../lambda/core/keys';
 import { randomUUID } from 'node:crypto';
 import { GetSecretValueCommand, InvalidRequestException, PutSecretValueCommand, RotateSecretCommand } from '@aws-sdk/client-secrets-manager';
 import { SignetError, isSignetError } from '../../lambda/core/errors';
@@ -45,7 +46,7 @@ interface Setup {
   rotation: KeyRotation;
 }
 
-async function setup(options: { bootstrapOnly?: boolean; rotationEnabled?: boolean; graceS?: number } = {}): Promise<Setup> {
+async function setup(options: { bootstrapOnly?: boolean; rotationEnabled?: boolean; graceS?: number; keyType?: KeyTypeName } = {}): Promise<Setup> {
   const clock = testClock();
   const store = storeFor(world, clock);
   const client = await newRotatingClient(world, store, clock, options);
@@ -143,6 +144,19 @@ describe('a full rotation through the four steps', () => {
       [s.client.initialKey.fingerprint, undefined],
       [current.key.fingerprint, undefined],
     ]);
+  });
+
+  test.each(['ed25519', 'ecdsa-p256'] as const)('a %s key rotates to a new key of the same type, registered with its algorithm, and both verify in the grace', async (keyType) => {
+    const s = await setup({ keyType });
+    await rotateThroughService(s);
+    const current = await currentSecret(s.client.secretName);
+    expect(current.key.algorithm).toBe(s.client.initialKey.algorithm);
+    expect(current.key.fingerprint).not.toBe(s.client.initialKey.fingerprint);
+    const record = (await s.store.getClient(s.client.clientId, { consistentRead: true }))!;
+    expect(record.keys.map((k) => k.algorithm)).toEqual([s.client.initialKey.algorithm, s.client.initialKey.algorithm]);
+    const deps = authorizerFor(s.store, s.clock);
+    expect(outcome(await callWith(deps, s.client.clientId, s.client.initialKey, s.clock))).toBe('allowed');
+    expect(outcome(await callWith(deps, s.client.clientId, current.key, s.clock))).toBe('allowed');
   });
 
   test('generates keys of the configured size', async () => {
