@@ -34,7 +34,7 @@ interface AlgorithmSpec {
 
 const SPECS: Readonly<Record<SignatureAlgorithm, AlgorithmSpec>> = {
   'rsa-v1_5-sha256': { keyType: 'rsa', digest: 'sha256', description: 'RSASSA-PKCS1-v1_5 with SHA-256' },
-  'rsa-pss-sha512': { keyType: 'rsa', digest: 'sha512', description: 'RSASSA-PSS with SHA-512 (MGF1 SHA-512, 64-byte salt)' },
+  'rsa-pss-sha512': { keyType: 'rsa', digest: 'sha512', description: 'RSASSA-PSS with SHA-512 (MGF1 SHA-512; signs with a 64-byte salt, verifies a 64-byte or maximal salt)' },
   'ecdsa-p256-sha256': { keyType: 'ec', curve: 'prime256v1', digest: 'sha256', signatureBytes: 64, description: 'ECDSA on P-256 with SHA-256' },
   'ecdsa-p384-sha384': { keyType: 'ec', curve: 'secp384r1', digest: 'sha384', signatureBytes: 96, description: 'ECDSA on P-384 with SHA-384' },
   ed25519: { keyType: 'ed25519', digest: null, signatureBytes: 64, description: 'EdDSA on Curve25519 (Ed25519)' },
@@ -42,6 +42,9 @@ const SPECS: Readonly<Record<SignatureAlgorithm, AlgorithmSpec>> = {
 
 /** RFC 9421 §3.3.1: RSASSA-PSS with a 64-byte salt. */
 const PSS_SALT_BYTES = 64;
+
+/** SHA-512's output, in bytes: the largest PSS salt for a modulus of n bytes is n - 64 - 2. */
+const SHA512_BYTES = 64;
 
 /**
  * Checks an `alg` a signature names (§3.2 step 6) before any key is known: it must be one of
@@ -93,7 +96,13 @@ export function verifySignature(algorithm: SignatureAlgorithm, data: Uint8Array,
     case 'rsa-v1_5-sha256':
       return nodeVerify('sha256', data, { key, padding: constants.RSA_PKCS1_PADDING }, signature);
     case 'rsa-pss-sha512':
-      return nodeVerify('sha512', data, { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: PSS_SALT_BYTES }, signature);
+      // RFC 9421's 64-byte salt, or the largest salt: what OpenSSL and node sign with when no
+      // length is given (the http-message-signatures npm package does that). Any other length is
+      // refused; the salt length does not weaken PSS either way, so this costs only a second check.
+      return (
+        nodeVerify('sha512', data, { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: PSS_SALT_BYTES }, signature) ||
+        nodeVerify('sha512', data, { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: signatureLength(algorithm, key) - SHA512_BYTES - 2 }, signature)
+      );
     case 'ecdsa-p256-sha256':
     case 'ecdsa-p384-sha384':
       return nodeVerify(SPECS[algorithm].digest, data, { key, dsaEncoding: 'ieee-p1363' }, signature);
