@@ -29,7 +29,7 @@ export function updateRecordItem(tableName: string, next: ClientRecord, currentV
     Update: {
       TableName: tableName,
       Key: clientKey(next.clientId),
-      UpdateExpression: 'SET #name = :name, #status = :status, #wl = :wl, #roles = :roles, #keys = :keys, #version = :next, #updatedAt = :updatedAt',
+      UpdateExpression: `SET #name = :name, #status = :status, #wl = :wl, #roles = :roles, #keys = :keys, #version = :next, #updatedAt = :updatedAt${next.profile !== undefined ? ', #profile = :profile' : ''}`,
       ConditionExpression: '#version = :current',
       ExpressionAttributeNames: {
         '#name': 'name',
@@ -39,6 +39,7 @@ export function updateRecordItem(tableName: string, next: ClientRecord, currentV
         '#keys': 'keys',
         '#version': 'version',
         '#updatedAt': 'updatedAt',
+        ...(next.profile !== undefined ? { '#profile': 'profile' } : {}),
       },
       ExpressionAttributeValues: {
         ':name': next.name,
@@ -49,6 +50,7 @@ export function updateRecordItem(tableName: string, next: ClientRecord, currentV
         ':next': next.version,
         ':current': currentVersion,
         ':updatedAt': next.updatedAt,
+        ...(next.profile !== undefined ? { ':profile': next.profile } : {}),
       },
     },
   };

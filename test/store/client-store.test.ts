@@ -124,6 +124,19 @@ describe('updateClient (optimistic concurrency)', () => {
     expect(latest.changes?.roles).toBeUndefined();
   });
 
+  test('a coverage profile is stored, read back as the authorizer reads it, kept by later edits, and audited (issue 19)', async () => {
+    const { store } = await freshStore();
+    const record = await create(store, 0);
+    expect(record.profile).toBeUndefined();
+    const updated = await store.updateClient(record.clientId, 1, { profile: 'rfc9421' }, 'c_AdminAdminAdminAdmin0A');
+    expect(updated.profile).toBe('rfc9421');
+    expect((await store.getClient(record.clientId))?.profile).toBe('rfc9421');
+    await store.updateClient(record.clientId, 2, { name: 'Renamed' }, 'c_AdminAdminAdminAdmin0A');
+    expect((await store.getClient(record.clientId, { consistentRead: true }))?.profile).toBe('rfc9421');
+    const audit = (await store.listAudit(record.clientId)).items.find((e) => e.version === 2);
+    expect(audit?.changes).toEqual({ profile: { to: 'rfc9421' } });
+  });
+
   test('a stale version is refused with version_conflict and changes nothing', async () => {
     const { store } = await freshStore();
     const record = await create(store, 0);
