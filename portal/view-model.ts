@@ -1,23 +1,14 @@
 /**
  * What the portal shows about a client, computed from the registry's views (ClientView, KeyView,
- * AuthFailure in docs/openapi/registry.json): key ages and the 90-day rotation flag, failure
- * lines for the troubleshooting view. Pure functions, tested under Node.
+ * AuthFailure in docs/openapi/registry.json): key ages and the 90-day rotation flag (the core's
+ * rule, lambda/core/key-age.ts, the one `signet keys expiring` answers by), failure lines for the
+ * troubleshooting view. Pure functions, tested under Node.
  */
 
-import { DEFAULT_ROTATION_DAYS } from './signet-core';
+import { DEFAULT_ROTATION_DAYS, isKeyDue, keyAgeDays } from './signet-core';
 
 /** Keys older than this many days are flagged for rotation (the rotation interval). */
 export const ROTATION_DAYS = DEFAULT_ROTATION_DAYS;
-
-const DAY_MS = 86_400_000;
-
-/**
- * Whole days since `addedAt`, as the registry counts them (ExpiringKey.ageDays).
- * @param addedAt ISO-8601
- */
-export function keyAgeDays(addedAt: string, nowMs: number) {
-  return Math.floor((nowMs - Date.parse(addedAt)) / DAY_MS);
-}
 
 interface KeyLine {
   fingerprint: string;
@@ -38,7 +29,7 @@ export function keyLine(key: { fingerprint: string; addedAt: string; active: boo
     addedAt: key.addedAt,
     ageDays,
     age: ageDays <= 0 ? 'today' : ageDays === 1 ? '1 day' : `${ageDays} days`,
-    due: nowMs - Date.parse(key.addedAt) > ROTATION_DAYS * DAY_MS,
+    due: isKeyDue(key.addedAt, nowMs, ROTATION_DAYS),
     active: key.active,
     notAfter: key.notAfter,
   };
