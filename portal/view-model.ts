@@ -5,10 +5,22 @@
  * troubleshooting view. Pure functions, tested under Node.
  */
 
-import { DEFAULT_ROTATION_DAYS, isKeyDue, keyAgeDays } from './signet-core';
+import { DEFAULT_ROTATION_DAYS, isKeyDue, keyAgeDays, removalLeavesNoActiveKey } from './signet-core';
 
 /** Keys older than this many days are flagged for rotation (the rotation interval). */
 export const ROTATION_DAYS = DEFAULT_ROTATION_DAYS;
+
+/** A key as the registry lists it (KeyView), with the fields later registries add, when present. */
+interface ListedKey {
+  readonly fingerprint: string;
+  readonly addedAt: string;
+  readonly active: boolean;
+  readonly notAfter?: string;
+  /** The signature algorithm, when the registry says (e.g. `ed25519`); RSA otherwise. */
+  readonly algorithm?: string;
+  /** When a request this key signed was last accepted (ISO-8601); absent: never. */
+  readonly lastUsedAt?: string;
+}
 
 interface KeyLine {
   fingerprint: string;
@@ -20,9 +32,23 @@ interface KeyLine {
   due: boolean;
   active: boolean;
   notAfter: string | undefined;
+  /** the key type shown: the algorithm, or `RSA` */
+  type: string;
+  lastUsedAt: string | undefined;
+  /** false for the client's last active key: the registry refuses to remove it (`last_key`) */
+  removable: boolean;
 }
 
-export function keyLine(key: { fingerprint: string; addedAt: string; active: boolean; notAfter?: string; }, nowMs: number): KeyLine {
+/** The key type shown: the registry's algorithm when it names one, else RSA (the only type before algorithms were listed). */
+export function keyType(key: { readonly algorithm?: string }) {
+  return key.algorithm ?? 'RSA';
+}
+
+/**
+ * A key's line in the details.
+ * @param keys all the client's keys (whether this one may be removed depends on them)
+ */
+export function keyLine(key: ListedKey, nowMs: number, keys: readonly ListedKey[] = [key]): KeyLine {
   const ageDays = keyAgeDays(key.addedAt, nowMs);
   return {
     fingerprint: key.fingerprint,
@@ -32,17 +58,27 @@ export function keyLine(key: { fingerprint: string; addedAt: string; active: boo
     due: isKeyDue(key.addedAt, nowMs, ROTATION_DAYS),
     active: key.active,
     notAfter: key.notAfter,
+    type: keyType(key),
+    lastUsedAt: key.lastUsedAt,
+    removable: !removalLeavesNoActiveKey(keys, key, (k) => k.active),
   };
 }
 
 /**
  * The summary shown in the client list: how many keys, and whether one is due for rotation.
  */
-export function keySummary(client: { keys: ReadonlyArray<{ fingerprint: string; addedAt: string; active: boolean; notAfter?: string; }>; }, nowMs: number) {
-  const lines = client.keys.map((k) => keyLine(k, nowMs));
+export function keySummary(client: { readonly keys: readonly ListedKey[] }, nowMs: number) {
+  const lines = client.keys.map((k) => keyLine(k, nowMs, client.keys));
   const due = lines.filter((l) => l.due).length;
   const count = lines.length === 1 ? '1 key' : `${lines.length} keys`;
   return { lines, due, text: due === 0 ? count : `${count}, ${due} older than ${ROTATION_DAYS} days` };
+}
+
+/**
+ * "never" for a client or key no accepted request used yet, else the instant as `format` writes it.
+ */
+export function lastUsedText(item: { readonly lastUsedAt?: string }, format: (iso: string) => string) {
+  return item.lastUsedAt === undefined ? 'never' : format(item.lastUsedAt);
 }
 
 /**
