@@ -107,7 +107,7 @@ function clientRows(client: Listed, now: number): HTMLElement[] {
   }
   const row = el('tr', { 'data-client-id': client.clientId }, [
     el('th', { scope: 'row' }, [client.name]),
-    el('td', { 'data-label': 'Client ID' }, [el('code', { class: 'client-id' }, [client.clientId]), copy]),
+    el('td', { 'data-label': 'Client ID', class: 'id-cell' }, [el('code', { class: 'client-id' }, [client.clientId]), copy]),
     el('td', { 'data-label': 'Status' }, [el('span', { class: `badge ${client.status}` }, [client.status]), ...(you ? [' ', el('span', { class: 'badge you', title: 'the client you are signed in as' }, ['you'])] : [])]),
     el('td', { 'data-label': 'Roles' }, [client.roles.join(', ')]),
     el('td', { 'data-label': 'Keys', class: summary.due > 0 ? 'due' : '' }, [summary.due > 0 ? `⚠ ${summary.text}` : summary.text]),

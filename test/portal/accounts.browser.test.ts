@@ -79,6 +79,9 @@ browserTest("an account admin sees its account and only its clients, is offered 
   await containsText(page.locator('#account-id'), accountA);
   await containsText(page.locator('#account-ceiling'), 'demo');
   await hidden(page.locator('#operator-view'));
+  // Accounts are the operators' to create and edit: an account admin is offered neither.
+  await hidden(page.getByRole('button', { name: '+ Account' }));
+  await hidden(page.getByRole('button', { name: /^Edit account/ }));
   await listedNames(['Acme admin', 'Acme app']);
 
   await page.getByRole('button', { name: '+ Client' }).click();
