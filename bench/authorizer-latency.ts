@@ -2,7 +2,9 @@
  * The authorizer handler as Lambda runs it (lambda/handlers/authorizer.ts `httpApiHandler`, its
  * Powertools log line and EMF metrics included, output swallowed), on DynamoDB Local:
  *
- *   warm  — the client record is cached (default TTL 60 s): the decision makes no DynamoDB read;
+ *   warm  — the client record is cached (default TTL 60 s): the decision makes no DynamoDB read,
+ *           and no write: each key's last use is written once per 15 min per instance
+ *           (SIGNET_LAST_USED_RECORD_INTERVAL_MS), during the untimed warm-up;
  *   miss  — a second handler instance with SIGNET_CLIENT_CACHE_TTL_MS=0: every decision reads
  *           the record from DynamoDB Local (GetItem over HTTP to the JVM on this machine; the
  *           parsed public key stays cached by fingerprint, as it would in a warm container).
@@ -185,7 +187,7 @@ export function printAuthorizerLatency(r: AuthorizerLatency): string[] {
     `warm cache hit, wall: ${formatSummary(r.warm.wallMs)}`,
     `warm cache hit, CPU:  ${formatSummary(r.warm.cpuMs)}`,
     `warm cache hit, logs and metrics off, CPU: ${formatSummary(r.warmQuiet.cpuMs)}`,
-    `warm path DynamoDB reads per request: ${r.warm.dynamoDbReadsPerRequest} (all DynamoDB calls: ${r.warm.dynamoDbCallsPerRequest}, counted on the handler's SDK client)`,
+    `warm path DynamoDB reads per request: ${r.warm.dynamoDbReadsPerRequest} (all DynamoDB calls: ${r.warm.dynamoDbCallsPerRequest}, counted on the handler's SDK client; the keys' last use is written at most once per client and key per 15 min per instance)`,
     `cache miss (DynamoDB Local GetItem), wall: ${formatSummary(r.miss.wallMs)}`,
     `cache miss (DynamoDB Local GetItem), CPU:  ${formatSummary(r.miss.cpuMs)}`,
     `cache miss DynamoDB reads per request: ${r.miss.dynamoDbReadsPerRequest}`,

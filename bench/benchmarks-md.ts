@@ -141,6 +141,8 @@ function targetsTable(r: BenchResults): string[] {
     const quiet = r.authorizer.warmQuiet;
     rows.push(`| (same, Powertools logs and metrics off) | — | ${f(quiet.cpuMs.p99, 3)} ms CPU (p50 ${f(quiet.cpuMs.p50, 3)} ms) | — |`);
     rows.push(`| DynamoDB reads per request, warm path | 0 | ${warm.dynamoDbReadsPerRequest} | ${yes(warm.dynamoDbReadsPerRequest === 0)} |`);
+    const writes = warm.dynamoDbCallsPerRequest - warm.dynamoDbReadsPerRequest;
+    rows.push(`| DynamoDB writes per request, warm path | 0 (last use: ≤ 1 per client and key per 15 min per instance) | ${writes} | ${yes(writes === 0)} |`);
   }
   const auth = r.coldInit?.entries.find((e) => e.file === 'lambda/handlers/authorizer.ts');
   if (auth) {
@@ -264,6 +266,14 @@ function readsSection(r: BenchResults): string[] {
     'Unknown keyids are cached negatively, so a flood of random keyids costs one read per keyid per 10 s per environment, and',
     'never evicts the known clients (separate bound). If DynamoDB fails, cached records are served for at most 15 min, then the',
     'authorizer fails closed.',
+    '',
+    "Writes stay flat too: an allowed request writes nothing but, at most once per client and key per",
+    '`SIGNET_LAST_USED_RECORD_INTERVAL_MS` (15 min) per environment, the key\'s last use (one conditional UpdateItem, never a',
+    'read, not waited for by the request). So 0 reads and 0 writes per warm request, and at most',
+    '',
+    '    last-use writes/s  ≤  (client, key) pairs an environment sees × environments / 900 s',
+    '',
+    '(1,000 clients with one key each, 20 environments → at most 22 UpdateItem/s, whatever the request rate).',
   ];
 }
 

@@ -3,6 +3,7 @@
  * value falls back to its named default in lambda/core/defaults.ts. A bad value fails the cold
  * start with a message naming the variable, never silently.
  */
+import { COVERAGE_PROFILES, type CoverageProfile, DEFAULT_PROFILE, isCoverageProfile } from './core/profiles';
 import {
   AUTH_FAILURE_RECORD_INTERVAL_MS,
   DEFAULT_ALLOW_LEGACY,
@@ -13,8 +14,10 @@ import {
   DEFAULT_RSA_BITS,
   DEFAULT_ROTATION_GRACE_S,
   DEFAULT_STALE_IF_ERROR_MS,
+  LAST_USED_RECORD_INTERVAL_MS,
   MAX_COVERED_COMPONENTS_LIMIT,
   MIN_COVERED_COMPONENTS_LIMIT,
+  MIN_LAST_USED_RECORD_INTERVAL_MS,
 } from './core/defaults';
 import { publicBaseUrlProblem } from './adapters/target-uri';
 import { RoleCatalogue, compileRoleCatalogue } from './core/role-policy';
@@ -30,10 +33,17 @@ export interface SignetConfig {
   /** The most components one signature may cover (more: `invalid_signature_input`). */
   readonly maxCoveredComponents: number;
   readonly allowLegacy: boolean;
+  /** What signatures must cover unless a client's own `profile` says otherwise (lambda/core/profiles.ts). @default 'signet' */
+  readonly profile: CoverageProfile;
   readonly replayProtection: boolean;
   readonly recordAuthFailures: boolean;
   /** The same refusal of one client is recorded at most once per this interval. */
   readonly authFailureRecordIntervalMs: number;
+  /**
+   * A (client, key) pair that verified a request is recorded as used at most once per this
+   * interval per instance (the registry shows it as `lastUsedAt`); 0: not recorded.
+   */
+  readonly lastUsedRecordIntervalMs: number;
   readonly clientCacheTtlMs: number;
   readonly staleIfErrorMs: number;
   readonly rotationGraceS: number;
@@ -56,9 +66,11 @@ export function loadConfig(env: Env = process.env): SignetConfig {
     maxSkewS: readInt(env, ENV.maxSkewS, DEFAULT_MAX_SKEW_S, 0),
     maxCoveredComponents: readInt(env, ENV.maxCoveredComponents, DEFAULT_MAX_COVERED_COMPONENTS, MIN_COVERED_COMPONENTS_LIMIT, MAX_COVERED_COMPONENTS_LIMIT),
     allowLegacy: readBool(env, ENV.allowLegacy, DEFAULT_ALLOW_LEGACY),
+    profile: readProfile(env),
     replayProtection: readBool(env, ENV.replayProtection, false),
     recordAuthFailures: readBool(env, ENV.recordAuthFailures, true),
     authFailureRecordIntervalMs: readInt(env, ENV.authFailureRecordIntervalMs, AUTH_FAILURE_RECORD_INTERVAL_MS, 0),
+    lastUsedRecordIntervalMs: readLastUsedInterval(env),
     clientCacheTtlMs: readInt(env, ENV.clientCacheTtlMs, DEFAULT_CLIENT_CACHE_TTL_MS, 0),
     staleIfErrorMs: readInt(env, ENV.staleIfErrorMs, DEFAULT_STALE_IF_ERROR_MS, 0),
     rotationGraceS: readInt(env, ENV.rotationGraceS, DEFAULT_ROTATION_GRACE_S, 0),
@@ -76,6 +88,22 @@ function readInt(env: Env, name: string, fallback: number, min: number, max = Nu
     throw new Error(`${name} must be a whole number ${range}; got ${JSON.stringify(raw)}.`);
   }
   return Number(raw);
+}
+
+function readProfile(env: Env): CoverageProfile {
+  const raw = env[ENV.profile]?.trim();
+  if (raw === undefined || raw === '') return DEFAULT_PROFILE;
+  if (!isCoverageProfile(raw)) throw new Error(`${ENV.profile} must be one of ${COVERAGE_PROFILES.join(', ')}; got ${JSON.stringify(raw.slice(0, 40))}.`);
+  return raw;
+}
+
+/** 0 (off), or at least MIN_LAST_USED_RECORD_INTERVAL_MS: never a write per request. */
+function readLastUsedInterval(env: Env): number {
+  const value = readInt(env, ENV.lastUsedRecordIntervalMs, LAST_USED_RECORD_INTERVAL_MS, 0);
+  if (value !== 0 && value < MIN_LAST_USED_RECORD_INTERVAL_MS) {
+    throw new Error(`${ENV.lastUsedRecordIntervalMs} must be 0 (off) or at least ${MIN_LAST_USED_RECORD_INTERVAL_MS} ms; got ${value}.`);
+  }
+  return value;
 }
 
 function readBool(env: Env, name: string, fallback: boolean): boolean {

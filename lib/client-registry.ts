@@ -8,6 +8,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import {
   ITEM,
+  KEY_LAST_USE_ATTRIBUTES,
   LIST_INDEX_NAME,
   LIST_INDEX_PARTITION_KEY,
   LIST_INDEX_PROJECTED_ATTRIBUTES,
@@ -50,6 +51,11 @@ export interface IClientRegistry {
   grantRecordFailures(grantee: iam.IGrantable): iam.Grant;
   /** Conditional PutItem of single-use replay markers (`REPLAY#…` items, key and TTL attributes only). */
   grantRecordReplays(grantee: iam.IGrantable): iam.Grant;
+  /**
+   * Records a key's last use: UpdateItem on `KEY#…` items, limited to the last-use attributes
+   * (`lastUsedAt`, `lastUsedBy`), so it cannot change who holds a key nor any client record.
+   */
+  grantRecordKeyUse(grantee: iam.IGrantable): iam.Grant;
   /** Registers new clients (the admin bootstrap): GetItem / PutItem on `CLIENT#…` and `KEY#…` items, UpdateItem of the admin roster item only. */
   grantCreateClients(grantee: iam.IGrantable): iam.Grant;
   /** What a key rotation does for one client: its own record and audit items, and key-ownership items. */
@@ -113,6 +119,10 @@ abstract class ClientRegistryBase extends Construct implements IClientRegistry {
 
   grantRecordReplays(grantee: iam.IGrantable): iam.Grant {
     return this.grantOn(grantee, ['dynamodb:PutItem'], [this.table.tableArn], [REPLAY_ITEMS_PATTERN], REPLAY_ITEM_ATTRIBUTES);
+  }
+
+  grantRecordKeyUse(grantee: iam.IGrantable): iam.Grant {
+    return this.grantOn(grantee, ['dynamodb:UpdateItem'], [this.table.tableArn], [KEY_ITEMS_PATTERN], KEY_LAST_USE_ATTRIBUTES);
   }
 
   grantCreateClients(grantee: iam.IGrantable): iam.Grant {

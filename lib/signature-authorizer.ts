@@ -1,6 +1,7 @@
 /**
  * The Lambda authorizer that verifies RFC 9421 signatures in front of an HTTP API or a REST API.
  */
+import { type CoverageProfile, DEFAULT_PROFILE } from '../lambda/core/profiles';
 import { Duration, Token, Validations } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import { HttpLambdaAuthorizer, HttpLambdaResponseType } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
@@ -19,6 +20,8 @@ import {
   MAX_COVERED_COMPONENTS_LIMIT,
   MIN_COVERED_COMPONENTS_LIMIT,
   DEFAULT_STALE_IF_ERROR_MS,
+  LAST_USED_RECORD_INTERVAL_MS,
+  MIN_LAST_USED_RECORD_INTERVAL_MS,
 } from '../lambda/core/defaults';
 import { RoleCatalogue, compileRoleCatalogue } from '../lambda/core/role-policy';
 import { IClientRegistry } from './client-registry';
@@ -80,6 +83,14 @@ export interface SignatureAuthorizerProps {
    */
   readonly allowLegacy?: boolean;
   /**
+   * What signatures must cover, for clients without a `profile` of their own in the registry:
+   * `signet` (label `sig`, `alg`, `@method` `@target-uri` `date`) or `rfc9421` (any label,
+   * `@method` and the target, `alg` and `date` optional: curl's `--httpsig` and other RFC 9421
+   * signers). Both require `created` in the window and `content-digest` with a body.
+   * @default 'signet' (DEFAULT_PROFILE)
+   */
+  readonly profile?: CoverageProfile;
+  /**
    * Refuse an exact replay of a signed request within its validity window. Costs one conditional
    * DynamoDB write per request and gives the authorizer PutItem on `REPLAY#…` items.
    * @default false
@@ -91,6 +102,14 @@ export interface SignatureAuthorizerProps {
    * @default true
    */
   readonly recordAuthFailures?: boolean;
+  /**
+   * How often each authorizer instance records a client key's last use (the registry's
+   * `lastUsedAt`): at most one UpdateItem per (client, key) per this interval, never a read, not
+   * waited for by the request. Gives the authorizer UpdateItem of the last-use attributes of
+   * `KEY#…` items. `Duration.millis(0)` turns it off (and drops that grant); otherwise at least 1 s.
+   * @default - Duration.millis(LAST_USED_RECORD_INTERVAL_MS) (15 min)
+   */
+  readonly lastUsedRecordInterval?: Duration;
   /**
    * Role → allowed routes (`METHOD /path-glob`). The registry checks roles against it too.
    * @default - DEFAULT_ROLE_CATALOGUE from lambda/config-env.ts (`registry:admin`, and `account:admin` on the client routes)
@@ -120,7 +139,8 @@ export interface SignatureAuthorizerProps {
  * that calls it with caching off (a cached answer would apply to other requests with other URLs).
  *
  * Least privilege: it reads client records; it writes only when `recordAuthFailures` (failure
- * ring items) or `replayProtection` (replay markers) is on.
+ * ring items) or `replayProtection` (replay markers) is on, and the last-use attributes of key
+ * items unless `lastUsedRecordInterval` is 0.
  *
  * @example
  * const authorizer = new SignatureAuthorizer(this, 'Authorizer', { registry });
@@ -158,14 +178,17 @@ export class SignatureAuthorizer extends Construct {
 
     const replayProtection = props.replayProtection ?? false;
     const recordAuthFailures = props.recordAuthFailures ?? true;
+    const lastUsedIntervalMs = (props.lastUsedRecordInterval ?? Duration.millis(LAST_USED_RECORD_INTERVAL_MS)).toMilliseconds();
     const environment: Record<string, string> = {
       [ENV.tableName]: props.registry.table.tableName,
       [ENV.roleCatalogue]: JSON.stringify(this.roleCatalogue),
       [ENV.maxAgeS]: String((props.maxAge ?? Duration.seconds(DEFAULT_MAX_AGE_S)).toSeconds()),
       [ENV.maxSkewS]: String((props.maxSkew ?? Duration.seconds(DEFAULT_MAX_SKEW_S)).toSeconds()),
       [ENV.allowLegacy]: String(props.allowLegacy ?? DEFAULT_ALLOW_LEGACY),
+      [ENV.profile]: props.profile ?? DEFAULT_PROFILE,
       [ENV.replayProtection]: String(replayProtection),
       [ENV.recordAuthFailures]: String(recordAuthFailures),
+      [ENV.lastUsedRecordIntervalMs]: String(lastUsedIntervalMs),
       [ENV.clientCacheTtlMs]: String(this.clientCacheTtl.toMilliseconds()),
       [ENV.staleIfErrorMs]: String((props.staleIfError ?? Duration.millis(DEFAULT_STALE_IF_ERROR_MS)).toMilliseconds()),
     };
@@ -185,6 +208,7 @@ export class SignatureAuthorizer extends Construct {
 
     props.registry.grantLookupClients(fn.role);
     if (recordAuthFailures) props.registry.grantRecordFailures(fn.role);
+    if (lastUsedIntervalMs > 0) props.registry.grantRecordKeyUse(fn.role);
     if (replayProtection) props.registry.grantRecordReplays(fn.role);
   }
 
@@ -327,6 +351,11 @@ function validateAuthorizerProps(path: string, props: SignatureAuthorizerProps, 
     problems.push(`maxCoveredComponents must be a whole number from ${MIN_COVERED_COMPONENTS_LIMIT} to ${MAX_COVERED_COMPONENTS_LIMIT}; got ${limit}`);
   }
   checkDuration(problems, 'staleIfError', props.staleIfError, 0, 'millis');
+  checkDuration(problems, 'lastUsedRecordInterval', props.lastUsedRecordInterval, 0, 'millis');
+  const lastUsedMs = props.lastUsedRecordInterval?.isUnresolved() === false ? props.lastUsedRecordInterval.toMilliseconds({ integral: false }) : undefined;
+  if (lastUsedMs !== undefined && lastUsedMs > 0 && lastUsedMs < MIN_LAST_USED_RECORD_INTERVAL_MS) {
+    problems.push(`lastUsedRecordInterval must be 0 (off) or at least ${MIN_LAST_USED_RECORD_INTERVAL_MS} ms, so it never becomes a write per request; got ${props.lastUsedRecordInterval?.toHumanString()}`);
+  }
   if (props.publicBaseUrl !== undefined && !Token.isUnresolved(props.publicBaseUrl)) {
     const problem = publicBaseUrlProblem(props.publicBaseUrl);
     if (problem !== undefined) problems.push(problem);

@@ -39,7 +39,7 @@ export const ECHO_SERVICE_NAME = SERVICE_NAMES.echo;
 /** The authorizer's settings the stack passes through unchanged: documented once, on SignatureAuthorizerProps. */
 type AuthorizerSettings = Pick<
   SignatureAuthorizerProps,
-  'apiType' | 'publicBaseUrl' | 'maxAge' | 'maxSkew' | 'maxCoveredComponents' | 'allowLegacy' | 'replayProtection' | 'recordAuthFailures' | 'clientCacheTtl' | 'staleIfError'
+  'apiType' | 'publicBaseUrl' | 'maxAge' | 'maxSkew' | 'maxCoveredComponents' | 'allowLegacy' | 'replayProtection' | 'recordAuthFailures' | 'lastUsedRecordInterval' | 'clientCacheTtl' | 'staleIfError'
 >;
 
 export interface SignetStackProps extends StackProps, AuthorizerSettings {
@@ -123,6 +123,7 @@ export class SignetStack extends Stack {
       allowLegacy: props.allowLegacy,
       replayProtection: props.replayProtection,
       recordAuthFailures: props.recordAuthFailures,
+      lastUsedRecordInterval: props.lastUsedRecordInterval,
       roleCatalogue: props.roleCatalogue ?? DEFAULT_STACK_ROLE_CATALOGUE,
       clientCacheTtl: props.clientCacheTtl,
       staleIfError: props.staleIfError,

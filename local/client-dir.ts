@@ -13,13 +13,15 @@
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PrivateKeyInfo, importPrivateKey, spkiPemOf } from '../lambda/core/keys';
+import { PrivateKeyInfo, ed25519SeedHex, importPrivateKey, spkiPemOf } from '../lambda/core/keys';
 
 /** File names inside a client directory. */
 export const CLIENT_DIR_FILES = {
   privateKeyB64: 'private.pkcs8.b64',
   privateKeyPem: 'private.pem',
   publicKeyPem: 'public.pem',
+  /** Ed25519 only: the 32-byte seed as 64 hex digits, the file curl's `--httpsig-key @FILE` reads. */
+  ed25519SeedHex: 'private.ed25519.hex',
   clientId: 'client-id',
 } as const;
 
@@ -42,6 +44,7 @@ export function writeKeyFiles(dir: string, key: PrivateKeyInfo): void {
   writePrivate(join(dir, CLIENT_DIR_FILES.privateKeyB64), `${key.pkcs8Base64}\n`);
   writePrivate(join(dir, CLIENT_DIR_FILES.privateKeyPem), key.key.export({ type: 'pkcs8', format: 'pem' }) as string);
   writeFileSync(join(dir, CLIENT_DIR_FILES.publicKeyPem), spkiPemOf(key.publicKey));
+  if (key.key.asymmetricKeyType === 'ed25519') writePrivate(join(dir, CLIENT_DIR_FILES.ed25519SeedHex), `${ed25519SeedHex(key.key)}\n`);
 }
 
 /** True when `dir` holds a private key. */

@@ -4,7 +4,7 @@
  * `--endpoint` and `--admin`.
  *
  *   signet clients create --name NAME --role ROLE... --network ADDR_OR_CIDR... (--public-key FILE | --out DIR) [--account ACCOUNT_ID]
- *   signet clients list [--account ACCOUNT_ID] [--limit N] [--cursor C] [--json]
+ *   signet clients list [--search TEXT] [--status active|disabled] [--role ROLE] [--sort name|created|last-used] [--order asc|desc] [--account ACCOUNT_ID] [--limit N] [--cursor C] [--json]
  *   signet clients get CLIENT_ID
  *   signet clients update CLIENT_ID [--name NAME] [--role ROLE...] [--network ...] [--public-key FILE] [--version N]
  *   signet clients disable|enable CLIENT_ID [--version N]
@@ -56,6 +56,11 @@ const ACCOUNT_OPTION = { account: { type: 'string' } } as const;
 
 const PAGE_OPTIONS = { limit: { type: 'string' }, cursor: { type: 'string' } } as const;
 
+const SEARCH_OPTIONS = { search: { type: 'string' }, status: { type: 'string' }, role: { type: 'string' }, sort: { type: 'string' }, order: { type: 'string' } } as const;
+
+/** `--sort` words → the registry's `sort` values. */
+const SORTS: Readonly<Record<string, string>> = { name: 'name', created: 'createdAt', 'last-used': 'lastUsedAt' };
+
 const FLAG_HELP: Readonly<Record<string, FlagHelp>> = {
   name: { meaning: "the client's display name, e.g. the partner's name", value: 'NAME' },
   role: { meaning: 'a role from the role catalogue (README "The local role catalogue"; the registry lists them at GET /registry/roles)', value: 'ROLE' },
@@ -68,6 +73,16 @@ const FLAG_HELP: Readonly<Record<string, FlagHelp>> = {
   out: { meaning: 'make a new key pair and write it, with the new clientId, as a client directory here (usable as --client DIR)', value: 'DIR' },
   fingerprint: { meaning: "a key's fingerprint (base64url SHA-256 of its SPKI DER)", value: 'FP' },
   ...REGISTRY_FLAGS,
+};
+
+/** `clients list`: its own meaning of --role, and the search flags. */
+const LIST_FLAG_HELP: Readonly<Record<string, FlagHelp>> = {
+  ...FLAG_HELP,
+  search: { meaning: 'only clients whose name contains TEXT (any case), or whose clientId or a key fingerprint starts with it (4 characters or more)', value: 'TEXT' },
+  status: { meaning: 'only active or only disabled clients', value: 'active|disabled' },
+  role: { meaning: 'only clients holding this role', value: 'ROLE' },
+  sort: { meaning: 'order by name, creation time or last use (then by clientId)', value: 'name|created|last-used', default: 'creation order, oldest first' },
+  order: { meaning: 'ascending or descending', value: 'asc|desc', default: 'asc for name, desc for created and last-used' },
 };
 
 const CLIENT_ID_ARG = { CLIENT_ID: 'the clientId as the registry gave it (c_...)' };
@@ -88,19 +103,22 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
   },
   list: {
     help: {
-      summary: "list an account's clients: id, name, status, roles, key count, account",
-      usage: 'clients list [--account ACCOUNT_ID] [--limit N] [--cursor CURSOR] [--json]',
-      flags: FLAG_HELP,
-      examples: ['clients list', 'clients list --account acct_... --json'],
+      summary: "list, search and sort an account's clients: id, name, status, roles, key count, last use, account",
+      usage: 'clients list [--search TEXT] [--status active|disabled] [--role ROLE] [--sort name|created|last-used] [--order asc|desc] [--account ACCOUNT_ID] [--limit N] [--cursor CURSOR] [--json]',
+      flags: LIST_FLAG_HELP,
+      notes: [
+        'LAST USED is when the client last got a request through (the latest of its keys), as the authorizer records it: at most once per key every 15 minutes per instance, so it may be that much behind; "never" when no use is recorded.',
+        'With --search, --status, --role, --sort or --order the registry searches the whole account (up to 5,000 clients) and says how many match; give the same flags with --cursor for the next page.',
+      ],
+      examples: ['clients list', 'clients list --search acme --status active --sort last-used', 'clients list --account acct_... --sort name --json'],
     },
-    options: { ...PAGE_OPTIONS, ...ACCOUNT_OPTION },
+    options: { ...PAGE_OPTIONS, ...ACCOUNT_OPTION, ...SEARCH_OPTIONS },
     positionals: 0,
     format: clientTable,
-    run: (registry, values) =>
-      registry.call('GET', '/registry/clients', { query: { account: text(values.account), limit: text(values.limit), cursor: text(values.cursor) } }),
+    run: (registry, values) => registry.call('GET', '/registry/clients', { query: { account: text(values.account), ...searchQuery(values), limit: text(values.limit), cursor: text(values.cursor) } }),
   },
   get: {
-    help: { summary: 'show one client, with the fingerprint of each of its keys', usage: 'clients get CLIENT_ID [--json]', flags: FLAG_HELP, arguments: CLIENT_ID_ARG, examples: ['clients get c_...'] },
+    help: { summary: 'show one client, with the fingerprint and last use of each of its keys', usage: 'clients get CLIENT_ID [--json]', flags: FLAG_HELP, arguments: CLIENT_ID_ARG, examples: ['clients get c_...'] },
     options: {},
     positionals: 1,
     format: clientSummary,
@@ -257,6 +275,18 @@ async function update(registry: RegistryClient, values: Record<string, unknown>,
 async function statusChange(registry: RegistryClient, values: Record<string, unknown>, id: string, action: 'disable' | 'enable'): Promise<RegistryAnswer> {
   const version = versionOf(values);
   return registry.call('POST', clientPath(id, `/${action}`), version === undefined ? {} : { body: { version } });
+}
+
+/** The registry's search parameters from the list flags. */
+function searchQuery(values: Record<string, unknown>): Record<string, string | undefined> {
+  const status = text(values.status);
+  if (status !== undefined && status !== 'active' && status !== 'disabled') throw new UsageError('--status must be active or disabled');
+  const sortWord = text(values.sort);
+  const sort = sortWord === undefined ? undefined : SORTS[sortWord];
+  if (sortWord !== undefined && sort === undefined) throw new UsageError(`--sort must be one of: ${Object.keys(SORTS).join(', ')}`);
+  const order = text(values.order);
+  if (order !== undefined && order !== 'asc' && order !== 'desc') throw new UsageError('--order must be asc or desc');
+  return { q: text(values.search), status, role: text(values.role), sort, order };
 }
 
 function text(value: unknown): string | undefined {

@@ -14,6 +14,7 @@
  *
  * Every check runs through the core (parse, base, verify); this file only varies the inputs.
  */
+import { type SignatureAlgorithm, algorithmForKey, describeKey } from '../../lambda/core/algorithms';
 import { KeyObject, constants, createHash, publicDecrypt } from 'node:crypto';
 import { checkContentDigest } from '../../lambda/core/content-digest';
 import { SignetError, isSignetError } from '../../lambda/core/errors';
@@ -47,6 +48,8 @@ export const HELP: CommandHelp = {
 export interface DiagnosisKey {
   readonly fingerprint: string;
   readonly key: KeyObject;
+  /** The algorithm the key is registered for. @default the key type's own */
+  readonly algorithm?: SignatureAlgorithm;
 }
 
 /** What `explain` needs: the request as received, the registered keys, the policy. */
@@ -104,7 +107,7 @@ export function explainRequest(input: ExplainInput, print: (line: string) => voi
   const list = new Checklist(print);
   print('signet explain: troubleshooting checklist');
   if (input.keys.length === 0) list.item('skip', 'The public key (none given)');
-  for (const key of input.keys) list.item('ok', `The public key is RSA-${key.key.asymmetricKeyDetails?.modulusLength ?? '?'} (fingerprint ${key.fingerprint})`);
+  for (const key of input.keys) list.item('ok', `The public key is ${describeKey(key.key).replace(/^an? /, '')}, registered for ${key.algorithm ?? algorithmForKey(key.key)} (fingerprint ${key.fingerprint})`);
 
   const policy = checkSignatureHeaders(input, list);
   const signature = readSignature(input.request, input.policy, list);
@@ -299,7 +302,17 @@ function checkSignature(signature: ReadSignature, input: ExplainInput, policy: V
 
   const client = signature.input.keyid ?? input.clientId ?? 'this client';
   const fingerprints = input.keys.map((k) => k.fingerprint).join(', ');
-  const recovered = input.keys.map((k) => ({ key: k, found: recoverDigest(signature.value, k.key) })).find((r) => r.found !== undefined);
+  // Only RSASSA-PKCS1-v1_5 gives back what was signed; other algorithms verify or do not.
+  const recoverable = input.keys.filter((k) => (k.algorithm ?? algorithmForKey(k.key)) === 'rsa-v1_5-sha256');
+  if (recoverable.length === 0) {
+    list.found(
+      `the signature does not verify with the key(s) registered for ${client} (${fingerprints}). With ${input.keys.map((k) => k.algorithm ?? algorithmForKey(k.key)).join(', ')} a verifier cannot tell a wrong key from a base that differs: ` +
+        "check the signer used the registered key, then compare the signer's base with the verifier's base below byte for byte.",
+      'not-recoverable',
+    );
+    return;
+  }
+  const recovered = recoverable.map((k) => ({ key: k, found: recoverDigest(signature.value, k.key) })).find((r) => r.found !== undefined);
   if (recovered === undefined) {
     list.item('FAIL', `The signature was made by a registered key: no key given recovers a valid PKCS#1 v1.5 SHA-256 block from it`);
     list.found(
@@ -340,8 +353,8 @@ export async function run(argv: string[]): Promise<number> {
       return 1;
     }
     try {
-      const info = importPublicKey(text);
-      keys.push({ fingerprint: info.fingerprint, key: info.key });
+      const info = importPublicKey(text, received.keyAlgorithm);
+      keys.push({ fingerprint: info.fingerprint, key: info.key, algorithm: info.algorithm });
     } catch (error) {
       if (!isSignetError(error)) throw error;
       console.error(`signet explain: a --public-key file cannot be used: ${error.code}: ${error.message}`);

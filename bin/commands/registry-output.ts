@@ -24,9 +24,15 @@ function rowsOf(body: unknown, field: string): Row[] | undefined {
 }
 
 function withCursor(text: string, body: unknown, count: number, noun: string): string {
-  const cursor = (body as Row).nextCursor;
-  const footer = typeof cursor === 'string' ? `${count} ${noun} shown; more with --cursor ${cursor}` : `${count} ${noun}`;
+  const { nextCursor: cursor, total } = body as Row;
+  const of = typeof total === 'number' ? ` of ${total} matching` : '';
+  const footer = typeof cursor === 'string' ? `${count} ${noun} shown${of}; more with --cursor ${cursor}` : `${count} ${noun}${of}`;
   return count === 0 ? `no ${noun}` : `${text}\n\n${footer}`;
+}
+
+/** A last use as the table shows it: the ISO-8601 instant, or `never`. */
+function lastUse(value: unknown): string {
+  return typeof value === 'string' ? value : 'never';
 }
 
 function keyCount(keys: unknown): string {
@@ -39,15 +45,15 @@ function json(body: unknown): string {
   return typeof body === 'string' ? body : JSON.stringify(body, null, 2);
 }
 
-/** `clients list` / `clients find`: id, name, status, roles, keys, account. */
+/** `clients list` / `clients find`: id, name, status, roles, keys, last use, account. */
 export const clientTable: Formatter = (body) => {
   const clients = rowsOf(body, 'clients');
   if (clients === undefined) return json(body);
-  const rows = clients.map((c) => [str(c.clientId), str(c.name), str(c.status), str(c.roles), keyCount(c.keys), str(c.accountId)]);
-  return withCursor(table(['CLIENT ID', 'NAME', 'STATUS', 'ROLES', 'KEYS', 'ACCOUNT'], rows), body, rows.length, clients.length === 1 ? 'client' : 'clients');
+  const rows = clients.map((c) => [str(c.clientId), str(c.name), str(c.status), str(c.roles), keyCount(c.keys), lastUse(c.lastUsedAt), str(c.accountId)]);
+  return withCursor(table(['CLIENT ID', 'NAME', 'STATUS', 'ROLES', 'KEYS', 'LAST USED', 'ACCOUNT'], rows), body, rows.length, clients.length === 1 ? 'client' : 'clients');
 };
 
-/** One client: its fields, then one line per key (fingerprint, added, not-after). */
+/** One client: its fields, then one line per key (fingerprint, added, not-after, last use). */
 export const clientSummary: Formatter = (body) => {
   const c = body as Row | undefined;
   if (typeof c?.clientId !== 'string') return json(body);
@@ -59,12 +65,13 @@ export const clientSummary: Formatter = (body) => {
     `roles     ${str(c.roles)}`,
     `networks  ${str(c.networkWhitelist)}`,
     `version   ${str(c.version)}   updated ${str(c.updatedAt)}`,
+    `last used ${lastUse(c.lastUsedAt)}`,
   ];
   const keys = rowsOf(c, 'keys') ?? [];
   lines.push(`keys      ${keys.length}`);
   for (const k of keys) {
     const notAfter = typeof k.notAfter === 'string' ? `, verifies until ${k.notAfter}` : '';
-    lines.push(`  ${str(k.fingerprint)}  added ${str(k.addedAt)}${notAfter}${k.active === false ? ', inactive' : ''}`);
+    lines.push(`  ${str(k.fingerprint)}  added ${str(k.addedAt)}${notAfter}${k.active === false ? ', inactive' : ''}, last used ${lastUse(k.lastUsedAt)}`);
   }
   return lines.join('\n');
 };

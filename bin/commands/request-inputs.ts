@@ -1,5 +1,7 @@
 /** The inputs `signet verify` and `signet explain` share: a received request and a public key file. */
 import { SignedRequest } from '../../lambda/core/types';
+import { SIGNATURE_ALGORITHMS, type SignatureAlgorithm, isSignatureAlgorithm } from '../../lambda/core/algorithm-names';
+import { COVERAGE_PROFILES, DEFAULT_PROFILE, isCoverageProfile } from '../../lambda/core/profiles';
 import { defaultVerifyPolicy, VerifyPolicy } from '../../lambda/core/verify';
 import { UsageError, headerLines, optionalInt, parse, readBody, readText, required } from './args';
 import { FlagHelp } from './help';
@@ -14,6 +16,8 @@ export const RECEIVED_REQUEST_OPTIONS = {
   'data-file': { type: 'string' },
   now: { type: 'string' },
   'allow-legacy': { type: 'boolean', default: false },
+  profile: { type: 'string', default: DEFAULT_PROFILE },
+  'key-alg': { type: 'string' },
   'client-id': { type: 'string' },
 } as const;
 
@@ -28,6 +32,8 @@ export const RECEIVED_REQUEST_FLAGS: Readonly<Record<keyof typeof RECEIVED_REQUE
   'data-file': { meaning: 'the body: the exact bytes of FILE', value: 'FILE' },
   now: { meaning: 'check freshness as if it were this unix time', value: 'UNIX', default: 'now' },
   'allow-legacy': { meaning: 'accept the legacy form that does not cover date (SIGNET_ALLOW_LEGACY=true)' },
+  profile: { meaning: 'what the signature must cover: signet (label sig, alg, @target-uri, date) or rfc9421 (any label, @method + @target-uri or @authority/@path(/@query); as SIGNET_PROFILE or the client\'s profile)', value: 'PROFILE' },
+  'key-alg': { meaning: "the algorithm the public key is registered for: the key type's own by default; rsa-pss-sha512 for an RSA key registered for it", value: 'ALG' },
   'client-id': { meaning: 'the clientId the signature must name in keyid', value: 'ID', default: 'not checked' },
 };
 
@@ -43,6 +49,8 @@ export interface ReceivedRequest {
   /** The text of each `--public-key` file, in order (at least one). */
   readonly publicKeyTexts: readonly string[];
   readonly policy: VerifyPolicy;
+  /** The algorithm the keys are registered for (`--key-alg`), when given. */
+  readonly keyAlgorithm?: SignatureAlgorithm;
   readonly clientId?: string;
 }
 
@@ -52,6 +60,10 @@ export function readReceivedRequest(argv: string[], onBase?: (base: string) => v
   const headers = headerLines([...((values.H as string[]) ?? []), ...((values.header as string[]) ?? [])]);
   const body = readBody(values);
   const now = optionalInt(values, 'now');
+  const profile = String(values.profile);
+  if (!isCoverageProfile(profile)) throw new UsageError(`--profile must be one of ${COVERAGE_PROFILES.join(', ')}`);
+  const keyAlg = values['key-alg'];
+  if (typeof keyAlg === 'string' && !isSignatureAlgorithm(keyAlg)) throw new UsageError(`--key-alg must be one of ${SIGNATURE_ALGORITHMS.join(', ')}`);
   return {
     request: {
       method: required(values, 'method'),
@@ -63,9 +75,11 @@ export function readReceivedRequest(argv: string[], onBase?: (base: string) => v
     publicKeyTexts: publicKeyFiles(values).map((file) => readText(file, '--public-key')),
     policy: defaultVerifyPolicy({
       allowLegacy: values['allow-legacy'] === true,
+      profile,
       ...(now !== undefined ? { nowS: () => now } : {}),
       ...(onBase ? { onBase } : {}),
     }),
+    ...(typeof keyAlg === 'string' && isSignatureAlgorithm(keyAlg) ? { keyAlgorithm: keyAlg } : {}),
     clientId: typeof values['client-id'] === 'string' ? values['client-id'] : undefined,
   };
 }

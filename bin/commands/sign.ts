@@ -1,7 +1,8 @@
 /** `signet sign`: prints the headers to send with a request, one `Name: value` per line. */
 import { importPrivateKey } from '../../lambda/core/keys';
 import { signRequest } from '../../lambda/core/sign';
-import { displayName, optionalInt, parse, readBody, readText, required } from './args';
+import { SIGNATURE_ALGORITHMS, type SignatureAlgorithm, isSignatureAlgorithm } from '../../lambda/core/algorithm-names';
+import { UsageError, displayName, optionalInt, parse, readBody, readText, required } from './args';
 import { CommandHelp } from './help';
 
 const OPTIONS = {
@@ -13,11 +14,12 @@ const OPTIONS = {
   'data-file': { type: 'string' },
   created: { type: 'string' },
   legacy: { type: 'boolean', default: false },
+  alg: { type: 'string' },
 } as const;
 
 export const HELP: CommandHelp = {
   summary: 'print the Content-Digest, Date, Signature-Input and Signature headers to send with a request',
-  usage: 'sign --key FILE --client-id ID --method M --url URL [--data STR | --data-file FILE] [--created UNIX] [--legacy]',
+  usage: 'sign --key FILE --client-id ID --method M --url URL [--data STR | --data-file FILE] [--created UNIX] [--legacy] [--alg ALG]',
   options: OPTIONS,
   flags: {
     key: { meaning: 'the private key: private.pkcs8.b64 (Base64 PKCS#8), or a PKCS#8 / PKCS#1 PEM', value: 'FILE' },
@@ -27,10 +29,16 @@ export const HELP: CommandHelp = {
     data: { meaning: 'the body as text, or @FILE for a file\'s bytes', value: 'STR' },
     'data-file': { meaning: 'the body: the exact bytes of FILE', value: 'FILE' },
     created: { meaning: 'the signing time in unix seconds', value: 'UNIX', default: 'now' },
+    alg: { meaning: `the algorithm the key is registered for, sent as alg: the key type's own by default (RSA: rsa-v1_5-sha256; Ed25519, P-256, P-384 have one each); give rsa-pss-sha512 for an RSA key registered for it`, value: 'ALG' },
     legacy: { meaning: 'the legacy form: no Date header, `date` not covered (verifiers refuse it unless SIGNET_ALLOW_LEGACY=true)' },
   },
   examples: ["sign --key .signet/demo/private.pkcs8.b64 --client-id c_... --method POST --url 'http://127.0.0.1:3000/api/echo' --data '{\"hello\":\"world\"}'"],
 };
+
+function checkedAlgorithm(value: string): SignatureAlgorithm {
+  if (!isSignatureAlgorithm(value)) throw new UsageError(`--alg must be one of ${SIGNATURE_ALGORITHMS.join(', ')}`);
+  return value;
+}
 
 /** @public The command, called by bin/signet.ts through its module. */
 export async function run(argv: string[]): Promise<number> {
@@ -44,6 +52,7 @@ export async function run(argv: string[]): Promise<number> {
     privateKey,
     created: optionalInt(values, 'created') ?? Math.floor(Date.now() / 1000),
     legacy: values.legacy === true,
+    ...(typeof values.alg === 'string' ? { algorithm: checkedAlgorithm(values.alg) } : {}),
   });
   for (const [name, value] of Object.entries(headers)) console.log(`${displayName(name)}: ${value}`);
   return 0;

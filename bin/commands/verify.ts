@@ -12,10 +12,10 @@ import { RECEIVED_REQUEST_FLAGS, RECEIVED_REQUEST_OPTIONS, readReceivedRequest }
 
 export const HELP: CommandHelp = {
   summary: 'check a received request as the authorizer does: prints `valid`, or `invalid: <code>: <sentence>` (exit 1)',
-  usage: "verify --public-key FILE... --method M --url URL -H 'Name: value'... [--data STR | --data-file FILE] [--now UNIX] [--allow-legacy]",
+  usage: "verify --public-key FILE... --method M --url URL -H 'Name: value'... [--data STR | --data-file FILE] [--now UNIX] [--allow-legacy] [--profile signet|rfc9421] [--key-alg ALG]",
   options: RECEIVED_REQUEST_OPTIONS,
   flags: RECEIVED_REQUEST_FLAGS,
-  notes: ['With a body (--data or --data-file) it also runs the backend\'s check that the body hashes to the signed Content-Digest; without one it says the body was not checked.'],
+  notes: ['--public-key takes any key the registry accepts: RSA, Ed25519, ECDSA P-256/P-384, as PEM, Base64 DER or a JWK.', 'With a body (--data or --data-file) it also runs the backend\'s check that the body hashes to the signed Content-Digest; without one it says the body was not checked.'],
   examples: ["verify --public-key acme/public.pem --method GET --url 'https://api.example.com/api/echo?x=1' -H 'Date: ...' -H 'Signature-Input: sig=...' -H 'Signature: sig=:...:'"],
 };
 
@@ -23,7 +23,7 @@ export const HELP: CommandHelp = {
 export async function run(argv: string[]): Promise<number> {
   const input = readReceivedRequest(argv);
   try {
-    const keys = input.publicKeyTexts.map((text) => importPublicKey(text)).map((info) => ({ fingerprint: info.fingerprint, key: info.key }));
+    const keys = input.publicKeyTexts.map((text) => importPublicKey(text, input.keyAlgorithm)).map((info) => ({ fingerprint: info.fingerprint, key: info.key, algorithm: info.algorithm }));
     const verdict = await verifyRequest(input.request, input.policy, () => keys);
     if (input.body !== undefined) checkContentDigest(verdict.contentDigest, input.body);
     console.log('valid');

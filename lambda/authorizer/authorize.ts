@@ -2,8 +2,12 @@
  * One authorization decision, whatever API Gateway flavour asked for it.
  *
  * Order (authentication first, then authorization):
- *   1. the core's key-independent checks and signature base (no registry read for junk)
- *   2. the client by keyid (cache first) → `unknown_client`
+ *   0. which signature to check: the keyid of each one Signature-Input declares (at most
+ *      MAX_SIGNATURES_READ) names a client (cache first, unknown ones negatively cached), and
+ *      that client's profile (or the deployment's) says which labels it may sign with: `signet`
+ *      only `sig`, `rfc9421` any. The first that fits is checked under that profile's rules.
+ *   1. the core's key-independent checks and signature base
+ *   2. the client by keyid → `unknown_client`
  *   3. the signature with the client's keys → `signature_mismatch`, `key_expired`
  *   4. the client's status → `client_disabled` (after the signature, so only the client's own
  *      key learns that it is disabled)
@@ -24,9 +28,9 @@ import { createHash } from 'node:crypto';
 import { SignetError, isSignetError } from '../core/errors';
 import { MAX_KEYID_LENGTH } from '../core/keyid';
 import { CompiledRoleCatalogue } from '../core/role-policy';
-import { readSignatureInput } from '../core/signature-params';
+import { type CoverageProfile, DEFAULT_PROFILE, MAX_SIGNATURES_READ, policyForProfile } from '../core/profiles';
 import { SignedRequest } from '../core/types';
-import { ParsedSignature, VerificationKey, VerifyPolicy, parseRequestSignature, refuseUnlessUsable, signingKey } from '../core/verify';
+import { ParsedSignature, VerificationKey, VerifyPolicy, parseRequestSignature, readSignatureMembersMemoized, refuseUnlessUsable, signingKey } from '../core/verify';
 import { ClientDirectory, ResolvedClient } from './client-directory';
 
 /** Records a signature as used; false when it was already used (see lambda/store for DynamoDB). */
@@ -36,7 +40,10 @@ export interface ReplayGuard {
 }
 
 export interface AuthorizeDeps {
+  /** The verification policy (its windows and limits); each signature is checked under its client's profile of it. */
   readonly policy: VerifyPolicy;
+  /** The coverage profile of clients without one of their own. @default 'signet' */
+  readonly profile?: CoverageProfile;
   readonly directory: ClientDirectory;
   readonly roles: CompiledRoleCatalogue;
   readonly replay?: ReplayGuard;
@@ -78,22 +85,23 @@ export async function authorize(input: AuthorizeInput, deps: AuthorizeDeps): Pro
   let keyId: string | undefined;
   let authenticated = false;
   try {
+    const choice = await chooseSignature(input.request, deps);
     let parsed: ReturnType<typeof parseRequestSignature>;
     try {
-      parsed = parseRequestSignature(input.request, deps.policy, input.targetUriCandidates);
+      parsed = parseRequestSignature(input.request, choice.policy, input.targetUriCandidates, choice.label);
     } catch (error) {
       if (!isSignetError(error)) throw error;
-      const named = await clientNamedBy(input.request, deps);
-      return { allowed: false, error, ...named };
+      // The refusal is attributed to the client the keyid names, when there is one (see above).
+      return { allowed: false, error, ...(choice.client !== undefined ? { clientId: choice.client.record.clientId } : choice.keyId !== undefined ? { keyId: choice.keyId } : {}) };
     }
     keyId = parsed.keyId;
-    const client = await deps.directory.get(parsed.keyId);
+    const client = choice.client !== undefined && choice.keyId === parsed.keyId ? choice.client : await deps.directory.get(parsed.keyId);
     if (client === undefined) {
       throw new SignetError('unknown_client', 'No client is registered with this keyid. Put your clientId in keyid, exactly as the registry gave it.');
     }
     clientId = client.record.clientId;
-    const signer = signingKey(parsed, client.keys, deps.policy);
-    const { fingerprint } = verifyWithClientKeys(parsed, client, deps.policy, signer);
+    const signer = signingKey(parsed, client.keys, choice.policy);
+    const { fingerprint } = verifyWithClientKeys(parsed, client, choice.policy, signer);
     authenticated = true;
     if (client.record.status !== 'active') {
       throw new SignetError('client_disabled', 'This client is disabled. Ask the API owner to enable it.');
@@ -107,7 +115,7 @@ export async function authorize(input: AuthorizeInput, deps: AuthorizeDeps): Pro
     }
     if (deps.replay !== undefined) {
       const signatureId = createHash('sha256').update(parsed.signature).digest('base64url');
-      const expiresAtS = parsed.created + deps.policy.maxAgeS + deps.policy.maxSkewS;
+      const expiresAtS = parsed.created + choice.policy.maxAgeS + choice.policy.maxSkewS;
       if (!(await deps.replay.claim(signatureId, expiresAtS))) {
         throw new SignetError('replayed_request', 'This exact signed request was already used. Sign every request anew (fresh created and Date).');
       }
@@ -137,26 +145,56 @@ function verifyWithClientKeys(parsed: ParsedSignature, client: ResolvedClient, p
   }
 }
 
+/** The signature to check, the policy to check it under, and the client its keyid names (if looked up). */
+interface SignatureChoice {
+  /** Undefined: the policy's default (its label; under `rfc9421`, the first signature). */
+  readonly label?: string;
+  readonly policy: VerifyPolicy;
+  readonly keyId?: string;
+  readonly client?: ResolvedClient;
+}
+
 /**
- * The registered client that the request's keyid names, for a request refused before its client
- * was looked up. Best effort: an unreadable Signature-Input, an unknown keyid or a registry
- * failure all leave the refusal unattributed (it is still logged).
+ * Step 0: the first signature whose label its client's profile accepts (`signet`: only the
+ * policy's label, `sig`; `rfc9421`: any). A keyid that names no client falls under the
+ * deployment's profile. When none fits, the deployment's default, so the refusal is the usual
+ * one (e.g. `signature_label_missing`). Malformed headers are left for the parse to refuse.
  */
-async function clientNamedBy(request: SignedRequest, deps: AuthorizeDeps): Promise<{ clientId?: string; keyId?: string }> {
+async function chooseSignature(request: SignedRequest, deps: AuthorizeDeps): Promise<SignatureChoice> {
+  const deploymentProfile = deps.profile ?? DEFAULT_PROFILE;
+  const fallback: SignatureChoice = { policy: policyForProfile(deps.policy, deploymentProfile) };
   const field = request.headers['signature-input'];
-  if (field === undefined) return {};
-  let keyId: string | undefined;
+  if (field === undefined || request.headers['signature'] === undefined) return fallback;
+  let members: ReturnType<typeof readSignatureMembersMemoized>;
   try {
-    keyId = readSignatureInput(field, deps.policy.label, deps.policy.maxCoveredComponents).keyid;
-  } catch {
-    return {};
+    members = readSignatureMembersMemoized(field, MAX_SIGNATURES_READ);
+  } catch (error) {
+    if (isSignetError(error)) return fallback;
+    throw error;
   }
-  if (keyId === undefined || keyId === '' || keyId.length > MAX_KEYID_LENGTH) return {};
+  let named: SignatureChoice | undefined;
+  for (const { label, keyid, components } of members) {
+    // Nothing over the component cap costs a lookup: the parse refuses it unread (issue 15, hole 3).
+    if (keyid === undefined || keyid === '' || keyid.length > MAX_KEYID_LENGTH || components > deps.policy.maxCoveredComponents) continue;
+    const client = await lookUp(keyid, deps);
+    const profile = client?.record.profile ?? deploymentProfile;
+    if (profile === 'signet' && label !== deps.policy.label) {
+      // Checked, if nothing else fits, under this client's own (stricter) rules: never the deployment's.
+      named ??= { policy: policyForProfile(deps.policy, profile), client };
+      continue;
+    }
+    return { label, policy: policyForProfile(deps.policy, profile), keyId: keyid, client };
+  }
+  // No signature fits its client's profile: refused under the first named client's rules, else the deployment's.
+  return named ?? fallback;
+}
+
+/** The client a keyid names, or undefined; a registry failure here leaves the choice to the parse (the lookup after it reports the failure). */
+async function lookUp(keyId: string, deps: AuthorizeDeps): Promise<ResolvedClient | undefined> {
   try {
-    const client = await deps.directory.get(keyId);
-    return client === undefined ? { keyId } : { clientId: client.record.clientId };
+    return await deps.directory.get(keyId);
   } catch {
-    return { keyId };
+    return undefined;
   }
 }
 

@@ -12,6 +12,7 @@
  *   an outage or throttling does not cost every request a failed read and a retry storm.
  * - Concurrent lookups of one clientId share one read.
  */
+import { DEFAULT_RSA_ALGORITHM } from '../core/algorithms';
 import { BoundedCache } from '../core/bounded-cache';
 import {
   DEFAULT_CLIENT_CACHE_MAX_ENTRIES,
@@ -172,9 +173,9 @@ export class ClientDirectory {
     for (const stored of record.keys) {
       // A corrupt or weak stored key is skipped, never trusted: the other keys still verify.
       try {
-        const key = this.keyCache.get(stored.fingerprint, stored.spkiPem);
+        const key = this.keyCache.get(stored.fingerprint, stored.spkiPem, stored.algorithm);
         const notAfterS = stored.notAfter === undefined ? undefined : Math.floor(Date.parse(stored.notAfter) / 1000);
-        keys.push({ fingerprint: stored.fingerprint, key, notAfterS: Number.isNaN(notAfterS) ? 0 : notAfterS });
+        keys.push({ fingerprint: stored.fingerprint, key, algorithm: stored.algorithm ?? DEFAULT_RSA_ALGORITHM, notAfterS: Number.isNaN(notAfterS) ? 0 : notAfterS });
       } catch (error) {
         refusedKeys.push({ fingerprint: stored.fingerprint, reason: isSignetError(error) ? error.code : 'unreadable' });
         this.options.onKeyRefused?.(record.clientId, stored.fingerprint, error);

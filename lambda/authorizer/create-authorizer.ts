@@ -45,6 +45,8 @@ export interface SignetAuthorizer {
   restApiHandler(event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerWithContextResult<SignetAllowContext | SignetDenyContext>>;
   /** Forgets the cached client records (the local gateway calls it after a registry write). */
   forgetCachedClients(): void;
+  /** Resolves once the writes a decision started without waiting (the keys' last use) have ended. */
+  settled(): Promise<void>;
 }
 
 /**
@@ -81,6 +83,9 @@ export function createAuthorizer(config: SignetConfig, dependencies: AuthorizerD
     },
     forgetCachedClients() {
       runtime.directory.forgetAll();
+    },
+    settled() {
+      return runtime.settled();
     },
   };
 }

@@ -17,6 +17,10 @@
  * Counts that arrive in between are added up in memory (bounded) and written once the interval
  * has passed, by whichever decision comes next (allowed or refused, for any client), at most
  * {@link MAX_COUNT_WRITES_PER_DECISION} of them per decision so no request pays for a backlog.
+ *
+ * An allowed decision notes that the client's key was used (./last-use-recorder.ts): at most one
+ * write per (client, key) per SIGNET_LAST_USED_RECORD_INTERVAL_MS, started without being waited
+ * for, never a read.
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
@@ -34,6 +38,7 @@ import { DynamoClientReader } from '../store/client-reader';
 import { DynamoReplayGuard } from '../store/replay-store';
 import { Decision, authorize } from './authorize';
 import { ClientDirectory } from './client-directory';
+import { LastUseRecorder } from './last-use-recorder';
 
 /** The most waiting unauthenticated counts one decision writes (the rest wait for the next decisions). */
 const MAX_COUNT_WRITES_PER_DECISION = 4;
@@ -62,6 +67,8 @@ export class AuthorizerRuntime {
   /** The earliest time a count waiting in {@link pendingCounts} may be written (Infinity: none waits). */
   private nextCountDueMs = Number.POSITIVE_INFINITY;
   private readonly nowMs: () => number;
+  /** Records each (client, key)'s last use; undefined when the interval is 0 (off). */
+  private readonly lastUse: LastUseRecorder | undefined;
 
   constructor(private readonly options: AuthorizerRuntimeOptions) {
     const { config, doc, logger, metrics } = options;
@@ -82,6 +89,7 @@ export class AuthorizerRuntime {
         metrics?.addMetric(AUTHORIZER_METRIC_NAMES.staleServed, MetricUnit.Count, 1);
       },
     });
+    this.lastUse = config.lastUsedRecordIntervalMs > 0 ? new LastUseRecorder({ store: this.store, intervalMs: config.lastUsedRecordIntervalMs, nowMs, logger }) : undefined;
     this.deps = {
       policy: defaultVerifyPolicy({
         maxAgeS: config.maxAgeS,
@@ -90,6 +98,7 @@ export class AuthorizerRuntime {
         allowLegacy: config.allowLegacy,
         nowS: () => Math.floor(nowMs() / 1000),
       }),
+      profile: config.profile,
       directory: this.directory,
       roles: compileRoleCatalogue(config.roleCatalogue),
       replay: config.replayProtection ? new DynamoReplayGuard(doc, config.tableName, () => Math.floor(nowMs() / 1000)) : undefined,
@@ -134,6 +143,7 @@ export class AuthorizerRuntime {
     if (decision.allowed) {
       metrics?.addMetric(AUTHORIZER_METRIC_NAMES.allowed, MetricUnit.Count, 1);
       logger.info('allowed', { clientId: decision.clientId, keyFingerprint: decision.fingerprint, method, path, latencyMs });
+      this.lastUse?.note(decision.clientId, decision.fingerprint);
       await this.writeDueCounts();
       return;
     }
@@ -158,6 +168,11 @@ export class AuthorizerRuntime {
       logger.warn('could not record the auth failure', { clientId, reason: error.code, error: recordError });
     }
     await this.writeDueCounts();
+  }
+
+  /** Resolves once the last-use writes started so far have ended (they are never waited for by a decision). */
+  async settled(): Promise<void> {
+    await this.lastUse?.settled();
   }
 
   /**

@@ -97,6 +97,16 @@ export const AUTH_FAILURE_TTL_S = 604_800;
  */
 export const AUTH_FAILURE_RECORD_INTERVAL_MS = 1_000;
 
+/**
+ * How often one authorizer instance records that a (client, key) pair verified a request, in ms:
+ * at most one write per pair per this interval, never a read. 0 turns the recording off.
+ * @default 900_000 (15 min)
+ */
+export const LAST_USED_RECORD_INTERVAL_MS = 900_000;
+
+/** The shortest non-zero last-used interval a deployment may set, so it never becomes a write per request. @default 1_000 */
+export const MIN_LAST_USED_RECORD_INTERVAL_MS = 1_000;
+
 /** How long the authorizer waits for one DynamoDB call before giving up (then stale-if-error or fail closed), in ms. @default 1_000 */
 export const DYNAMODB_REQUEST_TIMEOUT_MS = 1_000;
 

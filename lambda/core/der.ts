@@ -115,6 +115,15 @@ export function spkiAlgorithmOid(der: Uint8Array): string | undefined {
   return algorithmOid(der, parts[0]);
 }
 
+/** The subjectPublicKey of a SubjectPublicKeyInfo (the BIT STRING's bytes, with no unused bits), or undefined. */
+export function spkiSubjectPublicKey(der: Uint8Array): Uint8Array | undefined {
+  const outer = readTlv(der, 0);
+  if (outer === undefined || outer.tag !== SEQUENCE || outer.end !== der.length) return undefined;
+  const parts = children(der, outer, 3);
+  if (parts === undefined || parts.length !== 2 || parts[1].tag !== BIT_STRING || parts[1].end - parts[1].start < 2) return undefined;
+  return der[parts[1].start] === 0 ? der.subarray(parts[1].start + 1, parts[1].end) : undefined;
+}
+
 /** PKCS#1 RSAPublicKey: SEQUENCE { INTEGER n, INTEGER e }, the whole input. */
 export function isPkcs1PublicKey(der: Uint8Array): boolean {
   const outer = readTlv(der, 0);

@@ -1,18 +1,27 @@
 /**
- * Key formats: turning the text people paste into RSA `KeyObject`s, once, and naming them.
+ * Key formats: turning the text people paste into `KeyObject`s, once, and naming them.
  *
- * Accepted public keys: SPKI PEM (`BEGIN PUBLIC KEY`), PKCS#1 PEM (`BEGIN RSA PUBLIC KEY`), and
- * bare Base64 DER of either. Accepted private keys: private.pkcs8.b64's form (PKCS#8 DER in Base64, PEM
- * header/footer and all whitespace removed), PKCS#8 PEM and PKCS#1 PEM. RSA only, at least
- * {@link MIN_RSA_BITS} bits, public exponent 65537 and a modulus nobody can factor easily
- * ({@link checkRsaKeyStrength}).
+ * Key types: RSA (at least {@link MIN_RSA_BITS} bits, public exponent 65537, a modulus nobody can
+ * factor easily: {@link checkRsaKeyStrength}), Ed25519 (not one of the small-order points anyone
+ * can sign for: {@link checkEd25519Key}), and ECDSA on P-256 or P-384. Each key has one signature
+ * algorithm (./algorithms.ts).
+ *
+ * Accepted public keys: SPKI PEM (`BEGIN PUBLIC KEY`), PKCS#1 PEM (`BEGIN RSA PUBLIC KEY`), bare
+ * Base64 DER of either, and a JWK (RFC 7517: an object or its JSON text, the form Web Bot Auth
+ * key directories publish). An RSA key whose SPKI names id-RSASSA-PSS is stored as the plain RSA
+ * key it is (so it has one fingerprint), registered for rsa-pss-sha512. Accepted private keys:
+ * private.pkcs8.b64's form (PKCS#8 DER in Base64, PEM header/footer and all whitespace removed),
+ * PKCS#8 PEM, PKCS#1 and SEC1 PEM, and an Ed25519 seed as 64 hex digits (what curl's
+ * `--httpsig-key` reads).
  *
  * Private material offered where a public key belongs is refused with `private_key_submitted`;
  * no message here ever echoes the input.
  */
-import { KeyObject, createHash, createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto';
+import { type JsonWebKey as NodeJsonWebKey, KeyObject, createHash, createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto';
+import { type SignatureAlgorithm, algorithmForKey, describeKey } from './algorithms';
 import { BoundedCache } from './bounded-cache';
 import { DEFAULT_KEY_CACHE_MAX_ENTRIES, DEFAULT_RSA_BITS, MIN_RSA_BITS } from './defaults';
+import { spkiOfPkcs1, spkiSubjectPublicKey } from './der';
 import { SignetError, fail } from './errors';
 import { decodeBareBase64 } from './base64';
 import { PRIVATE_KEY_SUBMITTED_MESSAGE, looksLikePrivateKey } from './private-key-scan';
@@ -25,7 +34,12 @@ export interface PublicKeyInfo {
   readonly fingerprint: string;
   /** The canonical SPKI PEM, what the registry stores. */
   readonly spkiPem: string;
+  /** RSA: the modulus length; ECDSA: the curve's size; Ed25519: 256. */
   readonly bits: number;
+  /** The signature algorithm the key is registered for. */
+  readonly algorithm: SignatureAlgorithm;
+  /** For people: "RSA-2048", "Ed25519", "ECDSA P-256". */
+  readonly keyType: string;
 }
 
 /** An imported private key with its public half. */
@@ -37,25 +51,66 @@ export interface PrivateKeyInfo {
   /** As private.pkcs8.b64 holds it: PKCS#8 DER, Base64, no header/footer, no whitespace. */
   readonly pkcs8Base64: string;
   readonly bits: number;
+  /** The algorithm the key signs with unless told otherwise (RSA: rsa-v1_5-sha256). */
+  readonly algorithm: SignatureAlgorithm;
+  /** For people: "RSA-2048", "Ed25519", "ECDSA P-256". */
+  readonly keyType: string;
 }
+
+/** The key types `signet keygen` and rotation make. */
+export const KEY_TYPES = ['rsa', 'ed25519', 'ecdsa-p256', 'ecdsa-p384'] as const;
+export type KeyTypeName = (typeof KEY_TYPES)[number];
 
 const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----([\s\S]*?)-----END \1-----/;
 const BASE64URL_BODY = /^[A-Za-z0-9_-]+$/;
+const ED25519_SEED_HEX = /^[0-9a-fA-F]{64}$/;
+
+/** A JSON Web Key as pasted: only the members Signet reads are typed. */
+export interface JsonWebKey {
+  readonly kty?: unknown;
+  readonly alg?: unknown;
+  readonly [member: string]: unknown;
+}
+
+/** JOSE `alg` names (RFC 7518, RFC 8037) as RFC 9421 algorithms, for a JWK that carries one. */
+const JOSE_ALGORITHMS: Readonly<Record<string, SignatureAlgorithm>> = {
+  RS256: 'rsa-v1_5-sha256',
+  PS512: 'rsa-pss-sha512',
+  ES256: 'ecdsa-p256-sha256',
+  ES384: 'ecdsa-p384-sha384',
+  EdDSA: 'ed25519',
+  Ed25519: 'ed25519',
+};
 
 /**
- * Imports a public key from any accepted format.
- * @throws SignetError `private_key_submitted`, `invalid_public_key`, `unsupported_key_type`, `key_too_small`
+ * Imports a public key from any accepted format, for the algorithm declared (or the key type's own).
+ * @param declaredAlgorithm RSA keys only need it, for rsa-pss-sha512; when given it must fit the key
+ * @throws SignetError `private_key_submitted`, `invalid_public_key`, `unsupported_key_type`, `key_too_small`, `weak_key`
  */
-export function importPublicKey(text: string): PublicKeyInfo {
+export function importPublicKey(input: string | JsonWebKey, declaredAlgorithm?: string): PublicKeyInfo {
+  const jwk = typeof input === 'object' && input !== null ? input : typeof input === 'string' ? jwkText(input) : undefined;
+  let key: KeyObject;
+  let jwkAlgorithm: SignatureAlgorithm | undefined;
+  if (jwk !== undefined) {
+    ({ key, algorithm: jwkAlgorithm } = publicKeyOfJwk(jwk));
+  } else {
+    key = publicKeyOfText(input as string);
+  }
+  if (jwkAlgorithm !== undefined && declaredAlgorithm !== undefined && declaredAlgorithm !== jwkAlgorithm) {
+    fail('unsupported_key_type', `The JWK says its alg is ${jwkAlgorithm} but algorithm ${JSON.stringify(String(declaredAlgorithm).slice(0, 40))} was declared; give one, or the same in both.`);
+  }
+  const algorithm = algorithmForKey(key, declaredAlgorithm ?? jwkAlgorithm);
+  const plain = plainRsa(key);
+  const bits = checkKeyStrength(plain, 'public');
+  return { key: plain, fingerprint: fingerprintOf(plain), spkiPem: spkiPemOf(plain), bits, algorithm, keyType: keyTypeOf(plain) };
+}
+
+/** The PEM or Base64 DER text of a public key, as a KeyObject (any type; judged by the caller). */
+function publicKeyOfText(text: string): KeyObject {
   if (typeof text !== 'string' || text.trim() === '') {
-    fail('invalid_public_key', 'The public key is empty. Paste the SPKI PEM (-----BEGIN PUBLIC KEY-----) of your key pair.');
+    fail('invalid_public_key', 'The public key is empty. Paste the SPKI PEM (-----BEGIN PUBLIC KEY-----) or the JWK of your key pair.');
   }
-  if (looksLikePrivateKey(text)) {
-    fail(
-      'private_key_submitted',
-      PRIVATE_KEY_SUBMITTED_MESSAGE,
-    );
-  }
+  if (looksLikePrivateKey(text)) fail('private_key_submitted', PRIVATE_KEY_SUBMITTED_MESSAGE);
   let key: KeyObject | undefined;
   const pem = PEM_BLOCK.exec(text);
   if (pem) {
@@ -67,7 +122,7 @@ export function importPublicKey(text: string): PublicKeyInfo {
   } else {
     const der = decodeBareBase64(text.trim());
     if (der === undefined) {
-      fail('invalid_public_key', 'The public key is neither PEM nor Base64 DER. Paste the SPKI PEM (-----BEGIN PUBLIC KEY-----).');
+      fail('invalid_public_key', 'The public key is neither PEM, Base64 DER nor a JWK. Paste the SPKI PEM (-----BEGIN PUBLIC KEY-----).');
     }
     key = parsePublicDer(der);
     if (key === undefined) {
@@ -77,13 +132,53 @@ export function importPublicKey(text: string): PublicKeyInfo {
   if (key.type !== 'public') {
     fail('private_key_submitted', 'This is a private key. Paste only the public half, and treat this private key as exposed.');
   }
-  const bits = checkRsa(key, 'public');
-  return { key, fingerprint: fingerprintOf(key), spkiPem: spkiPemOf(key), bits };
+  return key;
+}
+
+/** The JWK in `text` when it is one (JSON text of an object), else undefined. */
+function jwkText(text: string): JsonWebKey | undefined {
+  const trimmed = text.trim();
+  if (!trimmed.startsWith('{')) return undefined;
+  if (looksLikePrivateKey(text)) fail('private_key_submitted', PRIVATE_KEY_SUBMITTED_MESSAGE);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(trimmed);
+  } catch (cause) {
+    fail('invalid_public_key', 'The key starts with "{" but is not valid JSON. Paste the JWK as JSON, or the SPKI PEM.', { cause });
+  }
+  if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as JsonWebKey;
+  return fail('invalid_public_key', 'The key is JSON but not a JWK object. Paste one JWK ({"kty": ...}), or the SPKI PEM.');
+}
+
+/** A public JWK (RFC 7517/7518/8037) as a KeyObject, with the algorithm its `alg` names, if any. */
+function publicKeyOfJwk(jwk: JsonWebKey): { key: KeyObject; algorithm?: SignatureAlgorithm } {
+  if (jwk.kty === 'oct') {
+    fail('unsupported_key_type', "This JWK is a shared secret (kty \"oct\", for hmac-sha256); Signet's registry holds only public keys. Register a public key (Ed25519, ECDSA P-256/P-384 or RSA).");
+  }
+  if ('d' in jwk || 'p' in jwk) fail('private_key_submitted', PRIVATE_KEY_SUBMITTED_MESSAGE);
+  if (jwk.kty !== 'RSA' && jwk.kty !== 'EC' && jwk.kty !== 'OKP') {
+    fail('unsupported_key_type', `The JWK's kty is ${JSON.stringify(String(jwk.kty ?? 'missing').slice(0, 20))}; Signet accepts RSA, EC (P-256, P-384) and OKP (Ed25519) public keys.`);
+  }
+  let algorithm: SignatureAlgorithm | undefined;
+  if (jwk.alg !== undefined) {
+    algorithm = typeof jwk.alg === 'string' && Object.prototype.hasOwnProperty.call(JOSE_ALGORITHMS, jwk.alg) ? JOSE_ALGORITHMS[jwk.alg] : undefined;
+    if (algorithm === undefined) {
+      fail('unsupported_key_type', `The JWK's alg ${JSON.stringify(String(jwk.alg).slice(0, 20))} is not one Signet verifies; use ${Object.keys(JOSE_ALGORITHMS).join(', ')}, or leave alg out.`);
+    }
+  }
+  const members: Record<string, unknown> = { kty: jwk.kty };
+  for (const name of ['n', 'e', 'crv', 'x', 'y']) if (jwk[name] !== undefined) members[name] = jwk[name];
+  try {
+    return { key: createPublicKey({ key: members as NodeJsonWebKey, format: 'jwk' }), algorithm };
+  } catch (cause) {
+    return fail('invalid_public_key', `The ${String(jwk.kty)} JWK could not be read as a public key (a missing or malformed member, or a point not on its curve). Check n and e, or crv, x and y.`, { cause });
+  }
 }
 
 /**
- * Imports a private key: headerless Base64 PKCS#8 (private.pkcs8.b64), PKCS#8 PEM or PKCS#1 PEM.
- * @throws SignetError `invalid_private_key`, `unsupported_key_type`, `key_too_small`
+ * Imports a private key: headerless Base64 PKCS#8 (private.pkcs8.b64), PKCS#8, PKCS#1 or SEC1 PEM,
+ * or an Ed25519 seed as 64 hex digits (curl's --httpsig-key file).
+ * @throws SignetError `invalid_private_key`, `unsupported_key_type`, `key_too_small`, `weak_key`
  */
 export function importPrivateKey(text: string): PrivateKeyInfo {
   if (typeof text !== 'string' || text.trim() === '') {
@@ -100,6 +195,8 @@ export function importPrivateKey(text: string): PrivateKeyInfo {
     } catch (cause) {
       fail('invalid_private_key', `The ${pem[1]} block could not be read as a private key. Give the whole PEM, header and footer included.`, { cause });
     }
+  } else if (ED25519_SEED_HEX.test(text.trim())) {
+    key = createPrivateKey({ key: Buffer.concat([ED25519_PKCS8_PREFIX, Buffer.from(text.trim(), 'hex')]), format: 'der', type: 'pkcs8' });
   } else {
     const der = decodeBareBase64(text.trim());
     key = der === undefined ? undefined : parsePrivateDer(der);
@@ -107,21 +204,33 @@ export function importPrivateKey(text: string): PrivateKeyInfo {
       fail('invalid_private_key', 'The text is not a PKCS#8 private key in Base64 or PEM. Give the key as produced by `signet keygen` (private.pkcs8.b64).');
     }
   }
-  const bits = checkRsa(key, 'private');
-  const publicKey = createPublicKey(key);
+  const algorithm = algorithmForKey(key);
+  const publicKey = plainRsa(createPublicKey(key));
+  const bits = checkKeyStrength(publicKey, 'private');
   return {
     key,
     publicKey,
     fingerprint: fingerprintOf(publicKey),
     pkcs8Base64: (key.export({ type: 'pkcs8', format: 'der' }) as Buffer).toString('base64'),
     bits,
+    algorithm,
+    keyType: keyTypeOf(publicKey),
   };
+}
+
+/** PKCS#8 PrivateKeyInfo of an Ed25519 key, up to its 32-byte seed (RFC 8410 §7). */
+const ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
+
+/** An Ed25519 private key's 32-byte seed as 64 lower-case hex digits: what curl's `--httpsig-key` file holds. */
+export function ed25519SeedHex(privateKey: KeyObject): string {
+  if (privateKey.type !== 'private' || privateKey.asymmetricKeyType !== 'ed25519') fail('invalid_private_key', 'Only an Ed25519 private key has a seed.');
+  const d = (privateKey.export({ format: 'jwk' }) as { d?: string }).d ?? '';
+  return Buffer.from(d, 'base64url').toString('hex');
 }
 
 /** SHA-256 of the SPKI DER of a public (or private: its public half) key, base64url, no padding. */
 export function fingerprintOf(key: KeyObject): string {
-  const pub = key.type === 'private' ? createPublicKey(key) : key;
-  const der = pub.export({ type: 'spki', format: 'der' }) as Buffer;
+  const der = plainRsa(key.type === 'private' ? createPublicKey(key) : key).export({ type: 'spki', format: 'der' }) as Buffer;
   return createHash('sha256').update(der).digest('base64url');
 }
 
@@ -132,8 +241,7 @@ export function isFingerprint(value: string): boolean {
 
 /** The canonical SPKI PEM of a key's public half. */
 export function spkiPemOf(key: KeyObject): string {
-  const pub = key.type === 'private' ? createPublicKey(key) : key;
-  return pub.export({ type: 'spki', format: 'pem' }) as string;
+  return plainRsa(key.type === 'private' ? createPublicKey(key) : key).export({ type: 'spki', format: 'pem' }) as string;
 }
 
 /** A fresh RSA key pair (e = 65537). */
@@ -143,6 +251,35 @@ export function generateRsaKeyPair(bits: number = DEFAULT_RSA_BITS): PrivateKeyI
   }
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: bits, publicExponent: 0x10001 });
   return importPrivateKey(privateKey.export({ type: 'pkcs8', format: 'pem' }) as string);
+}
+
+/** A fresh key pair of `type` (RSA: `rsaBits`, default {@link DEFAULT_RSA_BITS}). */
+export function generateKeyPair(type: KeyTypeName, rsaBits: number = DEFAULT_RSA_BITS): PrivateKeyInfo {
+  switch (type) {
+    case 'rsa':
+      return generateRsaKeyPair(rsaBits);
+    case 'ed25519':
+      return importPrivateKey(generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }) as string);
+    case 'ecdsa-p256':
+    case 'ecdsa-p384': {
+      const namedCurve = type === 'ecdsa-p256' ? 'P-256' : 'P-384';
+      return importPrivateKey(generateKeyPairSync('ec', { namedCurve }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string);
+    }
+    default:
+      return fail('unsupported_key_type', `Key type ${JSON.stringify(String(type))} is not one of ${KEY_TYPES.join(', ')}.`);
+  }
+}
+
+/** The key type of a key, as {@link generateKeyPair} names it (rotation makes the same type again). */
+export function keyTypeNameOf(key: KeyObject): KeyTypeName {
+  switch (key.asymmetricKeyType) {
+    case 'ed25519':
+      return 'ed25519';
+    case 'ec':
+      return key.asymmetricKeyDetails?.namedCurve === 'secp384r1' ? 'ecdsa-p384' : 'ecdsa-p256';
+    default:
+      return 'rsa';
+  }
 }
 
 /**
@@ -157,13 +294,14 @@ export class PublicKeyCache {
   }
 
   /**
-   * The `KeyObject` for a stored key. The PEM is imported on a miss, and its fingerprint must
-   * match the one it was stored under (a corrupted record is refused, not trusted).
+   * The `KeyObject` for a stored key. The PEM is imported on a miss (and judged as at
+   * registration, for its `algorithm`), and its fingerprint must match the one it was stored
+   * under (a corrupted record is refused, not trusted).
    */
-  get(fingerprint: string, spkiPem: string): KeyObject {
+  get(fingerprint: string, spkiPem: string, algorithm?: SignatureAlgorithm): KeyObject {
     const hit = this.cache.get(fingerprint);
     if (hit !== undefined) return hit;
-    const info = importPublicKey(spkiPem);
+    const info = importPublicKey(spkiPem, algorithm);
     if (info.fingerprint !== fingerprint) {
       throw new SignetError('invalid_public_key', 'A stored public key does not match its recorded fingerprint; the record needs repair.');
     }
@@ -176,14 +314,61 @@ export class PublicKeyCache {
   }
 }
 
-function checkRsa(key: KeyObject, kind: 'public' | 'private'): number {
-  if (key.asymmetricKeyType !== 'rsa') {
-    fail(
-      'unsupported_key_type',
-      `The ${kind} key is ${key.asymmetricKeyType ?? 'of an unknown type'}; Signet uses rsa-v1_5-sha256 and needs a plain RSA key.`,
-    );
+/**
+ * An RSA key whose SPKI names id-RSASSA-PSS, as the plain rsaEncryption key it holds (same
+ * modulus and exponent): one key, one fingerprint, whichever OID it came with. Others unchanged.
+ */
+function plainRsa(key: KeyObject): KeyObject {
+  if (key.asymmetricKeyType !== 'rsa-pss' || key.type !== 'public') return key;
+  const pkcs1 = spkiSubjectPublicKey(key.export({ type: 'spki', format: 'der' }) as Buffer);
+  if (pkcs1 === undefined) fail('invalid_public_key', 'The RSA-PSS public key could not be read.');
+  return createPublicKey({ key: Buffer.from(spkiOfPkcs1(pkcs1)), format: 'der', type: 'spki' });
+}
+
+/** "RSA-2048", "Ed25519", "ECDSA P-256", "ECDSA P-384". */
+function keyTypeOf(key: KeyObject): string {
+  return describeKey(key).replace(/^an? /, '').replace(/ key$/, '').replace(/^P-/, 'ECDSA P-');
+}
+
+/** The strength rule of the key's type. @returns its size in bits */
+function checkKeyStrength(key: KeyObject, kind: 'public' | 'private'): number {
+  switch (key.asymmetricKeyType) {
+    case 'rsa':
+      return checkRsaKeyStrength(key, kind);
+    case 'ed25519':
+      checkEd25519Key(key, kind);
+      return 256;
+    case 'ec':
+      return key.asymmetricKeyDetails?.namedCurve === 'secp384r1' ? 384 : 256;
+    default:
+      return fail('unsupported_key_type', `The ${kind} key is ${describeKey(key)}; Signet accepts RSA, Ed25519, and ECDSA P-256 or P-384 keys.`);
   }
-  return checkRsaKeyStrength(key, kind);
+}
+
+/**
+ * The Ed25519 public keys of small order (RFC 8032 leaves them to the verifier; libsodium refuses
+ * them): for these a "signature" that verifies for every message can be written without any
+ * private key (R = the identity, S = 0 verifies for the identity key), so a client registered
+ * with one proves nothing. Compared without the sign bit of x, which does not change the order.
+ */
+const SMALL_ORDER_ED25519_POINTS = new Set([
+  '0000000000000000000000000000000000000000000000000000000000000000',
+  '0100000000000000000000000000000000000000000000000000000000000000',
+  '26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05',
+  'c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a',
+  'ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f',
+  'edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f',
+  'eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f',
+]);
+
+/** @throws SignetError `weak_key` for an Ed25519 key of small order ({@link SMALL_ORDER_ED25519_POINTS}) */
+export function checkEd25519Key(key: KeyObject, kind: 'public' | 'private' = 'public'): void {
+  const bytes = Buffer.from((key.export({ format: 'jwk' }) as { x?: string }).x ?? '', 'base64url');
+  if (bytes.length !== 32) fail('invalid_public_key', `The Ed25519 ${kind} key is not 32 bytes.`);
+  bytes[31] &= 0x7f;
+  if (SMALL_ORDER_ED25519_POINTS.has(bytes.toString('hex'))) {
+    fail('weak_key', `The Ed25519 ${kind} key is a point of small order: anyone can make signatures it accepts, without any private key. Generate a new key pair (signet keygen --alg ed25519).`);
+  }
 }
 
 /** The only RSA public exponent Signet accepts: F4, what every mainstream key generator uses. */

@@ -6,10 +6,11 @@
  *
  * Covered, in this order: `@method`, `@target-uri`, `content-digest` (only with a body), then
  * `date`, or `x-date` when `dateField` says so (a browser's fetch cannot send Date). Parameters:
- * `created`, `keyid`, `alg="rsa-v1_5-sha256"`.
+ * `created`, `keyid`, `alg` (the signing key's algorithm; `rsa-v1_5-sha256` by default).
  */
 import { encodeBase64 } from './base64';
-import { DATE_FIELDS, DIGEST_ALGORITHM, type DateField, SIGNATURE_ALGORITHM, SIGNATURE_LABEL } from './defaults';
+import { DEFAULT_RSA_ALGORITHM, type SignatureAlgorithm, isSignatureAlgorithm } from './algorithm-names';
+import { DATE_FIELDS, DIGEST_ALGORITHM, type DateField, SIGNATURE_LABEL } from './defaults';
 import { fail } from './errors';
 import { formatHttpDate } from './http-date';
 import { KEYID_RULE, isKeyid } from './keyid';
@@ -33,6 +34,8 @@ export interface SignaturePlanInput {
   readonly dateField?: DateField;
   /** The body's Content-Digest ({@link formatContentDigest}); give it exactly when the body is not empty. */
   readonly contentDigest?: string;
+  /** The signing key's algorithm, sent as `alg`. @default 'rsa-v1_5-sha256' */
+  readonly algorithm?: SignatureAlgorithm;
 }
 
 /** The headers to add to the request, lower-case names. */
@@ -80,6 +83,9 @@ export function planSignature(input: SignaturePlanInput): SignaturePlan {
   if (!DATE_FIELDS.includes(dateField)) {
     fail('invalid_request', `dateField must be one of ${DATE_FIELDS.join(', ')}.`);
   }
+  if (input.algorithm !== undefined && !isSignatureAlgorithm(input.algorithm)) {
+    fail('invalid_request', `algorithm ${JSON.stringify(String(input.algorithm))} is not a signature algorithm Signet signs with.`);
+  }
   const headers: Record<string, string> = {};
   const names = ['@method', '@target-uri'];
   if (input.contentDigest !== undefined) {
@@ -96,7 +102,7 @@ export function planSignature(input: SignaturePlanInput): SignaturePlan {
     new Map<string, string | number>([
       ['created', input.created],
       ['keyid', input.keyId],
-      ['alg', SIGNATURE_ALGORITHM],
+      ['alg', input.algorithm ?? DEFAULT_RSA_ALGORITHM],
     ]),
   ]);
   const base = buildSignatureBase({ method: input.method.toUpperCase(), targetUri: input.url, headers }, covered, signatureParams);

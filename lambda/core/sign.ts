@@ -2,12 +2,12 @@
  * Signing a request the way every Signet signer does (see the README's "The scheme"), with
  * node:crypto: the Lambda functions, the CLI and the signer library. The headers and the base
  * come from ./sign-plan.ts, which the browser's signer (./sign-webcrypto.ts) shares.
- * RSASSA-PKCS1-v1_5 with SHA-256 (RFC 9421 §3.3.2), which is deterministic.
+ * With the key's algorithm (./algorithms.ts): RSASSA-PKCS1-v1_5 SHA-256 by default for RSA.
  */
-import { KeyObject, constants, sign as rsaSign } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
+import { type SignatureAlgorithm, algorithmForKey, createSignature } from './algorithms';
 import { computeContentDigest } from './content-digest';
 import type { DateField } from './defaults';
-import { fail } from './errors';
 import { type SignatureHeaders, hasBody, planSignature, signatureHeaders } from './sign-plan';
 
 export type { SignatureHeaders } from './sign-plan';
@@ -22,6 +22,11 @@ export interface SignRequestInput {
   /** The clientId, which goes into `keyid`. */
   readonly keyId: string;
   readonly privateKey: KeyObject;
+  /**
+   * The algorithm the key is registered for; it must fit the key.
+   * @default the key type's own (RSA: rsa-v1_5-sha256; Ed25519, P-256, P-384: their one algorithm)
+   */
+  readonly algorithm?: SignatureAlgorithm;
   /** Signing time, unix seconds. Also used for the Date header. */
   readonly created: number;
   /** Legacy form: no `date` component and no Date header. @default false */
@@ -41,10 +46,8 @@ export interface SignResult {
 
 /** Signs a request and returns the headers to send with it. */
 export function signRequest(input: SignRequestInput): SignResult {
-  if (input.privateKey.type !== 'private' || input.privateKey.asymmetricKeyType !== 'rsa') {
-    fail('invalid_private_key', 'Signing needs an RSA private key.');
-  }
-  const plan = planSignature({ ...input, contentDigest: hasBody(input.body) ? computeContentDigest(input.body) : undefined });
-  const signature = rsaSign('sha256', Buffer.from(plan.base, 'utf8'), { key: input.privateKey, padding: constants.RSA_PKCS1_PADDING });
+  const algorithm = algorithmForKey(input.privateKey, input.algorithm);
+  const plan = planSignature({ ...input, algorithm, contentDigest: hasBody(input.body) ? computeContentDigest(input.body) : undefined });
+  const signature = createSignature(algorithm, Buffer.from(plan.base, 'utf8'), input.privateKey);
   return { headers: signatureHeaders(plan, signature), base: plan.base };
 }

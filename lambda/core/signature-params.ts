@@ -50,6 +50,36 @@ export function parseSignatureInputMember(fieldValue: string, label: string, max
   return toSignatureInput(label, member, maxComponents);
 }
 
+/** One signature named in Signature-Input: its label and the keyid it gives, if any. */
+export interface SignatureMemberSummary {
+  readonly label: string;
+  readonly keyid?: string;
+  /** How many components it covers (0 when it is not an inner list). */
+  readonly components: number;
+}
+
+/**
+ * The signatures Signature-Input declares, in order, with their keyids: what a verifier that
+ * accepts any label reads first to pick the signature it can check (RFC 9421 §3.2 leaves the
+ * choice to it). A member that is not an inner list, or whose keyid is not a string, has no keyid.
+ * @param maxMembers the most signatures read (each may cost a registry lookup)
+ * @throws SignetError `malformed_signature_input`, `invalid_signature_input` (more than `maxMembers`)
+ */
+export function listSignatureMembers(fieldValue: string, maxMembers: number): SignatureMemberSummary[] {
+  guardSize(fieldValue, 'Signature-Input', 'malformed_signature_input');
+  const dict = parseDictionaryField(fieldValue, 'malformed_signature_input', 'Signature-Input', 'sig1=("@method" "@authority" "@path");created=<unix seconds>;keyid="<clientId>"');
+  if (dict.size > maxMembers) {
+    fail('invalid_signature_input', `Signature-Input declares ${dict.size} signatures; Signet reads at most ${maxMembers}. Send only the signature(s) this API checks.`);
+  }
+  const members: SignatureMemberSummary[] = [];
+  for (const [label, member] of dict) {
+    const keyid = isInnerList(member) ? member[1].get('keyid') : undefined;
+    const components = isInnerList(member) ? member[0].length : 0;
+    members.push(typeof keyid === 'string' ? { label, keyid, components } : { label, components });
+  }
+  return members;
+}
+
 /**
  * Refuses a signature that covers more than `maxComponents` components: each one costs work
  * before the key is known, so the count bounds what a stranger's request can cost.

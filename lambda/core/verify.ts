@@ -6,12 +6,14 @@
  *   parse Signature-Input / Signature (§3.2 steps 1-3) → checkAlgorithm → checkKeyId →
  *   checkCreated / checkExpires (§3.2.1) → checkRequiredCoverage (required components, a date)
  *   → checkDigestCoverage (digest with a body) → checkDateField → build the signature base (§2.5)
- *   → resolve keys by keyid → verify with each usable key (§3.3.2 RSASSA-PKCS1-v1_5 SHA-256).
+ *   → resolve keys by keyid → verify with each usable key, by the algorithm it was registered
+ *   with (./algorithms.ts; an `alg` parameter must name that algorithm).
  * Everything up to the base needs no key, so a malformed request never costs a registry read.
  * A memoized Signature-Input that already passed the checks that depend only on it and the policy
  * (alg, keyid, required components) skips them (see CheckedInput.passedFor).
  */
-import { KeyObject, constants, verify as rsaVerify } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
+import { type SignatureAlgorithm, algorithmFits, algorithmForKey, checkAlgorithmName, signatureLength, signatureShapeHint, verifySignature } from './algorithms';
 import { BoundedMemo } from './bounded-cache';
 import { checkContentDigestField } from './content-digest';
 import {
@@ -22,14 +24,14 @@ import {
   DATE_FIELDS,
   type DateField,
   DIGEST_ALGORITHM,
-  SIGNATURE_ALGORITHM,
   SIGNATURE_LABEL,
 } from './defaults';
 import { fail, isSignetError } from './errors';
 import { parseHttpDate } from './http-date';
 import { MAX_KEYID_LENGTH } from './keyid';
+import { type CoverageProfile, MAX_SIGNATURES_READ, policyForProfile } from './profiles';
 import { buildSignatureBase, trimOws } from './signature-base';
-import { ComponentId, SignatureInput, checkComponentCount, readSignatureInput, readSignatureValue } from './signature-params';
+import { ComponentId, SignatureInput, type SignatureMemberSummary, checkComponentCount, listSignatureMembers, readSignatureInput, readSignatureValue } from './signature-params';
 import { SignedRequest } from './types';
 
 /**
@@ -50,6 +52,20 @@ const SIGNATURE_INPUT_MEMO_MAX_CHARS = 512;
 const DATE_MEMO_ENTRIES = 256;
 
 const signatureInputMemo = new BoundedMemo<string, CheckedInput>(SIGNATURE_INPUT_MEMO_ENTRIES);
+const signatureMembersMemo = new BoundedMemo<string, readonly SignatureMemberSummary[]>(SIGNATURE_INPUT_MEMO_ENTRIES);
+
+/**
+ * {@link listSignatureMembers}, memoized like the Signature-Input parse (same bounds): the
+ * authorizer reads the labels and keyids of every request before it picks the one to check.
+ */
+export function readSignatureMembersMemoized(field: string, maxMembers: number): readonly SignatureMemberSummary[] {
+  if (field.length > SIGNATURE_INPUT_MEMO_MAX_CHARS) return listSignatureMembers(field, maxMembers);
+  const hit = signatureMembersMemo.get(field);
+  if (hit !== undefined && hit.length <= maxMembers) return hit;
+  const members = Object.freeze(listSignatureMembers(field, maxMembers));
+  signatureMembersMemo.set(field, members);
+  return members;
+}
 const dateMemo = new BoundedMemo<string, number>(DATE_MEMO_ENTRIES);
 
 /** A parsed Signature-Input member with the facts about its covered list that every check reads. */
@@ -89,7 +105,7 @@ function checkedInput(input: SignatureInput): CheckedInput {
  * {@link readSignatureInput} with its {@link CheckedInput} facts, memoized (see {@link SIGNATURE_INPUT_MEMO_ENTRIES}).
  * A hit parsed under another policy's component limit is checked against this one's by the caller.
  */
-function readSignatureInputMemoized(field: string, { label, maxCoveredComponents }: VerifyPolicy): CheckedInput {
+function readSignatureInputMemoized(field: string, label: string, { maxCoveredComponents }: VerifyPolicy): CheckedInput {
   if (field.length > SIGNATURE_INPUT_MEMO_MAX_CHARS) return checkedInput(readSignatureInput(field, label, maxCoveredComponents));
   const hit = signatureInputMemo.get(field);
   if (hit !== undefined && hit.input.label === label) return hit;
@@ -110,7 +126,13 @@ function readDateHeader(raw: string): number | undefined {
 
 /** Everything verification depends on; build it once per cold start with {@link defaultVerifyPolicy}. */
 export interface VerifyPolicy {
-  /** The signature label read; others are ignored. @default 'sig' */
+  /**
+   * What a signature must cover (./profiles.ts): `signet` (label, alg, @target-uri and date
+   * required) or `rfc9421` (any label, @method and the target, alg and date optional).
+   * Derive one from another with {@link policyForProfile}. @default 'signet'
+   */
+  readonly profile: CoverageProfile;
+  /** The signature label read under the `signet` profile; others are ignored. @default 'sig' */
   readonly label: string;
   /** Oldest acceptable `created` / Date, seconds before now. @default 300 */
   readonly maxAgeS: number;
@@ -131,7 +153,7 @@ export interface VerifyPolicy {
   readonly requiredComponents: readonly string[];
   /** Whether a covered Content-Digest must carry sha-256 (the backend compares that one). @default true */
   readonly requireSha256Digest: boolean;
-  /** Whether `alg` must be present (it must always equal rsa-v1_5-sha256 when present). @default true */
+  /** Whether `alg` must be present (when present it must always name the key's algorithm). @default true */
   readonly requireAlg: boolean;
   /** The current time, unix seconds. Injected: the core has no clock. */
   readonly nowS: () => number;
@@ -143,6 +165,8 @@ export interface VerifyPolicy {
 export interface VerificationKey {
   readonly fingerprint: string;
   readonly key: KeyObject;
+  /** The algorithm the key was registered with. @default the key type's own (RSA: rsa-v1_5-sha256) */
+  readonly algorithm?: SignatureAlgorithm;
   /** Unix seconds after which the key no longer verifies (rollover grace), if any. */
   readonly notAfterS?: number;
 }
@@ -179,9 +203,14 @@ export interface Verdict {
   readonly contentDigest?: string;
 }
 
-/** The safe defaults, with `overrides` applied. `nowS` defaults to the system clock. */
+/**
+ * The safe defaults, with `overrides` applied. `nowS` defaults to the system clock. A `profile`
+ * override gives that profile's coverage rules ({@link policyForProfile}).
+ */
 export function defaultVerifyPolicy(overrides: Partial<VerifyPolicy> = {}): VerifyPolicy {
-  return Object.freeze({
+  const { profile, ...rest } = overrides;
+  const base: VerifyPolicy = Object.freeze({
+    profile: 'signet',
     label: SIGNATURE_LABEL,
     maxAgeS: DEFAULT_MAX_AGE_S,
     maxSkewS: DEFAULT_MAX_SKEW_S,
@@ -191,20 +220,24 @@ export function defaultVerifyPolicy(overrides: Partial<VerifyPolicy> = {}): Veri
     requireSha256Digest: true,
     requireAlg: true,
     nowS: () => Math.floor(Date.now() / 1000),
-    ...overrides,
+    ...rest,
   });
+  return profile === undefined ? base : policyForProfile(base, profile);
 }
 
 /**
  * Runs every check that needs no key and builds the signature base over the request's own URL.
  * @param targetUriCandidates other spellings of the target URI to try (REST v1 query rebuilds), bounded
  *   by the caller; read only if the key does not verify `req.targetUri` (so it may be lazy)
+ * @param label the signature to check; by default the policy's label (`signet`), or under `rfc9421`
+ *   the first signature Signature-Input declares (the authorizer picks by keyid: lambda/authorizer)
  * @throws SignetError with the reason code of the first failed check
  */
 export function parseRequestSignature(
   req: SignedRequest,
   policy: VerifyPolicy,
   targetUriCandidates: Iterable<string> = NO_ALTERNATIVES,
+  label?: string,
 ): ParsedSignature {
   const inputField = req.headers['signature-input'];
   const signatureField = req.headers['signature'];
@@ -212,9 +245,10 @@ export function parseRequestSignature(
     const missing = inputField === undefined && signatureField === undefined ? 'Signature-Input and Signature headers' : inputField === undefined ? 'Signature-Input header' : 'Signature header';
     fail('missing_signature', `The request has no ${missing}. Sign it as described in the README ("The scheme").`);
   }
-  const checked = readSignatureInputMemoized(inputField, policy);
+  const chosen = label ?? (policy.profile === 'rfc9421' ? firstLabel(inputField, policy) : policy.label);
+  const checked = readSignatureInputMemoized(inputField, chosen, policy);
   const { input } = checked;
-  const signature = readSignatureValue(signatureField, policy.label);
+  const signature = readSignatureValue(signatureField, chosen);
   const passed = checked.passedFor === policy;
   if (!passed) {
     checkComponentCount(input.label, input.covered.length, policy.maxCoveredComponents);
@@ -226,6 +260,7 @@ export function parseRequestSignature(
   const created = checkCreated(input, policy, now);
   checkExpires(input, now);
   if (!passed) checkRequiredCoverage(checked, policy);
+  if (policy.profile === 'rfc9421') checkQueryCoverage(checked, req);
   const contentDigest = checkDigestCoverage(checked, req, policy);
   for (const field of checked.dateFields) checkDateField(field, req, policy, created, now);
   checked.passedFor = policy;
@@ -237,6 +272,13 @@ export function parseRequestSignature(
 }
 
 const NO_ALTERNATIVES: readonly string[] = Object.freeze([]);
+
+/** Under a profile that accepts any label, with none chosen: the policy's label when present, else the first signature declared. */
+function firstLabel(inputField: string, policy: VerifyPolicy): string {
+  const members = listSignatureMembers(inputField, MAX_SIGNATURES_READ);
+  if (members.some((m) => m.label === policy.label) || members.length === 0) return policy.label;
+  return members[0].label;
+}
 
 /**
  * The signature bases over the other candidate URLs, built on demand, each once (every key
@@ -307,7 +349,8 @@ export function signingKey(parsed: ParsedSignature, keys: readonly VerificationK
 
 /**
  * The verdict of {@link verifyParsedSignature} for the key {@link signingKey} found.
- * @throws SignetError `key_expired` when that key (or, with none, every key) is past its not-after, `signature_mismatch` otherwise
+ * @throws SignetError `key_expired` when that key (or, with none, every key) is past its not-after,
+ *   `algorithm_mismatch` when `alg` names an algorithm none of the usable keys has, `signature_mismatch` otherwise
  */
 export function refuseUnlessUsable(parsed: ParsedSignature, keys: readonly VerificationKey[], policy: VerifyPolicy, signer: VerificationKey | undefined): { fingerprint: string } {
   const now = policy.nowS();
@@ -317,9 +360,24 @@ export function refuseUnlessUsable(parsed: ParsedSignature, keys: readonly Verif
   if (signer !== undefined || (keys.length > 0 && usable.length === 0)) {
     fail('key_expired', 'The key that signed this request has passed its not-after date (rollover grace ended). Sign with the current key.');
   }
-  const sizes = [...new Set(usable.map(modulusBytes))].filter((n) => n !== parsed.signature.length);
-  const lengths = sizes.length > 0 && sizes.length === usable.length ? ` The signature is ${parsed.signature.length} bytes; the registered key makes ${sizes.join(' or ')}-byte signatures.` : '';
-  fail('signature_mismatch', `The signature does not match the request with any key registered for this client.${lengths} Run \`signet explain\` to compare signature bases.`);
+  const alg = parsed.input.alg;
+  const fitting = usable.filter((k) => algorithmFits(alg, algorithmOf(k)));
+  if (alg !== undefined && usable.length > 0 && fitting.length === 0) {
+    const registered = [...new Set(usable.map(algorithmOf))].join(' or ');
+    fail('algorithm_mismatch', `The signature says alg="${alg}", but this client's registered key is ${registered}. Sign with the registered key and its algorithm (or register a ${alg} key).`);
+  }
+  fail('signature_mismatch', `The signature does not match the request with any key registered for this client.${shapeNote(parsed.signature, fitting)} Run \`signet explain\` to compare signature bases.`);
+}
+
+/** What the signature's length says, when no fitting key makes signatures of that length. */
+function shapeNote(signature: Buffer, keys: readonly VerificationKey[]): string {
+  if (keys.length === 0 || keys.some((k) => signatureBytes(k) === signature.length)) return '';
+  for (const k of keys) {
+    const hint = signatureShapeHint(algorithmOf(k), signature);
+    if (hint !== undefined) return ` ${hint}`;
+  }
+  const sizes = [...new Set(keys.map(signatureBytes))];
+  return ` The signature is ${signature.length} bytes; the registered key makes ${sizes.join(' or ')}-byte signatures.`;
 }
 
 function isUsable(key: VerificationKey, now: number): boolean {
@@ -331,25 +389,30 @@ function allUsable(keys: readonly VerificationKey[], now: number): boolean {
   return true;
 }
 
+/** Whether `candidate` could have made this signature: its algorithm fits `alg` and its signatures have this length. */
+function mayHaveSigned(parsed: ParsedSignature, candidate: VerificationKey): boolean {
+  return parsed.signature.length === signatureBytes(candidate) && algorithmFits(parsed.input.alg, algorithmOf(candidate));
+}
+
 /** The first key that verifies the request's own base, else (building them one by one) an alternative base. */
 function firstVerifyingKey(parsed: ParsedSignature, keys: readonly VerificationKey[]): VerificationKey | undefined {
-  let sized = 0;
+  let possible = 0;
   for (const candidate of keys) {
-    if (parsed.signature.length !== modulusBytes(candidate)) continue;
-    sized++;
+    if (!mayHaveSigned(parsed, candidate)) continue;
+    possible++;
     if (verifiesBase(parsed.base, candidate, parsed.signature)) return candidate;
   }
-  if (sized === 0 || parsed.alternativeBases === NO_ALTERNATIVES) return undefined;
+  if (possible === 0 || parsed.alternativeBases === NO_ALTERNATIVES) return undefined;
   for (const base of parsed.alternativeBases) {
     for (const candidate of keys) {
-      if (parsed.signature.length === modulusBytes(candidate) && verifiesBase(base, candidate, parsed.signature)) return candidate;
+      if (mayHaveSigned(parsed, candidate) && verifiesBase(base, candidate, parsed.signature)) return candidate;
     }
   }
   return undefined;
 }
 
 function verifiesBase(base: string, candidate: VerificationKey, signature: Buffer): boolean {
-  return rsaVerify('sha256', utf8Bytes(base), { key: candidate.key, padding: constants.RSA_PKCS1_PADDING }, signature);
+  return verifySignature(algorithmOf(candidate), utf8Bytes(base), candidate.key, signature);
 }
 
 /**
@@ -364,14 +427,32 @@ function utf8Bytes(text: string): Uint8Array {
   return BASE_SCRATCH.subarray(0, BASE_SCRATCH.write(text, 0, 'utf8'));
 }
 
-/** `asymmetricKeyDetails` builds a new object on every read: remember each key's size once. */
-const MODULUS_BYTES = new WeakMap<KeyObject, number>();
+/**
+ * Per KeyObject, its algorithm when the VerificationKey names none, and the length of its
+ * signatures: `asymmetricKeyDetails` builds a new object on every read, so each is worked out once.
+ */
+const KEY_FACTS = new WeakMap<KeyObject, { readonly algorithm: SignatureAlgorithm; readonly bytes: Map<SignatureAlgorithm, number> }>();
 
-function modulusBytes(key: VerificationKey): number {
-  let bytes = MODULUS_BYTES.get(key.key);
+function factsOf(key: KeyObject): { readonly algorithm: SignatureAlgorithm; readonly bytes: Map<SignatureAlgorithm, number> } {
+  let facts = KEY_FACTS.get(key);
+  if (facts === undefined) {
+    facts = { algorithm: algorithmForKey(key), bytes: new Map() };
+    KEY_FACTS.set(key, facts);
+  }
+  return facts;
+}
+
+function algorithmOf(key: VerificationKey): SignatureAlgorithm {
+  return key.algorithm ?? factsOf(key.key).algorithm;
+}
+
+function signatureBytes(key: VerificationKey): number {
+  const facts = factsOf(key.key);
+  const algorithm = key.algorithm ?? facts.algorithm;
+  let bytes = facts.bytes.get(algorithm);
   if (bytes === undefined) {
-    bytes = Math.ceil((key.key.asymmetricKeyDetails?.modulusLength ?? 0) / 8);
-    MODULUS_BYTES.set(key.key, bytes);
+    bytes = signatureLength(algorithm, key.key);
+    facts.bytes.set(algorithm, bytes);
   }
   return bytes;
 }
@@ -407,15 +488,16 @@ export function verdictOf(parsed: ParsedSignature, fingerprint: string): Verdict
   return { keyId: parsed.keyId, fingerprint, created: parsed.created, covered: parsed.covered, contentDigest: parsed.contentDigest };
 }
 
-/** §3.2 step 6: the algorithm is fixed by the scheme; `alg`, when present, must name it. */
+/**
+ * §3.2 step 6, the part that needs no key: `alg`, when present, must be an algorithm Signet
+ * verifies (which key it must fit is checked with the keys); the `signet` profile requires it.
+ */
 function checkAlgorithm(input: SignatureInput, policy: VerifyPolicy): void {
   if (input.alg === undefined) {
-    if (policy.requireAlg) fail('unsupported_algorithm', `Signature-Input must carry alg="${SIGNATURE_ALGORITHM}".`);
+    if (policy.requireAlg) fail('unsupported_algorithm', 'Signature-Input must carry alg, naming your registered key\'s algorithm (alg="rsa-v1_5-sha256" for the RSA keys signet keygen makes).');
     return;
   }
-  if (input.alg !== SIGNATURE_ALGORITHM) {
-    fail('unsupported_algorithm', `alg ${JSON.stringify(input.alg.slice(0, 40))} is not accepted; sign with RSASSA-PKCS1-v1_5 SHA-256 and alg="${SIGNATURE_ALGORITHM}".`);
-  }
+  checkAlgorithmName(input.alg);
 }
 
 /** The keyid names the client: required, printable, bounded. */
@@ -448,12 +530,20 @@ function checkExpires(input: SignatureInput, now: number): void {
   }
 }
 
-/** The policy's required components are covered, and a date field is (unless legacy is allowed). */
+/**
+ * The policy's required components are covered, and a date field is (unless legacy is allowed);
+ * under `rfc9421` the target is covered by `@target-uri` or by `@authority` and `@path`.
+ */
 function checkRequiredCoverage({ names, dateFields }: CheckedInput, policy: VerifyPolicy): void {
+  const example = policy.profile === 'rfc9421' ? '("@method" "@authority" "@path" ...)' : '("@method" "@target-uri" ... "date")';
   for (const required of policy.requiredComponents) {
     if (!names.has(required)) {
-      fail('missing_component', `The signature must cover "${required}". Cover ("@method" "@target-uri" ... "date").`);
+      fail('missing_component', `The signature must cover "${required}". Cover ${example}.`);
     }
+  }
+  if (policy.profile === 'rfc9421' && !names.has('@target-uri') && !(names.has('@authority') && names.has('@path'))) {
+    const missing = names.has('@authority') ? '"@path"' : names.has('@path') ? '"@authority"' : '"@target-uri", or "@authority" and "@path"';
+    fail('missing_component', `The signature must cover the request's target: ${missing}. Cover ${example}.`);
   }
   if (dateFields.length === 0 && !policy.allowLegacy) {
     fail(
@@ -461,6 +551,19 @@ function checkRequiredCoverage({ names, dateFields }: CheckedInput, policy: Veri
       'The signature must cover "date" and the request must send a Date header (or, from a browser, which cannot set Date, cover "x-date" and send X-Date); the legacy form without a date is not accepted here.',
     );
   }
+}
+
+/** `rfc9421`: a target covered by `@authority` + `@path` must cover `@query` too when the request has a query. */
+function checkQueryCoverage({ names }: CheckedInput, req: SignedRequest): void {
+  if (names.has('@target-uri') || names.has('@query') || !hasQuery(req.targetUri)) return;
+  fail('missing_component', 'The request has a query, so the signature must cover "@query" too (or cover "@target-uri" instead of "@authority" and "@path").');
+}
+
+function hasQuery(targetUri: string): boolean {
+  const q = targetUri.indexOf('?');
+  if (q < 0) return false;
+  const hash = targetUri.indexOf('#', q);
+  return (hash < 0 ? targetUri.length : hash) > q + 1;
 }
 
 /** With a body, `content-digest` must be covered; when covered, the header must be present and valid. */

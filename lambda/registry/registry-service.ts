@@ -36,19 +36,17 @@ import type { MatchedRoute } from './routes';
 import {
   expectedVersion,
   onlyQueryParameters,
-  parseAccountId,
   parseAddKeyRequest,
   parseCreateAccountRequest,
   parseCreateRequest,
-  parseFingerprint,
   parseJsonObject,
   parseLimit,
   parseOlderThanDays,
   parsePatchAccountRequest,
   parsePatchRequest,
-  parseQueryPublicKey,
   parseVersionOnly,
 } from './validation';
+import { listClients } from './client-listing';
 import { accountAuditView, accountView, auditView, authFailuresView, clientView, expiringKeyView } from './views';
 
 
@@ -58,6 +56,8 @@ export interface RegistryServiceDeps {
   readonly roles: CompiledRoleCatalogue;
   /** Clock for the computed `active` / `ageDays` fields. @default - () => new Date() */
   readonly now?: () => Date;
+  /** The most clients of one account a search reads. @default MAX_SEARCHED_CLIENTS (5,000) */
+  readonly maxSearchedClients?: number;
 }
 
 /** A transport-neutral answer: status, JSON body, extra headers. */
@@ -71,11 +71,13 @@ export class RegistryService {
   private readonly store: RegistryStore;
   private readonly roles: CompiledRoleCatalogue;
   private readonly now: () => Date;
+  private readonly maxSearchedClients: number | undefined;
 
   constructor(deps: RegistryServiceDeps) {
     this.store = deps.store;
     this.roles = deps.roles;
     this.now = deps.now ?? (() => new Date());
+    this.maxSearchedClients = deps.maxSearchedClients;
   }
 
   /** Runs one route. `request.actor` must be set (the handler refuses requests without one). */
@@ -100,10 +102,12 @@ export class RegistryService {
         // The key is held by a client the caller may not see: say only that it is taken.
         if (!canSeeClient(scope, record)) throw keyTakenElsewhere();
         const location = created ? `${pathPrefix(request, route)}/registry/clients/${record.clientId}` : undefined;
-        return this.clientResponse(created ? 201 : 200, record, { registration: created ? 'created' : 'skipped' }, location);
+        return await this.clientResponse(created ? 201 : 200, record, { registration: created ? 'created' : 'skipped' }, location);
       }
-      case 'listClients':
-        return this.listClients(scope, request.query);
+      case 'listClients': {
+        const deps = { store: this.store, nowMs: this.now().getTime(), requireAccount: (id: string) => this.existingAccount(id), maxSearchedClients: this.maxSearchedClients };
+        return { status: 200, body: await listClients(deps, scope, request.query) };
+      }
       case 'getClient': {
         onlyQueryParameters(request.query, []);
         return this.clientResponse(200, await this.existing(scope, clientId));
@@ -215,34 +219,6 @@ export class RegistryService {
     }
   }
 
-  /**
-   * `GET /registry/clients`: a page of one account's clients (`?account=`; operators default to
-   * the default account, account admins only ever see their own), or the holder of one key
-   * (`?publicKey=` / `?fingerprint=`), which a caller outside the holder's account never sees.
-   */
-  private async listClients(scope: CallerScope, query: Readonly<Record<string, string>>): Promise<RegistryResponse> {
-    onlyQueryParameters(query, ['limit', 'cursor', 'publicKey', 'fingerprint', 'account']);
-    const limit = parseLimit(query.limit);
-    const requested = query.account !== undefined ? parseAccountId(query.account, 'account') : undefined;
-    const accountId = targetAccount(scope, requested);
-    const nowMs = this.now().getTime();
-    if (query.publicKey !== undefined || query.fingerprint !== undefined) {
-      if (query.publicKey !== undefined && query.fingerprint !== undefined) {
-        fail('invalid_request', 'Give either publicKey or fingerprint, not both.');
-      }
-      if (query.cursor !== undefined) fail('invalid_request', 'cursor pages the full list; it cannot be combined with publicKey or fingerprint.');
-      const fingerprint = query.fingerprint !== undefined ? parseFingerprint(query.fingerprint) : parseQueryPublicKey(query.publicKey).fingerprint;
-      const owner = await this.store.findByFingerprint(fingerprint, { consistentRead: true });
-      const record = owner === undefined ? undefined : await this.store.getClient(owner.clientId, { consistentRead: true });
-      const visible = record !== undefined && canSeeClient(scope, record) && (requested === undefined || record.accountId === accountId);
-      return { status: 200, body: { clients: visible ? [clientView(record, nowMs)] : [] } };
-    }
-    // An operator naming an unknown account is told so (once, on the first page); pages stay one Query each.
-    if (scope.kind === 'operator' && requested !== undefined && query.cursor === undefined) await this.existingAccount(accountId);
-    const page = await this.store.listClients(query.cursor, limit, accountId);
-    return { status: 200, body: { clients: page.items.map((r) => clientView(r, nowMs)), ...next(page.nextCursor) } };
-  }
-
   /** The client, if the caller may see it; a client outside the caller's account is answered exactly like an unknown id. */
   private async existing(scope: CallerScope, clientId: string): Promise<ClientRecord> {
     const record = await this.store.getClient(clientId, { consistentRead: true });
@@ -288,10 +264,12 @@ export class RegistryService {
     };
   }
 
-  private clientResponse(status: number, record: ClientRecord, extra: Record<string, unknown> = {}, location?: string): RegistryResponse {
+  /** A client answer: the record with its keys' last use (one BatchGetItem), and its version as ETag. */
+  private async clientResponse(status: number, record: ClientRecord, extra: Record<string, unknown> = {}, location?: string): Promise<RegistryResponse> {
+    const lastUse = await this.store.keyLastUse([record]);
     return {
       status,
-      body: { ...clientView(record, this.now().getTime()), ...extra },
+      body: { ...clientView(record, this.now().getTime(), lastUse), ...extra },
       headers: {
         etag: `"${record.version}"`,
         ...(location !== undefined ? { location } : {}),

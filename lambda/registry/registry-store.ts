@@ -27,6 +27,13 @@ export interface RegistryStore {
   createClient(input: NewClient, actor: Actor): Promise<CreateClientResult>;
   getClient(clientId: string, options?: { consistentRead?: boolean }): Promise<ClientRecord | undefined>;
   listClients(cursor?: string, limit?: number, accountId?: string): Promise<Page<ClientRecord>>;
+  /**
+   * Every client of the account in creation order, reading at most `ceiling` + 1 of them:
+   * `complete` is false (and `records` cut short) when the account holds more than `ceiling`.
+   */
+  accountClients(accountId: string, ceiling: number): Promise<{ records: ClientRecord[]; complete: boolean }>;
+  /** When each key of `records` last verified a request, by fingerprint; keys never used are absent. */
+  keyLastUse(records: readonly Pick<ClientRecord, 'clientId' | 'keys'>[]): Promise<ReadonlyMap<string, string>>;
   findByFingerprint(fingerprint: string, options?: { consistentRead?: boolean }): Promise<KeyOwner | undefined>;
   updateClient(clientId: string, expectedVersion: number, changes: ClientChanges, actor: Actor, options?: ChangeOptions): Promise<ClientRecord>;
   addKey(clientId: string, key: NewKey, actor: Actor, expectedVersion?: number, options?: ChangeOptions): Promise<ClientRecord>;

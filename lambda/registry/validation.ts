@@ -9,7 +9,9 @@
  */
 import { DEFAULT_ROTATION_DAYS, MAX_REGISTRY_BODY_BYTES, REGISTRY_ADMIN_ROLE } from '../core/defaults';
 import { SignetError, fail } from '../core/errors';
-import { importPublicKey, isFingerprint } from '../core/keys';
+import { SIGNATURE_ALGORITHMS } from '../core/algorithms';
+import { type JsonWebKey, importPublicKey, isFingerprint } from '../core/keys';
+import { COVERAGE_PROFILES, type CoverageProfile, isCoverageProfile } from '../core/profiles';
 import { scanForPrivateKey } from '../core/private-key-scan';
 import { CompiledRoleCatalogue, validateRoles } from '../core/role-policy';
 import { MAX_PUBLIC_KEY_CHARS, MAX_ROLES, parseClientName, parseClientRoles, parseNetworkWhitelist } from './client-fields';
@@ -97,7 +99,8 @@ export function parseCreateRequest(body: Json, roles: CompiledRoleCatalogue): Cr
     name: parseClientName(body.name),
     networkWhitelist: parseNetworkWhitelist(body.networkWhitelist),
     roles: parseClientRoles(body.roles, roles),
-    key: parsePublicKey(body.publicKey),
+    key: parsePublicKey(body.publicKey, body.algorithm),
+    ...(body.profile !== undefined ? { profile: parseProfile(body.profile) } : {}),
   };
 }
 
@@ -108,15 +111,19 @@ export function parseCreateRequest(body: Json, roles: CompiledRoleCatalogue): Cr
 export function parsePatchRequest(body: Json, roles: CompiledRoleCatalogue): PatchRequest {
   refusePrivateKey(body);
   checkFields(body, UPDATE_CLIENT);
-  if (!['name', 'networkWhitelist', 'roles', 'publicKey'].some((f) => body[f] !== undefined)) {
-    fail('invalid_request', 'Nothing to change: give at least one of name, networkWhitelist, roles, publicKey.');
+  if (!['name', 'networkWhitelist', 'roles', 'publicKey', 'profile'].some((f) => body[f] !== undefined)) {
+    fail('invalid_request', 'Nothing to change: give at least one of name, networkWhitelist, roles, publicKey, profile.');
+  }
+  if (body.algorithm !== undefined && body.publicKey === undefined) {
+    fail('invalid_request', 'algorithm goes with publicKey: it says which algorithm that key signs with.');
   }
   return {
     ...(body.version !== undefined ? { version: parseVersion(body.version) } : {}),
     ...(body.name !== undefined ? { name: parseClientName(body.name) } : {}),
     ...(body.networkWhitelist !== undefined ? { networkWhitelist: parseNetworkWhitelist(body.networkWhitelist) } : {}),
     ...(body.roles !== undefined ? { roles: parseClientRoles(body.roles, roles) } : {}),
-    ...(body.publicKey !== undefined ? { key: parsePublicKey(body.publicKey) } : {}),
+    ...(body.publicKey !== undefined ? { key: parsePublicKey(body.publicKey, body.algorithm) } : {}),
+    ...(body.profile !== undefined ? { profile: parseProfile(body.profile) } : {}),
   };
 }
 
@@ -156,7 +163,7 @@ export function parseAccountId(value: unknown, field: string): string {
 export function parseAddKeyRequest(body: Json): AddKeyRequest {
   refusePrivateKey(body);
   checkFields(body, ADD_KEY);
-  const key = parsePublicKey(body.publicKey);
+  const key = parsePublicKey(body.publicKey, body.algorithm);
   return {
     ...(body.version !== undefined ? { version: parseVersion(body.version) } : {}),
     key: body.notAfter === undefined ? key : { ...key, notAfter: parseInstant(body.notAfter, 'notAfter') },
@@ -251,15 +258,32 @@ function parseRoleCeiling(value: unknown, catalogue: CompiledRoleCatalogue): str
   return roles;
 }
 
-function parsePublicKey(value: unknown): NewKey {
-  if (typeof value !== 'string') {
-    fail('invalid_public_key', 'publicKey must be a string: the SPKI PEM (-----BEGIN PUBLIC KEY-----) of your key pair.');
+/**
+ * `publicKey` (SPKI PEM or DER text, or a JWK as an object or its JSON text) and the `algorithm`
+ * declared beside it, if any (needed only for rsa-pss-sha512).
+ */
+function parsePublicKey(value: unknown, algorithm?: unknown): NewKey {
+  const isObject = typeof value === 'object' && value !== null && !Array.isArray(value);
+  if (typeof value !== 'string' && !isObject) {
+    fail('invalid_public_key', 'publicKey must be the SPKI PEM (-----BEGIN PUBLIC KEY-----) of your key pair as a string, or its JWK.');
   }
-  if (value.length > MAX_PUBLIC_KEY_CHARS) {
-    fail('invalid_public_key', `publicKey is longer than ${MAX_PUBLIC_KEY_CHARS} characters; paste only the public key PEM.`);
+  const length = typeof value === 'string' ? value.length : JSON.stringify(value).length;
+  if (length > MAX_PUBLIC_KEY_CHARS) {
+    fail('invalid_public_key', `publicKey is longer than ${MAX_PUBLIC_KEY_CHARS} characters; paste only the public key.`);
   }
-  const info = importPublicKey(value);
-  return { fingerprint: info.fingerprint, spkiPem: info.spkiPem };
+  if (algorithm !== undefined && typeof algorithm !== 'string') {
+    fail('unsupported_key_type', `algorithm must be a string: one of ${SIGNATURE_ALGORITHMS.join(', ')}.`);
+  }
+  const info = importPublicKey(value as string | JsonWebKey, algorithm);
+  return { fingerprint: info.fingerprint, spkiPem: info.spkiPem, algorithm: info.algorithm };
+}
+
+/** A client's coverage profile: `signet` or `rfc9421` (lambda/core/profiles.ts). */
+function parseProfile(value: unknown): CoverageProfile {
+  if (!isCoverageProfile(value)) {
+    fail('invalid_request', `profile must be one of ${COVERAGE_PROFILES.join(', ')}: signet (the default scheme) or rfc9421 (what any RFC 9421 signer sends, e.g. curl --httpsig).`);
+  }
+  return value;
 }
 
 /** @param minimum 1 for clients; 0 for accounts (the built-in default account is at version 0) */

@@ -3,16 +3,26 @@
  * registry builds them (./views.ts) and the portal's page reads them (portal/registry-client.ts),
  * from this one definition. Nothing here imports a module with code, so the page can use it.
  */
+import type { SignatureAlgorithm } from '../core/algorithms';
+import type { CoverageProfile } from '../core/profiles';
 import type { AccountRecord, AuthFailure, KeyOwner, UnauthenticatedFailureWindow } from '../store/store-types';
 
 export interface KeyView {
   readonly fingerprint: string;
   /** SPKI PEM. */
   readonly publicKey: string;
+  /** The one signature algorithm the key verifies. */
+  readonly algorithm: SignatureAlgorithm;
   readonly addedAt: string;
   readonly notAfter?: string;
   /** Whether the key verifies now (no not-after, or not-after still ahead). */
   readonly active: boolean;
+  /**
+   * When the key last verified a request of this client (ISO-8601), as an authorizer recorded it:
+   * at most once per key and SIGNET_LAST_USED_RECORD_INTERVAL_MS per instance, so up to that much
+   * behind. Absent when no use is recorded.
+   */
+  readonly lastUsedAt?: string;
 }
 
 export interface ClientView {
@@ -23,10 +33,25 @@ export interface ClientView {
   readonly status: 'active' | 'disabled';
   readonly networkWhitelist: readonly string[];
   readonly roles: readonly string[];
+  /** The client's own coverage profile, when it has one (overrides the deployment's); listings leave it out. */
+  readonly profile?: CoverageProfile;
   readonly keys: readonly KeyView[];
   readonly version: number;
   readonly createdAt: string;
   readonly updatedAt: string;
+  /** The latest `lastUsedAt` of its keys; absent when none of them has a use recorded. */
+  readonly lastUsedAt?: string;
+}
+
+/** `GET /registry/clients`: a page of clients. */
+export interface ClientListView {
+  readonly clients: readonly ClientView[];
+  readonly nextCursor?: string;
+  /**
+   * Only when the list was searched, filtered or sorted (`q`, `status`, `role`, `sort`, `order`):
+   * how many clients of the account match, on every page.
+   */
+  readonly total?: number;
 }
 
 export interface ExpiringKeyView extends KeyOwner {

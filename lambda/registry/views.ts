@@ -2,6 +2,7 @@
  * What the registry API answers with: the JSON shapes of docs/openapi/registry.json, built from
  * store records. Key material appears only as public keys (SPKI PEM) and fingerprints.
  */
+import { DEFAULT_RSA_ALGORITHM } from '../core/algorithms';
 import { isKeyActive, type ClientRecord, type StoredPublicKey } from '../store/client-record';
 import { UNAUTHENTICATED_FAILURE_WINDOW_S } from '../core/defaults';
 import { keyAgeDays } from '../core/key-age';
@@ -14,7 +15,12 @@ export type { AccountView, AuthFailuresView, ClientView, ExpiringKeyView } from 
 
 
 
-export function clientView(record: ClientRecord, nowMs: number): ClientView {
+/**
+ * @param lastUse when each key last verified a request, by fingerprint (the store's `keyLastUse`);
+ *   keys without an entry have no `lastUsedAt`, and the client's is the latest of its keys'
+ */
+export function clientView(record: ClientRecord, nowMs: number, lastUse: ReadonlyMap<string, string> = new Map()): ClientView {
+  const lastUsedAt = latest(record.keys.map((key) => lastUse.get(key.fingerprint)));
   return {
     clientId: record.clientId,
     accountId: record.accountId,
@@ -22,20 +28,32 @@ export function clientView(record: ClientRecord, nowMs: number): ClientView {
     status: record.status,
     networkWhitelist: record.networkWhitelist,
     roles: record.roles,
-    keys: record.keys.map((key) => keyView(key, nowMs)),
+    ...(record.profile !== undefined ? { profile: record.profile } : {}),
+    keys: record.keys.map((key) => keyView(key, nowMs, lastUse.get(key.fingerprint))),
     version: record.version,
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
+    ...(lastUsedAt !== undefined ? { lastUsedAt } : {}),
   };
 }
 
-function keyView(key: StoredPublicKey, nowMs: number): KeyView {
+/** The latest of some ISO-8601 instants (the store writes one form, so string order is time order); undefined for none. */
+export function latest(instants: ReadonlyArray<string | undefined>): string | undefined {
+  let found: string | undefined;
+  for (const at of instants) if (at !== undefined && (found === undefined || at > found)) found = at;
+  return found;
+}
+
+function keyView(key: StoredPublicKey, nowMs: number, lastUsedAt: string | undefined): KeyView {
   return {
     fingerprint: key.fingerprint,
     publicKey: key.spkiPem,
+    // Keys stored before keys had an algorithm are all RSA keys registered for the default.
+    algorithm: key.algorithm ?? DEFAULT_RSA_ALGORITHM,
     addedAt: key.addedAt,
     ...(key.notAfter !== undefined ? { notAfter: key.notAfter } : {}),
     active: isKeyActive(key, nowMs),
+    ...(lastUsedAt !== undefined ? { lastUsedAt } : {}),
   };
 }
 

@@ -12,7 +12,7 @@ import type { Actor, AuditEntry, AuditFieldChange, AuditedField, ClientChanges, 
 
 /** What a change does to the record, its key items and the audit trail. */
 export interface ClientChangePlan {
-  readonly record: Partial<Pick<ClientRecord, 'name' | 'status' | 'networkWhitelist' | 'roles' | 'keys'>>;
+  readonly record: Partial<Pick<ClientRecord, 'name' | 'status' | 'networkWhitelist' | 'roles' | 'profile' | 'keys'>>;
   /** New key ownership items: must not exist yet. */
   readonly keyPuts?: readonly StoredPublicKey[];
   /** Key ownership items rewritten (not-after changed): must belong to this client. */
@@ -32,6 +32,7 @@ export function newClient(input: NewClient, clientId: string, accountId: string,
     status: 'active',
     networkWhitelist: [...input.networkWhitelist],
     roles: [...input.roles],
+    ...(input.profile !== undefined ? { profile: input.profile } : {}),
     keys: [key],
     version: 1,
     createdAt: at,
@@ -49,6 +50,7 @@ export function newClient(input: NewClient, clientId: string, accountId: string,
       status: { to: record.status },
       networkWhitelist: { to: record.networkWhitelist },
       roles: { to: record.roles },
+      ...(record.profile !== undefined ? { profile: { to: record.profile } } : {}),
     },
     keysAdded: [key.fingerprint],
   };
@@ -62,6 +64,10 @@ export function planUpdate(current: ClientRecord, changes: ClientChanges, at: st
   if (changes.name !== undefined && changes.name !== current.name) {
     record.name = changes.name;
     audited.name = { from: current.name, to: changes.name };
+  }
+  if (changes.profile !== undefined && changes.profile !== (current.profile ?? undefined)) {
+    record.profile = changes.profile;
+    audited.profile = { ...(current.profile !== undefined ? { from: current.profile } : {}), to: changes.profile };
   }
   for (const field of ['networkWhitelist', 'roles'] as const) {
     const next = changes[field];

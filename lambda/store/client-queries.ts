@@ -15,6 +15,7 @@ import type { ClientRecord } from './client-record';
 import { decodeCursor, encodeCursor } from './cursor';
 import { DEFAULT_PAGE_SIZE, pageSize } from './dynamo-table';
 import type { DynamoFailureLog } from './failure-log';
+import type { DynamoKeyUse } from './key-use';
 import { keyKey, toAuditEntry, toKeyOwner, toRecord } from './item-codec';
 import { storageError } from './store-errors';
 import type { AuditEntry, KeyOwner, Page } from './store-types';
@@ -45,6 +46,31 @@ export class DynamoClientQueries extends DynamoClientReader {
     });
     // The index does not project accountId: the partition says which account the items are in.
     return { items: out.items.map((item) => toRecord(item, accountId)), nextCursor: encodeCursor(out.lastKey) };
+  }
+
+  /**
+   * Every client of the account in creation order, for the registry's search: Queries on the list
+   * index (1 MB each, never a Scan) until the account is read or more than `ceiling` clients are;
+   * then `complete` is false and `records` holds the first `ceiling`.
+   */
+  async accountClients(accountId: string, ceiling: number): Promise<{ records: ClientRecord[]; complete: boolean }> {
+    if (!isAccountId(accountId)) return { records: [], complete: true };
+    const partition = ITEM.accountClientsPartition(accountId);
+    const records: ClientRecord[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const out = await this.query('list the clients', {
+        IndexName: LIST_INDEX_NAME,
+        KeyConditionExpression: '#lpk = :partition',
+        ExpressionAttributeNames: { '#lpk': LIST_INDEX_PARTITION_KEY },
+        ExpressionAttributeValues: { ':partition': partition },
+        Limit: ceiling + 1 - records.length,
+        ExclusiveStartKey: start,
+      });
+      records.push(...out.items.map((item) => toRecord(item, accountId)));
+      start = out.lastKey;
+    } while (start !== undefined && records.length <= ceiling);
+    return records.length > ceiling ? { records: records.slice(0, ceiling), complete: false } : { records, complete: true };
   }
 
   /** Who holds the key with this fingerprint, or undefined. One GetItem. */
@@ -107,5 +133,14 @@ export class DynamoClientQueries extends DynamoClientReader {
   /** The client's counts of refusals no key of it signed, per window, newest first (./failure-log.ts). */
   listUnauthenticatedFailures(...args: Parameters<DynamoFailureLog['listUnauthenticatedFailures']>): ReturnType<DynamoFailureLog['listUnauthenticatedFailures']> {
     return this.failureLog.listUnauthenticatedFailures(...args);
+  }
+
+  /**
+   * When each key of `records` last verified a request, by fingerprint (keys never used are
+   * absent). BatchGetItem on the key items, 100 keys a call (./key-use.ts): one call for a page
+   * of clients with up to 100 keys in all, never one call per client.
+   */
+  keyLastUse(records: readonly Pick<ClientRecord, 'clientId' | 'keys'>[]): ReturnType<DynamoKeyUse['lastUsedAt']> {
+    return this.keyUse.lastUsedAt(records.flatMap((r) => r.keys.map((k) => ({ clientId: r.clientId, fingerprint: k.fingerprint }))));
   }
 }

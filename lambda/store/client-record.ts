@@ -3,6 +3,9 @@
  * interface the authorizer depends on. One read returns everything needed to verify a request.
  */
 
+import type { SignatureAlgorithm } from '../core/algorithms';
+import type { CoverageProfile } from '../core/profiles';
+
 /** `disabled` clients are refused by the authorizer (`client_disabled`). */
 export type ClientStatus = 'active' | 'disabled';
 
@@ -12,6 +15,11 @@ export interface StoredPublicKey {
   readonly fingerprint: string;
   /** Canonical SPKI PEM. */
   readonly spkiPem: string;
+  /**
+   * The one signature algorithm the key verifies (lambda/core/algorithms.ts). Absent on keys
+   * registered before keys had one: the key type's own (RSA: rsa-v1_5-sha256).
+   */
+  readonly algorithm?: SignatureAlgorithm;
   /** ISO-8601 instant the key was added. */
   readonly addedAt: string;
   /** ISO-8601 instant after which the key no longer verifies (set on the old key by a rollover). */
@@ -31,6 +39,11 @@ export interface ClientRecord {
   /** Canonical allow-list entries (see `normaliseNetworkEntry` in lambda/core/network-entries.ts). */
   readonly networkWhitelist: readonly string[];
   readonly roles: readonly string[];
+  /**
+   * What this client's signatures must cover (lambda/core/profiles.ts), overriding the
+   * deployment's SIGNET_PROFILE; absent: the deployment's. Not in the list index: listings leave it out.
+   */
+  readonly profile?: CoverageProfile;
   /** One or more keys; several during a rollover. */
   readonly keys: readonly StoredPublicKey[];
   /** Optimistic-concurrency version, starting at 1, +1 on every change. */
@@ -67,6 +80,18 @@ export interface AuthFailureRecorder {
    * Resolves false (and writes nothing) when the clientId or the reason code is not valid.
    */
   countUnauthenticatedFailures(clientId: string, reason: string, count: number): Promise<boolean>;
+}
+
+/**
+ * What the authorizer writes after an allowed request: that the key verified a request of the
+ * client now (`lastUsedAt` in the registry's answers). One conditional write, never a read.
+ */
+export interface KeyUseRecorder {
+  /**
+   * Records the use. Resolves false (and writes nothing) when the key is not registered, or a
+   * later use is already recorded. Throws on a storage failure.
+   */
+  recordKeyUse(clientId: string, fingerprint: string): Promise<boolean>;
 }
 
 /** True while `key` verifies at `nowMs`: it has no not-after, or its not-after is still ahead. */

@@ -38,7 +38,7 @@ import { type ClientChangePlan, newClient, planAddKey, planKeyNotAfter, planRemo
 import { isClientId, newClientId } from './client-id';
 import { DynamoClientQueries } from './client-queries';
 import type { ClientRecord, ClientStatus } from './client-record';
-import { deleteKeyItem, putKeyItem, unchangedRecordItem, updateRecordItem } from './client-transaction';
+import { deleteKeyItem, putKeyItem, rewriteKeyItem, unchangedRecordItem, updateRecordItem } from './client-transaction';
 import type { DynamoClientStoreOptions } from './dynamo-table';
 import { actorFields, auditItem, canonicalInstant, clientItem, keyItem } from './item-codec';
 import { cancellationReasons, isTransactionConflict, storageError } from './store-errors';
@@ -220,8 +220,8 @@ export class DynamoClientStore extends DynamoClientQueries implements RegistrySt
 
       const next: ClientRecord = { ...current, ...change.record, version: current.version + 1, updatedAt: at };
       const keyWrites = [
-        ...(change.keyPuts ?? []).map((k) => ({ fingerprint: k.fingerprint, isNew: true, item: putKeyItem(this.tableName, clientId, k, true) })),
-        ...(change.keyRewrites ?? []).map((k) => ({ fingerprint: k.fingerprint, isNew: false, item: putKeyItem(this.tableName, clientId, k, false) })),
+        ...(change.keyPuts ?? []).map((k) => ({ fingerprint: k.fingerprint, isNew: true, item: putKeyItem(this.tableName, clientId, k) })),
+        ...(change.keyRewrites ?? []).map((k) => ({ fingerprint: k.fingerprint, isNew: false, item: rewriteKeyItem(this.tableName, clientId, k) })),
         ...(change.keyDeletes ?? []).map((fp) => ({ fingerprint: fp, isNew: false, item: deleteKeyItem(this.tableName, clientId, fp) })),
       ];
       const audit: AuditEntry = { ...change.audit, clientId, accountId: current.accountId, at, ...actorFields(actor), version: next.version };

@@ -6,7 +6,7 @@
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { ClientRecord, StoredPublicKey } from './client-record';
 import { clientKey, keyAttribute, keyItem, keyKey, ownedBy } from './item-codec';
-import { PARTITION_KEY } from './table-schema';
+import { PARTITION_KEY, SORT_KEY } from './table-schema';
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -54,15 +54,43 @@ export function updateRecordItem(tableName: string, next: ClientRecord, currentV
   };
 }
 
-/** A key ownership item; a new one must not exist, a rewritten one must be this client's. */
-export function putKeyItem(tableName: string, clientId: string, key: StoredPublicKey, isNew: boolean): TransactItem {
+/** A new key ownership item: it must not exist yet. */
+export function putKeyItem(tableName: string, clientId: string, key: StoredPublicKey): TransactItem {
   return {
     Put: {
       TableName: tableName,
       Item: keyItem(clientId, key),
-      ...(isNew
-        ? { ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': PARTITION_KEY }, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const }
-        : ownedBy(clientId)),
+      ConditionExpression: 'attribute_not_exists(#pk)',
+      ExpressionAttributeNames: { '#pk': PARTITION_KEY },
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    },
+  };
+}
+
+/**
+ * A key ownership item rewritten (its not-after changed), if it is this client's: every attribute
+ * {@link keyItem} writes is set, and nothing else is touched, so the key's last use
+ * (./key-use.ts) stays.
+ */
+export function rewriteKeyItem(tableName: string, clientId: string, key: StoredPublicKey): TransactItem {
+  const { [PARTITION_KEY]: pk, [SORT_KEY]: sk, ...fields } = keyItem(clientId, key);
+  const owned = ownedBy(clientId);
+  const names: Record<string, string> = { ...owned.ExpressionAttributeNames };
+  const values: Record<string, unknown> = { ...owned.ExpressionAttributeValues };
+  const sets = Object.entries(fields).map(([name, value], i) => {
+    names[`#f${i}`] = name;
+    values[`:f${i}`] = value;
+    return `#f${i} = :f${i}`;
+  });
+  if (key.notAfter === undefined) names['#notAfter'] = 'notAfter';
+  return {
+    Update: {
+      TableName: tableName,
+      Key: { [PARTITION_KEY]: pk, [SORT_KEY]: sk },
+      UpdateExpression: `SET ${sets.join(', ')}${key.notAfter === undefined ? ' REMOVE #notAfter' : ''}`,
+      ConditionExpression: owned.ConditionExpression,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
     },
   };
 }

@@ -3,7 +3,9 @@
  * items, audit entries, and the canonical forms the store writes. Pure: no SDK, no clock.
  */
 import { DEFAULT_ACCOUNT_ID, isAccountId } from './account-id';
+import { isSignatureAlgorithm } from '../core/algorithms';
 import { SignetError } from '../core/errors';
+import { isCoverageProfile } from '../core/profiles';
 import type { ClientRecord, StoredPublicKey } from './client-record';
 import type { Actor, AuditEntry, KeyOwner, NewKey } from './store-types';
 import { ITEM, LIST_INDEX_PARTITION_KEY, LIST_INDEX_SORT_KEY, PARTITION_KEY, SORT_KEY } from './table-schema';
@@ -39,9 +41,11 @@ export function toRecord(item: Item, listedIn?: string): ClientRecord {
     status: item.status === 'disabled' ? 'disabled' : 'active',
     networkWhitelist: stringList(item.networkWhitelist),
     roles: stringList(item.roles),
+    ...(isCoverageProfile(item.profile) ? { profile: item.profile } : {}),
     keys: keys.map((k) => ({
       fingerprint: String(k.fingerprint),
       spkiPem: String(k.spkiPem),
+      ...(isSignatureAlgorithm(k.algorithm) ? { algorithm: k.algorithm } : {}),
       addedAt: String(k.addedAt),
       ...(typeof k.notAfter === 'string' ? { notAfter: k.notAfter } : {}),
     })),
@@ -114,6 +118,7 @@ export function clientItem(record: ClientRecord): Item {
     status: record.status,
     networkWhitelist: [...record.networkWhitelist],
     roles: [...record.roles],
+    ...(record.profile !== undefined ? { profile: record.profile } : {}),
     keys: record.keys.map(keyAttribute),
     version: record.version,
     createdAt: record.createdAt,
@@ -148,6 +153,7 @@ export function keyAttribute(key: StoredPublicKey): Item {
   return {
     fingerprint: key.fingerprint,
     spkiPem: key.spkiPem,
+    ...(key.algorithm !== undefined ? { algorithm: key.algorithm } : {}),
     addedAt: key.addedAt,
     ...(key.notAfter !== undefined ? { notAfter: key.notAfter } : {}),
   };
@@ -167,6 +173,7 @@ export function storedKey(key: NewKey, addedAt: string): StoredPublicKey {
   return {
     fingerprint: key.fingerprint,
     spkiPem: key.spkiPem,
+    ...(key.algorithm !== undefined ? { algorithm: key.algorithm } : {}),
     addedAt,
     ...(key.notAfter !== undefined ? { notAfter: canonicalInstant(key.notAfter, 'notAfter') } : {}),
   };

@@ -1,12 +1,16 @@
 /**
  * The shapes the client store takes and returns, beyond the record itself (client-record.ts).
  */
+import type { SignatureAlgorithm } from '../core/algorithms';
+import type { CoverageProfile } from '../core/profiles';
 import type { ClientRecord } from './client-record';
 
 /** A public key to register, as `importPublicKey` (lambda/core/keys.ts) returns it. */
 export interface NewKey {
   readonly fingerprint: string;
   readonly spkiPem: string;
+  /** The algorithm the key was imported for. @default the key type's own */
+  readonly algorithm?: SignatureAlgorithm;
   /** ISO-8601 instant after which the key stops verifying. @default - never */
   readonly notAfter?: string;
 }
@@ -19,6 +23,8 @@ export interface NewClient {
   readonly networkWhitelist: readonly string[];
   readonly roles: readonly string[];
   readonly key: NewKey;
+  /** @default - none: the deployment's profile */
+  readonly profile?: CoverageProfile;
 }
 
 /** What `createClient` did. */
@@ -36,6 +42,8 @@ export interface ClientChanges {
   readonly name?: string;
   readonly networkWhitelist?: readonly string[];
   readonly roles?: readonly string[];
+  /** The client's coverage profile (lambda/core/profiles.ts). */
+  readonly profile?: CoverageProfile;
   /** Replaces every key of the client with this one. */
   readonly key?: NewKey;
 }
@@ -71,7 +79,7 @@ export interface AuditFieldChange {
 }
 
 /** Fields whose old and new values the audit keeps (never key material: keys appear by fingerprint). */
-export type AuditedField = 'name' | 'status' | 'networkWhitelist' | 'roles';
+export type AuditedField = 'name' | 'status' | 'networkWhitelist' | 'roles' | 'profile';
 
 /**
  * Who makes a change: the acting clientId (from the authorizer) and its account, or a fixed name

@@ -28,7 +28,11 @@
  *   its SPKI PEM and not-after, `version`) in ONE item, so a request costs one GetItem.
  * - **Key ownership**: one item per registered public key. Writing it with
  *   `attribute_not_exists(pk)` in the same transaction as the client record is what makes a key
- *   belong to at most one client; finding the client that holds a key is one GetItem.
+ *   belong to at most one client; finding the client that holds a key is one GetItem. It also
+ *   carries the key's last use ({@link KEY_LAST_USED_AT}, {@link KEY_LAST_USED_BY}; ./key-use.ts),
+ *   which the authorizer writes at most once per key and interval per instance, with no read:
+ *   not on the client record, so it never bumps `version` nor races a registry edit, and it goes
+ *   with the item when the key is removed. Not projected: those writes cost no index write.
  * - **Audit entries** are written in the same transaction as the change they describe (who, what,
  *   when). Their sort key is the version the change produced: unique per client (the version
  *   condition lets only one change per version commit) and the true order of changes even when
@@ -114,6 +118,14 @@ export const ITEM = {
   accountClientsPartition: (accountId: string): string =>
     accountId === DEFAULT_ACCOUNT_ID ? 'CLIENTS' : `CLIENTS#${accountId}`,
 } as const;
+
+/** A key ownership item's last use: the ISO-8601 instant the key last verified a request. */
+export const KEY_LAST_USED_AT = 'lastUsedAt';
+/** A key ownership item's last use: the clientId the key verified that request for. */
+export const KEY_LAST_USED_BY = 'lastUsedBy';
+
+/** Every attribute the authorizer's last-use write touches (keys included): the IAM grant lists them. */
+export const KEY_LAST_USE_ATTRIBUTES: readonly string[] = Object.freeze([PARTITION_KEY, SORT_KEY, KEY_LAST_USED_AT, KEY_LAST_USED_BY]);
 
 /** Non-key attributes copied into the list index (what the client list and key list show). */
 export const LIST_INDEX_PROJECTED_ATTRIBUTES: readonly string[] = Object.freeze([

@@ -145,7 +145,8 @@ describe('refusals: 401 thrown, 403 Deny policy, 500 thrown', () => {
   const unauthorized: [string, () => Promise<Outcome<RestResult>>, (() => Signer) | null][] = [
     ['missing_signature', () => decide(get, partner, { edit: (h) => { delete h.signature; delete h['signature-input']; } }), null],
     ['malformed_signature_input', () => decide(get, partner, { edit: (h) => { h['signature-input'] = 'sig=("@method" "@target-uri";created=1'; } }), null],
-    ['unsupported_algorithm', () => decide(get, partner, { edit: (h) => { h['signature-input'] = h['signature-input'].replace('rsa-v1_5-sha256', 'rsa-pss-sha512'); } }), () => partner],
+    ['unsupported_algorithm', () => decide(get, partner, { edit: (h) => { h['signature-input'] = h['signature-input'].replace('rsa-v1_5-sha256', 'hmac-sha256'); } }), () => partner],
+    ['algorithm_mismatch', () => decide(get, partner, { edit: (h) => { h['signature-input'] = h['signature-input'].replace('rsa-v1_5-sha256', 'rsa-pss-sha512'); } }), () => partner],
     ['unknown_client', () => decide({ ...get, keyId: newClientId() }, partner), null],
     ['client_disabled', () => decide(get, disabled), () => disabled],
     ['signature_mismatch', () => decide(get, { clientId: partner.clientId, key: generateRsaKeyPair(2048) }), () => partner],

@@ -38,6 +38,7 @@ test('command-line strings are parsed: lists, booleans, numbers, durations', () 
     maxSkewS: '5',
     clientCacheTtlMs: '30000',
     staleIfErrorMs: '0',
+    lastUsedRecordIntervalMs: '60000',
     rotationIntervalDays: '30',
     deniedAlarmThreshold: '50',
     publicBaseUrl: 'https://api.example.com/v1',
@@ -54,6 +55,7 @@ test('command-line strings are parsed: lists, booleans, numbers, durations', () 
   expect(props.maxSkew?.toSeconds()).toBe(5);
   expect(props.clientCacheTtl?.toMilliseconds()).toBe(30_000);
   expect(props.staleIfError?.toMilliseconds()).toBe(0);
+  expect(props.lastUsedRecordInterval?.toMilliseconds()).toBe(60_000);
   expect(props.rotationInterval?.toDays()).toBe(Duration.days(30).toDays());
   expect(props.deniedAlarmThreshold).toBe(50);
   expect(props.publicBaseUrl).toBe('https://api.example.com/v1');

@@ -2,7 +2,7 @@
  * ClientRegistry: the table's protections, its layout against lambda/store/table-schema.ts,
  * replicas, and what each grant allows.
  */
-import { UNAUTHENTICATED_FAILURE_ATTRIBUTES } from '../../lambda/store/table-schema';
+import { KEY_LAST_USE_ATTRIBUTES, UNAUTHENTICATED_FAILURE_ATTRIBUTES } from '../../lambda/store/table-schema';
 import { RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -162,6 +162,17 @@ describe('ClientRegistry grants', () => {
     for (const forbidden of ['roles', 'keys', 'status', 'networkWhitelist', 'version']) {
       expect([...AUTH_FAILURE_COUNTER_ATTRIBUTES, ...AUTH_FAILURE_ITEM_ATTRIBUTES, ...UNAUTHENTICATED_FAILURE_ATTRIBUTES]).not.toContain(forbidden);
     }
+  });
+
+  test("grantRecordKeyUse: UpdateItem of a key item's last-use attributes only: never who holds the key, never a client record", () => {
+    const [s, ...more] = statementsOf((r, role) => r.grantRecordKeyUse(role));
+    expect(more).toEqual([]);
+    expect(actionsOf(s)).toEqual(['dynamodb:UpdateItem']);
+    expect(s.Condition).toEqual({
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['KEY#*'] },
+      'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['pk', 'sk', 'lastUsedAt', 'lastUsedBy'] },
+    });
+    for (const forbidden of ['clientId', 'fingerprint', 'addedAt', 'notAfter', 'gsi1pk', 'gsi1sk']) expect(KEY_LAST_USE_ATTRIBUTES).not.toContain(forbidden);
   });
 
   test('grantRecordReplays: PutItem of replay markers only', () => {

@@ -8,7 +8,7 @@ import { dynamoDbLocalClientConfig } from '../../local/dynamodb-local';
 import { DynamoClientStore } from '../../lambda/store/client-store';
 import { DynamoReplayGuard } from '../../lambda/store/replay-store';
 import { toDocumentClient } from '../../lambda/store/dynamodb-client';
-import { ITEM, UNAUTHENTICATED_FAILURE_ATTRIBUTES } from '../../lambda/store/table-schema';
+import { ITEM, KEY_LAST_USE_ATTRIBUTES, UNAUTHENTICATED_FAILURE_ATTRIBUTES } from '../../lambda/store/table-schema';
 import { AUTH_FAILURE_COUNTER_ATTRIBUTES, AUTH_FAILURE_ITEM_ATTRIBUTES, REPLAY_ITEMS_PATTERN, REPLAY_ITEM_ATTRIBUTES } from '../../lib/client-registry';
 import { TestDynamoDb, startTestDynamoDb } from '../support/dynamodb';
 import { newClient } from '../support/registry-fixtures';
@@ -157,4 +157,18 @@ test('DynamoReplayGuard.claim stays within grantRecordReplays: PutItem of REPLAY
     expect(partitionKeyOf(op.input).startsWith(prefix)).toBe(true);
     expect([...attributesOf(op.input)].sort()).toEqual([...REPLAY_ITEM_ATTRIBUTES].sort());
   }
+});
+
+test("recordKeyUse stays within grantRecordKeyUse: one UpdateItem on a KEY# item, the last-use attributes only", async () => {
+  const admin = new DynamoClientStore({ tableName, client: ddb.client });
+  const { record } = await admin.createClient(newClient(3), 'test');
+  const store = new DynamoClientStore({ tableName, client: recorder });
+  sent.length = 0;
+  expect(await store.recordKeyUse(record.clientId, record.keys[0].fingerprint)).toBe(true);
+  const ops = operations(sent);
+  expect(ops.map((o) => o.action)).toEqual(['UpdateItem']);
+  expect(partitionKeyOf(ops[0].input)).toBe(ITEM.keyPk(record.keys[0].fingerprint));
+  expect([...attributesOf(ops[0].input)].sort()).toEqual([...KEY_LAST_USE_ATTRIBUTES].sort());
+  // And the use is really there: the grant did not allow a write that does nothing.
+  expect((await admin.keyLastUse([record])).has(record.keys[0].fingerprint)).toBe(true);
 });

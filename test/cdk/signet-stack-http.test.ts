@@ -15,6 +15,7 @@ import {
   DEFAULT_ROTATION_GRACE_S,
   DEFAULT_RSA_BITS,
   DEFAULT_STALE_IF_ERROR_MS,
+  LAST_USED_RECORD_INTERVAL_MS,
 } from '../../lambda/core/defaults';
 import { METRICS_NAMESPACE } from '../../lib/signet-function';
 import { AUTHORIZER_METRICS, AUTHORIZER_SERVICE_NAME } from '../../lib/signature-authorizer';
@@ -92,6 +93,7 @@ describe('Lambda functions', () => {
       [ENV.allowLegacy]: 'false',
       [ENV.replayProtection]: 'false',
       [ENV.recordAuthFailures]: 'true',
+      [ENV.lastUsedRecordIntervalMs]: String(LAST_USED_RECORD_INTERVAL_MS),
       [ENV.clientCacheTtlMs]: String(DEFAULT_CLIENT_CACHE_TTL_MS),
       [ENV.staleIfErrorMs]: String(DEFAULT_STALE_IF_ERROR_MS),
       POWERTOOLS_SERVICE_NAME: AUTHORIZER_SERVICE_NAME,
@@ -158,14 +160,18 @@ describe('least privilege', () => {
     template.resourcePropertiesCountIs('AWS::IAM::Role', { ManagedPolicyArns: Match.anyValue() }, 0);
   });
 
-  test('the authorizer reads client records and writes only the failure ring and counts (no replay marker by default)', () => {
+  test("the authorizer reads client records and writes only the failure ring and counts, and the keys' last use (no replay marker by default)", () => {
     const statements = statementsOfRole(template, 'AuthorizerFunctionServiceRole');
     const dynamo = statements.filter((s) => actionsOf(s)[0].startsWith('dynamodb:'));
-    expect(dynamo.map((s) => actionsOf(s).join(','))).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem']);
-    for (const s of dynamo) {
-      expect(s.Resource).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^Registry/), 'Arn'] });
-      expect(s.Condition?.['ForAllValues:StringLike']).toEqual({ 'dynamodb:LeadingKeys': ['CLIENT#*'] });
-    }
+    expect(dynamo.map((s) => [actionsOf(s).join(','), s.Condition?.['ForAllValues:StringLike']])).toEqual([
+      ['dynamodb:GetItem', { 'dynamodb:LeadingKeys': ['CLIENT#*'] }],
+      ['dynamodb:UpdateItem', { 'dynamodb:LeadingKeys': ['CLIENT#*'] }],
+      ['dynamodb:UpdateItem', { 'dynamodb:LeadingKeys': ['CLIENT#*'] }],
+      ['dynamodb:PutItem', { 'dynamodb:LeadingKeys': ['CLIENT#*'] }],
+      ['dynamodb:UpdateItem', { 'dynamodb:LeadingKeys': ['KEY#*'] }],
+    ]);
+    expect(dynamo[4].Condition?.['ForAllValues:StringEquals']).toEqual({ 'dynamodb:Attributes': ['pk', 'sk', 'lastUsedAt', 'lastUsedBy'] });
+    for (const s of dynamo) expect(s.Resource).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^Registry/), 'Arn'] });
     const logs = statements.filter((s) => actionsOf(s)[0].startsWith('logs:'));
     expect(logs).toHaveLength(1);
     expect(logs[0].Resource).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^AuthorizerFunctionLogGroup/), 'Arn'] });
@@ -312,8 +318,8 @@ describe('variants (no bundling)', () => {
     return Template.fromStack(new SignetStack(variantApp, 'Variant', { ...props, env }));
   }
 
-  test('replayProtection adds PutItem of replay markers; recordAuthFailures false drops the failure writes', () => {
-    const t = variant({ replayProtection: true, recordAuthFailures: false });
+  test('replayProtection adds PutItem of replay markers; recordAuthFailures false and lastUsedRecordInterval 0 drop the other writes', () => {
+    const t = variant({ replayProtection: true, recordAuthFailures: false, lastUsedRecordInterval: Duration.millis(0) });
     const dynamo = statementsOfRole(t, 'AuthorizerFunctionServiceRole').filter((s) => actionsOf(s)[0].startsWith('dynamodb:'));
     expect(dynamo.map((s) => [actionsOf(s).join(','), s.Condition?.['ForAllValues:StringLike']])).toEqual([
       ['dynamodb:GetItem', { 'dynamodb:LeadingKeys': ['CLIENT#*'] }],
@@ -322,6 +328,7 @@ describe('variants (no bundling)', () => {
     const env = Object.values(t.findResources('AWS::Lambda::Function')).find((f) => f.Properties.Handler === 'index.httpApiHandler')!.Properties.Environment.Variables;
     expect(env[ENV.replayProtection]).toBe('true');
     expect(env[ENV.recordAuthFailures]).toBe('false');
+    expect(env[ENV.lastUsedRecordIntervalMs]).toBe('0');
   });
 
   test('replicaRegions makes the registry a global table in those regions', () => {

@@ -271,16 +271,33 @@ describe('signet clients', () => {
     const table = await signet('clients', 'list', '--limit', '100');
     expect(table.code).toBe(0);
     const [header, ...rows] = table.stdout.trimEnd().split('\n');
-    expect(header.split(/ {2,}/)).toEqual(['CLIENT ID', 'NAME', 'STATUS', 'ROLES', 'KEYS', 'ACCOUNT']);
-    expect(rows.find((r) => r.startsWith(clientId))?.split(/ {2,}/)).toEqual([clientId, expect.stringMatching(/partner$/), 'active', 'demo', '1', 'acct_default']);
+    expect(header.split(/ {2,}/)).toEqual(['CLIENT ID', 'NAME', 'STATUS', 'ROLES', 'KEYS', 'LAST USED', 'ACCOUNT']);
+    // The partner's request above went through: the gateway's authorizer recorded its key's use.
+    const iso = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+    expect(rows.find((r) => r.startsWith(clientId))?.split(/ {2,}/)).toEqual([clientId, expect.stringMatching(/partner$/), 'active', 'demo', '1', expect.stringMatching(iso), 'acct_default']);
+    expect(rows.some((r) => r.split(/ {2,}/)[5] === 'never')).toBe(true);
     expect(table.stdout).not.toContain('BEGIN PUBLIC KEY');
     expect(table.stdout).toMatch(/\n\n\d+ clients\n$/);
 
     const summary = await signet('clients', 'get', clientId);
     expect(summary.stdout).toMatch(new RegExp(`^client +${clientId}\nname +.*partner\nstatus +active\n`));
+    expect(summary.stdout).toMatch(/\nlast used \d{4}-\d{2}-\d{2}T\S+Z\n/);
+    expect(summary.stdout).toMatch(/\n {2}\S{43} {2}added \S+, last used \d{4}-\d{2}-\d{2}T\S+Z$/m);
     expect(summary.stdout).not.toContain('BEGIN PUBLIC KEY');
     const full = json((await signetJson('clients', 'get', clientId)).stdout);
     expect(summary.stdout).toContain((full.keys as { fingerprint: string }[])[0].fingerprint);
+  });
+
+  test('list searches, filters and sorts: --search, --status, --role, --sort, --order; the footer says how many match', async () => {
+    const found = await signetJson('clients', 'list', '--search', 'PARTNER', '--status', 'active', '--role', 'demo', '--sort', 'last-used');
+    expect(found.code).toBe(0);
+    const body = json(found.stdout) as { clients: { clientId: string; lastUsedAt?: string }[]; total: number };
+    expect(body.clients.map((c) => c.clientId)).toContain(clientId);
+    expect(body.total).toBe(body.clients.length);
+    expect(body.clients[0].lastUsedAt).toEqual(expect.any(String)); // most recent use first
+    const table = await signet('clients', 'list', '--search', 'partner', '--sort', 'name', '--order', 'desc', '--limit', '1');
+    expect(table.stdout).toMatch(/\n\n1 client shown of \d+ matching; more with --cursor \S+\n$|\n\n1 client of 1 matching\n$/);
+    for (const bad of [['--sort', 'age'], ['--status', 'gone'], ['--order', 'up']]) expect((await signet('clients', 'list', ...bad)).code).toBe(2);
   });
 
   test('--endpoint and --admin reach any registry; a non-admin key is refused with 403 role_forbidden', async () => {

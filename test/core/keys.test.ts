@@ -1,9 +1,13 @@
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, verify as cryptoVerify } from 'node:crypto';
 import fc from 'fast-check';
 import {
+  KEY_TYPES,
   PublicKeyCache,
+  ed25519SeedHex,
   fingerprintOf,
+  generateKeyPair,
   generateRsaKeyPair,
+  keyTypeNameOf,
   importPrivateKey,
   importPublicKey,
   isFingerprint,
@@ -117,14 +121,16 @@ describe('importPublicKey: refusals', () => {
   });
 
   it.each([
-    ['EC P-256 (RFC test-key-ecc-p256)', TEST_KEY_ECC_P256_PUBLIC_PEM],
-    ['Ed25519 (RFC test-key-ed25519)', TEST_KEY_ED25519_PUBLIC_PEM],
-    ['RSA-PSS (the SPKI of test-key-rsa-pss with the id-RSASSA-PSS OID)', createPublicKey(createPrivateKey(TEST_KEY_RSA_PSS_PRIVATE_PEM)).export({ type: 'spki', format: 'pem' }) as string],
-    ['bare Base64 EC SPKI', pemBody(TEST_KEY_ECC_P256_PUBLIC_PEM)],
-  ])('refuses %s with unsupported_key_type', (_name, text) => {
+    ['Ed448', generateKeyPairSync('ed448').publicKey.export({ type: 'spki', format: 'pem' }) as string],
+    ['X25519 (a key-agreement key)', generateKeyPairSync('x25519').publicKey.export({ type: 'spki', format: 'pem' }) as string],
+    ['EC P-521', generateKeyPairSync('ec', { namedCurve: 'P-521' }).publicKey.export({ type: 'spki', format: 'pem' }) as string],
+    ['EC secp256k1', generateKeyPairSync('ec', { namedCurve: 'secp256k1' }).publicKey.export({ type: 'spki', format: 'pem' }) as string],
+    ['bare Base64 Ed448 SPKI', pemBody(generateKeyPairSync('ed448').publicKey.export({ type: 'spki', format: 'pem' }) as string)],
+    ['a shared-secret JWK (kty oct, hmac-sha256)', JSON.stringify({ kty: 'oct', k: 'c2VjcmV0' })],
+  ])('refuses %s with unsupported_key_type, naming what it accepts', (_name, text) => {
     const error = errorOf(() => importPublicKey(text));
     expect(error.code).toBe('unsupported_key_type');
-    expect(error.message).toMatch(/RSA/);
+    expect(error.message).toMatch(/RSA|P-256/);
   });
 
   it('refuses a 1024-bit RSA public key with key_too_small, in PEM and Base64', () => {
@@ -152,7 +158,8 @@ describe('importPublicKey: refusals', () => {
     ['Base64 of random bytes', Buffer.from('0123456789abcdef0123456789abcdef').toString('base64')],
     ['a truncated bare Base64 DER', RSA.spkiBase64.slice(0, 100)],
     ['base64url instead of base64', RSA.spkiBase64.replace(/\+/g, '-').replace(/\//g, '_')],
-    ['a public JWK', JSON.stringify(rsaPublic.export({ format: 'jwk' }))],
+    ['JSON that is not an object', '{"kty": "EC"'],
+    ['an EC JWK whose point is not on its curve', JSON.stringify({ kty: 'EC', crv: 'P-256', x: Buffer.alloc(32, 1).toString('base64url'), y: Buffer.alloc(32, 2).toString('base64url') })],
     ['an SSH public key line', 'ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQC7 user@host'],
   ])('refuses %s with invalid_public_key', (_name, text) => {
     expect(errorOf(() => importPublicKey(text)).code).toBe('invalid_public_key');
@@ -199,11 +206,17 @@ describe('importPrivateKey', () => {
   });
 
   it.each([
-    ['Ed25519', TEST_KEY_ED25519_PRIVATE_PEM],
-    ['EC P-256', TEST_KEY_ECC_P256_PRIVATE_PEM],
-    ['RSA-PSS (RFC test-key-rsa-pss)', TEST_KEY_RSA_PSS_PRIVATE_PEM],
-  ])('refuses an %s private key with unsupported_key_type', (_name, text) => {
-    expect(errorOf(() => importPrivateKey(text)).code).toBe('unsupported_key_type');
+    ['Ed25519', TEST_KEY_ED25519_PRIVATE_PEM, TEST_KEY_ED25519_PUBLIC_PEM, 'ed25519', 'Ed25519'],
+    ['EC P-256 (SEC1 PEM)', TEST_KEY_ECC_P256_PRIVATE_PEM, TEST_KEY_ECC_P256_PUBLIC_PEM, 'ecdsa-p256-sha256', 'ECDSA P-256'],
+    ['RSA-PSS (RFC test-key-rsa-pss, PKCS#8 with the id-RSASSA-PSS OID)', TEST_KEY_RSA_PSS_PRIVATE_PEM, TEST_KEY_RSA_PSS_PUBLIC_PEM, 'rsa-pss-sha512', 'RSA-2048'],
+  ])('imports an %s private key with the fingerprint of its registered public key', (_name, text, publicPem, algorithm, keyType) => {
+    const info = importPrivateKey(text);
+    expect(info).toMatchObject({ algorithm, keyType, fingerprint: importPublicKey(publicPem, algorithm).fingerprint });
+    expect(importPrivateKey(info.pkcs8Base64).fingerprint).toBe(info.fingerprint);
+  });
+
+  it('refuses an Ed448 private key with unsupported_key_type', () => {
+    expect(errorOf(() => importPrivateKey(generateKeyPairSync('ed448').privateKey.export({ type: 'pkcs8', format: 'pem' }) as string)).code).toBe('unsupported_key_type');
   });
 
   it('refuses a 1024-bit private key with key_too_small', () => {
@@ -460,5 +473,93 @@ describe('PublicKeyCache', () => {
     expect(cache.size).toBe(2);
     // The first key was evicted, so it is imported again: a new KeyObject.
     expect(cache.get(fingerprints[0], pems[0])).not.toBe(first);
+  });
+});
+
+describe('key types beyond RSA (issue 19)', () => {
+  it.each([
+    ['Ed25519 SPKI PEM (RFC test-key-ed25519)', TEST_KEY_ED25519_PUBLIC_PEM, 'ed25519', 'Ed25519', 256],
+    ['EC P-256 SPKI PEM (RFC test-key-ecc-p256)', TEST_KEY_ECC_P256_PUBLIC_PEM, 'ecdsa-p256-sha256', 'ECDSA P-256', 256],
+    ['bare Base64 EC SPKI', pemBody(TEST_KEY_ECC_P256_PUBLIC_PEM), 'ecdsa-p256-sha256', 'ECDSA P-256', 256],
+    ['EC P-384 SPKI PEM', generateKeyPairSync('ec', { namedCurve: 'P-384' }).publicKey.export({ type: 'spki', format: 'pem' }) as string, 'ecdsa-p384-sha384', 'ECDSA P-384', 384],
+  ])('imports %s with its algorithm and key type', (_name, text, algorithm, keyType, bits) => {
+    expect(importPublicKey(text)).toMatchObject({ algorithm, keyType, bits });
+  });
+
+  it('an RSA key is rsa-v1_5-sha256 unless rsa-pss-sha512 is declared; either way one fingerprint', () => {
+    const v15 = importPublicKey(TEST_KEY_RSA_PSS_PUBLIC_PEM);
+    const pss = importPublicKey(TEST_KEY_RSA_PSS_PUBLIC_PEM, 'rsa-pss-sha512');
+    expect([v15.algorithm, pss.algorithm]).toEqual(['rsa-v1_5-sha256', 'rsa-pss-sha512']);
+    expect(pss.fingerprint).toBe(v15.fingerprint);
+  });
+
+  it('an SPKI with the id-RSASSA-PSS OID is stored as the plain RSA key it holds (same fingerprint), for rsa-pss-sha512 only', () => {
+    const pssOid = createPublicKey(createPrivateKey(TEST_KEY_RSA_PSS_PRIVATE_PEM)).export({ type: 'spki', format: 'pem' }) as string;
+    const info = importPublicKey(pssOid);
+    expect(info.algorithm).toBe('rsa-pss-sha512');
+    expect(info.fingerprint).toBe(importPublicKey(TEST_KEY_RSA_PSS_PUBLIC_PEM).fingerprint);
+    expect(info.spkiPem).toBe(importPublicKey(TEST_KEY_RSA_PSS_PUBLIC_PEM).spkiPem);
+    expect(errorOf(() => importPublicKey(pssOid, 'rsa-v1_5-sha256')).code).toBe('unsupported_key_type');
+  });
+
+  it.each([
+    ['ed25519 for an RSA key', TEST_KEY_RSA_PSS_PUBLIC_PEM, 'ed25519', /needs an Ed25519/],
+    ['rsa-pss-sha512 for a P-256 key', TEST_KEY_ECC_P256_PUBLIC_PEM, 'rsa-pss-sha512', /needs an RSA/],
+    ['ecdsa-p384-sha384 for a P-256 key', TEST_KEY_ECC_P256_PUBLIC_PEM, 'ecdsa-p384-sha384', /needs a P-384/],
+    ['hmac-sha256', TEST_KEY_ED25519_PUBLIC_PEM, 'hmac-sha256', /only public keys/],
+    ['an unknown name', TEST_KEY_ED25519_PUBLIC_PEM, 'rsa-v1_5-sha1', /not one Signet supports/],
+  ])('a declared algorithm that does not fit is refused: %s', (_name, text, algorithm, message) => {
+    const error = errorOf(() => importPublicKey(text, algorithm));
+    expect(error.code).toBe('unsupported_key_type');
+    expect(error.message).toMatch(message);
+  });
+
+  it('reads a JWK as an object or its JSON text, with the same fingerprint as its PEM; a JWK alg decides the algorithm', () => {
+    const ed = createPublicKey(TEST_KEY_ED25519_PUBLIC_PEM).export({ format: 'jwk' });
+    const pem = importPublicKey(TEST_KEY_ED25519_PUBLIC_PEM);
+    expect(importPublicKey(ed)).toMatchObject({ fingerprint: pem.fingerprint, algorithm: 'ed25519', spkiPem: pem.spkiPem });
+    expect(importPublicKey(JSON.stringify({ ...ed, kid: 'web-bot-auth', use: 'sig' }))).toMatchObject({ fingerprint: pem.fingerprint });
+    const rsa = createPublicKey(TEST_KEY_RSA_PSS_PUBLIC_PEM).export({ format: 'jwk' });
+    expect(importPublicKey({ ...rsa, alg: 'PS512' }).algorithm).toBe('rsa-pss-sha512');
+    expect(importPublicKey({ ...rsa, alg: 'RS256' }).algorithm).toBe('rsa-v1_5-sha256');
+    expect(errorOf(() => importPublicKey({ ...rsa, alg: 'RS256' }, 'rsa-pss-sha512')).code).toBe('unsupported_key_type');
+    expect(errorOf(() => importPublicKey({ ...rsa, alg: 'HS256' })).code).toBe('unsupported_key_type');
+  });
+
+  it('a private JWK (with d) is private_key_submitted, as an object or as text', () => {
+    const jwk = createPrivateKey(TEST_KEY_ED25519_PRIVATE_PEM).export({ format: 'jwk' });
+    expect(errorOf(() => importPublicKey(jwk)).code).toBe('private_key_submitted');
+    expect(errorOf(() => importPublicKey(JSON.stringify(jwk))).code).toBe('private_key_submitted');
+  });
+
+  it.each([
+    ['the identity', '0100000000000000000000000000000000000000000000000000000000000000'],
+    ['the identity with the sign bit set', '0100000000000000000000000000000000000000000000000000000000000080'],
+    ['a point of order 8', 'c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a'],
+    ['the point of order 2', 'ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f'],
+  ])('refuses the small-order Ed25519 key %s with weak_key (anyone could sign for it)', (_name, hex) => {
+    const jwk = { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(hex, 'hex').toString('base64url') };
+    const error = errorOf(() => importPublicKey(jwk));
+    expect(error.code).toBe('weak_key');
+    expect(error.message).toMatch(/small order/);
+  });
+
+  it('the identity key really is forgeable: R = identity, S = 0 verifies for any message (why it is refused)', () => {
+    const identity = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from('01'.padEnd(64, '0'), 'hex').toString('base64url') }, format: 'jwk' });
+    const forged = Buffer.concat([Buffer.from('01'.padEnd(64, '0'), 'hex'), Buffer.alloc(32)]);
+    expect(cryptoVerify(null, Buffer.from('GET /anything'), identity, forged)).toBe(true);
+  });
+
+  it('reads an Ed25519 private key from the 64-hex-digit seed curl reads, and writes it back', () => {
+    const info = importPrivateKey(TEST_KEY_ED25519_PRIVATE_PEM);
+    const seed = ed25519SeedHex(info.key);
+    expect(seed).toMatch(/^[0-9a-f]{64}$/);
+    expect(importPrivateKey(`${seed}\n`)).toMatchObject({ fingerprint: info.fingerprint, algorithm: 'ed25519' });
+  });
+
+  it.each(KEY_TYPES)('generateKeyPair(%s) makes a key the registry accepts', (type) => {
+    const pair = generateKeyPair(type);
+    expect(importPublicKey(spkiPemOf(pair.key)).fingerprint).toBe(pair.fingerprint);
+    expect(keyTypeNameOf(pair.key)).toBe(type);
   });
 });

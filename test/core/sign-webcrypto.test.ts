@@ -6,9 +6,9 @@
  */
 import { webcrypto } from 'node:crypto';
 import fc from 'fast-check';
-import { type PrivateKeyInfo, generateRsaKeyPair } from '../../lambda/core/keys';
+import { type PrivateKeyInfo, generateKeyPair, generateRsaKeyPair } from '../../lambda/core/keys';
 import { signRequest } from '../../lambda/core/sign';
-import { RSASSA_PKCS1_SHA256, computeContentDigestWebCrypto, signRequestWebCrypto } from '../../lambda/core/sign-webcrypto';
+import { RSASSA_PKCS1_SHA256, WEBCRYPTO_ALGORITHMS, computeContentDigestWebCrypto, signRequestWebCrypto } from '../../lambda/core/sign-webcrypto';
 import { computeContentDigest } from '../../lambda/core/content-digest';
 import { defaultVerifyPolicy, verifyRequest } from '../../lambda/core/verify';
 import { isSignetError } from '../../lambda/core/errors';
@@ -134,4 +134,32 @@ test('refuses what the node signer refuses: bad created, bad keyid, a key that c
     }
   }
   expect(codes).toEqual(['invalid_request', 'invalid_request', 'invalid_request', 'invalid_request', 'invalid_request', 'invalid_private_key', 'invalid_request', 'absent_component']);
+});
+
+describe('the WebCrypto signer with every key type WebCrypto holds (issue 19)', () => {
+  it.each([
+    ['ed25519', 'ed25519'],
+    ['ecdsa-p256-sha256', 'ecdsa-p256'],
+    ['ecdsa-p384-sha384', 'ecdsa-p384'],
+  ] as const)('%s: a non-extractable key signs, alg says so, and the node verifier accepts it', async (algorithm, type) => {
+    const pair = generateKeyPair(type);
+    const key = await subtle.importKey('pkcs8', Buffer.from(pair.pkcs8Base64, 'base64'), WEBCRYPTO_ALGORITHMS[algorithm].importAs, false, ['sign']);
+    const { headers } = await signRequestWebCrypto({ method: 'POST', url: 'https://api.example.com/orders', body: '{"a":1}', keyId: 'c_1', privateKey: key, created: 1_800_000_000, dateField: 'x-date', subtle });
+    expect(headers['signature-input']).toContain(`alg="${algorithm}"`);
+    const verdict = await verifyRequest(
+      { method: 'POST', targetUri: 'https://api.example.com/orders', headers: { ...headers, 'content-length': '7' } },
+      defaultVerifyPolicy({ nowS: () => 1_800_000_000 }),
+      () => [{ fingerprint: pair.fingerprint, key: pair.publicKey, algorithm: pair.algorithm }],
+    );
+    expect(verdict.fingerprint).toBe(pair.fingerprint);
+  });
+
+  it('an RSA-PSS CryptoKey signs rsa-pss-sha512 with a 64-byte salt, which the verifier accepts only for a key registered for it', async () => {
+    const key = await subtle.importKey('pkcs8', Buffer.from(signer.pkcs8Base64, 'base64'), WEBCRYPTO_ALGORITHMS['rsa-pss-sha512'].importAs, false, ['sign']);
+    const { headers } = await signRequestWebCrypto({ method: 'GET', url: 'https://api.example.com/', keyId: 'c_1', privateKey: key, created: 1_800_000_000, subtle });
+    const request = { method: 'GET', targetUri: 'https://api.example.com/', headers: { ...headers } };
+    const policy = defaultVerifyPolicy({ nowS: () => 1_800_000_000 });
+    await expect(verifyRequest(request, policy, () => [{ fingerprint: signer.fingerprint, key: signer.publicKey, algorithm: 'rsa-pss-sha512' }])).resolves.toBeDefined();
+    await expect(verifyRequest(request, policy, () => [{ fingerprint: signer.fingerprint, key: signer.publicKey }])).rejects.toMatchObject({ code: 'algorithm_mismatch' });
+  });
 });

@@ -1,9 +1,10 @@
-import { constants, createPrivateKey, createPublicKey, verify as cryptoVerify } from 'node:crypto';
+import { constants, createPrivateKey, createPublicKey, generateKeyPairSync, verify as cryptoVerify } from 'node:crypto';
 import fc from 'fast-check';
 import { httpbis, createSigner, createVerifier } from 'http-message-signatures';
 import { checkContentDigest } from '../../lambda/core/content-digest';
 import { signRequest } from '../../lambda/core/sign';
-import { verifyRequest } from '../../lambda/core/verify';
+import { importPublicKey } from '../../lambda/core/keys';
+import { defaultVerifyPolicy, verifyRequest } from '../../lambda/core/verify';
 import { TEST_KEY_ECC_P256_PRIVATE_PEM, TEST_KEY_RSA_PRIVATE_PEM, TEST_KEY_RSA_PUBLIC_PEM } from '../fixtures/rfc9421';
 import { NOW_S, TestKeys, errorOf, imfDate, independentBase, policyAt, rsaKeys, sha256B64, verificationKey } from './helpers';
 
@@ -88,9 +89,24 @@ describe('signRequest: refusals', () => {
     expect(errorOf(() => signRequest({ ...base, keyId })).code).toBe('invalid_request');
   });
 
-  it('refuses a public key or a non-RSA key with invalid_private_key', () => {
+  it('refuses a public key with invalid_private_key, a key no algorithm fits with unsupported_key_type, and an algorithm of another key type', () => {
     expect(errorOf(() => signRequest({ ...base, privateKey: alice.publicKey })).code).toBe('invalid_private_key');
-    expect(errorOf(() => signRequest({ ...base, privateKey: createPrivateKey(TEST_KEY_ECC_P256_PRIVATE_PEM) })).code).toBe('invalid_private_key');
+    expect(errorOf(() => signRequest({ ...base, privateKey: generateKeyPairSync('ed448').privateKey })).code).toBe('unsupported_key_type');
+    expect(errorOf(() => signRequest({ ...base, privateKey: createPrivateKey(TEST_KEY_ECC_P256_PRIVATE_PEM), algorithm: 'ed25519' })).code).toBe('unsupported_key_type');
+  });
+
+  it.each([
+    ['ecdsa-p256-sha256', () => createPrivateKey(TEST_KEY_ECC_P256_PRIVATE_PEM), undefined],
+    ['ed25519', () => generateKeyPairSync('ed25519').privateKey, undefined],
+    ['ecdsa-p384-sha384', () => generateKeyPairSync('ec', { namedCurve: 'P-384' }).privateKey, undefined],
+    ['rsa-pss-sha512', () => alice.privateKey, 'rsa-pss-sha512' as const],
+  ])('signs with %s, sends it as alg, and the verifier accepts it with the key registered for it', async (alg, privateKeyOf, declared) => {
+    const privateKey = privateKeyOf();
+    const { headers } = signRequest({ ...base, privateKey, algorithm: declared });
+    expect(headers['signature-input']).toContain(`alg="${alg}"`);
+    const info = importPublicKey(createPublicKey(privateKey).export({ type: 'spki', format: 'pem' }) as string, declared);
+    const request = { method: base.method, targetUri: base.url, headers: { ...headers } };
+    await expect(verifyRequest(request, defaultVerifyPolicy({ nowS: () => base.created }), () => [{ fingerprint: info.fingerprint, key: info.key, algorithm: info.algorithm }])).resolves.toMatchObject({ fingerprint: info.fingerprint });
   });
 
   it('error messages never contain key material', () => {

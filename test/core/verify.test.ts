@@ -152,9 +152,10 @@ describe('RFC 9421 §4.3 proxy_sig (rsa-v1_5-sha256, test-key-rsa) through verif
     expect(await rejection(request, policyAt(PROXY_SIG_CREATED), rfcKeys)).toBe('signature_label_missing');
   });
 
-  it('the client\'s sig1 (ecdsa, no alg parameter) is refused with unsupported_algorithm', async () => {
-    const policy = policyAt(PROXY_SIG_CREATED, { label: 'sig1', allowLegacy: true, requiredComponents: ['@method'], requireSha256Digest: false });
-    expect(await rejection(request, policy, rfcKeys)).toBe('unsupported_algorithm');
+  it('the client\'s sig1 (ecdsa-p256-sha256, no alg parameter) checked with the RSA key is signature_mismatch, saying the lengths differ', async () => {
+    const policy = policyAt(PROXY_SIG_CREATED, { label: 'sig1', allowLegacy: true, requiredComponents: ['@method'], requireSha256Digest: false, requireAlg: false });
+    expect(await rejection(request, policy, rfcKeys)).toBe('signature_mismatch');
+    await expect(verifyRequest(request, policy, rfcKeys)).rejects.toThrow(/64 bytes; the registered key makes 256-byte/);
   });
 });
 
@@ -380,9 +381,22 @@ describe('verifyRequest: every reason code', () => {
   });
 
   describe('unsupported_algorithm', () => {
-    it.each([['hmac-sha256'], ['none'], ['rsa-pss-sha512'], ['ecdsa-p256-sha256'], ['ed25519'], ['RSA-V1_5-SHA256'], ['rsa-v1_5-sha256 '], ['']])('alg %j', async (alg) => {
+    it.each([['hmac-sha256'], ['none'], ['RSA-V1_5-SHA256'], ['rsa-v1_5-sha256 '], [''], ['ecdsa-p521-sha512']])('alg %j', async (alg) => {
       const req = signCustom({ method: 'GET', targetUri: 'https://a.example/', headers: { date: imfDate(NOW_S) } }, { components: ['@method', '@target-uri', 'date'], params: `;created=${NOW_S};keyid="client-1";alg="${alg}"` }, alice.privateKey);
       expect(await rejection(req)).toBe('unsupported_algorithm');
+    });
+
+    it('hmac-sha256 is refused saying why: the registry holds no shared secrets', async () => {
+      const req = signCustom({ method: 'GET', targetUri: 'https://a.example/', headers: { date: imfDate(NOW_S) } }, { components: ['@method', '@target-uri', 'date'], params: `;created=${NOW_S};keyid="client-1";alg="hmac-sha256"` }, alice.privateKey);
+      await expect(verifyRequest(req, policyAt(), aliceKeys)).rejects.toThrow(/shared.*only public keys/);
+    });
+  });
+
+  describe('algorithm_mismatch', () => {
+    it.each([['rsa-pss-sha512'], ['ecdsa-p256-sha256'], ['ecdsa-p384-sha384'], ['ed25519']])('alg %j, while the client\'s key is rsa-v1_5-sha256', async (alg) => {
+      const req = signCustom({ method: 'GET', targetUri: 'https://a.example/', headers: { date: imfDate(NOW_S) } }, { components: ['@method', '@target-uri', 'date'], params: `;created=${NOW_S};keyid="client-1";alg="${alg}"` }, alice.privateKey);
+      expect(await rejection(req)).toBe('algorithm_mismatch');
+      await expect(verifyRequest(req, policyAt(), aliceKeys)).rejects.toThrow(/registered key is rsa-v1_5-sha256/);
     });
 
     it('alg missing, while the policy requires it', async () => {
@@ -756,7 +770,7 @@ describe('tampering is rejected with the right reason (property)', () => {
 
   const parameterChanges: [string, (input: string) => string, SignetErrorCode][] = [
     ['keyid changed', (s) => s.replace('keyid="client-1"', 'keyid="client-2"'), 'signature_mismatch'],
-    ['alg changed', (s) => s.replace('alg="rsa-v1_5-sha256"', 'alg="rsa-pss-sha512"'), 'unsupported_algorithm'],
+    ['alg changed', (s) => s.replace('alg="rsa-v1_5-sha256"', 'alg="rsa-pss-sha512"'), 'algorithm_mismatch'],
     ['alg removed', (s) => s.replace(';alg="rsa-v1_5-sha256"', ''), 'unsupported_algorithm'],
     ['keyid removed', (s) => s.replace(';keyid="client-1"', ''), 'missing_keyid'],
     ['created removed', (s) => s.replace(/;created=\d+/, ''), 'missing_created'],
@@ -816,6 +830,7 @@ describe('coverage of reason codes', () => {
       'malformed_signature',
       'signature_label_missing',
       'unsupported_algorithm',
+      'algorithm_mismatch',
       'missing_keyid',
       'missing_created',
       'expired',

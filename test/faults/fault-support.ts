@@ -25,7 +25,8 @@ export interface TestClock {
 /** The runtime the handler would build for `tableName`, on `client`, at `clock`. */
 export function runtimeOn(tableName: string, endpoint: string, client: DynamoDBClient, clock: TestClock): AuthorizerRuntime {
   const config = loadConfig(
-    authorizerEnv(tableName, endpoint, { [ENV.clientCacheTtlMs]: String(TTL_MS), [ENV.staleIfErrorMs]: String(STALE_MS), [ENV.recordAuthFailures]: 'false' }),
+    // No failure records and no last-use writes: the tests count the registry's reads.
+    authorizerEnv(tableName, endpoint, { [ENV.clientCacheTtlMs]: String(TTL_MS), [ENV.staleIfErrorMs]: String(STALE_MS), [ENV.recordAuthFailures]: 'false', [ENV.lastUsedRecordIntervalMs]: '0' }),
   );
   return new AuthorizerRuntime({
     config,

@@ -52,7 +52,7 @@ function corpus(): Record<string, string> {
     'public: bare base64 PKCS#1': der(rsa.publicKey, 'pkcs1'),
     'public: JWK (no d)': JSON.stringify(rsa.publicKey.export({ format: 'jwk' })),
     'public: 4096-bit': (generateKeyPairSync('rsa', { modulusLength: 4096 }).publicKey.export({ type: 'spki', format: 'pem' }) as string),
-    'bad: EC public': bad.ecKey,
+    'bad: EC P-521 public': bad.unsupportedKey,
     'bad: Ed25519 public PEM': ed.publicKey.export({ type: 'spki', format: 'pem' }) as string,
     'bad: RSA-PSS public PEM': pss.publicKey.export({ type: 'spki', format: 'pem' }) as string,
     'bad: RSA 1024': bad.rsa1024,

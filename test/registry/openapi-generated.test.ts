@@ -30,5 +30,5 @@ test("the registry accepts exactly the fields each request's schema lists, and r
     expect(() => parse({ surplus: 1 })).toThrow(`Unknown field(s): "surplus". This route accepts: ${allowed.join(', ')}.`);
     if (required.length > 0) expect(() => parse({})).toThrow(`Missing field(s): ${required.join(', ')}.`);
   }
-  expect(bodyFields(contract.CreateClientRequest)).toEqual({ allowed: ['name', 'networkWhitelist', 'publicKey', 'roles', 'accountId'], required: ['name', 'networkWhitelist', 'publicKey', 'roles'] });
+  expect(bodyFields(contract.CreateClientRequest)).toEqual({ allowed: ['name', 'networkWhitelist', 'publicKey', 'algorithm', 'roles', 'profile', 'accountId'], required: ['name', 'networkWhitelist', 'publicKey', 'roles'] });
 });

@@ -261,7 +261,7 @@ describe('GET /registry/clients', () => {
     expect(seen.size).toBeGreaterThanOrEqual(10);
     expect(pages).toBeGreaterThan(3);
 
-    for (const query of ['limit=0', 'limit=101', 'limit=ten', 'cursor=!!', 'cursor=eyJ4IjoxfQ', 'sort=name']) {
+    for (const query of ['limit=0', 'limit=101', 'limit=ten', 'cursor=!!', 'cursor=eyJ4IjoxfQ', 'sort=size', 'owner=me']) {
       expectError(await call({ method: 'GET', path: '/registry/clients', query }), 400, 'invalid_request');
     }
   });
@@ -395,7 +395,7 @@ describe('bad input: each a 4xx with a stable code and a sentence', () => {
 
   const bad = unacceptablePublicKeys();
   test.each([
-    ['an EC key', 'unsupported_key_type', bad.ecKey],
+    ['an EC P-521 key', 'unsupported_key_type', bad.unsupportedKey],
     ['a 1024-bit RSA key', 'key_too_small', bad.rsa1024],
     ['garbage', 'invalid_public_key', bad.garbage],
     ['a truncated PEM', 'invalid_public_key', bad.truncatedPem],

@@ -45,12 +45,12 @@ export function privateKeyForms(key: PrivateKeyInfo): Record<string, string> {
 }
 
 /** Public keys Signet must refuse, by reason. */
-export function unacceptablePublicKeys(): { ecKey: string; rsa1024: string; garbage: string; truncatedPem: string } {
-  const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+export function unacceptablePublicKeys(): { unsupportedKey: string; rsa1024: string; garbage: string; truncatedPem: string } {
+  const p521 = generateKeyPairSync('ec', { namedCurve: 'P-521' });
   const small = generateKeyPairSync('rsa', { modulusLength: 1024 });
   const good = spkiPem(testKey(0));
   return {
-    ecKey: ec.publicKey.export({ type: 'spki', format: 'pem' }) as string,
+    unsupportedKey: p521.publicKey.export({ type: 'spki', format: 'pem' }) as string,
     rsa1024: small.publicKey.export({ type: 'spki', format: 'pem' }) as string,
     garbage: 'ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQ this is not a PEM key',
     truncatedPem: good.slice(0, Math.floor(good.length / 2)) + '\n-----END PUBLIC KEY-----\n',

@@ -130,6 +130,7 @@ export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string,
                         {
                           "fingerprint": "8eX42bFnyGjnP5XDewS5Ofldp9e--Hjg5QLWyPCPStg",
                           "publicKey": "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAhhdHwwRbyU45ySuN4/JJ\nP+TxW+KLT2qLBhMe/bXy/8StLkBR2WUFDvBUoXiyfTHVHelAx8quhu1sNjY0/4Oo\nhOnWhNbi9JY8KQQmTxiUKfg/JUvT6nS37LYgt9sdjx9GmBzobULGtUu7dPNMDu2y\ncVrjpN830oSYu1zdN0UjPuYiLy39/xbbz29nVLQSa+C4obxNs/zlqlHFP5m0+CZr\nCZn9NaRjL23TYv5tUvAjz8l/ffQczL7riXjJjaWN9sMIVDiNga9I4F+JV6FtvyOL\nuxObG+jTsVg8kmVIuhiMf9HAijxgdOQ29jGv/erTYBpQYUbmCLv8jeK6lKZrFTG/\nCwIDAQAB\n-----END PUBLIC KEY-----\n",
+                          "algorithm": "rsa-v1_5-sha256",
                           "addedAt": "2026-01-05T09:30:00.000Z",
                           "active": true
                         }
@@ -183,6 +184,7 @@ export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string,
                         {
                           "fingerprint": "8eX42bFnyGjnP5XDewS5Ofldp9e--Hjg5QLWyPCPStg",
                           "publicKey": "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAhhdHwwRbyU45ySuN4/JJ\nP+TxW+KLT2qLBhMe/bXy/8StLkBR2WUFDvBUoXiyfTHVHelAx8quhu1sNjY0/4Oo\nhOnWhNbi9JY8KQQmTxiUKfg/JUvT6nS37LYgt9sdjx9GmBzobULGtUu7dPNMDu2y\ncVrjpN830oSYu1zdN0UjPuYiLy39/xbbz29nVLQSa+C4obxNs/zlqlHFP5m0+CZr\nCZn9NaRjL23TYv5tUvAjz8l/ffQczL7riXjJjaWN9sMIVDiNga9I4F+JV6FtvyOL\nuxObG+jTsVg8kmVIuhiMf9HAijxgdOQ29jGv/erTYBpQYUbmCLv8jeK6lKZrFTG/\nCwIDAQAB\n-----END PUBLIC KEY-----\n",
+                          "algorithm": "rsa-v1_5-sha256",
                           "addedAt": "2026-01-05T09:30:00.000Z",
                           "active": true
                         }
@@ -229,7 +231,7 @@ export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string,
           "clients"
         ],
         "summary": "List clients (paginated), or find the client holding a key (seed procedure 3).",
-        "description": "Without filters: clients in creation order, `limit` per page; pass `nextCursor` back as `cursor` for the next page (absent on the last page). With `publicKey` or `fingerprint`: the client holding that key, as a list of zero or one client. Prefer `fingerprint`; a `publicKey` must be percent-encoded (an unescaped `+` is read back as `+`). Lists one account's clients, one Query per page: `account` (operators: any account, default `acct_default`; account admins: their own only, another answers 404). A key held outside the caller's account (or outside `account` when given) is not found (`clients: []`).",
+        "description": "Lists one account's clients: `account` (operators: any account, default `acct_default`; account admins: their own only, another answers 404). Every client carries `lastUsedAt` (when it last got a request through: the latest of its keys', recorded by the authorizer at most once per key per `SIGNET_LAST_USED_RECORD_INTERVAL_MS`, default 15 min, per instance), and each key its own; both are absent when no use is recorded.\n\nWithout search parameters: clients in creation order, `limit` per page (one Query on the list index per page, and one BatchGetItem for the page's keys' last use); pass `nextCursor` back as `cursor` for the next page (absent on the last page).\n\nWith any of `q`, `status`, `role`, `sort`, `order` (a search): the registry matches and orders the account's clients itself and pages them with a keyset cursor, so pages neither repeat nor skip clients; `total` says how many match. A search reads the whole account, at most 5,000 clients (more: 400 `too_many_clients`). A `cursor` only continues the query it came from: with any other `q`, `status`, `role`, `sort`, `order` or `account` it is refused (400 `invalid_request`); `limit` may change between pages. An empty parameter (`q=`) counts as not given.\n\nWith `publicKey` or `fingerprint`: the client holding that key, as a list of zero or one client (not combinable with a search). Prefer `fingerprint`; a `publicKey` must be percent-encoded (an unescaped `+` is read back as `+`). A key held outside the caller's account (or outside `account` when given) is not found (`clients: []`).",
         "parameters": [
           {
             "name": "limit",
@@ -276,6 +278,66 @@ export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string,
               "$ref": "#/components/schemas/AccountId"
             },
             "description": "The account whose clients to list or search."
+          },
+          {
+            "name": "q",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string",
+              "maxLength": 200
+            },
+            "description": "Search text: matches a client whose name contains it (any case), or whose clientId or one of whose key fingerprints starts with it (as written; at least 4 characters)."
+          },
+          {
+            "name": "status",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string",
+              "enum": [
+                "active",
+                "disabled"
+              ]
+            },
+            "description": "Only clients with this status."
+          },
+          {
+            "name": "role",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string",
+              "maxLength": 200
+            },
+            "description": "Only clients holding this role (exact name)."
+          },
+          {
+            "name": "sort",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string",
+              "enum": [
+                "name",
+                "createdAt",
+                "lastUsedAt"
+              ]
+            },
+            "description": "Order of a search, then by clientId: `name` (any case), `createdAt`, `lastUsedAt` (a client never used counts as the oldest use). Without it, a search is in creation order, oldest first, like the plain listing."
+          },
+          {
+            "name": "order",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string",
+              "enum": [
+                "asc",
+                "desc"
+              ]
+            },
+            "description": "Direction of `sort`. Default: `asc` for `name`, `desc` (newest first) for `createdAt` and `lastUsedAt`; `asc` without `sort`."
           }
         ],
         "responses": {
@@ -306,6 +368,7 @@ export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string,
                             {
                               "fingerprint": "8eX42bFnyGjnP5XDewS5Ofldp9e--Hjg5QLWyPCPStg",
                               "publicKey": "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAhhdHwwRbyU45ySuN4/JJ\nP+TxW+KLT2qLBhMe/bXy/8StLkBR2WUFDvBUoXiyfTHVHelAx8quhu1sNjY0/4Oo\nhOnWhNbi9JY8KQQmTxiUKfg/JUvT6nS37LYgt9sdjx9GmBzobULGtUu7dPNMDu2y\ncVrjpN830oSYu1zdN0UjPuYiLy39/xbbz29nVLQSa+C4obxNs/zlqlHFP5m0+CZr\nCZn9NaRjL23TYv5tUvAjz8l/ffQczL7riXjJjaWN9sMIVDiNga9I4F+JV6FtvyOL\nuxObG+jTsVg8kmVIuhiMf9HAijxgdOQ29jGv/erTYBpQYUbmCLv8jeK6lKZrFTG/\nCwIDAQAB\n-----END PUBLIC KEY-----\n",
+                              "algorithm": "rsa-v1_5-sha256",
                               "addedAt": "2026-01-05T09:30:00.000Z",
                               "active": true
                             }
@@ -316,6 +379,41 @@ export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string,
                         }
                       ],
                       "nextCursor": "eyJwayI6IkNMSUVOVCNjX1cxdFZaNmhxMGZKM241eTdiWGsyQWcifQ"
+                    }
+                  },
+                  "search": {
+                    "summary": "q=acme&status=active&sort=lastUsedAt",
+                    "value": {
+                      "clients": [
+                        {
+                          "clientId": "c_W1tVZ6hq0fJ3n5y7bXk2Ag",
+                          "accountId": "acct_default",
+                          "name": "Acme payments",
+                          "status": "active",
+                          "networkWhitelist": [
+                            "203.0.113.7"
+                          ],
+                          "roles": [
+                            "orders:read"
+                          ],
+                          "keys": [
+                            {
+                              "fingerprint": "8eX42bFnyGjnP5XDewS5Ofldp9e--Hjg5QLWyPCPStg",
+                              "publicKey": "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAhhdHwwRbyU45ySuN4/JJ\nP+TxW+KLT2qLBhMe/bXy/8StLkBR2WUFDvBUoXiyfTHVHelAx8quhu1sNjY0/4Oo\nhOnWhNbi9JY8KQQmTxiUKfg/JUvT6nS37LYgt9sdjx9GmBzobULGtUu7dPNMDu2y\ncVrjpN830oSYu1zdN0UjPuYiLy39/xbbz29nVLQSa+C4obxNs/zlqlHFP5m0+CZr\nCZn9NaRjL23TYv5tUvAjz8l/ffQczL7riXjJjaWN9sMIVDiNga9I4F+JV6FtvyOL\nuxObG+jTsVg8kmVIuhiMf9HAijxgdOQ29jGv/erTYBpQYUbmCLv8jeK6lKZrFTG/\nCwIDAQAB\n-----END PUBLIC KEY-----\n",
+                              "algorithm": "rsa-v1_5-sha256",
+                              "addedAt": "2026-01-05T09:30:00.000Z",
+                              "active": true,
+                              "lastUsedAt": "2026-03-02T08:15:00.000Z"
+                            }
+                          ],
+                          "version": 3,
+                          "createdAt": "2026-01-05T09:30:00.000Z",
+                          "updatedAt": "2026-02-11T16:00:00.000Z",
+                          "lastUsedAt": "2026-03-02T08:15:00.000Z"
+                        }
+                      ],
+                      "nextCursor": "eyJzZWFyY2giOiJOdjNfV2V2R1RqUnJGeFFLIiwiYWZ0ZXIiOlsiMjAyNi0wMy0wMlQwODoxNTowMC4wMDBaIiwiY19XMXRWWjZocTBmSjNuNXk3YlhrMkFnIl19",
+                      "total": 7
                     }
                   },
                   "found": {
@@ -337,6 +435,7 @@ export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string,
                             {
                               "fingerprint": "8eX42bFnyGjnP5XDewS5Ofldp9e--Hjg5QLWyPCPStg",
                               "publicKey": "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAhhdHwwRbyU45ySuN4/JJ\nP+TxW+KLT2qLBhMe/bXy/8StLkBR2WUFDvBUoXiyfTHVHelAx8quhu1sNjY0/4Oo\nhOnWhNbi9JY8KQQmTxiUKfg/JUvT6nS37LYgt9sdjx9GmBzobULGtUu7dPNMDu2y\ncVrjpN830oSYu1zdN0UjPuYiLy39/xbbz29nVLQSa+C4obxNs/zlqlHFP5m0+CZr\nCZn9NaRjL23TYv5tUvAjz8l/ffQczL7riXjJjaWN9sMIVDiNga9I4F+JV6FtvyOL\nuxObG+jTsVg8kmVIuhiMf9HAijxgdOQ29jGv/erTYBpQYUbmCLv8jeK6lKZrFTG/\nCwIDAQAB\n-----END PUBLIC KEY-----\n",
+                              "algorithm": "rsa-v1_5-sha256",
                               "addedAt": "2026-01-05T09:30:00.000Z",
                               "active": true
                             }
@@ -423,6 +522,7 @@ export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string,
                         {
                           "fingerprint": "8eX42bFnyGjnP5XDewS5Ofldp9e--Hjg5QLWyPCPStg",
                           "publicKey": "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAhhdHwwRbyU45ySuN4/JJ\nP+TxW+KLT2qLBhMe/bXy/8StLkBR2WUFDvBUoXiyfTHVHelAx8quhu1sNjY0/4Oo\nhOnWhNbi9JY8KQQmTxiUKfg/JUvT6nS37LYgt9sdjx9GmBzobULGtUu7dPNMDu2y\ncVrjpN830oSYu1zdN0UjPuYiLy39/xbbz29nVLQSa+C4obxNs/zlqlHFP5m0+CZr\nCZn9NaRjL23TYv5tUvAjz8l/ffQczL7riXjJjaWN9sMIVDiNga9I4F+JV6FtvyOL\nuxObG+jTsVg8kmVIuhiMf9HAijxgdOQ29jGv/erTYBpQYUbmCLv8jeK6lKZrFTG/\nCwIDAQAB\n-----END PUBLIC KEY-----\n",
+                          "algorithm": "rsa-v1_5-sha256",
                           "addedAt": "2026-01-05T09:30:00.000Z",
                           "active": true
                         }
@@ -538,6 +638,7 @@ export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string,
                         {
                           "fingerprint": "8eX42bFnyGjnP5XDewS5Ofldp9e--Hjg5QLWyPCPStg",
                           "publicKey": "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAhhdHwwRbyU45ySuN4/JJ\nP+TxW+KLT2qLBhMe/bXy/8StLkBR2WUFDvBUoXiyfTHVHelAx8quhu1sNjY0/4Oo\nhOnWhNbi9JY8KQQmTxiUKfg/JUvT6nS37LYgt9sdjx9GmBzobULGtUu7dPNMDu2y\ncVrjpN830oSYu1zdN0UjPuYiLy39/xbbz29nVLQSa+C4obxNs/zlqlHFP5m0+CZr\nCZn9NaRjL23TYv5tUvAjz8l/ffQczL7riXjJjaWN9sMIVDiNga9I4F+JV6FtvyOL\nuxObG+jTsVg8kmVIuhiMf9HAijxgdOQ29jGv/erTYBpQYUbmCLv8jeK6lKZrFTG/\nCwIDAQAB\n-----END PUBLIC KEY-----\n",
+                          "algorithm": "rsa-v1_5-sha256",
                           "addedAt": "2026-01-05T09:30:00.000Z",
                           "active": true
                         }
@@ -669,6 +770,7 @@ export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string,
                         {
                           "fingerprint": "8eX42bFnyGjnP5XDewS5Ofldp9e--Hjg5QLWyPCPStg",
                           "publicKey": "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAhhdHwwRbyU45ySuN4/JJ\nP+TxW+KLT2qLBhMe/bXy/8StLkBR2WUFDvBUoXiyfTHVHelAx8quhu1sNjY0/4Oo\nhOnWhNbi9JY8KQQmTxiUKfg/JUvT6nS37LYgt9sdjx9GmBzobULGtUu7dPNMDu2y\ncVrjpN830oSYu1zdN0UjPuYiLy39/xbbz29nVLQSa+C4obxNs/zlqlHFP5m0+CZr\nCZn9NaRjL23TYv5tUvAjz8l/ffQczL7riXjJjaWN9sMIVDiNga9I4F+JV6FtvyOL\nuxObG+jTsVg8kmVIuhiMf9HAijxgdOQ29jGv/erTYBpQYUbmCLv8jeK6lKZrFTG/\nCwIDAQAB\n-----END PUBLIC KEY-----\n",
+                          "algorithm": "rsa-v1_5-sha256",
                           "addedAt": "2026-01-05T09:30:00.000Z",
                           "notAfter": "2026-04-06T09:30:00.000Z",
                           "active": true
@@ -676,6 +778,7 @@ export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string,
                         {
                           "fingerprint": "q1OQ8X3m7f1hC2Qm0rjqgK3i0mS7pWc6oK4y9Z1nT0A",
                           "publicKey": "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAhhdHwwRbyU45ySuN4/JJ\nP+TxW+KLT2qLBhMe/bXy/8StLkBR2WUFDvBUoXiyfTHVHelAx8quhu1sNjY0/4Oo\nhOnWhNbi9JY8KQQmTxiUKfg/JUvT6nS37LYgt9sdjx9GmBzobULGtUu7dPNMDu2y\ncVrjpN830oSYu1zdN0UjPuYiLy39/xbbz29nVLQSa+C4obxNs/zlqlHFP5m0+CZr\nCZn9NaRjL23TYv5tUvAjz8l/ffQczL7riXjJjaWN9sMIVDiNga9I4F+JV6FtvyOL\nuxObG+jTsVg8kmVIuhiMf9HAijxgdOQ29jGv/erTYBpQYUbmCLv8jeK6lKZrFTG/\nCwIDAQAB\n-----END PUBLIC KEY-----\n",
+                          "algorithm": "rsa-v1_5-sha256",
                           "addedAt": "2026-04-05T09:30:00.000Z",
                           "active": true
                         }
@@ -807,6 +910,7 @@ export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string,
                         {
                           "fingerprint": "q1OQ8X3m7f1hC2Qm0rjqgK3i0mS7pWc6oK4y9Z1nT0A",
                           "publicKey": "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAhhdHwwRbyU45ySuN4/JJ\nP+TxW+KLT2qLBhMe/bXy/8StLkBR2WUFDvBUoXiyfTHVHelAx8quhu1sNjY0/4Oo\nhOnWhNbi9JY8KQQmTxiUKfg/JUvT6nS37LYgt9sdjx9GmBzobULGtUu7dPNMDu2y\ncVrjpN830oSYu1zdN0UjPuYiLy39/xbbz29nVLQSa+C4obxNs/zlqlHFP5m0+CZr\nCZn9NaRjL23TYv5tUvAjz8l/ffQczL7riXjJjaWN9sMIVDiNga9I4F+JV6FtvyOL\nuxObG+jTsVg8kmVIuhiMf9HAijxgdOQ29jGv/erTYBpQYUbmCLv8jeK6lKZrFTG/\nCwIDAQAB\n-----END PUBLIC KEY-----\n",
+                          "algorithm": "rsa-v1_5-sha256",
                           "addedAt": "2026-04-05T09:30:00.000Z",
                           "active": true
                         }
@@ -928,6 +1032,7 @@ export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string,
                         {
                           "fingerprint": "8eX42bFnyGjnP5XDewS5Ofldp9e--Hjg5QLWyPCPStg",
                           "publicKey": "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAhhdHwwRbyU45ySuN4/JJ\nP+TxW+KLT2qLBhMe/bXy/8StLkBR2WUFDvBUoXiyfTHVHelAx8quhu1sNjY0/4Oo\nhOnWhNbi9JY8KQQmTxiUKfg/JUvT6nS37LYgt9sdjx9GmBzobULGtUu7dPNMDu2y\ncVrjpN830oSYu1zdN0UjPuYiLy39/xbbz29nVLQSa+C4obxNs/zlqlHFP5m0+CZr\nCZn9NaRjL23TYv5tUvAjz8l/ffQczL7riXjJjaWN9sMIVDiNga9I4F+JV6FtvyOL\nuxObG+jTsVg8kmVIuhiMf9HAijxgdOQ29jGv/erTYBpQYUbmCLv8jeK6lKZrFTG/\nCwIDAQAB\n-----END PUBLIC KEY-----\n",
+                          "algorithm": "rsa-v1_5-sha256",
                           "addedAt": "2026-01-05T09:30:00.000Z",
                           "active": true
                         }
@@ -1051,6 +1156,7 @@ export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string,
                         {
                           "fingerprint": "8eX42bFnyGjnP5XDewS5Ofldp9e--Hjg5QLWyPCPStg",
                           "publicKey": "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAhhdHwwRbyU45ySuN4/JJ\nP+TxW+KLT2qLBhMe/bXy/8StLkBR2WUFDvBUoXiyfTHVHelAx8quhu1sNjY0/4Oo\nhOnWhNbi9JY8KQQmTxiUKfg/JUvT6nS37LYgt9sdjx9GmBzobULGtUu7dPNMDu2y\ncVrjpN830oSYu1zdN0UjPuYiLy39/xbbz29nVLQSa+C4obxNs/zlqlHFP5m0+CZr\nCZn9NaRjL23TYv5tUvAjz8l/ffQczL7riXjJjaWN9sMIVDiNga9I4F+JV6FtvyOL\nuxObG+jTsVg8kmVIuhiMf9HAijxgdOQ29jGv/erTYBpQYUbmCLv8jeK6lKZrFTG/\nCwIDAQAB\n-----END PUBLIC KEY-----\n",
+                          "algorithm": "rsa-v1_5-sha256",
                           "addedAt": "2026-01-05T09:30:00.000Z",
                           "active": true
                         }
@@ -1974,6 +2080,13 @@ export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string,
                 "value": {
                   "error": "invalid_request",
                   "message": "Unknown field(s): \"owner\". This route accepts: name, networkWhitelist, publicKey, roles.",
+                  "requestId": "ZhNHJhhLjoEEPiw="
+                }
+              },
+              "too_many_clients": {
+                "value": {
+                  "error": "too_many_clients",
+                  "message": "This account has more than 5,000 clients, more than the registry searches, filters or sorts at once. Page through it without q, status, role, sort, order (creation order), find one client with fingerprint=, or search one account at a time with account=.",
                   "requestId": "ZhNHJhhLjoEEPiw="
                 }
               },

@@ -10,7 +10,9 @@
  */
 import * as z from 'zod/mini';
 import { AUTH_FAILURES_KEPT, AUTH_FAILURE_TTL_S, UNAUTHENTICATED_FAILURE_WINDOW_S } from '../../core/defaults';
+import { SIGNATURE_ALGORITHMS } from '../../core/algorithms';
 import { ERROR_CODES, type SignetErrorCode } from '../../core/errors';
+import { COVERAGE_PROFILES } from '../../core/profiles';
 import { ACCOUNT_ID_OR_DEFAULT } from '../../store/account-id';
 import { CLIENT_ID } from '../../store/client-id';
 import { MAX_NAME_CHARS, MAX_PUBLIC_KEY_CHARS, MAX_ROLES, MAX_WHITELIST_ENTRIES } from '../client-fields';
@@ -42,14 +44,26 @@ export const RoleList = z.strictObject({
   roles: z.array(z.string().check(z.minLength(1))).register(z.globalRegistry, {"description": "Operators: every role name the role catalogue defines, sorted. Account admins: the roles they may give (their account's ceiling), sorted."}),
 }).register(z.globalRegistry, {"id": "RoleList", "examples": [{"roles": ["demo", "registry:admin"]}]});
 
-export const PublicKeyText = z.string().check(z.minLength(1), z.maxLength(MAX_PUBLIC_KEY_CHARS)).register(z.globalRegistry, {"id": "PublicKeyText", "description": "An RSA public key of at least 2048 bits: SPKI PEM (`-----BEGIN PUBLIC KEY-----`), PKCS#1 PEM, or bare Base64 DER. Never a private key."});
+export const PublicKeyText = z.string().check(z.minLength(1), z.maxLength(MAX_PUBLIC_KEY_CHARS)).register(z.globalRegistry, {"id": "PublicKeyText", "description": "A public key: RSA (2048 bits or more, exponent 65537), Ed25519, or ECDSA P-256 / P-384, as SPKI PEM (`-----BEGIN PUBLIC KEY-----`), PKCS#1 PEM (RSA), bare Base64 DER, or the JSON text of a JWK. Never a private key."});
+
+export const PublicJwk = z.looseObject({
+  kty: z.enum(["RSA", "EC", "OKP"]),
+}).register(z.globalRegistry, {"id": "PublicJwk", "description": "A public JWK (RFC 7517): RSA (`n`, `e`), EC (`crv` P-256 or P-384, `x`, `y`) or OKP (`crv` Ed25519, `x`) — the form Web Bot Auth key directories publish. An `alg` (RS256, PS512, ES256, ES384, EdDSA) sets the key's algorithm. Never a private JWK (`d`).", "examples": [{"kty": "OKP", "crv": "Ed25519", "x": "JrQLj5P_89iXES9-vFgrIy29clF9CC_oPPsw3c5D0bs"}]});
+
+export const PublicKeyInput = z.union([PublicKeyText, PublicJwk]).register(z.globalRegistry, {"id": "PublicKeyInput", "description": "The public key, as text (PEM, Base64 DER, JWK JSON) or as a JWK object."});
+
+export const SignatureAlgorithmName = z.enum(SIGNATURE_ALGORITHMS).register(z.globalRegistry, {"id": "SignatureAlgorithm", "description": "The one RFC 9421 algorithm a key verifies: `rsa-v1_5-sha256` (RSA's default), `rsa-pss-sha512` (RSA, declared), `ecdsa-p256-sha256`, `ecdsa-p384-sha384`, `ed25519` (each the only one for its key type). A signature's `alg`, when present, must name it. `hmac-sha256` is refused: the registry holds no shared secrets."});
+
+export const CoverageProfileName = z.enum(COVERAGE_PROFILES).register(z.globalRegistry, {"id": "CoverageProfile", "description": "What the client's signatures must cover, overriding the deployment's SIGNET_PROFILE: `signet` (label `sig`, `alg`, `@method` `@target-uri` `date`) or `rfc9421` (any label; `@method` and `@target-uri`, or `@authority` `@path` (+ `@query` with a query); `alg` and `date` optional — what curl --httpsig and other RFC 9421 signers send). Both require `created` in the window and `content-digest` with a body."});
 
 export const Key = z.strictObject({
   fingerprint: Fingerprint,
   publicKey: z.string().register(z.globalRegistry, {"description": "SPKI PEM."}),
+  algorithm: SignatureAlgorithmName,
   addedAt: Instant,
   notAfter: z.optional(described(Instant, "After this instant the key no longer verifies (set on the old key by a rollover).")),
   active: z.boolean().register(z.globalRegistry, {"description": "Whether the key verifies now."}),
+  lastUsedAt: z.optional(described(Instant, "When the key last verified a request of this client, as an authorizer recorded it: at most once per key and `SIGNET_LAST_USED_RECORD_INTERVAL_MS` (default 15 min) per authorizer instance, so it may be up to that much behind. Absent when no use is recorded; a removed key takes its last use with it.")),
 }).register(z.globalRegistry, {"id": "Key"});
 
 export const AccountId = z.string().check(z.regex(ACCOUNT_ID_OR_DEFAULT)).register(z.globalRegistry, {"id": "AccountId", "description": "`acct_default` (the default account: clients created by operators without an account, and every client registered before accounts existed), or a service-generated id.", "examples": ["acct_Q2hKx8mV1tP4wR7zN0bYfA", "acct_default"]});
@@ -61,10 +75,12 @@ export const Client = z.strictObject({
   status: z.enum(["active", "disabled"]).register(z.globalRegistry, {"description": "`disabled` clients are refused by the authorizer (`client_disabled`)."}),
   networkWhitelist: NetworkWhitelist,
   roles: Roles,
+  profile: z.optional(described(CoverageProfileName, "The client's own coverage profile, when it has one; absent: the deployment's. Listings leave it out (read the client).")),
   keys: z.array(Key).check(z.minLength(1)).register(z.globalRegistry, {"description": "One or more keys; several during a rollover."}),
   version: Version,
   createdAt: Instant,
   updatedAt: Instant,
+  lastUsedAt: z.optional(described(Instant, "The latest `lastUsedAt` of the client's keys: when it last got a request through. Absent when none is recorded.")),
 }).register(z.globalRegistry, {"id": "Client"});
 
 export const CreateClientResponse = z.extend(Client, {
@@ -74,8 +90,10 @@ export const CreateClientResponse = z.extend(Client, {
 export const CreateClientRequest = z.strictObject({
   name: ClientName,
   networkWhitelist: NetworkWhitelist,
-  publicKey: PublicKeyText,
+  publicKey: PublicKeyInput,
+  algorithm: z.optional(described(SignatureAlgorithmName, "The key's algorithm; needed only for `rsa-pss-sha512` (an RSA key is `rsa-v1_5-sha256` otherwise).")),
   roles: Roles,
+  profile: z.optional(CoverageProfileName),
   accountId: z.optional(described(AccountId, "The account to create the client in. Operators: any existing account (default `acct_default`); account admins: only their own (the default), another answers 404.")),
 }).register(z.globalRegistry, {"id": "CreateClientRequest"});
 
@@ -84,11 +102,14 @@ export const UpdateClientRequest = z.strictObject({
   name: z.optional(ClientName),
   networkWhitelist: z.optional(NetworkWhitelist),
   roles: z.optional(Roles),
-  publicKey: z.optional(described(PublicKeyText, "Replaces every key of the client with this one.")),
+  publicKey: z.optional(described(PublicKeyInput, "Replaces every key of the client with this one.")),
+  algorithm: z.optional(described(SignatureAlgorithmName, "The algorithm of `publicKey` (only with it).")),
+  profile: z.optional(CoverageProfileName),
 }).register(z.globalRegistry, {"id": "UpdateClientRequest", "minProperties": 1});
 
 export const AddKeyRequest = z.strictObject({
-  publicKey: PublicKeyText,
+  publicKey: PublicKeyInput,
+  algorithm: z.optional(described(SignatureAlgorithmName, "The key's algorithm; needed only for `rsa-pss-sha512`. Each key has its own: a client may hold an RSA key and an Ed25519 key during a move from one to the other.")),
   notAfter: z.optional(Instant),
   version: z.optional(Version),
 }).register(z.globalRegistry, {"id": "AddKeyRequest"});
@@ -100,6 +121,7 @@ export const VersionRequest = z.strictObject({
 export const ClientList = z.strictObject({
   clients: z.array(Client),
   nextCursor: z.optional(Cursor),
+  total: z.optional(z.int().check(z.minimum(0)).register(z.globalRegistry, {"description": "Only when the list is searched, filtered or sorted (`q`, `status`, `role`, `sort`, `order`): how many clients of the account match, counted when the page was read (on every page)."})),
 }).register(z.globalRegistry, {"id": "ClientList"});
 
 export const AuthFailure = z.strictObject({
@@ -144,6 +166,7 @@ export const AuditEntry = z.strictObject({
   status: z.optional(FieldChange),
   networkWhitelist: z.optional(FieldChange),
   roles: z.optional(FieldChange),
+  profile: z.optional(FieldChange),
 })),
   keysAdded: z.optional(z.array(Fingerprint)),
   keysRemoved: z.optional(z.array(Fingerprint)),

@@ -1,0 +1,64 @@
+/**
+ * Coverage profiles: what a signature must cover to be accepted, chosen per deployment
+ * (`SIGNET_PROFILE`) and per client (the registry's `profile` field, which overrides it).
+ *
+ * - `signet` (the default): label `sig`, `alg` required, `@method` and `@target-uri` covered,
+ *   `date` (or `x-date`) covered unless the deployment allows the legacy form.
+ * - `rfc9421`: what any conformant RFC 9421 signer sends — any label, `@method` covered, the
+ *   target covered by `@target-uri` or by `@authority` + `@path` (+ `@query` when the request has
+ *   a query; `@scheme` is optional, the deployment knows its scheme), `alg` optional (the key
+ *   decides), `date` optional (checked when covered).
+ *
+ * In both, `created` is required within the window, `content-digest` (with sha-256) is required
+ * whenever there is a body, and the rest of the policy (windows, IP list, roles, replay) applies.
+ */
+import type { VerifyPolicy } from './verify';
+
+export const COVERAGE_PROFILES = ['signet', 'rfc9421'] as const;
+
+export type CoverageProfile = (typeof COVERAGE_PROFILES)[number];
+
+/** The profile of a deployment that names none. */
+export const DEFAULT_PROFILE: CoverageProfile = 'signet';
+
+/**
+ * The most signatures one request may declare in Signature-Input under a profile that accepts any
+ * label: the verifier reads each one's keyid (a registry lookup, cached) to find the one to check.
+ */
+export const MAX_SIGNATURES_READ = 4;
+
+export function isCoverageProfile(value: unknown): value is CoverageProfile {
+  return value === 'signet' || value === 'rfc9421';
+}
+
+/** Derived policies, per base (`signet`) policy and profile: the same object every time, so the verifier's memo of checks that passed holds. */
+const derived = new WeakMap<VerifyPolicy, Map<CoverageProfile, VerifyPolicy>>();
+
+/** The `signet` policy each derived policy was made from. */
+const baseOf = new WeakMap<VerifyPolicy, VerifyPolicy>();
+
+/**
+ * `policy` with the coverage rules of `profile`; everything else (windows, limits, clock) is the
+ * `signet` policy it was made from. The same input returns the same object.
+ */
+export function policyForProfile(policy: VerifyPolicy, profile: CoverageProfile): VerifyPolicy {
+  if (policy.profile === profile) return policy;
+  const base = baseOf.get(policy) ?? policy;
+  if (profile === base.profile) return base;
+  let byProfile = derived.get(base);
+  if (byProfile === undefined) {
+    byProfile = new Map();
+    derived.set(base, byProfile);
+  }
+  let result = byProfile.get(profile);
+  if (result === undefined) {
+    result = Object.freeze(
+      profile === 'rfc9421'
+        ? { ...base, profile, requiredComponents: ['@method'], requireAlg: false, allowLegacy: true }
+        : { ...base, profile, requiredComponents: ['@method', '@target-uri'], requireAlg: true },
+    );
+    byProfile.set(profile, result);
+    baseOf.set(result, base);
+  }
+  return result;
+}

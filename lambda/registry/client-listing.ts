@@ -1,0 +1,98 @@
+/**
+ * `GET /registry/clients`, in its three forms, always inside one account the caller may see
+ * (`?account=`; operators default to the default account, account admins only ever see their own):
+ *
+ * - **find** (`publicKey` or `fingerprint`): the holder of one key, as a list of zero or one;
+ * - **plain** (no search parameter): the account's clients in creation order, one Query on the
+ *   list index per page plus one BatchGetItem for the page's keys' last use (more only past 100 keys);
+ * - **search** (`q`, `status`, `role`, `sort`, `order`; ./client-search-query.ts): the account's
+ *   clients read whole (at most MAX_SEARCHED_CLIENTS, else 400 `too_many_clients`), matched and
+ *   ordered by the registry (./client-search.ts), paged with a keyset cursor, with `total`.
+ *
+ * Every client listed carries its `lastUsedAt` and its keys' (./views.ts).
+ */
+import { SignetError, fail } from '../core/errors';
+import type { ClientRecord } from '../store/client-record';
+import { DEFAULT_PAGE_SIZE } from '../store/dynamo-table';
+import { type CallerScope, canSeeClient, targetAccount } from './caller-scope';
+import { type ClientSearch, SEARCH_PARAMETERS, parseClientSearch } from './client-search-query';
+import { MAX_SEARCHED_CLIENTS, checkSearchCursor, matchesSearch, searchPage } from './client-search';
+import type { RegistryStore } from './registry-store';
+import { onlyQueryParameters, parseAccountId, parseFingerprint, parseLimit, parseQueryPublicKey } from './validation';
+import type { ClientListView } from './view-types';
+import { clientView, latest } from './views';
+
+export interface ClientListingDeps {
+  readonly store: RegistryStore;
+  readonly nowMs: number;
+  /** Answers 404 `not_found` for an account that does not exist. */
+  readonly requireAccount: (accountId: string) => Promise<unknown>;
+  /** The most clients of one account a search reads. @default MAX_SEARCHED_CLIENTS */
+  readonly maxSearchedClients?: number;
+}
+
+/** The answer to `GET /registry/clients` with `query`, for `scope`. */
+export async function listClients(deps: ClientListingDeps, scope: CallerScope, query: Readonly<Record<string, string>>): Promise<ClientListView> {
+  onlyQueryParameters(query, ['limit', 'cursor', 'publicKey', 'fingerprint', 'account', ...SEARCH_PARAMETERS]);
+  const limit = parseLimit(query.limit);
+  const requested = query.account !== undefined ? parseAccountId(query.account, 'account') : undefined;
+  const accountId = targetAccount(scope, requested);
+  const search = parseClientSearch(query);
+  if (query.publicKey !== undefined || query.fingerprint !== undefined) {
+    if (search !== undefined) {
+      fail('invalid_request', `publicKey and fingerprint find the holder of one key; they cannot be combined with ${SEARCH_PARAMETERS.join(', ')} (q finds a client by the start of a key fingerprint too).`);
+    }
+    return findHolder(deps, scope, query, requested === undefined ? undefined : accountId);
+  }
+  // An operator naming an unknown account is told so (once, on the first page).
+  if (scope.kind === 'operator' && requested !== undefined && query.cursor === undefined) await deps.requireAccount(accountId);
+  if (search === undefined) {
+    const page = await deps.store.listClients(query.cursor, limit, accountId);
+    return { clients: await views(deps, page.items), ...next(page.nextCursor) };
+  }
+  return searchClients(deps, accountId, search, query.cursor, limit ?? DEFAULT_PAGE_SIZE);
+}
+
+async function findHolder(deps: ClientListingDeps, scope: CallerScope, query: Readonly<Record<string, string>>, account: string | undefined): Promise<ClientListView> {
+  if (query.publicKey !== undefined && query.fingerprint !== undefined) fail('invalid_request', 'Give either publicKey or fingerprint, not both.');
+  if (query.cursor !== undefined) fail('invalid_request', 'cursor pages the full list; it cannot be combined with publicKey or fingerprint.');
+  const fingerprint = query.fingerprint !== undefined ? parseFingerprint(query.fingerprint) : parseQueryPublicKey(query.publicKey).fingerprint;
+  const owner = await deps.store.findByFingerprint(fingerprint, { consistentRead: true });
+  const record = owner === undefined ? undefined : await deps.store.getClient(owner.clientId, { consistentRead: true });
+  const visible = record !== undefined && canSeeClient(scope, record) && (account === undefined || record.accountId === account);
+  return { clients: visible ? await views(deps, [record]) : [] };
+}
+
+async function searchClients(deps: ClientListingDeps, accountId: string, search: ClientSearch, cursor: string | undefined, limit: number): Promise<ClientListView> {
+  // A cursor of another search is refused before anything is read.
+  checkSearchCursor(search, accountId, cursor);
+  const ceiling = deps.maxSearchedClients ?? MAX_SEARCHED_CLIENTS;
+  const { records, complete } = await deps.store.accountClients(accountId, ceiling);
+  if (!complete) {
+    throw new SignetError(
+      'too_many_clients',
+      `This account has more than ${ceiling.toLocaleString('en-US')} clients, more than the registry searches, filters or sorts at once. Page through it without ${SEARCH_PARAMETERS.join(', ')} (creation order), find one client with fingerprint=, or search one account at a time with account=.`,
+    );
+  }
+  const matches = records.filter((record) => matchesSearch(record, search));
+  // Sorting by last use needs every match's; otherwise only the page's are read.
+  const allUse = search.sort === 'lastUsedAt' ? await deps.store.keyLastUse(matches) : undefined;
+  const page = searchPage(
+    { matches, lastUsedAt: (record) => latest(record.keys.map((key) => allUse?.get(key.fingerprint))) },
+    search,
+    accountId,
+    cursor,
+    limit,
+  );
+  return { clients: await views(deps, page.items, allUse), ...next(page.nextCursor), total: matches.length };
+}
+
+async function views(deps: ClientListingDeps, records: readonly ClientRecord[], known?: ReadonlyMap<string, string>): Promise<ClientListView['clients']> {
+  if (records.length === 0) return [];
+  const lastUse = known ?? (await deps.store.keyLastUse(records));
+  return records.map((record) => clientView(record, deps.nowMs, lastUse));
+}
+
+function next(cursor: string | undefined): { nextCursor?: string } {
+  return cursor === undefined ? {} : { nextCursor: cursor };
+}
