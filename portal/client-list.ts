@@ -27,9 +27,6 @@ const COLUMNS = 8;
 let listing = 0;
 let searchTimer: number | undefined;
 
-/** A client as listed, with the field later registries add, when present. */
-type Listed = ClientView & { readonly lastUsedAt?: string };
-
 /** Whether anything narrows the list (search or filters). */
 function filtered(query: ListQuery = state.query) {
   return query.q.trim() !== '' || query.status !== '' || query.role !== '';
@@ -75,7 +72,7 @@ export function renderClients() {
   const rows = $('client-rows');
   const now = Date.now();
   rows.replaceChildren();
-  for (const client of state.clients as Listed[]) {
+  for (const client of state.clients) {
     rows.append(...clientRows(client, now));
   }
   renderSortHeaders();
@@ -84,7 +81,7 @@ export function renderClients() {
   $('load-more').hidden = state.nextCursor === undefined;
 }
 
-function clientRows(client: Listed, now: number): HTMLElement[] {
+function clientRows(client: ClientView, now: number): HTMLElement[] {
   const summary = keySummary(client, now);
   const detailsId = `details-${client.clientId}`;
   const isOpen = state.open.has(client.clientId);
@@ -248,25 +245,31 @@ export function renderRoleFilter() {
   select.value = state.roles.includes(current) ? current : '';
 }
 
-/** Sorting by a column: a new column starts with names A→Z and dates newest first; the same column turns the order round. */
+/**
+ * The order the list is in: the one chosen, or the registry's own (creation order, oldest first)
+ * while none is.
+ */
+function effectiveOrder(): { sort: Exclude<ListQuery['sort'], ''>; order: ListQuery['order'] } {
+  return state.query.sort === '' ? { sort: 'createdAt', order: 'asc' } : { sort: state.query.sort, order: state.query.order };
+}
+
+/** Sorting by a column: a new column starts with names A→Z and dates newest first (the registry's defaults); the same column turns the order round. */
 function onSort(column: Exclude<ListQuery['sort'], ''>) {
-  const query = state.query;
-  if (query.sort === column) query.order = query.order === 'asc' ? 'desc' : 'asc';
-  else {
-    query.sort = column;
-    query.order = column === 'name' ? 'asc' : 'desc';
-  }
+  const current = effectiveOrder();
+  state.query.sort = column;
+  state.query.order = current.sort === column ? (current.order === 'asc' ? 'desc' : 'asc') : column === 'name' ? 'asc' : 'desc';
   void loadClients(false).then(() => document.querySelector<HTMLElement>(`button[data-sort="${column}"]`)?.focus());
 }
 
 function renderSortHeaders() {
+  const current = effectiveOrder();
   for (const header of Array.from(document.querySelectorAll<HTMLElement>('#client-table th[data-sort-column]'))) {
     const column = header.dataset.sortColumn;
-    const sorted = state.query.sort === column;
-    if (sorted) header.setAttribute('aria-sort', state.query.order === 'asc' ? 'ascending' : 'descending');
+    const sorted = current.sort === column;
+    if (sorted) header.setAttribute('aria-sort', current.order === 'asc' ? 'ascending' : 'descending');
     else header.removeAttribute('aria-sort');
     const arrow = header.querySelector('.sort-arrow');
-    if (arrow) arrow.textContent = sorted ? (state.query.order === 'asc' ? '▲' : '▼') : '';
+    if (arrow) arrow.textContent = sorted ? (current.order === 'asc' ? '▲' : '▼') : '';
   }
 }
 

@@ -150,7 +150,7 @@ async function removeKey(client: ClientView, fingerprint: string, opener: HTMLEl
   if (!registry || !key) return;
   const short = shortFingerprint(fingerprint);
   const others = client.keys.filter((k) => k.fingerprint !== fingerprint);
-  const used = lastUsedText(key as { lastUsedAt?: string }, formatInstant);
+  const used = lastUsedText(key, formatInstant);
   const text =
     `Requests signed with the key ${fingerprint} (added ${formatDay(key.addedAt)}, last used ${used}) will be refused (signature_mismatch) ${whenItApplies()}. ` +
     `${client.name} keeps ${others.length === 1 ? 'its other key' : `its ${others.length} other keys`} (${others.map((k) => shortFingerprint(k.fingerprint)).join(', ')}). ` +

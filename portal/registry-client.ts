@@ -96,7 +96,11 @@ export function createRegistryClient(options: RegistryClientOptions) {
    */
   async function request<Answer>(method: string, path: string, call: CallOptions = {}): Promise<Answer> {
     const url = new URL(path, options.apiBase);
-    for (const [name, value] of Object.entries(call.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
+    // Percent-encoded (a space as %20, never '+', which a gateway may keep as a plus sign).
+    url.search = Object.entries(call.query ?? {})
+      .filter(([, value]) => value !== undefined)
+      .map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(String(value))}`)
+      .join('&');
     const body = call.body === undefined ? undefined : JSON.stringify(call.body);
     const send = async () => {
       const { headers } = await signRequest({

@@ -10,13 +10,13 @@ import { DEFAULT_ROTATION_DAYS, isKeyDue, keyAgeDays, removalLeavesNoActiveKey }
 /** Keys older than this many days are flagged for rotation (the rotation interval). */
 export const ROTATION_DAYS = DEFAULT_ROTATION_DAYS;
 
-/** A key as the registry lists it (KeyView), with the fields later registries add, when present. */
+/** What the page reads of a key the registry lists (KeyView). */
 interface ListedKey {
   readonly fingerprint: string;
   readonly addedAt: string;
   readonly active: boolean;
   readonly notAfter?: string;
-  /** The signature algorithm, when the registry says (e.g. `ed25519`); RSA otherwise. */
+  /** The signature algorithm the key verifies (e.g. `ed25519`); a registry that does not say lists RSA keys only. */
   readonly algorithm?: string;
   /** When a request this key signed was last accepted (ISO-8601); absent: never. */
   readonly lastUsedAt?: string;

@@ -8,11 +8,16 @@
  * - keys older than the rotation interval are flagged in the list and the details: exactly the
  *   keys `GET /registry/keys/expiring` (`signet keys expiring`) lists; a rollover clears the flag;
  * - every change ends with a toast: dismissable, hiding by itself unless read;
- * - the list pages (25 at a time, "Load more"), never fetching every client up front.
+ * - the list pages (25 at a time, "Load more"), never fetching every client up front;
+ * - search (name, clientId or key fingerprint), the status and role filters, and sorting by name,
+ *   creation and last use go to the registry (q, status, role, sort, order) and show its answer,
+ *   with created and last used columns ("never" when no use is recorded), and an empty search
+ *   says how to get back.
  * The key "added 120 days ago" is written through the gateway's own store (DynamoDB Local) with a
  * clock 120 days back, never a mock.
  */
 import { generateRsaKeyPair, spkiPemOf } from '../../lambda/core/keys';
+import { sendSigned } from '../local/gateway-process';
 import {
   type Page,
   type PortalSession,
@@ -25,6 +30,7 @@ import {
   hasText,
   hidden,
   lastToast,
+  listedNames,
   registryCall,
   rowOf,
   signIn,
@@ -232,5 +238,102 @@ browserTest('the list shows 25 clients at a time and "Load more" fetches the nex
   expect(new URLSearchParams(listCalls[1]).get('cursor')).not.toBeNull();
   await hidden(page.getByRole('button', { name: 'Load more clients' }));
   await eventually(async () => page.locator('#list-count').innerText() as Promise<string>, (text) => expect(text).toBe(`${total} clients.`));
+  expect(session.pageErrors).toEqual([]);
+});
+
+browserTest('search, filters and sort go to the registry and show its answer; created and last used columns ("never" when unused); an empty search says how to get back', async () => {
+  // Uses: one real signed request (the authorizer records it), two recorded 3 and 40 days ago.
+  const partner = generateRsaKeyPair();
+  const used = await createClientFor(session.gateway, session.admin, { name: 'Zeta Used Today', publicKey: spkiPemOf(partner.publicKey) });
+  expect((await sendSigned({ clientId: used.clientId, privateKey: partner.key }, `${session.gateway.url}/api/echo`)).status).toBe(200);
+  const all = (await registry('/registry/clients?limit=100')).body.clients as Array<Record<string, any>>;
+  const byName = (name: string) => all.find((c) => c.name === name)!;
+  for (const [name, days] of [['Partner 03', 3], ['Partner 20', 40]] as const) {
+    expect(await storeAt(session.home, days).recordKeyUse(byName(name).clientId, byName(name).keys[0].fingerprint)).toBe(true);
+  }
+  await eventually(async () => (await registry(`/registry/clients/${used.clientId}`)).body.lastUsedAt, (at) => expect(typeof at).toBe('string'));
+  const disabled = await registry(`/registry/clients/${byName('Partner 07').clientId}/disable`, { body: {} });
+  expect(disabled.status).toBe(200);
+
+  const names = async () => (await listedNames(page)).map((n) => n.trim());
+  const lastListing = () => new URLSearchParams(listCalls[listCalls.length - 1]);
+  await page.getByRole('button', { name: 'Refresh' }).click();
+  await count(page.locator('#client-rows tr[data-client-id]'), 25);
+
+  // Search by name (any case).
+  const search = page.getByRole('searchbox', { name: 'Search' });
+  await search.fill('partner 1');
+  await search.press('Enter');
+  await eventually(names, (shown) => expect(shown).toEqual(Array.from({ length: 10 }, (_, i) => `Partner 1${i}`)));
+  expect(lastListing().get('q')).toBe('partner 1');
+  expect(lastListing().get('limit')).toBe('25');
+  await hasText(page.locator('#list-count'), 'Showing 10 of 10 matching clients.');
+  // By the start of a clientId, and of a key fingerprint.
+  await search.fill(byName('Partner 22').clientId.slice(0, 10));
+  await search.press('Enter');
+  await eventually(names, (shown) => expect(shown).toEqual(['Partner 22']));
+  await search.fill(byName('Partner 23').keys[0].fingerprint.slice(0, 12));
+  await search.press('Enter');
+  await eventually(names, (shown) => expect(shown).toEqual(['Partner 23']));
+  // Nothing matches: the page says so and how to get back.
+  await search.fill('no such partner');
+  await search.press('Enter');
+  await visible(page.locator('#empty-filtered'));
+  await hidden(page.locator('#client-table'));
+  await hasText(page.locator('#empty-filtered-title'), 'No client matches “no such partner” with these filters.');
+  await page.getByRole('button', { name: 'Clear search and filters' }).click();
+  await count(page.locator('#client-rows tr[data-client-id]'), 25);
+  await focused(search);
+  expect(lastListing().get('q')).toBeNull();
+
+  // Filters: status, role.
+  await page.getByLabel('Status', { exact: true }).selectOption('disabled');
+  await eventually(names, (shown) => expect(shown).toEqual(['Partner 07']));
+  expect(lastListing().get('status')).toBe('disabled');
+  await page.getByLabel('Status', { exact: true }).selectOption('');
+  await page.getByLabel('Role', { exact: true }).selectOption('registry:admin');
+  await eventually(names, (shown) => expect(shown).toEqual(['local admin']));
+  expect(lastListing().get('role')).toBe('registry:admin');
+  await page.getByRole('button', { name: 'Clear', exact: true }).click();
+  await count(page.locator('#client-rows tr[data-client-id]'), 25);
+
+  // Sort: by name (A→Z, then Z→A), as the registry orders it; paged with "Load more".
+  const registryOrder = async (query: string) => ((await registry(`/registry/clients?limit=100&${query}`)).body.clients as Array<{ name: string }>).map((c) => c.name);
+  const nameHeader = page.locator('#client-table th[data-sort-column="name"]');
+  expect(await page.locator('#client-table th[data-sort-column="createdAt"]').getAttribute('aria-sort')).toBe('ascending');
+  await page.getByRole('button', { name: 'Name' }).click();
+  await eventually(() => nameHeader.getAttribute('aria-sort') as Promise<string>, (v) => expect(v).toBe('ascending'));
+  const ascending = await registryOrder('sort=name&order=asc');
+  await eventually(names, (shown) => expect(shown).toEqual(ascending.slice(0, 25)));
+  expect([lastListing().get('sort'), lastListing().get('order')]).toEqual(['name', 'asc']);
+  await hasText(page.locator('#list-count'), `Showing 25 of ${ascending.length} clients.`);
+  await page.getByRole('button', { name: 'Load more clients' }).click();
+  await eventually(names, (shown) => expect(shown).toEqual(ascending));
+  await hidden(page.getByRole('button', { name: 'Load more clients' }));
+  await page.getByRole('button', { name: 'Name' }).click();
+  await eventually(() => nameHeader.getAttribute('aria-sort') as Promise<string>, (v) => expect(v).toBe('descending'));
+  await eventually(names, (shown) => expect(shown).toEqual([...ascending].reverse().slice(0, 25)));
+
+  // By creation, newest first.
+  await page.getByRole('button', { name: 'Created' }).click();
+  await eventually(names, async (shown) => expect(shown).toEqual((await registryOrder('sort=createdAt&order=desc')).slice(0, 25)));
+  expect(await rowOf(page, 'Old Partner').count()).toBe(0); // 120 days old: on a later page
+  // By last use, most recent first; never-used clients after the used ones, shown as "never".
+  await page.getByRole('button', { name: 'Last used' }).click();
+  const byUse = await registryOrder('sort=lastUsedAt&order=desc');
+  // Used today: Zeta (just now) and the admin (the calls of this test run); then 3 and 40 days ago.
+  expect(byUse.slice(0, 4)).toEqual(['Zeta Used Today', 'local admin', 'Partner 03', 'Partner 20']);
+  await eventually(names, (shown) => expect(shown).toEqual(byUse.slice(0, 25)));
+  expect([lastListing().get('sort'), lastListing().get('order')]).toEqual(['lastUsedAt', 'desc']);
+  const usedToday = (await registry(`/registry/clients/${used.clientId}`)).body.lastUsedAt as string;
+  await hasText(rowOf(page, 'Zeta Used Today').locator('td.last-used'), usedToday.slice(0, 10));
+  expect(await rowOf(page, 'Zeta Used Today').locator('td.last-used').getAttribute('title')).toBe(usedToday.replace('T', ' ').replace(/\.\d+Z$/, ' UTC'));
+  await hasText(rowOf(page, 'Partner 03').locator('td.last-used'), new Date(Date.now() - 3 * 86_400_000).toISOString().slice(0, 10));
+  const neverUsed = byUse[24]; // the last of the page: only four clients have a use
+  await hasText(rowOf(page, neverUsed).locator('td.last-used'), 'never');
+  await hasText(rowOf(page, neverUsed).locator('td.created'), byName(neverUsed).createdAt.slice(0, 10));
+  // The key's own last use, in the details.
+  await rowOf(page, 'Zeta Used Today').getByRole('button', { name: 'Details' }).click();
+  await containsText(page.locator(`#details-${used.clientId} tbody tr`), usedToday.replace('T', ' ').replace(/\.\d+Z$/, ' UTC'));
   expect(session.pageErrors).toEqual([]);
 });

@@ -234,7 +234,7 @@ browserTest('key rollover: a private key pasted as the new key is refused on the
   for (const key of [firstKey, secondKey]) {
     const line = keys.locator(`tbody tr[data-fingerprint="${key.fingerprint}"]`);
     await containsText(line, key.fingerprint);
-    await containsText(line, 'RSA');
+    await containsText(line, 'rsa-v1_5-sha256'); // the key's algorithm (KeyView.algorithm)
     await containsText(line, 'today');
     await containsText(line, 'active');
   }
