@@ -40,7 +40,7 @@ export function keyPanel(client: ClientView): HTMLElement {
     const state = line.active ? (line.notAfter ? `active until ${formatInstant(line.notAfter)}` : 'active') : `expired ${line.notAfter ? formatInstant(line.notAfter) : ''}`;
     return el('tr', { class: line.due ? 'due' : '', 'data-fingerprint': line.fingerprint }, [
       el('td', { 'data-label': 'Fingerprint' }, [el('code', {}, [line.fingerprint])]),
-      el('td', { 'data-label': 'Type' }, [line.type]),
+      el('td', { 'data-label': 'Type', class: 'key-type' }, [line.type]),
       el('td', { 'data-label': 'Added' }, [formatInstant(line.addedAt)]),
       el('td', { 'data-label': 'Age' }, [line.due ? `⚠ ${line.age} — older than ${ROTATION_DAYS} days, rotate it` : line.age]),
       el('td', { 'data-label': 'Last used' }, [lastUsedText(line, formatInstant)]),
