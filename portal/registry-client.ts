@@ -58,6 +58,22 @@ interface RegistryClientOptions {
   onWrite?: (seconds: number) => void;
 }
 
+/**
+ * GET /registry/clients: a page, of one account (an operator's `account`; by default the default
+ * account), searched (`q`: name, clientId or key fingerprint), filtered and ordered. Unset
+ * fields are not sent: the registry's defaults apply.
+ */
+interface ClientListQuery {
+  cursor?: string;
+  limit?: number;
+  account?: string;
+  q?: string;
+  status?: 'active' | 'disabled';
+  role?: string;
+  sort?: 'name' | 'createdAt' | 'lastUsedAt';
+  order?: 'asc' | 'desc';
+}
+
 interface CallOptions {
   query?: Record<string, string | number | undefined>;
   /** serialised as JSON */
@@ -80,7 +96,11 @@ export function createRegistryClient(options: RegistryClientOptions) {
    */
   async function request<Answer>(method: string, path: string, call: CallOptions = {}): Promise<Answer> {
     const url = new URL(path, options.apiBase);
-    for (const [name, value] of Object.entries(call.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
+    // Percent-encoded (a space as %20, never '+', which a gateway may keep as a plus sign).
+    url.search = Object.entries(call.query ?? {})
+      .filter(([, value]) => value !== undefined)
+      .map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(String(value))}`)
+      .join('&');
     const body = call.body === undefined ? undefined : JSON.stringify(call.body);
     const send = async () => {
       const { headers } = await signRequest({
@@ -136,19 +156,32 @@ export function createRegistryClient(options: RegistryClientOptions) {
      * account's ceiling for an account admin.
      */
     listRoles: () => request<{ roles: string[] }>('GET', 'registry/roles'),
-    /**
-     * A page of one account's clients (an account admin's own account; an operator's `account`,
-     * by default the default account).
-     */
-    listClients: (page: { cursor?: string; limit?: number; account?: string } = {}) =>
-      request<Page<'clients', ClientView>>('GET', 'registry/clients', { query: { limit: page.limit, cursor: page.cursor, account: page.account } }),
+    /** A page of clients (see {@link ClientListQuery}); `total` when the registry counts them. */
+    listClients: (page: ClientListQuery = {}) =>
+      request<Page<'clients', ClientView> & { readonly total?: number }>('GET', 'registry/clients', {
+        query: { limit: page.limit, cursor: page.cursor, account: page.account, q: page.q, status: page.status, role: page.role, sort: page.sort, order: page.order },
+      }),
     getClient: (clientId: string) => request<ClientView>('GET', `registry/clients/${id(clientId)}`),
     createClient: (body: { name: string; networkWhitelist: string[]; publicKey: string; roles: string[]; accountId?: string }) =>
       request<CreateClientAnswer>('POST', 'registry/clients', { body }),
+    /** Adds a key (rollover: both keys verify until the old one is removed). Keys past their not-after go in the same change. */
+    addKey: (clientId: string, publicKey: string, version: number) =>
+      request<ClientView>('POST', `registry/clients/${id(clientId)}/keys`, { body: { publicKey, version } }),
+    /** Removes a key; the registry refuses the client's last active key (`last_key`). */
+    removeKey: (clientId: string, fingerprint: string, version: number) =>
+      request<ClientView>('DELETE', `registry/clients/${id(clientId)}/keys/${id(fingerprint)}`, { body: { version } }),
     /** A page of accounts (operators only). */
     listAccounts: (page: { cursor?: string; limit?: number } = {}) => request<Page<'accounts', AccountView>>('GET', 'registry/accounts', { query: { limit: page.limit, cursor: page.cursor } }),
     /** An account (operators: any; account admins: their own). */
     getAccount: (accountId: string) => request<AccountView>('GET', `registry/accounts/${id(accountId)}`),
+    /** A new account (operators only). */
+    createAccount: (body: { name: string; roleCeiling: string[] }) => request<AccountView>('POST', 'registry/accounts', { body }),
+    /**
+     * An account's name and/or role ceiling (operators only).
+     * @param version the version the edit was planned from
+     */
+    updateAccount: (accountId: string, version: number, changes: { name?: string; roleCeiling?: string[] }) =>
+      request<AccountView>('PATCH', `registry/accounts/${id(accountId)}`, { body: { ...changes, version } }),
     /**
      * @param version the version the edit was planned from
      */

@@ -1,22 +1,25 @@
 /**
  * What the portal shows about a client, computed from the registry's views (ClientView, KeyView,
- * AuthFailure in docs/openapi/registry.json): key ages and the 90-day rotation flag, failure
- * lines for the troubleshooting view. Pure functions, tested under Node.
+ * AuthFailure in docs/openapi/registry.json): key ages and the 90-day rotation flag (the core's
+ * rule, lambda/core/key-age.ts, the one `signet keys expiring` answers by), failure lines for the
+ * troubleshooting view. Pure functions, tested under Node.
  */
 
-import { DEFAULT_ROTATION_DAYS } from './signet-core';
+import { DEFAULT_ROTATION_DAYS, isKeyDue, keyAgeDays, removalLeavesNoActiveKey } from './signet-core';
 
 /** Keys older than this many days are flagged for rotation (the rotation interval). */
 export const ROTATION_DAYS = DEFAULT_ROTATION_DAYS;
 
-const DAY_MS = 86_400_000;
-
-/**
- * Whole days since `addedAt`, as the registry counts them (ExpiringKey.ageDays).
- * @param addedAt ISO-8601
- */
-export function keyAgeDays(addedAt: string, nowMs: number) {
-  return Math.floor((nowMs - Date.parse(addedAt)) / DAY_MS);
+/** What the page reads of a key the registry lists (KeyView). */
+interface ListedKey {
+  readonly fingerprint: string;
+  readonly addedAt: string;
+  readonly active: boolean;
+  readonly notAfter?: string;
+  /** The signature algorithm the key verifies (e.g. `ed25519`); a registry that does not say lists RSA keys only. */
+  readonly algorithm?: string;
+  /** When a request this key signed was last accepted (ISO-8601); absent: never. */
+  readonly lastUsedAt?: string;
 }
 
 interface KeyLine {
@@ -29,29 +32,53 @@ interface KeyLine {
   due: boolean;
   active: boolean;
   notAfter: string | undefined;
+  /** the key type shown: the algorithm, or `RSA` */
+  type: string;
+  lastUsedAt: string | undefined;
+  /** false for the client's last active key: the registry refuses to remove it (`last_key`) */
+  removable: boolean;
 }
 
-export function keyLine(key: { fingerprint: string; addedAt: string; active: boolean; notAfter?: string; }, nowMs: number): KeyLine {
+/** The key type shown: the registry's algorithm when it names one, else RSA (the only type before algorithms were listed). */
+export function keyType(key: { readonly algorithm?: string }) {
+  return key.algorithm ?? 'RSA';
+}
+
+/**
+ * A key's line in the details.
+ * @param keys all the client's keys (whether this one may be removed depends on them)
+ */
+export function keyLine(key: ListedKey, nowMs: number, keys: readonly ListedKey[] = [key]): KeyLine {
   const ageDays = keyAgeDays(key.addedAt, nowMs);
   return {
     fingerprint: key.fingerprint,
     addedAt: key.addedAt,
     ageDays,
     age: ageDays <= 0 ? 'today' : ageDays === 1 ? '1 day' : `${ageDays} days`,
-    due: nowMs - Date.parse(key.addedAt) > ROTATION_DAYS * DAY_MS,
+    due: isKeyDue(key.addedAt, nowMs, ROTATION_DAYS),
     active: key.active,
     notAfter: key.notAfter,
+    type: keyType(key),
+    lastUsedAt: key.lastUsedAt,
+    removable: !removalLeavesNoActiveKey(keys, key, (k) => k.active),
   };
 }
 
 /**
  * The summary shown in the client list: how many keys, and whether one is due for rotation.
  */
-export function keySummary(client: { keys: ReadonlyArray<{ fingerprint: string; addedAt: string; active: boolean; notAfter?: string; }>; }, nowMs: number) {
-  const lines = client.keys.map((k) => keyLine(k, nowMs));
+export function keySummary(client: { readonly keys: readonly ListedKey[] }, nowMs: number) {
+  const lines = client.keys.map((k) => keyLine(k, nowMs, client.keys));
   const due = lines.filter((l) => l.due).length;
   const count = lines.length === 1 ? '1 key' : `${lines.length} keys`;
   return { lines, due, text: due === 0 ? count : `${count}, ${due} older than ${ROTATION_DAYS} days` };
+}
+
+/**
+ * "never" for a client or key no accepted request used yet, else the instant as `format` writes it.
+ */
+export function lastUsedText(item: { readonly lastUsedAt?: string }, format: (iso: string) => string) {
+  return item.lastUsedAt === undefined ? 'never' : format(item.lastUsedAt);
 }
 
 /**

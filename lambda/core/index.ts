@@ -31,4 +31,5 @@ export { EVERYONE, admitsEveryone, normaliseNetworkEntry } from './network-entri
 export { compileAllowList, normaliseCallerIp } from './ip-policy';
 export type { IpAllowList } from './ip-policy';
 export { compileRoleCatalogue, validateRoles } from './role-policy';
+export { isKeyDue, keyAgeDays, rotationCutoff } from './key-age';
 export type { CompiledRoleCatalogue, RoleCatalogue } from './role-policy';

@@ -7,6 +7,7 @@
 import { SignetError } from '../core/errors';
 import { isFingerprint } from '../core/keys';
 import { type ClientRecord, type StoredPublicKey, isKeyActive } from '../store/client-record';
+import { removalLeavesNoActiveKey } from './last-key';
 
 /** Most keys one client may hold (several only during a rollover). @default 10 */
 export const MAX_KEYS_PER_CLIENT = 10;
@@ -38,14 +39,13 @@ export function addKeyTo(keys: readonly StoredPublicKey[], added: StoredPublicKe
  */
 export function removeKeyFrom(client: Pick<ClientRecord, 'clientId' | 'keys'>, fingerprint: string, nowMs: number): StoredPublicKey[] {
   const target = keyOf(client, fingerprint);
-  const remaining = client.keys.filter((k) => k !== target);
-  if (remaining.length === 0 || (isKeyActive(target, nowMs) && !remaining.some((k) => isKeyActive(k, nowMs)))) {
+  if (removalLeavesNoActiveKey(client.keys, target, (k) => isKeyActive(k, nowMs))) {
     throw new SignetError(
       'last_key',
       "This is the client's last active key, so removing it would lock the client out. Add the new key first (POST /registry/clients/{clientId}/keys), then remove this one.",
     );
   }
-  return remaining;
+  return client.keys.filter((k) => k !== target);
 }
 
 /** The client's keys with one key's not-after set (or cleared), or undefined when nothing changes. */

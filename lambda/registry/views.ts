@@ -5,6 +5,7 @@
 import { DEFAULT_RSA_ALGORITHM } from '../core/algorithms';
 import { isKeyActive, type ClientRecord, type StoredPublicKey } from '../store/client-record';
 import { UNAUTHENTICATED_FAILURE_WINDOW_S } from '../core/defaults';
+import { keyAgeDays } from '../core/key-age';
 import { DEFAULT_ACCOUNT_ID } from '../store/account-id';
 import type { AccountAuditEntry, AccountRecord, AuditEntry, AuthFailure, KeyOwner, UnauthenticatedFailureWindow } from '../store/store-types';
 import type { AccountView, AuthFailuresView, ClientView, ExpiringKeyView, KeyView } from './view-types';
@@ -57,7 +58,7 @@ function keyView(key: StoredPublicKey, nowMs: number, lastUsedAt: string | undef
 }
 
 export function expiringKeyView(owner: KeyOwner, nowMs: number): ExpiringKeyView {
-  return { ...owner, ageDays: Math.floor((nowMs - Date.parse(owner.addedAt)) / 86_400_000) };
+  return { ...owner, ageDays: keyAgeDays(owner.addedAt, nowMs) };
 }
 
 

@@ -6,6 +6,7 @@
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { SignetError } from '../core/errors';
+import { rotationCutoff } from '../core/key-age';
 import { isFingerprint } from '../core/keys';
 import { DEFAULT_ACCOUNT_ID, isAccountId } from './account-id';
 import { isClientId } from './client-id';
@@ -91,7 +92,7 @@ export class DynamoClientQueries extends DynamoClientReader {
    */
   async listKeysOlderThan(days: number, cursor?: string, limit: number = DEFAULT_PAGE_SIZE): Promise<Page<KeyOwner>> {
     if (!Number.isFinite(days) || days < 0) throw new SignetError('invalid_request', 'The age in days must be a number of 0 or more.');
-    const cutoff = new Date(this.now().getTime() - days * 86_400_000).toISOString();
+    const cutoff = rotationCutoff(this.now().getTime(), days);
     const start = decodeCursor(
       cursor,
       [PARTITION_KEY, SORT_KEY, LIST_INDEX_PARTITION_KEY, LIST_INDEX_SORT_KEY],

@@ -36,6 +36,9 @@ describe('lambda/core/index.ts (the public surface)', () => {
       'normaliseNetworkEntry',
       'compileRoleCatalogue',
       'validateRoles',
+      'keyAgeDays',
+      'isKeyDue',
+      'rotationCutoff',
     ];
     for (const name of names) expect(typeof (core as Record<string, unknown>)[name]).toBe('function');
   });

@@ -7,43 +7,20 @@
  *   each account's clients listed, and a client it adds lands in the account it picked.
  * Every effect is checked through the registry API from Node as well.
  *
- * Without Chromium or playwright-core this test fails and says what to install.
+ * Without Chromium or playwright-core this test fails and says what to install
+ * (test/support/portal-browser.ts).
  */
-import { chromiumPath, missingMessage } from '../../scripts/prerequisites.cjs';
-import { testNeeding } from '../support/prerequisites';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateRsaKeyPair, spkiPemOf } from '../../lambda/core/keys';
-import { readClientDir, writeClientDir } from '../../local/client-dir';
-import { type GatewayProcess, type TestSigner, sendSigned, startGatewayProcess } from '../local/gateway-process';
+import { writeClientDir } from '../../local/client-dir';
+import type { TestSigner } from '../local/gateway-process';
+import { type Page, type PortalSession, browserTest, containsText, eventually, hidden, registryCall, signIn as signInAt, startPortalSession, visible } from '../support/portal-browser';
 
 jest.setTimeout(240_000);
 
-const CHROMIUM = chromiumPath() ?? '/usr/bin/chromium';
-/** `test`, for tests that need Chromium (skipped only where SIGNET_ALLOW_SKIP=chromium). */
-const browserTest = testNeeding('chromium');
-
- 
-type Page = any;
-type BrowserContext = any;
-
-function loadPlaywright(): { chromium: { launchPersistentContext(dir: string, options: Record<string, unknown>): Promise<BrowserContext> } } {
-  try {
-     
-    return require('playwright-core');
-  } catch (cause) {
-    throw new Error('playwright-core is not installed: the portal\'s browser tests drive Chromium with it (see test/portal/portal.browser.test.ts).', { cause });
-  }
-}
-
-let home: string;
-let profile: string;
-let gateway: GatewayProcess;
-let operator: TestSigner;
-let context: BrowserContext;
+let session: PortalSession;
 let page: Page;
-const pageErrors: string[] = [];
+let operator: TestSigner;
 
 let accountA: string;
 let accountB: string;
@@ -51,8 +28,7 @@ let acmeAdminDir: string;
 let acmeAdminId: string;
 
 async function registry(signer: TestSigner, path: string, body?: unknown): Promise<{ status: number; body: Record<string, any> }> {
-  const answer = await sendSigned(signer, `${gateway.url}${path}`, body === undefined ? {} : { body: JSON.stringify(body) });
-  return { status: answer.status, body: answer.body as Record<string, any> };
+  return registryCall(session.gateway, signer, path, { body });
 }
 
 async function createClient(body: Record<string, unknown>): Promise<string> {
@@ -62,13 +38,9 @@ async function createClient(body: Record<string, unknown>): Promise<string> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(missingMessage('chromium', `Chromium is not installed at ${CHROMIUM}`));
-  const playwright = loadPlaywright();
-  home = mkdtempSync(join(tmpdir(), 'signet-portal-accounts-'));
-  profile = mkdtempSync(join(tmpdir(), 'signet-portal-accounts-chromium-'));
-  gateway = await startGatewayProcess(home);
-  const dir = readClientDir(join(home, 'admin'));
-  operator = { clientId: dir.clientId, privateKey: dir.key.key };
+  session = await startPortalSession('portal-accounts');
+  page = session.page;
+  operator = session.admin;
 
   accountA = (await registry(operator, '/registry/accounts', { name: 'Acme', roleCeiling: ['demo'] })).body.accountId;
   accountB = (await registry(operator, '/registry/accounts', { name: 'Globex', roleCeiling: ['demo'] })).body.accountId;
@@ -82,46 +54,16 @@ beforeAll(async () => {
   });
   expect(created.status).toBe(201);
   acmeAdminId = created.body.clientId;
-  acmeAdminDir = join(home, 'acme-admin');
+  acmeAdminDir = join(session.home, 'acme-admin');
   writeClientDir(acmeAdminDir, acmeAdminId, acmeKey);
   await createClient({ accountId: accountA, name: 'Acme app', roles: ['demo'] });
   await createClient({ accountId: accountB, name: 'Globex app', roles: ['demo'] });
-
-  context = await playwright.chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    viewport: { width: 1280, height: 1000 },
-  });
-  page = context.pages()[0] ?? (await context.newPage());
-  page.on('pageerror', (error: Error) => pageErrors.push(error.message));
 });
 
 afterAll(async () => {
-  await context?.close().catch(() => undefined);
-  await gateway?.stop('SIGKILL');
-  if (home) rmSync(home, { recursive: true, force: true });
-  if (profile) rmSync(profile, { recursive: true, force: true });
+  await session?.close();
 });
 
-const WAIT_MS = 15_000;
-
-async function eventually<T>(read: () => Promise<T>, check: (value: T) => void): Promise<void> {
-  const deadline = Date.now() + WAIT_MS;
-  for (;;) {
-    try {
-      check(await read());
-      return;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-const visible = (locator: any) => locator.waitFor({ state: 'visible', timeout: WAIT_MS });
-const hidden = (locator: any) => locator.waitFor({ state: 'hidden', timeout: WAIT_MS });
-const containsText = (locator: any, expected: string) => eventually(() => locator.innerText({ timeout: WAIT_MS }) as Promise<string>, (text) => expect(text).toContain(expected));
 /** The names in the client list, sorted. */
 const listedNames = (expected: string[]) =>
   eventually(
@@ -129,12 +71,7 @@ const listedNames = (expected: string[]) =>
     (names) => expect(names.map((n) => n.trim()).sort()).toEqual([...expected].sort()),
   );
 
-async function signIn(dir: string): Promise<void> {
-  await page.goto(`${gateway.url}/portal/`);
-  await page.getByLabel('Admin private key file').setInputFiles([join(dir, 'private.pkcs8.b64'), join(dir, 'client-id')]);
-  await page.getByRole('button', { name: 'Use this key' }).click();
-  await visible(page.locator('#signer-status'));
-}
+const signIn = (dir: string) => signInAt(page, session.gateway.url, dir);
 
 browserTest("an account admin sees its account and only its clients, is offered its ceiling's roles, and adds clients to its account", async () => {
   await signIn(acmeAdminDir);
@@ -142,6 +79,9 @@ browserTest("an account admin sees its account and only its clients, is offered 
   await containsText(page.locator('#account-id'), accountA);
   await containsText(page.locator('#account-ceiling'), 'demo');
   await hidden(page.locator('#operator-view'));
+  // Accounts are the operators' to create and edit: an account admin is offered neither.
+  await hidden(page.getByRole('button', { name: '+ Account' }));
+  await hidden(page.getByRole('button', { name: /^Edit account/ }));
   await listedNames(['Acme admin', 'Acme app']);
 
   await page.getByRole('button', { name: '+ Client' }).click();
@@ -165,7 +105,7 @@ browserTest("an account admin sees its account and only its clients, is offered 
 });
 
 browserTest('the operator view: every account in a picker, each one\'s clients, new clients in the account picked', async () => {
-  await signIn(join(home, 'admin'));
+  await signIn(session.admin.dir);
   await visible(page.locator('#operator-view'));
   await hidden(page.locator('#account-line'));
   const picker = page.getByLabel('Operator view: clients of the account');
@@ -189,5 +129,5 @@ browserTest('the operator view: every account in a picker, each one\'s clients, 
   await listedNames(['Globex app', 'Globex reports']);
   const listed = await registry(operator, `/registry/clients?account=${accountB}`);
   expect(listed.body.clients.map((c: { name: string }) => c.name).sort()).toEqual(['Globex app', 'Globex reports']);
-  expect(pageErrors).toEqual([]);
+  expect(session.pageErrors).toEqual([]);
 });

@@ -11,59 +11,54 @@
  * Without Chromium or playwright-core this test fails and says what to install; it never passes
  * without a browser.
  */
-import { chromiumPath, missingMessage } from '../../scripts/prerequisites.cjs';
-import { testNeeding } from '../support/prerequisites';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+/**
+ * The client portal in a real browser: Debian's Chromium driven by playwright-core, against `npm
+ * start`'s gateway (test/support/portal-browser.ts). The admin key is loaded from its file through
+ * the file input; a client is added through "+ Client", seen in the list, its clientId copied with
+ * the copy icon; in its details a private key pasted as a new key is refused on the spot (nothing
+ * sent), a new key is added next to the old one (both shown), and the old one removed after a
+ * confirmation naming it; its recent authentication failures are shown, it is disabled and
+ * enabled. Every effect is checked through the registry API from Node as well, and every change
+ * ends with a toast. Screenshot: reports/portal-screenshots/private-key-refused.png.
+ */
 import { join } from 'node:path';
 import { type PrivateKeyInfo, generateRsaKeyPair, spkiPemOf } from '../../lambda/core/keys';
-import { readClientDir } from '../../local/client-dir';
-import { type GatewayProcess, REPO_ROOT, type TestSigner, sendSigned, startGatewayProcess } from '../local/gateway-process';
+import { sendSigned } from '../local/gateway-process';
+import {
+  type Page,
+  type PortalSession,
+  browserTest,
+  containsText,
+  count,
+  eventually,
+  focused,
+  hasAttribute,
+  hasText,
+  hasValue,
+  hidden,
+  lastToast,
+  registryCall,
+  rowOf as rowIn,
+  screenshotFolder,
+  startPortalSession,
+  texts,
+  visible,
+} from '../support/portal-browser';
 
 jest.setTimeout(240_000);
 
-/** Chromium: $SIGNET_CHROMIUM or the usual path (scripts/prerequisites.cjs; .ci/run installs Debian's). */
-const CHROMIUM = chromiumPath() ?? '/usr/bin/chromium';
-/** `test`, for tests that need Chromium (skipped only where SIGNET_ALLOW_SKIP=chromium). */
-const browserTest = testNeeding('chromium');
-/** The devDependency this test needs, at the version it was written against. */
-const PLAYWRIGHT = { name: 'playwright-core', version: '1.65.1' } as const;
-const REPORTS = join(REPO_ROOT, 'reports');
-
-// playwright-core's types are not needed to drive it; keep this file compiling without the package.
- 
-type Page = any;
-type BrowserContext = any;
 type Request = any;
 
-function loadPlaywright(): { chromium: { launchPersistentContext(dir: string, options: Record<string, unknown>): Promise<BrowserContext> } } {
-  try {
-     
-    return require('playwright-core');
-  } catch (cause) {
-    throw new Error(`${PLAYWRIGHT.name} is not installed. Add "${PLAYWRIGHT.name}": "${PLAYWRIGHT.version}" to devDependencies and run npm install: the portal's browser test drives Chromium with it.`, { cause });
-  }
-}
-
-let home: string;
-let profile: string;
-let gateway: GatewayProcess;
-let admin: TestSigner & { fingerprint: string; keyText: string };
-let context: BrowserContext;
+let session: PortalSession;
 let page: Page;
 const requests: Request[] = [];
-const pageErrors: string[] = [];
-const consoleErrors: string[] = [];
 
 /** The partner key registered through the portal, then the one that replaces it. */
 let firstKey: PrivateKeyInfo;
 let secondKey: PrivateKeyInfo;
 let acmeId: string;
 
-async function registry(path: string, send: Parameters<typeof sendSigned>[2] = {}): Promise<{ status: number; body: Record<string, any> }> {
-  const answer = await sendSigned(admin, `${gateway.url}${path}`, send);
-  return { status: answer.status, body: answer.body as Record<string, any> };
-}
+const registry = (path: string, send: { method?: string; body?: unknown } = {}) => registryCall(session.gateway, session.admin, path, send);
 
 async function clientNamed(name: string): Promise<Record<string, any>> {
   const list = await registry('/registry/clients?limit=100');
@@ -73,97 +68,42 @@ async function clientNamed(name: string): Promise<Record<string, any>> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(missingMessage('chromium', `Chromium is not installed at ${CHROMIUM}`));
-  const playwright = loadPlaywright();
-  mkdirSync(REPORTS, { recursive: true });
-  home = mkdtempSync(join(tmpdir(), 'signet-portal-home-'));
-  profile = mkdtempSync(join(tmpdir(), 'signet-portal-chromium-'));
-  gateway = await startGatewayProcess(home);
-  const dir = readClientDir(join(home, 'admin'));
-  admin = { clientId: dir.clientId, privateKey: dir.key.key, fingerprint: dir.key.fingerprint, keyText: readFileSync(join(home, 'admin', 'private.pkcs8.b64'), 'utf8').trim() };
+  session = await startPortalSession('portal', { width: 1280, height: 1100 });
+  page = session.page;
   firstKey = generateRsaKeyPair();
   secondKey = generateRsaKeyPair();
-
-  context = await playwright.chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    viewport: { width: 1280, height: 1100 },
-  });
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: gateway.url });
-  page = context.pages()[0] ?? (await context.newPage());
+  await session.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: session.gateway.url });
   page.on('request', (request: Request) => requests.push(request));
-  page.on('pageerror', (error: Error) => pageErrors.push(error.message));
-  page.on('console', (message: any) => {
-    if (message.type() === 'error') consoleErrors.push(message.text());
-  });
 });
 
 afterAll(async () => {
-  await context?.close().catch(() => undefined);
-  await gateway?.stop('SIGKILL');
-  if (home) rmSync(home, { recursive: true, force: true });
-  if (profile) rmSync(profile, { recursive: true, force: true });
+  await session?.close();
 });
 
-
-// ------------------------------------------------------------------ waiting on the page
-// playwright-core has no assertion library: these wait (bounded) for the page to reach a state,
-// then assert with Jest; on timeout the last failed assertion is thrown.
-
-const WAIT_MS = 15_000;
-
-async function eventually<T>(read: () => Promise<T>, check: (value: T) => void): Promise<void> {
-  const deadline = Date.now() + WAIT_MS;
-  for (;;) {
-    let value: T | undefined;
-    try {
-      value = await read();
-      check(value);
-      return;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-const visible = (locator: any) => locator.waitFor({ state: 'visible', timeout: WAIT_MS });
-const hidden = (locator: any) => locator.waitFor({ state: 'hidden', timeout: WAIT_MS });
-const hasText = (locator: any, expected: string | RegExp) =>
-  eventually(() => locator.innerText({ timeout: WAIT_MS }) as Promise<string>, (text) => (typeof expected === 'string' ? expect(text.trim()).toBe(expected) : expect(text).toMatch(expected)));
-const containsText = (locator: any, expected: string) => eventually(() => locator.innerText({ timeout: WAIT_MS }) as Promise<string>, (text) => expect(text).toContain(expected));
-const texts = (locator: any, expected: string[]) => eventually(() => locator.allInnerTexts() as Promise<string[]>, (all) => expect(all.map((t) => t.trim())).toEqual(expected));
-const hasAttribute = (locator: any, name: string, expected: string) => eventually(() => locator.getAttribute(name, { timeout: WAIT_MS }) as Promise<string | null>, (value) => expect(value).toBe(expected));
-const hasValue = (locator: any, expected: string) => eventually(() => locator.inputValue({ timeout: WAIT_MS }) as Promise<string>, (value) => expect(value).toBe(expected));
-const count = (locator: any, expected: number) => eventually(() => locator.count() as Promise<number>, (n) => expect(n).toBe(expected));
-const focused = (locator: any) => eventually(() => locator.evaluate((node: Element) => node === document.activeElement) as Promise<boolean>, (yes) => expect(yes).toBe(true));
-
-/** The row of the client list for a client name. */
-const rowOf = (name: string) => page.locator('#client-rows tr[data-client-id]', { has: page.getByRole('rowheader', { name, exact: true }) });
+const rowOf = (name: string) => rowIn(page, name);
 
 browserTest('the portal is served at /portal with a strict CSP, and loads the admin key from its file', async () => {
-  const response = await page.goto(`${gateway.url}/portal`);
-  expect(page.url()).toBe(`${gateway.url}/portal/index.html`);
+  const response = await page.goto(`${session.gateway.url}/portal`);
+  expect(page.url()).toBe(`${session.gateway.url}/portal/index.html`);
   expect(response.status()).toBe(200);
   expect(response.headers()['content-security-policy']).toContain("script-src 'self'");
 
-  await page.getByLabel('Admin private key file').setInputFiles([join(home, 'admin', 'private.pkcs8.b64'), join(home, 'admin', 'client-id')]);
+  await page.getByLabel('Admin private key file').setInputFiles([join(session.home, 'admin', 'private.pkcs8.b64'), join(session.home, 'admin', 'client-id')]);
   // The client ID is filled in as soon as the client-id file is chosen, before anything is submitted.
-  await eventually(() => page.getByLabel('Admin client ID').inputValue() as Promise<string>, (value) => expect(value).toBe(admin.clientId));
+  await eventually(() => page.getByLabel('Admin client ID').inputValue() as Promise<string>, (value) => expect(value).toBe(session.admin.clientId));
   await page.getByRole('button', { name: 'Use this key' }).click();
-  await hasText(page.locator('#signer-id'), admin.clientId);
-  expect(await page.locator('#signer-fingerprint').getAttribute('title')).toBe(admin.fingerprint);
+  await hasText(page.locator('#signer-id'), session.admin.clientId);
+  expect(await page.locator('#signer-fingerprint').getAttribute('title')).toBe(session.admin.fingerprint);
 
   const listed = await registry('/registry/clients?limit=100');
   await count(page.locator('#client-rows tr[data-client-id]'), listed.body.clients.length);
   for (const client of listed.body.clients) await visible(page.locator(`#client-rows tr[data-client-id="${client.clientId}"]`));
   // The signer's own client is marked "you", once, and cannot be disabled from the page; others can.
-  const own = page.locator(`#client-rows tr[data-client-id="${admin.clientId}"]`);
+  const own = page.locator(`#client-rows tr[data-client-id="${session.admin.clientId}"]`);
   await hasText(own.locator('.badge.you'), 'you');
   await count(page.locator('#client-rows .badge.you'), 1);
   expect(await own.getByRole('button', { name: /^Disable / }).isDisabled()).toBe(true);
-  const other = (listed.body.clients as { clientId: string; status: string }[]).find((c) => c.clientId !== admin.clientId && c.status === 'active')!;
+  const other = (listed.body.clients as { clientId: string; status: string }[]).find((c) => c.clientId !== session.admin.clientId && c.status === 'active')!;
   expect(await page.locator(`#client-rows tr[data-client-id="${other.clientId}"]`).getByRole('button', { name: /^Disable / }).isDisabled()).toBe(false);
   // The file input no longer holds the key file.
   expect(await page.getByLabel('Admin private key file').evaluate((input: HTMLInputElement) => input.files?.length ?? 0)).toBe(0);
@@ -174,7 +114,7 @@ browserTest('+ Client opens from the keyboard and Escape closes it, focus back o
   await page.keyboard.press('Enter');
   const dialog = page.getByRole('dialog', { name: 'Add client' });
   await visible(dialog);
-  await focused(page.getByLabel('Name'));
+  await focused(dialog.getByLabel('Name'));
   await page.keyboard.press('Escape');
   await hidden(dialog);
   await focused(page.getByRole('button', { name: '+ Client' }));
@@ -225,6 +165,7 @@ browserTest('adds a client: whitelist entered one address at a time (a bad IP re
   acmeId = record.clientId;
   expect(record).toMatchObject({ networkWhitelist: ['203.0.113.7', '2001:db8::/32'], roles: ['demo'], status: 'active', keys: [{ fingerprint: firstKey.fingerprint }] });
   await hasText(rowOf('Acme Payments').locator('code.client-id'), acmeId);
+  await hasText(lastToast(page).locator('.toast-text'), `Acme Payments added with clientId ${acmeId}. It applies to the next request.`);
 });
 
 browserTest('the copy icon copies the clientId', async () => {
@@ -235,53 +176,112 @@ browserTest('the copy icon copies the clientId', async () => {
   await hasText(page.locator('#announcer'), `Copied ${acmeId}`);
 });
 
-browserTest('edit: a private key in the Public Key box is refused on the spot and never sent; a new public key replaces the key', async () => {
+browserTest('edit: the form changes name, whitelist and roles only; keys are managed in the details', async () => {
   await page.getByRole('button', { name: 'Edit Acme Payments' }).click();
   const dialog = page.getByRole('dialog', { name: 'Edit Acme Payments' });
   await visible(dialog);
   await hasValue(dialog.getByLabel('Name'), 'Acme Payments');
+  await hidden(dialog.getByLabel('Public Key'));
+  await containsText(dialog.locator('#edit-keys-note'), 'Acme Payments has 1 key. Keys are added and removed in its details');
+  await dialog.getByRole('button', { name: 'Update' }).click();
+  await hasText(dialog.locator('#form-error'), 'Nothing to change: edit the name, the whitelist or the roles.');
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await hidden(dialog);
+  await focused(page.getByRole('button', { name: 'Edit Acme Payments' }));
+});
+
+browserTest('key rollover: a private key pasted as the new key is refused on the spot and never sent; the new key is added next to the old one, both shown; the old one is removed after a confirmation naming it', async () => {
+  await rowOf('Acme Payments').getByRole('button', { name: 'Details' }).click();
+  const details = page.locator(`#details-${acmeId}`);
+  const keys = details.getByRole('table', { name: 'Keys of Acme Payments' });
+  await count(keys.locator('tbody tr'), 1);
+  await page.getByRole('button', { name: 'Add a key to Acme Payments' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Add a key to Acme Payments' });
+  await visible(dialog);
+  await containsText(dialog, 'The new key verifies as soon as it is added, next to the current key: nothing stops working.');
   const sentBefore = requests.length;
 
   const privatePem = secondKey.key.export({ type: 'pkcs8', format: 'pem' }) as string;
-  const keyBox = dialog.getByLabel('Public Key');
+  const keyBox = dialog.getByLabel('New public key');
+  await focused(keyBox);
   await keyBox.fill(privatePem);
-  const refusal = dialog.locator('#client-key-error');
-  await hasText(refusal, 
+  const refusal = dialog.locator('#new-key-error');
+  await hasText(refusal,
     'This is a private key. Paste only the public half (-----BEGIN PUBLIC KEY-----), and treat this private key as exposed: generate a new key pair.',
   );
   await hasAttribute(refusal, 'data-code', 'private_key_submitted');
   await hasAttribute(keyBox, 'aria-invalid', 'true');
-  await dialog.getByRole('button', { name: 'Update' }).click();
+  await dialog.getByRole('button', { name: 'Add key' }).click();
   await visible(dialog);
   await focused(keyBox);
-  await page.screenshot({ path: join(REPORTS, 'portal.png'), fullPage: true });
+  await page.screenshot({ path: join(screenshotFolder(), 'private-key-refused.png'), fullPage: true });
+  expect(requests.slice(sentBefore).filter((r: Request) => r.url().includes('/registry/'))).toEqual([]);
+
+  // The key the client already has is not a new key: said before anything is sent.
+  await keyBox.fill(spkiPemOf(firstKey.publicKey));
+  await dialog.getByRole('button', { name: 'Add key' }).click();
+  await hasAttribute(refusal, 'data-code', 'key_already_registered');
   expect(requests.slice(sentBefore).filter((r: Request) => r.url().includes('/registry/'))).toEqual([]);
 
   await keyBox.fill(spkiPemOf(secondKey.publicKey));
   await hidden(refusal);
-  await containsText(dialog.locator('#client-key-ok'), secondKey.fingerprint);
-  await dialog.getByRole('button', { name: 'Update' }).click();
-  // Replacing the keys takes the old one away: the page says so and asks first.
-  const confirm = page.getByRole('dialog', { name: 'Update Acme Payments?' });
-  await visible(confirm);
-  await containsText(confirm, 'The new key replaces every current key of Acme Payments (1): requests signed with it will be refused (signature_mismatch).');
-  await focused(confirm.getByRole('button', { name: 'Cancel' }));
-  await confirm.getByRole('button', { name: 'Update' }).click();
+  await containsText(dialog.locator('#new-key-ok'), secondKey.fingerprint);
+  await dialog.getByRole('button', { name: 'Add key' }).click();
   await hidden(dialog);
+  await containsText(lastToast(page), 'added to Acme Payments: 2 keys verify now.');
+  // Both keys, each with its fingerprint, type, age and state; both verify.
+  await count(keys.locator('tbody tr'), 2);
+  for (const key of [firstKey, secondKey]) {
+    const line = keys.locator(`tbody tr[data-fingerprint="${key.fingerprint}"]`);
+    await containsText(line, key.fingerprint);
+    await containsText(line, 'rsa-v1_5-sha256'); // the key's algorithm (KeyView.algorithm)
+    await containsText(line, 'today');
+    await containsText(line, 'active');
+  }
+  const both = await clientNamed('Acme Payments');
+  expect(both.keys.map((k: { fingerprint: string }) => k.fingerprint)).toEqual([firstKey.fingerprint, secondKey.fingerprint]);
+  for (const key of [firstKey, secondKey]) {
+    expect((await sendSigned({ clientId: acmeId, privateKey: key.key }, `${session.gateway.url}/api/echo`)).code).toBe('ip_not_allowed'); // the signature was accepted; the address was not
+  }
+
+  // Removing the old key asks first, naming it and what stops working; Cancel changes nothing.
+  const short = `${firstKey.fingerprint.slice(0, 8)}…${firstKey.fingerprint.slice(-6)}`;
+  const remove = page.getByRole('button', { name: `Remove key ${short} of Acme Payments` });
+  const writesBefore = requests.filter((r: Request) => r.method() !== 'GET').length;
+  await remove.click();
+  const confirm = page.getByRole('dialog', { name: `Remove key ${short} from Acme Payments?` });
+  await visible(confirm);
+  await containsText(confirm, `Requests signed with the key ${firstKey.fingerprint} (added `);
+  await containsText(confirm, 'will be refused (signature_mismatch) from the next request. Acme Payments keeps its other key');
+  await focused(confirm.getByRole('button', { name: 'Cancel' }));
+  await confirm.getByRole('button', { name: 'Cancel' }).click();
+  await hidden(confirm);
+  expect(requests.filter((r: Request) => r.method() !== 'GET').length).toBe(writesBefore);
+  await remove.click();
+  await confirm.getByRole('button', { name: 'Remove key' }).click();
+  await hidden(confirm);
+  await containsText(lastToast(page), `Key ${short} removed from Acme Payments: requests signed with it are refused from the next request. 1 key remains.`);
+  await count(keys.locator('tbody tr'), 1);
+  await containsText(keys.locator('tbody tr'), secondKey.fingerprint);
   const record = await clientNamed('Acme Payments');
   expect(record.keys.map((k: { fingerprint: string }) => k.fingerprint)).toEqual([secondKey.fingerprint]);
-  expect(record.version).toBe(2);
+  expect(record.version).toBe(3);
+  // The one key left is the last: its Remove button is disabled, and the panel says why.
+  expect(await keys.getByRole('button', { name: /^Remove key / }).isDisabled()).toBe(true);
+  await visible(details.locator('.last-key'));
+  await rowOf('Acme Payments').getByRole('button', { name: 'Details' }).click();
+  await hidden(details);
 });
 
 browserTest('details: keys with fingerprint and age, the recent authentication failures with their reasons, and the unsigned refusals as counts', async () => {
   // The partner still signing with the replaced key, and with a stale created: refused, and
   // counted (no key of the client signed them, so anyone could have sent them).
-  const stale = await sendSigned({ clientId: acmeId, privateKey: firstKey.key }, `${gateway.url}/api/echo`);
+  const stale = await sendSigned({ clientId: acmeId, privateKey: firstKey.key }, `${session.gateway.url}/api/echo`);
   expect(stale.code).toBe('signature_mismatch');
-  const old = await sendSigned({ clientId: acmeId, privateKey: secondKey.key }, `${gateway.url}/api/echo`, { created: Math.floor(Date.now() / 1000) - 3_600 });
+  const old = await sendSigned({ clientId: acmeId, privateKey: secondKey.key }, `${session.gateway.url}/api/echo`, { created: Math.floor(Date.now() / 1000) - 3_600 });
   expect(old.code).toBe('expired');
   // Signed with its current key from outside its whitelist: the client's own request, an entry.
-  const outside = await sendSigned({ clientId: acmeId, privateKey: secondKey.key }, `${gateway.url}/api/echo`);
+  const outside = await sendSigned({ clientId: acmeId, privateKey: secondKey.key }, `${session.gateway.url}/api/echo`);
   expect(outside.code).toBe('ip_not_allowed');
 
   const toggle = rowOf('Acme Payments').getByRole('button', { name: 'Details' });
@@ -297,7 +297,6 @@ browserTest('details: keys with fingerprint and age, the recent authentication f
   await containsText(failures, 'GET /api/echo');
   const counts = details.getByRole('table', { name: 'Unsigned refusals naming Acme Payments, per hour' });
   await texts(counts.locator('code.reason'), ['expired', 'signature_mismatch']);
-  await page.screenshot({ path: join(REPORTS, 'portal-clients.png'), fullPage: true });
 });
 
 browserTest('disable asks first, naming what will happen (Cancel changes nothing); enable does not; the authorizer follows', async () => {
@@ -318,7 +317,7 @@ browserTest('disable asks first, naming what will happen (Cancel changes nothing
   await hasText(rowOf('Acme Payments').locator('.badge'), 'disabled');
   expect((await clientNamed('Acme Payments')).status).toBe('disabled');
   // The local gateway applies a registry write to the next request, and the page says so.
-  await hasText(page.locator('#change-note'), 'Acme Payments is now disabled. It applies to the next request.');
+  await hasText(lastToast(page).locator('.toast-text'), 'Acme Payments is now disabled. It applies to the next request.');
   await page.getByRole('button', { name: 'Enable Acme Payments' }).click();
   await hasText(rowOf('Acme Payments').locator('.badge'), 'active');
   expect((await clientNamed('Acme Payments')).status).toBe('active');
@@ -353,21 +352,21 @@ browserTest('every registry call was signed in the browser (x-date, no Date) and
     expect(headers['x-date']).toMatch(/ GMT$/);
     expect(headers.date).toBeUndefined();
     const everything = `${call.url()}\n${JSON.stringify(headers)}\n${call.postData() ?? ''}`;
-    expect(everything).not.toContain(admin.keyText.slice(20, 80));
+    expect(everything).not.toContain(session.admin.keyText.slice(20, 80));
     expect(everything).not.toMatch(/PRIVATE KEY/);
   }
   // Not persisted: "Remember" was not ticked.
   expect(await page.evaluate(async () => (await indexedDB.databases()).map((d) => d.name))).not.toContain('signet-portal');
   expect(await page.evaluate(() => localStorage.length + sessionStorage.length)).toBe(0);
-  expect(pageErrors).toEqual([]);
-  expect(consoleErrors.filter((text) => /Content Security Policy|Refused to/.test(text))).toEqual([]);
+  expect(session.pageErrors).toEqual([]);
+  expect(session.consoleErrors.filter((text) => /Content Security Policy|Refused to/.test(text))).toEqual([]);
 });
 
 browserTest('"Remember" keeps a non-extractable key on this device until "Sign out"', async () => {
   await page.reload();
   await visible(page.getByRole('heading', { name: 'Load the admin key' }));
-  await page.getByLabel('Admin private key file').setInputFiles(join(home, 'admin', 'private.pem'));
-  await page.getByLabel('Admin client ID').fill(admin.clientId);
+  await page.getByLabel('Admin private key file').setInputFiles(join(session.home, 'admin', 'private.pem'));
+  await page.getByLabel('Admin client ID').fill(session.admin.clientId);
   await page.getByLabel(/Remember the key on this device/).check();
   await page.getByRole('button', { name: 'Use this key' }).click();
   await visible(page.locator('#signer-remembered'));
@@ -382,10 +381,10 @@ browserTest('"Remember" keeps a non-extractable key on this device until "Sign o
           };
         }),
     ),
-  ).toEqual({ extractable: false, usages: ['sign'], keyId: admin.clientId });
+  ).toEqual({ extractable: false, usages: ['sign'], keyId: session.admin.clientId });
 
   await page.reload();
-  await hasText(page.locator('#signer-id'), admin.clientId);
+  await hasText(page.locator('#signer-id'), session.admin.clientId);
   await visible(rowOf('Acme Payments'));
   await page.getByRole('button', { name: 'Sign out and forget the key' }).click();
   await visible(page.getByRole('heading', { name: 'Load the admin key' }));
@@ -397,10 +396,10 @@ browserTest('"Remember" keeps a non-extractable key on this device until "Sign o
 });
 
 browserTest('a browser clock 120 days ahead: calls still succeed on the server clock, and every key shows as due for rotation', async () => {
-  const ahead = await context.newPage();
+  const ahead = await session.context.newPage();
   await ahead.clock.install({ time: new Date(Date.now() + 120 * 86_400_000) });
-  await ahead.goto(`${gateway.url}/portal/`);
-  await ahead.getByLabel('Admin private key file').setInputFiles([join(home, 'admin', 'private.pkcs8.b64'), join(home, 'admin', 'client-id')]);
+  await ahead.goto(`${session.gateway.url}/portal/`);
+  await ahead.getByLabel('Admin private key file').setInputFiles([join(session.home, 'admin', 'private.pkcs8.b64'), join(session.home, 'admin', 'client-id')]);
   await ahead.getByRole('button', { name: 'Use this key' }).click();
   const row = ahead.locator(`#client-rows tr[data-client-id="${acmeId}"]`);
   await visible(row);

@@ -4,6 +4,7 @@
  * 90-day rotation flag, failure lines, and the API base kept with its stage.
  */
 import { DEFAULT_ROTATION_DAYS } from '../../lambda/core/defaults';
+import { rotationCutoff } from '../../lambda/core/key-age';
 import { runInPortal } from './portal-modules';
 
 const NOW = Date.parse('2026-06-01T12:00:00.000Z');
@@ -40,6 +41,40 @@ test('key lines: age in whole days, flagged only when older than 90 days', () =>
 test('a single fresh key reads "1 key"', () => {
   const out = runInPortal<{ text: string; due: number }>('return m.view.keySummary({ keys: input }, Date.now());', [{ fingerprint: 'f'.repeat(43), addedAt: new Date().toISOString(), active: true }]);
   expect(out).toMatchObject({ text: '1 key', due: 0 });
+});
+
+test('the page flags exactly the keys the registry lists as expiring (the same core rule, at and around the boundary)', () => {
+  const ages = [0, 89.99, 90, 90.00001, 91, 120, 400];
+  const keys = ages.map((days, i) => ({ fingerprint: String(i).repeat(43), addedAt: new Date(NOW - days * 86_400_000).toISOString(), active: true }));
+  const flagged = runInPortal<boolean[]>('return m.view.keySummary({ keys: input.keys }, input.now).lines.map((l) => l.due);', { keys, now: NOW });
+  const cutoff = rotationCutoff(NOW, DEFAULT_ROTATION_DAYS);
+  expect(flagged).toEqual(keys.map((k) => k.addedAt < cutoff));
+  expect(flagged).toEqual([false, false, false, true, true, true, true]);
+});
+
+test('removable: every key but the last active one (the registry refuses that one, last_key)', () => {
+  const key = (n: number, active: boolean) => ({ fingerprint: String(n).repeat(43), addedAt: daysAgo(n), active, ...(active ? {} : { notAfter: daysAgo(1) }) });
+  const removable = (keys: unknown[]) => runInPortal<boolean[]>('return m.view.keySummary({ keys: input }, Date.now()).lines.map((l) => l.removable);', keys);
+  expect(removable([key(1, true)])).toEqual([false]);
+  expect(removable([key(1, true), key(2, true)])).toEqual([true, true]);
+  // An expired key may go; the one active key may not.
+  expect(removable([key(1, true), key(2, false)])).toEqual([false, true]);
+  // The only key, even expired, may not.
+  expect(removable([key(2, false)])).toEqual([false]);
+});
+
+test('key type: the algorithm when the registry names one, else RSA; last use: the instant, or "never"', () => {
+  const out = runInPortal<string[]>(
+    `const k = { fingerprint: 'a'.repeat(43), addedAt: input.at, active: true };
+     return [
+       m.view.keyLine(k, input.now).type,
+       m.view.keyLine({ ...k, algorithm: 'ed25519' }, input.now).type,
+       m.view.lastUsedText(k, (iso) => 'at ' + iso),
+       m.view.lastUsedText({ ...k, lastUsedAt: input.at }, (iso) => 'at ' + iso),
+     ];`,
+    { at: daysAgo(3), now: NOW },
+  );
+  expect(out).toEqual(['RSA', 'ed25519', 'never', `at ${daysAgo(3)}`]);
 });
 
 test('failure lines: reason, message, request and source, nothing invented', () => {

@@ -1,0 +1,270 @@
+/**
+ * The client form (#client-dialog): + Client (name, network whitelist entered one address at a
+ * time, public key, roles) and Edit (name, whitelist, roles; keys are added and removed in the
+ * client's details, ./key-panel.ts). Every field is checked as the registry will check it
+ * (./validation.ts), shown inline; an edit that takes a role away asks first.
+ */
+import type { ClientView } from '../lambda/registry/view-types';
+import { confirmChange } from './confirm';
+import { $, announce, codeOf, el, input, messageOf, showError } from './dom';
+import { KEY_ERROR_CODES, checkKeyBox } from './key-box';
+import { type Registry, list, state, whenItApplies, whenItAppliesSentence } from './page-state';
+import { MAX_WHITELIST_ENTRIES, admitsEveryone, normaliseNetworkEntry } from './signet-core';
+import { toast } from './toasts';
+import { checkClientForm, validateRoles } from './validation';
+
+const form = {
+  /** The client being edited, or undefined when adding. */
+  editing: undefined as ClientView | undefined,
+  whitelist: [] as string[],
+  opener: null as HTMLElement | null,
+};
+
+/**
+ * Opens the form to add a client (no `client`) or edit one.
+ * @param opener focus returns here when the dialog closes
+ */
+export function openClientForm(client: ClientView | undefined, opener: HTMLElement) {
+  form.editing = client;
+  form.opener = opener;
+  form.whitelist = client ? [...client.networkWhitelist] : [];
+  $('dialog-title').textContent = client ? `Edit ${client.name}` : 'Add client';
+  $('dialog-submit').textContent = client ? 'Update' : 'Add';
+  input('client-name').value = client?.name ?? '';
+  input('whitelist-entry').value = '';
+  ($('client-key') as HTMLTextAreaElement).value = '';
+  for (const id of ['form-error', 'client-name-error', 'whitelist-error', 'client-key-error', 'roles-error']) showError(id, '');
+  for (const id of ['client-name', 'whitelist-entry', 'client-key']) $(id).removeAttribute('aria-invalid');
+  $('client-key-ok').hidden = true;
+  $('client-key-field').hidden = client !== undefined;
+  $('edit-keys-note').hidden = client === undefined;
+  if (client) {
+    $('edit-keys-note').textContent = `${client.name} has ${client.keys.length === 1 ? '1 key' : `${client.keys.length} keys`}. Keys are added and removed in its details (Details, then Add key / Remove), so a rollover never stops the current key by surprise.`;
+  }
+  renderWhitelist();
+  renderRoles(client?.roles ?? []);
+  ($('client-dialog') as HTMLDialogElement).showModal();
+  input('client-name').focus();
+}
+
+function closeDialog() {
+  ($('client-dialog') as HTMLDialogElement).close();
+}
+
+function onDialogClosed() {
+  ($('client-key') as HTMLTextAreaElement).value = '';
+  const clientId = form.editing?.clientId;
+  form.editing = undefined;
+  // The list may have been drawn again meanwhile: the client's Edit button, if the old one is gone.
+  const opener = form.opener;
+  const target = opener && opener.getClientRects().length > 0 ? opener : clientId ? document.querySelector<HTMLElement>(`#client-rows tr[data-client-id="${clientId}"] .edit-client`) : null;
+  (target ?? $('clients-title')).focus();
+}
+
+function renderWhitelist() {
+  $('whitelist-list').replaceChildren(
+    ...form.whitelist.map((entry) => {
+      const remove = el('button', { type: 'button', class: 'chip-remove', 'aria-label': `Remove ${entry}` }, ['×']);
+      remove.addEventListener('click', () => {
+        form.whitelist = form.whitelist.filter((e) => e !== entry);
+        renderWhitelist();
+        input('whitelist-entry').focus();
+      });
+      return el('li', { class: 'chip' }, [el('span', {}, [entry]), remove]);
+    }),
+  );
+  // 0.0.0.0, a /0 range and ::ffff:0:0/96 let every (IPv4) address in, and so do ranges that
+  // together cover all of IPv4 or IPv6: say so beside the list.
+  const open = form.whitelist.filter((entry) => admitsEveryone([entry]));
+  const together = open.length === 0 && admitsEveryone(form.whitelist);
+  const warning = $('whitelist-open');
+  warning.textContent =
+    open.length > 0
+      ? `${open.join(', ')} lets every address in: only the signature protects this client.`
+      : together
+        ? 'Together these entries let every address in: only the signature protects this client.'
+        : '';
+  warning.hidden = open.length === 0 && !together;
+}
+
+/**
+ * Adds the typed entry to the list. Returns false (and shows why) when it is not valid.
+ */
+function addWhitelistEntry(): boolean {
+  const field = input('whitelist-entry');
+  let canonical;
+  try {
+    canonical = normaliseNetworkEntry(field.value);
+  } catch (error) {
+    showError('whitelist-error', messageOf(error), { code: codeOf(error), field });
+    return false;
+  }
+  if (!form.whitelist.includes(canonical)) {
+    if (form.whitelist.length >= MAX_WHITELIST_ENTRIES) {
+      showError('whitelist-error', `networkWhitelist must hold 1 to ${MAX_WHITELIST_ENTRIES} entries; use ["0.0.0.0"] to allow everyone.`, { code: 'invalid_network', field });
+      return false;
+    }
+    form.whitelist.push(canonical);
+  }
+  showError('whitelist-error', '', { field });
+  field.value = '';
+  renderWhitelist();
+  announce(`${canonical} is on the whitelist.`);
+  return true;
+}
+
+function renderRoles(checked: readonly string[]) {
+  const names = [...new Set([...state.roles, ...checked])];
+  $('role-options').replaceChildren(
+    ...names.map((role, i) => {
+      const box = el('input', { type: 'checkbox', id: `role-${i}`, value: role }) as HTMLInputElement;
+      box.checked = checked.includes(role);
+      box.addEventListener('change', () => checkRoles());
+      const known = state.roles.includes(role);
+      // An account admin may keep a role it cannot give (the operator gave it); the catalogue is the operator's.
+      const note = known ? '' : state.operator ? ' (not in the role catalogue)' : ' (held; only the API owner can give it)';
+      return el('div', { class: 'check' }, [box, el('label', { for: `role-${i}` }, [role, note])]);
+    }),
+  );
+  if (checked.some((r) => !knownRoles().includes(r))) checkRoles();
+}
+
+/** The roles the form accepts: those the signer may give, and, for an account admin, those the edited client already holds. */
+function knownRoles() {
+  return state.operator || !form.editing ? state.roles : [...new Set([...state.roles, ...form.editing.roles])];
+}
+
+function selectedRoles() {
+  return Array.from($('role-options').querySelectorAll('input:checked'), (box) => (box as HTMLInputElement).value);
+}
+
+function checkRoles() {
+  try {
+    validateRoles(selectedRoles(), knownRoles());
+    showError('roles-error', '');
+  } catch (error) {
+    showError('roles-error', messageOf(error), { code: codeOf(error) });
+  }
+}
+
+async function onSubmitClient(event: SubmitEvent) {
+  event.preventDefault();
+  const registry = state.registry;
+  if (!registry) return;
+  showError('form-error', '');
+  if (input('whitelist-entry').value.trim() !== '' && !addWhitelistEntry()) {
+    input('whitelist-entry').focus();
+    return;
+  }
+  const editing = form.editing;
+  const keyBox = $('client-key') as HTMLTextAreaElement;
+  const check = await checkClientForm(
+    { name: input('client-name').value, networkWhitelist: form.whitelist, publicKey: editing ? '' : keyBox.value, roles: selectedRoles() },
+    { mode: editing ? 'edit' : 'create', knownRoles: knownRoles(), current: editing },
+  );
+  const fields = [
+    ['name', 'client-name-error', 'client-name'],
+    ['networkWhitelist', 'whitelist-error', 'whitelist-entry'],
+    ['publicKey', 'client-key-error', 'client-key'],
+    ['roles', 'roles-error', 'role-options'],
+  ] as const;
+  let firstInvalid;
+  for (const [name, errorId, fieldId] of fields) {
+    const error = check.errors[name];
+    const field = fieldId === 'role-options' ? null : $(fieldId);
+    showError(errorId, error ? error.message : '', { code: error?.code, field });
+    if (error && firstInvalid === undefined) firstInvalid = fieldId === 'role-options' ? $('role-options').querySelector('input') : field;
+  }
+  if (firstInvalid) {
+    (firstInvalid as HTMLElement).focus();
+    return;
+  }
+  if (editing && Object.keys(check.body).length === 0) {
+    showError('form-error', 'Nothing to change: edit the name, the whitelist or the roles.');
+    return;
+  }
+  const submit = $('dialog-submit') as HTMLButtonElement;
+  if (editing) {
+    // What the edit takes away, said before it is sent.
+    const roles = check.body.roles as string[] | undefined;
+    const removed = roles === undefined ? [] : editing.roles.filter((role) => !roles.includes(role));
+    if (
+      removed.length > 0 &&
+      !(await confirmChange(
+        `Update ${editing.name}?`,
+        `${editing.name} loses the role${removed.length > 1 ? 's' : ''} ${removed.join(', ')}: the calls only ${removed.length > 1 ? 'they allow' : 'it allows'} will be refused (role_forbidden) ${whenItApplies()}.`,
+        'Update',
+        submit,
+      ))
+    ) {
+      return;
+    }
+  }
+  submit.disabled = true;
+  try {
+    if (editing) {
+      const updated = await registry.updateClient(editing.clientId, editing.version, check.body);
+      closeDialog();
+      list.clientChanged(updated);
+      toast(`${updated.name} updated. ${whenItAppliesSentence()}`.trim());
+    } else {
+      // checkClientForm in create mode puts every field of POST /registry/clients in the body, checked.
+      const body = { ...check.body, ...(state.operator && state.account ? { accountId: state.account } : {}) } as Parameters<Registry['createClient']>[0];
+      const created = await registry.createClient(body);
+      if (created.registration === 'skipped') {
+        showError('form-error', `This public key is already registered on ${created.name} (${created.clientId}); nothing was created.`, { code: 'registration_skipped' });
+        return;
+      }
+      closeDialog();
+      await list.reload();
+      if (!state.clients.some((c) => c.clientId === created.clientId)) list.clientChanged(created);
+      toast(`${created.name} added with clientId ${created.clientId}. ${whenItAppliesSentence()}`.trim());
+    }
+  } catch (error) {
+    showServerError(error);
+  } finally {
+    submit.disabled = false;
+  }
+}
+
+/**
+ * A refusal from the registry, shown next to the field it is about.
+ */
+function showServerError(error: unknown) {
+  const code = codeOf(error);
+  const message = messageOf(error);
+  const byCode: Record<string, [string, string | null]> = {
+    invalid_network: ['whitelist-error', 'whitelist-entry'],
+    unknown_role: ['roles-error', null],
+    role_not_allowed: ['roles-error', null],
+  };
+  const [errorId, fieldId] = KEY_ERROR_CODES.has(code) ? ['client-key-error', 'client-key'] : (byCode[code] ?? ['form-error', null]);
+  showError(errorId, message, { code, field: fieldId ? $(fieldId) : null });
+  if (code === 'version_conflict' && form.editing && state.registry) {
+    const editing = form.editing;
+    void state.registry.getClient(editing.clientId).then((fresh) => {
+      form.editing = fresh;
+      list.clientChanged(fresh);
+      showError('form-error', `${message} The latest version is loaded; submit again to apply your changes on top of it.`, { code });
+    });
+  }
+}
+
+export function initClientForm() {
+  $('add-client').addEventListener('click', () => openClientForm(undefined, $('add-client')));
+  $('dialog-cancel').addEventListener('click', () => closeDialog());
+  $('client-dialog').addEventListener('close', () => onDialogClosed());
+  ($('client-form') as HTMLFormElement).addEventListener('submit', (e) => void onSubmitClient(e as SubmitEvent));
+  $('whitelist-add').addEventListener('click', () => {
+    addWhitelistEntry();
+    input('whitelist-entry').focus();
+  });
+  input('whitelist-entry').addEventListener('keydown', (event) => {
+    if (event.key === 'Enter') {
+      event.preventDefault();
+      addWhitelistEntry();
+    }
+  });
+  input('whitelist-entry').addEventListener('input', () => showError('whitelist-error', '', { field: input('whitelist-entry') }));
+  $('client-key').addEventListener('input', () => void checkKeyBox('client-key', 'client-key-error', 'client-key-ok'));
+}

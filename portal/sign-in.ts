@@ -1,0 +1,150 @@
+/**
+ * Signing in and out: the admin's private key file is read in the browser, imported as a
+ * non-extractable WebCrypto key (./keys.ts), checked with a first signed call (GET
+ * /registry/roles), optionally remembered on this device (./key-store.ts), then the clients are
+ * listed. Signing out forgets the key and everything the page held.
+ */
+import { loadScope } from './account-scope';
+import { loadClients, renderRoleFilter, resetList } from './client-list';
+import { $, announce, codeOf, input, messageOf, showError } from './dom';
+import { forgetKey, recallKey, rememberKey } from './key-store';
+import { importSigningKey, looksLikePrivateKey } from './keys';
+import { apiBaseOf, createRegistryClient } from './registry-client';
+import { state } from './page-state';
+import { clearToasts } from './toasts';
+import { shortFingerprint } from './view-model';
+
+/** The most a `client-id` file holds (a clientId is at most 256 characters); key files are larger. */
+const CLIENT_ID_FILE_MAX_BYTES = 258;
+
+/** The clientId a chosen `client-id` file holds, if one of `files` is such a file (never a key). */
+async function clientIdOf(files: readonly File[]): Promise<string | undefined> {
+  for (const file of files) {
+    if (file.size > CLIENT_ID_FILE_MAX_BYTES) continue;
+    const compact = (await file.text()).trim();
+    if (compact.length <= 256 && /^[\x21-\x7e]+$/.test(compact) && !looksLikePrivateKey(compact)) return compact;
+  }
+  return undefined;
+}
+
+/** As soon as the files are chosen: the client ID field shows the `client-id` file's clientId (a typed one is kept). */
+async function onKeyFilesChosen() {
+  const idInput = input('admin-id');
+  const clientId = await clientIdOf(Array.from(input('key-file').files ?? []));
+  if (clientId !== undefined && idInput.value.trim() === '') idInput.value = clientId;
+}
+
+async function onSignIn(event: SubmitEvent) {
+  event.preventDefault();
+  for (const id of ['key-file-error', 'admin-id-error', 'sign-in-error']) showError(id, '');
+  const fileInput = input('key-file');
+  const idInput = input('admin-id');
+  const files = Array.from(fileInput.files ?? []);
+  const clientId = await clientIdOf(files);
+  if (clientId !== undefined && idInput.value.trim() === '') idInput.value = clientId;
+  let keyText = '';
+  for (const file of files) {
+    const text = await file.text();
+    if (text.trim() !== clientId) keyText = text;
+  }
+  if (keyText === '') {
+    showError('key-file-error', 'Choose the admin\'s private key file (private.pkcs8.b64 or private.pem).', { field: fileInput });
+    fileInput.focus();
+    return;
+  }
+  const keyId = idInput.value.trim();
+  if (!/^[\x21-\x7e]{1,256}$/.test(keyId)) {
+    showError('admin-id-error', 'Give the admin\'s client ID (its keyid), e.g. the content of $SIGNET_HOME/admin/client-id.', { field: idInput });
+    idInput.focus();
+    return;
+  }
+  let key;
+  try {
+    key = await importSigningKey(keyText);
+  } catch (error) {
+    showError('key-file-error', messageOf(error), { code: codeOf(error), field: fileInput });
+    fileInput.focus();
+    return;
+  } finally {
+    keyText = '';
+    fileInput.value = '';
+  }
+  const remember = input('remember').checked;
+  await useKey({ keyId, fingerprint: key.fingerprint, privateKey: key.privateKey }, remember, false);
+}
+
+/**
+ * Checks the key against the registry (GET /registry/roles), then shows the clients.
+ * @param remember store it on this device
+ * @param remembered it came from this device's store
+ */
+async function useKey(signer: { keyId: string; fingerprint: string; privateKey: CryptoKey }, remember: boolean, remembered: boolean) {
+  const registry = createRegistryClient({
+    apiBase: apiBaseOf(location.href),
+    keyId: signer.keyId,
+    privateKey: signer.privateKey,
+    onWrite: (seconds) => (state.propagationSeconds = seconds),
+  });
+  const submit = $('sign-in-submit') as HTMLButtonElement;
+  submit.disabled = true;
+  try {
+    state.roles = (await registry.listRoles()).roles;
+  } catch (error) {
+    showError('sign-in-error', `The registry refused this key: ${messageOf(error)}`, { code: codeOf(error) });
+    if (remembered) await forgetKey();
+    return;
+  } finally {
+    submit.disabled = false;
+  }
+  if (remember) {
+    try {
+      await rememberKey(signer);
+      remembered = true;
+    } catch (error) {
+      announce(messageOf(error));
+    }
+  }
+  state.registry = registry;
+  state.signerId = signer.keyId;
+  resetList();
+  await loadScope(registry, signer.keyId);
+  renderRoleFilter();
+  $('signer-id').textContent = signer.keyId;
+  $('signer-fingerprint').textContent = shortFingerprint(signer.fingerprint);
+  $('signer-fingerprint').title = signer.fingerprint;
+  $('signer-remembered').hidden = !remembered;
+  $('signer-status').hidden = false;
+  $('sign-in').hidden = true;
+  $('clients').hidden = false;
+  announce(`Signing as ${signer.keyId}.`);
+  await loadClients(false);
+  $('clients-title').focus();
+}
+
+async function onSignOut() {
+  state.registry = undefined;
+  state.signerId = undefined;
+  state.operator = false;
+  state.account = undefined;
+  state.accounts = [];
+  resetList();
+  clearToasts();
+  $('account-scope').hidden = true;
+  await forgetKey();
+  $('signer-status').hidden = true;
+  $('clients').hidden = true;
+  $('sign-in').hidden = false;
+  input('admin-id').value = '';
+  input('remember').checked = false;
+  announce('Signed out; the key is gone from this page and this device.');
+  input('key-file').focus();
+}
+
+/** Wires the form and signs in with a remembered key, if this device holds one. */
+export async function initSignIn() {
+  ($('sign-in-form') as HTMLFormElement).addEventListener('submit', (e) => void onSignIn(e as SubmitEvent));
+  input('key-file').addEventListener('change', () => void onKeyFilesChosen());
+  $('sign-out').addEventListener('click', () => void onSignOut());
+  const remembered = await recallKey();
+  if (remembered) await useKey(remembered, false, true);
+}

@@ -1,0 +1,50 @@
+/**
+ * The confirmation every change ends with: a toast in the corner (a polite live region, so screen
+ * readers hear it too), with a Dismiss button, hiding by itself after a while unless the pointer
+ * or the focus is on it. At most a few are kept; the newest is last.
+ */
+import { $, el, icon } from './dom';
+
+/** How long a toast stays, in ms, when nobody is reading it. */
+export const TOAST_MS = 8_000;
+const MAX_TOASTS = 3;
+
+/**
+ * Shows `message`.
+ * @param kind `error` for a change that failed when there is no field to show it at
+ * @returns the toast element
+ */
+export function toast(message: string, kind: 'success' | 'error' = 'success'): HTMLElement {
+  const region = $('toasts');
+  const text = el('p', { class: 'toast-text' }, [message]);
+  const dismiss = el('button', { type: 'button', class: 'icon-button toast-dismiss', 'aria-label': 'Dismiss', title: 'Dismiss' }, [icon('close')]);
+  const item = el('div', { class: `toast ${kind}` }, [text, dismiss]);
+  let timer: number | undefined;
+  const remove = () => {
+    window.clearTimeout(timer);
+    const hadFocus = item.contains(document.activeElement);
+    item.remove();
+    if (hadFocus) $('main').focus();
+  };
+  const arm = () => {
+    window.clearTimeout(timer);
+    timer = window.setTimeout(remove, TOAST_MS);
+  };
+  const hold = () => window.clearTimeout(timer);
+  dismiss.addEventListener('click', remove);
+  item.addEventListener('pointerenter', hold);
+  item.addEventListener('pointerleave', arm);
+  item.addEventListener('focusin', hold);
+  item.addEventListener('focusout', (event) => {
+    if (!item.contains(event.relatedTarget as Node | null)) arm();
+  });
+  region.append(item);
+  while (region.children.length > MAX_TOASTS) region.firstElementChild?.remove();
+  arm();
+  return item;
+}
+
+/** Removes every toast (signing out). */
+export function clearToasts() {
+  $('toasts').replaceChildren();
+}

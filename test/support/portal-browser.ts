@@ -1,0 +1,183 @@
+/**
+ * Test support for the client portal's browser tests: Debian's Chromium (/usr/bin/chromium, or
+ * $SIGNET_CHROMIUM) driven by playwright-core against `npm start`'s gateway (local/main.ts in a
+ * child process, a temporary SIGNET_HOME, a free port), and the bounded waits the tests assert
+ * with (playwright-core has no assertion library: these wait for the page to reach a state, then
+ * assert with Jest; on timeout the last failed assertion is thrown).
+ *
+ * Without Chromium or playwright-core a test fails and says what to install; it never passes
+ * without a browser.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { generateRsaKeyPair, spkiPemOf } from '../../lambda/core/keys';
+import { DynamoClientStore } from '../../lambda/store/client-store';
+import { createDocumentClient } from '../../lambda/store/dynamodb-client';
+import { readClientDir } from '../../local/client-dir';
+import { readLocalState } from '../../local/local-state';
+import { chromiumPath, missingMessage } from '../../scripts/prerequisites.cjs';
+import { type GatewayProcess, REPO_ROOT, type TestSigner, sendSigned, startGatewayProcess } from '../local/gateway-process';
+import { testNeeding } from './prerequisites';
+
+/** Chromium: $SIGNET_CHROMIUM or the usual path (scripts/prerequisites.cjs; .ci/run installs Debian's). */
+const CHROMIUM = chromiumPath() ?? '/usr/bin/chromium';
+/** `test`, for tests that need Chromium (skipped only where SIGNET_ALLOW_SKIP=chromium). */
+export const browserTest = testNeeding('chromium');
+/** The devDependency the browser tests need, at the version they were written against. */
+const PLAYWRIGHT = { name: 'playwright-core', version: '1.65.1' } as const;
+/** Where the browser tests keep their screenshots (reports/ is git-ignored; CI keeps it as an artifact). */
+export const SCREENSHOTS = join(REPO_ROOT, 'reports', 'portal-screenshots');
+
+// playwright-core's types are not needed to drive it; keep the tests compiling without the package.
+export type Page = any;
+export type BrowserContext = any;
+export type Locator = any;
+
+function loadPlaywright(): { chromium: { launchPersistentContext(dir: string, options: Record<string, unknown>): Promise<BrowserContext> } } {
+  try {
+    return require('playwright-core');
+  } catch (cause) {
+    throw new Error(`${PLAYWRIGHT.name} is not installed. Add "${PLAYWRIGHT.name}": "${PLAYWRIGHT.version}" to devDependencies and run npm install: the portal's browser tests drive Chromium with it.`, { cause });
+  }
+}
+
+/** A running gateway with a browser on it. */
+export interface PortalSession {
+  readonly home: string;
+  readonly gateway: GatewayProcess;
+  /** The operator `npm start` bootstraps ($SIGNET_HOME/admin). */
+  readonly admin: TestSigner & { readonly fingerprint: string; readonly keyText: string; readonly dir: string };
+  readonly context: BrowserContext;
+  readonly page: Page;
+  /** Uncaught errors of the page. */
+  readonly pageErrors: string[];
+  /** console.error lines of the page. */
+  readonly consoleErrors: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the gateway and Chromium.
+ * @param name names the temporary folders
+ */
+export async function startPortalSession(name: string, viewport: { width: number; height: number } = { width: 1280, height: 1000 }): Promise<PortalSession> {
+  if (!existsSync(CHROMIUM)) throw new Error(missingMessage('chromium', `Chromium is not installed at ${CHROMIUM}`));
+  const playwright = loadPlaywright();
+  const home = mkdtempSync(join(tmpdir(), `signet-${name}-home-`));
+  const profile = mkdtempSync(join(tmpdir(), `signet-${name}-chromium-`));
+  let gateway: GatewayProcess | undefined;
+  let context: BrowserContext | undefined;
+  const close = async () => {
+    await context?.close().catch(() => undefined);
+    await gateway?.stop('SIGKILL');
+    rmSync(home, { recursive: true, force: true });
+    rmSync(profile, { recursive: true, force: true });
+  };
+  try {
+    gateway = await startGatewayProcess(home);
+    const dir = join(home, 'admin');
+    const client = readClientDir(dir);
+    const admin = { clientId: client.clientId, privateKey: client.key.key, fingerprint: client.key.fingerprint, keyText: readFileSync(join(dir, 'private.pkcs8.b64'), 'utf8').trim(), dir };
+    context = await playwright.chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+      viewport,
+    });
+    const page = context.pages()[0] ?? (await context.newPage());
+    const pageErrors: string[] = [];
+    const consoleErrors: string[] = [];
+    page.on('pageerror', (error: Error) => pageErrors.push(error.message));
+    page.on('console', (message: any) => {
+      if (message.type() === 'error') consoleErrors.push(message.text());
+    });
+    return { home, gateway, admin, context, page, pageErrors, consoleErrors, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/** Signs in on `page` with the key and client-id files of a client directory. */
+export async function signIn(page: Page, gatewayUrl: string, dir: string): Promise<void> {
+  await page.goto(`${gatewayUrl}/portal/`);
+  await page.getByLabel('Admin private key file').setInputFiles([join(dir, 'private.pkcs8.b64'), join(dir, 'client-id')]);
+  await page.getByRole('button', { name: 'Use this key' }).click();
+  await visible(page.locator('#signer-status'));
+}
+
+/** A signed registry call from Node (what the page's effects are checked with). */
+export async function registryCall(
+  gateway: GatewayProcess,
+  signer: TestSigner,
+  path: string,
+  send: { method?: string; body?: unknown } = {},
+): Promise<{ status: number; body: Record<string, any> }> {
+  const answer = await sendSigned(signer, `${gateway.url}${path}`, { method: send.method, ...(send.body === undefined ? {} : { body: JSON.stringify(send.body) }) });
+  return { status: answer.status, body: answer.body as Record<string, any> };
+}
+
+/** Creates a client through the registry API (a fresh key unless one is given); returns its record. */
+export async function createClientFor(gateway: GatewayProcess, signer: TestSigner, body: Record<string, unknown>): Promise<Record<string, any>> {
+  const answer = await registryCall(gateway, signer, '/registry/clients', {
+    body: { networkWhitelist: ['0.0.0.0'], roles: ['demo'], publicKey: spkiPemOf(generateRsaKeyPair().publicKey), ...body },
+  });
+  if (answer.status !== 201) throw new Error(`creating ${String(body.name)} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+  return answer.body;
+}
+
+/**
+ * The gateway's own store (DynamoDB Local, from $SIGNET_HOME/local.json) with a clock of its
+ * own: what a test uses to give a key an old addedAt, as if it had been added `daysAgo` days ago.
+ */
+export function storeAt(home: string, daysAgo: number): DynamoClientStore {
+  const local = readLocalState(join(home, 'local.json'));
+  return new DynamoClientStore({ tableName: local.tableName, client: createDocumentClient({ endpoint: local.dynamoDbEndpoint }), now: () => new Date(Date.now() - daysAgo * 86_400_000) });
+}
+
+/** Makes the screenshot folder and says where it is (once per run). */
+export function screenshotFolder(): string {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  return SCREENSHOTS;
+}
+
+// ------------------------------------------------------------------ waiting on the page
+
+const WAIT_MS = 15_000;
+
+export async function eventually<T>(read: () => Promise<T>, check: (value: T) => void): Promise<void> {
+  const deadline = Date.now() + WAIT_MS;
+  for (;;) {
+    let value: T | undefined;
+    try {
+      value = await read();
+      check(value);
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export const visible = (locator: Locator) => locator.waitFor({ state: 'visible', timeout: WAIT_MS });
+export const hidden = (locator: Locator) => locator.waitFor({ state: 'hidden', timeout: WAIT_MS });
+export const hasText = (locator: Locator, expected: string | RegExp) =>
+  eventually(() => locator.innerText({ timeout: WAIT_MS }) as Promise<string>, (text) => (typeof expected === 'string' ? expect(text.trim()).toBe(expected) : expect(text).toMatch(expected)));
+export const containsText = (locator: Locator, expected: string) => eventually(() => locator.innerText({ timeout: WAIT_MS }) as Promise<string>, (text) => expect(text).toContain(expected));
+export const texts = (locator: Locator, expected: string[]) => eventually(() => locator.allInnerTexts() as Promise<string[]>, (all) => expect(all.map((t) => t.trim())).toEqual(expected));
+export const hasAttribute = (locator: Locator, name: string, expected: string | null) =>
+  eventually(() => locator.getAttribute(name, { timeout: WAIT_MS }) as Promise<string | null>, (value) => expect(value).toBe(expected));
+export const hasValue = (locator: Locator, expected: string) => eventually(() => locator.inputValue({ timeout: WAIT_MS }) as Promise<string>, (value) => expect(value).toBe(expected));
+export const count = (locator: Locator, expected: number) => eventually(() => locator.count() as Promise<number>, (n) => expect(n).toBe(expected));
+export const focused = (locator: Locator) => eventually(() => locator.evaluate((node: Element) => node === document.activeElement) as Promise<boolean>, (yes) => expect(yes).toBe(true));
+
+/** The row of the client list for a client name. */
+export const rowOf = (page: Page, name: string) => page.locator('#client-rows tr[data-client-id]', { has: page.getByRole('rowheader', { name, exact: true }) });
+
+/** The names in the client list, in the order shown. */
+export const listedNames = (page: Page) => page.locator('#client-rows tr[data-client-id] th').allInnerTexts() as Promise<string[]>;
+
+/** The newest toast (a change's confirmation). */
+export const lastToast = (page: Page) => page.locator('#toasts .toast').last();
