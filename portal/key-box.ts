@@ -31,7 +31,7 @@ export async function checkKeyBox(boxId: string, errorId: string, okId: string):
     const key = await checkPublicKey(text);
     if (sequence !== checks.get(boxId)) return undefined;
     if (key !== undefined) {
-      ok.textContent = `RSA ${key.bits}-bit public key, fingerprint ${key.fingerprint}`;
+      ok.textContent = `${key.keyType} public key (${key.algorithm}), fingerprint ${key.fingerprint}`;
       ok.hidden = false;
     }
     return key?.fingerprint;

@@ -19,6 +19,8 @@ import {
   PRIVATE_KEY_SUBMITTED_MESSAGE,
   RSASSA_PKCS1_SHA256 as RSASSA,
   RSA_ENCRYPTION_OID,
+  type SignatureAlgorithm,
+  WEBCRYPTO_ALGORITHMS,
   decodeBareBase64,
   encodeBase64,
   fail,
@@ -29,6 +31,7 @@ import {
   pkcs8OfPkcs1,
   spkiAlgorithmOid,
   spkiOfPkcs1,
+  spkiSubjectPublicKey,
 } from './signet-core';
 
 export { looksLikePrivateKey };
@@ -48,6 +51,27 @@ const KEY_TYPES_BY_OID = Object.freeze({
   '2a8648ce3e0201': 'dh',
 });
 
+/** id-RSASSA-PSS: an RSA key meant for PSS; the registry stores it as the plain RSA key it holds. */
+const RSA_PSS_OID = '2a864886f70d01010a';
+const EC_OID = '2a8648ce3d0201';
+const ED25519_OID = '2b6570';
+
+/** What the page accepts, as WebCrypto imports it: the same key types the registry takes. */
+interface KeyKind {
+  readonly algorithm: SignatureAlgorithm;
+  readonly keyType: (bits: number) => string;
+}
+
+const RSA_KINDS: Readonly<Record<'rsa-v1_5-sha256' | 'rsa-pss-sha512', KeyKind>> = {
+  'rsa-v1_5-sha256': { algorithm: 'rsa-v1_5-sha256', keyType: (bits) => `RSA-${bits}` },
+  'rsa-pss-sha512': { algorithm: 'rsa-pss-sha512', keyType: (bits) => `RSA-${bits}` },
+};
+const EC_KINDS: readonly KeyKind[] = [
+  { algorithm: 'ecdsa-p256-sha256', keyType: () => 'ECDSA P-256' },
+  { algorithm: 'ecdsa-p384-sha384', keyType: () => 'ECDSA P-384' },
+];
+const ED25519_KIND: KeyKind = { algorithm: 'ed25519', keyType: () => 'Ed25519' };
+
 /**
  * SHA-256 of bytes, base64url without padding (a fingerprint when the bytes are SPKI DER).
  */
@@ -59,21 +83,25 @@ async function sha256Base64Url(bytes: Uint8Array<ArrayBuffer>, subtle: SubtleCry
 interface PublicKeyCheck {
   /** SHA-256 of the SPKI DER, base64url (what the registry stores) */
   fingerprint: string;
-  /** the RSA modulus size */
+  /** RSA: the modulus size; ECDSA: the curve's; Ed25519: 256 */
   bits: number;
+  /** "RSA-2048", "Ed25519", "ECDSA P-256", as the registry names it */
+  keyType: string;
+  /** the algorithm the registry will register it for (RSA: rsa-v1_5-sha256 unless its SPKI says PSS) */
+  algorithm: SignatureAlgorithm;
 }
 
 /**
  * Checks a public key as the registry will (lambda/core/keys.ts importPublicKey).
- * @returns undefined for a PEM type only the registry can
- *   read (e.g. a certificate): it is then checked on submit
+ * @returns undefined for a form only the registry reads (a JWK, a certificate): it is then checked on submit
  * @throws SignetError private_key_submitted, invalid_public_key, unsupported_key_type, key_too_small
  */
 export async function checkPublicKey(text: string, subtle: SubtleCrypto = globalThis.crypto.subtle): Promise<PublicKeyCheck | undefined> {
   if (typeof text !== 'string' || text.trim() === '') {
-    fail('invalid_public_key', 'The public key is empty. Paste the SPKI PEM (-----BEGIN PUBLIC KEY-----) of your key pair.');
+    fail('invalid_public_key', 'The public key is empty. Paste the SPKI PEM (-----BEGIN PUBLIC KEY-----) or the JWK of your key pair.');
   }
   if (looksLikePrivateKey(text)) fail('private_key_submitted', PRIVATE_KEY_SUBMITTED_MESSAGE);
+  if (text.trim().startsWith('{')) return undefined;
   let spki: Uint8Array<ArrayBuffer> | undefined;
   const pem = PEM_BLOCK.exec(text);
   if (pem) {
@@ -84,15 +112,28 @@ export async function checkPublicKey(text: string, subtle: SubtleCrypto = global
     if (spki === undefined) fail('invalid_public_key', `The ${pem[1]} block could not be read as a public key. Paste the whole PEM, header and footer included.`);
   } else {
     const der = decodeBareBase64(text.trim());
-    if (der === undefined) fail('invalid_public_key', 'The public key is neither PEM nor Base64 DER. Paste the SPKI PEM (-----BEGIN PUBLIC KEY-----).');
+    if (der === undefined) fail('invalid_public_key', 'The public key is neither PEM, Base64 DER nor a JWK. Paste the SPKI PEM (-----BEGIN PUBLIC KEY-----).');
     spki = spkiAlgorithmOid(der) !== undefined ? der : isPkcs1PublicKey(der) ? spkiOfPkcs1(der) : undefined;
     if (spki === undefined) fail('invalid_public_key', 'The Base64 text is not an SPKI or PKCS#1 RSA public key. Paste the SPKI PEM (-----BEGIN PUBLIC KEY-----).');
   }
-  const oid = (spkiAlgorithmOid(spki) as string);
-  if (oid !== RSA_ENCRYPTION_OID) {
-    const type = (KEY_TYPES_BY_OID as Record<string, string>)[oid] ?? 'of an unknown type';
-    fail('unsupported_key_type', `The public key is ${type}; Signet uses rsa-v1_5-sha256 and needs a plain RSA key.`);
+  const oid = spkiAlgorithmOid(spki) as string;
+  let rsaKind: KeyKind | undefined;
+  if (oid === RSA_ENCRYPTION_OID) rsaKind = RSA_KINDS['rsa-v1_5-sha256'];
+  if (oid === RSA_PSS_OID) {
+    // Stored as the plain RSA key it holds (one key, one fingerprint), registered for PSS.
+    const pkcs1 = spkiSubjectPublicKey(spki);
+    if (pkcs1 === undefined || !isPkcs1PublicKey(pkcs1)) fail('invalid_public_key', 'The RSA-PSS public key could not be read.');
+    spki = spkiOfPkcs1(pkcs1);
+    rsaKind = RSA_KINDS['rsa-pss-sha512'];
   }
+  if (rsaKind !== undefined) return checkRsaPublicKey(spki, rsaKind, subtle);
+  if (oid === ED25519_OID) return checkImported(spki, [ED25519_KIND], subtle);
+  if (oid === EC_OID) return checkImported(spki, EC_KINDS, subtle);
+  const type = (KEY_TYPES_BY_OID as Record<string, string>)[oid] ?? 'of an unknown type';
+  return fail('unsupported_key_type', `The key is ${type}; Signet accepts RSA (2048 bits or more), Ed25519, and ECDSA P-256 or P-384 keys.`);
+}
+
+async function checkRsaPublicKey(spki: Uint8Array<ArrayBuffer>, kind: KeyKind, subtle: SubtleCrypto): Promise<PublicKeyCheck> {
   let key: CryptoKey;
   try {
     key = await subtle.importKey('spki', spki, RSASSA, true, ['verify']);
@@ -102,11 +143,38 @@ export async function checkPublicKey(text: string, subtle: SubtleCrypto = global
   const bits = (key.algorithm as RsaHashedKeyAlgorithm).modulusLength;
   if (bits < MIN_RSA_BITS) fail('key_too_small', `The RSA public key has ${bits} bits; at least ${MIN_RSA_BITS} are required. Generate a new key pair.`);
   const canonical = new Uint8Array(await subtle.exportKey('spki', key));
-  return { fingerprint: await sha256Base64Url(canonical, subtle), bits };
+  return { fingerprint: await sha256Base64Url(canonical, subtle), bits, keyType: kind.keyType(bits), algorithm: kind.algorithm };
 }
 
+/** An Ed25519 or ECDSA key: the first kind WebCrypto imports it as (a curve it is not on fails to import). */
+async function checkImported(spki: Uint8Array<ArrayBuffer>, kinds: readonly KeyKind[], subtle: SubtleCrypto): Promise<PublicKeyCheck> {
+  for (const kind of kinds) {
+    let key: CryptoKey;
+    try {
+      key = await subtle.importKey('spki', spki, WEBCRYPTO_ALGORITHMS[kind.algorithm].importAs, true, ['verify']);
+    } catch {
+      continue;
+    }
+    const canonical = new Uint8Array(await subtle.exportKey('spki', key));
+    const bits = kind.algorithm === 'ecdsa-p384-sha384' ? 384 : 256;
+    return { fingerprint: await sha256Base64Url(canonical, subtle), bits, keyType: kind.keyType(bits), algorithm: kind.algorithm };
+  }
+  return fail('unsupported_key_type', kinds.length > 1 ? `The key is ECDSA on ${otherCurveName(spki)}; Signet accepts P-256 and P-384 (RFC 9421 §3.3.4, §3.3.5).` : 'The Ed25519 public key could not be read. Paste the SPKI PEM (-----BEGIN PUBLIC KEY-----).');
+}
+
+/** Other named curves by their OID's DER (tag, length, value), as node:crypto names them in the registry's message. */
+const OTHER_CURVES: readonly (readonly [string, string])[] = [
+  ['06052b81040023', 'secp521r1'],
+  ['06052b8104000a', 'secp256k1'],
+];
+
+/** The name of the (unsupported) curve an EC SPKI names in its parameters. */
+function otherCurveName(spki: Uint8Array): string {
+  const hex = Array.from(spki.subarray(0, 32), (b) => b.toString(16).padStart(2, '0')).join('');
+  return OTHER_CURVES.find(([oid]) => hex.includes(oid))?.[1] ?? 'an unknown curve';
+}
 interface SigningKey {
-  /** non-extractable, usable only to sign with RSASSA-PKCS1-v1_5 / SHA-256 */
+  /** non-extractable, usable only to sign, with its key type's algorithm (RSA: RSASSA-PKCS1-v1_5 / SHA-256) */
   privateKey: CryptoKey;
   /** of its public half (the registry lists it on the admin client) */
   fingerprint: string;
@@ -141,9 +209,11 @@ export async function importSigningKey(text: string, subtle: SubtleCrypto = glob
     }
   }
   const oid = (pkcs8AlgorithmOid(pkcs8) as string);
+  if (oid === ED25519_OID) return importCurveSigningKey(pkcs8, [ED25519_KIND], subtle);
+  if (oid === EC_OID) return importCurveSigningKey(pkcs8, EC_KINDS, subtle);
   if (oid !== RSA_ENCRYPTION_OID) {
     const type = (KEY_TYPES_BY_OID as Record<string, string>)[oid] ?? 'of an unknown type';
-    fail('unsupported_key_type', `The private key is ${type}; Signet uses rsa-v1_5-sha256 and needs a plain RSA key.`);
+    fail('unsupported_key_type', `The private key is ${type}; Signet signs in the page with RSA (rsa-v1_5-sha256), Ed25519 or ECDSA P-256 / P-384 keys.`);
   }
   // Imported once extractable only to derive the public half (its fingerprint names the key);
   // the key kept for signing is imported again, non-extractable.
@@ -159,4 +229,26 @@ export async function importSigningKey(text: string, subtle: SubtleCrypto = glob
   const fingerprint = await sha256Base64Url(new Uint8Array(await subtle.exportKey('spki', publicKey)), subtle);
   const privateKey = await subtle.importKey('pkcs8', pkcs8, RSASSA, false, ['sign']);
   return { privateKey, fingerprint, bits };
+}
+
+/**
+ * An Ed25519 or ECDSA private key (PKCS#8), for signing: imported once extractable only to name
+ * its public half (the fingerprint), then again non-extractable, sign only.
+ */
+async function importCurveSigningKey(pkcs8: Uint8Array<ArrayBuffer>, kinds: readonly KeyKind[], subtle: SubtleCrypto): Promise<SigningKey> {
+  for (const kind of kinds) {
+    const importAs = WEBCRYPTO_ALGORITHMS[kind.algorithm].importAs;
+    let jwk: JsonWebKey;
+    try {
+      jwk = await subtle.exportKey('jwk', await subtle.importKey('pkcs8', pkcs8, importAs, true, ['sign']));
+    } catch {
+      continue;
+    }
+    const publicJwk: JsonWebKey = { kty: jwk.kty, crv: jwk.crv, x: jwk.x, ...(jwk.y !== undefined ? { y: jwk.y } : {}), ext: true };
+    const publicKey = await subtle.importKey('jwk', publicJwk, importAs, true, ['verify']);
+    const fingerprint = await sha256Base64Url(new Uint8Array(await subtle.exportKey('spki', publicKey)), subtle);
+    const privateKey = await subtle.importKey('pkcs8', pkcs8, importAs, false, ['sign']);
+    return { privateKey, fingerprint, bits: kind.algorithm === 'ecdsa-p384-sha384' ? 384 : 256 };
+  }
+  return fail('unsupported_key_type', 'The private key could not be read as Ed25519, P-256 or P-384. Give the key as produced by `signet keygen` (private.pkcs8.b64).');
 }

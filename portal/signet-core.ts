@@ -8,10 +8,11 @@
 export { SignetError, fail } from '../lambda/core/errors';
 export { admitsEveryone, normaliseNetworkEntry } from '../lambda/core/network-entries';
 export { PRIVATE_KEY_SUBMITTED_MESSAGE, looksLikePrivateKey } from '../lambda/core/private-key-scan';
-export { RSA_ENCRYPTION_OID, isPkcs1PrivateKey, isPkcs1PublicKey, pkcs8AlgorithmOid, pkcs8OfPkcs1, spkiAlgorithmOid, spkiOfPkcs1 } from '../lambda/core/der';
+export { RSA_ENCRYPTION_OID, isPkcs1PrivateKey, isPkcs1PublicKey, pkcs8AlgorithmOid, pkcs8OfPkcs1, spkiAlgorithmOid, spkiOfPkcs1, spkiSubjectPublicKey } from '../lambda/core/der';
+export type { SignatureAlgorithm } from '../lambda/core/algorithm-names';
 export { decodeBareBase64, encodeBase64 } from '../lambda/core/base64';
 export { isKeyDue, keyAgeDays } from '../lambda/core/key-age';
-export { RSASSA_PKCS1_SHA256, signRequestWebCrypto as signRequest } from '../lambda/core/sign-webcrypto';
+export { RSASSA_PKCS1_SHA256, WEBCRYPTO_ALGORITHMS, signRequestWebCrypto as signRequest } from '../lambda/core/sign-webcrypto';
 export { AUTHORIZER_CACHE_TTL_HEADER, DEFAULT_ROTATION_DAYS, MIN_RSA_BITS, REGISTRY_ADMIN_ROLE, SIGNET_ERROR_HEADER } from '../lambda/core/defaults';
 export { removalLeavesNoActiveKey } from '../lambda/registry/last-key';
 export { MAX_PUBLIC_KEY_CHARS, MAX_WHITELIST_ENTRIES, parseClientName, parseClientRoles, parseNetworkWhitelist } from '../lambda/registry/client-fields';

@@ -22,7 +22,7 @@ export function validateRoles(roles: unknown, knownRoles: readonly string[]): st
  */
 export function screenPublicKey(text: string) {
   if (text.length > MAX_PUBLIC_KEY_CHARS) {
-    fail('invalid_public_key', `publicKey is longer than ${MAX_PUBLIC_KEY_CHARS} characters; paste only the public key PEM.`);
+    fail('invalid_public_key', `publicKey is longer than ${MAX_PUBLIC_KEY_CHARS} characters; paste only the public key.`);
   }
   if (looksLikePrivateKey(text)) {
     fail(

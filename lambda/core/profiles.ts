@@ -12,24 +12,17 @@
  * In both, `created` is required within the window, `content-digest` (with sha-256) is required
  * whenever there is a body, and the rest of the policy (windows, IP list, roles, replay) applies.
  */
+import { COVERAGE_PROFILES, type CoverageProfile, DEFAULT_PROFILE, isCoverageProfile } from './profile-names';
 import type { VerifyPolicy } from './verify';
 
-export const COVERAGE_PROFILES = ['signet', 'rfc9421'] as const;
-
-export type CoverageProfile = (typeof COVERAGE_PROFILES)[number];
-
-/** The profile of a deployment that names none. */
-export const DEFAULT_PROFILE: CoverageProfile = 'signet';
+export { COVERAGE_PROFILES, DEFAULT_PROFILE, isCoverageProfile };
+export type { CoverageProfile };
 
 /**
  * The most signatures one request may declare in Signature-Input under a profile that accepts any
  * label: the verifier reads each one's keyid (a registry lookup, cached) to find the one to check.
  */
 export const MAX_SIGNATURES_READ = 4;
-
-export function isCoverageProfile(value: unknown): value is CoverageProfile {
-  return value === 'signet' || value === 'rfc9421';
-}
 
 /** Derived policies, per base (`signet`) policy and profile: the same object every time, so the verifier's memo of checks that passed holds. */
 const derived = new WeakMap<VerifyPolicy, Map<CoverageProfile, VerifyPolicy>>();

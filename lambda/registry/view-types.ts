@@ -3,8 +3,8 @@
  * registry builds them (./views.ts) and the portal's page reads them (portal/registry-client.ts),
  * from this one definition. Nothing here imports a module with code, so the page can use it.
  */
-import type { SignatureAlgorithm } from '../core/algorithms';
-import type { CoverageProfile } from '../core/profiles';
+import type { SignatureAlgorithm } from '../core/algorithm-names';
+import type { CoverageProfile } from '../core/profile-names';
 import type { AccountRecord, AuthFailure, KeyOwner, UnauthenticatedFailureWindow } from '../store/store-types';
 
 export interface KeyView {

@@ -3,8 +3,8 @@
  * interface the authorizer depends on. One read returns everything needed to verify a request.
  */
 
-import type { SignatureAlgorithm } from '../core/algorithms';
-import type { CoverageProfile } from '../core/profiles';
+import type { SignatureAlgorithm } from '../core/algorithm-names';
+import type { CoverageProfile } from '../core/profile-names';
 
 /** `disabled` clients are refused by the authorizer (`client_disabled`). */
 export type ClientStatus = 'active' | 'disabled';

@@ -1,8 +1,8 @@
 /**
  * The shapes the client store takes and returns, beyond the record itself (client-record.ts).
  */
-import type { SignatureAlgorithm } from '../core/algorithms';
-import type { CoverageProfile } from '../core/profiles';
+import type { SignatureAlgorithm } from '../core/algorithm-names';
+import type { CoverageProfile } from '../core/profile-names';
 import type { ClientRecord } from './client-record';
 
 /** A public key to register, as `importPublicKey` (lambda/core/keys.ts) returns it. */

@@ -13,7 +13,7 @@ import { isSignetError } from '../../lambda/core/errors';
 import { privateKeyForms, spkiPem, testKey, unacceptablePublicKeys } from '../support/registry-fixtures';
 import { OUTCOME, runInPortal } from './portal-modules';
 
-type Outcome = { value?: { fingerprint: string; bits: number } | null; code?: string; message?: string };
+type Outcome = { value?: { fingerprint: string; bits: number; keyType?: string; algorithm?: string } | null; code?: string; message?: string };
 
 /** Texts to compare, by name. */
 function corpus(): Record<string, string> {
@@ -53,8 +53,11 @@ function corpus(): Record<string, string> {
     'public: JWK (no d)': JSON.stringify(rsa.publicKey.export({ format: 'jwk' })),
     'public: 4096-bit': (generateKeyPairSync('rsa', { modulusLength: 4096 }).publicKey.export({ type: 'spki', format: 'pem' }) as string),
     'bad: EC P-521 public': bad.unsupportedKey,
-    'bad: Ed25519 public PEM': ed.publicKey.export({ type: 'spki', format: 'pem' }) as string,
-    'bad: RSA-PSS public PEM': pss.publicKey.export({ type: 'spki', format: 'pem' }) as string,
+    'public: Ed25519 SPKI PEM': ed.publicKey.export({ type: 'spki', format: 'pem' }) as string,
+    'public: EC P-256 SPKI PEM': ec.publicKey.export({ type: 'spki', format: 'pem' }) as string,
+    'public: EC P-384 bare base64 SPKI': der(generateKeyPairSync('ec', { namedCurve: 'P-384' }).publicKey, 'spki'),
+    'public: RSA-PSS SPKI PEM (id-RSASSA-PSS OID)': pss.publicKey.export({ type: 'spki', format: 'pem' }) as string,
+    'bad: Ed448 public PEM': generateKeyPairSync('ed448').publicKey.export({ type: 'spki', format: 'pem' }) as string,
     'bad: RSA 1024': bad.rsa1024,
     'bad: garbage': bad.garbage,
     'bad: truncated PEM': bad.truncatedPem,
@@ -69,7 +72,7 @@ function corpus(): Record<string, string> {
 function coreCheck(text: string): Outcome {
   try {
     const info = importPublicKey(text);
-    return { value: { fingerprint: info.fingerprint, bits: info.bits } };
+    return { value: { fingerprint: info.fingerprint, bits: info.bits, keyType: info.keyType, algorithm: info.algorithm } };
   } catch (error) {
     if (!isSignetError(error)) throw error;
     return { code: error.code, message: error.message };
@@ -114,7 +117,10 @@ test('public keys get the fingerprint and size the registry will store', () => {
     if (!name.startsWith('public:') || name === 'public: JWK (no d)') continue;
     expect([name, outcome]).toEqual([name, coreCheck(texts[name])]);
   }
-  expect(portal.checks['public: SPKI PEM'].value).toEqual({ fingerprint: testKey(0).fingerprint, bits: 2048 });
+  expect(portal.checks['public: SPKI PEM'].value).toEqual({ fingerprint: testKey(0).fingerprint, bits: 2048, keyType: 'RSA-2048', algorithm: 'rsa-v1_5-sha256' });
+  expect(portal.checks['public: Ed25519 SPKI PEM'].value).toMatchObject({ keyType: 'Ed25519', algorithm: 'ed25519' });
+  expect(portal.checks['public: EC P-384 bare base64 SPKI'].value).toMatchObject({ keyType: 'ECDSA P-384', bits: 384 });
+  expect(portal.checks['public: RSA-PSS SPKI PEM (id-RSASSA-PSS OID)'].value).toMatchObject({ keyType: 'RSA-2048', algorithm: 'rsa-pss-sha512' });
   expect(portal.checks['public: bare base64 PKCS#1'].value?.fingerprint).toBe(testKey(0).fingerprint);
   expect(portal.checks['public: 4096-bit'].value?.bits).toBe(4096);
 });
@@ -124,11 +130,12 @@ test('keys the registry refuses are refused inline with the same code and senten
     if (!name.startsWith('bad:')) continue;
     expect([name, outcome]).toEqual([name, coreCheck(texts[name])]);
   }
-  expect(portal.checks['bad: EC public'].code).toBe('unsupported_key_type');
+  expect(portal.checks['bad: EC P-521 public'].code).toBe('unsupported_key_type');
+  expect(portal.checks['bad: Ed448 public PEM'].code).toBe('unsupported_key_type');
   expect(portal.checks['bad: RSA 1024'].code).toBe('key_too_small');
 });
 
-test('a JWK public key: the portal leaves it to the registry (same refusal code)', () => {
-  // Neither reads a JWK as a public key; both refuse it as invalid_public_key.
-  expect(portal.checks['public: JWK (no d)'].code).toBe(coreCheck(texts['public: JWK (no d)']).code);
+test('a JWK public key: the portal leaves it to the registry, which reads it', () => {
+  expect(portal.checks['public: JWK (no d)']).toEqual({ value: undefined });
+  expect(coreCheck(texts['public: JWK (no d)']).value?.fingerprint).toBe(testKey(0).fingerprint);
 });

@@ -155,7 +155,7 @@ browserTest('adds a client: whitelist entered one address at a time (a bad IP re
   await dialog.getByRole('button', { name: 'Remove 128.0.0.0/1' }).click();
 
   await dialog.getByLabel('Public Key').fill(spkiPemOf(firstKey.publicKey));
-  await hasText(dialog.locator('#client-key-ok'), `RSA 2048-bit public key, fingerprint ${firstKey.fingerprint}`);
+  await hasText(dialog.locator('#client-key-ok'), `RSA-2048 public key (rsa-v1_5-sha256), fingerprint ${firstKey.fingerprint}`);
   await dialog.getByRole('group', { name: 'Assign roles' }).getByLabel('demo', { exact: true }).check();
   await dialog.getByRole('button', { name: 'Add', exact: true }).click();
   await hidden(dialog);

@@ -7,7 +7,8 @@
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { signRequest } from '../../lambda/core/sign';
-import { type PrivateKeyInfo, generateRsaKeyPair } from '../../lambda/core/keys';
+import { type PrivateKeyInfo, generateKeyPair, generateRsaKeyPair } from '../../lambda/core/keys';
+import { defaultVerifyPolicy, verifyRequest } from '../../lambda/core/verify';
 import { OUTCOME, runInPortal } from './portal-modules';
 
 let signer: PrivateKeyInfo;
@@ -55,8 +56,8 @@ describe('importSigningKey: the admin key, loaded for signing only', () => {
     for (const k of out) expect(k).toEqual({ fingerprint: signer.fingerprint, bits: 2048, extractable: false, usages: ['sign'], algorithm: 'RSASSA-PKCS1-v1_5' });
   });
 
-  test('refuses empty, encrypted, public, non-RSA and small keys with the core codes', () => {
-    const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  test('refuses empty, encrypted, public, unsupported and small keys with the core codes', () => {
+    const ec = generateKeyPairSync('ed448');
     const small = generateKeyPairSync('rsa', { modulusLength: 1024 });
     const encrypted = signer.key.export({ type: 'pkcs8', format: 'pem', cipher: 'aes-256-cbc', passphrase: 'x' }) as string;
     const inputs = [
@@ -70,7 +71,28 @@ describe('importSigningKey: the admin key, loaded for signing only', () => {
     const out = runInPortal<Array<{ code?: string; message?: string }>>(`${OUTCOME} return Promise.all(input.map((t) => outcome(() => m.keys.importSigningKey(t))));`, inputs);
     expect(out.map((o) => o.code)).toEqual(['invalid_private_key', 'invalid_private_key', 'invalid_private_key', 'invalid_private_key', 'unsupported_key_type', 'key_too_small']);
     expect(out[1].message).toMatch(/encrypted/);
-    expect(out[4].message).toBe('The private key is ec; Signet uses rsa-v1_5-sha256 and needs a plain RSA key.');
+    expect(out[4].message).toBe('The private key is ed448; Signet signs in the page with RSA (rsa-v1_5-sha256), Ed25519 or ECDSA P-256 / P-384 keys.');
     for (const o of out) expect(o.message).not.toMatch(/[A-Za-z0-9+/]{40,}/);
+  });
+});
+
+describe('importSigningKey and signRequest with Ed25519 and ECDSA admin keys (issue 19)', () => {
+  test.each(['ed25519', 'ecdsa-p256', 'ecdsa-p384'] as const)('a %s key signs in the page, named by the core fingerprint, and the core verifies it', async (type) => {
+    const pair = generateKeyPair(type);
+    const out = runInPortal<{ fingerprint: string; extractable: boolean; headers: Record<string, string> }>(
+      `const k = await m.keys.importSigningKey(input.key);
+       const signed = await m.core.signRequest({ method: 'GET', url: 'https://api.example.com/registry/clients', keyId: 'c_admin', privateKey: k.privateKey, created: input.created, dateField: 'x-date' });
+       return { fingerprint: k.fingerprint, extractable: k.privateKey.extractable, headers: signed.headers };`,
+      { key: pair.pkcs8Base64, created: 1_800_000_000 },
+    );
+    expect(out.fingerprint).toBe(pair.fingerprint);
+    expect(out.extractable).toBe(false);
+    expect(out.headers['signature-input']).toContain(`alg="${pair.algorithm}"`);
+    const verdict = await verifyRequest(
+      { method: 'GET', targetUri: 'https://api.example.com/registry/clients', headers: out.headers },
+      defaultVerifyPolicy({ nowS: () => 1_800_000_000 }),
+      () => [{ fingerprint: pair.fingerprint, key: pair.publicKey, algorithm: pair.algorithm }],
+    );
+    expect(verdict.fingerprint).toBe(pair.fingerprint);
   });
 });
