@@ -3,6 +3,7 @@
  * `npx cdk deploy -c apiType=rest -c adminPublicKeyFile=admin/public.pem` needs no code change.
  * Every problem is reported at once, naming the context key.
  */
+import { COVERAGE_PROFILES, isCoverageProfile } from '../lambda/core/profile-names';
 import * as fs from 'node:fs';
 import { Duration } from 'aws-cdk-lib';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -23,6 +24,7 @@ export const CONTEXT_KEYS = [
   'maxSkewS',
   'maxCoveredComponents',
   'allowLegacy',
+  'profile',
   'replayProtection',
   'recordAuthFailures',
   'lastUsedRecordIntervalMs',
@@ -187,6 +189,8 @@ export function settingsFromContext(
     return n === undefined ? undefined : Duration.millis(n);
   };
   const rotationDays = wholeNumber('rotationIntervalDays', 1);
+  const profileText = text('profile');
+  if (profileText !== undefined && !isCoverageProfile(profileText)) problems.push(`profile must be one of ${COVERAGE_PROFILES.join(', ')}; got ${JSON.stringify(profileText)}`);
 
   let logRetention: logs.RetentionDays | undefined;
   const rawRetention = read('logRetention');
@@ -207,6 +211,7 @@ export function settingsFromContext(
     maxSkew: seconds('maxSkewS', 0),
     maxCoveredComponents: wholeNumber('maxCoveredComponents', 4),
     allowLegacy: bool('allowLegacy'),
+    profile: profileText !== undefined && isCoverageProfile(profileText) ? profileText : undefined,
     replayProtection: bool('replayProtection'),
     recordAuthFailures: bool('recordAuthFailures'),
     lastUsedRecordInterval: millis('lastUsedRecordIntervalMs'),

@@ -39,7 +39,7 @@ export const ECHO_SERVICE_NAME = SERVICE_NAMES.echo;
 /** The authorizer's settings the stack passes through unchanged: documented once, on SignatureAuthorizerProps. */
 type AuthorizerSettings = Pick<
   SignatureAuthorizerProps,
-  'apiType' | 'publicBaseUrl' | 'maxAge' | 'maxSkew' | 'maxCoveredComponents' | 'allowLegacy' | 'replayProtection' | 'recordAuthFailures' | 'lastUsedRecordInterval' | 'clientCacheTtl' | 'staleIfError'
+  'apiType' | 'publicBaseUrl' | 'maxAge' | 'maxSkew' | 'maxCoveredComponents' | 'allowLegacy' | 'profile' | 'replayProtection' | 'recordAuthFailures' | 'lastUsedRecordInterval' | 'clientCacheTtl' | 'staleIfError'
 >;
 
 export interface SignetStackProps extends StackProps, AuthorizerSettings {
@@ -121,6 +121,7 @@ export class SignetStack extends Stack {
       maxSkew: props.maxSkew,
       maxCoveredComponents: props.maxCoveredComponents,
       allowLegacy: props.allowLegacy,
+      profile: props.profile,
       replayProtection: props.replayProtection,
       recordAuthFailures: props.recordAuthFailures,
       lastUsedRecordInterval: props.lastUsedRecordInterval,

@@ -33,6 +33,7 @@ test('command-line strings are parsed: lists, booleans, numbers, durations', () 
     signingKeyClientIds: 'c_AAAAAAAAAAAAAAAAAAAAAA',
     adminNetworkWhitelist: '203.0.113.0/24,2001:db8::/32',
     allowLegacy: 'true',
+    profile: 'rfc9421',
     replayProtection: 'false',
     maxAgeS: '120',
     maxSkewS: '5',
@@ -50,6 +51,7 @@ test('command-line strings are parsed: lists, booleans, numbers, durations', () 
   expect(props.signingKeyClientIds).toEqual(['c_AAAAAAAAAAAAAAAAAAAAAA']);
   expect(props.adminNetworkWhitelist).toEqual(['203.0.113.0/24', '2001:db8::/32']);
   expect(props.allowLegacy).toBe(true);
+  expect(props.profile).toBe('rfc9421');
   expect(props.replayProtection).toBe(false);
   expect(props.maxAge?.toSeconds()).toBe(120);
   expect(props.maxSkew?.toSeconds()).toBe(5);
@@ -86,6 +88,7 @@ test('every bad value is reported at once, naming its key', () => {
     settings({
       apiType: 'graphql',
       allowLegacy: 'yes',
+      profile: 'strict',
       maxAgeS: '-1',
       maxSkewS: '1.5',
       replicaRegions: '["us-east-1", 3]',
@@ -100,6 +103,7 @@ test('every bad value is reported at once, naming its key', () => {
   for (const part of [
     'apiType must be http or rest; got "graphql"',
     'allowLegacy must be true or false; got "yes"',
+    'profile must be one of signet, rfc9421; got "strict"',
     'maxAgeS must be a whole number >= 1; got "-1"',
     'maxSkewS must be a whole number >= 0; got "1.5"',
     'replicaRegions must be a comma-separated list or a JSON array of strings',

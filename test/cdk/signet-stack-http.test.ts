@@ -91,6 +91,7 @@ describe('Lambda functions', () => {
       [ENV.maxAgeS]: String(DEFAULT_MAX_AGE_S),
       [ENV.maxSkewS]: String(DEFAULT_MAX_SKEW_S),
       [ENV.allowLegacy]: 'false',
+      [ENV.profile]: 'signet',
       [ENV.replayProtection]: 'false',
       [ENV.recordAuthFailures]: 'true',
       [ENV.lastUsedRecordIntervalMs]: String(LAST_USED_RECORD_INTERVAL_MS),
@@ -349,12 +350,14 @@ describe('variants (no bundling)', () => {
     const t = variant({
       publicBaseUrl: 'https://api.example.com/v1',
       allowLegacy: true,
+      profile: 'rfc9421',
       clientCacheTtl: Duration.seconds(45),
       roleCatalogue: { 'registry:admin': ['* /registry/**'], orders: ['POST /orders/*'] },
     });
     const env = Object.values(t.findResources('AWS::Lambda::Function')).find((f) => f.Properties.Handler === 'index.httpApiHandler')!.Properties.Environment.Variables;
     expect(env[ENV.publicBaseUrl]).toBe('https://api.example.com/v1');
     expect(env[ENV.allowLegacy]).toBe('true');
+    expect(env[ENV.profile]).toBe('rfc9421');
     const registryEnv = Object.values(t.findResources('AWS::Lambda::Function')).find((f) => f.Properties.Description?.includes('registry API'))!.Properties.Environment.Variables;
     expect(JSON.parse(registryEnv[ENV.roleCatalogue])).toEqual(JSON.parse(env[ENV.roleCatalogue]));
     expect({ authorizer: env[ENV.clientCacheTtlMs], registry: registryEnv[ENV.clientCacheTtlMs] }).toEqual({ authorizer: '45000', registry: '45000' });
