@@ -142,3 +142,42 @@ test('signet request signs with the Ed25519 key in the default scheme, and gets 
   expect(out.stderr).toBe('');
   expect(out.code).toBe(0);
 });
+
+describe('every key type end to end through npm start: keygen, register, sign (signet sign), verify', () => {
+  async function registerKey(dir: string, algorithm?: string): Promise<string> {
+    const body: Record<string, unknown> = { name: `partner ${dir}`, networkWhitelist: ['127.0.0.1'], roles: ['demo'], publicKey: readFileSync(join(home, dir, 'public.pem'), 'utf8') };
+    if (algorithm !== undefined) body.algorithm = algorithm;
+    const registered = await sendSigned(admin, `${gateway.url}/registry/clients`, { body: JSON.stringify(body) });
+    expect(registered.status).toBe(201);
+    return registered.body.clientId as string;
+  }
+
+  /** `signet sign`'s headers for the request, sent with fetch. */
+  async function signedWithCli(dir: string, clientId: string, url: string, extra: string[] = [], body?: string): Promise<{ status: number; code: string | null }> {
+    const args = ['sign', '--key', join(home, dir, 'private.pkcs8.b64'), '--client-id', clientId, '--method', body === undefined ? 'GET' : 'POST', '--url', url, ...extra];
+    if (body !== undefined) args.push('--data', body);
+    const out = runSignet(args, gatewayEnv(home, gateway.port));
+    expect(out).toMatchObject({ code: 0, stderr: '' });
+    const headers = Object.fromEntries(out.stdout.trim().split('\n').map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 2)]));
+    const response = await fetch(url, { method: body === undefined ? 'GET' : 'POST', headers: { ...headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }, body });
+    await response.text();
+    return { status: response.status, code: response.headers.get('x-signet-error') };
+  }
+
+  test.each([
+    ['ecdsa-p256', 'ecdsa-p256-sha256'],
+    ['ecdsa-p384', 'ecdsa-p384-sha384'],
+  ])('%s: signs GET and POST in the default scheme (alg="%s"), and gets through', async (type, alg) => {
+    expect(runSignet(['keygen', '--out', join(home, type), '--alg', type], gatewayEnv(home, gateway.port)).code).toBe(0);
+    const clientId = await registerKey(type);
+    expect(await signedWithCli(type, clientId, `${gateway.url}/api/echo?alg=${alg}`)).toEqual({ status: 200, code: null });
+    expect(await signedWithCli(type, clientId, `${gateway.url}/api/echo`, [], '{"a":1}')).toEqual({ status: 200, code: null });
+  });
+
+  test('rsa-pss-sha512: an RSA key registered for PSS verifies PSS signatures only', async () => {
+    expect(runSignet(['keygen', '--out', join(home, 'pss')], gatewayEnv(home, gateway.port)).code).toBe(0);
+    const clientId = await registerKey('pss', 'rsa-pss-sha512');
+    expect(await signedWithCli('pss', clientId, `${gateway.url}/api/echo`, ['--alg', 'rsa-pss-sha512'])).toEqual({ status: 200, code: null });
+    expect(await signedWithCli('pss', clientId, `${gateway.url}/api/echo?v15`)).toEqual({ status: 401, code: 'algorithm_mismatch' });
+  });
+});
