@@ -2,6 +2,7 @@
  * The client-side signer: a key source plus the core's `signRequest`. The scheme itself
  * (components, parameters, base, algorithm) lives only in lambda/core/sign.ts.
  */
+import type { SignatureAlgorithm } from '../core/algorithm-names';
 import { KeyObject } from 'node:crypto';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { signRequest } from '../core/sign';
@@ -12,6 +13,12 @@ import { SecretsManagerKeyProvider } from './secrets-manager-key-provider';
 interface CommonSignerOptions {
   /** Sign in the legacy form (no `date` component, no Date header). @default false */
   readonly legacy?: boolean;
+  /**
+   * The algorithm the client's key is registered for, sent as `alg`. Only an RSA key registered
+   * for `rsa-pss-sha512` needs it; Ed25519 and ECDSA keys have one algorithm each, which is used.
+   * @default the key type's own (RSA: rsa-v1_5-sha256)
+   */
+  readonly algorithm?: SignatureAlgorithm;
   /** The clock, ms since the epoch; `created` and Date come from it. @default Date.now */
   readonly nowMs?: () => number;
 }
@@ -98,6 +105,8 @@ export function createSigner(options: SignerOptions): Signer {
       privateKey: key.privateKey,
       created: Math.floor(nowMs() / 1000),
       legacy,
+      // Only for an RSA key: a rotated key may be of another type than the option was written for.
+      ...(options.algorithm !== undefined && key.privateKey.asymmetricKeyType === 'rsa' ? { algorithm: options.algorithm } : {}),
     });
     return { headers: { ...headers }, keyId: key.clientId, fingerprint: key.fingerprint };
   };

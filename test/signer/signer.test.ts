@@ -4,7 +4,7 @@
  */
 import { computeContentDigest } from '../../lambda/core/content-digest';
 import { isSignetError } from '../../lambda/core/errors';
-import { PrivateKeyInfo, generateRsaKeyPair } from '../../lambda/core/keys';
+import { PrivateKeyInfo, generateKeyPair, generateRsaKeyPair } from '../../lambda/core/keys';
 import { SignedRequest } from '../../lambda/core/types';
 import { defaultVerifyPolicy, verifyRequest } from '../../lambda/core/verify';
 import { createSigner } from '../../lambda/signer/signer';
@@ -22,14 +22,14 @@ beforeAll(async () => {
 afterAll(() => fx.stop());
 
 /** Verifies headers for a request with the core, as the authorizer would, against `keys`. */
-function verify(method: string, headers: Record<string, string>, keys: PrivateKeyInfo[], options: { body?: string; legacy?: boolean } = {}) {
+function verify(method: string, headers: Record<string, string>, keys: PrivateKeyInfo[], options: { body?: string; legacy?: boolean; algorithm?: 'rsa-pss-sha512' } = {}) {
   const req: SignedRequest = {
     method,
     targetUri: URL_,
     headers: { ...headers, ...(options.body ? { 'content-length': String(Buffer.byteLength(options.body)) } : {}) },
   };
   const policy = defaultVerifyPolicy({ nowS: () => Math.floor(NOW_MS / 1000), allowLegacy: options.legacy ?? false });
-  return verifyRequest(req, policy, () => keys.map((k) => ({ fingerprint: k.fingerprint, key: k.publicKey })));
+  return verifyRequest(req, policy, () => keys.map((k) => ({ fingerprint: k.fingerprint, key: k.publicKey, algorithm: options.algorithm ?? k.algorithm })));
 }
 
 describe('createSigner with a key in memory', () => {
@@ -65,6 +65,22 @@ describe('createSigner with a key in memory', () => {
   it('does not verify against another key', async () => {
     const signer = createSigner({ clientId: 'c_partner', privateKey: k1.pkcs8Base64, nowMs: () => NOW_MS });
     await expect(verify('GET', await signer.sign({ method: 'GET', url: URL_ }), [k2])).rejects.toMatchObject({ code: 'signature_mismatch' });
+  });
+
+  it.each(['ed25519', 'ecdsa-p256', 'ecdsa-p384'] as const)('signs with a %s key, its one algorithm sent as alg (issue 19)', async (type) => {
+    const key = generateKeyPair(type);
+    const signer = createSigner({ clientId: 'c_partner', privateKey: key.pkcs8Base64, nowMs: () => NOW_MS });
+    const headers = await signer.sign({ method: 'GET', url: URL_ });
+    expect(headers['signature-input']).toContain(`alg="${key.algorithm}"`);
+    await expect(verify('GET', headers, [key])).resolves.toMatchObject({ fingerprint: key.fingerprint });
+  });
+
+  it('signs rsa-pss-sha512 for an RSA key registered for it when told, which a key registered for v1.5 refuses', async () => {
+    const signer = createSigner({ clientId: 'c_partner', privateKey: k1.pkcs8Base64, algorithm: 'rsa-pss-sha512', nowMs: () => NOW_MS });
+    const headers = await signer.sign({ method: 'GET', url: URL_ });
+    expect(headers['signature-input']).toContain('alg="rsa-pss-sha512"');
+    await expect(verify('GET', headers, [k1], { algorithm: 'rsa-pss-sha512' })).resolves.toMatchObject({ fingerprint: k1.fingerprint });
+    await expect(verify('GET', headers, [k1])).rejects.toMatchObject({ code: 'algorithm_mismatch' });
   });
 
   it('refuses a public key, a bad clientId, and says so with a stable code', () => {
