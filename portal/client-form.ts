@@ -7,7 +7,7 @@
 import type { ClientView } from '../lambda/registry/view-types';
 import { confirmChange } from './confirm';
 import { $, announce, codeOf, el, input, messageOf, showError } from './dom';
-import { KEY_ERROR_CODES, checkKeyBox } from './key-box';
+import { KEY_ERROR_CODES, initKeyBox, privateKeySaved, resetKeyBox } from './key-box';
 import { type Registry, list, state, whenItApplies, whenItAppliesSentence } from './page-state';
 import { MAX_WHITELIST_ENTRIES, admitsEveryone, normaliseNetworkEntry } from './signet-core';
 import { toast } from './toasts';
@@ -36,6 +36,7 @@ export function openClientForm(client: ClientView | undefined, opener: HTMLEleme
   for (const id of ['form-error', 'client-name-error', 'whitelist-error', 'client-key-error', 'roles-error']) showError(id, '');
   for (const id of ['client-name', 'whitelist-entry', 'client-key']) $(id).removeAttribute('aria-invalid');
   $('client-key-ok').hidden = true;
+  resetKeyBox('client-key');
   $('client-key-field').hidden = client !== undefined;
   $('edit-keys-note').hidden = client === undefined;
   if (client) {
@@ -53,6 +54,7 @@ function closeDialog() {
 
 function onDialogClosed() {
   ($('client-key') as HTMLTextAreaElement).value = '';
+  resetKeyBox('client-key');
   const clientId = form.editing?.clientId;
   form.editing = undefined;
   // The list may have been drawn again meanwhile: the client's Edit button, if the old one is gone.
@@ -157,6 +159,7 @@ async function onSubmitClient(event: SubmitEvent) {
     return;
   }
   const editing = form.editing;
+  if (!editing && !privateKeySaved('client-key')) return;
   const keyBox = $('client-key') as HTMLTextAreaElement;
   const check = await checkClientForm(
     { name: input('client-name').value, networkWhitelist: form.whitelist, publicKey: editing ? '' : keyBox.value, roles: selectedRoles() },
@@ -266,5 +269,5 @@ export function initClientForm() {
     }
   });
   input('whitelist-entry').addEventListener('input', () => showError('whitelist-error', '', { field: input('whitelist-entry') }));
-  $('client-key').addEventListener('input', () => void checkKeyBox('client-key', 'client-key-error', 'client-key-ok'));
+  initKeyBox('client-key');
 }

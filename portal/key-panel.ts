@@ -8,7 +8,7 @@
 import type { ClientView } from '../lambda/registry/view-types';
 import { confirmChange } from './confirm';
 import { $, button, codeOf, el, formatDay, formatInstant, messageOf, showError } from './dom';
-import { KEY_ERROR_CODES, checkKeyBox } from './key-box';
+import { KEY_ERROR_CODES, initKeyBox, privateKeySaved, resetKeyBox } from './key-box';
 import { checkPublicKey } from './keys';
 import { list, state, whenItApplies } from './page-state';
 import { SignetError } from './signet-core';
@@ -78,6 +78,7 @@ function openAddKey(client: ClientView, opener: HTMLElement) {
   box.value = '';
   for (const id of ['key-form-error', 'new-key-error']) showError(id, '', { field: id === 'new-key-error' ? box : null });
   $('new-key-ok').hidden = true;
+  resetKeyBox('new-key');
   const dialog = $('key-dialog') as HTMLDialogElement;
   dialog.addEventListener('close', () => onAddKeyClosed(opener), { once: true });
   dialog.showModal();
@@ -86,6 +87,7 @@ function openAddKey(client: ClientView, opener: HTMLElement) {
 
 function onAddKeyClosed(opener: HTMLElement) {
   ($('new-key') as HTMLTextAreaElement).value = '';
+  resetKeyBox('new-key');
   const clientId = adding?.clientId;
   adding = undefined;
   // The list may have been drawn again meanwhile: the client's Add key button, if the old one is gone.
@@ -99,6 +101,7 @@ async function onAddKey(event: SubmitEvent) {
   const client = adding;
   if (!registry || !client) return;
   showError('key-form-error', '');
+  if (!privateKeySaved('new-key')) return;
   const box = $('new-key') as HTMLTextAreaElement;
   const text = box.value;
   let fingerprint: string | undefined;
@@ -182,7 +185,7 @@ async function reloadClient(client: ClientView, then?: (fresh: ClientView) => vo
 }
 
 export function initKeyPanel() {
-  $('new-key').addEventListener('input', () => void checkKeyBox('new-key', 'new-key-error', 'new-key-ok'));
+  initKeyBox('new-key');
   $('key-cancel').addEventListener('click', () => ($('key-dialog') as HTMLDialogElement).close());
   ($('key-form') as HTMLFormElement).addEventListener('submit', (e) => void onAddKey(e as SubmitEvent));
 }

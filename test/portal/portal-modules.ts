@@ -18,6 +18,7 @@ export const PORTAL_DIR = resolve(__dirname, '..', '..', 'portal');
 const MODULES = {
   core: 'signet-core',
   keys: 'keys',
+  generation: 'key-generation',
   validation: 'validation',
   view: 'view-model',
   client: 'registry-client',
