@@ -48,6 +48,8 @@ const FIELD_OPTIONS = {
   role: { type: 'string', multiple: true },
   network: { type: 'string', multiple: true },
   'public-key': { type: 'string' },
+  algorithm: { type: 'string' },
+  profile: { type: 'string' },
 } as const;
 
 const VERSION_OPTION = { version: { type: 'string' } } as const;
@@ -65,7 +67,9 @@ const FLAG_HELP: Readonly<Record<string, FlagHelp>> = {
   name: { meaning: "the client's display name, e.g. the partner's name", value: 'NAME' },
   role: { meaning: 'a role from the role catalogue (README "The local role catalogue"; the registry lists them at GET /registry/roles)', value: 'ROLE' },
   network: { meaning: 'an address or CIDR the client may call from (0.0.0.0 allows everyone)', value: 'ADDR_OR_CIDR' },
-  'public-key': { meaning: "the client's PUBLIC key file (public.pem); a private key is refused before anything is sent", value: 'FILE' },
+  'public-key': { meaning: "the client's PUBLIC key file (public.pem, any SPKI PEM, or a JWK); a private key is refused before anything is sent", value: 'FILE' },
+  algorithm: { meaning: "the key's algorithm: only for an RSA key that signs rsa-pss-sha512 (RSA keys are rsa-v1_5-sha256 otherwise; Ed25519 and ECDSA keys have one each)", value: 'ALG' },
+  profile: { meaning: "what the client's signatures must cover, overriding the deployment's SIGNET_PROFILE: signet (label sig, alg, @target-uri, date) or rfc9421 (any RFC 9421 signer, e.g. curl --httpsig)", value: 'signet|rfc9421', default: "the deployment's" },
   version: { meaning: 'the record version you read (optimistic concurrency)', value: 'N', default: 'read from the registry just before the change' },
   account: { meaning: 'the account (partner organisation) to work in', value: 'ACCOUNT_ID', default: "acct_default for operators, an account admin's own account" },
   limit: { meaning: 'at most this many per page', value: 'N', default: 'the registry\'s page size' },
@@ -91,7 +95,7 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
   create: {
     help: {
       summary: 'register a client: its name, roles, networks and public key (or a key pair made here)',
-      usage: 'clients create --name NAME --role ROLE... --network ADDR_OR_CIDR... (--public-key FILE | --out DIR) [--account ACCOUNT_ID]',
+      usage: 'clients create --name NAME --role ROLE... --network ADDR_OR_CIDR... (--public-key FILE [--algorithm ALG] | --out DIR) [--profile signet|rfc9421] [--account ACCOUNT_ID]',
       flags: FLAG_HELP,
       notes: ['Registering a public key that a client of the account already holds prints that client (registration: skipped) instead of a second one.'],
       examples: ["clients create --name 'Acme' --role demo --network 203.0.113.0/24 --public-key acme/public.pem", "clients create --name 'Local test' --role demo --network 127.0.0.1 --out .signet/test"],
@@ -127,7 +131,7 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
   update: {
     help: {
       summary: "change a client's name, roles, networks or key (each repeatable flag replaces the whole list)",
-      usage: 'clients update CLIENT_ID [--name NAME] [--role ROLE...] [--network ADDR_OR_CIDR...] [--public-key FILE] [--version N]',
+      usage: 'clients update CLIENT_ID [--name NAME] [--role ROLE...] [--network ADDR_OR_CIDR...] [--public-key FILE [--algorithm ALG]] [--profile signet|rfc9421] [--version N]',
       flags: FLAG_HELP,
       arguments: CLIENT_ID_ARG,
       examples: ['clients update c_... --network 203.0.113.0/24 --network 198.51.100.7'],
@@ -250,7 +254,8 @@ async function create(registry: RegistryClient, values: Record<string, unknown>)
   const generated = out !== undefined ? generateRsaKeyPair() : undefined;
   const publicKey = generated !== undefined ? spkiPemOf(generated.publicKey) : readPublicKeyFile(publicKeyFile as string);
   const accountId = text(values.account);
-  const answer = await registry.call('POST', '/registry/clients', { body: { name, networkWhitelist, publicKey, roles, ...(accountId !== undefined ? { accountId } : {}) } });
+  const extra = { ...(text(values.algorithm) !== undefined ? { algorithm: text(values.algorithm) } : {}), ...(text(values.profile) !== undefined ? { profile: text(values.profile) } : {}) };
+  const answer = await registry.call('POST', '/registry/clients', { body: { name, networkWhitelist, publicKey, roles, ...extra, ...(accountId !== undefined ? { accountId } : {}) } });
   const clientId = (answer.body as { clientId?: unknown } | undefined)?.clientId;
   if (generated !== undefined && out !== undefined && answer.status === 201 && typeof clientId === 'string') {
     writeClientDir(out, clientId, generated);
@@ -267,7 +272,9 @@ async function update(registry: RegistryClient, values: Record<string, unknown>,
   if (values.network !== undefined) changes.networkWhitelist = list(values.network);
   const publicKeyFile = text(values['public-key']);
   if (publicKeyFile !== undefined) changes.publicKey = readPublicKeyFile(publicKeyFile);
-  if (Object.keys(changes).length === 0) throw new UsageError('nothing to change: give --name, --role, --network or --public-key');
+  if (text(values.algorithm) !== undefined) changes.algorithm = text(values.algorithm);
+  if (text(values.profile) !== undefined) changes.profile = text(values.profile);
+  if (Object.keys(changes).length === 0) throw new UsageError('nothing to change: give --name, --role, --network, --public-key or --profile');
   const version = versionOf(values) ?? (await registry.currentVersion(id));
   return registry.call('PATCH', clientPath(id), { body: { version, ...changes } });
 }

@@ -33,17 +33,18 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
   add: {
     help: {
       summary: 'add a public key to a client (rollover: old and new keys both verify until you remove the old one)',
-      usage: 'keys add CLIENT_ID --public-key FILE [--not-after ISO-8601] [--version N]',
+      usage: 'keys add CLIENT_ID --public-key FILE [--algorithm ALG] [--not-after ISO-8601] [--version N]',
       arguments: { CLIENT_ID: 'the client to add the key to' },
       flags: {
         'public-key': { meaning: 'the new PUBLIC key file (public.pem); a private key is refused before anything is sent', value: 'FILE' },
+        algorithm: { meaning: "the key's algorithm: only for an RSA key that signs rsa-pss-sha512 (RSA keys are rsa-v1_5-sha256 otherwise; Ed25519 and ECDSA keys have one each)", value: 'ALG' },
         'not-after': { meaning: 'the instant after which this key stops verifying', value: 'ISO-8601', default: 'never' },
         ...VERSION_FLAG,
         ...REGISTRY_FLAGS,
       },
       examples: ['keys add c_... --public-key acme/next.pem', 'keys add c_... --public-key acme/next.pem --not-after 2027-03-01T00:00:00Z'],
     },
-    options: { 'public-key': { type: 'string' }, 'not-after': { type: 'string' }, version: { type: 'string' } },
+    options: { 'public-key': { type: 'string' }, algorithm: { type: 'string' }, 'not-after': { type: 'string' }, version: { type: 'string' } },
     positionals: 1,
     usage: 'keys add takes one CLIENT_ID',
     format: clientSummary,
@@ -53,7 +54,12 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
       const notAfter = typeof values['not-after'] === 'string' ? values['not-after'] : undefined;
       const version = versionOf(values);
       return registry.call('POST', clientPath(id, '/keys'), {
-        body: { publicKey: readPublicKeyFile(file), ...(notAfter !== undefined ? { notAfter } : {}), ...(version !== undefined ? { version } : {}) },
+        body: {
+          publicKey: readPublicKeyFile(file),
+          ...(typeof values.algorithm === 'string' ? { algorithm: values.algorithm } : {}),
+          ...(notAfter !== undefined ? { notAfter } : {}),
+          ...(version !== undefined ? { version } : {}),
+        },
       });
     },
   },

@@ -189,6 +189,24 @@ describe('signet clients', () => {
     expect(json(again.stdout)).toMatchObject({ clientId: json(first.stdout).clientId, registration: 'skipped' });
   });
 
+  test('issue 19: an Ed25519 key with --profile rfc9421, an RSA key with --algorithm rsa-pss-sha512, keys add --algorithm, update --profile', async () => {
+    await signet('keygen', '--out', join(work, 'ed'), '--alg', 'ed25519');
+    const ed = await signetJson('clients', 'create', '--name', 'curl bot', '--role', 'demo', '--network', '0.0.0.0', '--public-key', join(work, 'ed', 'public.pem'), '--profile', 'rfc9421');
+    expect(ed.code).toBe(0);
+    expect(json(ed.stdout)).toMatchObject({ profile: 'rfc9421', keys: [{ algorithm: 'ed25519' }] });
+    const edId = json(ed.stdout).clientId as string;
+    await signet('keygen', '--out', join(work, 'pss'));
+    const added = await signetJson('keys', 'add', edId, '--public-key', join(work, 'pss', 'public.pem'), '--algorithm', 'rsa-pss-sha512');
+    expect(added.code).toBe(0);
+    expect((json(added.stdout).keys as { algorithm: string }[]).map((k) => k.algorithm)).toEqual(['ed25519', 'rsa-pss-sha512']);
+    const updated = await signetJson('clients', 'update', edId, '--profile', 'signet');
+    expect(updated.code).toBe(0);
+    expect(json(updated.stdout)).toMatchObject({ profile: 'signet' });
+    const refused = await signetJson('clients', 'update', edId, '--profile', 'strict');
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr + refused.stdout).toContain('invalid_request');
+  });
+
   test('list and get', async () => {
     const list = await signetJson('clients', 'list', '--limit', '100');
     expect(list.code).toBe(0);
