@@ -22,6 +22,7 @@ test('the portal holds its page, its stylesheet and TypeScript, and no JavaScrip
     'failures-panel.ts',
     'index.html',
     'key-box.ts',
+    'key-generation.ts',
     'key-panel.ts',
     'key-store.ts',
     'keys.ts',
