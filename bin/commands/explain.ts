@@ -107,7 +107,7 @@ export function explainRequest(input: ExplainInput, print: (line: string) => voi
   const list = new Checklist(print);
   print('signet explain: troubleshooting checklist');
   if (input.keys.length === 0) list.item('skip', 'The public key (none given)');
-  for (const key of input.keys) list.item('ok', `The public key is ${describeKey(key.key).replace(/^an? /, '')}, registered for ${key.algorithm ?? algorithmForKey(key.key)} (fingerprint ${key.fingerprint})`);
+  for (const key of input.keys) list.item('ok', `The public key is ${describeKey(key.key)}, registered for ${key.algorithm ?? algorithmForKey(key.key)} (fingerprint ${key.fingerprint})`);
 
   const policy = checkSignatureHeaders(input, list);
   const signature = readSignature(input.request, input.policy, list);
@@ -151,7 +151,8 @@ function checkSignatureHeaders(input: ExplainInput, list: Checklist): VerifyPoli
       return policy;
     } catch (error) {
       if (!isSignetError(error)) throw error;
-      list.fail(CHECK_TITLES[error.code] ?? 'Signature headers', error);
+      const title = error.code === 'missing_component' && policy.profile === 'rfc9421' ? 'Required components covered (@method; @target-uri, or @authority @path and @query)' : CHECK_TITLES[error.code];
+      list.fail(title ?? 'Signature headers', error);
       const next = relax(error, policy, request, relaxed);
       if (next === undefined) return policy;
       ({ policy, request } = next);
@@ -183,7 +184,8 @@ function relax(error: SignetError, policy: VerifyPolicy, request: SignedRequest,
       return { policy: defaultVerifyPolicy({ ...policy, nowS: () => created, maxAgeS: Number.MAX_SAFE_INTEGER, maxSkewS: Number.MAX_SAFE_INTEGER }), request };
     }
     case 'missing_component':
-      return once('coverage') ? { policy: defaultVerifyPolicy({ ...policy, allowLegacy: true, requiredComponents: [] }), request } : undefined;
+      // Relaxed to the signet profile's checks with nothing required (the rfc9421 profile always checks the query).
+      return once('coverage') ? { policy: defaultVerifyPolicy({ ...policy, profile: 'signet', allowLegacy: true, requiredComponents: [], requireAlg: false }), request } : undefined;
     case 'digest_required':
       return once('body') ? { policy, request: { ...request, hasBody: false } } : undefined;
     case 'malformed_digest':
@@ -280,7 +282,7 @@ export function recoverDigest(signature: Buffer, key: KeyObject): { hash: string
 }
 
 function checkSignature(signature: ReadSignature, input: ExplainInput, policy: VerifyPolicy, list: Checklist): void {
-  const keys: VerificationKey[] = input.keys.map((k) => ({ fingerprint: k.fingerprint, key: k.key }));
+  const keys: VerificationKey[] = input.keys.map((k) => ({ fingerprint: k.fingerprint, key: k.key, algorithm: k.algorithm }));
   const parsedForVerify = {
     keyId: signature.input.keyid ?? '',
     created: signature.input.created ?? 0,

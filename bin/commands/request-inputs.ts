@@ -1,7 +1,9 @@
 /** The inputs `signet verify` and `signet explain` share: a received request and a public key file. */
 import { SignedRequest } from '../../lambda/core/types';
 import { SIGNATURE_ALGORITHMS, type SignatureAlgorithm, isSignatureAlgorithm } from '../../lambda/core/algorithm-names';
-import { COVERAGE_PROFILES, DEFAULT_PROFILE, isCoverageProfile } from '../../lambda/core/profiles';
+import { SIGNATURE_LABEL } from '../../lambda/core/defaults';
+import { COVERAGE_PROFILES, DEFAULT_PROFILE, MAX_SIGNATURES_READ, isCoverageProfile } from '../../lambda/core/profiles';
+import { listSignatureMembers } from '../../lambda/core/signature-params';
 import { defaultVerifyPolicy, VerifyPolicy } from '../../lambda/core/verify';
 import { UsageError, headerLines, optionalInt, parse, readBody, readText, required } from './args';
 import { FlagHelp } from './help';
@@ -54,6 +56,16 @@ export interface ReceivedRequest {
   readonly clientId?: string;
 }
 
+/** The label of the first signature a Signature-Input declares, if it parses. */
+function firstSignatureLabel(field: string | undefined): string | undefined {
+  if (field === undefined) return undefined;
+  try {
+    return listSignatureMembers(field, MAX_SIGNATURES_READ)[0]?.label;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Reads the request as the verifier received it (the method is NOT upper-cased here). */
 export function readReceivedRequest(argv: string[], onBase?: (base: string) => void): ReceivedRequest {
   const { values } = parse(argv, { ...RECEIVED_REQUEST_OPTIONS });
@@ -76,6 +88,8 @@ export function readReceivedRequest(argv: string[], onBase?: (base: string) => v
     policy: defaultVerifyPolicy({
       allowLegacy: values['allow-legacy'] === true,
       profile,
+      // Under rfc9421 any label: the first signature declared (explain's relaxed checks read it too).
+      ...(profile === 'rfc9421' ? { label: firstSignatureLabel(headers['signature-input']) ?? SIGNATURE_LABEL } : {}),
       ...(now !== undefined ? { nowS: () => now } : {}),
       ...(onBase ? { onBase } : {}),
     }),
