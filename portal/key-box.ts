@@ -135,5 +135,6 @@ function downloadPrivateKey(boxId: string) {
   pending.privateKey = '';
   undownloaded.delete(boxId);
   ($(`${boxId}-download`) as HTMLButtonElement).disabled = true;
+  if ($(`${boxId}-error`).dataset.code === 'private_key_not_downloaded') showError(`${boxId}-error`, '', { field: $(boxId) });
   $(`${boxId}-private-status`).textContent = `Downloaded as ${PRIVATE_KEY_FILE}. The page has no copy left: hand the file to the partner's signer, then delete it here.`;
 }

@@ -26,6 +26,7 @@ import {
   hidden,
   registryCall,
   rowOf,
+  screenshotFolder,
   signIn,
   startPortalSession,
   texts,
@@ -94,9 +95,11 @@ browserTest('+ Client with an Ed25519 pair generated in the page: created with a
   expect([signer.fingerprint, signer.algorithm]).toEqual([fingerprint, 'ed25519']);
   // Offered once: the button is spent, and the page keeps the private key nowhere.
   expect(await button.isDisabled()).toBe(true);
+  await hidden(dialog.locator('#client-key-error'));
   await containsText(dialog.locator('#client-key-private-status'), 'Downloaded as private.pkcs8.b64. The page has no copy left');
   expect(await pageLeftovers()).not.toContain(file.text.trim());
   expect(await pageLeftovers()).not.toContain(file.text.trim().slice(-40));
+  await dialog.screenshot({ path: join(screenshotFolder(), 'generated-key-pair.png') });
 
   await dialog.getByRole('button', { name: 'Add', exact: true }).click();
   await hidden(dialog);
