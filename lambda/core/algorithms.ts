@@ -28,16 +28,14 @@ interface AlgorithmSpec {
   readonly digest: 'sha256' | 'sha384' | 'sha512' | null;
   /** Fixed signature length in bytes (ECDSA r‖s, Ed25519); RSA's is its modulus length. */
   readonly signatureBytes?: number;
-  /** For people: what it is. */
-  readonly description: string;
 }
 
 const SPECS: Readonly<Record<SignatureAlgorithm, AlgorithmSpec>> = {
-  'rsa-v1_5-sha256': { keyType: 'rsa', digest: 'sha256', description: 'RSASSA-PKCS1-v1_5 with SHA-256' },
-  'rsa-pss-sha512': { keyType: 'rsa', digest: 'sha512', description: 'RSASSA-PSS with SHA-512 (MGF1 SHA-512; signs with a 64-byte salt, verifies a 64-byte or maximal salt)' },
-  'ecdsa-p256-sha256': { keyType: 'ec', curve: 'prime256v1', digest: 'sha256', signatureBytes: 64, description: 'ECDSA on P-256 with SHA-256' },
-  'ecdsa-p384-sha384': { keyType: 'ec', curve: 'secp384r1', digest: 'sha384', signatureBytes: 96, description: 'ECDSA on P-384 with SHA-384' },
-  ed25519: { keyType: 'ed25519', digest: null, signatureBytes: 64, description: 'EdDSA on Curve25519 (Ed25519)' },
+  'rsa-v1_5-sha256': { keyType: 'rsa', digest: 'sha256' },
+  'rsa-pss-sha512': { keyType: 'rsa', digest: 'sha512' },
+  'ecdsa-p256-sha256': { keyType: 'ec', curve: 'prime256v1', digest: 'sha256', signatureBytes: 64 },
+  'ecdsa-p384-sha384': { keyType: 'ec', curve: 'secp384r1', digest: 'sha384', signatureBytes: 96 },
+  ed25519: { keyType: 'ed25519', digest: null, signatureBytes: 64 },
 };
 
 /** RFC 9421 §3.3.1: RSASSA-PSS with a 64-byte salt. */

@@ -275,7 +275,7 @@ const NO_ALTERNATIVES: readonly string[] = Object.freeze([]);
 
 /** Under a profile that accepts any label, with none chosen: the policy's label when present, else the first signature declared. */
 function firstLabel(inputField: string, policy: VerifyPolicy): string {
-  const members = listSignatureMembers(inputField, MAX_SIGNATURES_READ);
+  const members = readSignatureMembersMemoized(inputField, MAX_SIGNATURES_READ);
   if (members.some((m) => m.label === policy.label) || members.length === 0) return policy.label;
   return members[0].label;
 }
