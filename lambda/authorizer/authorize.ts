@@ -5,7 +5,8 @@
  *   0. which signature to check: the keyid of each one Signature-Input declares (at most
  *      MAX_SIGNATURES_READ) names a client (cache first, unknown ones negatively cached), and
  *      that client's profile (or the deployment's) says which labels it may sign with: `signet`
- *      only `sig`, `rfc9421` any. The first that fits is checked under that profile's rules.
+ *      only `sig`, `rfc9421` any. A `sig` signature naming a client is taken at once (every
+ *      profile accepts it); otherwise the first that fits is checked under that profile's rules.
  *   1. the core's key-independent checks and signature base
  *   2. the client by keyid → `unknown_client`
  *   3. the signature with the client's keys → `signature_mismatch`, `key_expired`
@@ -30,7 +31,7 @@ import { MAX_KEYID_LENGTH } from '../core/keyid';
 import { CompiledRoleCatalogue } from '../core/role-policy';
 import { type CoverageProfile, DEFAULT_PROFILE, MAX_SIGNATURES_READ, policyForProfile } from '../core/profiles';
 import { SignedRequest } from '../core/types';
-import { ParsedSignature, VerificationKey, VerifyPolicy, parseRequestSignature, readSignatureMembersMemoized, refuseUnlessUsable, signingKey } from '../core/verify';
+import { ParsedSignature, VerificationKey, VerifyPolicy, parseRequestSignature, peekKeyId, readSignatureMembersMemoized, refuseUnlessUsable, signingKey } from '../core/verify';
 import { ClientDirectory, ResolvedClient } from './client-directory';
 
 /** Records a signature as used; false when it was already used (see lambda/store for DynamoDB). */
@@ -165,6 +166,13 @@ async function chooseSignature(request: SignedRequest, deps: AuthorizeDeps): Pro
   const fallback: SignatureChoice = { policy: policyForProfile(deps.policy, deploymentProfile) };
   const field = request.headers['signature-input'];
   if (field === undefined || request.headers['signature'] === undefined) return fallback;
+  // The usual request: a `sig` signature whose keyid names a client. Every profile accepts that
+  // label, and its parse is the one the verifier reuses; only otherwise are all labels read.
+  const sigKeyId = peekKeyId(field, deps.policy.label, deps.policy);
+  if (sigKeyId !== undefined && sigKeyId !== '' && sigKeyId.length <= MAX_KEYID_LENGTH) {
+    const client = await lookUp(sigKeyId, deps);
+    if (client !== undefined) return { label: deps.policy.label, policy: policyForProfile(deps.policy, client.record.profile ?? deploymentProfile), keyId: sigKeyId, client };
+  }
   let members: ReturnType<typeof readSignatureMembersMemoized>;
   try {
     members = readSignatureMembersMemoized(field, MAX_SIGNATURES_READ);

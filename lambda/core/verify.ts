@@ -55,6 +55,20 @@ const signatureInputMemo = new BoundedMemo<string, CheckedInput>(SIGNATURE_INPUT
 const signatureMembersMemo = new BoundedMemo<string, readonly SignatureMemberSummary[]>(SIGNATURE_INPUT_MEMO_ENTRIES);
 
 /**
+ * The keyid signature `label` gives, when Signature-Input has that signature and it parses within
+ * the policy's component limit; else undefined. The parse is the memoized one the verifier then
+ * reuses, so reading the keyid first costs nothing more.
+ */
+export function peekKeyId(field: string, label: string, policy: VerifyPolicy): string | undefined {
+  try {
+    return readSignatureInputMemoized(field, label, policy).input.keyid;
+  } catch (error) {
+    if (isSignetError(error)) return undefined;
+    throw error;
+  }
+}
+
+/**
  * {@link listSignatureMembers}, memoized like the Signature-Input parse (same bounds): the
  * authorizer reads the labels and keyids of every request before it picks the one to check.
  */
