@@ -6,6 +6,8 @@
  * Every failure ends as one line on stderr and an exit code, never a stack trace: 2 for a usage
  * mistake (with the usage line), 1 for a refusal or an error the user can act on.
  */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { SignetError } from '../lambda/core/errors';
 import { UsageError } from './commands/args';
 import * as accounts from './commands/accounts';
@@ -36,8 +38,21 @@ export function usage(): string {
     'Commands:',
     ...Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(width)}  ${command.HELP.summary}`),
     '',
-    'Run `signet <command> --help` (or `signet help <command>`) for its flags, defaults and an example.',
+    'Run `signet <command> --help` (or `signet help <command>`) for its flags, defaults and an example;',
+    '`signet --version` for the version.',
   ].join('\n');
+}
+
+/**
+ * The version of the installed package: from the nearest package.json above this file (the
+ * repository's when run from source, the package's when run compiled from dist/bin/).
+ */
+export function packageVersion(from: string = __dirname): string {
+  for (let dir = from; ; dir = dirname(dir)) {
+    const file = join(dir, 'package.json');
+    if (existsSync(file)) return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
+    if (dirname(dir) === dir) throw new Error(`no package.json above ${from}`);
+  }
 }
 
 /** The help for `signet help <words...>`, or undefined when the words name no command. */
@@ -65,6 +80,10 @@ export async function main(argv: readonly string[]): Promise<number> {
   if (name === undefined || name === '--help' || name === '-h') {
     console.log(usage());
     return name === undefined ? 2 : 0;
+  }
+  if (name === '--version') {
+    console.log(packageVersion());
+    return 0;
   }
   if (name === 'help') {
     if (rest.length === 0) {

@@ -1,7 +1,7 @@
 // What must be installed on the machine before `npm start` and `npm test`, how to check it, and
 // how to install it. One list, read by scripts/test.cjs (checked before Jest starts), local/main.ts
 // (checked before the gateway starts), the tests that need a tool (they skip only when the
-// environment allows it: SIGNET_ALLOW_SKIP) and test/readme.prerequisites.test.ts (the README says
+// environment allows it: SIGNET_ALLOW_SKIP) and test/docs/docs.test.ts (the README's quick start says
 // the same). Plain CommonJS so that the test runner can read it without a TypeScript loader.
 'use strict';
 const { spawnSync } = require('node:child_process');

@@ -65,7 +65,7 @@ const SORTS: Readonly<Record<string, string>> = { name: 'name', created: 'create
 
 const FLAG_HELP: Readonly<Record<string, FlagHelp>> = {
   name: { meaning: "the client's display name, e.g. the partner's name", value: 'NAME' },
-  role: { meaning: 'a role from the role catalogue (README "The local role catalogue"; the registry lists them at GET /registry/roles)', value: 'ROLE' },
+  role: { meaning: 'a role from the role catalogue (docs/local-gateway.md, "The local role catalogue"; the registry lists them at GET /registry/roles)', value: 'ROLE' },
   network: { meaning: 'an address or CIDR the client may call from (0.0.0.0 allows everyone)', value: 'ADDR_OR_CIDR' },
   'public-key': { meaning: "the client's PUBLIC key file (public.pem, any SPKI PEM, or a JWK); a private key is refused before anything is sent", value: 'FILE' },
   algorithm: { meaning: "the key's algorithm: only for an RSA key that signs rsa-pss-sha512 (RSA keys are rsa-v1_5-sha256 otherwise; Ed25519 and ECDSA keys have one each)", value: 'ALG' },

@@ -169,7 +169,7 @@ async function explainRefusal(identity: SigningIdentity, method: string, url: st
   const result = explainRequest({ request, body, policy: defaultVerifyPolicy(), clientId: identity.clientId, keys: keys.keys }, (line) => process.stderr.write(`${line}\n`));
   process.stderr.write(`(${keys.source})\n`);
   if (result.valid && reason !== undefined) {
-    const why = NOT_THE_SIGNATURE[reason] ?? 'see the code in the answer (README, "Error codes")';
+    const why = NOT_THE_SIGNATURE[reason] ?? 'see the code in the answer (docs/errors.md)';
     process.stderr.write(`* the signature is fine; the gateway refused for another reason: ${reason}: ${why}\n`);
   }
 }

@@ -1,5 +1,5 @@
 /**
- * Signing a request the way every Signet signer does (see the README's "The scheme"), with
+ * Signing a request the way every Signet signer does (see docs/scheme.md), with
  * node:crypto: the Lambda functions, the CLI and the signer library. The headers and the base
  * come from ./sign-plan.ts, which the browser's signer (./sign-webcrypto.ts) shares.
  * With the key's algorithm (./algorithms.ts): RSASSA-PKCS1-v1_5 SHA-256 by default for RSA.

@@ -257,7 +257,7 @@ export function parseRequestSignature(
   const signatureField = req.headers['signature'];
   if (inputField === undefined || signatureField === undefined) {
     const missing = inputField === undefined && signatureField === undefined ? 'Signature-Input and Signature headers' : inputField === undefined ? 'Signature-Input header' : 'Signature header';
-    fail('missing_signature', `The request has no ${missing}. Sign it as described in the README ("The scheme").`);
+    fail('missing_signature', `The request has no ${missing}. Sign it as described in docs/scheme.md.`);
   }
   const chosen = label ?? (policy.profile === 'rfc9421' ? firstLabel(inputField, policy) : policy.label);
   const checked = readSignatureInputMemoized(inputField, chosen, policy);

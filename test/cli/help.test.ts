@@ -7,6 +7,8 @@ import { COMMANDS, helpFor, main } from '../../bin/cli';
 import { CommandHelp, isGroup } from '../../bin/commands/help';
 import { REPO_ROOT } from '../local/gateway-process';
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 /** Runs main() and returns what it printed. */
 async function cli(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -27,9 +29,15 @@ const LEAVES: Array<[string, CommandHelp]> = Object.entries(COMMANDS).flatMap(([
   isGroup(command.HELP) ? Object.entries(command.HELP.subcommands).map(([sub, help]): [string, CommandHelp] => [`${name} ${sub}`, help]) : [[name, command.HELP] as [string, CommandHelp]],
 );
 
-test('the commands are the ones the README documents', () => {
+test('the commands are the ones docs/cli.md documents', () => {
   expect(Object.keys(COMMANDS)).toEqual(['keygen', 'sign', 'verify', 'explain', 'request', 'clients', 'keys', 'accounts', 'rotate']);
   expect(LEAVES.length).toBeGreaterThan(20);
+});
+
+test('`signet --version` prints the version of the package it runs from, and the usage says so', async () => {
+  const { version } = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
+  expect(await cli('--version')).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+  expect((await cli('help')).stdout).toContain('`signet --version`');
 });
 
 describe.each(LEAVES)('signet %s --help', (words, help) => {

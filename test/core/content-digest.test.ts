@@ -100,7 +100,7 @@ describe('parseContentDigest', () => {
     expect(errorOf(() => parseContentDigest(value)).code).toBe('malformed_digest');
   });
 
-  // BUG (see /tmp/core-bugs.md): the shared dictionary-parse message ends "e.g. sig=...", which is the
+  // Once a bug: the shared dictionary-parse message ends "e.g. sig=...", which is the
   // Signature-Input advice; for Content-Digest it sends the human the wrong way.
   it('an unparseable Content-Digest gets advice about Content-Digest, not about signatures', () => {
     const error = errorOf(() => parseContentDigest('sha-256=:abc'));

@@ -93,7 +93,7 @@ describe('parseHttpDate', () => {
     expect(parseHttpDate('Sat, 31 Dec 2016 23:59:60 GMT')).toBe(1483228800);
   });
 
-  // BUG (see /tmp/core-bugs.md): Date.UTC maps years 0-99 to 1900-1999, so a four-digit year
+  // Once a bug: Date.UTC maps years 0-99 to 1900-1999, so a four-digit year
   // below 0100 is read as the wrong year. "0070" must not be read as 1970.
   it('does not read a year below 0100 as 19xx', () => {
     const parsed = parseHttpDate('Thu, 01 Jan 0070 00:00:00 GMT');

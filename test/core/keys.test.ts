@@ -111,7 +111,7 @@ describe('importPublicKey: refusals', () => {
     for (let i = 0; i + 16 <= compact.length; i += 8) expect(error.message).not.toContain(compact.slice(i, i + 16));
   });
 
-  // BUG (see /tmp/core-bugs.md): private key material inside a PEM block labelled PUBLIC KEY is
+  // Once a bug: private key material inside a PEM block labelled PUBLIC KEY is
   // only "unreadable" (invalid_public_key); the person is never told the private key is exposed.
   it.each([
     ['labelled PUBLIC KEY', RSA.pkcs8PrivatePem.replace(/PRIVATE KEY/g, 'PUBLIC KEY')],

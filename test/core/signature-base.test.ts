@@ -99,7 +99,7 @@ describe('derived components (RFC 9421 §2.2), the RFC printed values', () => {
     expect(lines(get('https://www.example.com/path'), '"@request-target"')).toEqual(['"@request-target": /path']);
   });
 
-  // BUG (see /tmp/core-bugs.md): a request line `GET /path? HTTP/1.1` has request target "/path?";
+  // Once a bug: a request line `GET /path? HTTP/1.1` has request target "/path?";
   // URL#search drops the empty query, so the core signs "/path".
   it('§2.2.5 @request-target keeps an empty query\'s "?"', () => {
     expect(lines(get('https://www.example.com/path?'), '"@request-target"')).toEqual(['"@request-target": /path?']);
@@ -182,7 +182,7 @@ describe('HTTP fields (RFC 9421 §2.1)', () => {
     expect(lines(get('https://a/', { 'x-tab': '\tvalue\t' }), '"x-tab"')).toEqual(['"x-tab": value']);
   });
 
-  // BUG (see /tmp/core-bugs.md): String#trim strips Unicode spaces (NBSP U+00A0, U+FEFF, ...), but
+  // Once a bug: String#trim strips Unicode spaces (NBSP U+00A0, U+FEFF, ...), but
   // HTTP whitespace is only SP and HTAB (RFC 9110 §5.5); 0xA0 is obs-text, part of the value.
   it('keeps a non-breaking space (obs-text 0xA0) at the edge of a value: only SP and HTAB are trimmed', () => {
     expect(lines(get('https://a/', { 'x-a': '\u00a0value\u00a0' }), '"x-a"')).toEqual(['"x-a": \u00a0value\u00a0']);

@@ -575,7 +575,7 @@ describe('verifyRequest: every reason code', () => {
       await expect(verifyRequest(req, policyAt(NOW_S, { requireSha256Digest: false }), aliceKeys)).resolves.toBeDefined();
     });
 
-    // BUG (see /tmp/core-bugs.md #1): `"content-digest";key="sha-512"` counts as covering the digest,
+    // Once a bug: `"content-digest";key="sha-512"` counts as covering the digest,
     // yet the verdict hands the WHOLE header (with its unsigned sha-256 member) to the body check.
     it('a signature over one Content-Digest member does not count as covering the digest (no body swap)', async () => {
       const body = 'pay alice 10';
@@ -611,7 +611,7 @@ describe('verifyRequest: every reason code', () => {
       expect(await rejection(signedGet(alice), policyAt(), () => [verificationKey(alice, NOW_S - 1)])).toBe('key_expired');
     });
 
-    // BUG (see /tmp/core-bugs.md): during a rotation the old key (past its grace) and the new key are
+    // Once a bug: during a rotation the old key (past its grace) and the new key are
     // both registered; a request signed with the old key is reported as signature_mismatch, which
     // hides the actionable reason ("sign with the current key").
     it('a request signed with the expired one of two registered keys → key_expired', async () => {

@@ -1,5 +1,5 @@
 /**
- * The partner signing examples (README "Signing examples"): each is run to produce headers, which
+ * The partner signing examples (docs/signing-examples.md): each is run to produce headers, which
  * must verify with the core's verifyRequest, carry the right Content-Digest, and equal what the
  * core's own signer makes for the same `created` (RSASSA-PKCS1-v1_5 is deterministic, so any
  * byte of difference in the base would show). An example whose language is missing on this

@@ -1,4 +1,5 @@
 /** `npm start`'s ready message: the URL, commands to paste, and where the portal is and how to sign in. */
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LocalGateway } from '../../local/local-gateway';
 import { readyMessage } from '../../local/ready-message';
@@ -21,8 +22,12 @@ function gateway(home: string, port: number): LocalGateway {
   } as unknown as LocalGateway;
 }
 
+/** Made-up folders: the gateway's working directory, and a home elsewhere with a space in its name. */
+const CWD = join(tmpdir(), 'project');
+const OTHER_HOME = join(tmpdir(), 'other home');
+
 test('the default home and port: ready line, commands, and the portal with how to sign in', () => {
-  const cwd = '/work/project';
+  const cwd = CWD;
   const text = readyMessage(gateway(join(cwd, '.signet'), 3000), cwd);
   expect(text).toContain('ready: http://127.0.0.1:3000  (Ctrl-C to stop)');
   expect(text).toContain("npm run -s signet -- request --client .signet/demo 'http://127.0.0.1:3000/api/echo?x=1'");
@@ -31,8 +36,8 @@ test('the default home and port: ready line, commands, and the portal with how t
 });
 
 test('another home and port are carried into the commands and the portal URL', () => {
-  const text = readyMessage(gateway('/tmp/other home', 3111), '/work/project');
-  expect(text).toContain("SIGNET_HOME='/tmp/other home' PORT=3111 npm run -s signet -- clients list");
+  const text = readyMessage(gateway(OTHER_HOME, 3111), CWD);
+  expect(text).toContain(`SIGNET_HOME='${OTHER_HOME}' PORT=3111 npm run -s signet -- clients list`);
   expect(text).toContain('Client portal: http://127.0.0.1:3111/portal/');
-  expect(text).toContain("choose '/tmp/other home/admin/private.pkcs8.b64' and '/tmp/other home/admin/client-id'");
+  expect(text).toContain(`choose '${join(OTHER_HOME, 'admin', 'private.pkcs8.b64')}' and '${join(OTHER_HOME, 'admin', 'client-id')}'`);
 });

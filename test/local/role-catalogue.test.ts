@@ -1,4 +1,4 @@
-/** The local role catalogue: what the README documents, and the same as the deployed stack's default. */
+/** The local role catalogue: what docs/local-gateway.md documents, and the same as the deployed stack's default. */
 import { compileRoleCatalogue } from '../../lambda/core/role-policy';
 import { DEFAULT_STACK_ROLE_CATALOGUE } from '../../lib/signet-stack';
 import { LOCAL_ROLE_CATALOGUE } from '../../local/role-catalogue';

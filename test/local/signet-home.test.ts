@@ -1,11 +1,16 @@
 /** SIGNET_HOME and PORT, the only variables the local tools read. */
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { displayPath, localEndpoint, localPaths, localPort, signetHome } from '../../local/signet-home';
 
+/** Made-up folders for the pure path functions (nothing is created there). */
+const REPO = join(tmpdir(), 'repo');
+const ELSEWHERE = join(tmpdir(), 'signet-state');
+
 test('SIGNET_HOME defaults to .signet under the current directory; a relative value is resolved', () => {
-  expect(signetHome({}, '/work/repo')).toBe('/work/repo/.signet');
-  expect(signetHome({ SIGNET_HOME: ' state ' }, '/work/repo')).toBe('/work/repo/state');
-  expect(signetHome({ SIGNET_HOME: '/var/signet' }, '/work/repo')).toBe('/var/signet');
+  expect(signetHome({}, REPO)).toBe(join(REPO, '.signet'));
+  expect(signetHome({ SIGNET_HOME: ' state ' }, REPO)).toBe(join(REPO, 'state'));
+  expect(signetHome({ SIGNET_HOME: ELSEWHERE }, REPO)).toBe(ELSEWHERE);
 });
 
 test('PORT defaults to 3000, 0 is allowed, junk is refused naming the variable', () => {
@@ -27,6 +32,6 @@ test('the layout under SIGNET_HOME', () => {
     localState: join('/h', 'local.json'),
     pidFile: join('/h', 'gateway.pid'),
   });
-  expect(displayPath('/work/repo/.signet/demo', '/work/repo')).toBe('.signet/demo');
-  expect(displayPath('/tmp/x', '/work/repo')).toBe('/tmp/x');
+  expect(displayPath(join(REPO, '.signet', 'demo'), REPO)).toBe(join('.signet', 'demo'));
+  expect(displayPath(ELSEWHERE, REPO)).toBe(ELSEWHERE);
 });

@@ -3,15 +3,19 @@
  * `SignatureAuthorizer` in front of its own HttpApi route (and the client portal beside it). The app (TypeScript, in a temp folder)
  * imports `signet/cdk`, `signet/signer` and `signet/backend`, is type-checked and compiled with the
  * repository's TypeScript, then synthesised with `node`; the test reads its template and assets.
+ * The same tarball, installed alone with production dependencies only (`npm install --omit=dev`)
+ * in an empty folder, runs the compiled `signet` CLI without tsx.
  *
- * The install uses npm's cache (`--prefer-offline`): the app pins aws-cdk-lib, constructs and esbuild
- * (and @types/node) at the versions this repository has installed.
+ * The installs use npm's cache (`--prefer-offline`) and run side by side: the app pins aws-cdk-lib,
+ * constructs and esbuild (and @types/node) at the versions this repository has installed.
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
+import { buildSync } from 'esbuild';
 import { LAMBDA_ENTRIES } from '../../lib/signet-function';
+import { PORTAL_ENTRY } from '../../lib/portal-bundle';
 
 const ROOT = resolve(__dirname, '..', '..');
 const MINUTES = 60_000;
@@ -26,6 +30,35 @@ function run(command: string, args: readonly string[], cwd: string): string {
   const result = spawnSync(command, args, { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: { ...process.env, npm_config_update_notifier: 'false' } });
   if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} (in ${cwd}) exited ${result.status}:\n${result.stdout}\n${result.stderr}`);
   return result.stdout;
+}
+
+/** {@link run} without blocking, so two installs can share the wait. */
+function runInBackground(command: string, args: readonly string[], cwd: string): Promise<string> {
+  return new Promise((done, fail) => {
+    const child = spawn(command, args, { cwd, env: { ...process.env, npm_config_update_notifier: 'false' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => void (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
+    child.on('error', fail);
+    child.on('close', (status) => {
+      if (status === 0) done(stdout);
+      else fail(new Error(`${command} ${args.join(' ')} (in ${cwd}) exited ${status}:\n${stdout}\n${stderr}`));
+    });
+  });
+}
+
+/** The repository's source files esbuild reads to bundle `entries` (type-only imports are not read). */
+function sourcesOf(entries: readonly string[], platform: 'node' | 'browser'): Set<string> {
+  const { metafile } = buildSync({ entryPoints: [...entries], absWorkingDir: ROOT, bundle: true, write: false, metafile: true, platform, outdir: 'out', packages: 'external', logLevel: 'silent' });
+  return new Set(Object.keys(metafile.inputs));
+}
+
+/** Every file under `dir`, as paths relative to it. */
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(dir, join(entry.parentPath, entry.name)));
 }
 
 const APP_TS = `
@@ -122,13 +155,20 @@ interface Resource {
 
 let work: string;
 let packed: PackResult;
+/** An empty folder where only the tarball was installed, with its production dependencies. */
+let cliOnly: string;
 let output: AppOutput;
 let resources: Record<string, Resource>;
 
-beforeAll(() => {
+beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'signet-packed-'));
   // `npm pack` runs prepack (build:dist) first; --json keeps the build's output out of the answer.
   packed = (JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], ROOT).replace(/^[^[]*/, '')) as PackResult[])[0];
+
+  cliOnly = join(work, 'cli-only');
+  mkdirSync(cliOnly);
+  writeFileSync(join(cliOnly, 'package.json'), JSON.stringify({ name: 'cli-only', private: true }));
+  const cliInstall = runInBackground('npm', ['install', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund', join(work, packed.filename)], cliOnly);
 
   const app = join(work, 'orders-app');
   mkdirSync(app);
@@ -144,7 +184,7 @@ beforeAll(() => {
   );
   writeFileSync(join(app, 'tsconfig.json'), JSON.stringify(TSCONFIG));
   writeFileSync(join(app, 'app.ts'), APP_TS);
-  run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], app);
+  await Promise.all([runInBackground('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], app), cliInstall]);
   // Type-checks the app against the package's declarations (and the declarations themselves:
   // skipLibCheck is off), then compiles it; the repository's TypeScript, so the app need not install one.
   run(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', app], app);
@@ -169,6 +209,38 @@ test('the tarball holds the built entry points with their declarations, and the 
   expect(files.has('portal/index.html')).toBe(true);
   // Tests, the CDK app, the local gateway and the repository's tooling stay out.
   expect([...files].filter((file) => /^(test|bench|scripts)\/|^bin\/app\.ts$|^local\/(main|gateway|local-gateway)\.ts$|\.test\.ts$/.test(file))).toEqual([]);
+});
+
+test('the tarball holds no source maps and nothing only the OpenAPI generation reads (the route prose)', () => {
+  const files = packed.files.map((file) => file.path);
+  expect(files.filter((file) => file.endsWith('.map'))).toEqual([]);
+  const bundled = new Set([
+    ...sourcesOf([...new Set(Object.values(LAMBDA_ENTRIES).map((entry) => entry.file))], 'node'),
+    ...sourcesOf([relative(ROOT, PORTAL_ENTRY)], 'browser'),
+  ]);
+  const generationOnly = [...sourcesOf(['scripts/openapi.ts'], 'node')].filter((file) => !bundled.has(file));
+  expect(generationOnly.length).toBeGreaterThan(0);
+  expect(files.filter((file) => generationOnly.includes(file))).toEqual([]);
+  // The CLI ships compiled: none of its TypeScript.
+  expect(files.filter((file) => /^(bin|local)\/.*\.ts$/.test(file))).toEqual([]);
+  expect(files).toEqual(expect.arrayContaining(['bin/signet.cjs', 'dist/bin/signet.js', 'dist/bin/cli.js']));
+});
+
+test('installed alone with production dependencies, the CLI runs compiled, without tsx', () => {
+  const installed = join(cliOnly, 'node_modules');
+  expect(existsSync(join(installed, 'signet', 'package.json'))).toBe(true);
+  expect(existsSync(join(installed, 'tsx'))).toBe(false);
+  expect(filesUnder(join(installed, 'signet')).filter((file) => file.endsWith('.map'))).toEqual([]);
+  // No NODE_OPTIONS or NODE_PATH from this run can lend it a loader.
+  const env = { ...process.env, NODE_OPTIONS: '', NODE_PATH: '' };
+  const signet = (...args: string[]) => spawnSync(join(installed, '.bin', 'signet'), args, { cwd: cliOnly, env, encoding: 'utf8', timeout: 60_000 });
+  const version = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version as string;
+  expect(signet('--version')).toMatchObject({ status: 0, stdout: `${version}\n`, stderr: '' });
+  const help = signet('help');
+  expect(help).toMatchObject({ status: 0, stderr: '' });
+  expect(help.stdout).toMatch(/^Usage: signet <command>/);
+  expect(help.stdout).toMatch(/^ {2}keygen /m);
+  expect(spawnSync(process.execPath, ['-e', "require.resolve('tsx')"], { cwd: cliOnly, env }).status).not.toBe(0);
 });
 
 test('the app puts the packaged SignatureAuthorizer in front of its own HttpApi route', () => {
