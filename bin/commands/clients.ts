@@ -134,6 +134,7 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
       usage: 'clients update CLIENT_ID [--name NAME] [--role ROLE...] [--network ADDR_OR_CIDR...] [--public-key FILE [--algorithm ALG]] [--profile signet|rfc9421] [--version N]',
       flags: FLAG_HELP,
       arguments: CLIENT_ID_ARG,
+      notes: ["An account admin may not replace the key (--public-key) of a client holding a role outside its account's ceiling (client_above_ceiling), unless the same update brings --role within the ceiling; otherwise an operator does it."],
       examples: ['clients update c_... --network 203.0.113.0/24 --network 198.51.100.7'],
     },
     options: { ...FIELD_OPTIONS, ...VERSION_OPTION },

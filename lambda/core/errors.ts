@@ -35,6 +35,7 @@ export const ERROR_CODES = {
   // --- Authorization (403): the signature is good but this caller may not do this.
   ip_not_allowed: 403,
   role_forbidden: 403,
+  client_above_ceiling: 403,
   // --- Backend body check (400): the body does not match the signed Content-Digest.
   digest_mismatch: 400,
   // --- Registry input (400/404/409/413).

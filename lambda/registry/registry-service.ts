@@ -26,6 +26,7 @@ import {
   changeGuard,
   checkRolesGiven,
   grantableRoles,
+  keyChangeGuard,
   requireOperator,
   scopeOf,
   selfLockoutGuard,
@@ -121,9 +122,11 @@ export class RegistryService {
         }
         const { version: _v, ...changes } = patch;
         const roles = changes.roles;
-        const account = scope.kind === 'account' && roles !== undefined ? await this.existingAccount(scope.accountId) : undefined;
-        // The ceiling check runs on the record the edit is planned from: roles a client already holds may stay.
-        const also: ClientGuard | undefined = account === undefined || roles === undefined ? undefined : (current) => checkRolesGiven(scope, account, roles, current.roles);
+        const account = scope.kind === 'account' && (roles !== undefined || changes.key !== undefined) ? await this.existingAccount(scope.accountId) : undefined;
+        // The ceiling checks run on the record the edit is planned from: roles a client already holds may stay;
+        // its key may not be replaced while it holds a role above the ceiling.
+        const rolesGiven: ClientGuard | undefined = account === undefined || roles === undefined ? undefined : (current) => checkRolesGiven(scope, account, roles, current.roles);
+        const also = bothGuards(changes.key === undefined ? undefined : keyChangeGuard(scope, account, roles), rolesGiven);
         return this.clientResponse(
           200,
           await this.scoped(scope, () => this.store.updateClient(clientId, version, changes, actor, guarded(also, { roles, networkWhitelist: changes.networkWhitelist }))),
@@ -132,7 +135,8 @@ export class RegistryService {
       case 'addKey': {
         onlyQueryParameters(request.query, []);
         const add = parseAddKeyRequest(body(true));
-        const record = await this.scoped(scope, () => this.store.addKey(clientId, add.key, actor, expectedVersion(add.version, ifMatch), guarded()));
+        const keysGuard = keyChangeGuard(scope, await this.callerAccount(scope));
+        const record = await this.scoped(scope, () => this.store.addKey(clientId, add.key, actor, expectedVersion(add.version, ifMatch), guarded(keysGuard)));
         return this.clientResponse(201, record);
       }
       case 'removeKey': {
@@ -142,7 +146,8 @@ export class RegistryService {
         if (!isFingerprint(fingerprint)) {
           fail('not_found', 'The key fingerprint in the path is not a fingerprint (43 base64url characters). Take it from the client record.');
         }
-        return this.clientResponse(200, await this.store.removeKey(clientId, fingerprint, actor, version, guarded()));
+        const keysGuard = keyChangeGuard(scope, await this.callerAccount(scope));
+        return this.clientResponse(200, await this.store.removeKey(clientId, fingerprint, actor, version, guarded(keysGuard)));
       }
       case 'disableClient':
       case 'enableClient': {
@@ -233,6 +238,11 @@ export class RegistryService {
     const account = await this.store.getAccount(accountId, { consistentRead: true });
     if (account === undefined) throw accountNotFound(accountId);
     return account;
+  }
+
+  /** An account admin's own account (its ceiling), or undefined for operators. */
+  private async callerAccount(scope: CallerScope): Promise<AccountRecord | undefined> {
+    return scope.kind === 'account' ? this.existingAccount(scope.accountId) : undefined;
   }
 
   /** The account, if the caller may see it; another account is answered exactly like an unknown id. */

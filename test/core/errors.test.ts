@@ -29,6 +29,7 @@ describe('ERROR_CODES', () => {
       replayed_request: 401,
       ip_not_allowed: 403,
       role_forbidden: 403,
+      client_above_ceiling: 403,
       digest_mismatch: 400,
       invalid_request: 400,
       private_key_submitted: 400,

@@ -7,6 +7,9 @@
  *   find) a clientId nobody holds gets;
  * - a role above the account's ceiling is refused (400 role_not_allowed, with the allowed list),
  *   registry:admin never given by an account admin;
+ * - the keys of a client an operator gave a role above the ceiling cannot be changed by the
+ *   account admin (403 client_above_ceiling): the real authorizer then refuses a request signed
+ *   as that client with the admin's key;
  * - the operator (registry:admin) sees and manages both;
  * - an account admin's listing of an account with 1,000 clients is one Query per page, plus one
  *   BatchGetItem for the page's keys' last use;
@@ -400,6 +403,61 @@ describe('listing an account of 1,000 clients as its admin', () => {
     expect(pages).toBeGreaterThanOrEqual(10);
     expect(seen).toHaveLength(1000);
     expect(new Set(seen)).toEqual(expected);
+  });
+});
+
+describe('a client an operator raised above its account ceiling', () => {
+  test('its account admin may not add, replace or remove its keys (403 client_above_ceiling), so it cannot sign as it with its roles', async () => {
+    const account = await createAccount('Vandelay', [ACCOUNT_ADMIN_ROLE]);
+    const admin = await createClient(OPERATOR, clientBody(30, { accountId: account, roles: [ACCOUNT_ADMIN_ROLE], name: 'Vandelay admin' }));
+    const adminCaller: Caller = { clientId: admin.clientId as string, roles: [ACCOUNT_ADMIN_ROLE], accountId: account };
+    // The operator gives the partner client a role outside the account's ceiling.
+    const partner = await createClient(OPERATOR, clientBody(31, { accountId: account, roles: ['demo'], networkWhitelist: ['0.0.0.0'], name: 'Vandelay partner' }));
+    const id = partner.clientId as string;
+    const attackerKey = testKey(32);
+
+    for (const options of [
+      { method: 'PATCH', path: `/registry/clients/${id}`, body: { version: 1, publicKey: spkiPem(attackerKey) } },
+      { method: 'PATCH', path: `/registry/clients/${id}`, body: { version: 1, publicKey: spkiPem(attackerKey), roles: ['demo'] } },
+      { method: 'POST', path: `/registry/clients/${id}/keys`, body: { publicKey: spkiPem(attackerKey) } },
+      { method: 'DELETE', path: `/registry/clients/${id}/keys/${testKey(31).fingerprint}` },
+    ]) {
+      const refused = await call(adminCaller, options);
+      expectError(refused, 403, 'client_above_ceiling');
+      expect(refused.body.message).toMatch(/holds "demo", outside your account's role ceiling.*Ask the API owner's operators to change its keys, or first remove those roles/);
+    }
+    expect(await store.getClient(id, { consistentRead: true })).toMatchObject({ version: 1, roles: ['demo'], keys: [{ fingerprint: testKey(31).fingerprint }] });
+    expect(await store.findByFingerprint(attackerKey.fingerprint, { consistentRead: true })).toBeUndefined();
+
+    // The real authorizer: a request signed as the partner with the admin's key is refused; the partner's own key still passes.
+    const authorizer = loadAuthorizer(authorizerEnv(tableName, ddb.endpoint, { [ENV.roleCatalogue]: JSON.stringify(CATALOGUE) }));
+    const request = { method: 'GET', url: `https://${HTTP_API_HOST}/api/orders` };
+    const forged = await authorizer.httpApiHandler(httpApiAuthorizerEvent(request, { headers: sign(request, { clientId: id, key: attackerKey }).headers }));
+    expect(forged).toMatchObject({ isAuthorized: false });
+    const genuine = await authorizer.httpApiHandler(httpApiAuthorizerEvent(request, { headers: sign(request, { clientId: id, key: testKey(31) }).headers }));
+    expect(genuine).toMatchObject({ isAuthorized: true, context: { clientId: id, roles: 'demo' } });
+
+    // Other edits stay the account admin's: a name, and taking the role above the ceiling away.
+    expect((await call(adminCaller, { method: 'PATCH', path: `/registry/clients/${id}`, body: { version: 1, name: 'Vandelay partner (renamed)' } })).status).toBe(200);
+    // An operator may change the keys.
+    const rolled = await call(OPERATOR, { method: 'POST', path: `/registry/clients/${id}/keys`, body: { publicKey: spkiPem(testKey(33)) } });
+    expect(rolled.status).toBe(201);
+    // Once the edit that sets the key also brings the roles within the ceiling, the account admin may make it.
+    const lowered = await call(adminCaller, { method: 'PATCH', path: `/registry/clients/${id}`, body: { version: 3, roles: [ACCOUNT_ADMIN_ROLE], publicKey: spkiPem(attackerKey) } });
+    expect([lowered.status, lowered.body.message]).toEqual([200, undefined]);
+    expect(lowered.body).toMatchObject({ roles: [ACCOUNT_ADMIN_ROLE], keys: [{ fingerprint: attackerKey.fingerprint }] });
+  });
+
+  test("within the ceiling, and on the admin's own client, keys change as before", async () => {
+    // The admin holds account:admin though the ceiling does not: the operator appointed it.
+    const account = await createAccount('Kramerica', ['demo']);
+    const admin = await createClient(OPERATOR, clientBody(34, { accountId: account, roles: [ACCOUNT_ADMIN_ROLE], name: 'Kramerica admin' }));
+    const adminCaller: Caller = { clientId: admin.clientId as string, roles: [ACCOUNT_ADMIN_ROLE], accountId: account };
+    expect((await call(adminCaller, { method: 'POST', path: `/registry/clients/${admin.clientId}/keys`, body: { publicKey: spkiPem(testKey(35)) } })).status).toBe(201);
+    const own = await createClient(adminCaller, clientBody(36));
+    expect((await call(adminCaller, { method: 'POST', path: `/registry/clients/${own.clientId}/keys`, body: { publicKey: spkiPem(testKey(37)) } })).status).toBe(201);
+    expect((await call(adminCaller, { method: 'DELETE', path: `/registry/clients/${own.clientId}/keys/${testKey(36).fingerprint}` })).status).toBe(200);
+    expect((await call(adminCaller, { method: 'PATCH', path: `/registry/clients/${own.clientId}`, body: { version: 3, publicKey: spkiPem(testKey(38)) } })).status).toBe(200);
   });
 });
 

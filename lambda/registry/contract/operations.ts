@@ -570,7 +570,7 @@ export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string,
           "clients"
         ],
         "summary": "Edit a client (seed procedure 2): name, whitelist, roles, or replace its public key.",
-        "description": "Give the `version` you read (or If-Match). Fields absent stay as they are. `publicKey` replaces every key of the client with this one (for a rollover without downtime use the keys routes instead). A stale version answers 409 `version_conflict`.",
+        "description": "Give the `version` you read (or If-Match). Fields absent stay as they are. `publicKey` replaces every key of the client with this one (for a rollover without downtime use the keys routes instead). A stale version answers 409 `version_conflict`. An account admin may not set `publicKey` on a client that holds a role outside its account's ceiling (only an operator gives such roles; whoever sets the key would sign with them), its own client excepted: 403 `client_above_ceiling`. An operator changes them, or the account admin first takes those roles away. (An edit that sets `publicKey` and brings `roles` within the ceiling is allowed.)",
         "parameters": [
           {
             "name": "If-Match",
@@ -705,7 +705,7 @@ export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string,
           "keys"
         ],
         "summary": "Add a public key (rollover: both keys verify until the old one is removed or passes its not-after).",
-        "description": "Keys already past their not-after are dropped in the same change. `version` (or If-Match) is optional here: without it the key is added to the current record.",
+        "description": "Keys already past their not-after are dropped in the same change. `version` (or If-Match) is optional here: without it the key is added to the current record. An account admin may not add a key to a client that holds a role outside its account's ceiling (only an operator gives such roles; whoever sets the key would sign with them), its own client excepted: 403 `client_above_ceiling`. An operator changes them, or the account admin first takes those roles away.",
         "parameters": [
           {
             "name": "If-Match",
@@ -853,6 +853,7 @@ export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string,
           "keys"
         ],
         "summary": "Remove a key (after a rollover). The client's last active key cannot be removed (409 `last_key`).",
+        "description": "An account admin may not remove a key of a client that holds a role outside its account's ceiling (only an operator gives such roles; whoever sets the key would sign with them), its own client excepted: 403 `client_above_ceiling`. An operator changes them, or the account admin first takes those roles away.",
         "parameters": [
           {
             "name": "If-Match",
@@ -1822,7 +1823,7 @@ export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string,
           "accounts"
         ],
         "summary": "Rename an account or set its role ceiling (operators only).",
-        "description": "Needs the version you read (body `version` or If-Match); a stale version is 409 `version_conflict`. Lowering the ceiling does not take roles from clients that hold them; account admins simply cannot give them any more.",
+        "description": "Needs the version you read (body `version` or If-Match); a stale version is 409 `version_conflict`. Lowering the ceiling does not take roles from clients that hold them; account admins simply cannot give them any more. A client holding a role outside the ceiling is one whose keys only operators may change (account admins get 403 `client_above_ceiling`).",
         "parameters": [
           {
             "name": "If-Match",
@@ -2132,7 +2133,7 @@ export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string,
         }
       },
       "Forbidden": {
-        "description": "The signature is good but the caller may not do this: its IP is outside its whitelist, or its roles do not allow the route (answered by the authorizer; see 401 for the HTTP API body); or an account admin asked for an operator-only route (accounts, keys due for rotation) or to change a client that holds `registry:admin` (answered by the registry).",
+        "description": "The signature is good but the caller may not do this: its IP is outside its whitelist, or its roles do not allow the route (answered by the authorizer; see 401 for the HTTP API body); or an account admin asked for an operator-only route (accounts, keys due for rotation), to change a client that holds `registry:admin`, or to add, replace or remove a key of a client holding a role outside its account's ceiling (`client_above_ceiling`; answered by the registry).",
         "content": {
           "application/json": {
             "schema": {
@@ -2150,6 +2151,13 @@ export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string,
                 "value": {
                   "error": "role_forbidden",
                   "message": "Only the API owner's operators (role registry:admin) may create accounts.",
+                  "requestId": "ZhNHJhhLjoEEPiw="
+                }
+              },
+              "client_above_ceiling": {
+                "value": {
+                  "error": "client_above_ceiling",
+                  "message": "This client holds \"payments:refund\", outside your account's role ceiling (only the API owner's operators give such roles), so you may not add, replace or remove its keys: the key's holder would sign with those roles. Ask the API owner's operators to change its keys, or first remove those roles from the client (PATCH roles), then change its keys.",
                   "requestId": "ZhNHJhhLjoEEPiw="
                 }
               }
