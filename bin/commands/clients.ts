@@ -97,7 +97,10 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
       summary: 'register a client: its name, roles, networks and public key (or a key pair made here)',
       usage: 'clients create --name NAME --role ROLE... --network ADDR_OR_CIDR... (--public-key FILE [--algorithm ALG] | --out DIR) [--profile signet|rfc9421] [--account ACCOUNT_ID]',
       flags: FLAG_HELP,
-      notes: ['Registering a public key that a client of the account already holds prints that client (registration: skipped) instead of a second one.'],
+      notes: [
+        'Registering a public key that a client of the account already holds prints that client (registration: skipped) instead of a second one.',
+        "A key held by a client of another account is refused (key_already_registered). If the key pair is yours, an operator finds the holder (clients find --fingerprint FP) and releases the key.",
+      ],
       examples: ["clients create --name 'Acme' --role demo --network 203.0.113.0/24 --public-key acme/public.pem", "clients create --name 'Local test' --role demo --network 127.0.0.1 --out .signet/test"],
     },
     options: { ...FIELD_OPTIONS, ...ACCOUNT_OPTION, out: { type: 'string' } },

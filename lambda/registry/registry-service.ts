@@ -100,8 +100,9 @@ export class RegistryService {
         const accountId = targetAccount(scope, input.accountId);
         if (scope.kind === 'account' || accountId !== DEFAULT_ACCOUNT_ID) checkRolesGiven(scope, await this.existingAccount(accountId), input.roles);
         const { record, created } = await this.scoped(scope, () => this.store.createClient({ ...input, accountId }, actor));
-        // The key is held by a client the caller may not see: say only that it is taken.
-        if (!canSeeClient(scope, record)) throw keyTakenElsewhere();
+        // "Skipped" answers with the holder only inside the account asked for: a holder elsewhere is a 409
+        // (keys are registered without proof of possession, so it may be a squatter), named to operators only.
+        if (!created && record.accountId !== accountId) throw canSeeClient(scope, record) ? keyTakenInAnotherAccount(record, accountId, input.key.fingerprint) : keyTakenElsewhere();
         const location = created ? `${pathPrefix(request, route)}/registry/clients/${record.clientId}` : undefined;
         return await this.clientResponse(created ? 201 : 200, record, { registration: created ? 'created' : 'skipped' }, location);
       }
@@ -297,7 +298,17 @@ function pathPrefix(request: RegistryRequest, route: MatchedRoute): string {
 function keyTakenElsewhere(): SignetError {
   return new SignetError(
     'key_already_registered',
-    'This public key is already registered on another client. A key belongs to one client only: generate a new key pair for this client.',
+    'This public key is already registered on another client. A key belongs to one client only: generate a new key pair for this client. ' +
+      "If that client is in your account, GET /registry/clients?fingerprint=<fingerprint> finds it; if not and the key pair is yours, ask the API owner's operators to release the key (they can see who holds it).",
+  );
+}
+
+/** A public key an operator registers in one account while a client of another account holds it. */
+function keyTakenInAnotherAccount(holder: ClientRecord, accountId: string, fingerprint: string): SignetError {
+  return new SignetError(
+    'key_already_registered',
+    `This public key (fingerprint ${fingerprint}) is already registered on client ${holder.clientId} in account ${holder.accountId}, not in ${accountId} where you asked to register it; nothing was created. ` +
+      'A key belongs to one client only. If that client holds it by mistake, or without holding its private key, release it: disable that client and replace its key with another (PATCH publicKey), then register again. Otherwise generate a new key pair.',
   );
 }
 

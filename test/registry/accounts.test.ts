@@ -228,6 +228,40 @@ describe('two partner accounts', () => {
     expect(operator.body.message).toContain(clientB.clientId as string);
   });
 
+  test("a key held in another account is 409 for operators too (named to them only); in the same account the holder comes back as skipped", async () => {
+    // An operator registering in A the key B's client holds: 409, never "skipped" with B's client.
+    const operator = await call(OPERATOR, { method: 'POST', path: '/registry/clients', body: clientBody(2, { accountId: accountA, name: 'Acme payments' }) });
+    expectError(operator, 409, 'key_already_registered');
+    expect(operator.body.message).toContain(`on client ${clientB.clientId as string} in account ${accountB}, not in ${accountA}`);
+    // In B, its own account, the registration is skipped: the answer is the holder as it is, nothing created.
+    for (const caller of [OPERATOR, adminB]) {
+      const again = await call(caller, { method: 'POST', path: '/registry/clients', body: clientBody(2, { accountId: accountB, name: 'Another name', roles: ['demo'] }) });
+      expect([again.status, again.body.registration, again.body.clientId, again.body.name]).toEqual([200, 'skipped', clientB.clientId, 'Globex payments']);
+    }
+    expect((await store.listClients(undefined, 100, accountB)).items.filter((c) => c.name === 'Another name')).toEqual([]);
+  });
+
+  test("a squatted key: the partner's registration is 409 without the holder; the operator finds the holder and releases the key", async () => {
+    // Another partner's admin registers A's published public key first (no proof of possession is asked for).
+    const accountC = await createAccount('Soylent', ['demo']);
+    const c = await createClient(OPERATOR, clientBody(42, { accountId: accountC, roles: [ACCOUNT_ADMIN_ROLE], name: 'Soylent admin' }));
+    const adminC: Caller = { clientId: c.clientId as string, roles: [ACCOUNT_ADMIN_ROLE], accountId: accountC };
+    const squatter = await createClient(adminC, clientBody(40, { name: 'squatter' }));
+    const refused = await call(adminA, { method: 'POST', path: '/registry/clients', body: clientBody(40, { name: 'Acme billing' }) });
+    expectError(refused, 409, 'key_already_registered');
+    expect(refused.body.message).toMatch(/ask the API owner's operators to release the key/);
+    for (const secret of [squatter.clientId as string, accountC, 'squatter']) expect(JSON.stringify(refused.body)).not.toContain(secret);
+    // The operator finds the holder and who registered it...
+    const found = await call(OPERATOR, { method: 'GET', path: '/registry/clients', query: `fingerprint=${testKey(40).fingerprint}&account=${accountC}` });
+    expect((found.body.clients as Array<{ clientId: string }>).map((c) => c.clientId)).toEqual([squatter.clientId]);
+    const audit = await call(OPERATOR, { method: 'GET', path: `/registry/clients/${squatter.clientId}/audit` });
+    expect((audit.body.entries as Array<Record<string, unknown>>)[0]).toMatchObject({ action: 'client.created', actor: adminC.clientId, actorAccountId: accountC });
+    // ...disables it and replaces its key, which releases the squatted one.
+    expect((await call(OPERATOR, { method: 'POST', path: `/registry/clients/${squatter.clientId}/disable` })).status).toBe(200);
+    expect((await call(OPERATOR, { method: 'PATCH', path: `/registry/clients/${squatter.clientId}`, body: { version: 2, publicKey: spkiPem(testKey(41)) } })).status).toBe(200);
+    expect(await createClient(adminA, clientBody(40, { name: 'Acme billing' }))).toMatchObject({ accountId: accountA, registration: 'created' });
+  });
+
   test('a role above the ceiling is refused with the allowed list; registry:admin never; held roles may stay', async () => {
     const above = await call(adminA, { method: 'POST', path: '/registry/clients', body: clientBody(8, { roles: ['demo', 'payments:refund'] }) });
     expectError(above, 400, 'role_not_allowed');

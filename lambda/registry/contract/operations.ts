@@ -57,7 +57,7 @@ export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string,
           "clients"
         ],
         "summary": "Register a client (seed procedure 1), or find that its key is already registered (procedure 5).",
-        "description": "Answers 201 with the new client. If the public key is already registered on a client, nothing is created: 200 with that client's record and `\"registration\": \"skipped\"`. The client goes to `accountId` when given (operators: any existing account; account admins: only their own), else to the caller's account (`acct_default` for operators). An account admin may give only roles in its account's ceiling (400 `role_not_allowed`). When the key is held by a client in an account the caller cannot see, the answer is 409 `key_already_registered` without the holder.",
+        "description": "Answers 201 with the new client. If the public key is already registered on a client of the account asked for, nothing is created: 200 with that client's record and `\"registration\": \"skipped\"`. The client goes to `accountId` when given (operators: any existing account; account admins: only their own), else to the caller's account (`acct_default` for operators). An account admin may give only roles in its account's ceiling (400 `role_not_allowed`). When the key is held by a client of another account, nothing is created and the answer is 409 `key_already_registered`: operators are told the holder and its account; account admins are not (keys are registered without proof of possession, so the holder may have registered someone else's published key: the owner of the key pair asks the operators to release it).",
         "requestBody": {
           "required": true,
           "content": {
@@ -2192,7 +2192,7 @@ export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string,
         }
       },
       "Conflict": {
-        "description": "`version_conflict`: the client changed since the version you sent (read it again and reapply). `key_already_registered`: the key belongs to a client already. `last_key`: removing or expiring this key would leave the client without an active key. `last_admin`: the change would leave no active client with `registry:admin` (give the role to another client, or enable one, first). `self_lockout`: the caller would disable its own client or take `registry:admin` / `account:admin` from it (have another administrator do it).",
+        "description": "`version_conflict`: the client changed since the version you sent (read it again and reapply). `key_already_registered`: the key belongs to a client already (on another account's client, a registration is refused rather than skipped). `last_key`: removing or expiring this key would leave the client without an active key. `last_admin`: the change would leave no active client with `registry:admin` (give the role to another client, or enable one, first). `self_lockout`: the caller would disable its own client or take `registry:admin` / `account:admin` from it (have another administrator do it).",
         "content": {
           "application/json": {
             "schema": {
@@ -2223,7 +2223,14 @@ export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string,
               "key_taken_elsewhere": {
                 "value": {
                   "error": "key_already_registered",
-                  "message": "This public key is already registered on another client. A key belongs to one client only: generate a new key pair for this client.",
+                  "message": "This public key is already registered on another client. A key belongs to one client only: generate a new key pair for this client. If that client is in your account, GET /registry/clients?fingerprint=<fingerprint> finds it; if not and the key pair is yours, ask the API owner's operators to release the key (they can see who holds it).",
+                  "requestId": "ZhNHJhhLjoEEPiw="
+                }
+              },
+              "key_taken_in_another_account": {
+                "value": {
+                  "error": "key_already_registered",
+                  "message": "This public key (fingerprint 8eX42bFnyGjnP5XDewS5Ofldp9e--Hjg5QLWyPCPStg) is already registered on client c_W1tVZ6hq0fJ3n5y7bXk2Ag in account acct_Q2hKx8mV1tP4wR7zN0bYfA, not in acct_default where you asked to register it; nothing was created. A key belongs to one client only. If that client holds it by mistake, or without holding its private key, release it: disable that client and replace its key with another (PATCH publicKey), then register again. Otherwise generate a new key pair.",
                   "requestId": "ZhNHJhhLjoEEPiw="
                 }
               },
