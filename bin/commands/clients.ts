@@ -116,6 +116,7 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
       notes: [
         'LAST USED is when the client last got a request through (the latest of its keys), as the authorizer records it: at most once per key every 15 minutes per instance, so it may be that much behind; "never" when no use is recorded.',
         'With --search, --status, --role, --sort or --order the registry searches the whole account (up to 5,000 clients) and says how many match; give the same flags with --cursor for the next page.',
+        'Every such page reads the whole account: one caller may search 50,000 clients and key last uses a minute (search_budget_exceeded past it; wait the seconds it says, or list without those flags).',
       ],
       examples: ['clients list', 'clients list --search acme --status active --sort last-used', 'clients list --account acct_... --sort name --json'],
     },

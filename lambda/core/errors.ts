@@ -58,6 +58,8 @@ export const ERROR_CODES = {
   last_key: 409,
   last_admin: 409,
   self_lockout: 409,
+  // --- Rate (429): one caller spent its budget of an expensive operation; retry after Retry-After.
+  search_budget_exceeded: 429,
   // --- Service faults (5xx): never a reason to let a request through.
   dependency_unavailable: 503,
   internal_error: 500,

@@ -48,6 +48,7 @@ import {
   parseVersionOnly,
 } from './validation';
 import { listClients } from './client-listing';
+import type { SearchBudget } from './search-budget';
 import { accountAuditView, accountView, auditView, authFailuresView, clientView, expiringKeyView } from './views';
 
 
@@ -59,6 +60,8 @@ export interface RegistryServiceDeps {
   readonly now?: () => Date;
   /** The most clients of one account a search reads. @default MAX_SEARCHED_CLIENTS (5,000) */
   readonly maxSearchedClients?: number;
+  /** What one caller's searches may read per window. @default DEFAULT_SEARCH_BUDGET (50,000 reads a minute) */
+  readonly searchBudget?: SearchBudget;
 }
 
 /** A transport-neutral answer: status, JSON body, extra headers. */
@@ -73,12 +76,14 @@ export class RegistryService {
   private readonly roles: CompiledRoleCatalogue;
   private readonly now: () => Date;
   private readonly maxSearchedClients: number | undefined;
+  private readonly searchBudget: SearchBudget | undefined;
 
   constructor(deps: RegistryServiceDeps) {
     this.store = deps.store;
     this.roles = deps.roles;
     this.now = deps.now ?? (() => new Date());
     this.maxSearchedClients = deps.maxSearchedClients;
+    this.searchBudget = deps.searchBudget;
   }
 
   /** Runs one route. `request.actor` must be set (the handler refuses requests without one). */
@@ -107,7 +112,13 @@ export class RegistryService {
         return await this.clientResponse(created ? 201 : 200, record, { registration: created ? 'created' : 'skipped' }, location);
       }
       case 'listClients': {
-        const deps = { store: this.store, nowMs: this.now().getTime(), requireAccount: (id: string) => this.existingAccount(id), maxSearchedClients: this.maxSearchedClients };
+        const deps = {
+          store: this.store,
+          nowMs: this.now().getTime(),
+          requireAccount: (id: string) => this.existingAccount(id),
+          maxSearchedClients: this.maxSearchedClients,
+          searchBudget: this.searchBudget,
+        };
         return { status: 200, body: await listClients(deps, scope, request.query) };
       }
       case 'getClient': {

@@ -50,6 +50,7 @@ describe('ERROR_CODES', () => {
       last_key: 409,
       last_admin: 409,
       self_lockout: 409,
+      search_budget_exceeded: 429,
       dependency_unavailable: 503,
       internal_error: 500,
     };

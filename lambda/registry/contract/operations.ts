@@ -231,7 +231,7 @@ export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string,
           "clients"
         ],
         "summary": "List clients (paginated), or find the client holding a key (seed procedure 3).",
-        "description": "Lists one account's clients: `account` (operators: any account, default `acct_default`; account admins: their own only, another answers 404). Every client carries `lastUsedAt` (when it last got a request through: the latest of its keys', recorded by the authorizer at most once per key per `SIGNET_LAST_USED_RECORD_INTERVAL_MS`, default 15 min, per instance), and each key its own; both are absent when no use is recorded.\n\nWithout search parameters: clients in creation order, `limit` per page (one Query on the list index per page, and one BatchGetItem for the page's keys' last use); pass `nextCursor` back as `cursor` for the next page (absent on the last page).\n\nWith any of `q`, `status`, `role`, `sort`, `order` (a search): the registry matches and orders the account's clients itself and pages them with a keyset cursor, so pages neither repeat nor skip clients; `total` says how many match. A search reads the whole account, at most 5,000 clients (more: 400 `too_many_clients`). A `cursor` only continues the query it came from: with any other `q`, `status`, `role`, `sort`, `order` or `account` it is refused (400 `invalid_request`); `limit` may change between pages. An empty parameter (`q=`) counts as not given.\n\nWith `publicKey` or `fingerprint`: the client holding that key, as a list of zero or one client (not combinable with a search). Prefer `fingerprint`; a `publicKey` must be percent-encoded (an unescaped `+` is read back as `+`). A key held outside the caller's account (or outside `account` when given) is not found (`clients: []`).",
+        "description": "Lists one account's clients: `account` (operators: any account, default `acct_default`; account admins: their own only, another answers 404). Every client carries `lastUsedAt` (when it last got a request through: the latest of its keys', recorded by the authorizer at most once per key per `SIGNET_LAST_USED_RECORD_INTERVAL_MS`, default 15 min, per instance), and each key its own; both are absent when no use is recorded.\n\nWithout search parameters: clients in creation order, `limit` per page (one Query on the list index per page, and one BatchGetItem for the page's keys' last use); pass `nextCursor` back as `cursor` for the next page (absent on the last page).\n\nWith any of `q`, `status`, `role`, `sort`, `order` (a search): the registry matches and orders the account's clients itself and pages them with a keyset cursor, so pages neither repeat nor skip clients; `total` says how many match. A search reads the whole account, at most 5,000 clients (more: 400 `too_many_clients`), on every page, and counts what it read against the caller's search budget: 50,000 client records and key last uses a minute per caller (a 5,000-client account: ten pages, five sorted by `lastUsedAt`); past it, 429 `search_budget_exceeded` with `Retry-After`. A `cursor` only continues the query it came from: with any other `q`, `status`, `role`, `sort`, `order` or `account` it is refused (400 `invalid_request`); `limit` may change between pages. An empty parameter (`q=`) counts as not given.\n\nWith `publicKey` or `fingerprint`: the client holding that key, as a list of zero or one client (not combinable with a search). Prefer `fingerprint`; a `publicKey` must be percent-encoded (an unescaped `+` is read back as `+`). A key held outside the caller's account (or outside `account` when given) is not found (`clients: []`).",
         "parameters": [
           {
             "name": "limit",
@@ -468,6 +468,9 @@ export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string,
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
@@ -2264,6 +2267,34 @@ export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string,
                 "value": {
                   "error": "payload_too_large",
                   "message": "The body has 70000 bytes; the registry accepts at most 65536.",
+                  "requestId": "ZhNHJhhLjoEEPiw="
+                }
+              }
+            }
+          }
+        }
+      },
+      "TooManyRequests": {
+        "description": "The caller's searches (`q`, `status`, `role`, `sort`, `order`) read more than its search budget in the current window (50,000 client records and key last uses a minute by default, counted per caller across every registry instance): each search page reads the whole account. Wait `Retry-After` seconds, or page without search parameters (not counted), or find one client with `fingerprint=`.",
+        "headers": {
+          "Retry-After": {
+            "description": "Seconds until the caller's budget window ends.",
+            "schema": {
+              "type": "integer",
+              "minimum": 1
+            }
+          }
+        },
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/Error"
+            },
+            "examples": {
+              "search_budget_exceeded": {
+                "value": {
+                  "error": "search_budget_exceeded",
+                  "message": "Your searches read 50,412 clients and key last uses in this 60-second window, the most one caller may (50,000): every search page reads the whole account. Retry after 17 s, page through the account without q, status, role, sort and order (one page read per page), or find one client with fingerprint=.",
                   "requestId": "ZhNHJhhLjoEEPiw="
                 }
               }
