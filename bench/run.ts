@@ -15,6 +15,7 @@ import { measureHostileInput, printHostileInput } from './hostile-input';
 import { measureKeyChecks, printKeyChecks } from './key-checks';
 import { describeMachine, machineLine } from './machine';
 import { measureMemoryFlat, printMemoryFlat } from './memory-flat';
+import { REGISTRY_SEARCH_TITLE, measureRegistrySearch, printRegistrySearch } from './registry-search';
 import { measureVerifySteps, measureVerifyThroughput, printVerifySteps, printVerifyThroughput } from './verify-throughput';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -55,6 +56,7 @@ async function main(): Promise<void> {
   results.memory = await section('Memory: 100k verifications across 10k clients, then 100k more', () => measureMemoryFlat(), printMemoryFlat);
   results.hostile = await section(HOSTILE_INPUT_TITLE, () => measureHostileInput(), printHostileInput);
   await section(KEY_CHECKS_TITLE, () => measureKeyChecks(), printKeyChecks);
+  await section(REGISTRY_SEARCH_TITLE, () => measureRegistrySearch(), printRegistrySearch);
 
   results.durationS = (Date.now() - started) / 1000;
   results.failures = failures;
