@@ -41,6 +41,7 @@ export const SECTION_TITLES = {
   memory: 'Memory: 100k verifications across 10k clients, then 100k more',
   hostile: 'Hostile input: CPU per request a stranger can send (refused)',
   keyChecks: 'Key checks: refusing an RSA modulus anyone can factor (registration, key load)',
+  registrySearch: 'Registry search: one page of an account of 5,000 clients (DynamoDB Local)',
 } as const;
 
 /** Issue 19 item 5 (and the proof issue before it, for RSA): full verify ≥ 0.85 × raw crypto.verify with the same key type. */

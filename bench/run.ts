@@ -15,6 +15,7 @@ import { measureHostileInput, printHostileInput } from './hostile-input';
 import { measureKeyChecks, printKeyChecks } from './key-checks';
 import { describeMachine, machineLine } from './machine';
 import { measureMemoryFlat, printMemoryFlat } from './memory-flat';
+import { measureRegistrySearch, printRegistrySearch } from './registry-search';
 import { measureVerifySteps, measureVerifyThroughput, printVerifySteps, printVerifyThroughput } from './verify-throughput';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -55,6 +56,7 @@ async function main(): Promise<void> {
   results.memory = await section(SECTION_TITLES.memory, () => measureMemoryFlat(), printMemoryFlat);
   results.hostile = await section(SECTION_TITLES.hostile, () => measureHostileInput(), printHostileInput);
   await section(SECTION_TITLES.keyChecks, () => measureKeyChecks(), printKeyChecks);
+  await section(SECTION_TITLES.registrySearch, () => measureRegistrySearch(), printRegistrySearch);
 
   results.durationS = (Date.now() - started) / 1000;
   results.failures = failures;

@@ -97,7 +97,10 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
       summary: 'register a client: its name, roles, networks and public key (or a key pair made here)',
       usage: 'clients create --name NAME --role ROLE... --network ADDR_OR_CIDR... (--public-key FILE [--algorithm ALG] | --out DIR) [--profile signet|rfc9421] [--account ACCOUNT_ID]',
       flags: FLAG_HELP,
-      notes: ['Registering a public key that a client of the account already holds prints that client (registration: skipped) instead of a second one.'],
+      notes: [
+        'Registering a public key that a client of the account already holds prints that client (registration: skipped) instead of a second one.',
+        "A key held by a client of another account is refused (key_already_registered). If the key pair is yours, an operator finds the holder (clients find --fingerprint FP) and releases the key.",
+      ],
       examples: ["clients create --name 'Acme' --role demo --network 203.0.113.0/24 --public-key acme/public.pem", "clients create --name 'Local test' --role demo --network 127.0.0.1 --out .signet/test"],
     },
     options: { ...FIELD_OPTIONS, ...ACCOUNT_OPTION, out: { type: 'string' } },
@@ -113,6 +116,7 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
       notes: [
         'LAST USED is when the client last got a request through (the latest of its keys), as the authorizer records it: at most once per key every 15 minutes per instance, so it may be that much behind; "never" when no use is recorded.',
         'With --search, --status, --role, --sort or --order the registry searches the whole account (up to 5,000 clients) and says how many match; give the same flags with --cursor for the next page.',
+        'Every such page reads the whole account: one caller may search 50,000 clients and key last uses a minute (search_budget_exceeded past it; wait the seconds it says, or list without those flags).',
       ],
       examples: ['clients list', 'clients list --search acme --status active --sort last-used', 'clients list --account acct_... --sort name --json'],
     },
@@ -134,6 +138,7 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
       usage: 'clients update CLIENT_ID [--name NAME] [--role ROLE...] [--network ADDR_OR_CIDR...] [--public-key FILE [--algorithm ALG]] [--profile signet|rfc9421] [--version N]',
       flags: FLAG_HELP,
       arguments: CLIENT_ID_ARG,
+      notes: ["An account admin may not replace the key (--public-key) of a client holding a role outside its account's ceiling (client_above_ceiling), unless the same update brings --role within the ceiling; otherwise an operator does it."],
       examples: ['clients update c_... --network 203.0.113.0/24 --network 198.51.100.7'],
     },
     options: { ...FIELD_OPTIONS, ...VERSION_OPTION },

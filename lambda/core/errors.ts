@@ -35,6 +35,7 @@ export const ERROR_CODES = {
   // --- Authorization (403): the signature is good but this caller may not do this.
   ip_not_allowed: 403,
   role_forbidden: 403,
+  client_above_ceiling: 403,
   // --- Backend body check (400): the body does not match the signed Content-Digest.
   digest_mismatch: 400,
   // --- Registry input (400/404/409/413).
@@ -57,6 +58,8 @@ export const ERROR_CODES = {
   last_key: 409,
   last_admin: 409,
   self_lockout: 409,
+  // --- Rate (429): one caller spent its budget of an expensive operation; retry after Retry-After.
+  search_budget_exceeded: 429,
   // --- Service faults (5xx): never a reason to let a request through.
   dependency_unavailable: 503,
   internal_error: 500,

@@ -7,7 +7,9 @@
  *   list index per page plus one BatchGetItem for the page's keys' last use (more only past 100 keys);
  * - **search** (`q`, `status`, `role`, `sort`, `order`; ./client-search-query.ts): the account's
  *   clients read whole (at most MAX_SEARCHED_CLIENTS, else 400 `too_many_clients`), matched and
- *   ordered by the registry (./client-search.ts), paged with a keyset cursor, with `total`.
+ *   ordered by the registry (./client-search.ts), paged with a keyset cursor, with `total`. Each
+ *   caller's searches draw on its search budget (./search-budget.ts): checked before the read
+ *   (429 `search_budget_exceeded` once spent), charged with what the page read.
  *
  * Every client listed carries its `lastUsedAt` and its keys' (./views.ts).
  */
@@ -18,6 +20,7 @@ import { type CallerScope, canSeeClient, targetAccount } from './caller-scope';
 import { type ClientSearch, SEARCH_PARAMETERS, parseClientSearch } from './client-search-query';
 import { MAX_SEARCHED_CLIENTS, checkSearchCursor, matchesSearch, searchPage } from './client-search';
 import type { RegistryStore } from './registry-store';
+import { DEFAULT_SEARCH_BUDGET, type SearchBudget, budgetWindow, checkSearchBudget } from './search-budget';
 import { onlyQueryParameters, parseAccountId, parseFingerprint, parseLimit, parseQueryPublicKey } from './validation';
 import type { ClientListView } from './view-types';
 import { clientView, latest } from './views';
@@ -29,6 +32,8 @@ export interface ClientListingDeps {
   readonly requireAccount: (accountId: string) => Promise<unknown>;
   /** The most clients of one account a search reads. @default MAX_SEARCHED_CLIENTS */
   readonly maxSearchedClients?: number;
+  /** What one caller's searches may read per window. @default DEFAULT_SEARCH_BUDGET */
+  readonly searchBudget?: SearchBudget;
 }
 
 /** The answer to `GET /registry/clients` with `query`, for `scope`. */
@@ -50,7 +55,7 @@ export async function listClients(deps: ClientListingDeps, scope: CallerScope, q
     const page = await deps.store.listClients(query.cursor, limit, accountId);
     return { clients: await views(deps, page.items), ...next(page.nextCursor) };
   }
-  return searchClients(deps, accountId, search, query.cursor, limit ?? DEFAULT_PAGE_SIZE);
+  return searchClients(deps, scope.caller.clientId, accountId, search, query.cursor, limit ?? DEFAULT_PAGE_SIZE);
 }
 
 async function findHolder(deps: ClientListingDeps, scope: CallerScope, query: Readonly<Record<string, string>>, account: string | undefined): Promise<ClientListView> {
@@ -63,12 +68,18 @@ async function findHolder(deps: ClientListingDeps, scope: CallerScope, query: Re
   return { clients: visible ? await views(deps, [record]) : [] };
 }
 
-async function searchClients(deps: ClientListingDeps, accountId: string, search: ClientSearch, cursor: string | undefined, limit: number): Promise<ClientListView> {
-  // A cursor of another search is refused before anything is read.
+async function searchClients(deps: ClientListingDeps, callerId: string, accountId: string, search: ClientSearch, cursor: string | undefined, limit: number): Promise<ClientListView> {
+  // A cursor of another search, or a spent budget, is refused before anything is read.
   checkSearchCursor(search, accountId, cursor);
+  const budget = deps.searchBudget ?? DEFAULT_SEARCH_BUDGET;
+  const window = budgetWindow(budget, deps.nowMs);
+  checkSearchBudget(budget, await deps.store.searchReadsSpent(callerId, window.startS), deps.nowMs);
+  // Charged with what was read (client records, keys whose last use was read); kept one window past its own.
+  const charge = (reads: number) => deps.store.addSearchReads(callerId, window.startS, reads, window.endS + budget.windowS);
   const ceiling = deps.maxSearchedClients ?? MAX_SEARCHED_CLIENTS;
   const { records, complete } = await deps.store.accountClients(accountId, ceiling);
   if (!complete) {
+    await charge(records.length);
     throw new SignetError(
       'too_many_clients',
       `This account has more than ${ceiling.toLocaleString('en-US')} clients, more than the registry searches, filters or sorts at once. Page through it without ${SEARCH_PARAMETERS.join(', ')} (creation order), find one client with fingerprint=, or search one account at a time with account=.`,
@@ -84,7 +95,9 @@ async function searchClients(deps: ClientListingDeps, accountId: string, search:
     cursor,
     limit,
   );
-  return { clients: await views(deps, page.items, allUse), ...next(page.nextCursor), total: matches.length };
+  const keysRead = (allUse === undefined ? page.items : matches).reduce((sum, record) => sum + record.keys.length, 0);
+  const [clients] = await Promise.all([views(deps, page.items, allUse), charge(records.length + keysRead)]);
+  return { clients, ...next(page.nextCursor), total: matches.length };
 }
 
 async function views(deps: ClientListingDeps, records: readonly ClientRecord[], known?: ReadonlyMap<string, string>): Promise<ClientListView['clients']> {

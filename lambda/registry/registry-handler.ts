@@ -11,7 +11,8 @@
  *   scheme: the authorizer never sees the body), else 400 `digest_mismatch`.
  *
  * One log line per request (Powertools JSON): route, clientId, accountId, actor and its account,
- * status, outcome, latency. A `role_not_allowed` refusal also lists `allowedRoles` in its body.
+ * status, outcome, latency. A `role_not_allowed` refusal also lists `allowedRoles` in its body; a
+ * `search_budget_exceeded` one carries `Retry-After`.
  * Bodies, query values and key material are never logged.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
@@ -21,6 +22,7 @@ import { AUTHORIZER_CACHE_TTL_HEADER, DEFAULT_CLIENT_CACHE_TTL_MS } from '../cor
 import { SignetError, isSignetError } from '../core/errors';
 import { RoleNotAllowedError } from './caller-scope';
 import { RegistryService, type RegistryServiceDeps } from './registry-service';
+import { SearchBudgetExceededError } from './search-budget';
 import { type RegistryEvent, type RegistryRequest, readRegistryEvent } from './registry-request';
 import { type MatchedRoute, matchRoute } from './routes';
 import { checkBodySize } from './validation';
@@ -102,7 +104,7 @@ export function createRegistryHandler(deps: RegistryHandlerDeps): RegistryHandle
       const requestId = request?.requestId ?? event.requestContext?.requestId ?? context?.awsRequestId ?? '';
       return {
         statusCode: error.status,
-        headers: { ...BASE_HEADERS },
+        headers: { ...BASE_HEADERS, ...(error instanceof SearchBudgetExceededError ? { 'retry-after': String(error.retryAfterS) } : {}) },
         body: JSON.stringify({ error: error.code, message: error.message, ...(error instanceof RoleNotAllowedError ? { allowedRoles: error.allowedRoles } : {}), requestId }),
       };
     }

@@ -26,6 +26,7 @@ import {
   changeGuard,
   checkRolesGiven,
   grantableRoles,
+  keyChangeGuard,
   requireOperator,
   scopeOf,
   selfLockoutGuard,
@@ -47,6 +48,7 @@ import {
   parseVersionOnly,
 } from './validation';
 import { listClients } from './client-listing';
+import type { SearchBudget } from './search-budget';
 import { accountAuditView, accountView, auditView, authFailuresView, clientView, expiringKeyView } from './views';
 
 
@@ -58,6 +60,8 @@ export interface RegistryServiceDeps {
   readonly now?: () => Date;
   /** The most clients of one account a search reads. @default MAX_SEARCHED_CLIENTS (5,000) */
   readonly maxSearchedClients?: number;
+  /** What one caller's searches may read per window. @default DEFAULT_SEARCH_BUDGET (50,000 reads a minute) */
+  readonly searchBudget?: SearchBudget;
 }
 
 /** A transport-neutral answer: status, JSON body, extra headers. */
@@ -72,12 +76,14 @@ export class RegistryService {
   private readonly roles: CompiledRoleCatalogue;
   private readonly now: () => Date;
   private readonly maxSearchedClients: number | undefined;
+  private readonly searchBudget: SearchBudget | undefined;
 
   constructor(deps: RegistryServiceDeps) {
     this.store = deps.store;
     this.roles = deps.roles;
     this.now = deps.now ?? (() => new Date());
     this.maxSearchedClients = deps.maxSearchedClients;
+    this.searchBudget = deps.searchBudget;
   }
 
   /** Runs one route. `request.actor` must be set (the handler refuses requests without one). */
@@ -99,13 +105,20 @@ export class RegistryService {
         const accountId = targetAccount(scope, input.accountId);
         if (scope.kind === 'account' || accountId !== DEFAULT_ACCOUNT_ID) checkRolesGiven(scope, await this.existingAccount(accountId), input.roles);
         const { record, created } = await this.scoped(scope, () => this.store.createClient({ ...input, accountId }, actor));
-        // The key is held by a client the caller may not see: say only that it is taken.
-        if (!canSeeClient(scope, record)) throw keyTakenElsewhere();
+        // "Skipped" answers with the holder only inside the account asked for: a holder elsewhere is a 409
+        // (keys are registered without proof of possession, so it may be a squatter), named to operators only.
+        if (!created && record.accountId !== accountId) throw canSeeClient(scope, record) ? keyTakenInAnotherAccount(record, accountId, input.key.fingerprint) : keyTakenElsewhere();
         const location = created ? `${pathPrefix(request, route)}/registry/clients/${record.clientId}` : undefined;
         return await this.clientResponse(created ? 201 : 200, record, { registration: created ? 'created' : 'skipped' }, location);
       }
       case 'listClients': {
-        const deps = { store: this.store, nowMs: this.now().getTime(), requireAccount: (id: string) => this.existingAccount(id), maxSearchedClients: this.maxSearchedClients };
+        const deps = {
+          store: this.store,
+          nowMs: this.now().getTime(),
+          requireAccount: (id: string) => this.existingAccount(id),
+          maxSearchedClients: this.maxSearchedClients,
+          searchBudget: this.searchBudget,
+        };
         return { status: 200, body: await listClients(deps, scope, request.query) };
       }
       case 'getClient': {
@@ -121,9 +134,11 @@ export class RegistryService {
         }
         const { version: _v, ...changes } = patch;
         const roles = changes.roles;
-        const account = scope.kind === 'account' && roles !== undefined ? await this.existingAccount(scope.accountId) : undefined;
-        // The ceiling check runs on the record the edit is planned from: roles a client already holds may stay.
-        const also: ClientGuard | undefined = account === undefined || roles === undefined ? undefined : (current) => checkRolesGiven(scope, account, roles, current.roles);
+        const account = scope.kind === 'account' && (roles !== undefined || changes.key !== undefined) ? await this.existingAccount(scope.accountId) : undefined;
+        // The ceiling checks run on the record the edit is planned from: roles a client already holds may stay;
+        // its key may not be replaced while it holds a role above the ceiling.
+        const rolesGiven: ClientGuard | undefined = account === undefined || roles === undefined ? undefined : (current) => checkRolesGiven(scope, account, roles, current.roles);
+        const also = bothGuards(changes.key === undefined ? undefined : keyChangeGuard(scope, account, roles), rolesGiven);
         return this.clientResponse(
           200,
           await this.scoped(scope, () => this.store.updateClient(clientId, version, changes, actor, guarded(also, { roles, networkWhitelist: changes.networkWhitelist }))),
@@ -132,7 +147,8 @@ export class RegistryService {
       case 'addKey': {
         onlyQueryParameters(request.query, []);
         const add = parseAddKeyRequest(body(true));
-        const record = await this.scoped(scope, () => this.store.addKey(clientId, add.key, actor, expectedVersion(add.version, ifMatch), guarded()));
+        const keysGuard = keyChangeGuard(scope, await this.callerAccount(scope));
+        const record = await this.scoped(scope, () => this.store.addKey(clientId, add.key, actor, expectedVersion(add.version, ifMatch), guarded(keysGuard)));
         return this.clientResponse(201, record);
       }
       case 'removeKey': {
@@ -142,7 +158,8 @@ export class RegistryService {
         if (!isFingerprint(fingerprint)) {
           fail('not_found', 'The key fingerprint in the path is not a fingerprint (43 base64url characters). Take it from the client record.');
         }
-        return this.clientResponse(200, await this.store.removeKey(clientId, fingerprint, actor, version, guarded()));
+        const keysGuard = keyChangeGuard(scope, await this.callerAccount(scope));
+        return this.clientResponse(200, await this.store.removeKey(clientId, fingerprint, actor, version, guarded(keysGuard)));
       }
       case 'disableClient':
       case 'enableClient': {
@@ -235,6 +252,11 @@ export class RegistryService {
     return account;
   }
 
+  /** An account admin's own account (its ceiling), or undefined for operators. */
+  private async callerAccount(scope: CallerScope): Promise<AccountRecord | undefined> {
+    return scope.kind === 'account' ? this.existingAccount(scope.accountId) : undefined;
+  }
+
   /** The account, if the caller may see it; another account is answered exactly like an unknown id. */
   private async visibleAccount(scope: CallerScope, accountId: string): Promise<AccountRecord> {
     if (!canSeeAccount(scope, accountId)) throw accountNotFound(accountId);
@@ -287,7 +309,17 @@ function pathPrefix(request: RegistryRequest, route: MatchedRoute): string {
 function keyTakenElsewhere(): SignetError {
   return new SignetError(
     'key_already_registered',
-    'This public key is already registered on another client. A key belongs to one client only: generate a new key pair for this client.',
+    'This public key is already registered on another client. A key belongs to one client only: generate a new key pair for this client. ' +
+      "If that client is in your account, GET /registry/clients?fingerprint=<fingerprint> finds it; if not and the key pair is yours, ask the API owner's operators to release the key (they can see who holds it).",
+  );
+}
+
+/** A public key an operator registers in one account while a client of another account holds it. */
+function keyTakenInAnotherAccount(holder: ClientRecord, accountId: string, fingerprint: string): SignetError {
+  return new SignetError(
+    'key_already_registered',
+    `This public key (fingerprint ${fingerprint}) is already registered on client ${holder.clientId} in account ${holder.accountId}, not in ${accountId} where you asked to register it; nothing was created. ` +
+      'A key belongs to one client only. If that client holds it by mistake, or without holding its private key, release it: disable that client and replace its key with another (PATCH publicKey), then register again. Otherwise generate a new key pair.',
   );
 }
 

@@ -35,6 +35,10 @@ export interface RegistryStore {
   /** When each key of `records` last verified a request, by fingerprint; keys never used are absent. */
   keyLastUse(records: readonly Pick<ClientRecord, 'clientId' | 'keys'>[]): Promise<ReadonlyMap<string, string>>;
   findByFingerprint(fingerprint: string, options?: { consistentRead?: boolean }): Promise<KeyOwner | undefined>;
+  /** The reads the caller's searches made in the budget window starting at `windowStartS` (0 when none). */
+  searchReadsSpent(callerId: string, windowStartS: number): Promise<number>;
+  /** Adds `reads` to the caller's search budget window, kept until `expiresAtS`. */
+  addSearchReads(callerId: string, windowStartS: number, reads: number, expiresAtS: number): Promise<void>;
   updateClient(clientId: string, expectedVersion: number, changes: ClientChanges, actor: Actor, options?: ChangeOptions): Promise<ClientRecord>;
   addKey(clientId: string, key: NewKey, actor: Actor, expectedVersion?: number, options?: ChangeOptions): Promise<ClientRecord>;
   removeKey(clientId: string, fingerprint: string, actor: Actor, expectedVersion?: number, options?: ChangeOptions): Promise<ClientRecord>;

@@ -34,6 +34,7 @@ import type { RegistryStore } from '../registry/registry-store';
 import { DynamoAccountStore } from './account-store';
 import { DEFAULT_ACCOUNT_ID, isAccountId } from './account-id';
 import { DynamoAdminRoster } from './admin-roster';
+import { DynamoSearchBudget } from './search-budget-store';
 import { type ClientChangePlan, newClient, planAddKey, planKeyNotAfter, planRemoveKey, planStatus, planUpdate } from './client-changes';
 import { isClientId, newClientId } from './client-id';
 import { DynamoClientQueries } from './client-queries';
@@ -55,11 +56,22 @@ export class DynamoClientStore extends DynamoClientQueries implements RegistrySt
   private readonly accounts: DynamoAccountStore;
   /** The admin roster, on the same table (./admin-roster.ts). */
   private readonly roster: DynamoAdminRoster;
+  /** The callers' search budgets, on the same table (./search-budget-store.ts). */
+  private readonly searchBudget: DynamoSearchBudget;
 
   constructor(options: DynamoClientStoreOptions) {
     super(options);
     this.accounts = new DynamoAccountStore(options);
     this.roster = new DynamoAdminRoster(options, this);
+    this.searchBudget = new DynamoSearchBudget(options);
+  }
+
+  searchReadsSpent(...args: Parameters<DynamoSearchBudget['searchReadsSpent']>): ReturnType<DynamoSearchBudget['searchReadsSpent']> {
+    return this.searchBudget.searchReadsSpent(...args);
+  }
+
+  addSearchReads(...args: Parameters<DynamoSearchBudget['addSearchReads']>): ReturnType<DynamoSearchBudget['addSearchReads']> {
+    return this.searchBudget.addSearchReads(...args);
   }
 
   getAccount(...args: Parameters<DynamoAccountStore['getAccount']>): ReturnType<DynamoAccountStore['getAccount']> {

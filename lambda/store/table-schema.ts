@@ -50,6 +50,8 @@
  *   TTL / window of them (168 with the defaults), whatever is sent.
  * - **Replay markers** (./replay-store.ts, optional): one per accepted signature, written with a
  *   condition so the same signature cannot pass twice, expiring via {@link TTL_ATTRIBUTE}.
+ * - **Search budgets** (./search-budget-store.ts): one counter per caller and window of the
+ *   reads its registry searches made, added to with no read, expiring via {@link TTL_ATTRIBUTE}.
  *
  * - **Accounts** group the clients of one partner organisation. The client record carries its
  *   `accountId` (fixed at creation), so the authorizer's one GetItem is unchanged and a registry
@@ -87,6 +89,12 @@ export const SORT_KEY = 'sk';
 
 /** Item prefix of replay records (`pk = REPLAY#<sha256 of the signature, base64url>`). */
 export const REPLAY_PREFIX = 'REPLAY#';
+
+/**
+ * Item prefix of search budgets (lambda/store/search-budget-store.ts): `pk = BUDGET#<clientId>`,
+ * `sk = SEARCH#<window start, Unix s>`, a `reads` counter, expiring via {@link TTL_ATTRIBUTE}.
+ */
+export const SEARCH_BUDGET_PREFIX = 'BUDGET#';
 
 /** The GSI that lists client records and key items by creation time. */
 export const LIST_INDEX_NAME = 'gsi1';

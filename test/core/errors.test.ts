@@ -29,6 +29,7 @@ describe('ERROR_CODES', () => {
       replayed_request: 401,
       ip_not_allowed: 403,
       role_forbidden: 403,
+      client_above_ceiling: 403,
       digest_mismatch: 400,
       invalid_request: 400,
       private_key_submitted: 400,
@@ -49,6 +50,7 @@ describe('ERROR_CODES', () => {
       last_key: 409,
       last_admin: 409,
       self_lockout: 409,
+      search_budget_exceeded: 429,
       dependency_unavailable: 503,
       internal_error: 500,
     };

@@ -7,6 +7,9 @@
  *   find) a clientId nobody holds gets;
  * - a role above the account's ceiling is refused (400 role_not_allowed, with the allowed list),
  *   registry:admin never given by an account admin;
+ * - the keys of a client an operator gave a role above the ceiling cannot be changed by the
+ *   account admin (403 client_above_ceiling): the real authorizer then refuses a request signed
+ *   as that client with the admin's key;
  * - the operator (registry:admin) sees and manages both;
  * - an account admin's listing of an account with 1,000 clients is one Query per page, plus one
  *   BatchGetItem for the page's keys' last use;
@@ -225,6 +228,40 @@ describe('two partner accounts', () => {
     expect(operator.body.message).toContain(clientB.clientId as string);
   });
 
+  test("a key held in another account is 409 for operators too (named to them only); in the same account the holder comes back as skipped", async () => {
+    // An operator registering in A the key B's client holds: 409, never "skipped" with B's client.
+    const operator = await call(OPERATOR, { method: 'POST', path: '/registry/clients', body: clientBody(2, { accountId: accountA, name: 'Acme payments' }) });
+    expectError(operator, 409, 'key_already_registered');
+    expect(operator.body.message).toContain(`on client ${clientB.clientId as string} in account ${accountB}, not in ${accountA}`);
+    // In B, its own account, the registration is skipped: the answer is the holder as it is, nothing created.
+    for (const caller of [OPERATOR, adminB]) {
+      const again = await call(caller, { method: 'POST', path: '/registry/clients', body: clientBody(2, { accountId: accountB, name: 'Another name', roles: ['demo'] }) });
+      expect([again.status, again.body.registration, again.body.clientId, again.body.name]).toEqual([200, 'skipped', clientB.clientId, 'Globex payments']);
+    }
+    expect((await store.listClients(undefined, 100, accountB)).items.filter((c) => c.name === 'Another name')).toEqual([]);
+  });
+
+  test("a squatted key: the partner's registration is 409 without the holder; the operator finds the holder and releases the key", async () => {
+    // Another partner's admin registers A's published public key first (no proof of possession is asked for).
+    const accountC = await createAccount('Soylent', ['demo']);
+    const c = await createClient(OPERATOR, clientBody(42, { accountId: accountC, roles: [ACCOUNT_ADMIN_ROLE], name: 'Soylent admin' }));
+    const adminC: Caller = { clientId: c.clientId as string, roles: [ACCOUNT_ADMIN_ROLE], accountId: accountC };
+    const squatter = await createClient(adminC, clientBody(40, { name: 'squatter' }));
+    const refused = await call(adminA, { method: 'POST', path: '/registry/clients', body: clientBody(40, { name: 'Acme billing' }) });
+    expectError(refused, 409, 'key_already_registered');
+    expect(refused.body.message).toMatch(/ask the API owner's operators to release the key/);
+    for (const secret of [squatter.clientId as string, accountC, 'squatter']) expect(JSON.stringify(refused.body)).not.toContain(secret);
+    // The operator finds the holder and who registered it...
+    const found = await call(OPERATOR, { method: 'GET', path: '/registry/clients', query: `fingerprint=${testKey(40).fingerprint}&account=${accountC}` });
+    expect((found.body.clients as Array<{ clientId: string }>).map((c) => c.clientId)).toEqual([squatter.clientId]);
+    const audit = await call(OPERATOR, { method: 'GET', path: `/registry/clients/${squatter.clientId}/audit` });
+    expect((audit.body.entries as Array<Record<string, unknown>>)[0]).toMatchObject({ action: 'client.created', actor: adminC.clientId, actorAccountId: accountC });
+    // ...disables it and replaces its key, which releases the squatted one.
+    expect((await call(OPERATOR, { method: 'POST', path: `/registry/clients/${squatter.clientId}/disable` })).status).toBe(200);
+    expect((await call(OPERATOR, { method: 'PATCH', path: `/registry/clients/${squatter.clientId}`, body: { version: 2, publicKey: spkiPem(testKey(41)) } })).status).toBe(200);
+    expect(await createClient(adminA, clientBody(40, { name: 'Acme billing' }))).toMatchObject({ accountId: accountA, registration: 'created' });
+  });
+
   test('a role above the ceiling is refused with the allowed list; registry:admin never; held roles may stay', async () => {
     const above = await call(adminA, { method: 'POST', path: '/registry/clients', body: clientBody(8, { roles: ['demo', 'payments:refund'] }) });
     expectError(above, 400, 'role_not_allowed');
@@ -400,6 +437,61 @@ describe('listing an account of 1,000 clients as its admin', () => {
     expect(pages).toBeGreaterThanOrEqual(10);
     expect(seen).toHaveLength(1000);
     expect(new Set(seen)).toEqual(expected);
+  });
+});
+
+describe('a client an operator raised above its account ceiling', () => {
+  test('its account admin may not add, replace or remove its keys (403 client_above_ceiling), so it cannot sign as it with its roles', async () => {
+    const account = await createAccount('Vandelay', [ACCOUNT_ADMIN_ROLE]);
+    const admin = await createClient(OPERATOR, clientBody(30, { accountId: account, roles: [ACCOUNT_ADMIN_ROLE], name: 'Vandelay admin' }));
+    const adminCaller: Caller = { clientId: admin.clientId as string, roles: [ACCOUNT_ADMIN_ROLE], accountId: account };
+    // The operator gives the partner client a role outside the account's ceiling.
+    const partner = await createClient(OPERATOR, clientBody(31, { accountId: account, roles: ['demo'], networkWhitelist: ['0.0.0.0'], name: 'Vandelay partner' }));
+    const id = partner.clientId as string;
+    const attackerKey = testKey(32);
+
+    for (const options of [
+      { method: 'PATCH', path: `/registry/clients/${id}`, body: { version: 1, publicKey: spkiPem(attackerKey) } },
+      { method: 'PATCH', path: `/registry/clients/${id}`, body: { version: 1, publicKey: spkiPem(attackerKey), roles: ['demo'] } },
+      { method: 'POST', path: `/registry/clients/${id}/keys`, body: { publicKey: spkiPem(attackerKey) } },
+      { method: 'DELETE', path: `/registry/clients/${id}/keys/${testKey(31).fingerprint}` },
+    ]) {
+      const refused = await call(adminCaller, options);
+      expectError(refused, 403, 'client_above_ceiling');
+      expect(refused.body.message).toMatch(/holds "demo", outside your account's role ceiling.*Ask the API owner's operators to change its keys, or first remove those roles/);
+    }
+    expect(await store.getClient(id, { consistentRead: true })).toMatchObject({ version: 1, roles: ['demo'], keys: [{ fingerprint: testKey(31).fingerprint }] });
+    expect(await store.findByFingerprint(attackerKey.fingerprint, { consistentRead: true })).toBeUndefined();
+
+    // The real authorizer: a request signed as the partner with the admin's key is refused; the partner's own key still passes.
+    const authorizer = loadAuthorizer(authorizerEnv(tableName, ddb.endpoint, { [ENV.roleCatalogue]: JSON.stringify(CATALOGUE) }));
+    const request = { method: 'GET', url: `https://${HTTP_API_HOST}/api/orders` };
+    const forged = await authorizer.httpApiHandler(httpApiAuthorizerEvent(request, { headers: sign(request, { clientId: id, key: attackerKey }).headers }));
+    expect(forged).toMatchObject({ isAuthorized: false });
+    const genuine = await authorizer.httpApiHandler(httpApiAuthorizerEvent(request, { headers: sign(request, { clientId: id, key: testKey(31) }).headers }));
+    expect(genuine).toMatchObject({ isAuthorized: true, context: { clientId: id, roles: 'demo' } });
+
+    // Other edits stay the account admin's: a name, and taking the role above the ceiling away.
+    expect((await call(adminCaller, { method: 'PATCH', path: `/registry/clients/${id}`, body: { version: 1, name: 'Vandelay partner (renamed)' } })).status).toBe(200);
+    // An operator may change the keys.
+    const rolled = await call(OPERATOR, { method: 'POST', path: `/registry/clients/${id}/keys`, body: { publicKey: spkiPem(testKey(33)) } });
+    expect(rolled.status).toBe(201);
+    // Once the edit that sets the key also brings the roles within the ceiling, the account admin may make it.
+    const lowered = await call(adminCaller, { method: 'PATCH', path: `/registry/clients/${id}`, body: { version: 3, roles: [ACCOUNT_ADMIN_ROLE], publicKey: spkiPem(attackerKey) } });
+    expect([lowered.status, lowered.body.message]).toEqual([200, undefined]);
+    expect(lowered.body).toMatchObject({ roles: [ACCOUNT_ADMIN_ROLE], keys: [{ fingerprint: attackerKey.fingerprint }] });
+  });
+
+  test("within the ceiling, and on the admin's own client, keys change as before", async () => {
+    // The admin holds account:admin though the ceiling does not: the operator appointed it.
+    const account = await createAccount('Kramerica', ['demo']);
+    const admin = await createClient(OPERATOR, clientBody(34, { accountId: account, roles: [ACCOUNT_ADMIN_ROLE], name: 'Kramerica admin' }));
+    const adminCaller: Caller = { clientId: admin.clientId as string, roles: [ACCOUNT_ADMIN_ROLE], accountId: account };
+    expect((await call(adminCaller, { method: 'POST', path: `/registry/clients/${admin.clientId}/keys`, body: { publicKey: spkiPem(testKey(35)) } })).status).toBe(201);
+    const own = await createClient(adminCaller, clientBody(36));
+    expect((await call(adminCaller, { method: 'POST', path: `/registry/clients/${own.clientId}/keys`, body: { publicKey: spkiPem(testKey(37)) } })).status).toBe(201);
+    expect((await call(adminCaller, { method: 'DELETE', path: `/registry/clients/${own.clientId}/keys/${testKey(36).fingerprint}` })).status).toBe(200);
+    expect((await call(adminCaller, { method: 'PATCH', path: `/registry/clients/${own.clientId}`, body: { version: 3, publicKey: spkiPem(testKey(38)) } })).status).toBe(200);
   });
 });
 

@@ -279,18 +279,59 @@ describe('search: validation and scope', () => {
   });
 
   test('a search reads the account with Queries and the page (or, sorting by last use, every match) with BatchGetItem: never a read per client', async () => {
+    // Besides: the caller's search budget, read before (GetItem) and charged after (UpdateItem).
+    const budgeted = ['GetItemCommand', 'QueryCommand', 'BatchGetItemCommand', 'UpdateItemCommand'];
     commands.length = 0;
     expect(ids(await list('q=acme&limit=5'))).toHaveLength(5);
-    expect(commands).toEqual(['QueryCommand', 'BatchGetItemCommand']);
+    expect([...commands].sort()).toEqual([...budgeted].sort());
     commands.length = 0;
     expect(ids(await list('sort=lastUsedAt&limit=5'))).toHaveLength(5);
-    expect(commands).toEqual(['QueryCommand', 'BatchGetItemCommand']);
+    expect([...commands].sort()).toEqual([...budgeted].sort());
   });
 
   test('above the ceiling a search is refused with too_many_clients; the plain listing still pages', async () => {
     const refused = await list('q=acme', admin, smallCeiling);
     expectRefused(refused, 'too_many_clients', /more than 10 clients.*Page through it without q, status, role, sort, order/);
     expect((await list('limit=5', admin, smallCeiling)).status).toBe(200);
+  });
+});
+
+describe("search: one caller's budget", () => {
+  test('searches past the budget answer 429 search_budget_exceeded with Retry-After until the window ends; other callers and plain pages go on', async () => {
+    const clock = { ms: Date.parse('2026-04-01T10:00:10Z') };
+    const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
+    const budgeted = createRegistryHandler({ store, roles, logger: silent, now: () => new Date(clock.ms), searchBudget: { reads: 100, windowS: 60 } });
+    const caller: Caller = { ...admin, clientId: 'c_BudgetAdminBudgetAdm0A' };
+    const windowStartS = Date.parse('2026-04-01T10:00:00Z') / 1000;
+
+    // Each page reads every client of the account and the last use of the page's 5 keys: three pages pass 100.
+    const pages: Answer[] = [];
+    for (let i = 0; i < 3; i++) pages.push(await list('q=a&limit=5', caller, budgeted));
+    for (const page of pages) expect(page.status).toBe(200);
+    const perPage = clients.length + 5;
+    expect(await store.searchReadsSpent(caller.clientId, windowStartS)).toBe(3 * perPage);
+
+    // The fourth is refused before anything is read, with the seconds left in the window.
+    commands.length = 0;
+    const options: CallOptions = { method: 'GET', path: '/registry/clients', query: 'q=a&limit=5' };
+    const refused = await budgeted(eventAs(caller, options), { awsRequestId: 'test' });
+    const body = JSON.parse(refused.body) as Answer['body'];
+    expect(checkAgainstDocument(doc, options, refused.statusCode, body)).toEqual([]);
+    expect({ status: refused.statusCode, error: body.error, retryAfter: refused.headers?.['retry-after'] }).toEqual({ status: 429, error: 'search_budget_exceeded', retryAfter: '50' });
+    expect(body.message).toMatch(/read 123 clients and key last uses in this 60-second window.*Retry after 50 s, page through the account without q, status, role, sort and order/);
+    expect(commands).toEqual(['GetItemCommand']);
+    expect((await list('sort=lastUsedAt', caller, budgeted)).status).toBe(429);
+
+    // Plain pages are not counted; another caller has its own budget.
+    expect((await list('limit=5', caller, budgeted)).status).toBe(200);
+    expect((await list('q=a&limit=5', admin, budgeted)).status).toBe(200);
+
+    // Sorting by last use reads every match's: charged in full.
+    clock.ms = Date.parse('2026-04-01T10:01:00Z');
+    const sorted = await list('sort=lastUsedAt&limit=5', caller, budgeted);
+    expect(sorted.status).toBe(200);
+    expect(await store.searchReadsSpent(caller.clientId, windowStartS + 60)).toBe(2 * clients.length);
+    expect(await store.searchReadsSpent(caller.clientId, windowStartS)).toBe(3 * perPage);
   });
 });
 

@@ -16,6 +16,7 @@ import { apiPathOfEvent } from '../../lambda/adapters/api-path';
 import { adaptHttpApiEvent } from '../../lambda/adapters/http-api-event';
 import { fromRestApiAuthorizerEvent } from '../../lambda/adapters/rest-api-event';
 import { ACCOUNT_ADMIN_ROLE, DEFAULT_ROLE_CATALOGUE, ENV } from '../../lambda/config-env';
+import { DEFAULT_ACCOUNT_ID } from '../../lambda/store/account-id';
 import { compileRoleCatalogue } from '../../lambda/core/role-policy';
 import { createRegistryHandler, type RegistryHandler } from '../../lambda/registry/registry-handler';
 import { DynamoClientStore } from '../../lambda/store/client-store';
@@ -63,6 +64,8 @@ beforeAll(async () => {
   const account = await store.createAccount({ name: 'Hooli', roleCeiling: ['demo'] }, 'test-setup');
   const aa = await store.createClient({ ...common, accountId: account.accountId, name: 'Hooli admin', roles: [ACCOUNT_ADMIN_ROLE], key: newKey(1) }, 'test-setup');
   accountAdmin = { clientId: aa.record.clientId, key: testKey(1) };
+  // The key manager (not an operator) changes keys only of clients whose roles are within its account's ceiling.
+  await store.updateAccount(DEFAULT_ACCOUNT_ID, 0, { roleCeiling: ['demo'] }, 'test-setup');
   const t = await store.createClient({ ...common, name: 'target', roles: ['demo'], key: newKey(2) }, 'test-setup');
   target = t.record.clientId;
 });

@@ -11,7 +11,7 @@ export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string,
     "title": "Signet client registry",
     "version": "1.0.0",
     "summary": "Register the clients (API key records) whose signed requests Signet accepts.",
-    "description": "The registry holds, per client: a name, a network whitelist, one or more RSA public keys, roles, and the service-generated `clientId` that signers put in the RFC 9421 `keyid` parameter.\n\nEvery route is itself protected by the signature scheme: the caller signs the request (RFC 9421, `rsa-v1_5-sha256`, covering `@method`, `@target-uri`, `date` and, with a body, `content-digest`) with a key of a client holding the role `registry:admin`. The registry checks the body against the signed Content-Digest.\n\nEdits use optimistic concurrency: send the `version` you read (in the body, or as If-Match with the ETag); a stale version answers 409 `version_conflict` and changes nothing. Every change writes an audit entry (who, what, when).\n\nErrors are JSON `{error, message, requestId}`: `error` is a stable code to branch on, `message` a sentence to act on. A private key pasted where the public key belongs is refused with `private_key_submitted`, never stored, logged or echoed: treat that key as exposed.\n\nAccounts: every client belongs to one account (a partner organisation). Callers with `registry:admin` (the API owner's operators) manage every account and client, create accounts (`/registry/accounts`) and set each account's role ceiling. Callers with `account:admin` manage only the clients of their own account (list, create, edit, rotate keys, disable, read auth failures and audit): anything outside it answers 404 `not_found`, exactly as an id nobody holds, and a role outside the account's ceiling answers 400 `role_not_allowed` with `allowedRoles`. Every audit entry names the client's account, the acting client and the acting client's account.\n\nPropagation: every write response (any method but GET) carries `x-signet-authorizer-cache-ttl`, the seconds an authorizer that already holds the client's record may go on deciding with the record as it was before the write (its client cache TTL; longer only while the table is unreachable, up to its stale-if-error bound). `0` means the change applies to the next request (the local gateway, where registry and authorizer share one process)."
+    "description": "The registry holds, per client: a name, a network whitelist, one or more RSA public keys, roles, and the service-generated `clientId` that signers put in the RFC 9421 `keyid` parameter.\n\nEvery route is itself protected by the signature scheme: the caller signs the request (RFC 9421, `rsa-v1_5-sha256`, covering `@method`, `@target-uri`, `date` and, with a body, `content-digest`) with a key of a client holding the role `registry:admin`. The registry checks the body against the signed Content-Digest.\n\nEdits use optimistic concurrency: send the `version` you read (in the body, or as If-Match with the ETag); a stale version answers 409 `version_conflict` and changes nothing. Every change writes an audit entry (who, what, when).\n\nErrors are JSON `{error, message, requestId}`: `error` is a stable code to branch on, `message` a sentence to act on. A private key pasted where the public key belongs is refused with `private_key_submitted`, never stored, logged or echoed: treat that key as exposed.\n\nAccounts: every client belongs to one account (a partner organisation). Callers with `registry:admin` (the API owner's operators) manage every account and client, create accounts (`/registry/accounts`) and set each account's role ceiling. Callers with `account:admin` manage only the clients of their own account (list, create, edit, rotate keys, disable, read auth failures and audit): anything outside it answers 404 `not_found`, exactly as an id nobody holds, and a role outside the account's ceiling answers 400 `role_not_allowed` with `allowedRoles`; the keys of a client holding a role outside the ceiling (which only operators give) are the operators' to change (403 `client_above_ceiling`). Every audit entry names the client's account, the acting client and the acting client's account.\n\nPropagation: every write response (any method but GET) carries `x-signet-authorizer-cache-ttl`, the seconds an authorizer that already holds the client's record may go on deciding with the record as it was before the write (its client cache TTL; longer only while the table is unreachable, up to its stale-if-error bound). `0` means the change applies to the next request (the local gateway, where registry and authorizer share one process)."
   },
   "servers": [
     {
@@ -57,7 +57,7 @@ export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string,
           "clients"
         ],
         "summary": "Register a client (seed procedure 1), or find that its key is already registered (procedure 5).",
-        "description": "Answers 201 with the new client. If the public key is already registered on a client, nothing is created: 200 with that client's record and `\"registration\": \"skipped\"`. The client goes to `accountId` when given (operators: any existing account; account admins: only their own), else to the caller's account (`acct_default` for operators). An account admin may give only roles in its account's ceiling (400 `role_not_allowed`). When the key is held by a client in an account the caller cannot see, the answer is 409 `key_already_registered` without the holder.",
+        "description": "Answers 201 with the new client. If the public key is already registered on a client of the account asked for, nothing is created: 200 with that client's record and `\"registration\": \"skipped\"`. The client goes to `accountId` when given (operators: any existing account; account admins: only their own), else to the caller's account (`acct_default` for operators). An account admin may give only roles in its account's ceiling (400 `role_not_allowed`). When the key is held by a client of another account, nothing is created and the answer is 409 `key_already_registered`: operators are told the holder and its account; account admins are not (keys are registered without proof of possession, so the holder may have registered someone else's published key: the owner of the key pair asks the operators to release it).",
         "requestBody": {
           "required": true,
           "content": {
@@ -231,7 +231,7 @@ export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string,
           "clients"
         ],
         "summary": "List clients (paginated), or find the client holding a key (seed procedure 3).",
-        "description": "Lists one account's clients: `account` (operators: any account, default `acct_default`; account admins: their own only, another answers 404). Every client carries `lastUsedAt` (when it last got a request through: the latest of its keys', recorded by the authorizer at most once per key per `SIGNET_LAST_USED_RECORD_INTERVAL_MS`, default 15 min, per instance), and each key its own; both are absent when no use is recorded.\n\nWithout search parameters: clients in creation order, `limit` per page (one Query on the list index per page, and one BatchGetItem for the page's keys' last use); pass `nextCursor` back as `cursor` for the next page (absent on the last page).\n\nWith any of `q`, `status`, `role`, `sort`, `order` (a search): the registry matches and orders the account's clients itself and pages them with a keyset cursor, so pages neither repeat nor skip clients; `total` says how many match. A search reads the whole account, at most 5,000 clients (more: 400 `too_many_clients`). A `cursor` only continues the query it came from: with any other `q`, `status`, `role`, `sort`, `order` or `account` it is refused (400 `invalid_request`); `limit` may change between pages. An empty parameter (`q=`) counts as not given.\n\nWith `publicKey` or `fingerprint`: the client holding that key, as a list of zero or one client (not combinable with a search). Prefer `fingerprint`; a `publicKey` must be percent-encoded (an unescaped `+` is read back as `+`). A key held outside the caller's account (or outside `account` when given) is not found (`clients: []`).",
+        "description": "Lists one account's clients: `account` (operators: any account, default `acct_default`; account admins: their own only, another answers 404). Every client carries `lastUsedAt` (when it last got a request through: the latest of its keys', recorded by the authorizer at most once per key per `SIGNET_LAST_USED_RECORD_INTERVAL_MS`, default 15 min, per instance), and each key its own; both are absent when no use is recorded.\n\nWithout search parameters: clients in creation order, `limit` per page (one Query on the list index per page, and one BatchGetItem for the page's keys' last use); pass `nextCursor` back as `cursor` for the next page (absent on the last page).\n\nWith any of `q`, `status`, `role`, `sort`, `order` (a search): the registry matches and orders the account's clients itself and pages them with a keyset cursor, so pages neither repeat nor skip clients; `total` says how many match. A search reads the whole account, at most 5,000 clients (more: 400 `too_many_clients`), on every page, and counts what it read against the caller's search budget: 50,000 client records and key last uses a minute per caller (a 5,000-client account: ten pages, five sorted by `lastUsedAt`); past it, 429 `search_budget_exceeded` with `Retry-After`. A `cursor` only continues the query it came from: with any other `q`, `status`, `role`, `sort`, `order` or `account` it is refused (400 `invalid_request`); `limit` may change between pages. An empty parameter (`q=`) counts as not given.\n\nWith `publicKey` or `fingerprint`: the client holding that key, as a list of zero or one client (not combinable with a search). Prefer `fingerprint`; a `publicKey` must be percent-encoded (an unescaped `+` is read back as `+`). A key held outside the caller's account (or outside `account` when given) is not found (`clients: []`).",
         "parameters": [
           {
             "name": "limit",
@@ -469,6 +469,9 @@ export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string,
           "404": {
             "$ref": "#/components/responses/NotFound"
           },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
+          },
           "500": {
             "$ref": "#/components/responses/InternalError"
           },
@@ -570,7 +573,7 @@ export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string,
           "clients"
         ],
         "summary": "Edit a client (seed procedure 2): name, whitelist, roles, or replace its public key.",
-        "description": "Give the `version` you read (or If-Match). Fields absent stay as they are. `publicKey` replaces every key of the client with this one (for a rollover without downtime use the keys routes instead). A stale version answers 409 `version_conflict`.",
+        "description": "Give the `version` you read (or If-Match). Fields absent stay as they are. `publicKey` replaces every key of the client with this one (for a rollover without downtime use the keys routes instead). A stale version answers 409 `version_conflict`. An account admin may not set `publicKey` on a client that holds a role outside its account's ceiling (only an operator gives such roles; whoever sets the key would sign with them), its own client excepted: 403 `client_above_ceiling`. An operator changes them, or the account admin first takes those roles away. (An edit that sets `publicKey` and brings `roles` within the ceiling is allowed.)",
         "parameters": [
           {
             "name": "If-Match",
@@ -705,7 +708,7 @@ export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string,
           "keys"
         ],
         "summary": "Add a public key (rollover: both keys verify until the old one is removed or passes its not-after).",
-        "description": "Keys already past their not-after are dropped in the same change. `version` (or If-Match) is optional here: without it the key is added to the current record.",
+        "description": "Keys already past their not-after are dropped in the same change. `version` (or If-Match) is optional here: without it the key is added to the current record. An account admin may not add a key to a client that holds a role outside its account's ceiling (only an operator gives such roles; whoever sets the key would sign with them), its own client excepted: 403 `client_above_ceiling`. An operator changes them, or the account admin first takes those roles away.",
         "parameters": [
           {
             "name": "If-Match",
@@ -853,6 +856,7 @@ export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string,
           "keys"
         ],
         "summary": "Remove a key (after a rollover). The client's last active key cannot be removed (409 `last_key`).",
+        "description": "An account admin may not remove a key of a client that holds a role outside its account's ceiling (only an operator gives such roles; whoever sets the key would sign with them), its own client excepted: 403 `client_above_ceiling`. An operator changes them, or the account admin first takes those roles away.",
         "parameters": [
           {
             "name": "If-Match",
@@ -1822,7 +1826,7 @@ export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string,
           "accounts"
         ],
         "summary": "Rename an account or set its role ceiling (operators only).",
-        "description": "Needs the version you read (body `version` or If-Match); a stale version is 409 `version_conflict`. Lowering the ceiling does not take roles from clients that hold them; account admins simply cannot give them any more.",
+        "description": "Needs the version you read (body `version` or If-Match); a stale version is 409 `version_conflict`. Lowering the ceiling does not take roles from clients that hold them; account admins simply cannot give them any more. A client holding a role outside the ceiling is one whose keys only operators may change (account admins get 403 `client_above_ceiling`).",
         "parameters": [
           {
             "name": "If-Match",
@@ -2132,7 +2136,7 @@ export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string,
         }
       },
       "Forbidden": {
-        "description": "The signature is good but the caller may not do this: its IP is outside its whitelist, or its roles do not allow the route (answered by the authorizer; see 401 for the HTTP API body); or an account admin asked for an operator-only route (accounts, keys due for rotation) or to change a client that holds `registry:admin` (answered by the registry).",
+        "description": "The signature is good but the caller may not do this: its IP is outside its whitelist, or its roles do not allow the route (answered by the authorizer; see 401 for the HTTP API body); or an account admin asked for an operator-only route (accounts, keys due for rotation), to change a client that holds `registry:admin`, or to add, replace or remove a key of a client holding a role outside its account's ceiling (`client_above_ceiling`; answered by the registry).",
         "content": {
           "application/json": {
             "schema": {
@@ -2150,6 +2154,13 @@ export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string,
                 "value": {
                   "error": "role_forbidden",
                   "message": "Only the API owner's operators (role registry:admin) may create accounts.",
+                  "requestId": "ZhNHJhhLjoEEPiw="
+                }
+              },
+              "client_above_ceiling": {
+                "value": {
+                  "error": "client_above_ceiling",
+                  "message": "This client holds \"payments:refund\", outside your account's role ceiling (only the API owner's operators give such roles), so you may not add, replace or remove its keys: the key's holder would sign with those roles. Ask the API owner's operators to change its keys, or first remove those roles from the client (PATCH roles), then change its keys.",
                   "requestId": "ZhNHJhhLjoEEPiw="
                 }
               }
@@ -2184,7 +2195,7 @@ export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string,
         }
       },
       "Conflict": {
-        "description": "`version_conflict`: the client changed since the version you sent (read it again and reapply). `key_already_registered`: the key belongs to a client already. `last_key`: removing or expiring this key would leave the client without an active key. `last_admin`: the change would leave no active client with `registry:admin` (give the role to another client, or enable one, first). `self_lockout`: the caller would disable its own client or take `registry:admin` / `account:admin` from it (have another administrator do it).",
+        "description": "`version_conflict`: the client changed since the version you sent (read it again and reapply). `key_already_registered`: the key belongs to a client already (on another account's client, a registration is refused rather than skipped). `last_key`: removing or expiring this key would leave the client without an active key. `last_admin`: the change would leave no active client with `registry:admin` (give the role to another client, or enable one, first). `self_lockout`: the caller would disable its own client or take `registry:admin` / `account:admin` from it (have another administrator do it).",
         "content": {
           "application/json": {
             "schema": {
@@ -2215,7 +2226,14 @@ export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string,
               "key_taken_elsewhere": {
                 "value": {
                   "error": "key_already_registered",
-                  "message": "This public key is already registered on another client. A key belongs to one client only: generate a new key pair for this client.",
+                  "message": "This public key is already registered on another client. A key belongs to one client only: generate a new key pair for this client. If that client is in your account, GET /registry/clients?fingerprint=<fingerprint> finds it; if not and the key pair is yours, ask the API owner's operators to release the key (they can see who holds it).",
+                  "requestId": "ZhNHJhhLjoEEPiw="
+                }
+              },
+              "key_taken_in_another_account": {
+                "value": {
+                  "error": "key_already_registered",
+                  "message": "This public key (fingerprint 8eX42bFnyGjnP5XDewS5Ofldp9e--Hjg5QLWyPCPStg) is already registered on client c_W1tVZ6hq0fJ3n5y7bXk2Ag in account acct_Q2hKx8mV1tP4wR7zN0bYfA, not in acct_default where you asked to register it; nothing was created. A key belongs to one client only. If that client holds it by mistake, or without holding its private key, release it: disable that client and replace its key with another (PATCH publicKey), then register again. Otherwise generate a new key pair.",
                   "requestId": "ZhNHJhhLjoEEPiw="
                 }
               },
@@ -2249,6 +2267,34 @@ export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string,
                 "value": {
                   "error": "payload_too_large",
                   "message": "The body has 70000 bytes; the registry accepts at most 65536.",
+                  "requestId": "ZhNHJhhLjoEEPiw="
+                }
+              }
+            }
+          }
+        }
+      },
+      "TooManyRequests": {
+        "description": "The caller's searches (`q`, `status`, `role`, `sort`, `order`) read more than its search budget in the current window (50,000 client records and key last uses a minute by default, counted per caller across every registry instance): each search page reads the whole account. Wait `Retry-After` seconds, or page without search parameters (not counted), or find one client with `fingerprint=`.",
+        "headers": {
+          "Retry-After": {
+            "description": "Seconds until the caller's budget window ends.",
+            "schema": {
+              "type": "integer",
+              "minimum": 1
+            }
+          }
+        },
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/Error"
+            },
+            "examples": {
+              "search_budget_exceeded": {
+                "value": {
+                  "error": "search_budget_exceeded",
+                  "message": "Your searches read 50,412 clients and key last uses in this 60-second window, the most one caller may (50,000): every search page reads the whole account. Retry after 17 s, page through the account without q, status, role, sort and order (one page read per page), or find one client with fingerprint=.",
                   "requestId": "ZhNHJhhLjoEEPiw="
                 }
               }
