@@ -316,7 +316,7 @@ export class SignetStack extends Stack {
  * `SigningKey<8 hex digits of the clientId's SHA-256>SecretArn`. Stable per client, and distinct for
  * clientIds that differ only in `-` and `_` (CloudFormation IDs may hold neither); the output's
  * description names the clientId.
- * @example signingKeyOutputId('c_AAAAAAAAAAAAAAAAAAAAAA') // 'SigningKey…SecretArn'
+ * @example signingKeyOutputId('c_AAAAAAAAAAAAAAAAAAAAAA') // 'SigningKeye06eb99aSecretArn'
  */
 export function signingKeyOutputId(clientId: string): string {
   return `SigningKey${createHash('sha256').update(clientId).digest('hex').slice(0, 8)}SecretArn`;
