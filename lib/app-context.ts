@@ -38,6 +38,11 @@ export const CONTEXT_KEYS = [
   'restStageName',
   'clientPortal',
   'logRetention',
+  'throttleRateLimit',
+  'throttleBurstLimit',
+  'authorizerReservedConcurrency',
+  'webAclArn',
+  'restCloudWatchRole',
 ] as const;
 
 export type ContextKey = (typeof CONTEXT_KEYS)[number];
@@ -225,6 +230,11 @@ export function settingsFromContext(
     restStageName: text('restStageName'),
     clientPortal: bool('clientPortal'),
     logRetention,
+    throttleRateLimit: wholeNumber('throttleRateLimit', 1),
+    throttleBurstLimit: wholeNumber('throttleBurstLimit', 1),
+    authorizerReservedConcurrency: wholeNumber('authorizerReservedConcurrency', 1),
+    webAclArn: text('webAclArn'),
+    restCloudWatchRole: bool('restCloudWatchRole'),
   };
   const stackName = text('stackName') ?? DEFAULT_STACK_NAME;
   if (problems.length > 0) throw new Error(`Invalid CDK context: ${problems.join('; ')}.`);

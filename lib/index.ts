@@ -18,6 +18,7 @@ export type { RotatingSigningKeyProps } from './rotating-signing-key';
 export {
   AUTHORIZER_METRICS,
   AUTHORIZER_SERVICE_NAME,
+  AUTHORIZER_TIMEOUT_S,
   SIGNATURE_HEADER,
   SignatureAuthorizer,
   acknowledgeSignetAuthorization,
@@ -27,5 +28,12 @@ export { DEFAULT_LOG_RETENTION, METRICS_NAMESPACE, SIGNET_ARCHITECTURE, SIGNET_R
 export type { SignetFunctionProps } from './signet-function';
 export { DEFAULT_DENIED_ALARM_THRESHOLD, SignetMonitoring } from './signet-monitoring';
 export type { SignetMonitoringProps } from './signet-monitoring';
-export { DEFAULT_REST_STAGE_NAME, DEFAULT_STACK_ROLE_CATALOGUE, SignetStack } from './signet-stack';
+export {
+  DEFAULT_REST_STAGE_NAME,
+  DEFAULT_STACK_ROLE_CATALOGUE,
+  DEFAULT_THROTTLE_BURST_LIMIT,
+  DEFAULT_THROTTLE_RATE_LIMIT,
+  SignetStack,
+  signingKeyOutputId,
+} from './signet-stack';
 export type { SignetStackProps } from './signet-stack';

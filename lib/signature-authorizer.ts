@@ -44,6 +44,14 @@ export const AUTHORIZER_SERVICE_NAME = SERVICE_NAMES.authorizer;
 /** The request header that carries the signature, used as the identity source (caching is off). */
 export const SIGNATURE_HEADER = 'Signature';
 
+/**
+ * Timeout of the authorizer function, in seconds: well under the 10 s API Gateway waits for an
+ * authorizer, so a stuck invocation ends (and is billed) before API Gateway gives up on it. A
+ * decision needs at most two DynamoDB attempts of DYNAMODB_REQUEST_TIMEOUT_MS each (about 2 s);
+ * past that the authorizer has already failed closed.
+ */
+export const AUTHORIZER_TIMEOUT_S = 5;
+
 export interface SignatureAuthorizerProps {
   /** Where clients are looked up. */
   readonly registry: IClientRegistry;
@@ -130,6 +138,15 @@ export interface SignatureAuthorizerProps {
    * @default 512
    */
   readonly memorySizeMb?: number;
+  /**
+   * Concurrent executions reserved for the authorizer, which also caps it: with caching off every
+   * signed request invokes it, so this bounds what a flood can cost and keeps it from starving the
+   * account's other functions. Requests over the cap are throttled and answered 500 by API
+   * Gateway (nothing is let through; the `AuthorizerErrors` alarm counts throttles). Lambda keeps
+   * 100 of the account's concurrency unreserved, so the deploy fails if the account has too little.
+   * @default - none: the authorizer draws on the account's unreserved concurrency
+   */
+  readonly reservedConcurrency?: number;
   /** @default - DEFAULT_LOG_RETENTION (one month) */
   readonly logRetention?: logs.RetentionDays;
 }
@@ -200,6 +217,8 @@ export class SignatureAuthorizer extends Construct {
       serviceName: AUTHORIZER_SERVICE_NAME,
       description: `Signet: verifies RFC 9421 request signatures (${this.apiType === 'rest' ? 'REST API' : 'HTTP API'})`,
       memorySizeMb: props.memorySizeMb ?? 512,
+      timeout: Duration.seconds(AUTHORIZER_TIMEOUT_S),
+      reservedConcurrency: props.reservedConcurrency,
       logRetention: props.logRetention,
       environment,
     });
@@ -373,6 +392,9 @@ function validateAuthorizerProps(path: string, props: SignatureAuthorizerProps, 
   }
   if (props.memorySizeMb !== undefined && (!Number.isInteger(props.memorySizeMb) || props.memorySizeMb < 128 || props.memorySizeMb > 10240)) {
     problems.push(`memorySizeMb must be a whole number of MB between 128 and 10240; got ${props.memorySizeMb}`);
+  }
+  if (props.reservedConcurrency !== undefined && !Token.isUnresolved(props.reservedConcurrency) && (!Number.isInteger(props.reservedConcurrency) || props.reservedConcurrency < 1)) {
+    problems.push(`reservedConcurrency must be a whole number >= 1 (0 would refuse every request); got ${props.reservedConcurrency}`);
   }
   if (problems.length > 0) throw new Error(`${path}: invalid SignatureAuthorizer props: ${problems.join('; ')}.`);
 }

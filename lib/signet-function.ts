@@ -99,6 +99,8 @@ export interface SignetFunctionProps {
   readonly memorySizeMb?: number;
   /** @default Duration.seconds(10) */
   readonly timeout?: Duration;
+  /** Concurrent executions reserved for (and capping) the function. @default - none: the account's unreserved pool */
+  readonly reservedConcurrency?: number;
   /** How long the function's log group keeps events. @default DEFAULT_LOG_RETENTION (one month) */
   readonly logRetention?: logs.RetentionDays;
   /** What happens to the log group when it leaves the stack. @default RemovalPolicy.RETAIN */
@@ -152,6 +154,7 @@ export class SignetFunction extends Construct {
       architecture: SIGNET_ARCHITECTURE,
       memorySize: props.memorySizeMb ?? 256,
       timeout: props.timeout ?? Duration.seconds(10),
+      reservedConcurrentExecutions: props.reservedConcurrency,
       description: props.description,
       role: this.role,
       logGroup: this.logGroup,

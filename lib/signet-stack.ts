@@ -3,7 +3,8 @@
  * (`/api/echo`), optional rotating signing keys, the admin bootstrap, alarms and a dashboard.
  * It only composes the constructs of this folder; see docs/deploy.md for every property.
  */
-import { CfnOutput, Duration, Stack, StackProps, Validations } from 'aws-cdk-lib';
+import { createHash } from 'node:crypto';
+import { CfnOutput, Duration, Stack, StackProps, Token, Validations } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
@@ -11,7 +12,9 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
+import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
+import { parsePublicBaseUrl } from '../lambda/adapters/target-uri';
 import { DEFAULT_ROLE_CATALOGUE } from '../lambda/config-env';
 import { RoleCatalogue } from '../lambda/core/role-policy';
 import { AdminBootstrap } from './admin-bootstrap';
@@ -32,6 +35,16 @@ export const DEFAULT_STACK_ROLE_CATALOGUE: RoleCatalogue = Object.freeze({
 
 /** Stage of the REST API (`apiType: 'rest'`); part of every URL clients sign. @default 'prod' */
 export const DEFAULT_REST_STAGE_NAME = 'prod';
+
+/**
+ * Steady-state requests per second the API's stage accepts before answering 429 (HTTP API:
+ * default route throttling; REST: every method of the stage). With caching off each signed request
+ * invokes the authorizer, so this bounds what a flood can cost. @default 500
+ */
+export const DEFAULT_THROTTLE_RATE_LIMIT = 500;
+
+/** Requests the stage accepts at once above the rate (the token bucket's size). @default 1000 */
+export const DEFAULT_THROTTLE_BURST_LIMIT = 1000;
 
 /** `POWERTOOLS_SERVICE_NAME` of the demo backend. */
 export const ECHO_SERVICE_NAME = SERVICE_NAMES.echo;
@@ -82,13 +95,46 @@ export interface SignetStackProps extends StackProps, AuthorizerSettings {
    * @default false - the API has only signed routes
    */
   readonly clientPortal?: boolean;
+  /**
+   * Steady-state requests per second the stage accepts (every route); more are answered 429
+   * before the authorizer runs.
+   * @default DEFAULT_THROTTLE_RATE_LIMIT (500)
+   */
+  readonly throttleRateLimit?: number;
+  /**
+   * Requests the stage accepts at once above the rate.
+   * @default DEFAULT_THROTTLE_BURST_LIMIT (1000)
+   */
+  readonly throttleBurstLimit?: number;
+  /**
+   * Concurrent executions reserved for (and capping) the authorizer function; see
+   * SignatureAuthorizerProps.reservedConcurrency.
+   * @default - none: the account's unreserved concurrency
+   */
+  readonly authorizerReservedConcurrency?: number;
+  /**
+   * ARN of an AWS WAF web ACL (scope REGIONAL, same region) to associate with the REST API's
+   * stage: rate-based and IP rules answer before the authorizer is invoked. Only for apiType
+   * 'rest': WAF cannot be associated with an HTTP API.
+   * @default - no web ACL
+   */
+  readonly webAclArn?: string;
+  /**
+   * Create API Gateway's account-level CloudWatch role (and set it in the account's API Gateway
+   * settings, for the whole region), which the REST stage's execution logging needs. Set false
+   * when the account already has one: the existing setting is then left as it is. Only for
+   * apiType 'rest'.
+   * @default true
+   */
+  readonly restCloudWatchRole?: boolean;
 }
 
 /**
  * Signet, deployable as is (`npx cdk deploy`) or as an example of wiring the constructs.
  *
- * Outputs: `ApiUrl` (the base URL clients call and sign), `TableName`, and when set up,
- * `AdminClientId`, `SigningKeySecretArn…`, `DashboardName`.
+ * Outputs: `ApiUrl` (the base URL clients call and sign: `publicBaseUrl` when set),
+ * `TableName`, `DashboardName`, and when set up, `ExecuteApiUrl` (API Gateway's own URL, with
+ * `publicBaseUrl`), `PortalUrl`, `AdminClientId`, `SigningKey<id>SecretArn` (see {@link signingKeyOutputId}).
  */
 export class SignetStack extends Stack {
   readonly registry: ClientRegistry;
@@ -96,8 +142,10 @@ export class SignetStack extends Stack {
   readonly registryApi: RegistryApi;
   readonly monitoring: SignetMonitoring;
   readonly signingKeys: readonly RotatingSigningKey[];
-  /** The base URL clients call (ends with `/`). */
+  /** The base URL clients call and sign (ends with `/`): `publicBaseUrl` when set, else {@link executeApiUrl}. */
   readonly apiUrl: string;
+  /** API Gateway's own URL of the stage (ends with `/`). */
+  readonly executeApiUrl: string;
   /** Set when `apiType` is 'http'. */
   readonly httpApi?: apigwv2.HttpApi;
   /** Set when `apiType` is 'rest'. */
@@ -111,6 +159,8 @@ export class SignetStack extends Stack {
     super(scope, id, { description: 'Signet: RFC 9421 request-signature gateway (API Gateway Lambda authorizer, DynamoDB registry)', ...props });
     const apiType = props.apiType ?? 'http';
     const logRetention = props.logRetention ?? DEFAULT_LOG_RETENTION;
+    validateStackProps(this.node.path, props, apiType);
+    const throttle = { rateLimit: props.throttleRateLimit ?? DEFAULT_THROTTLE_RATE_LIMIT, burstLimit: props.throttleBurstLimit ?? DEFAULT_THROTTLE_BURST_LIMIT };
 
     this.registry = new ClientRegistry(this, 'Registry', { replicaRegions: props.replicaRegions, tableName: props.tableName });
     this.authorizer = new SignatureAuthorizer(this, 'Authorizer', {
@@ -128,6 +178,7 @@ export class SignetStack extends Stack {
       roleCatalogue: props.roleCatalogue ?? DEFAULT_STACK_ROLE_CATALOGUE,
       clientCacheTtl: props.clientCacheTtl,
       staleIfError: props.staleIfError,
+      reservedConcurrency: props.authorizerReservedConcurrency,
       logRetention,
     });
 
@@ -148,6 +199,7 @@ export class SignetStack extends Stack {
       const stage = api.addStage('DefaultStage', {
         stageName: '$default',
         autoDeploy: true,
+        throttle,
         accessLogSettings: { destination: new apigwv2.LogGroupLogDestination(accessLogs), format: apigw.AccessLogFormat.custom(HTTP_ACCESS_LOG_FORMAT) },
       });
       api.addRoutes({
@@ -158,8 +210,9 @@ export class SignetStack extends Stack {
       });
       this.registryApi = new RegistryApi(this, 'RegistryApi', { registry: this.registry, authorizer: this.authorizer, httpApi: api, logRetention });
       this.httpApi = api;
-      this.apiUrl = stage.url;
+      this.executeApiUrl = stage.url;
     } else {
+      const restCloudWatchRole = props.restCloudWatchRole ?? true;
       const api = new apigw.RestApi(this, 'RestApi', {
         restApiName: this.stackName,
         description: 'Signet-protected REST API',
@@ -167,9 +220,11 @@ export class SignetStack extends Stack {
         // Every body is passed through as bytes (base64 to the Lambda), never re-encoded as text,
         // so the backend hashes exactly what the client signed in Content-Digest.
         binaryMediaTypes: ['*/*'],
-        cloudWatchRole: true,
+        cloudWatchRole: restCloudWatchRole,
         deployOptions: {
           stageName: props.restStageName ?? DEFAULT_REST_STAGE_NAME,
+          throttlingRateLimit: throttle.rateLimit,
+          throttlingBurstLimit: throttle.burstLimit,
           loggingLevel: apigw.MethodLoggingLevel.ERROR,
           dataTraceEnabled: false, // would log request headers, Signature included
           metricsEnabled: true,
@@ -184,15 +239,20 @@ export class SignetStack extends Stack {
       acknowledgeSignetAuthorization(echoMethod);
       this.registryApi = new RegistryApi(this, 'RegistryApi', { registry: this.registry, authorizer: this.authorizer, restApi: api, logRetention });
       this.restApi = api;
-      this.apiUrl = api.url;
-      acknowledgeRestApiFindings(api);
+      this.executeApiUrl = api.url;
+      if (props.webAclArn !== undefined) {
+        new wafv2.CfnWebACLAssociation(this, 'WebAclAssociation', { resourceArn: api.deploymentStage.stageArn, webAclArn: props.webAclArn });
+      }
+      acknowledgeRestApiFindings(api, { webAcl: props.webAclArn !== undefined, cloudWatchRole: restCloudWatchRole });
     }
+    this.apiUrl = props.publicBaseUrl === undefined ? this.executeApiUrl : publicApiUrl(props.publicBaseUrl);
 
     if (props.clientPortal === true) {
       this.clientPortal = new ClientPortal(this, 'ClientPortal', { httpApi: this.httpApi, restApi: this.restApi, logRetention });
     }
 
-    this.signingKeys = (props.signingKeyClientIds ?? []).map(
+    const signingKeyClientIds = props.signingKeyClientIds ?? [];
+    this.signingKeys = signingKeyClientIds.map(
       (clientId) =>
         new RotatingSigningKey(this, `SigningKey${clientId}`, {
           registry: this.registry,
@@ -223,7 +283,19 @@ export class SignetStack extends Stack {
       alarmActions,
     });
 
-    new CfnOutput(this, 'ApiUrl', { value: this.apiUrl, description: 'Base URL clients call and sign (e.g. <ApiUrl>api/echo)' });
+    new CfnOutput(this, 'ApiUrl', {
+      value: this.apiUrl,
+      description:
+        props.publicBaseUrl === undefined
+          ? 'Base URL clients call and sign (e.g. <ApiUrl>api/echo)'
+          : 'Base URL clients call and sign (e.g. <ApiUrl>api/echo): the publicBaseUrl the authorizer rebuilds every signed URL from',
+    });
+    if (props.publicBaseUrl !== undefined) {
+      new CfnOutput(this, 'ExecuteApiUrl', {
+        value: this.executeApiUrl,
+        description: "API Gateway's own URL behind publicBaseUrl: point the custom domain or proxy at it. Requests signed for this URL are refused; clients call and sign ApiUrl",
+      });
+    }
     new CfnOutput(this, 'TableName', { value: this.registry.table.tableName, description: 'The client registry table' });
     new CfnOutput(this, 'DashboardName', { value: this.monitoring.dashboard.dashboardName, description: 'CloudWatch dashboard' });
     if (this.clientPortal) {
@@ -232,11 +304,61 @@ export class SignetStack extends Stack {
     if (this.adminBootstrap) {
       new CfnOutput(this, 'AdminClientId', { value: this.adminBootstrap.clientId, description: 'clientId of the bootstrapped registry:admin (its keyid)' });
     }
-    this.signingKeys.forEach((key) => {
-      new CfnOutput(this, `${key.node.id}SecretArn`, { value: key.secret.secretArn, description: `Secret holding the rotating key (${key.node.id})` });
+    this.signingKeys.forEach((key, i) => {
+      const clientId = signingKeyClientIds[i];
+      new CfnOutput(this, signingKeyOutputId(clientId), { value: key.secret.secretArn, description: `Secret holding the rotating signing key of client ${clientId} (signers pass it as secretId)` });
     });
   }
 }
+
+/**
+ * The logical ID of the output holding the secret of `clientId`'s rotating key:
+ * `SigningKey<8 hex digits of the clientId's SHA-256>SecretArn`. Stable per client, and distinct for
+ * clientIds that differ only in `-` and `_` (CloudFormation IDs may hold neither); the output's
+ * description names the clientId.
+ * @example signingKeyOutputId('c_AAAAAAAAAAAAAAAAAAAAAA') // 'SigningKeye06eb99aSecretArn'
+ */
+export function signingKeyOutputId(clientId: string): string {
+  return `SigningKey${createHash('sha256').update(clientId).digest('hex').slice(0, 8)}SecretArn`;
+}
+
+/** `publicBaseUrl` as the base clients call: scheme, host and base path, ending with `/`. */
+function publicApiUrl(publicBaseUrl: string): string {
+  if (Token.isUnresolved(publicBaseUrl)) return publicBaseUrl;
+  const { origin, basePath } = parsePublicBaseUrl(publicBaseUrl);
+  return `${origin}${basePath}/`;
+}
+
+/** Checks the stack's own props (the constructs check theirs); every problem in one error naming the prop. */
+function validateStackProps(path: string, props: SignetStackProps, apiType: string): void {
+  const problems: string[] = [];
+  const positive = (name: string, value: number | undefined, whole: boolean): void => {
+    if (value === undefined || Token.isUnresolved(value)) return;
+    if (!Number.isFinite(value) || value < 1 || (whole && !Number.isInteger(value))) problems.push(`${name} must be a ${whole ? 'whole ' : ''}number >= 1; got ${value}`);
+  };
+  positive('throttleRateLimit', props.throttleRateLimit, false);
+  positive('throttleBurstLimit', props.throttleBurstLimit, true);
+  if (props.webAclArn !== undefined) {
+    if (apiType !== 'rest') {
+      problems.push("webAclArn needs apiType 'rest': AWS WAF cannot be associated with an HTTP API (put a CloudFront distribution with the web ACL in front of it instead)");
+    } else if (!Token.isUnresolved(props.webAclArn) && !WEB_ACL_ARN.test(props.webAclArn)) {
+      problems.push(`webAclArn must be the ARN of a regional AWS WAF web ACL (arn:aws:wafv2:<region>:<account>:regional/webacl/<name>/<id>); got ${JSON.stringify(props.webAclArn.slice(0, 200))}`);
+    }
+  }
+  const seen = new Map<string, string>();
+  for (const clientId of props.signingKeyClientIds ?? []) {
+    if (Token.isUnresolved(clientId)) continue;
+    const outputId = signingKeyOutputId(clientId);
+    const earlier = seen.get(outputId);
+    if (earlier === clientId) problems.push(`signingKeyClientIds lists ${clientId} more than once; give each client once`);
+    else if (earlier !== undefined) problems.push(`signingKeyClientIds: ${earlier} and ${clientId} would share the output ${outputId}; deploy one of them from another stack`);
+    else seen.set(outputId, clientId);
+  }
+  if (problems.length > 0) throw new Error(`${path}: invalid SignetStack props: ${problems.join('; ')}.`);
+}
+
+/** A regional WAFv2 web ACL: the only scope API Gateway stages accept. */
+const WEB_ACL_ARN = /^arn:aws[a-z-]*:wafv2:[a-z0-9-]+:\d{12}:regional\/webacl\/[A-Za-z0-9_-]{1,128}\/[a-f0-9-]{1,128}$/;
 
 /** HTTP API access log line: who, what, outcome, Signet's verdict. Never a header value. */
 const HTTP_ACCESS_LOG_FORMAT = JSON.stringify({
@@ -269,21 +391,26 @@ const REST_ACCESS_LOG_FORMAT = JSON.stringify({
   errorType: '$context.error.responseType',
 });
 
-/** cdk-nag findings on the REST API that are decisions, each with its reason. */
-function acknowledgeRestApiFindings(api: apigw.RestApi): void {
-  Validations.of(api).acknowledge(
-    {
-      id: 'AwsSolutions-APIG2',
-      reason:
-        'Every request is checked by the Signet authorizer (signature, IP, role) and bodies by the handlers, which answer with Signet\'s stable error codes; an API Gateway request validator would answer in its own format first.',
-    },
-    {
-      id: 'AwsSolutions-APIG3',
-      reason: 'Every request must carry a valid RFC 9421 signature; a WAF web ACL (rate limits, geo rules) is optional and can be attached to the stage by the operator.',
-    },
-  );
-  Validations.of(api.node.findChild('CloudWatchRole')).acknowledge({
-    id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
-    reason: 'API Gateway execution logging needs this account-level role; AWS maintains the managed policy, which only allows writing API Gateway logs.',
+/**
+ * cdk-nag findings on the REST API that are decisions, each with its reason. APIG3 (no web ACL)
+ * is acknowledged only when no `webAclArn` is given; with one, the association satisfies it.
+ */
+function acknowledgeRestApiFindings(api: apigw.RestApi, has: { readonly webAcl: boolean; readonly cloudWatchRole: boolean }): void {
+  Validations.of(api).acknowledge({
+    id: 'AwsSolutions-APIG2',
+    reason:
+      'Every request is checked by the Signet authorizer (signature, IP, role) and bodies by the handlers, which answer with Signet\'s stable error codes; an API Gateway request validator would answer in its own format first.',
   });
+  if (!has.webAcl) {
+    Validations.of(api).acknowledge({
+      id: 'AwsSolutions-APIG3',
+      reason: 'Every request must carry a valid RFC 9421 signature and the stage is throttled; a WAF web ACL (rate limits, geo rules) is optional: pass its ARN as webAclArn to associate it with the stage.',
+    });
+  }
+  if (has.cloudWatchRole) {
+    Validations.of(api.node.findChild('CloudWatchRole')).acknowledge({
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+      reason: 'API Gateway execution logging needs this account-level role; AWS maintains the managed policy, which only allows writing API Gateway logs.',
+    });
+  }
 }

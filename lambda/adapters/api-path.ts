@@ -3,8 +3,9 @@
  * and so the only path the services behind it may route on. One function for both sides, so the
  * path a role was checked on and the path a route is chosen by cannot differ.
  *
- * - HTTP API (payload 2.0): `rawPath` without a named stage's `/{stage}` prefix
- *   (a custom domain's API mapping key never reaches `rawPath`).
+ * - HTTP API (payload 2.0): `rawPath` without the base path of `publicBaseUrl` when it starts
+ *   with it (a custom domain's API mapping key reached `rawPath`), else without a named stage's
+ *   `/{stage}` prefix.
  * - REST (v1): `path` without the stage, or without the custom domain's base path (inferred from
  *   the route API Gateway matched, else taken from `publicBaseUrl`).
  *

@@ -13,7 +13,7 @@
  *   before the authorizer runs. A thrown error or a malformed response gives **500**.
  *
  * REST API (REQUEST authorizer, IAM policy):
- * - Allow policy for the `methodArn` → proceeds; `principalId` is the clientId and the context
+ * - Allow policy for the request's stage and method (`…/{stage}/{METHOD}/*`) → proceeds; `principalId` is the clientId and the context
  *   reaches the backend at `requestContext.authorizer` (with `principalId`, `integrationLatency`).
  *   Context values may only be string, number or boolean (Signet sends strings).
  * - Deny policy → **403** ACCESS_DENIED. Its gateway response can read the Deny context:
@@ -88,11 +88,12 @@ export function policyFor(effect: 'Allow' | 'Deny', methodArn: string): PolicyDo
 }
 
 /**
- * REST Allow for exactly this `methodArn` (results are never cached, so no wildcard is needed),
- * `principalId` = clientId.
+ * REST Allow for the request's method on its stage (`…/{stage}/{METHOD}/*`), `principalId` = clientId.
+ * The policy covers this one request only: the construct turns results caching off (TTL 0), so
+ * API Gateway never applies it to another one. See {@link policyResourceOf}.
  */
 export function restAllowPolicy(methodArn: string, facts: AllowFacts): APIGatewayAuthorizerWithContextResult<SignetAllowContext> {
-  return { principalId: facts.clientId, policyDocument: policyFor('Allow', checkedMethodArn(methodArn)), context: allowContext(facts) };
+  return { principalId: facts.clientId, policyDocument: policyFor('Allow', policyResourceOf(methodArn)), context: allowContext(facts) };
 }
 
 /**
@@ -104,7 +105,7 @@ export function restDenyPolicy(
   refusal: Refusal,
   principalId?: string,
 ): APIGatewayAuthorizerWithContextResult<SignetDenyContext> {
-  return { principalId: safePrincipalId(principalId), policyDocument: policyFor('Deny', checkedMethodArn(methodArn)), context: denyContext(refusal) };
+  return { principalId: safePrincipalId(principalId), policyDocument: policyFor('Deny', policyResourceOf(methodArn)), context: denyContext(refusal) };
 }
 
 /** The error to throw for a REST 401: exactly `new Error('Unauthorized')`. */
@@ -151,12 +152,25 @@ export function parseMethodArn(arn: string): MethodArn | undefined {
   return { partition: m[1], region: m[2], accountId: m[3], apiId: m[4], stage: m[5], method: m[6], resource: m[7] };
 }
 
-function checkedMethodArn(methodArn: string): string {
-  if (typeof methodArn !== 'string' || parseMethodArn(methodArn) === undefined) {
+/** The longest `Resource` API Gateway accepts in an authorizer's policy; a longer one answers 500. */
+export const MAX_POLICY_RESOURCE_CHARS = 512;
+
+/**
+ * The `Resource` of the authorizer's policy: the `methodArn` with its path replaced by `*`
+ * (`arn:…:{apiId}/{stage}/{METHOD}/*`). The `methodArn` names the request's path, which the
+ * client chooses: named as it is, a long path would make the policy longer than API Gateway
+ * accepts ({@link MAX_POLICY_RESOURCE_CHARS}) and turn a verified request into a 500. Without the
+ * path the length is bounded by the ids, the stage name (128 at most) and the method; the path
+ * was already judged by the role check, and the answer is never cached.
+ * @throws Error when the event has no valid `methodArn` (API Gateway always sends one)
+ */
+export function policyResourceOf(methodArn: string): string {
+  const arn = typeof methodArn === 'string' ? parseMethodArn(methodArn) : undefined;
+  if (arn === undefined) {
     // Not a request error: API Gateway always sends one. A policy for a junk ARN would be a 500 anyway.
     throw new Error('The authorizer event has no valid methodArn (arn:aws:execute-api:region:account:api/stage/METHOD/path).');
   }
-  return methodArn;
+  return `arn:${arn.partition}:execute-api:${arn.region}:${arn.accountId}:${arn.apiId}/${arn.stage}/${arn.method}/*`;
 }
 
 const SAFE_PRINCIPAL = /^[A-Za-z0-9._~:@-]{1,128}$/;

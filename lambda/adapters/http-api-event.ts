@@ -9,9 +9,12 @@
  *   The client's bytes are re-created by re-encoding each segment the way URL libraries do
  *   ({@link PATH_ENCODERS}); a path whose client spelling differs (an encoded `/` or `?`, an
  *   encoded unreserved character, double encoding) cannot be rebuilt and will not verify.
- * - Behind a custom domain, `rawPath` does not carry the API mapping key: configure
- *   `publicBaseUrl` (e.g. `https://api.example.com/v1`), and the path without the stage is
- *   appended to it.
+ * - Behind a custom domain with an API mapping key, configure `publicBaseUrl` (e.g.
+ *   `https://api.example.com/v1`). Reports disagree on whether `rawPath` then carries the key
+ *   (`/v1/api/echo`) or only the stage (`/prod/api/echo`), so both are read: a `rawPath` that
+ *   starts with the base path of `publicBaseUrl` is the full path as called, and the base path
+ *   is removed from it; any other has its `/{stage}` removed. The rest is appended to
+ *   `publicBaseUrl`.
  *
  * @example
  * const { request, targetUriCandidates, apiPath } = adaptHttpApiEvent(event, { publicBaseUrl: config.publicBaseUrl });
@@ -36,8 +39,10 @@ import {
   encodePath,
   joinUrl,
   methodOf,
+  decodePath,
   parsePublicBaseUrl,
   schemeOf,
+  stripBasePath,
   stripStagePrefix,
   toSignedRequest,
 } from './target-uri';
@@ -134,10 +139,22 @@ function rawPathOf(event: HttpApiEventV2Like): string {
   return path.startsWith('/') ? path : `/${path}`;
 }
 
-/** The decoded path inside the API: `rawPath` without `/{stage}` (unless `stripStage` is false). */
+/**
+ * The decoded path inside the API: `rawPath` without the base path of `publicBaseUrl` when it
+ * starts with it (the API mapping key reached `rawPath`: it is the full path as called), else
+ * `rawPath` without `/{stage}` (unless `stripStage` is false).
+ */
 function pathInApiOf(event: HttpApiEventV2Like, opts: TargetUriOptions): string {
   const rawPath = rawPathOf(event);
+  const afterBase = opts.publicBaseUrl ? pathAfterPublicBasePath(rawPath, opts.publicBaseUrl) : undefined;
+  if (afterBase !== undefined) return afterBase;
   return opts.stripStage === false ? rawPath : stripStagePrefix(rawPath, event.requestContext?.stage ?? undefined);
+}
+
+/** `rawPath` (decoded) after the base path of `publicBaseUrl`, or undefined when there is none or it does not start with it. */
+function pathAfterPublicBasePath(rawPath: string, publicBaseUrl: string): string | undefined {
+  const { basePath } = parsePublicBaseUrl(publicBaseUrl);
+  return basePath === '' ? undefined : stripBasePath(rawPath, decodePath(basePath));
 }
 
 /** Proxy events say whether there is a body; authorizer events do not (the core then reads the headers). */

@@ -13,6 +13,9 @@ export interface TargetUriOptions {
    * path, no query, no fragment, e.g. `https://api.example.com/v1`. Set it when the event cannot
    * tell: an HTTP API behind a custom domain with an API mapping key, or any API behind a proxy or
    * CDN that changes the host or the path. The request's path inside the API is appended to it.
+   * HTTP API: a `rawPath` that starts with its base path is taken as the full path as called
+   * (the mapping key reached `rawPath`), so no route of the API should itself begin with the
+   * base path's segments.
    * @default - built from the event: `{x-forwarded-proto}://{Host}{path as API Gateway delivered it}`
    */
   readonly publicBaseUrl?: string;

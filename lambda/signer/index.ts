@@ -4,7 +4,7 @@
  */
 export { createSigner } from './signer';
 export type { ProviderSignerOptions, SecretSignerOptions, SignableRequest, SignatureDetails, Signer, SignerOptions, StaticKeySignerOptions } from './signer';
-export { KEY_REFRESH_ERRORS, signatureFailureReason, signedFetch } from './signed-fetch';
+export { KEY_REFRESH_ERRORS, UNKNOWN_REASON_ERRORS, signatureFailureReason, signedFetch } from './signed-fetch';
 export type { SignedFetchInit } from './signed-fetch';
 export { staticKeyProvider } from './key-provider';
 export type { SigningKey, SigningKeyProvider } from './key-provider';

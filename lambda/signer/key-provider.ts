@@ -19,7 +19,7 @@ export interface SigningKey {
 
 /**
  * Supplies the signing key. `current()` may answer from a cache; `refresh()` must fetch anew
- * (the signer calls it after a 401 that says the key is no longer accepted).
+ * (signedFetch calls it after a refusal that says the key is no longer accepted, or says no reason).
  */
 export interface SigningKeyProvider {
   current(): Promise<SigningKey>;

@@ -3,7 +3,7 @@
  * (JSON, see `signing-secret.ts`), keeps it for a max age, and fetches anew on `refresh()`.
  *
  * After a rotation the previous key keeps verifying for the grace period (24 h by default), so a
- * cache of a few minutes never breaks signing; `refresh()` on a 401 covers the rest.
+ * cache of a few minutes never breaks signing; `refresh()` on a refusal (401 or 403) covers the rest.
  */
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SignetError, fail, isSignetError } from '../core/errors';

@@ -1,26 +1,41 @@
 /**
- * `fetch` with a signature, and the automatic rollover: when the answer is a 401 that a newer key
- * could fix, the signer's key is read again once and, if it changed, the request is signed and
- * sent once more. A rotation therefore never needs a deploy or a restart of the signer.
+ * `fetch` with a signature, and the automatic rollover: when the answer is a refusal that a newer
+ * key could fix, the signer's key is read again once and, if it changed, the request is signed
+ * and sent once more. A rotation therefore never needs a deploy or a restart of the signer.
  *
- * Which 401s trigger the refresh (the reason is read from, in order: the `x-signet-error`
- * header, an `error="…"` parameter of `WWW-Authenticate`, the `error` field of a JSON body):
+ * Which refusals (401 or 403) trigger the refresh (the reason is read from, in order: the
+ * `x-signet-error` header, an `error="…"` parameter of `WWW-Authenticate`, the `error` field of a
+ * JSON body):
  * - `signature_mismatch`, `key_expired`, `unknown_client` ({@link KEY_REFRESH_ERRORS}): the key or
  *   clientId the signer holds is no longer the registered one;
- * - a 401 with no recognisable reason: HTTP APIs cannot customise their 401 body, so the reason
- *   is unknown and a newer key may help.
- * Any other reason (`expired`, `clock_skew`, `digest_required`, ...) is a signing or clock
- * problem a new key cannot fix: the 401 is returned as is.
+ * - a refusal whose reason is unknown ({@link UNKNOWN_REASON_ERRORS}, or none recognisable): what
+ *   a deployed API answers. An HTTP API refuses every failed signature with 403
+ *   `{"message":"Forbidden"}` (it cannot customise authorizer refusals) and a REST API with 401
+ *   `{"error":"unauthorized",…}` (API Gateway passes no reason on a 401); a newer key may help.
+ * Any other reason (`expired`, `clock_skew`, `digest_required`, `role_forbidden`, ...) is a
+ * signing, clock or permission problem a new key cannot fix: the refusal is returned as is.
  *
  * Never more than one retry: the key is refreshed at most once per call, and the request is sent
  * again only if the refreshed key differs from the one that signed the refused request. If the
- * refresh itself fails, the original 401 is returned.
+ * refresh itself fails, the original refusal is returned. A refusal of unknown reason costs one
+ * key read (one Secrets Manager `GetSecretValue` for a secret-held key) and no resend while the
+ * key is unchanged.
  */
 import { SIGNET_ERROR_HEADER } from '../core/defaults';
 import { Signer } from './signer';
 
-/** 401 reasons a newer key (or clientId) can fix. */
+/** Refusal reasons a newer key (or clientId) can fix. */
 export const KEY_REFRESH_ERRORS: ReadonlySet<string> = new Set(['signature_mismatch', 'key_expired', 'unknown_client']);
+
+/**
+ * Reason codes that say only "not authenticated": REST gateway responses answer every
+ * authentication failure with `unauthorized` (`REST_UNAUTHORIZED_ERROR`), since API Gateway gives
+ * them no reason to show. Treated like a refusal without a reason: a newer key may help.
+ */
+export const UNKNOWN_REASON_ERRORS: ReadonlySet<string> = new Set(['unauthorized']);
+
+/** The statuses an authorizer refuses with: 401 (REST, local gateway), 403 (HTTP API, and IP or role refusals). */
+const REFUSAL_STATUSES: ReadonlySet<number> = new Set([401, 403]);
 
 /** Headers the signature supplies; the caller's values for these are replaced. */
 const SIGNATURE_HEADERS = ['signature-input', 'signature', 'date', 'content-digest'] as const;
@@ -28,7 +43,7 @@ const SIGNATURE_HEADERS = ['signature-input', 'signature', 'date', 'content-dige
 /** A reason code as Signet writes them. */
 const REASON = /^[a-z][a-z0-9_]{0,63}$/;
 
-/** The largest 401 body read for its reason, in bytes. */
+/** The largest refusal body read for its reason, in bytes. */
 const MAX_REASON_BODY_BYTES = 16_384;
 
 /** `RequestInit` whose body is bytes or text: the digest must be computed over exactly what is sent. */
@@ -70,9 +85,8 @@ export async function signedFetch(signer: Signer, url: string | URL, init: Signe
   };
 
   const first = await send();
-  if (first.response.status !== 401) return first.response;
-  const reason = await signatureFailureReason(first.response);
-  if (reason !== undefined && !KEY_REFRESH_ERRORS.has(reason)) return first.response;
+  if (!REFUSAL_STATUSES.has(first.response.status)) return first.response;
+  if (!(await newerKeyMayHelp(first.response))) return first.response;
   try {
     await signer.refresh();
     if ((await signer.keyFingerprint()) === first.fingerprint) return first.response;
@@ -81,6 +95,12 @@ export async function signedFetch(signer: Signer, url: string | URL, init: Signe
   }
   await first.response.body?.cancel();
   return (await send()).response;
+}
+
+/** True when the refusal names a key problem, or names no reason a new key certainly cannot fix. */
+async function newerKeyMayHelp(refusal: Response): Promise<boolean> {
+  const reason = await signatureFailureReason(refusal);
+  return reason === undefined || UNKNOWN_REASON_ERRORS.has(reason) || KEY_REFRESH_ERRORS.has(reason);
 }
 
 /**

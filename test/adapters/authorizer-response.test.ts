@@ -4,6 +4,7 @@ import { CONTEXT_KEYS, MAX_CONTEXT_MESSAGE_CHARS, allowContext, denyContext } fr
 import {
   ANONYMOUS_PRINCIPAL,
   AuthorizerFailure,
+  MAX_POLICY_RESOURCE_CHARS,
   REST_GATEWAY_RESPONSES,
   httpApiAllowResponse,
   httpApiDenyResponse,
@@ -95,23 +96,25 @@ describe('HTTP API simple responses', () => {
 });
 
 describe('REST policy responses', () => {
-  test('Allow: principalId = clientId, one statement for exactly the methodArn, context of primitives', () => {
+  test('Allow: principalId = clientId, one statement for the request\'s stage and method, context of primitives', () => {
     const allow = restAllowPolicy(METHOD_ARN, FACTS);
     const docs = loadFixture('rest-api-authorizer-policy-response.docs.json');
 
     expect(allow.principalId).toBe(FACTS.clientId);
     expect(allow.policyDocument).toEqual({
       Version: docs.policyDocument.Version,
-      Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: METHOD_ARN }],
+      Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: 'arn:aws:execute-api:eu-west-1:123456789012:puhdx84jy9/prod/POST/*' }],
     });
+    expect(METHOD_ARN).toBe('arn:aws:execute-api:eu-west-1:123456789012:puhdx84jy9/prod/POST/lambda-request');
     expect(Object.values(allow.context).every((v) => ['string', 'number', 'boolean'].includes(typeof v))).toBe(true);
     expect(allow.context).toEqual(allowContext(FACTS));
   });
 
-  test('Deny reproduces the documented deny example', () => {
+  test('Deny reproduces the documented deny example, for the stage and method', () => {
     const docs = loadFixture('rest-api-authorizer-deny-response.docs.json');
     const deny = restDenyPolicy(docs.policyDocument.Statement[0].Resource, { code: 'role_forbidden', message: 'No.' }, 'user');
     expect(deny.principalId).toBe(docs.principalId);
+    docs.policyDocument.Statement[0].Resource += '*'; // the documented ARN names the root path: …/dev/GET/
     expect(deny.policyDocument).toEqual(docs.policyDocument);
     expect(deny.context).toEqual({ signetError: 'role_forbidden', signetMessage: 'No.' });
   });
@@ -143,6 +146,18 @@ describe('REST policy responses', () => {
         expect(deny.policyDocument.Statement[0].Effect).toBe('Deny');
         expect(deny.context.signetError).toBe(code);
       }
+    }
+  });
+
+  test('a long request path keeps the policy within the 512 characters API Gateway accepts (a longer one is a 500)', () => {
+    const longPath = Array.from({ length: 40 }, (_, i) => `segment-${i}-${'x'.repeat(20)}`).join('/');
+    const methodArn = `arn:aws:execute-api:eu-west-1:123456789012:puhdx84jy9/${'s'.repeat(128)}/PATCH/${longPath}`;
+    expect(methodArn.length).toBeGreaterThan(2 * MAX_POLICY_RESOURCE_CHARS);
+    const expected = `arn:aws:execute-api:eu-west-1:123456789012:puhdx84jy9/${'s'.repeat(128)}/PATCH/*`;
+    for (const policy of [restAllowPolicy(methodArn, FACTS).policyDocument, restDenyPolicy(methodArn, { code: 'role_forbidden', message: 'No.' }).policyDocument]) {
+      const resource = (policy.Statement[0] as { Resource: string }).Resource;
+      expect(resource).toBe(expected);
+      expect(resource.length).toBeLessThanOrEqual(MAX_POLICY_RESOURCE_CHARS);
     }
   });
 

@@ -84,21 +84,49 @@ describe('HTTP API authorizer events (payload 2.0)', () => {
     expect(apiPath).toBe('/default/nodejs-apig-function-1G3XMPLZXVXYI');
   });
 
-  test('custom domain with an API mapping key: rawPath has /{stage}, not the key; publicBaseUrl rebuilds the called URL', () => {
-    const event = captureWith((e) => {
+  /** The capture as a request for https://api.example.com/v1/api/echo?x=1&x=2 through a custom domain, with `rawPath` as given. */
+  function throughCustomDomain(rawPath: string, stage: string): HttpApiEventV2Like {
+    return captureWith((e) => {
       e.headers.host = 'api.example.com';
       e.requestContext.domainName = 'api.example.com';
-      e.requestContext.stage = 'prod';
-      e.rawPath = '/prod/api/echo';
-      e.requestContext.http.path = '/prod/api/echo';
+      e.requestContext.stage = stage;
+      e.rawPath = rawPath;
+      e.requestContext.http.path = rawPath;
       e.rawQueryString = 'x=1&x=2';
     });
+  }
+
+  test('custom domain with an API mapping key, rawPath with /{stage} and not the key: publicBaseUrl rebuilds the called URL', () => {
+    const event = throughCustomDomain('/prod/api/echo', 'prod');
     const configured = adaptHttpApiEvent(event, { publicBaseUrl: 'https://api.example.com/v1/' });
     expect(configured.request.targetUri).toBe('https://api.example.com/v1/api/echo?x=1&x=2');
     expect(configured.apiPath).toBe('/api/echo');
 
     // Without the setting the event cannot know the mapping key: the URL is the gateway's view.
     expect(adaptHttpApiEvent(event).request.targetUri).toBe('https://api.example.com/prod/api/echo?x=1&x=2');
+  });
+
+  test.each([
+    ['$default', '/v1/api/echo'],
+    ['prod', '/v1/api/echo'],
+  ])('custom domain with an API mapping key, rawPath carrying the key (stage %s): the same URL and API path, the key not doubled', (stage, rawPath) => {
+    const event = throughCustomDomain(rawPath, stage);
+    const adapted = adaptHttpApiEvent(event, { publicBaseUrl: 'https://api.example.com/v1' });
+    expect(adapted.targetUriCandidates).toEqual(['https://api.example.com/v1/api/echo?x=1&x=2']);
+    expect(adapted.apiPath).toBe('/api/echo');
+    expect(apiPathOfHttpApiEvent(event, { publicBaseUrl: 'https://api.example.com/v1' })).toBe('/api/echo');
+  });
+
+  test('a rawPath carrying the key: the key only on a segment boundary, a multi-segment or encoded base path, the mapping root', () => {
+    const base = { publicBaseUrl: 'https://api.example.com/v1' };
+    // `/v10` is not under `/v1`: the stage is stripped as usual, the path kept.
+    expect(adaptHttpApiEvent(throughCustomDomain('/prod/v10/api/echo', 'prod'), base).request.targetUri).toBe('https://api.example.com/v1/v10/api/echo?x=1&x=2');
+    expect(adaptHttpApiEvent(throughCustomDomain('/v1', '$default'), base)).toMatchObject({ request: { targetUri: 'https://api.example.com/v1?x=1&x=2' }, apiPath: '/' });
+    const nested = adaptHttpApiEvent(throughCustomDomain('/partners/v1/api/echo', '$default'), { publicBaseUrl: 'https://api.example.com/partners/v1' });
+    expect(nested).toMatchObject({ request: { targetUri: 'https://api.example.com/partners/v1/api/echo?x=1&x=2' }, apiPath: '/api/echo' });
+    // rawPath is decoded; the base path is compared decoded and kept in the URL as configured.
+    const encoded = adaptHttpApiEvent(throughCustomDomain('/café/api/echo', '$default'), { publicBaseUrl: 'https://api.example.com/caf%C3%A9' });
+    expect(encoded).toMatchObject({ request: { targetUri: 'https://api.example.com/caf%C3%A9/api/echo?x=1&x=2' }, apiPath: '/api/echo' });
   });
 
   test('the stage root called without a trailing slash keeps none', () => {

@@ -172,6 +172,14 @@ describe('custom domain', () => {
     expect(codeOf(await decide(call, partner, { mappingKey: 'v1', handler: behindDomain }))).toBe('allowed');
   });
 
+  test('with SIGNET_PUBLIC_BASE_URL, a call whose rawPath carries the mapping key verifies too, on the path without it', async () => {
+    const { headers } = sign(call, partner);
+    const event = httpApiAuthorizerEvent(call, { headers }); // no key removed: rawPath is the path as called
+    expect(event.rawPath).toBe('/v1/api/echo');
+    const response = await behindDomain.httpApiHandler(event);
+    expect(codeOf(response)).toBe('allowed'); // the partner's role allows POST /api/*, not /v1/api/*
+  });
+
   test('a base URL the adapters cannot use fails the cold start (not every request)', () => {
     for (const bad of ['ftp://api.example.com/v1', 'https://user:secret@api.example.com/v1']) {
       expect(() => loadAuthorizer(authorizerEnv(tableName, ddb.endpoint, { [ENV.publicBaseUrl]: bad }))).toThrow(/publicBaseUrl/);

@@ -81,7 +81,7 @@ function verdictOf(outcome: Outcome<RestResult>): string {
 }
 
 describe('allowed requests', () => {
-  test('POST with a body through the stage: Allow for exactly the methodArn, principalId and context', async () => {
+  test('POST with a body through the stage: Allow for the stage and method, principalId and context', async () => {
     const call = { method: 'POST', url: `${PROD}/api/echo`, body: '{"amount":10}' };
     const { headers } = sign(call, partner);
     const event = restAuthorizerEvent(call, { headers });
@@ -90,12 +90,23 @@ describe('allowed requests', () => {
     const result = await authorizer.restApiHandler(event);
     expect(result).toMatchObject({
       principalId: partner.clientId,
-      policyDocument: { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: event.methodArn }] },
+      policyDocument: { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: event.methodArn.replace(/\/api\/echo$/, '/*') }] },
       context: { clientId: partner.clientId, roles: 'partner', keyFingerprint: partner.key.fingerprint, contentDigest: headers['content-digest'] },
     });
     expect(result.policyDocument.Statement).toHaveLength(1);
     // REST context values may only be strings, numbers or booleans.
     for (const value of Object.values(result.context ?? {})) expect(typeof value).toBe('string');
+  });
+
+  test('a path longer than an IAM policy resource may be is allowed with a policy API Gateway accepts', async () => {
+    const call = { method: 'GET', url: `${PROD}/api/${'order-'.repeat(100)}` };
+    const { headers } = sign(call, reader);
+    const event = restAuthorizerEvent(call, { headers });
+    expect(event.methodArn.length).toBeGreaterThan(600);
+    const result = await authorizer.restApiHandler(event);
+    const statement = result.policyDocument.Statement[0] as { Effect: string; Resource: string };
+    expect(statement).toEqual({ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: 'arn:aws:execute-api:eu-west-1:123456789012:puhdx84jy9/prod/GET/*' });
+    expect(statement.Resource.length).toBeLessThanOrEqual(512);
   });
 
   test('multiValueHeaders with repeated fields and multiValue query maps with repeated keys and percent-encoding', async () => {

@@ -2,12 +2,12 @@
  * settingsFromContext: what `-c key=value` (strings) and cdk.json (JSON values) become.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Duration } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { ContextKey, DEFAULT_STACK_NAME, settingsFromContext, unknownContextKeys } from '../../lib/app-context';
+import { CONTEXT_KEYS, ContextKey, DEFAULT_STACK_NAME, settingsFromContext, unknownContextKeys } from '../../lib/app-context';
 
 function settings(context: Partial<Record<ContextKey, unknown>>, files: Record<string, string> = {}) {
   return settingsFromContext(
@@ -130,6 +130,26 @@ test('clientPortal and logRetention are settable by context', () => {
   expect(settings({ clientPortal: false, logRetention: 'infinite' }).props).toMatchObject({ clientPortal: false, logRetention: RetentionDays.INFINITE });
   expect(() => settings({ logRetention: '12' })).toThrow(/logRetention must be a number of days CloudWatch offers \(1, 3, 5, 7, 14, 30, .*\) or infinite; got "12"/);
   expect(() => settings({ clientPortal: 'yes' })).toThrow('clientPortal must be true or false; got "yes"');
+});
+
+test('spend bounds, WAF and the REST CloudWatch role are settable by context', () => {
+  const webAclArn = 'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/signet/0f2e4c6a-1b3d-4e5f-8a9b-0c1d2e3f4a5b';
+  expect(
+    settings({ throttleRateLimit: '200', throttleBurstLimit: 400, authorizerReservedConcurrency: '50', webAclArn, restCloudWatchRole: 'false' }).props,
+  ).toMatchObject({ throttleRateLimit: 200, throttleBurstLimit: 400, authorizerReservedConcurrency: 50, webAclArn, restCloudWatchRole: false });
+  expect(() => settings({ throttleRateLimit: '0', authorizerReservedConcurrency: 'many' })).toThrow(
+    /throttleRateLimit must be a whole number >= 1; got "0"; authorizerReservedConcurrency must be a whole number >= 1; got "many"/,
+  );
+});
+
+test('every context key is in the docs: the stack properties table of docs/deploy.md and its short list', () => {
+  const root = resolve(__dirname, '..', '..');
+  const deploy = readFileSync(join(root, 'docs', 'deploy.md'), 'utf8');
+  const table = deploy.slice(deploy.indexOf('## Stack properties'), deploy.indexOf('## Outputs'));
+  const properties = deploy.slice(deploy.indexOf('- **Properties**'), deploy.indexOf('- **Outputs**'));
+  for (const key of CONTEXT_KEYS) {
+    expect({ key, inDeployTable: table.includes(`\`${key}\``), inShortList: properties.includes(`\`${key}\``) }).toEqual({ key, inDeployTable: true, inShortList: true });
+  }
 });
 
 test('the CDK app itself: a bad context value ends the synth with one line, no stack trace', () => {

@@ -94,8 +94,8 @@ describe('SignetStack clientPortal', () => {
     expect(keys.filter((k: string) => k.includes('/portal'))).toEqual([]);
   });
 
-  test.each(['http', 'rest'] as const)('clientPortal: true on the %s API adds the portal next to the registry, cdk-nag clean', (apiType) => {
-    const stack = new SignetStack(appWithoutBundling(), `WithPortal${apiType}`, { apiType, clientPortal: true });
+  test.each(['http', 'rest'] as const)('clientPortal: true on the %s API adds the portal next to the registry, under publicBaseUrl, cdk-nag clean', (apiType) => {
+    const stack = new SignetStack(appWithoutBundling(), `WithPortal${apiType}`, { apiType, clientPortal: true, publicBaseUrl: 'https://api.example.com/v1' });
     expect(stack.clientPortal).toBeInstanceOf(ClientPortal);
     const template = Template.fromStack(stack);
     if (apiType === 'http') {
@@ -105,7 +105,8 @@ describe('SignetStack clientPortal', () => {
       const parts = Object.values(template.findResources('AWS::ApiGateway::Resource')).map((r) => r.Properties.PathPart as string);
       expect(parts).toContain('portal');
     }
-    template.hasOutput('PortalUrl', {});
+    // The portal is where clients reach it: under the public base URL, not the execute-api URL.
+    template.hasOutput('PortalUrl', { Value: `https://api.example.com/v1/${stack.clientPortal!.path}` });
     expect(unacknowledgedFindings(stack)).toEqual([]);
   });
 });

@@ -19,7 +19,9 @@ import {
 } from '../../lambda/core/defaults';
 import { METRICS_NAMESPACE } from '../../lib/signet-function';
 import { AUTHORIZER_METRICS, AUTHORIZER_SERVICE_NAME } from '../../lib/signature-authorizer';
-import { DEFAULT_STACK_ROLE_CATALOGUE, SignetStack } from '../../lib/signet-stack';
+import { AUTHORIZER_TIMEOUT_S } from '../../lib/signature-authorizer';
+import { DEFAULT_STACK_ROLE_CATALOGUE, DEFAULT_THROTTLE_BURST_LIMIT, DEFAULT_THROTTLE_RATE_LIMIT, SignetStack, signingKeyOutputId } from '../../lib/signet-stack';
+import { DYNAMODB_REQUEST_TIMEOUT_MS } from '../../lambda/core/defaults';
 import { spkiPem, testKey } from '../support/registry-fixtures';
 import { Statement, acknowledgements, actionsOf, appWithoutBundling, statementsOfRole, unacknowledgedFindings, withoutBundlingProgress } from './helpers';
 
@@ -102,6 +104,14 @@ describe('Lambda functions', () => {
     expect(JSON.parse(env[ENV.roleCatalogue])).toEqual(DEFAULT_STACK_ROLE_CATALOGUE);
     expect(env[ENV.publicBaseUrl]).toBeUndefined();
   });
+
+  test('the authorizer ends well before API Gateway stops waiting (10 s), after its DynamoDB attempts; no concurrency reserved by default', () => {
+    const authorizer = fn('AuthorizerFunction').props;
+    expect(authorizer.Timeout).toBe(AUTHORIZER_TIMEOUT_S);
+    expect(AUTHORIZER_TIMEOUT_S * 1000).toBeLessThanOrEqual(10_000 / 2);
+    expect(AUTHORIZER_TIMEOUT_S * 1000).toBeGreaterThan(2 * DYNAMODB_REQUEST_TIMEOUT_MS);
+    expect(authorizer.ReservedConcurrentExecutions).toBeUndefined();
+  });
 });
 
 describe('HTTP API', () => {
@@ -142,6 +152,11 @@ describe('HTTP API', () => {
     const format = JSON.parse(stage.AccessLogSettings.Format) as Record<string, string>;
     expect(format).toMatchObject({ requestId: '$context.requestId', clientId: '$context.authorizer.clientId', signetError: '$context.authorizer.signetError' });
     expect(stage.AccessLogSettings.Format).not.toMatch(/header|signature/i);
+  });
+
+  test('the stage throttles every route by default, before the authorizer is invoked', () => {
+    const stage = Object.values(template.findResources('AWS::ApiGatewayV2::Stage'))[0].Properties;
+    expect(stage.DefaultRouteSettings).toMatchObject({ ThrottlingRateLimit: DEFAULT_THROTTLE_RATE_LIMIT, ThrottlingBurstLimit: DEFAULT_THROTTLE_BURST_LIMIT });
   });
 
   test('no REST API is made', () => {
@@ -293,6 +308,11 @@ describe('alarms, dashboard, outputs', () => {
     expect(outputs.TableName.Value).toEqual({ Ref: expect.stringMatching(/^Registry/) });
     expect(outputs.AdminClientId.Value).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^AdminBootstrap/), 'ClientId'] });
     expect(JSON.stringify(outputs.ApiUrl.Value)).toContain('execute-api');
+    expect(outputs.ExecuteApiUrl).toBeUndefined(); // the same URL: only with publicBaseUrl
+    const secret = outputs[signingKeyOutputId(ROTATED_CLIENT)];
+    expect(secret.Value).toEqual({ Ref: Object.keys(template.findResources('AWS::SecretsManager::Secret'))[0] });
+    expect(secret.Description).toContain(ROTATED_CLIENT);
+    expect(signingKeyOutputId(ROTATED_CLIENT)).toBe('SigningKeye06eb99aSecretArn'); // stable: scripts read it by name
   });
 });
 
@@ -346,15 +366,30 @@ describe('variants (no bundling)', () => {
     expect(Object.keys(t.findOutputs('*'))).not.toContain('AdminClientId');
   });
 
-  test('settings reach the authorizer: public base URL, window, legacy, catalogue; the registry knows its cache TTL', () => {
-    const t = variant({
+  test('settings reach the authorizer and the stage: public base URL, window, legacy, catalogue, throttling, reserved concurrency; the registry knows its cache TTL; the outputs name the public URL', () => {
+    const variantApp = appWithoutBundling();
+    const s = new SignetStack(variantApp, 'Variant', {
+      throttleRateLimit: 50,
+      throttleBurstLimit: 80,
+      authorizerReservedConcurrency: 20,
       publicBaseUrl: 'https://api.example.com/v1',
       allowLegacy: true,
       profile: 'rfc9421',
       clientCacheTtl: Duration.seconds(45),
       roleCatalogue: { 'registry:admin': ['* /registry/**'], orders: ['POST /orders/*'] },
     });
-    const env = Object.values(t.findResources('AWS::Lambda::Function')).find((f) => f.Properties.Handler === 'index.httpApiHandler')!.Properties.Environment.Variables;
+    const t = Template.fromStack(s);
+    const authorizer = Object.values(t.findResources('AWS::Lambda::Function')).find((f) => f.Properties.Handler === 'index.httpApiHandler')!.Properties;
+    const env = authorizer.Environment.Variables;
+    expect(authorizer.ReservedConcurrentExecutions).toBe(20);
+    const stage = Object.values(t.findResources('AWS::ApiGatewayV2::Stage'))[0].Properties;
+    expect(stage.DefaultRouteSettings).toMatchObject({ ThrottlingRateLimit: 50, ThrottlingBurstLimit: 80 });
+    // Clients call and sign the public base URL; API Gateway's own URL is a separate output.
+    const outputs = t.findOutputs('*');
+    expect(outputs.ApiUrl.Value).toBe('https://api.example.com/v1/');
+    expect(s.apiUrl).toBe('https://api.example.com/v1/');
+    expect(JSON.stringify(outputs.ExecuteApiUrl.Value)).toContain('execute-api');
+    expect(outputs.ExecuteApiUrl.Description).toMatch(/refused.*ApiUrl/);
     expect(env[ENV.publicBaseUrl]).toBe('https://api.example.com/v1');
     expect(env[ENV.allowLegacy]).toBe('true');
     expect(env[ENV.profile]).toBe('rfc9421');
@@ -363,6 +398,28 @@ describe('variants (no bundling)', () => {
     expect({ authorizer: env[ENV.clientCacheTtlMs], registry: registryEnv[ENV.clientCacheTtlMs] }).toEqual({ authorizer: '45000', registry: '45000' });
     // The registry finds the path inside the API with the authorizer's base URL (issue 15, hole 2).
     expect(registryEnv[ENV.publicBaseUrl]).toBe('https://api.example.com/v1');
+  });
+
+  test("signing-key clients differing only in '-' and '_' each get their own output, naming the client; a client given twice is one clear error", () => {
+    const dash = 'c_AAAAAAAAAA-AAAAAAAAAAA';
+    const underscore = 'c_AAAAAAAAAA_AAAAAAAAAAA';
+    const t = variant({ signingKeyClientIds: [dash, underscore] });
+    const outputs = t.findOutputs('*');
+    expect(signingKeyOutputId(dash)).not.toBe(signingKeyOutputId(underscore));
+    expect(outputs[signingKeyOutputId(dash)].Description).toContain(dash);
+    expect(outputs[signingKeyOutputId(underscore)].Description).toContain(underscore);
+    t.resourceCountIs('AWS::SecretsManager::Secret', 2);
+    expect(() => variant({ signingKeyClientIds: [dash, ROTATED_CLIENT, dash] })).toThrow(
+      /^Variant: invalid SignetStack props: signingKeyClientIds lists c_AAAAAAAAAA-AAAAAAAAAAA more than once; give each client once\.$/,
+    );
+  });
+
+  test('spend bounds out of range, and a web ACL on an HTTP API, are refused at synth naming the prop', () => {
+    expect(() => variant({ throttleRateLimit: 0, throttleBurstLimit: 1.5 })).toThrow(/throttleRateLimit must be a number >= 1; got 0; throttleBurstLimit must be a whole number >= 1; got 1.5/);
+    expect(() => variant({ authorizerReservedConcurrency: 0 })).toThrow(/reservedConcurrency must be a whole number >= 1 \(0 would refuse every request\); got 0/);
+    expect(() => variant({ webAclArn: 'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/signet/0f2e4c6a-1b3d-4e5f-8a9b-0c1d2e3f4a5b' })).toThrow(
+      /webAclArn needs apiType 'rest': AWS WAF cannot be associated with an HTTP API/,
+    );
   });
 
   test('a role catalogue without registry:admin on /registry is refused at synth', () => {

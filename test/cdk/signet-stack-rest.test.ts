@@ -9,7 +9,7 @@ import { REST_GATEWAY_RESPONSES } from '../../lambda/adapters/authorizer-respons
 import { ClientRegistry } from '../../lib/client-registry';
 import { RegistryApi } from '../../lib/registry-api';
 import { SignatureAuthorizer } from '../../lib/signature-authorizer';
-import { DEFAULT_REST_STAGE_NAME, SignetStack } from '../../lib/signet-stack';
+import { DEFAULT_REST_STAGE_NAME, DEFAULT_THROTTLE_BURST_LIMIT, DEFAULT_THROTTLE_RATE_LIMIT, SignetStack } from '../../lib/signet-stack';
 import { acknowledgements, appWithoutBundling, unacknowledgedFindings, withoutBundlingProgress } from './helpers';
 
 let app: App;
@@ -85,6 +85,10 @@ test('the stage logs errors and access, never request data', () => {
   expect(stage.MethodSettings).toEqual([
     expect.objectContaining({ HttpMethod: '*', ResourcePath: '/*', LoggingLevel: 'ERROR', DataTraceEnabled: false, MetricsEnabled: true }),
   ]);
+  // Every method of the stage is throttled by default, before the authorizer is invoked.
+  expect(stage.MethodSettings[0]).toMatchObject({ ThrottlingRateLimit: DEFAULT_THROTTLE_RATE_LIMIT, ThrottlingBurstLimit: DEFAULT_THROTTLE_BURST_LIMIT });
+  // The account-level CloudWatch role that execution logging needs, made by default.
+  template.resourceCountIs('AWS::ApiGateway::Account', 1);
   const format = JSON.parse(stage.AccessLogSetting.Format) as Record<string, string>;
   expect(format).toMatchObject({ requestId: '$context.requestId', clientId: '$context.authorizer.principalId', signetError: '$context.authorizer.signetError' });
 });
@@ -109,6 +113,42 @@ test('cdk-nag finds nothing unacknowledged; REST acknowledgements are the docume
     'AwsSolutions-L1',
   ]);
   for (const ack of acknowledgements(stack)) expect(String(ack.reason).length).toBeGreaterThan(40);
+});
+
+describe('REST variants (no bundling)', () => {
+  const WEB_ACL_ARN = 'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/signet/0f2e4c6a-1b3d-4e5f-8a9b-0c1d2e3f4a5b';
+
+  test('webAclArn associates the web ACL with the stage, which satisfies cdk-nag APIG3 without an acknowledgement', () => {
+    const variantApp = appWithoutBundling();
+    const variant = new SignetStack(variantApp, 'RestWaf', { apiType: 'rest', webAclArn: WEB_ACL_ARN, env: { region: 'eu-west-1' } });
+    const t = Template.fromStack(variant);
+    const association = Object.values(t.findResources('AWS::WAFv2::WebACLAssociation'));
+    expect(association).toHaveLength(1);
+    expect(association[0].Properties.WebACLArn).toBe(WEB_ACL_ARN);
+    const stageId = Object.keys(t.findResources('AWS::ApiGateway::Stage'))[0];
+    const restApiId = Object.keys(t.findResources('AWS::ApiGateway::RestApi'))[0];
+    const resourceArn = JSON.stringify(association[0].Properties.ResourceArn);
+    expect(resourceArn).toContain(`{"Ref":"${restApiId}"}`);
+    expect(resourceArn).toContain(`/stages/`);
+    expect(resourceArn).toContain(`{"Ref":"${stageId}"}`);
+    expect(unacknowledgedFindings(variantApp)).toEqual([]);
+    expect(acknowledgements(variant).map((a) => a.id)).not.toContain('AwsSolutions-APIG3');
+  });
+
+  test('restCloudWatchRole: false leaves the account\'s API Gateway CloudWatch role alone, cdk-nag clean; a bad webAclArn is refused', () => {
+    const variantApp = appWithoutBundling();
+    const variant = new SignetStack(variantApp, 'RestNoRole', { apiType: 'rest', restCloudWatchRole: false, throttleRateLimit: 25, throttleBurstLimit: 50 });
+    const t = Template.fromStack(variant);
+    t.resourceCountIs('AWS::ApiGateway::Account', 0);
+    expect(Object.values(t.findResources('AWS::IAM::Role')).filter((r) => JSON.stringify(r.Properties.ManagedPolicyArns ?? []).includes('AmazonAPIGatewayPushToCloudWatchLogs'))).toEqual([]);
+    const stage = Object.values(t.findResources('AWS::ApiGateway::Stage'))[0].Properties;
+    expect(stage.MethodSettings[0]).toMatchObject({ LoggingLevel: 'ERROR', ThrottlingRateLimit: 25, ThrottlingBurstLimit: 50 });
+    expect(unacknowledgedFindings(variantApp)).toEqual([]);
+    expect(acknowledgements(variant).map((a) => a.id).filter((id) => id.includes('IAM4'))).toEqual([]);
+    expect(() => new SignetStack(appWithoutBundling(), 'RestBadWaf', { apiType: 'rest', webAclArn: 'arn:aws:wafv2:us-east-1:123456789012:global/webacl/x/0f2e' })).toThrow(
+      /webAclArn must be the ARN of a regional AWS WAF web ACL/,
+    );
+  });
 });
 
 describe('wiring mistakes are refused with a message that says what to do', () => {

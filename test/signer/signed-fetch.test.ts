@@ -11,7 +11,8 @@ import { SignetError, fail, isSignetError } from '../../lambda/core/errors';
 import { PrivateKeyInfo, generateRsaKeyPair } from '../../lambda/core/keys';
 import { SignedRequest } from '../../lambda/core/types';
 import { VerificationKey, defaultVerifyPolicy, verifyRequest } from '../../lambda/core/verify';
-import { signatureFailureReason, signedFetch } from '../../lambda/signer/signed-fetch';
+import { REST_UNAUTHORIZED_ERROR } from '../../lambda/adapters/authorizer-response';
+import { UNKNOWN_REASON_ERRORS, signatureFailureReason, signedFetch } from '../../lambda/signer/signed-fetch';
 import { Signer, createSigner } from '../../lambda/signer/signer';
 import { StandInFixture, createKeySecret, putKeySecret, startStandInFixture } from './helpers';
 
@@ -20,8 +21,13 @@ const k2 = generateRsaKeyPair(2048);
 const k3 = generateRsaKeyPair(2048);
 const CLIENT = 'c_partner';
 
-/** How the verifier states a refusal: as Signet's REST gateway responses, a header, a challenge, or not at all (HTTP API). */
-type RefusalStyle = 'json' | 'x-signet-error' | 'www-authenticate' | 'bare';
+/**
+ * How the verifier states a refusal: with its code in a JSON body, a header, a challenge, or not
+ * at all; or as a deployed API answers: an HTTP API refuses every signature with 403
+ * `{"message":"Forbidden"}`, a REST API every authentication failure with 401 `unauthorized`
+ * (its gateway response) and IP or role refusals with 403 and their code.
+ */
+type RefusalStyle = 'json' | 'x-signet-error' | 'www-authenticate' | 'bare' | 'deployed-http-api' | 'deployed-rest-api';
 
 interface Verifier {
   readonly origin: string;
@@ -82,6 +88,16 @@ async function handle(verifier: Verifier, req: IncomingMessage, res: ServerRespo
         break;
       case 'bare':
         res.writeHead(error.status, { 'content-type': 'application/json' }).end('{"message":"Unauthorized"}');
+        break;
+      case 'deployed-http-api':
+        res.writeHead(403, { 'content-type': 'application/json' }).end('{"message":"Forbidden"}');
+        break;
+      case 'deployed-rest-api':
+        if (error.status === 401) {
+          res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: REST_UNAUTHORIZED_ERROR, message: 'The request signature could not be verified.', requestId: 'r-1' }));
+        } else {
+          res.writeHead(error.status, { 'content-type': 'application/json' }).end(json);
+        }
         break;
     }
   }
@@ -147,7 +163,7 @@ describe('signedFetch', () => {
     expect(await signer.keyFingerprint()).toBe(k2.fingerprint);
   });
 
-  it.each<RefusalStyle>(['x-signet-error', 'www-authenticate', 'bare'])('reads the reason from %s (bare: none, as HTTP APIs answer) and rolls over', async (style) => {
+  it.each<RefusalStyle>(['x-signet-error', 'www-authenticate', 'bare'])('reads the reason from %s (bare: none, as API Gateway answers a request it refused itself) and rolls over', async (style) => {
     const { signer, secretId } = await warmSigner();
     await putKeySecret(fx.sm, secretId, CLIENT, k2);
     verifier.registry.set(CLIENT, register(k2));
@@ -155,6 +171,47 @@ describe('signedFetch', () => {
     const res = await signedFetch(signer, `${verifier.origin}/api/echo`);
     expect(res.status).toBe(200);
     expect(verifier.seen.map((s) => s.outcome)).toEqual(['signature_mismatch', `ok:${k2.fingerprint}`]);
+  });
+
+  it.each<[RefusalStyle, number]>([
+    ['deployed-http-api', 403],
+    ['deployed-rest-api', 401],
+  ])('rolls over once behind a %s, which refuses with %i and no reason', async (style, status) => {
+    const { signer, secretId } = await warmSigner();
+    await putKeySecret(fx.sm, secretId, CLIENT, k2);
+    verifier.registry.set(CLIENT, register(k2));
+    verifier.style = style;
+    const gets = fx.gets();
+    const res = await signedFetch(signer, `${verifier.origin}/api/echo`, { method: 'POST', body: 'after a rotation' });
+    expect(res.status).toBe(200);
+    expect(verifier.seen.map((s) => s.outcome)).toEqual(['signature_mismatch', `ok:${k2.fingerprint}`]);
+    expect(fx.gets() - gets).toBe(1);
+    // Still refused after the refresh: that refusal is returned, after one read and one resend.
+    await putKeySecret(fx.sm, secretId, CLIENT, k3);
+    verifier.registry.set(CLIENT, register(k1));
+    verifier.seen.length = 0;
+    const refused = await signedFetch(signer, `${verifier.origin}/api/echo`);
+    expect(refused.status).toBe(status);
+    expect(verifier.seen.map((s) => s.outcome)).toEqual(['signature_mismatch', 'signature_mismatch']);
+    expect(fx.gets() - gets).toBe(2);
+  });
+
+  it('behind a deployed REST API, a 403 naming a role refusal neither refreshes nor resends', async () => {
+    const { signer, secretId } = await warmSigner();
+    await putKeySecret(fx.sm, secretId, CLIENT, k2);
+    verifier.registry.set(CLIENT, register(k1));
+    verifier.style = 'deployed-rest-api';
+    verifier.force = { code: 'role_forbidden', times: 1 };
+    const gets = fx.gets();
+    const res = await signedFetch(signer, `${verifier.origin}/api/echo`);
+    expect(res.status).toBe(403);
+    expect(await res.json()).toMatchObject({ error: 'role_forbidden' });
+    expect(verifier.seen).toHaveLength(1);
+    expect(fx.gets() - gets).toBe(0);
+  });
+
+  it('takes the REST gateway response\'s own code for "reason unknown"', () => {
+    expect(UNKNOWN_REASON_ERRORS.has(REST_UNAUTHORIZED_ERROR)).toBe(true);
   });
 
   it('rolls over on key_expired', async () => {
@@ -198,7 +255,7 @@ describe('signedFetch', () => {
     expect(fx.gets() - gets).toBe(1);
   });
 
-  it('neither refreshes nor resends for a refusal a new key cannot fix, or a 403', async () => {
+  it('neither refreshes nor resends for a refusal a new key cannot fix, or a 403 naming a role refusal', async () => {
     const { signer, secretId } = await warmSigner();
     await putKeySecret(fx.sm, secretId, CLIENT, k2);
     verifier.registry.set(CLIENT, register(k1));
