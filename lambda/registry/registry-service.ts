@@ -47,7 +47,7 @@ import {
   parseVersionOnly,
 } from './validation';
 import { listClients } from './client-listing';
-import { accountAuditView, accountView, auditView, authFailuresView, clientView, expiringKeyView } from './views';
+import { accountTrailView, accountView, auditView, authFailuresView, clientView, expiringKeyView } from './views';
 
 
 export interface RegistryServiceDeps {
@@ -214,7 +214,7 @@ export class RegistryService {
         const limit = parseLimit(request.query.limit);
         const account = await this.visibleAccount(scope, route.accountId ?? '');
         const page = await this.store.listAccountAudit(account.accountId, request.query.cursor, limit);
-        return { status: 200, body: { accountId: account.accountId, entries: page.items.map(accountAuditView), ...next(page.nextCursor) } };
+        return { status: 200, body: { accountId: account.accountId, entries: page.items.map(accountTrailView), ...next(page.nextCursor) } };
       }
     }
   }

@@ -1932,7 +1932,7 @@ export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string,
         "tags": [
           "accounts"
         ],
-        "summary": "The account's own audit trail (its creation and edits), newest first.",
+        "summary": "The account's audit trail: every change to the account and to its clients (who, what, when), newest first.",
         "parameters": [
           {
             "name": "limit",
@@ -1968,6 +1968,36 @@ export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string,
                     "value": {
                       "accountId": "acct_Q2hKx8mV1tP4wR7zN0bYfA",
                       "entries": [
+                        {
+                          "at": "2026-01-05T09:41:00.000Z",
+                          "actor": "c_W1tVZ6hq0fJ3n5y7bXk2Ag",
+                          "actorAccountId": "acct_default",
+                          "action": "client.created",
+                          "version": 1,
+                          "clientId": "c_8Lq2Vw5nR0tY3uK6mP9sXa",
+                          "accountId": "acct_Q2hKx8mV1tP4wR7zN0bYfA",
+                          "changes": {
+                            "name": {
+                              "to": "Acme orders"
+                            },
+                            "status": {
+                              "to": "active"
+                            },
+                            "networkWhitelist": {
+                              "to": [
+                                "203.0.113.0/24"
+                              ]
+                            },
+                            "roles": {
+                              "to": [
+                                "demo"
+                              ]
+                            }
+                          },
+                          "keysAdded": [
+                            "lLLBAficwm02Qarn8AAKRR8YJA0E5NXbGEI-EwxM5Tw"
+                          ]
+                        },
                         {
                           "at": "2026-01-05T09:30:00.000Z",
                           "actor": "c_W1tVZ6hq0fJ3n5y7bXk2Ag",
