@@ -34,6 +34,18 @@ export const REGISTRY_FLAGS: Readonly<Record<keyof typeof REGISTRY_OPTIONS, Flag
   json: { meaning: "print the registry's full JSON answer (stable, for scripts) instead of a table or summary" },
 };
 
+/**
+ * `--version N` on every command that changes a record: one description, whatever the command
+ * (an edit given none applies to the record as it is then; `update` reads it just before).
+ */
+export const VERSION_FLAG: Readonly<{ version: FlagHelp }> = {
+  version: {
+    meaning: 'change the record only if it is still at this version (the one you read); otherwise 409 version_conflict',
+    value: 'N',
+    default: 'the record as it is when the change is made',
+  },
+};
+
 /** An answer of the registry, body parsed. */
 export interface RegistryAnswer {
   readonly status: number;
