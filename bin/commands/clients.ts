@@ -112,7 +112,7 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
       usage: 'clients list [--search TEXT] [--status active|disabled] [--role ROLE] [--sort name|created|last-used] [--order asc|desc] [--account ACCOUNT_ID] [--limit N] [--cursor CURSOR] [--json]',
       flags: LIST_FLAG_HELP,
       notes: [
-        'LAST USED is when the client last got a request through (the latest of its keys), as the authorizer records it: at most once per key every 15 minutes per instance, so it may be that much behind; "never" when no use is recorded.',
+        'LAST USED is when the client last got a request through (the latest of its keys), as the authorizer records it: a deployed authorizer at most once per key every 15 minutes per instance (SIGNET_LAST_USED_RECORD_INTERVAL_MS), so it may be that much behind; the local gateway (npm start) every second; "never" when no use is recorded.',
         'With --search, --status, --role, --sort or --order the registry searches the whole account (up to 5,000 clients) and says how many match; give the same flags with --cursor for the next page.',
       ],
       examples: ['clients list', 'clients list --search acme --status active --sort last-used', 'clients list --account acct_... --sort name --json'],

@@ -141,6 +141,13 @@ function namedCommands(text: string): Array<[string, string | undefined]> {
 
 const DOCS = ['README.md', 'docs/partners.md', 'docs/deploy.md', 'docs/portal.md'].map((path) => [path, readFileSync(join(ROOT, path), 'utf8')] as const);
 
+test("the partner guide's signing step starts with the Node example: it needs nothing beyond Node", () => {
+  const guide = DOCS.find(([path]) => path === 'docs/partners.md')![1];
+  const step = guide.slice(guide.indexOf('## 4.'), guide.indexOf('## 5.'));
+  const firstCommand = /```sh\n(\S+ \S+)/.exec(step)?.[1];
+  expect(firstCommand).toBe('node examples/sign.mjs');
+});
+
 test('every CLI command and subcommand a document names exists', () => {
   for (const [path, text] of DOCS) {
     const named = namedCommands(text);
