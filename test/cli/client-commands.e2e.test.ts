@@ -428,6 +428,41 @@ describe('signet rotate', () => {
   });
 });
 
+describe('signet explain with --client-id and registry access', () => {
+  test("checks the request under the client's registered profile and each key's registered algorithm, without --profile or --key-alg; a flag still wins", async () => {
+    const dir = join(work, 'pss-explained');
+    expect((await signet('keygen', '--out', dir)).code).toBe(0);
+    const created = await signetJson('clients', 'create', '--name', 'pss rfc9421', '--role', 'demo', '--network', '0.0.0.0', '--public-key', join(dir, 'public.pem'), '--algorithm', 'rsa-pss-sha512', '--profile', 'rfc9421');
+    const clientId = json(created.stdout).clientId as string;
+    const url = `${gateway.url}/api/echo?x=1`;
+    // Signed as an RFC 9421 signer may: PSS, no date.
+    const signed = await signet('sign', '--key', join(dir, 'private.pkcs8.b64'), '--client-id', clientId, '--method', 'GET', '--url', url, '--alg', 'rsa-pss-sha512', '--legacy');
+    expect(signed.code).toBe(0);
+    const headers = signed.stdout.trim().split('\n').flatMap((line) => ['-H', line]);
+    const request = ['--method', 'GET', '--url', url, ...headers];
+
+    const fromRegistry = await signet('explain', '--client-id', clientId, ...request);
+    expect(fromRegistry.stderr).toBe('');
+    expect(fromRegistry.stdout).toContain(`signet explain: client ${clientId} as the registry at ${gateway.url} holds it: profile rfc9421 (registered); 1 registered key: `);
+    expect(fromRegistry.stdout).toContain(' rsa-pss-sha512');
+    expect(fromRegistry.stdout).toMatch(/\nresult: valid\n/);
+    expect(fromRegistry.code).toBe(0);
+
+    const withFile = await signet('explain', '--client-id', clientId, '--public-key', join(dir, 'public.pem'), ...request);
+    expect(withFile.stdout).toMatch(/\nresult: valid\n/);
+
+    const toldOtherwise = await signet('explain', '--client-id', clientId, '--profile', 'signet', ...request);
+    expect(toldOtherwise.code).toBe(1);
+    expect(toldOtherwise.stdout).toContain('profile signet (--profile)');
+    expect(toldOtherwise.stdout).toMatch(/\nresult: invalid: missing_component/);
+
+    const unknown = await signet('explain', '--client-id', 'c_NoSuchClientNoSuchCli0', ...request);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('signet explain: cannot read client c_NoSuchClientNoSuchCli0: the registry at');
+    expect(unknown.stderr).toContain('HTTP 404 not_found');
+  });
+});
+
 describe('audit trails', () => {
   test("accounts audit lists every change to the account and its clients, newest first, paged; clients audit one client's; help resolves", async () => {
     const created = await signet('accounts', 'create', '--name', 'Audit Co', '--ceiling', 'demo');
