@@ -89,12 +89,11 @@ function localHandlers(config: SignetConfig, verbose: boolean): GatewayHandlers 
     authorizer: (event) => authorizer.httpApiHandler(event),
     // Registry and authorizer share this process: a write applies to the very next request.
     registry: async (event, context) => {
-      if (event.requestContext.http.method === 'GET') return registry(event, context);
       try {
         const result = await registry(event, context);
-        return { ...result, headers: { ...result.headers, [AUTHORIZER_CACHE_TTL_HEADER]: '0' } };
+        return result.statusCode < 300 ? { ...result, headers: { ...result.headers, [AUTHORIZER_CACHE_TTL_HEADER]: '0' } } : result;
       } finally {
-        authorizer.forgetCachedClients();
+        if (event.requestContext.http.method !== 'GET') authorizer.forgetCachedClients();
       }
     },
     echo: (event, context) => echo(event, context),

@@ -48,6 +48,7 @@ import { LocalStateFile, readLocalState } from '../../local/local-state';
 import { readStandInCredentials } from '../../local/secrets-manager-credentials';
 import { LOCAL_REGION, displayPath, localPaths, signetHome } from '../../local/signet-home';
 import { UsageError, parse } from './args';
+import { RegistryClient } from './registry-client';
 import { CommandHelp } from './help';
 
 /** Where the command finds the services, after flags and local.json are merged. */
@@ -75,11 +76,13 @@ const OPTIONS = {
   'grace-seconds': { type: 'string' },
   bits: { type: 'string' },
   'settle-seconds': { type: 'string' },
+  endpoint: { type: 'string' },
+  admin: { type: 'string' },
 } as const;
 
 export const HELP: CommandHelp = {
   summary: "rotate the local demo key (or another signing-key secret) through Secrets Manager's four steps, showing each",
-  usage: 'rotate [--secret-id ID] [--endpoint-dynamodb URL --endpoint-secrets URL --table NAME] [--region R] [--grace-seconds N] [--bits N] [--settle-seconds N]',
+  usage: 'rotate [--secret-id ID] [--endpoint-dynamodb URL --endpoint-secrets URL --table NAME] [--region R] [--grace-seconds N] [--bits N] [--settle-seconds N | --endpoint URL [--admin DIR]]',
   options: OPTIONS,
   flags: {
     'secret-id': { meaning: 'the signing-key secret to rotate', value: 'ID', default: "the demo client's, signet/local/demo" },
@@ -92,8 +95,10 @@ export const HELP: CommandHelp = {
     'settle-seconds': {
       meaning: "how long finishSecret waits so the gateway's cached client record holds the new key before it is used (0: no wait)",
       value: 'N',
-      default: `none against npm start (it learns the new key at once); otherwise the authorizers' client cache TTL, ${DEFAULT_CLIENT_CACHE_TTL_MS / 1000} s unless local.json says another`,
+      default: `none against npm start (it learns the new key at once); with --endpoint the client cache TTL that API reports; otherwise ${DEFAULT_CLIENT_CACHE_TTL_MS / 1000} s unless local.json says another`,
     },
+    endpoint: { meaning: "the API whose authorizers must learn the new key: the wait is the client cache TTL it reports (its registry's x-signet-authorizer-cache-ttl); for a deployed stack its ApiUrl output", value: 'URL' },
+    admin: { meaning: 'client directory of a registry admin, to ask --endpoint (a signed GET /registry/roles)', value: 'DIR', default: '$SIGNET_HOME/admin' },
   },
   notes: ['Needs `npm start` running (it writes $SIGNET_HOME/local.json), or all of --endpoint-dynamodb, --endpoint-secrets, --table and --secret-id.'],
   examples: ['rotate', 'rotate --settle-seconds 0'],
@@ -152,7 +157,15 @@ export async function run(argv: string[], io: RotateIo = DEFAULT_IO): Promise<nu
   const graceS = wholeNumber(values, 'grace-seconds', DEFAULT_ROTATION_GRACE_S);
   const keyBits = wholeNumber(values, 'bits', DEFAULT_RSA_BITS);
   if (keyBits < MIN_RSA_BITS || keyBits > 8192 || keyBits % 8 !== 0) throw new UsageError(`--bits must be a multiple of 8 from ${MIN_RSA_BITS} to 8192`);
-  const settleS = values['settle-seconds'] === undefined ? undefined : wholeNumber(values, 'settle-seconds', 0);
+  let settleS = values['settle-seconds'] === undefined ? undefined : wholeNumber(values, 'settle-seconds', 0);
+  const api = typeof values.endpoint === 'string' && values.endpoint !== '' ? values.endpoint : undefined;
+  if (api !== undefined && settleS !== undefined) throw new UsageError('give --settle-seconds or --endpoint, not both');
+  if (api === undefined && values.admin !== undefined) throw new UsageError('--admin goes with --endpoint (the API to ask for its authorizer cache TTL)');
+  if (api !== undefined) {
+    // The deployed authorizers cache client records this long: the new key must be in them before it is used.
+    settleS = await RegistryClient.fromOptions({ endpoint: api, admin: values.admin }).authorizerCacheTtlSeconds();
+    io.print(`the API at ${api} reports an authorizer client cache TTL of ${settleS} s: the new key becomes AWSCURRENT that long after it is registered`);
+  }
   const targets = resolveTargets(values, settleS);
 
   const sm = createSecretsManagerClient({ endpoint: targets.secretsManagerEndpoint, region: targets.region, credentials: targets.secretsManagerCredentials });
