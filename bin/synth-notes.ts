@@ -4,6 +4,7 @@
  * have no registry admin: nobody could call the registry API), then the next steps: bootstrap,
  * deploy, and registering the first partner.
  */
+import { dirname } from 'node:path';
 import { CONTEXT_KEYS } from '../lib/app-context';
 
 export interface SynthFacts {
@@ -28,6 +29,9 @@ export function synthNotes(facts: SynthFacts): string[] {
   const deploy = facts.hasAdmin
     ? ['npx cdk deploy', ...given].join(' ')
     : ['npx cdk deploy', ...given, `-c adminPublicKeyFile=${ADMIN_DIR}/public.pem`].join(' ');
+  // The admin's client directory: beside the public key given, else the one docs/deploy.md uses.
+  const keyFile = facts.context.adminPublicKeyFile;
+  const adminDir = typeof keyFile === 'string' && keyFile !== '' ? dirname(keyFile) : ADMIN_DIR;
   const lines: string[] = [];
   if (!facts.hasAdmin) {
     lines.push(
@@ -40,8 +44,8 @@ export function synthNotes(facts: SynthFacts): string[] {
     `Synthesized the stack "${facts.stackName}" into ${facts.outdir ?? 'cdk.out'}/. Next steps (docs/deploy.md):`,
     '  1. npx cdk bootstrap        # once per AWS account and region',
     `  2. ${deploy}`,
-    `  3. write the AdminClientId output into ${ADMIN_DIR}/client-id, then register the first partner (docs/partners.md):`,
-    `     npm run -s signet -- clients create --endpoint <ApiUrl> --admin ${ADMIN_DIR} --name 'Acme' --role demo --network 203.0.113.0/24 --public-key acme/public.pem`,
+    `  3. write the AdminClientId output into ${adminDir}/client-id, then register the first partner (docs/partners.md):`,
+    `     npm run -s signet -- clients create --endpoint <ApiUrl> --admin ${adminDir} --name 'Acme' --role demo --network 203.0.113.0/24 --public-key acme/public.pem`,
   );
   return lines;
 }

@@ -165,4 +165,5 @@ test('with an admin key the notes give no warning, and the deploy line repeats t
   expect(notes.join('\n')).not.toContain('warning');
   expect(notes).toContain('  2. npx cdk deploy -c adminPublicKeyFile=keys/admin.pem -c apiType=http -c profile=rfc9421');
   expect(notes[0]).toBe('Synthesized the stack "Prod" into cdk.out/. Next steps (docs/deploy.md):');
+  expect(notes).toContain('  3. write the AdminClientId output into keys/client-id, then register the first partner (docs/partners.md):');
 });
