@@ -6,12 +6,15 @@
  *   npx cdk deploy -c apiType=rest -c adminPublicKeyFile=.signet/admin/public.pem
  *
  * A bad context value (an unknown key, a value of the wrong form, a key the stack refuses) ends
- * the synth with one line naming it, not a stack trace: it is the user's to fix.
+ * the synth with one line naming it, not a stack trace: it is the user's to fix. A successful
+ * synth says what comes next on stderr (./synth-notes.ts), and warns when no admin key was given.
  */
+import { relative } from 'node:path';
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { settingsFromContext } from '../lib/app-context';
 import { SignetStack } from '../lib/signet-stack';
+import { synthNotes } from './synth-notes';
 
 function buildApp(): void {
   const app = new App();
@@ -28,6 +31,10 @@ function buildApp(): void {
 
   // Every finding must be fixed or acknowledged (with a reason) where the resource is made.
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+
+  app.synth();
+  const notes = synthNotes({ stackName, hasAdmin: props.adminPublicKey !== undefined, context: app.node.getAllContext(), outdir: relative(process.cwd(), app.outdir).startsWith('..') ? app.outdir : relative(process.cwd(), app.outdir) });
+  console.error(notes.join('\n'));
 }
 
 try {

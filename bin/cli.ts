@@ -13,6 +13,7 @@ import { UsageError } from './commands/args';
 import * as accounts from './commands/accounts';
 import * as clients from './commands/clients';
 import * as explain from './commands/explain';
+import { didYouMean } from './commands/did-you-mean';
 import { Help, isGroup, renderGroupHelp, renderHelp, wantsHelp } from './commands/help';
 import * as keygen from './commands/keygen';
 import * as keys from './commands/keys';
@@ -55,15 +56,31 @@ export function packageVersion(from: string = __dirname): string {
   }
 }
 
-/** The help for `signet help <words...>`, or undefined when the words name no command. */
-export function helpFor(words: readonly string[]): string | undefined {
-  const [name, sub] = words;
+/**
+ * The help for `signet help <words...>`, or an error line when the words name no command or
+ * subcommand (with the nearest one): a mistyped subcommand never falls back to its group's help.
+ */
+export function helpFor(words: readonly string[]): { text: string } | { error: string } {
+  const [name, sub, ...extra] = words;
   const command = name === undefined ? undefined : COMMANDS[name];
-  if (command === undefined) return undefined;
+  if (command === undefined) return { error: unknownCommand(name ?? '') };
   const help = command.HELP;
-  if (!isGroup(help)) return renderHelp(name, help);
-  const subHelp = sub === undefined ? undefined : help.subcommands[sub];
-  return subHelp === undefined ? renderGroupHelp(name, help) : renderHelp(`${name} ${sub}`, subHelp);
+  if (!isGroup(help)) return extra.length > 0 || sub !== undefined ? { error: `signet ${name} has no subcommands; run \`signet help ${name}\`.` } : { text: renderHelp(name, help) };
+  if (sub === undefined) return { text: renderGroupHelp(name, help) };
+  const subHelp = help.subcommands[sub];
+  if (subHelp === undefined || extra.length > 0) return { error: unknownSubcommand(name, subHelp === undefined ? sub : extra[0], subHelp === undefined ? Object.keys(help.subcommands) : []) };
+  return { text: renderHelp(`${name} ${sub}`, subHelp) };
+}
+
+/** `signet: unknown command "x".` with the nearest command, and where the list is. */
+function unknownCommand(name: string): string {
+  return `signet: unknown command "${name}".${didYouMean(name, Object.keys(COMMANDS))} Run \`signet --help\` for the commands.`;
+}
+
+/** `signet clients: unknown subcommand "x".` with the nearest one and the list. */
+function unknownSubcommand(name: string, sub: string, subcommands: readonly string[]): string {
+  const list = subcommands.length > 0 ? ` It takes: ${subcommands.join(', ')}.` : '';
+  return `signet ${name}: unknown subcommand "${sub}".${didYouMean(sub, subcommands)}${list} Run \`signet ${name} --help\`.`;
 }
 
 /** One-line usage of a command, for usage errors. */
@@ -72,6 +89,17 @@ function usageLine(name: string, argv: readonly string[]): string {
   if (!isGroup(help)) return `Usage: signet ${help.usage}`;
   const sub = argv[0] === undefined ? undefined : help.subcommands[argv[0]];
   return sub !== undefined ? `Usage: signet ${sub.usage}` : `Usage: signet ${name} <${Object.keys(help.subcommands).join('|')}> ...  (signet ${name} --help)`;
+}
+
+/** Prints the help `words` ask for (exit 0), or says what they got wrong (exit 2). */
+function printHelp(words: readonly string[]): number {
+  const help = helpFor(words);
+  if ('error' in help) {
+    console.error(help.error);
+    return 2;
+  }
+  console.log(help.text);
+  return 0;
 }
 
 /** Runs the CLI; resolves with the exit code. */
@@ -90,22 +118,22 @@ export async function main(argv: readonly string[]): Promise<number> {
       console.log(usage());
       return 0;
     }
-    const text = helpFor(rest);
-    if (text === undefined) {
-      console.error(`signet: unknown command "${rest[0]}"\n\n${usage()}`);
-      return 2;
-    }
-    console.log(text);
-    return 0;
+    return printHelp(rest);
   }
   const command = COMMANDS[name];
   if (command === undefined) {
-    console.error(`signet: unknown command "${name}"\n\n${usage()}`);
+    console.error(unknownCommand(name));
+    return 2;
+  }
+  const group = command.HELP;
+  // `signet clients lst`: the nearest subcommand, before anything runs.
+  if (isGroup(group) && rest[0] !== undefined && !rest[0].startsWith('-') && !(rest[0] in group.subcommands)) {
+    console.error(unknownSubcommand(name, rest[0], Object.keys(group.subcommands)));
     return 2;
   }
   if (wantsHelp(rest)) {
-    console.log(helpFor([name, ...rest.filter((arg) => !arg.startsWith('-'))])!);
-    return 0;
+    const words = [name, ...(isGroup(group) && rest[0] !== undefined && rest[0] in group.subcommands ? [rest[0]] : [])];
+    return printHelp(words);
   }
   const help = command.HELP;
   const label = isGroup(help) && rest[0] !== undefined && rest[0] in help.subcommands ? `${name} ${rest[0]}` : name;

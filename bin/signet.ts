@@ -6,6 +6,7 @@
  * the write fails with EPIPE, which here ends the process quietly, as `cat` would, instead of
  * printing a stack trace.
  */
+import { printWarningsOnOneLine } from '../local/node-warnings';
 import { main } from './cli';
 
 for (const stream of [process.stdout, process.stderr]) {
@@ -15,12 +16,8 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-// The AWS SDK warns, on every run, about Node versions it will stop supporting next year: that
-// is for whoever installs Node, not for someone rotating a key. Other warnings print on one line.
-process.removeAllListeners('warning');
-process.on('warning', (warning) => {
-  if (!`${warning.name} ${warning.message}`.includes('NodeVersionSupportWarning')) process.stderr.write(`signet: ${warning.name}: ${warning.message.split('\n')[0]}\n`);
-});
+// Warnings on one line; the pinned AWS SDK's notice about its future releases not at all (why: ../local/node-warnings.ts).
+printWarningsOnOneLine('signet');
 
 main(process.argv.slice(2)).then(
   (code) => {

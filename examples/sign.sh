@@ -99,4 +99,14 @@ status=$(curl "$@" -o "$tmp/response" -w '%{http_code}' "$url")
 printf 'HTTP %s\n' "$status"
 cat "$tmp/response"
 echo
+# A local Signet gateway (npm start) rebuilds every URL as http://127.0.0.1:<port>: a request
+# signed for localhost or [::1] cannot match there. Say so, as `signet request` does.
+if [ "$status" = 401 ] && grep -q '"signature_mismatch"' "$tmp/response"; then
+  case "$url" in
+    http://localhost[:/]* | http://\[::1\][:/]*)
+      rebuilt=$(printf '%s' "$url" | sed -e 's#^http://localhost#http://127.0.0.1#' -e 's#^http://\[::1\]#http://127.0.0.1#')
+      echo "note: the request was signed for $url, but a local Signet gateway rebuilds the URL with 127.0.0.1 (its SIGNET_PUBLIC_BASE_URL), so the signature cannot match: call $rebuilt" >&2
+      ;;
+  esac
+fi
 case "$status" in 2??) exit 0 ;; *) exit 1 ;; esac

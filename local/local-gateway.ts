@@ -19,7 +19,7 @@ import { handler as echo } from '../lambda/handlers/echo';
 import { SignetConfig, loadConfig } from '../lambda/config';
 import { SERVICE_NAMES } from '../lambda/observability';
 import { createRegistry } from '../lambda/registry/create-registry';
-import { AUTHORIZER_CACHE_TTL_HEADER } from '../lambda/core/defaults';
+import { AUTHORIZER_CACHE_TTL_HEADER, MIN_LAST_USED_RECORD_INTERVAL_MS } from '../lambda/core/defaults';
 import { ENV } from '../lambda/config-env';
 import { LocalServices, bootstrapLocal } from './bootstrap';
 import { writeLocalState } from './local-state';
@@ -35,6 +35,12 @@ export interface LocalGatewayOptions {
   readonly port?: number;
   /** Where request lines and failures go. @default - silent */
   readonly log?: (line: string) => void;
+  /**
+   * Also print the handlers' JSON log lines (the authorizer's decisions, the registry's requests)
+   * around each access line, as CloudWatch would hold them. Warnings and errors print either way.
+   * @default false
+   */
+  readonly verbose?: boolean;
 }
 
 /** A running local gateway. */
@@ -51,7 +57,8 @@ export interface LocalGateway {
  * The handlers' configuration as a deployment's environment would hold it (names from
  * lambda/config-env.ts). Values the caller has set win for the tunables (SIGNET_CLIENT_CACHE_TTL_MS
  * and the like) and the role catalogue; the endpoints, the table and the public base URL are
- * always the local ones.
+ * always the local ones. A key's last use is recorded every second at most (a deployment: every
+ * 15 minutes), so LAST USED is current.
  */
 function handlerEnvironment(services: LocalServices, baseUrl: string, current: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return {
@@ -62,30 +69,35 @@ function handlerEnvironment(services: LocalServices, baseUrl: string, current: N
     // The authorizer rebuilds the signed URL as http://127.0.0.1:<port>/path?query: what the client called.
     [ENV.publicBaseUrl]: baseUrl,
     [ENV.roleCatalogue]: current[ENV.roleCatalogue]?.trim() || JSON.stringify(LOCAL_ROLE_CATALOGUE),
+    // A key's last use shows at once on a laptop (the shortest interval allowed), not up to
+    // 15 minutes late as a deployment's write-saving default would show it.
+    [ENV.lastUsedRecordIntervalMs]: current[ENV.lastUsedRecordIntervalMs]?.trim() || String(MIN_LAST_USED_RECORD_INTERVAL_MS),
   };
 }
 
 /**
  * The deployed handlers, built from `config` by the same factories the Lambda entries use, in
- * this process: a registry write reaches the authorizer's cache at once.
+ * this process: a registry write reaches the authorizer's cache at once. `forgetCachedClients`
+ * is for the writes that do not come through the registry (a key rotation's).
  */
-function localHandlers(config: SignetConfig): GatewayHandlers {
-  // No metrics: CloudWatch's EMF lines mean nothing on a laptop.
-  const authorizer = createAuthorizer(config, { logger: new Logger({ serviceName: SERVICE_NAMES.authorizer }) });
-  const registry = createRegistry(config);
+function localHandlers(config: SignetConfig, verbose: boolean): GatewayHandlers & { forgetCachedClients(): void } {
+  // No metrics: CloudWatch's EMF lines mean nothing on a laptop. The handlers' INFO lines only when asked.
+  const logLevel = verbose ? 'INFO' : 'WARN';
+  const authorizer = createAuthorizer(config, { logger: new Logger({ serviceName: SERVICE_NAMES.authorizer, logLevel }) });
+  const registry = createRegistry(config, { logger: new Logger({ serviceName: SERVICE_NAMES.registry, logLevel }) });
   return {
     authorizer: (event) => authorizer.httpApiHandler(event),
     // Registry and authorizer share this process: a write applies to the very next request.
     registry: async (event, context) => {
-      if (event.requestContext.http.method === 'GET') return registry(event, context);
       try {
         const result = await registry(event, context);
-        return { ...result, headers: { ...result.headers, [AUTHORIZER_CACHE_TTL_HEADER]: '0' } };
+        return result.statusCode < 300 ? { ...result, headers: { ...result.headers, [AUTHORIZER_CACHE_TTL_HEADER]: '0' } } : result;
       } finally {
-        authorizer.forgetCachedClients();
+        if (event.requestContext.http.method !== 'GET') authorizer.forgetCachedClients();
       }
     },
     echo: (event, context) => echo(event, context),
+    forgetCachedClients: () => authorizer.forgetCachedClients(),
   };
 }
 
@@ -106,9 +118,13 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     const port = (server.address() as AddressInfo).port;
     const url = `http://${LOCAL_HOST}:${port}`;
     const config = loadConfig(handlerEnvironment(services, url, process.env));
-    serve = localHandlers(config);
-    // Tell `signet rotate` how long the authorizer caches client records (it waits that long).
-    writeLocalState(services.paths.localState, { ...services.state, clientCacheTtlMs: config.clientCacheTtlMs });
+    const handlers = localHandlers(config, options.verbose === true);
+    serve = handlers;
+    // A key rotation registers the new key straight in the table, then moves AWSCURRENT in the
+    // stand-in (this process): the authorizer forgets its cached records then, so the new key
+    // verifies on the next request and `signet rotate` has nothing to wait for.
+    services.secretsManager.onCurrentVersionMoved(() => handlers.forgetCachedClients());
+    writeLocalState(services.paths.localState, { ...services.state, clientCacheTtlMs: config.clientCacheTtlMs, rotationSettleMs: 0 });
     // /portal/ (the client portal's static files) is answered before the gateway's routes.
     listener = withPortal(createGatewayListener(serve, { log: options.log }), { baseUrl: url, log: options.log });
     let stopping: Promise<void> | undefined;

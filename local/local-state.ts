@@ -7,7 +7,7 @@
  * ```json
  * { "dynamoDbEndpoint": "http://127.0.0.1:41234", "secretsManagerEndpoint": "http://127.0.0.1:41235",
  *   "tableName": "signet-local-clients", "demoSecretId": "signet/local/demo", "region": "us-east-1",
- *   "clientCacheTtlMs": 60000 }
+ *   "clientCacheTtlMs": 60000, "rotationSettleMs": 0 }
  * ```
  */
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -25,14 +25,21 @@ export interface LocalStateFile {
    * Written once the handlers are loaded.
    */
   readonly clientCacheTtlMs?: number;
+  /**
+   * How long `signet rotate` must wait between registering a new key and making it AWSCURRENT,
+   * in ms: 0 for `npm start`, whose authorizer forgets its cached client records the moment a
+   * secret's AWSCURRENT moves in its stand-in. Absent: wait `clientCacheTtlMs`.
+   */
+  readonly rotationSettleMs?: number;
 }
 
-const FIELDS: readonly Exclude<keyof LocalStateFile, 'clientCacheTtlMs'>[] = ['dynamoDbEndpoint', 'secretsManagerEndpoint', 'tableName', 'demoSecretId', 'region'];
+const FIELDS: readonly Exclude<keyof LocalStateFile, 'clientCacheTtlMs' | 'rotationSettleMs'>[] = ['dynamoDbEndpoint', 'secretsManagerEndpoint', 'tableName', 'demoSecretId', 'region'];
 
 /** Writes the file (only these fields, in this order). */
 export function writeLocalState(path: string, state: LocalStateFile): void {
   const ordered: Record<string, unknown> = Object.fromEntries(FIELDS.map((field) => [field, state[field]]));
   if (state.clientCacheTtlMs !== undefined) ordered.clientCacheTtlMs = state.clientCacheTtlMs;
+  if (state.rotationSettleMs !== undefined) ordered.rotationSettleMs = state.rotationSettleMs;
   writeFileSync(path, `${JSON.stringify(ordered, null, 2)}\n`);
 }
 
@@ -51,10 +58,11 @@ export function readLocalState(path: string): LocalStateFile {
   const record = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as Record<string, unknown>;
   const missing = FIELDS.filter((field) => typeof record[field] !== 'string' || record[field] === '');
   if (missing.length > 0) throw new Error(`${path} lacks ${missing.join(', ')}; restart the local gateway (\`npm start\`) to rewrite it.`);
-  const ttl = record.clientCacheTtlMs;
+  const ms = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
   return {
-    ...(Object.fromEntries(FIELDS.map((field) => [field, record[field]])) as Omit<LocalStateFile, 'clientCacheTtlMs'>),
-    ...(typeof ttl === 'number' && Number.isSafeInteger(ttl) && ttl >= 0 ? { clientCacheTtlMs: ttl } : {}),
+    ...(Object.fromEntries(FIELDS.map((field) => [field, record[field]])) as Omit<LocalStateFile, 'clientCacheTtlMs' | 'rotationSettleMs'>),
+    ...(ms(record.clientCacheTtlMs) ? { clientCacheTtlMs: record.clientCacheTtlMs } : {}),
+    ...(ms(record.rotationSettleMs) ? { rotationSettleMs: record.rotationSettleMs } : {}),
   };
 }
 

@@ -2,13 +2,26 @@
  * `npm start`: the local gateway on DynamoDB Local, with the same handler code that runs in
  * Lambda. State under `$SIGNET_HOME` (default `.signet/`), served on 127.0.0.1:${PORT:-3000}.
  * Ctrl-C (SIGINT) or SIGTERM stops the gateway, DynamoDB Local and the Secrets Manager stand-in.
+ *
+ * One line per request (`GET /api/echo 200 3ms`, with the refusal code when refused);
+ * `npm start -- --verbose` also prints the handlers' JSON log lines (decisions, registry requests)
+ * as CloudWatch would hold them. Warnings print on one line (./node-warnings.ts).
  */
 import { checkPrerequisites, missingMessage } from '../scripts/prerequisites.cjs';
 import { startLocalGateway } from './local-gateway';
+import { printWarningsOnOneLine } from './node-warnings';
+import { startOptions } from './start-options';
 import { readyMessage } from './ready-message';
 import { localPort, signetHome } from './signet-home';
 
+printWarningsOnOneLine('npm start');
+
 async function main(): Promise<void> {
+  const options = startOptions(process.argv.slice(2));
+  if ('error' in options) {
+    console.error(options.error);
+    process.exit(2);
+  }
   const missing = checkPrerequisites('start').flatMap((p) => (p.problem === undefined ? [] : [missingMessage(p.id, p.problem)]));
   if (missing.length > 0) {
     for (const message of missing) console.error(message);
@@ -17,7 +30,7 @@ async function main(): Promise<void> {
   const home = signetHome();
   const port = localPort();
   console.log(`Starting Signet's local gateway (state in ${home}) ...`);
-  const gateway = await startLocalGateway({ home, port, log: (line) => console.log(line) });
+  const gateway = await startLocalGateway({ home, port, log: (line) => console.log(line), verbose: options.verbose });
 
   let stopping = false;
   const stop = (signal: NodeJS.Signals): void => {
@@ -37,6 +50,7 @@ async function main(): Promise<void> {
   process.on('SIGHUP', stop);
 
   console.log(readyMessage(gateway));
+  console.log(options.verbose ? "Each request below: its line, and the handlers' JSON log lines." : "Each request below on one line; `npm start -- --verbose` adds the handlers' JSON log lines.");
 }
 
 main().catch((error: unknown) => {

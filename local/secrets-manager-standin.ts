@@ -127,6 +127,11 @@ export interface SecretsManagerStandIn {
   };
   /** Sets (or, with `undefined`, clears) the rotation function. */
   setRotationHandler(handler: RotationHandler | undefined): void;
+  /**
+   * Sets (or clears) what runs each time a secret's AWSCURRENT moves to another version (a key
+   * rotation's finishSecret): the local gateway forgets its cached client records then.
+   */
+  onCurrentVersionMoved(listener: ((secretName: string) => void) | undefined): void;
   /** Every rotation attempt so far, oldest first. */
   rotations(): readonly RotationRecord[];
   /** Stops listening and closes open connections. */
@@ -158,6 +163,9 @@ export async function startSecretsManagerStandIn(options: SecretsManagerStandInO
     clientConfig: { endpoint, region, credentials: { ...credentials } },
     setRotationHandler: (handler) => {
       store.rotationHandler = handler;
+    },
+    onCurrentVersionMoved: (listener) => {
+      store.currentMoved = listener;
     },
     rotations: () => [...store.rotationLog],
     stop: () => closeServer(server),
@@ -235,6 +243,7 @@ class SecretStore {
   readonly secrets: SecretState[] = [];
   readonly rotationLog: RotationRecord[] = [];
   rotationHandler: RotationHandler | undefined;
+  currentMoved: ((secretName: string) => void) | undefined;
   private readonly rotating = new Set<string>();
 
   constructor(
@@ -394,6 +403,7 @@ class SecretStore {
     }
     secret.lastChangedDate = nowS();
     this.save();
+    if (stage === AWSCURRENT && moveTo !== undefined && holder !== undefined && holder.versionId !== moveTo) this.currentMoved?.(secret.name);
     return { ARN: secret.arn, Name: secret.name };
   }
 

@@ -16,7 +16,7 @@
  */
 import { Options, UsageError, parse } from './args';
 import { CommandHelp, GroupHelp } from './help';
-import { REGISTRY_FLAGS, REGISTRY_OPTIONS, RegistryAnswer, RegistryClient, RegistryRefusal, runRegistryCommand, versionOf } from './registry-client';
+import { REGISTRY_FLAGS, REGISTRY_OPTIONS, RegistryAnswer, RegistryClient, RegistryRefusal, runRegistryCommand, versionOf, VERSION_FLAG } from './registry-client';
 import { Formatter, accountSummary, accountTable, auditTable } from './registry-output';
 
 interface Subcommand {
@@ -76,7 +76,7 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
         ...NAME_FLAG,
         ...CEILING_FLAG,
         'no-ceiling': { meaning: 'empty the role ceiling: its admins may then give no role' },
-        version: { meaning: 'the record version you read (optimistic concurrency)', value: 'N', default: 'read from the registry just before the change' },
+        ...VERSION_FLAG,
         ...REGISTRY_FLAGS,
       },
       examples: ['accounts update acct_... --ceiling demo'],

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { ParseArgsConfig, parseArgs } from 'node:util';
 import { SignetError } from '../../lambda/core/errors';
 import { looksLikePrivateKey } from '../../lambda/core/private-key-scan';
+import { didYouMean } from './did-you-mean';
 
 /** A mistake in how the command was called (exit code 2, usage printed). */
 export class UsageError extends Error {}
@@ -19,11 +20,37 @@ export type Options = NonNullable<ParseArgsConfig['options']>;
  * read as an option.
  */
 export function parse<T extends Options>(argv: string[], options: T): { values: Record<string, unknown>; positionals: string[] } {
+  checkLongFlags(argv, options);
   try {
     const { values, positionals } = parseArgs({ args: withDashValues(argv, options), options, allowPositionals: true, strict: true });
     return { values: values as Record<string, unknown>, positionals };
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+/**
+ * Every `--name` before `--` is a flag of the command: an unknown one is a usage error that names
+ * the nearest flag (`--serch` → `--search`), not node's parser message.
+ */
+function checkLongFlags(argv: readonly string[], options: Options): void {
+  const names = Object.keys(options).filter((name) => name.length > 1);
+  const shortTakesValue = new Set(Object.values(options).flatMap((option) => (option.short !== undefined && option.type === 'string' ? [option.short] : [])));
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--') return;
+    // A flag's value is never a flag, whatever it starts with (`-d --x`, `--cursor --x`).
+    if (arg.length === 2 && arg.startsWith('-') && shortTakesValue.has(arg[1])) {
+      i++;
+      continue;
+    }
+    if (!arg.startsWith('--')) continue;
+    const name = arg.slice(2).split('=')[0];
+    if (name in options) {
+      if (!arg.includes('=') && options[name].type === 'string') i++;
+      continue;
+    }
+    throw new UsageError(`unknown flag --${name}.${didYouMean(name, names, (s) => `--${s}`)}`);
   }
 }
 

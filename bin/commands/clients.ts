@@ -1,5 +1,5 @@
 /**
- * `signet clients create|list|get|update|disable|enable|find|failures`: the registry's client
+ * `signet clients create|list|get|update|disable|enable|find|failures|audit`: the registry's client
  * routes (docs/openapi/registry.json), signed with the admin key. See ./registry-client.ts for
  * `--endpoint` and `--admin`.
  *
@@ -10,6 +10,7 @@
  *   signet clients disable|enable CLIENT_ID [--version N]
  *   signet clients find (--public-key FILE | --fingerprint FP) [--account ACCOUNT_ID]
  *   signet clients failures CLIENT_ID
+ *   signet clients audit CLIENT_ID [--limit N] [--cursor C]
  *
  * `--out DIR` makes a new key pair and writes it with the new clientId as a client directory
  * (usable with `signet request --client DIR`). Edits without `--version` read the current
@@ -30,8 +31,8 @@ import { generateRsaKeyPair, spkiPemOf } from '../../lambda/core/keys';
 import { hasClientKey, writeClientDir } from '../../local/client-dir';
 import { Options, UsageError, parse, readPublicKeyFile } from './args';
 import { CommandHelp, FlagHelp, GroupHelp } from './help';
-import { REGISTRY_FLAGS, REGISTRY_OPTIONS, RegistryAnswer, RegistryClient, clientPath, runRegistryCommand, versionOf } from './registry-client';
-import { Formatter, clientSummary, clientTable, failureTable } from './registry-output';
+import { REGISTRY_FLAGS, REGISTRY_OPTIONS, RegistryAnswer, RegistryClient, clientPath, runRegistryCommand, versionOf, VERSION_FLAG } from './registry-client';
+import { Formatter, auditTable, clientSummary, clientTable, failureTable } from './registry-output';
 
 interface Subcommand {
   readonly help: Omit<CommandHelp, 'options' | 'flags'> & { readonly flags: Readonly<Record<string, FlagHelp>> };
@@ -70,7 +71,7 @@ const FLAG_HELP: Readonly<Record<string, FlagHelp>> = {
   'public-key': { meaning: "the client's PUBLIC key file (public.pem, any SPKI PEM, or a JWK); a private key is refused before anything is sent", value: 'FILE' },
   algorithm: { meaning: "the key's algorithm: only for an RSA key that signs rsa-pss-sha512 (RSA keys are rsa-v1_5-sha256 otherwise; Ed25519 and ECDSA keys have one each)", value: 'ALG' },
   profile: { meaning: "what the client's signatures must cover, overriding the deployment's SIGNET_PROFILE: signet (label sig, alg, @target-uri, date) or rfc9421 (any RFC 9421 signer, e.g. curl --httpsig)", value: 'signet|rfc9421', default: "the deployment's" },
-  version: { meaning: 'the record version you read (optimistic concurrency)', value: 'N', default: 'read from the registry just before the change' },
+  ...VERSION_FLAG,
   account: { meaning: 'the account (partner organisation) to work in', value: 'ACCOUNT_ID', default: "acct_default for operators, an account admin's own account" },
   limit: { meaning: 'at most this many per page', value: 'N', default: 'the registry\'s page size' },
   cursor: { meaning: 'the next page: the cursor the previous page printed', value: 'CURSOR' },
@@ -114,7 +115,7 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
       usage: 'clients list [--search TEXT] [--status active|disabled] [--role ROLE] [--sort name|created|last-used] [--order asc|desc] [--account ACCOUNT_ID] [--limit N] [--cursor CURSOR] [--json]',
       flags: LIST_FLAG_HELP,
       notes: [
-        'LAST USED is when the client last got a request through (the latest of its keys), as the authorizer records it: at most once per key every 15 minutes per instance, so it may be that much behind; "never" when no use is recorded.',
+        'LAST USED is when the client last got a request through (the latest of its keys), as the authorizer records it: a deployed authorizer at most once per key every 15 minutes per instance (SIGNET_LAST_USED_RECORD_INTERVAL_MS), so it may be that much behind; the local gateway (npm start) every second; "never" when no use is recorded.',
         'With --search, --status, --role, --sort or --order the registry searches the whole account (up to 5,000 clients) and says how many match; give the same flags with --cursor for the next page.',
         'Every such page reads the whole account: one caller may search 50,000 clients and key last uses a minute (search_budget_exceeded past it; wait the seconds it says, or list without those flags).',
       ],
@@ -191,6 +192,19 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
     format: failureTable,
     run: (registry, _values, [id]) => registry.call('GET', clientPath(id, '/auth-failures')),
   },
+  audit: {
+    help: {
+      summary: "who changed what in one client, newest first: creation, edits, keys added and removed (an account's whole trail: signet accounts audit)",
+      usage: 'clients audit CLIENT_ID [--limit N] [--cursor CURSOR] [--json]',
+      flags: FLAG_HELP,
+      arguments: CLIENT_ID_ARG,
+      examples: ['clients audit c_...', 'clients audit c_... --limit 10'],
+    },
+    options: PAGE_OPTIONS,
+    positionals: 1,
+    format: auditTable,
+    run: (registry, values, [id]) => registry.call('GET', clientPath(id, '/audit'), { query: { limit: text(values.limit), cursor: text(values.cursor) } }),
+  },
 };
 
 /** The subcommand names, for usage lines. */
@@ -198,7 +212,7 @@ export const CLIENTS_SUBCOMMANDS = Object.keys(SUBCOMMANDS);
 
 /** `signet help clients [subcommand]`. */
 export const HELP: GroupHelp = {
-  summary: "the registry's clients: create, list, show, edit, disable, find, and read refusals",
+  summary: "the registry's clients: create, list, get, update, disable, enable, find, and read refusals and audit",
   subcommands: Object.fromEntries(Object.entries(SUBCOMMANDS).map(([name, sub]) => [name, subcommandHelp(sub)])),
 };
 

@@ -14,7 +14,7 @@
  *
  * Every check runs through the core (parse, base, verify); this file only varies the inputs.
  */
-import { type SignatureAlgorithm, algorithmForKey, describeKey } from '../../lambda/core/algorithms';
+import { type SignatureAlgorithm, algorithmForKey, describeKey, isSignatureAlgorithm } from '../../lambda/core/algorithms';
 import { KeyObject, constants, createHash, publicDecrypt } from 'node:crypto';
 import { checkContentDigest } from '../../lambda/core/content-digest';
 import { SignetError, isSignetError } from '../../lambda/core/errors';
@@ -25,21 +25,39 @@ import { SignatureInput, readSignatureInput, readSignatureValue } from '../../la
 import { SignedRequest } from '../../lambda/core/types';
 import { VerificationKey, VerifyPolicy, defaultVerifyPolicy, parseRequestSignature, verifyParsedSignature } from '../../lambda/core/verify';
 import { CommandHelp } from './help';
-import { RECEIVED_REQUEST_FLAGS, RECEIVED_REQUEST_OPTIONS, readReceivedRequest } from './request-inputs';
+import { existsSync } from 'node:fs';
+import { isCoverageProfile } from '../../lambda/core/profiles';
+import { UsageError, parse } from './args';
+import { REGISTRY_FLAGS, REGISTRY_OPTIONS, RegistryClient, clientPath } from './registry-client';
+import { RECEIVED_REQUEST_FLAGS, RECEIVED_REQUEST_OPTIONS, receivedRequestOf } from './request-inputs';
+import { defaultClientDirs } from './signed-call';
 import { bodyVariants, signerVariants } from './signer-variants';
+
+/** explain's flags: the received request's, and the registry's to read the client's profile and keys. */
+const EXPLAIN_OPTIONS = { ...RECEIVED_REQUEST_OPTIONS, endpoint: REGISTRY_OPTIONS.endpoint, admin: REGISTRY_OPTIONS.admin } as const;
 
 export const HELP: CommandHelp = {
   summary: 'walk the troubleshooting checklist for a refused request and name the exact signer mistake',
-  usage: "explain --public-key FILE... --method M --url URL -H 'Name: value'... [--data STR | --data-file FILE] [--client-id ID] [--now UNIX] [--allow-legacy]",
-  options: RECEIVED_REQUEST_OPTIONS,
-  flags: RECEIVED_REQUEST_FLAGS,
+  usage: "explain (--public-key FILE... | --client-id ID) --method M --url URL -H 'Name: value'... [--data STR | --data-file FILE] [--client-id ID] [--endpoint URL] [--admin DIR] [--profile P] [--key-alg ALG] [--now UNIX] [--allow-legacy]",
+  options: EXPLAIN_OPTIONS,
+  flags: {
+    ...RECEIVED_REQUEST_FLAGS,
+    'public-key': { ...RECEIVED_REQUEST_FLAGS['public-key'], default: "with --client-id and registry access, the client's registered keys" },
+    profile: { ...RECEIVED_REQUEST_FLAGS.profile, default: "with --client-id and registry access, the client's registered profile; else signet" },
+    'key-alg': { ...RECEIVED_REQUEST_FLAGS['key-alg'], default: "with --client-id and registry access, each key's registered algorithm; else the key type's own" },
+    'client-id': { meaning: "the clientId the signature must name in keyid; with registry access explain reads the client's profile, keys and algorithms from the registry", value: 'ID', default: 'not checked' },
+    endpoint: { meaning: "the registry to read the --client-id client from; for a deployed stack its ApiUrl output", value: 'URL', default: 'http://127.0.0.1:${PORT:-3000}, the local gateway, when $SIGNET_HOME/admin exists' },
+    admin: REGISTRY_FLAGS.admin,
+  },
   notes: [
     'Give the request exactly as the verifier received it (method, full URL, headers, body) and the public key the registry holds. ' +
       'The public key recovers the digest the signer signed: explain tells a wrong key from a right key over another base, and names the mistake ' +
       '(URL without its query, lower-case method, another body serialisation, CRLF or %n line ends, a missing date, another host or scheme, a stage prefix...). ' +
       '`signet request --verbose` runs it for you on a refusal.',
+    "With --client-id and registry access (the local gateway's admin key, or --endpoint and --admin) explain checks the request against what the registry holds for that client: its profile, its keys and each key's algorithm, unless --profile, --public-key or --key-alg say otherwise.",
   ],
   examples: [
+    "explain --client-id c_... --method GET --url 'http://127.0.0.1:3000/api/echo?x=1' -H 'Date: ...' -H 'Signature-Input: sig=...' -H 'Signature: sig=:...:'",
     "explain --public-key acme/public.pem --client-id c_... --method POST --url 'https://api.example.com/api/echo?x=1' --data-file body.json -H 'Content-Digest: sha-256=:...:' -H 'Date: ...' -H 'Signature-Input: sig=...' -H 'Signature: sig=:...:'",
   ],
 };
@@ -93,7 +111,8 @@ class Checklist {
 
   fail(text: string, error: SignetError): void {
     this.failures.push(error);
-    this.item('FAIL', `${text}: ${error.code}: ${error.message}`);
+    // The verifier's sentence sends a partner here; inside explain that would be a loop.
+    this.item('FAIL', `${text}: ${error.code}: ${error.message.replace(/\s*Run `signet explain`[^.]*\./, '')}`);
   }
 
   found(finding: string, diagnosis?: string): void {
@@ -343,9 +362,55 @@ function checkSignature(signature: ReadSignature, input: ExplainInput, policy: V
   }
 }
 
+/** What the registry holds for a client, as explain uses it. */
+interface RegisteredClient {
+  readonly profile?: string;
+  readonly keys: ReadonlyArray<{ readonly publicKey: string; readonly algorithm?: SignatureAlgorithm }>;
+  /** Where it was read, for the output. */
+  readonly source: string;
+}
+
+/**
+ * The client as the registry holds it, when explain has registry access: `--endpoint`/`--admin`
+ * given (a failure is then an error), or the local gateway's admin key present (a gateway that is
+ * not running is then no error: the flags are used as given).
+ */
+async function registeredClient(values: Record<string, unknown>, clientId: string): Promise<RegisteredClient | { error: string } | undefined> {
+  const asked = values.endpoint !== undefined || values.admin !== undefined;
+  if (!asked && !existsSync(defaultClientDirs().admin)) return undefined;
+  let registry: RegistryClient;
+  let answer;
+  try {
+    // Only the registry's flags: explain's --client-id names the client explained, not a signer.
+    registry = RegistryClient.fromOptions({ endpoint: values.endpoint, admin: values.admin });
+    answer = await registry.call('GET', clientPath(clientId));
+  } catch (error) {
+    if (error instanceof UsageError || asked) throw error;
+    return undefined;
+  }
+  if (answer.status !== 200) {
+    const body = answer.body as { error?: unknown; message?: unknown } | undefined;
+    return { error: `the registry at ${registry.endpoint} answered HTTP ${answer.status}${typeof body?.error === 'string' ? ` ${body.error}` : ''}${typeof body?.message === 'string' ? `: ${body.message}` : ''}` };
+  }
+  const record = answer.body as { profile?: unknown; keys?: Array<{ publicKey?: unknown; algorithm?: unknown }> };
+  return {
+    ...(isCoverageProfile(record.profile) ? { profile: record.profile } : {}),
+    keys: (record.keys ?? []).flatMap((k) => (typeof k.publicKey === 'string' ? [{ publicKey: k.publicKey, ...(isSignatureAlgorithm(k.algorithm) ? { algorithm: k.algorithm } : {}) }] : [])),
+    source: registry.endpoint,
+  };
+}
+
 export async function run(argv: string[]): Promise<number> {
-  const received = readReceivedRequest(argv);
+  const { values } = parse(argv, { ...EXPLAIN_OPTIONS });
+  const clientId = typeof values['client-id'] === 'string' && values['client-id'] !== '' ? values['client-id'] : undefined;
+  const registered = clientId === undefined ? undefined : await registeredClient(values, clientId);
+  if (registered !== undefined && 'error' in registered) {
+    console.error(`signet explain: cannot read client ${clientId}: ${registered.error}`);
+    return 1;
+  }
+  const received = receivedRequestOf(values, undefined, { profile: registered?.profile, keysOptional: registered !== undefined });
   const keys: DiagnosisKey[] = [];
+  const fromFiles = received.publicKeyTexts.length > 0;
   for (const text of received.publicKeyTexts) {
     if (looksLikePrivateKey(text)) {
       console.log('signet explain: troubleshooting checklist');
@@ -354,14 +419,35 @@ export async function run(argv: string[]): Promise<number> {
       console.log('result: invalid: private_key_submitted');
       return 1;
     }
+  }
+  const registeredAlgorithm = new Map<string, SignatureAlgorithm>();
+  for (const k of registered?.keys ?? []) {
     try {
-      const info = importPublicKey(text, received.keyAlgorithm);
+      const info = importPublicKey(k.publicKey, k.algorithm);
+      if (k.algorithm !== undefined) registeredAlgorithm.set(info.fingerprint, k.algorithm);
+      if (!fromFiles) keys.push({ fingerprint: info.fingerprint, key: info.key, algorithm: received.keyAlgorithm ?? info.algorithm });
+    } catch {
+      // a key the registry holds that this version cannot read: the others are still checked
+    }
+  }
+  for (const text of received.publicKeyTexts) {
+    try {
+      const plain = importPublicKey(text, received.keyAlgorithm);
+      const algorithm = received.keyAlgorithm ?? registeredAlgorithm.get(plain.fingerprint);
+      const info = algorithm === undefined || algorithm === plain.algorithm ? plain : importPublicKey(text, algorithm);
       keys.push({ fingerprint: info.fingerprint, key: info.key, algorithm: info.algorithm });
     } catch (error) {
       if (!isSignetError(error)) throw error;
       console.error(`signet explain: a --public-key file cannot be used: ${error.code}: ${error.message}`);
       return 1;
     }
+  }
+  if (registered !== undefined) {
+    const what = [
+      `profile ${received.policy.profile}${values.profile === undefined ? (registered.profile !== undefined ? ' (registered)' : ' (none registered: the default)') : ' (--profile)'}`,
+      `${fromFiles ? 'the --public-key file(s)' : `${keys.length} registered key${keys.length === 1 ? '' : 's'}`}${keys.length > 0 ? `: ${keys.map((k) => `${k.fingerprint} ${k.algorithm ?? algorithmForKey(k.key)}`).join(', ')}` : ''}`,
+    ];
+    console.log(`signet explain: client ${clientId} as the registry at ${registered.source} holds it: ${what.join('; ')}`);
   }
   const result = explainRequest({ request: received.request, body: received.body, policy: received.policy, clientId: received.clientId, keys }, (line) => console.log(line));
   return result.valid ? 0 : 1;

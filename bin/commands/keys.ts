@@ -11,7 +11,7 @@
  */
 import { Options, UsageError, parse, readPublicKeyFile } from './args';
 import { CommandHelp, GroupHelp } from './help';
-import { REGISTRY_FLAGS, REGISTRY_OPTIONS, RegistryAnswer, RegistryClient, clientPath, runRegistryCommand, versionOf } from './registry-client';
+import { REGISTRY_FLAGS, REGISTRY_OPTIONS, RegistryAnswer, RegistryClient, clientPath, runRegistryCommand, versionOf, VERSION_FLAG } from './registry-client';
 import { Formatter, clientSummary, expiringTable } from './registry-output';
 
 interface Subcommand {
@@ -23,7 +23,6 @@ interface Subcommand {
   readonly run: (registry: RegistryClient, values: Record<string, unknown>, args: string[]) => Promise<RegistryAnswer>;
 }
 
-const VERSION_FLAG = { version: { meaning: 'the record version you read (optimistic concurrency)', value: 'N', default: 'none: the change applies to the current record' } };
 const PAGE_FLAGS = {
   limit: { meaning: 'at most this many per page', value: 'N', default: "the registry's page size" },
   cursor: { meaning: 'the next page: the cursor the previous page printed', value: 'CURSOR' },

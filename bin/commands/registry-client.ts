@@ -34,6 +34,18 @@ export const REGISTRY_FLAGS: Readonly<Record<keyof typeof REGISTRY_OPTIONS, Flag
   json: { meaning: "print the registry's full JSON answer (stable, for scripts) instead of a table or summary" },
 };
 
+/**
+ * `--version N` on every command that changes a record: one description, whatever the command
+ * (an edit given none applies to the record as it is then; `update` reads it just before).
+ */
+export const VERSION_FLAG: Readonly<{ version: FlagHelp }> = {
+  version: {
+    meaning: 'change the record only if it is still at this version (the one you read); otherwise 409 version_conflict',
+    value: 'N',
+    default: 'the record as it is when the change is made',
+  },
+};
+
 /** An answer of the registry, body parsed. */
 export interface RegistryAnswer {
   readonly status: number;
@@ -96,8 +108,23 @@ export class RegistryClient {
       status: answer.status,
       body: parsed,
       etag: answer.headers.get('etag') ?? undefined,
-      ...(cacheTtl !== null && /^\d+$/.test(cacheTtl) ? { cacheTtlSeconds: Number(cacheTtl) } : {}),
+      // Only a write's: the note after a change says when it applies (a read carries it too: see authorizerCacheTtlSeconds).
+      ...(method !== 'GET' && cacheTtl !== null && /^\d+$/.test(cacheTtl) ? { cacheTtlSeconds: Number(cacheTtl) } : {}),
     };
+  }
+
+  /**
+   * How long a change made now takes to reach the API's authorizers, in seconds: the
+   * `x-signet-authorizer-cache-ttl` the registry answers (on a read of the role list).
+   * @throws RegistryRefusal when the registry refuses; Error when it does not say
+   */
+  async authorizerCacheTtlSeconds(): Promise<number> {
+    const url = `${this.endpoint}/registry/roles`;
+    const answer = await signedCall(this.admin, url, { method: 'GET', headers: {} });
+    const ttl = answer.headers.get(AUTHORIZER_CACHE_TTL_HEADER);
+    if (answer.status !== 200) throw new RegistryRefusal({ status: answer.status, body: safeJson(answer.body.toString('utf8')) });
+    if (ttl === null || !/^\d+$/.test(ttl)) throw new Error(`The API at ${this.endpoint} does not say how long its authorizers cache client records (no ${AUTHORIZER_CACHE_TTL_HEADER} header); give --settle-seconds.`);
+    return Number(ttl);
   }
 
   /** The client record's version, for edits given no `--version` (the edit still fails with 409 if it changed since). */
@@ -107,6 +134,14 @@ export class RegistryClient {
     const version = (answer.body as { version?: unknown }).version;
     if (typeof version !== 'number') throw new Error('The registry answered a client without a version.');
     return version;
+  }
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return text === '' ? undefined : JSON.parse(text);
+  } catch {
+    return text;
   }
 }
 

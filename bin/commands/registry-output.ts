@@ -23,11 +23,15 @@ function rowsOf(body: unknown, field: string): Row[] | undefined {
   return Array.isArray(list) && list.every((item) => typeof item === 'object' && item !== null) ? (list as Row[]) : undefined;
 }
 
-function withCursor(text: string, body: unknown, count: number, noun: string): string {
+/** What the rows are called: one, and more than one. */
+type Noun = readonly [singular: string, plural: string];
+
+function withCursor(text: string, body: unknown, count: number, [one, many]: Noun): string {
   const { nextCursor: cursor, total } = body as Row;
   const of = typeof total === 'number' ? ` of ${total} matching` : '';
+  const noun = count === 1 ? one : many;
   const footer = typeof cursor === 'string' ? `${count} ${noun} shown${of}; more with --cursor ${cursor}` : `${count} ${noun}${of}`;
-  return count === 0 ? `no ${noun}` : `${text}\n\n${footer}`;
+  return count === 0 ? `no ${many}` : `${text}\n\n${footer}`;
 }
 
 /** A last use as the table shows it: the ISO-8601 instant, or `never`. */
@@ -50,7 +54,7 @@ export const clientTable: Formatter = (body) => {
   const clients = rowsOf(body, 'clients');
   if (clients === undefined) return json(body);
   const rows = clients.map((c) => [str(c.clientId), str(c.name), str(c.status), str(c.roles), keyCount(c.keys), lastUse(c.lastUsedAt), str(c.accountId)]);
-  return withCursor(table(['CLIENT ID', 'NAME', 'STATUS', 'ROLES', 'KEYS', 'LAST USED', 'ACCOUNT'], rows), body, rows.length, clients.length === 1 ? 'client' : 'clients');
+  return withCursor(table(['CLIENT ID', 'NAME', 'STATUS', 'ROLES', 'KEYS', 'LAST USED', 'ACCOUNT'], rows), body, rows.length, ['client', 'clients']);
 };
 
 /** One client: its fields, then one line per key (fingerprint, added, not-after, last use). */
@@ -81,7 +85,7 @@ export const failureTable: Formatter = (body) => {
   const failures = rowsOf(body, 'failures');
   if (failures === undefined) return json(body);
   const rows = failures.map((f) => [str(f.at), str(f.reason), `${str(f.method)} ${str(f.path)}`, str(f.sourceIp), str(f.message)]);
-  return withCursor(table(['AT', 'CODE', 'REQUEST', 'SOURCE IP', 'MESSAGE'], rows), body, rows.length, 'recorded refusals');
+  return withCursor(table(['AT', 'CODE', 'REQUEST', 'SOURCE IP', 'MESSAGE'], rows), body, rows.length, ['recorded refusal', 'recorded refusals']);
 };
 
 /** `keys expiring`. */
@@ -90,7 +94,7 @@ export const expiringTable: Formatter = (body) => {
   if (keys === undefined) return json(body);
   const rows = keys.map((k) => [str(k.clientId), str(k.fingerprint), str(k.addedAt), str(k.ageDays), str(k.notAfter)]);
   const days = (body as Row).olderThanDays;
-  return withCursor(table(['CLIENT ID', 'FINGERPRINT', 'ADDED', 'AGE (DAYS)', 'NOT AFTER'], rows), body, rows.length, `keys older than ${str(days)} days`);
+  return withCursor(table(['CLIENT ID', 'FINGERPRINT', 'ADDED', 'AGE (DAYS)', 'NOT AFTER'], rows), body, rows.length, [`key older than ${str(days)} days`, `keys older than ${str(days)} days`]);
 };
 
 /** `accounts list`. */
@@ -98,7 +102,7 @@ export const accountTable: Formatter = (body) => {
   const accounts = rowsOf(body, 'accounts');
   if (accounts === undefined) return json(body);
   const rows = accounts.map((a) => [str(a.accountId), str(a.name), str(a.roleCeiling), str(a.version)]);
-  return withCursor(table(['ACCOUNT ID', 'NAME', 'ROLE CEILING', 'VERSION'], rows), body, rows.length, accounts.length === 1 ? 'account' : 'accounts');
+  return withCursor(table(['ACCOUNT ID', 'NAME', 'ROLE CEILING', 'VERSION'], rows), body, rows.length, ['account', 'accounts']);
 };
 
 /** One account. */
@@ -108,12 +112,12 @@ export const accountSummary: Formatter = (body) => {
   return [`account       ${a.accountId}`, `name          ${str(a.name)}`, `role ceiling  ${str(a.roleCeiling)}`, `version       ${str(a.version)}   updated ${str(a.updatedAt)}`].join('\n');
 };
 
-/** `accounts audit`: who changed what, newest first as the registry gives it. */
+/** `accounts audit` and `clients audit`: who changed what, newest first as the registry gives it. */
 export const auditTable: Formatter = (body) => {
   const entries = rowsOf(body, 'entries');
   if (entries === undefined) return json(body);
   const rows = entries.map((e) => [str(e.at), str(e.action), str(e.clientId ?? e.accountId), str(e.actor), str(e.version), changed(e)]);
-  return withCursor(table(['AT', 'ACTION', 'RECORD', 'ACTOR', 'VERSION', 'CHANGED'], rows), body, rows.length, 'audit entries');
+  return withCursor(table(['AT', 'ACTION', 'RECORD', 'ACTOR', 'VERSION', 'CHANGED'], rows), body, rows.length, ['audit entry', 'audit entries']);
 };
 
 function changed(entry: Row): string {

@@ -18,7 +18,7 @@ export const RECEIVED_REQUEST_OPTIONS = {
   'data-file': { type: 'string' },
   now: { type: 'string' },
   'allow-legacy': { type: 'boolean', default: false },
-  profile: { type: 'string', default: DEFAULT_PROFILE },
+  profile: { type: 'string' },
   'key-alg': { type: 'string' },
   'client-id': { type: 'string' },
 } as const;
@@ -34,21 +34,29 @@ export const RECEIVED_REQUEST_FLAGS: Readonly<Record<keyof typeof RECEIVED_REQUE
   'data-file': { meaning: 'the body: the exact bytes of FILE', value: 'FILE' },
   now: { meaning: 'check freshness as if it were this unix time', value: 'UNIX', default: 'now' },
   'allow-legacy': { meaning: 'accept the legacy form that does not cover date (SIGNET_ALLOW_LEGACY=true)' },
-  profile: { meaning: 'what the signature must cover: signet (label sig, alg, @target-uri, date) or rfc9421 (any label, @method + @target-uri or @authority/@path(/@query); as SIGNET_PROFILE or the client\'s profile)', value: 'PROFILE' },
+  profile: { meaning: 'what the signature must cover: signet (label sig, alg, @target-uri, date) or rfc9421 (any label, @method + @target-uri or @authority/@path(/@query); as SIGNET_PROFILE or the client\'s profile)', value: 'PROFILE', default: DEFAULT_PROFILE },
   'key-alg': { meaning: "the algorithm the public key is registered for: the key type's own by default; rsa-pss-sha512 for an RSA key registered for it", value: 'ALG' },
   'client-id': { meaning: 'the clientId the signature must name in keyid', value: 'ID', default: 'not checked' },
 };
 
-function publicKeyFiles(values: Record<string, unknown>): string[] {
+function publicKeyFiles(values: Record<string, unknown>, required: boolean): string[] {
   const files = ((values['public-key'] as string[] | undefined) ?? []).filter((file) => file !== '');
-  if (files.length === 0) throw new UsageError('--public-key is required');
+  if (files.length === 0 && required) throw new UsageError('--public-key is required');
   return files;
+}
+
+/** What the caller knows better than the flags' defaults (`explain` reads them from the registry). */
+export interface ReceivedRequestDefaults {
+  /** The profile when `--profile` is not given. @default DEFAULT_PROFILE */
+  readonly profile?: string;
+  /** `--public-key` may be left out (the keys come from elsewhere). @default false */
+  readonly keysOptional?: boolean;
 }
 
 export interface ReceivedRequest {
   readonly request: SignedRequest;
   readonly body?: Buffer;
-  /** The text of each `--public-key` file, in order (at least one). */
+  /** The text of each `--public-key` file, in order (at least one unless the keys come from elsewhere). */
   readonly publicKeyTexts: readonly string[];
   readonly policy: VerifyPolicy;
   /** The algorithm the keys are registered for (`--key-alg`), when given. */
@@ -68,11 +76,15 @@ function firstSignatureLabel(field: string | undefined): string | undefined {
 
 /** Reads the request as the verifier received it (the method is NOT upper-cased here). */
 export function readReceivedRequest(argv: string[], onBase?: (base: string) => void): ReceivedRequest {
-  const { values } = parse(argv, { ...RECEIVED_REQUEST_OPTIONS });
+  return receivedRequestOf(parse(argv, { ...RECEIVED_REQUEST_OPTIONS }).values, onBase);
+}
+
+/** The request from flags already parsed (with {@link RECEIVED_REQUEST_OPTIONS} among others). */
+export function receivedRequestOf(values: Record<string, unknown>, onBase?: (base: string) => void, defaults: ReceivedRequestDefaults = {}): ReceivedRequest {
   const headers = headerLines([...((values.H as string[]) ?? []), ...((values.header as string[]) ?? [])]);
   const body = readBody(values);
   const now = optionalInt(values, 'now');
-  const profile = String(values.profile);
+  const profile = typeof values.profile === 'string' ? values.profile : (defaults.profile ?? DEFAULT_PROFILE);
   if (!isCoverageProfile(profile)) throw new UsageError(`--profile must be one of ${COVERAGE_PROFILES.join(', ')}`);
   const keyAlg = values['key-alg'];
   if (typeof keyAlg === 'string' && !isSignatureAlgorithm(keyAlg)) throw new UsageError(`--key-alg must be one of ${SIGNATURE_ALGORITHMS.join(', ')}`);
@@ -84,7 +96,7 @@ export function readReceivedRequest(argv: string[], onBase?: (base: string) => v
       hasBody: body !== undefined ? body.length > 0 : undefined,
     },
     body,
-    publicKeyTexts: publicKeyFiles(values).map((file) => readText(file, '--public-key')),
+    publicKeyTexts: publicKeyFiles(values, defaults.keysOptional !== true).map((file) => readText(file, '--public-key')),
     policy: defaultVerifyPolicy({
       allowLegacy: values['allow-legacy'] === true,
       profile,

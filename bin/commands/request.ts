@@ -22,6 +22,7 @@ import { readSignatureInput } from '../../lambda/core/signature-params';
 import { buildSignatureBase } from '../../lambda/core/signature-base';
 import { SIGNATURE_LABEL } from '../../lambda/core/defaults';
 import { defaultVerifyPolicy } from '../../lambda/core/verify';
+import { type CoverageProfile, isCoverageProfile } from '../../lambda/core/profiles';
 import { signatureFailureReason } from '../../lambda/signer';
 import { LOCAL_HOST, localEndpoint } from '../../local/signet-home';
 import { UsageError, headerLines, parse, readBody } from './args';
@@ -166,7 +167,8 @@ async function explainRefusal(identity: SigningIdentity, method: string, url: st
   process.stderr.write(`\n* the gateway refused the request${reason !== undefined ? ` (${reason})` : ''}; running signet explain on it:\n`);
   const keys = await registeredKeys(identity, url);
   const request = { method, targetUri: verifierUrl(url), headers: lowerCase(sent), hasBody: body !== undefined && body.length > 0 };
-  const result = explainRequest({ request, body, policy: defaultVerifyPolicy(), clientId: identity.clientId, keys: keys.keys }, (line) => process.stderr.write(`${line}\n`));
+  const policy = defaultVerifyPolicy(keys.profile !== undefined ? { profile: keys.profile } : {});
+  const result = explainRequest({ request, body, policy, clientId: identity.clientId, keys: keys.keys }, (line) => process.stderr.write(`${line}\n`));
   process.stderr.write(`(${keys.source})\n`);
   if (result.valid && reason !== undefined) {
     const why = NOT_THE_SIGNATURE[reason] ?? 'see the code in the answer (docs/errors.md)';
@@ -175,17 +177,19 @@ async function explainRefusal(identity: SigningIdentity, method: string, url: st
 }
 
 /** The keys the local registry holds for the client (read with the local admin key), else the signer's own public key. */
-async function registeredKeys(identity: SigningIdentity, url: string): Promise<{ keys: DiagnosisKey[]; source: string }> {
+async function registeredKeys(identity: SigningIdentity, url: string): Promise<{ keys: DiagnosisKey[]; source: string; profile?: CoverageProfile }> {
   const own = { keys: [{ fingerprint: fingerprintOf(identity.key.publicKey), key: identity.key.publicKey }], source: "checked with the signer's own public key: the registry's keys could not be read" };
   const local = localEndpoint();
   if (new URL(verifierUrl(url)).origin !== new URL(local).origin || !existsSync(defaultClientDirs().admin)) return own;
   try {
     const registry = RegistryClient.fromOptions({ endpoint: local });
     const answer = await registry.call('GET', clientPath(identity.clientId));
-    const record = answer.body as { keys?: Array<{ publicKey?: string }> } | undefined;
+    const record = answer.body as { keys?: Array<{ publicKey?: string; algorithm?: string }>; profile?: unknown } | undefined;
     if (answer.status !== 200 || !Array.isArray(record?.keys)) return own;
-    const keys = record.keys.filter((k) => typeof k.publicKey === 'string').map((k) => importPublicKey(k.publicKey!)).map((info) => ({ fingerprint: info.fingerprint, key: info.key }));
-    return keys.length > 0 ? { keys, source: `checked with the ${keys.length} key(s) the local registry holds for ${identity.clientId}` } : own;
+    // Each key with the algorithm it is registered for, under the client's own profile: what the authorizer checks.
+    const keys = record.keys.filter((k) => typeof k.publicKey === 'string').map((k) => importPublicKey(k.publicKey!, k.algorithm)).map((info) => ({ fingerprint: info.fingerprint, key: info.key, algorithm: info.algorithm }));
+    const profile = isCoverageProfile(record.profile) ? record.profile : undefined;
+    return keys.length > 0 ? { keys, source: `checked with the ${keys.length} key(s) the local registry holds for ${identity.clientId}`, ...(profile !== undefined ? { profile } : {}) } : own;
   } catch {
     return own;
   }

@@ -23,16 +23,18 @@
  * { "dynamoDbEndpoint": "http://127.0.0.1:41234", "secretsManagerEndpoint": "http://127.0.0.1:41235",
  *   "tableName": "signet-local-clients", "demoSecretId": "signet/local/demo", "region": "us-east-1" }
  * ```
- * An optional `"clientCacheTtlMs"` there tells how long the gateway's authorizer caches client
- * records; finishSecret waits that long after the new key was registered (default 60 s,
- * DEFAULT_CLIENT_CACHE_TTL_MS) so the gateway knows the new key before anyone signs with it.
- * `--settle-seconds 0` skips the wait.
+ * Against `npm start` there is no wait: its authorizer forgets its cached client records the
+ * moment the stand-in (in the same process) makes the new key AWSCURRENT (`"rotationSettleMs": 0`
+ * in local.json says so). Against other services finishSecret waits, after the new key was
+ * registered, as long as the authorizers cache client records (`"clientCacheTtlMs"` in local.json,
+ * else DEFAULT_CLIENT_CACHE_TTL_MS, 60 s), so they know the new key before anyone signs with it.
+ * `--settle-seconds N` sets the wait.
  *
  * Progress: each of the four steps is printed as it starts and as it ends, and the wait counts
  * down (every second on a terminal, every 10 s otherwise). How to wait and where to print are
  * injected ({@link RotateIo}), so a test runs a 60 s wait in no time.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { DEFAULT_CLIENT_CACHE_TTL_MS, DEFAULT_RSA_BITS, DEFAULT_ROTATION_GRACE_S, MIN_RSA_BITS } from '../../lambda/core/defaults';
 import { KeyRotation } from '../../lambda/rotation/key-rotation';
 import { rotateNow } from '../../lambda/rotation/rotate-now';
@@ -46,6 +48,7 @@ import { LocalStateFile, readLocalState } from '../../local/local-state';
 import { readStandInCredentials } from '../../local/secrets-manager-credentials';
 import { LOCAL_REGION, displayPath, localPaths, signetHome } from '../../local/signet-home';
 import { UsageError, parse } from './args';
+import { RegistryClient } from './registry-client';
 import { CommandHelp } from './help';
 
 /** Where the command finds the services, after flags and local.json are merged. */
@@ -60,6 +63,8 @@ interface Targets {
   /** Set when the secret is the demo client's: its key directory is rewritten afterwards. */
   readonly demoDir?: string;
   readonly settleMs: number;
+  /** True when the wait is 0 because the running `npm start` learns the new key at once. */
+  readonly localGateway: boolean;
 }
 
 const OPTIONS = {
@@ -71,11 +76,13 @@ const OPTIONS = {
   'grace-seconds': { type: 'string' },
   bits: { type: 'string' },
   'settle-seconds': { type: 'string' },
+  endpoint: { type: 'string' },
+  admin: { type: 'string' },
 } as const;
 
 export const HELP: CommandHelp = {
   summary: "rotate the local demo key (or another signing-key secret) through Secrets Manager's four steps, showing each",
-  usage: 'rotate [--secret-id ID] [--endpoint-dynamodb URL --endpoint-secrets URL --table NAME] [--region R] [--grace-seconds N] [--bits N] [--settle-seconds N]',
+  usage: 'rotate [--secret-id ID] [--endpoint-dynamodb URL --endpoint-secrets URL --table NAME] [--region R] [--grace-seconds N] [--bits N] [--settle-seconds N | --endpoint URL [--admin DIR]]',
   options: OPTIONS,
   flags: {
     'secret-id': { meaning: 'the signing-key secret to rotate', value: 'ID', default: "the demo client's, signet/local/demo" },
@@ -88,8 +95,10 @@ export const HELP: CommandHelp = {
     'settle-seconds': {
       meaning: "how long finishSecret waits so the gateway's cached client record holds the new key before it is used (0: no wait)",
       value: 'N',
-      default: `the gateway's client cache TTL, ${DEFAULT_CLIENT_CACHE_TTL_MS / 1000} s unless it was started with SIGNET_CLIENT_CACHE_TTL_MS`,
+      default: `none against npm start (it learns the new key at once); with --endpoint the client cache TTL that API reports; otherwise ${DEFAULT_CLIENT_CACHE_TTL_MS / 1000} s unless local.json says another`,
     },
+    endpoint: { meaning: "the API whose authorizers must learn the new key: the wait is the client cache TTL it reports (its registry's x-signet-authorizer-cache-ttl); for a deployed stack its ApiUrl output", value: 'URL' },
+    admin: { meaning: 'client directory of a registry admin, to ask --endpoint (a signed GET /registry/roles)', value: 'DIR', default: '$SIGNET_HOME/admin' },
   },
   notes: ['Needs `npm start` running (it writes $SIGNET_HOME/local.json), or all of --endpoint-dynamodb, --endpoint-secrets, --table and --secret-id.'],
   examples: ['rotate', 'rotate --settle-seconds 0'],
@@ -102,6 +111,9 @@ const STEP_MEANINGS: Readonly<Record<string, string>> = {
   testSecret: "check that a probe signed with the new key verifies against the client's record",
   finishSecret: 'wait for the gateway cache, make the new key AWSCURRENT, start the old key\'s grace',
 };
+
+/** finishSecret against `npm start`, which learns the new key at once. */
+const LOCAL_FINISH_MEANING = "make the new key AWSCURRENT and start the old key's grace (no wait: the local gateway learns the new key at once)";
 
 /** Where `rotate` prints and how it waits. */
 export interface RotateIo {
@@ -145,7 +157,15 @@ export async function run(argv: string[], io: RotateIo = DEFAULT_IO): Promise<nu
   const graceS = wholeNumber(values, 'grace-seconds', DEFAULT_ROTATION_GRACE_S);
   const keyBits = wholeNumber(values, 'bits', DEFAULT_RSA_BITS);
   if (keyBits < MIN_RSA_BITS || keyBits > 8192 || keyBits % 8 !== 0) throw new UsageError(`--bits must be a multiple of 8 from ${MIN_RSA_BITS} to 8192`);
-  const settleS = values['settle-seconds'] === undefined ? undefined : wholeNumber(values, 'settle-seconds', 0);
+  let settleS = values['settle-seconds'] === undefined ? undefined : wholeNumber(values, 'settle-seconds', 0);
+  const api = typeof values.endpoint === 'string' && values.endpoint !== '' ? values.endpoint : undefined;
+  if (api !== undefined && settleS !== undefined) throw new UsageError('give --settle-seconds or --endpoint, not both');
+  if (api === undefined && values.admin !== undefined) throw new UsageError('--admin goes with --endpoint (the API to ask for its authorizer cache TTL)');
+  if (api !== undefined) {
+    // The deployed authorizers cache client records this long: the new key must be in them before it is used.
+    settleS = await RegistryClient.fromOptions({ endpoint: api, admin: values.admin }).authorizerCacheTtlSeconds();
+    io.print(`the API at ${api} reports an authorizer client cache TTL of ${settleS} s: the new key becomes AWSCURRENT that long after it is registered`);
+  }
   const targets = resolveTargets(values, settleS);
 
   const sm = createSecretsManagerClient({ endpoint: targets.secretsManagerEndpoint, region: targets.region, credentials: targets.secretsManagerCredentials });
@@ -162,10 +182,14 @@ export async function run(argv: string[], io: RotateIo = DEFAULT_IO): Promise<nu
     io.print(`rotating ${targets.secretId} in four steps:`);
     const stepNumber = (step: string): number => ['createSecret', 'setSecret', 'testSecret', 'finishSecret'].indexOf(step) + 1;
     const result = await rotateNow(rotation, secrets, targets.secretId, {
-      onStep: (step) => io.print(`  [${stepNumber(step)}/4] ${step}: ${STEP_MEANINGS[step] ?? ''} ...`),
+      onStep: (step) => io.print(`  [${stepNumber(step)}/4] ${step}: ${step === 'finishSecret' && targets.localGateway ? LOCAL_FINISH_MEANING : (STEP_MEANINGS[step] ?? '')} ...`),
       onStepDone: (step) => io.print(`  [${stepNumber(step.step)}/4] ${step.step}: ${step.outcome}${step.step === 'createSecret' && step.fingerprint !== undefined ? ` (new key ${step.fingerprint})` : ''}`),
     });
     if (result.resumed) io.print(`  an unfinished rotation (version ${result.versionId}) was found and completed`);
+    if (targets.localGateway) {
+      io.print('no wait: the local gateway (npm start) forgot its cached client records when the new key became AWSCURRENT, so the new key verifies on the next request');
+      io.print("  (a deployed API's rotation function waits out its authorizers' client cache TTL instead, the x-signet-authorizer-cache-ttl its registry reports)");
+    }
 
     const current = await secrets.getVersion(result.secretArn, { stage: AWSCURRENT });
     const parsed = parseSigningSecret(current!.secretString);
@@ -206,35 +230,27 @@ function resolveTargets(values: Record<string, unknown>, settleS: number | undef
   const paths = localPaths(home);
   const complete = given.dynamoDbEndpoint !== undefined && given.secretsManagerEndpoint !== undefined && given.tableName !== undefined && given.secretId !== undefined;
   let state: LocalStateFile | undefined;
-  let cacheTtlMs: number | undefined;
   if (!complete || existsSync(paths.localState)) {
     state = readLocalState(paths.localState); // says to run `npm start` when it is missing
-    cacheTtlMs = optionalCacheTtl(paths.localState);
   }
   for (const endpoint of [given.dynamoDbEndpoint, given.secretsManagerEndpoint]) {
     if (endpoint !== undefined && !/^https?:\/\/[^\s/]+/.test(endpoint)) throw new UsageError(`endpoints must be URLs like http://127.0.0.1:8000; got ${JSON.stringify(endpoint.slice(0, 60))}`);
   }
   const secretId = given.secretId ?? state!.demoSecretId;
+  const secretsManagerEndpoint = given.secretsManagerEndpoint ?? state!.secretsManagerEndpoint;
+  // The running `npm start` whose stand-in holds the secret learns the new key at once.
+  const onLocalGateway = state?.rotationSettleMs === 0 && secretsManagerEndpoint === state.secretsManagerEndpoint;
   return {
     dynamoDbEndpoint: given.dynamoDbEndpoint ?? state!.dynamoDbEndpoint,
-    secretsManagerEndpoint: given.secretsManagerEndpoint ?? state!.secretsManagerEndpoint,
+    secretsManagerEndpoint,
     secretsManagerCredentials: readStandInCredentials(paths.secretsManagerCredentials),
     tableName: given.tableName ?? state!.tableName,
     secretId,
     region: given.region ?? state?.region ?? LOCAL_REGION,
     demoDir: state !== undefined && secretId === state.demoSecretId ? paths.demoDir : undefined,
-    settleMs: settleS !== undefined ? settleS * 1000 : (cacheTtlMs ?? DEFAULT_CLIENT_CACHE_TTL_MS),
+    settleMs: settleS !== undefined ? settleS * 1000 : onLocalGateway ? 0 : (state?.clientCacheTtlMs ?? DEFAULT_CLIENT_CACHE_TTL_MS),
+    localGateway: settleS === undefined && onLocalGateway,
   };
-}
-
-/** The optional `clientCacheTtlMs` of local.json (readLocalState keeps only the five fixed fields). */
-function optionalCacheTtl(path: string): number | undefined {
-  try {
-    const value = (JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>).clientCacheTtlMs;
-    return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 function wholeNumber(values: Record<string, unknown>, name: string, fallback: number): number {

@@ -7,6 +7,7 @@
 const ROUTES: ReadonlyArray<readonly [RegExp, (id: string) => string]> = [
   [/^GET \/registry\/clients\?fingerprint=\S*/, () => 'signet clients find --fingerprint FP'],
   [/^GET \/registry\/clients\/([^/\s.,)]+)\/auth-failures/, (id) => `signet clients failures ${id}`],
+  [/^GET \/registry\/clients\/([^/\s.,)]+)\/audit/, (id) => `signet clients audit ${id}`],
   [/^POST \/registry\/clients\/([^/\s.,)]+)\/keys/, (id) => `signet keys add ${id} --public-key FILE`],
   [/^DELETE \/registry\/clients\/([^/\s.,)]+)\/keys\/[^/\s.,)]+/, (id) => `signet keys remove ${id} FINGERPRINT`],
   [/^POST \/registry\/clients\/([^/\s.,)]+)\/(disable|enable)/, (id) => `signet clients disable|enable ${id}`],

@@ -35,10 +35,14 @@ export function signingIdentity(values: Record<string, unknown>, defaultDir: str
     }
     return { clientId, key: importPrivateKey(readText(keyFile, '--key')), source: keyFile };
   }
-  const chosen = typeof dir === 'string' && dir !== '' ? dir : defaultDir;
+  const given = typeof dir === 'string' && dir !== '';
+  const chosen = given ? dir : defaultDir;
   if (!existsSync(chosen)) {
+    // Only the default directories are `npm start`'s to write; a directory named by the user is a typo or a missing copy.
     throw new UsageError(
-      `${chosen} does not exist. Run \`npm start\` once (it writes $SIGNET_HOME/admin and $SIGNET_HOME/demo), or give --${dirOption} DIR.`,
+      given
+        ? `--${dirOption} ${chosen} does not exist. Give a client directory (private.pkcs8.b64 and client-id), as \`signet clients create --out DIR\` writes one, or --key FILE with --client-id ID.`
+        : `${chosen} does not exist. Run \`npm start\` once (it writes $SIGNET_HOME/admin and $SIGNET_HOME/demo), or give --${dirOption} DIR.`,
     );
   }
   const client = readClientDir(chosen);

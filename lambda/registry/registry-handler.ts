@@ -67,7 +67,9 @@ const BASE_HEADERS = Object.freeze({
 export function createRegistryHandler(deps: RegistryHandlerDeps): RegistryHandler {
   const service = new RegistryService(deps);
   const logger = deps.logger ?? new Logger({ serviceName: REGISTRY_SERVICE_NAME });
-  const writeHeaders = { [AUTHORIZER_CACHE_TTL_HEADER]: String(Math.ceil((deps.authorizerCacheTtlMs ?? DEFAULT_CLIENT_CACHE_TTL_MS) / 1000)) };
+  // On every answer: after a write, how long authorizers may still decide with the record as it
+  // was; on a read, how long a change made now would take to reach them (`signet rotate` sizes its wait by it).
+  const cacheTtlHeaders = { [AUTHORIZER_CACHE_TTL_HEADER]: String(Math.ceil((deps.authorizerCacheTtlMs ?? DEFAULT_CLIENT_CACHE_TTL_MS) / 1000)) };
   const pathOptions = deps.publicBaseUrl === undefined ? {} : { publicBaseUrl: deps.publicBaseUrl };
 
   return async (event, context) => {
@@ -91,7 +93,7 @@ export function createRegistryHandler(deps: RegistryHandlerDeps): RegistryHandle
       logger.info('registry request', route.clientId === undefined && typeof created === 'string' ? { ...fields, clientId: created } : fields);
       return {
         statusCode: response.status,
-        headers: { ...BASE_HEADERS, ...(request.method === 'GET' ? {} : writeHeaders), ...response.headers },
+        headers: { ...BASE_HEADERS, ...cacheTtlHeaders, ...response.headers },
         body: JSON.stringify(response.body),
       };
     } catch (thrown) {

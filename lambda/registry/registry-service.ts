@@ -49,7 +49,7 @@ import {
 } from './validation';
 import { listClients } from './client-listing';
 import type { SearchBudget } from './search-budget';
-import { accountAuditView, accountView, auditView, authFailuresView, clientView, expiringKeyView } from './views';
+import { accountTrailView, accountView, auditView, authFailuresView, clientView, expiringKeyView } from './views';
 
 
 export interface RegistryServiceDeps {
@@ -231,7 +231,7 @@ export class RegistryService {
         const limit = parseLimit(request.query.limit);
         const account = await this.visibleAccount(scope, route.accountId ?? '');
         const page = await this.store.listAccountAudit(account.accountId, request.query.cursor, limit);
-        return { status: 200, body: { accountId: account.accountId, entries: page.items.map(accountAuditView), ...next(page.nextCursor) } };
+        return { status: 200, body: { accountId: account.accountId, entries: page.items.map(accountTrailView), ...next(page.nextCursor) } };
       }
     }
   }

@@ -5,9 +5,9 @@
  */
 import type { ClientRecord } from '../store/client-record';
 import type {
-  AccountAuditEntry,
   AccountChanges,
   AccountRecord,
+  AccountTrailEntry,
   Actor,
   AuditEntry,
   AuthFailure,
@@ -54,5 +54,6 @@ export interface RegistryStore {
   listAccounts(cursor?: string, limit?: number): Promise<Page<AccountRecord>>;
   createAccount(input: NewAccount, actor: Actor): Promise<AccountRecord>;
   updateAccount(accountId: string, expectedVersion: number, changes: AccountChanges, actor: Actor): Promise<AccountRecord>;
-  listAccountAudit(accountId: string, cursor?: string, limit?: number): Promise<Page<AccountAuditEntry>>;
+  /** Every change to the account and its clients, newest first. */
+  listAccountAudit(accountId: string, cursor?: string, limit?: number): Promise<Page<AccountTrailEntry>>;
 }

@@ -7,7 +7,7 @@ import { isKeyActive, type ClientRecord, type StoredPublicKey } from '../store/c
 import { UNAUTHENTICATED_FAILURE_WINDOW_S } from '../core/defaults';
 import { keyAgeDays } from '../core/key-age';
 import { DEFAULT_ACCOUNT_ID } from '../store/account-id';
-import type { AccountAuditEntry, AccountRecord, AuditEntry, AuthFailure, KeyOwner, UnauthenticatedFailureWindow } from '../store/store-types';
+import type { AccountAuditEntry, AccountRecord, AccountTrailEntry, AuditEntry, AuthFailure, KeyOwner, UnauthenticatedFailureWindow } from '../store/store-types';
 import type { AccountView, AuthFailuresView, ClientView, ExpiringKeyView, KeyView } from './view-types';
 
 export type { AccountView, AuthFailuresView, ClientView, ExpiringKeyView } from './view-types';
@@ -73,7 +73,7 @@ export function accountView(record: AccountRecord): AccountView {
   };
 }
 
-export function accountAuditView(entry: AccountAuditEntry): AccountAuditEntry {
+function accountAuditView(entry: AccountAuditEntry): AccountAuditEntry {
   return {
     at: entry.at,
     actor: entry.actor,
@@ -83,6 +83,11 @@ export function accountAuditView(entry: AccountAuditEntry): AccountAuditEntry {
     accountId: entry.accountId,
     ...(entry.changes !== undefined ? { changes: entry.changes } : {}),
   };
+}
+
+/** An entry of an account's trail: the account's own change, or a change to one of its clients. */
+export function accountTrailView(entry: AccountTrailEntry): AccountTrailEntry {
+  return 'clientId' in entry && typeof entry.clientId === 'string' ? auditView(entry) : accountAuditView(entry as AccountAuditEntry);
 }
 
 /** An audit entry; entries written before accounts existed name the default account. */

@@ -3,16 +3,19 @@
  * concurrency, each change with its audit entry in the same transaction. The default account
  * always exists: until an operator first edits it, it is the built-in {@link defaultAccount}.
  */
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { SignetError } from '../core/errors';
 import { DEFAULT_ACCOUNT_ID, isAccountId, newAccountId } from './account-id';
 import { decodeCursor, encodeCursor } from './cursor';
 import { DEFAULT_PAGE_SIZE, DynamoTable, pageSize } from './dynamo-table';
-import { AUDIT_VERSION_DIGITS, type Item, actorFields, dropUndefined, sameList, stringList, toAuditEntry } from './item-codec';
+import { type Item, accountTrailKeys, actorFields, auditVersion, dropUndefined, sameList, stringList, toAuditEntry } from './item-codec';
 import { cancellationReasons, isTransactionConflict, storageError } from './store-errors';
-import type { AccountAuditEntry, AccountChanges, AccountRecord, Actor, AuditFieldChange, NewAccount, Page } from './store-types';
+import type { AccountAuditEntry, AccountChanges, AccountRecord, AccountTrailEntry, Actor, AuditFieldChange, NewAccount, Page } from './store-types';
 import { ITEM, LIST_INDEX_NAME, LIST_INDEX_PARTITION_KEY, LIST_INDEX_SORT_KEY, PARTITION_KEY, SORT_KEY } from './table-schema';
 import { RETRY, busy, withWriteRetries } from './write-retries';
+
+/** Rounds of BatchGetItem for the keys DynamoDB leaves unprocessed before the read gives up. @default 5 */
+const MAX_BATCH_ATTEMPTS = 5;
 
 /** Name of the built-in default account. */
 export const DEFAULT_ACCOUNT_NAME = 'Default account';
@@ -161,19 +164,49 @@ export class DynamoAccountStore extends DynamoTable {
     }, () => accountVersionConflict(expectedVersion, undefined));
   }
 
-  /** The account's own audit trail (its creation and edits), newest first. */
-  async listAccountAudit(accountId: string, cursor?: string, limit: number = DEFAULT_PAGE_SIZE): Promise<Page<AccountAuditEntry>> {
+  /**
+   * Every change to the account and to its clients, newest first (who, what, when): one Query on
+   * the account's trail partition of the list index, then one BatchGetItem for the page's entries
+   * (the index projects only the list attributes). Never a Scan, whatever the account holds.
+   */
+  async listAccountAudit(accountId: string, cursor?: string, limit: number = DEFAULT_PAGE_SIZE): Promise<Page<AccountTrailEntry>> {
     if (!isAccountId(accountId)) return { items: [] };
-    const start = decodeCursor(cursor, [PARTITION_KEY, SORT_KEY], { [PARTITION_KEY]: ITEM.accountPk(accountId) }, { [SORT_KEY]: ITEM.auditSkPrefix });
+    const partition = ITEM.accountAuditPartition(accountId);
+    const start = decodeCursor(cursor, [PARTITION_KEY, SORT_KEY, LIST_INDEX_PARTITION_KEY, LIST_INDEX_SORT_KEY], { [LIST_INDEX_PARTITION_KEY]: partition }, { [SORT_KEY]: ITEM.auditSkPrefix });
     const out = await this.query('list the account audit trail', {
-      KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
-      ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#sk': SORT_KEY },
-      ExpressionAttributeValues: { ':pk': ITEM.accountPk(accountId), ':prefix': ITEM.auditSkPrefix },
+      IndexName: LIST_INDEX_NAME,
+      KeyConditionExpression: '#lpk = :partition',
+      ExpressionAttributeNames: { '#lpk': LIST_INDEX_PARTITION_KEY },
+      ExpressionAttributeValues: { ':partition': partition },
       ScanIndexForward: false,
       Limit: pageSize(limit),
       ExclusiveStartKey: start,
     });
-    return { items: out.items.map((item) => toAuditEntry(item) as unknown as AccountAuditEntry), nextCursor: encodeCursor(out.lastKey) };
+    const full = await this.auditItems(out.items.map((item) => ({ [PARTITION_KEY]: item[PARTITION_KEY], [SORT_KEY]: item[SORT_KEY] })));
+    const items = out.items.flatMap((item) => {
+      const entry = full.get(`${String(item[PARTITION_KEY])} ${String(item[SORT_KEY])}`);
+      return entry === undefined ? [] : [toAuditEntry(entry) as AccountTrailEntry];
+    });
+    return { items, nextCursor: encodeCursor(out.lastKey) };
+  }
+
+  /** The audit items with these keys (at most a page: one BatchGetItem, plus retries of what it leaves), by `pk sk`. */
+  private async auditItems(keys: readonly Item[]): Promise<Map<string, Item>> {
+    const found = new Map<string, Item>();
+    let pending: Item[] = [...keys];
+    for (let attempt = 1; pending.length > 0; attempt++) {
+      if (attempt > MAX_BATCH_ATTEMPTS) throw busy('read the account audit trail');
+      let out;
+      try {
+        out = await this.doc.send(new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: pending } } }));
+      } catch (error) {
+        throw storageError(error, 'read the account audit trail');
+      }
+      for (const item of out.Responses?.[this.tableName] ?? []) found.set(`${String(item[PARTITION_KEY])} ${String(item[SORT_KEY])}`, item);
+      pending = (out.UnprocessedKeys?.[this.tableName]?.Keys ?? []) as Item[];
+      if (pending.length > 0) await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
+    }
+    return found;
   }
 }
 
@@ -219,7 +252,8 @@ function toAccount(item: Item): AccountRecord {
 function accountAuditItem(entry: AccountAuditEntry): Item {
   return {
     [PARTITION_KEY]: ITEM.accountPk(entry.accountId),
-    [SORT_KEY]: `${ITEM.auditSkPrefix}${String(entry.version).padStart(AUDIT_VERSION_DIGITS, '0')}`,
+    [SORT_KEY]: `${ITEM.auditSkPrefix}${auditVersion(entry.version)}`,
+    ...accountTrailKeys(entry.accountId, entry.at, entry.accountId, entry.version),
     type: 'account-audit',
     ...dropUndefined(entry as unknown as Item),
   };

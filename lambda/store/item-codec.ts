@@ -64,7 +64,7 @@ export function clip(value: string): string {
 }
 
 export function toAuditEntry(item: Item): AuditEntry {
-  const { [PARTITION_KEY]: _pk, [SORT_KEY]: _sk, type: _type, ...entry } = item;
+  const { [PARTITION_KEY]: _pk, [SORT_KEY]: _sk, [LIST_INDEX_PARTITION_KEY]: _lpk, [LIST_INDEX_SORT_KEY]: _lsk, type: _type, ...entry } = item;
   return entry as unknown as AuditEntry;
 }
 
@@ -143,10 +143,25 @@ export function auditItem(entry: AuditEntry): Item {
   return {
     [PARTITION_KEY]: ITEM.clientPk(entry.clientId),
     // Ordered by version, not time: unique per client, and the true order of changes even if clocks disagree.
-    [SORT_KEY]: `${ITEM.auditSkPrefix}${String(entry.version).padStart(AUDIT_VERSION_DIGITS, '0')}`,
+    [SORT_KEY]: `${ITEM.auditSkPrefix}${auditVersion(entry.version)}`,
+    ...accountTrailKeys(entry.accountId ?? DEFAULT_ACCOUNT_ID, entry.at, entry.clientId, entry.version),
     type: 'audit',
     ...dropUndefined(entry as unknown as Item),
   };
+}
+
+/** An audit item's version as its sort key holds it (string order is version order). */
+export function auditVersion(version: number): string {
+  return String(version).padStart(AUDIT_VERSION_DIGITS, '0');
+}
+
+/**
+ * The list-index keys that put an audit item in its account's trail (./table-schema.ts, note 3):
+ * by time, then by the changed record and its version (unique, so two changes in the same
+ * millisecond keep a stable order).
+ */
+export function accountTrailKeys(accountId: string, at: string, recordId: string, version: number): Item {
+  return { [LIST_INDEX_PARTITION_KEY]: ITEM.accountAuditPartition(accountId), [LIST_INDEX_SORT_KEY]: `${at}#${recordId}#${auditVersion(version)}` };
 }
 
 export function keyAttribute(key: StoredPublicKey): Item {

@@ -168,6 +168,9 @@ export interface AccountAuditEntry {
   readonly changes?: Readonly<Partial<Record<'name' | 'roleCeiling', AuditFieldChange>>>;
 }
 
+/** One entry of an account's whole trail: a change to the account itself, or to one of its clients. */
+export type AccountTrailEntry = AccountAuditEntry | AuditEntry;
+
 /** What the authorizer knows about a refused request (never a signature, base or key). */
 export interface AuthFailureDetail {
   /** The sentence the caller was given. */

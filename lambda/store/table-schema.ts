@@ -10,12 +10,12 @@
  * |-----------------|-----------------------|----------------------------|------------------------|-----------------------------|
  * | client record   | `CLIENT#<clientId>`   | `CLIENT`                   | the account's list (1) | `<createdAt>#<clientId>`    |
  * | key ownership   | `KEY#<fingerprint>`   | `KEY`                      | `KEYS`                 | `<addedAt>#<fingerprint>`   |
- * | audit entry     | `CLIENT#<clientId>`   | `AUDIT#<version, 12 digits>` | -                    | -                           |
+ * | audit entry     | `CLIENT#<clientId>`   | `AUDIT#<version, 12 digits>` | `AUDIT#<accountId>` (3) | `<at>#<clientId>#<version>` |
  * | auth failure    | `CLIENT#<clientId>`   | `FAIL#<slot>`              | -                      | -                           |
  * | failure counts  | `CLIENT#<clientId>`   | `UNAUTH#<window start>`    | -                      | -                           |
  * | replay marker   | `REPLAY#<sha256>`     | `REPLAY`                   | -                      | -                           |
  * | account         | `ACCOUNT#<accountId>` | `ACCOUNT`                  | `ACCOUNTS`             | `<createdAt>#<accountId>` (2) |
- * | account audit   | `ACCOUNT#<accountId>` | `AUDIT#<version, 12 digits>` | -                    | -                           |
+ * | account audit   | `ACCOUNT#<accountId>` | `AUDIT#<version, 12 digits>` | `AUDIT#<accountId>` (3) | `<at>#<accountId>#<version>` |
  * | admin roster    | `ROSTER#registry:admin` | `ROSTER`                 | -                      | -                           |
  *
  * (1) `CLIENTS` for the default account (`acct_default`), `CLIENTS#<accountId>` for any other:
@@ -23,6 +23,8 @@
  *     was listed under before accounts existed, so old records (which have no `accountId`
  *     attribute) are listed in, and read as members of, the default account with no migration.
  * (2) `0#acct_default` for the default account, so it always lists first.
+ * (3) {@link ITEM.accountAuditPartition}: the account's whole trail (its own changes and every
+ *     change to its clients) in one list-index partition, newest first by time.
  *
  * - **Client record**: everything the authorizer needs (status, whitelist, roles, every key with
  *   its SPKI PEM and not-after, `version`) in ONE item, so a request costs one GetItem.
@@ -36,7 +38,12 @@
  * - **Audit entries** are written in the same transaction as the change they describe (who, what,
  *   when). Their sort key is the version the change produced: unique per client (the version
  *   condition lets only one change per version commit) and the true order of changes even when
- *   Lambda hosts' clocks disagree; a Query lists them newest first.
+ *   Lambda hosts' clocks disagree; a Query lists them newest first. The same item carries the
+ *   list-index keys of its account's trail (3): `signet accounts audit` reads every change to an
+ *   account and its clients with one Query on the index and one BatchGetItem per page (the index
+ *   projects only the list attributes), never a Scan. It is the audit item itself that is indexed,
+ *   so no grant reaches beyond the client's own partition (a key rotation writes only there).
+ *   Entries written before the index keys existed are read per client (`signet clients audit`).
  * - **Auth failures** are a ring of {@link AUTH_FAILURES_KEPT} slots per client (the slot is a
  *   counter on the client record modulo the ring size), each with a {@link TTL_ATTRIBUTE}, so the
  *   store holds at most that many per client whatever an attacker sends, with no read to trim.
@@ -67,8 +74,9 @@
  *   lists (each operator confirmed by a consistent read) and marks it `built`.
  * ## Why a GSI with one partition per list
  * Listing clients must not Scan (a Scan reads every audit and failure item too). The sparse GSI
- * `gsi1` holds only client records (one partition per account), key items (partition `KEYS`) and
- * account items (partition `ACCOUNTS`), sorted by creation time: listing an account's clients is
+ * `gsi1` holds only client records (one partition per account), key items (partition `KEYS`),
+ * account items (partition `ACCOUNTS`) and audit entries (one partition per account), sorted by
+ * creation time: listing an account's clients is
  * one Query per page whatever the other accounts hold, and "keys older than N days" is a range
  * Query (`gsi1sk < <cutoff>`). One partition per list is fine at registry scale (thousands of
  * clients, writes only on admin changes): a GSI partition sustains 1,000 writes/s. Only the
@@ -119,6 +127,8 @@ export const ITEM = {
   accountPk: (accountId: string): string => `ACCOUNT#${accountId}`,
   accountSk: 'ACCOUNT',
   accountsPartition: 'ACCOUNTS',
+  /** The list-index partition of an account's audit trail: its own changes and its clients'. */
+  accountAuditPartition: (accountId: string): string => `AUDIT#${accountId}`,
   /** The admin roster item (see the table above). */
   adminRosterPk: 'ROSTER#registry:admin',
   adminRosterSk: 'ROSTER',

@@ -1,6 +1,7 @@
 /**
  * settingsFromContext: what `-c key=value` (strings) and cdk.json (JSON values) become.
  */
+import { synthNotes } from '../../bin/synth-notes';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -161,4 +162,28 @@ test('the CDK app itself: a bad context value ends the synth with one line, no s
   });
   expect(result.status).toBe(1);
   expect(result.stderr).toMatch(/^signet: Invalid CDK context: unknown context key apiTyp \(did you mean apiType\?\);.* maxAgeS must be a whole number >= 1; got "abc"\. \(check the -c context values; docs\/deploy\.md lists them\)\n$/);
+});
+
+test('the CDK app itself: a synth without an admin key says the stack will have no registry admin, gives the deploy line with one, and the next steps', () => {
+  const outdir = mkdtempSync(join(tmpdir(), 'signet-cdk-out-'));
+  const result = spawnSync(process.execPath, ['--no-warnings', '-r', 'tsx/cjs', 'bin/app.ts'], {
+    cwd: resolve(__dirname, '..', '..'),
+    // No asset bundling (the CDK's own switch, as `cdk list` uses): the app, cdk-nag and the notes run, esbuild does not.
+    env: { ...process.env, CDK_CONTEXT_JSON: JSON.stringify({ 'aws:cdk:bundling-stacks': [], apiType: 'rest' }), CDK_OUTDIR: outdir },
+    encoding: 'utf8',
+    timeout: 180_000,
+  });
+  expect(result.status).toBe(0);
+  expect(result.stderr).toContain('warning: no admin key given (adminPublicKey or adminPublicKeyFile): the stack "Signet" will have no registry admin, so nobody can call its registry API to register a partner.');
+  expect(result.stderr).toContain('npm run -s signet -- keygen --out prod-admin && npx cdk deploy -c apiType=rest -c adminPublicKeyFile=prod-admin/public.pem');
+  expect(result.stderr).toContain(`Synthesized the stack "Signet" into ${outdir}/. Next steps (docs/deploy.md):\n  1. npx cdk bootstrap`);
+  expect(result.stderr).toMatch(/\n {2}3\. write the AdminClientId output into prod-admin\/client-id, then register the first partner .*\n {5}npm run -s signet -- clients create --endpoint <ApiUrl> --admin prod-admin /);
+});
+
+test('with an admin key the notes give no warning, and the deploy line repeats the context the synth was given', () => {
+  const notes = synthNotes({ stackName: 'Prod', hasAdmin: true, context: { adminPublicKeyFile: 'keys/admin.pem', apiType: 'http', profile: 'rfc9421', 'aws:cdk:version-reporting': true } });
+  expect(notes.join('\n')).not.toContain('warning');
+  expect(notes).toContain('  2. npx cdk deploy -c adminPublicKeyFile=keys/admin.pem -c apiType=http -c profile=rfc9421');
+  expect(notes[0]).toBe('Synthesized the stack "Prod" into cdk.out/. Next steps (docs/deploy.md):');
+  expect(notes).toContain('  3. write the AdminClientId output into keys/client-id, then register the first partner (docs/partners.md):');
 });

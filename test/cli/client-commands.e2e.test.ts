@@ -110,6 +110,21 @@ describe('clean failures, never a stack trace', () => {
     expect(result.stderr).toMatch(/^signet request: "htp:\/\/127\.0\.0\.1\/api\/echo" has the scheme "htp"; use http:\/\/ or https:\/\/\n/);
   });
 
+  test('a --client directory that does not exist is named as the user gave it, with no word of npm start (the default one says to run it)', async () => {
+    const given = await signet('request', '--client', join(work, 'no-such-dir'), '/api/echo');
+    expect(given.code).toBe(2);
+    expect(given.stderr).toMatch(/^signet request: --client \S+no-such-dir does not exist\. Give a client directory \(private\.pkcs8\.b64 and client-id\), as `signet clients create --out DIR` writes one/);
+    expect(given.stderr).not.toContain('npm start');
+    const fresh = mkdtempSync(join(tmpdir(), 'signet-cli-empty-home-'));
+    try {
+      const missingDefault = await runSignetInProcess(['request', '/api/echo'], gatewayEnv(fresh, gateway.port));
+      expect(missingDefault.code).toBe(2);
+      expect(missingDefault.stderr).toContain('Run `npm start` once');
+    } finally {
+      rmSync(fresh, { recursive: true, force: true });
+    }
+  });
+
   test('a missing file is named, not thrown', async () => {
     const result = await signet('request', '-d', `@${join(work, 'nope.json')}`, '/api/echo');
     expect(result.code).toBe(2);
@@ -410,6 +425,93 @@ describe('signet rotate', () => {
     expect(lines.filter((l) => / s left until/.test(l)).length).toBeGreaterThanOrEqual(5);
     // The demo client signs with the new key at once.
     expect((await signet('request', '/api/echo')).code).toBe(0);
+  });
+});
+
+describe('signet explain with --client-id and registry access', () => {
+  test("checks the request under the client's registered profile and each key's registered algorithm, without --profile or --key-alg; a flag still wins", async () => {
+    const dir = join(work, 'pss-explained');
+    expect((await signet('keygen', '--out', dir)).code).toBe(0);
+    const created = await signetJson('clients', 'create', '--name', 'pss rfc9421', '--role', 'demo', '--network', '0.0.0.0', '--public-key', join(dir, 'public.pem'), '--algorithm', 'rsa-pss-sha512', '--profile', 'rfc9421');
+    const clientId = json(created.stdout).clientId as string;
+    const url = `${gateway.url}/api/echo?x=1`;
+    // Signed as an RFC 9421 signer may: PSS, no date.
+    const signed = await signet('sign', '--key', join(dir, 'private.pkcs8.b64'), '--client-id', clientId, '--method', 'GET', '--url', url, '--alg', 'rsa-pss-sha512', '--legacy');
+    expect(signed.code).toBe(0);
+    const headers = signed.stdout.trim().split('\n').flatMap((line) => ['-H', line]);
+    const request = ['--method', 'GET', '--url', url, ...headers];
+
+    const fromRegistry = await signet('explain', '--client-id', clientId, ...request);
+    expect(fromRegistry.stderr).toBe('');
+    expect(fromRegistry.stdout).toContain(`signet explain: client ${clientId} as the registry at ${gateway.url} holds it: profile rfc9421 (registered); 1 registered key: `);
+    expect(fromRegistry.stdout).toContain(' rsa-pss-sha512');
+    expect(fromRegistry.stdout).toMatch(/\nresult: valid\n/);
+    expect(fromRegistry.code).toBe(0);
+
+    const withFile = await signet('explain', '--client-id', clientId, '--public-key', join(dir, 'public.pem'), ...request);
+    expect(withFile.stdout).toMatch(/\nresult: valid\n/);
+
+    const toldOtherwise = await signet('explain', '--client-id', clientId, '--profile', 'signet', ...request);
+    expect(toldOtherwise.code).toBe(1);
+    expect(toldOtherwise.stdout).toContain('profile signet (--profile)');
+    expect(toldOtherwise.stdout).toMatch(/\nresult: invalid: missing_component/);
+
+    const unknown = await signet('explain', '--client-id', 'c_NoSuchClientNoSuchCli0', ...request);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('signet explain: cannot read client c_NoSuchClientNoSuchCli0: the registry at');
+    expect(unknown.stderr).toContain('HTTP 404 not_found');
+  });
+});
+
+describe('audit trails', () => {
+  test("accounts audit lists every change to the account and its clients, newest first, paged; clients audit one client's; help resolves", async () => {
+    const created = await signet('accounts', 'create', '--name', 'Audit Co', '--ceiling', 'demo');
+    const accountId = /^account +(acct_\S+)\n/.exec(created.stdout)![1];
+    const dir = join(work, 'audited');
+    const client = await signet('clients', 'create', '--name', 'Audited', '--role', 'demo', '--network', '127.0.0.1', '--out', dir, '--account', accountId);
+    expect(client.code).toBe(0);
+    const clientId = readFileSync(join(dir, 'client-id'), 'utf8').trim();
+    const next = join(work, 'audited-next');
+    expect((await signet('keygen', '--out', next)).code).toBe(0);
+    expect((await signet('keys', 'add', clientId, '--public-key', join(next, 'public.pem'))).code).toBe(0);
+    expect((await signet('clients', 'update', clientId, '--name', 'Audited Ltd')).code).toBe(0);
+
+    const trail = await signet('accounts', 'audit', accountId);
+    expect(trail.code).toBe(0);
+    const rows = trail.stdout.split('\n').slice(1, 5).map((line) => line.split(/ {2,}/).slice(1, 3));
+    expect(rows).toEqual([
+      ['client.updated', clientId],
+      ['key.added', clientId],
+      ['client.created', clientId],
+      ['account.created', accountId],
+    ]);
+    expect(trail.stdout).toMatch(/\n\n4 audit entries$/m);
+    const paged = await signet('accounts', 'audit', accountId, '--limit', '1');
+    expect(paged.stdout).toMatch(/\n\n1 audit entry shown; more with --cursor \S+/);
+    const cursor = /--cursor (\S+)/.exec(paged.stdout)![1];
+    expect((await signet('accounts', 'audit', accountId, '--limit', '1', '--cursor', cursor)).stdout.split('\n')[1]).toContain('key.added');
+
+    const own = await signet('clients', 'audit', clientId);
+    expect(own.code).toBe(0);
+    expect(own.stdout.split('\n').slice(1, 4).map((line) => line.split(/ {2,}/)[1])).toEqual(['client.updated', 'key.added', 'client.created']);
+    expect(own.stdout).toMatch(/\n\n3 audit entries$/m);
+    expect(JSON.parse((await signet('clients', 'audit', clientId, '--json')).stdout)).toMatchObject({ clientId, entries: [{ action: 'client.updated' }, { action: 'key.added' }, { action: 'client.created' }] });
+
+    const help = await signet('help', 'clients', 'audit');
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^signet clients audit: /);
+  });
+
+  test('LAST USED follows a request at once on the local gateway (it records every second, not every 15 minutes)', async () => {
+    const dir = join(work, 'last-used');
+    expect((await signet('clients', 'create', '--name', 'Last used', '--role', 'demo', '--network', '127.0.0.1', '--out', dir)).code).toBe(0);
+    const clientId = readFileSync(join(dir, 'client-id'), 'utf8').trim();
+    expect((await signet('clients', 'get', clientId)).stdout).toMatch(/\nlast used never\n/);
+    expect((await signet('request', '--client', dir, '/api/echo')).code).toBe(0);
+    // The write is started, not awaited, by the authorizer: read it back a few times, no sleep.
+    let shown = '';
+    for (let attempt = 0; attempt < 5 && !/\nlast used 20\d\d-/.test(shown); attempt++) shown = (await signet('clients', 'get', clientId)).stdout;
+    expect(shown).toMatch(/\nlast used 20\d\d-\d\d-\d\dT/);
   });
 });
 

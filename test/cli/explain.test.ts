@@ -133,6 +133,9 @@ test('wrong key: the recovered block is not a PKCS#1 v1.5 encoding, so the signe
   const result = explain({ method: 'GET', targetUri: url, headers: { ...headers } });
   expect(result.diagnoses).toEqual(['wrong-key']);
   expect(result.findings[0]).toContain(`not made by any key registered for ${CLIENT} (fingerprints ${KEY.fingerprint}); the signer used another key`);
+  // The FAIL line says what failed; it does not send the user to the command already running.
+  expect(result.text).toMatch(/\[FAIL\] +\d+\. The signature verifies over the verifier's base: signature_mismatch: /);
+  expect(result.text).not.toContain('signet explain`');
   expect(recoverDigest(Buffer.from(headers.signature.slice(5, -1), 'base64'), KEY.publicKey)).toBeUndefined();
   // ... while the right key recovers exactly the SHA-256 of the base.
   const base = signRequest({ method: 'GET', url, keyId: CLIENT, privateKey: OTHER_KEY.key, created: CREATED }).base;

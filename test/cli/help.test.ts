@@ -71,13 +71,55 @@ test.each(Object.keys(COMMANDS).filter((name) => isGroup(COMMANDS[name].HELP)))(
   for (const [sub, help] of Object.entries(group.subcommands)) expect(result.stdout).toMatch(new RegExp(`\\n  ${sub} +${help.summary.slice(0, 20).replace(/[()[\]|.*+?]/g, '\\$&')}`));
 });
 
-test('signet --help lists every command; an unknown one exits 2 with the list', async () => {
+test('signet --help lists every command; an unknown one exits 2 and says where the list is', async () => {
   const top = await cli('--help');
   expect(top.code).toBe(0);
   for (const name of Object.keys(COMMANDS)) expect(top.stdout).toMatch(new RegExp(`\\n  ${name} +\\S`));
   const unknown = await cli('help', 'nosuch');
-  expect(unknown.code).toBe(2);
-  expect(unknown.stderr).toContain('unknown command "nosuch"');
+  expect(unknown).toEqual({ code: 2, stdout: '', stderr: 'signet: unknown command "nosuch". Run `signet --help` for the commands.\n' });
+});
+
+describe('a mistyped command, subcommand or flag names the nearest one and exits 2, printing no help', () => {
+  test.each([
+    [['client', 'list'], 'signet: unknown command "client". Did you mean "clients"? Run `signet --help` for the commands.'],
+    [['acounts', 'audit', 'acct_default'], 'signet: unknown command "acounts". Did you mean "accounts"?'],
+    [['clients', 'lst'], 'signet clients: unknown subcommand "lst". Did you mean "list"? It takes: create, list, get, update, disable, enable, find, failures, audit.'],
+    [['keys', 'expring'], 'signet keys: unknown subcommand "expring". Did you mean "expiring"?'],
+    [['help', 'clients', 'adit'], 'signet clients: unknown subcommand "adit". Did you mean "audit"?'],
+    [['help', 'clients', 'zzzzzz'], 'signet clients: unknown subcommand "zzzzzz". It takes:'],
+    [['clients', 'list', '--serch', 'acme'], 'signet clients list: unknown flag --serch. Did you mean --search?\nUsage: signet clients list'],
+    [['request', '--verbos', '/api/echo'], 'signet request: unknown flag --verbos. Did you mean --verbose?'],
+    [['keygen', '--out', 'd', '--forse'], 'signet keygen: unknown flag --forse. Did you mean --force?'],
+    [['accounts', 'audit', 'acct_default', '--limt', '5'], 'signet accounts audit: unknown flag --limit'.replace('--limit', '--limt. Did you mean --limit?')],
+  ])('signet %j', async (argv, expected) => {
+    const result = await cli(...argv);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain(expected);
+    expect(result.stderr).not.toContain('Commands:');
+    expect(result.stderr).not.toContain("'--");
+  });
+
+  test('a flag far from every flag gets no guess, still exit 2', async () => {
+    const result = await cli('clients', 'list', '--xyzzyplugh');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^signet clients list: unknown flag --xyzzyplugh\.\nUsage: /);
+  });
+
+  test('a flag value that starts with "--" is the value, not a mistyped flag', async () => {
+    const result = await cli('clients', 'list', '--cursor', '--not-a-flag', '--endpoint', 'http://127.0.0.1:9', '--admin', '/no/such/dir');
+    expect(result.stderr).not.toContain('unknown flag');
+  });
+});
+
+test('`signet help clients audit` is the audit help, and every subcommand of every group resolves to its own help', async () => {
+  const audit = await cli('help', 'clients', 'audit');
+  expect(audit.code).toBe(0);
+  expect(audit.stdout).toMatch(/^signet clients audit: who changed what in one client/);
+  for (const [words] of LEAVES) {
+    const result = await cli('help', ...words.split(' '));
+    expect({ words, code: result.code, head: result.stdout.split(':')[0] }).toEqual({ words, code: 0, head: `signet ${words}` });
+  }
 });
 
 test('a usage mistake prints the usage of that subcommand (exit 2)', async () => {
@@ -87,7 +129,18 @@ test('a usage mistake prints the usage of that subcommand (exit 2)', async () =>
 });
 
 test('every help renders (no flag without a meaning)', () => {
-  for (const [words] of LEAVES) expect(() => helpFor(words.split(' '))).not.toThrow();
+  for (const [words] of LEAVES) expect(helpFor(words.split(' '))).toHaveProperty('text');
+});
+
+test('the group help names its subcommands as they are called (get, update), not in other words', async () => {
+  const result = await cli('clients', '--help');
+  expect(result.stdout.split('\n')[0]).toBe("signet clients: the registry's clients: create, list, get, update, disable, enable, find, and read refusals and audit");
+});
+
+test('--version means the same on every command that takes it', () => {
+  const versions = LEAVES.flatMap(([, help]) => (help.flags.version === undefined ? [] : [JSON.stringify(help.flags.version)]));
+  expect(versions.length).toBeGreaterThanOrEqual(6);
+  expect(new Set(versions).size).toBe(1);
 });
 
 test('the bin itself: `signet keygen --help` exits 0 with the flags (it used to fail with "Unknown option")', () => {

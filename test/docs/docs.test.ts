@@ -198,6 +198,13 @@ function namedCommands(text: string): Array<[string, string | undefined]> {
   return found;
 }
 
+test("the partner guide's signing step starts with the Node example: it needs nothing beyond Node", () => {
+  const guide = read('docs/partners.md');
+  const step = guide.slice(guide.indexOf('## 4.'), guide.indexOf('## 5.'));
+  const firstCommand = /```sh\n(\S+ \S+)/.exec(step)?.[1];
+  expect(firstCommand).toBe('node examples/sign.mjs');
+});
+
 test('every CLI command and subcommand a document names exists', () => {
   expect(DOCS.flatMap(([, text]) => namedCommands(text)).length).toBeGreaterThan(30);
   for (const [path, text] of DOCS) {

@@ -65,8 +65,9 @@ describe('first start', () => {
       'demoSecretId',
       'region',
       'clientCacheTtlMs',
+      'rotationSettleMs',
     ]);
-    expect(state).toMatchObject({ tableName: 'signet-local-clients', demoSecretId: 'signet/local/demo', region: 'us-east-1', clientCacheTtlMs: 60_000 });
+    expect(state).toMatchObject({ tableName: 'signet-local-clients', demoSecretId: 'signet/local/demo', region: 'us-east-1', clientCacheTtlMs: 60_000, rotationSettleMs: 0 });
     expect(isAlive(gateway.dynamoDbPid)).toBe(true);
   });
 
@@ -177,6 +178,17 @@ describe('a client registered through the registry API', () => {
   });
 });
 
+describe("the gateway's terminal", () => {
+  test('one short line per request (the refusal code when refused), no JSON log lines unless --verbose, and no Node-version notice from the pinned SDK', () => {
+    const out = gateway.output();
+    expect(out).toMatch(/\nGET \/api\/echo 200 \d+ms\n/);
+    expect(out).toMatch(/\nGET \/api\/echo 401 signature_mismatch \d+ms\n/);
+    expect(out).not.toContain('"level":"INFO"');
+    expect(out).not.toContain('NodeVersionSupportWarning');
+    expect(out).toContain("Each request below on one line; `npm start -- --verbose` adds the handlers' JSON log lines.");
+  });
+});
+
 describe('the partner examples (examples/) against the gateway', () => {
   describe.each(exampleRunners().map((runner) => [runner.label, runner] as const))('%s', (_label, runner) => {
     const maybe = testNeeding(runner.needs);
@@ -195,6 +207,14 @@ describe('the partner examples (examples/) against the gateway', () => {
       expect(JSON.parse(post.stdout.split('\n')[1])).toMatchObject({ method: 'POST', body: '{"from": "example"}' });
     });
   });
+
+  testNeeding('openssl')('sign.sh --send to localhost: refused, and told to call 127.0.0.1 as `signet request` tells', () => {
+    const sh = exampleRunners().find((runner) => runner.label.includes('sign.sh'))!;
+    const result = runExample(sh, ['--send', join(home, 'demo', 'private.pkcs8.b64'), demo.clientId, 'GET', `http://localhost:${gateway.port}/api/echo?x=1`]);
+    expect(result.code).toBe(1);
+    expect(result.stdout.split('\n')[0]).toBe('HTTP 401');
+    expect(result.stderr).toContain(`note: the request was signed for http://localhost:${gateway.port}/api/echo?x=1, but a local Signet gateway rebuilds the URL with 127.0.0.1 (its SIGNET_PUBLIC_BASE_URL), so the signature cannot match: call http://127.0.0.1:${gateway.port}/api/echo?x=1`);
+  });
 });
 
 describe('one gateway per SIGNET_HOME', () => {
@@ -206,22 +226,32 @@ describe('one gateway per SIGNET_HOME', () => {
 });
 
 describe('signet rotate next to npm start', () => {
-  test('signs with the stand-in credentials npm start wrote ($SIGNET_HOME/secrets-manager-credentials.json, 0600) and rotates the demo key', async () => {
+  test('signs with the stand-in credentials npm start wrote ($SIGNET_HOME/secrets-manager-credentials.json, 0600), rotates the demo key with no wait, and says so; the gateway (60 s client cache) takes the new key on the next request', async () => {
     expect(statSync(join(home, 'secrets-manager-credentials.json')).mode & 0o777).toBe(0o600);
     const before = readClientDir(join(home, 'demo'));
+    // The gateway holds the demo's record in its cache (60 s) before the rotation.
+    expect((await sendSigned(demo, `${gateway.url}/api/echo`)).status).toBe(200);
     const savedHome = process.env.SIGNET_HOME;
     process.env.SIGNET_HOME = home;
-    const quiet = jest.spyOn(console, 'log').mockImplementation(() => undefined);
+    const lines: string[] = [];
+    const slept: number[] = [];
     try {
-      expect(await rotate(['--settle-seconds', '0'])).toBe(0);
+      expect(await rotate([], { print: (line) => lines.push(line), sleep: async (ms) => void slept.push(ms), interactive: false })).toBe(0);
     } finally {
-      quiet.mockRestore();
       if (savedHome === undefined) delete process.env.SIGNET_HOME;
       else process.env.SIGNET_HOME = savedHome;
     }
+    expect(slept).toEqual([]);
+    const text = lines.join('\n');
+    expect(text).toContain('[4/4] finishSecret: make the new key AWSCURRENT and start the old key\'s grace (no wait: the local gateway learns the new key at once) ...');
+    expect(text).toContain('no wait: the local gateway (npm start) forgot its cached client records when the new key became AWSCURRENT');
+    expect(text).not.toMatch(/waiting|s left until/);
     const after = readClientDir(join(home, 'demo'));
     expect(after.clientId).toBe(before.clientId);
     expect(after.key.fingerprint).not.toBe(before.key.fingerprint);
+    demo = signerOf(join(home, 'demo'));
+    const answer = await sendSigned(demo, `${gateway.url}/api/echo`);
+    expect({ status: answer.status, code: answer.code }).toEqual({ status: 200, code: null });
   });
 });
 

@@ -362,8 +362,14 @@ describe('two partner accounts', () => {
       ['client.disabled', accountA, adminA.clientId, accountA],
       ['client.created', accountA, adminA.clientId, accountA],
     ]);
-    const accountAudit = (await call(OPERATOR, { method: 'GET', path: `/registry/accounts/${accountA}/audit` })).body.entries as Array<Record<string, unknown>>;
-    expect(accountAudit).toEqual([expect.objectContaining({ action: 'account.created', accountId: accountA, actor: OPERATOR.clientId, actorAccountId: DEFAULT_ACCOUNT_ID })]);
+    // The account's trail holds its clients' changes too, newest first, for its own admin as for an operator.
+    const accountAudit = (await call(adminA, { method: 'GET', path: `/registry/accounts/${accountA}/audit` })).body.entries as Array<Record<string, unknown>>;
+    const ofThisClient = accountAudit.filter((e) => e.clientId === id);
+    expect(ofThisClient).toEqual(entries);
+    expect(accountAudit.slice(0, 3)).toEqual(entries);
+    expect(accountAudit[accountAudit.length - 1]).toEqual(expect.objectContaining({ action: 'account.created', accountId: accountA, actor: OPERATOR.clientId, actorAccountId: DEFAULT_ACCOUNT_ID }));
+    expect(accountAudit.every((e) => e.accountId === accountA)).toBe(true);
+    expect((await call(OPERATOR, { method: 'GET', path: `/registry/accounts/${accountA}/audit` })).body.entries).toEqual(accountAudit);
   });
 });
 

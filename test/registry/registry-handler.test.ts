@@ -547,7 +547,7 @@ describe('logs', () => {
 // ----------------------------------------------------------------------------- propagation
 
 describe('how long a change takes to reach the authorizers', () => {
-  test('every write answers x-signet-authorizer-cache-ttl with the configured TTL in seconds; reads do not', async () => {
+  test('every answer carries x-signet-authorizer-cache-ttl with the configured TTL in seconds: writes (how long the old record may still decide) and reads (how long a change would take); refusals do not', async () => {
     const ttlHandler = createRegistryHandler({ store, roles, logger: new Logger({ serviceName: 'signet-registry', logLevel: 'SILENT' }), authorizerCacheTtlMs: 45_000 });
     const created = await callRegistry(ttlHandler, { method: 'POST', path: '/registry/clients', body: createBody(30) }, doc);
     expect(created.status).toBe(201);
@@ -557,7 +557,10 @@ describe('how long a change takes to reach the authorizers', () => {
     expect(disabled.headers[AUTHORIZER_CACHE_TTL_HEADER]).toBe('45');
     const read = await callRegistry(ttlHandler, { method: 'GET', path: `/registry/clients/${created.body.clientId as string}` }, doc);
     expect(read.status).toBe(200);
-    expect(read.headers[AUTHORIZER_CACHE_TTL_HEADER]).toBeUndefined();
+    expect(read.headers[AUTHORIZER_CACHE_TTL_HEADER]).toBe('45');
+    const refused = await callRegistry(ttlHandler, { method: 'GET', path: '/registry/clients/c_NoSuchClientNoSuchCli0' }, doc);
+    expect(refused.status).toBe(404);
+    expect(refused.headers[AUTHORIZER_CACHE_TTL_HEADER]).toBeUndefined();
   });
 
   test('without a configured TTL it is the default, 60 s', async () => {

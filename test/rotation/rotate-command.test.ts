@@ -13,6 +13,15 @@ import { type RotateIo, run } from '../../bin/commands/rotate';
 import { DEFAULT_CLIENT_CACHE_TTL_MS } from '../../lambda/core/defaults';
 import { spkiPemOf } from '../../lambda/core/keys';
 import { parseSigningSecret } from '../../lambda/signer/signing-secret';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { createAuthorizer } from '../../lambda/authorizer/create-authorizer';
+import { loadConfig } from '../../lambda/config';
+import { createRegistry } from '../../lambda/registry/create-registry';
+import { writeClientDir } from '../../local/client-dir';
+import { createGatewayListener } from '../../local/gateway';
+import { testKey } from '../support/registry-fixtures';
 import { authorizerFor, callWith, newRotatingClient, outcome, rotationFor, stagesOf, startRotationWorld, storeFor, systemClock, RotationWorld } from './harness';
 
 let world: RotationWorld;
@@ -182,6 +191,38 @@ test('without clientCacheTtlMs in local.json the settle wait is the authorizer c
   expect(waited).toBeLessThanOrEqual(DEFAULT_CLIENT_CACHE_TTL_MS);
   expect(waited).toBeGreaterThan(DEFAULT_CLIENT_CACHE_TTL_MS / 2);
   expect(Math.max(...waits)).toBeLessThanOrEqual(10_000);
+});
+
+test('--endpoint: the wait is the authorizer client cache TTL that API reports (its registry, signed as --admin), counted down', async () => {
+  const clock = systemClock();
+  const store = storeFor(world, clock);
+  const demo = await newRotatingClient(world, store, clock);
+  writeLocalJson(demo.secretName);
+  // An API as a deployment serves it: the deployed authorizer and registry handlers, a 45 s client cache.
+  const adminKey = testKey(90);
+  const admin = await store.createClient({ name: 'operator', networkWhitelist: ['127.0.0.1', '::1'], roles: ['registry:admin'], key: { fingerprint: adminKey.fingerprint, spkiPem: spkiPemOf(adminKey.publicKey) } }, 'test');
+  writeClientDir(join(home, 'operator'), admin.record.clientId, adminKey);
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const config = loadConfig({ SIGNET_TABLE_NAME: world.tableName, SIGNET_DYNAMODB_ENDPOINT: world.ddb.endpoint, SIGNET_PUBLIC_BASE_URL: url, SIGNET_CLIENT_CACHE_TTL_MS: '45000', AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local' });
+  const silent = new Logger({ serviceName: 'test', logLevel: 'SILENT' });
+  const authorizer = createAuthorizer(config, { logger: silent });
+  const registry = createRegistry(config, { logger: silent });
+  server.on('request', createGatewayListener({ authorizer: (event) => authorizer.httpApiHandler(event), registry, echo: async () => ({ statusCode: 200, body: '{}' }) }));
+  try {
+    const { waits, sleep } = recordingSleep();
+    expect(await run(['--endpoint', url, '--admin', join(home, 'operator')], quietIo(sleep))).toBe(0);
+    const text = output.join('\n');
+    expect(text).toContain(`the API at ${url} reports an authorizer client cache TTL of 45 s`);
+    expect(text).toMatch(/waiting 4\d s so the gateway/);
+    const waited = waits.reduce((a, b) => a + b, 0);
+    expect(waited).toBeLessThanOrEqual(45_000);
+    expect(waited).toBeGreaterThan(30_000);
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
+  await expect(run(['--endpoint', url, '--settle-seconds', '5'])).rejects.toThrow('give --settle-seconds or --endpoint, not both');
 });
 
 test('without local.json and flags it says to start the gateway; bad flags are usage errors', async () => {

@@ -283,6 +283,54 @@ describe('accounts', () => {
     expect((await rejection(store.updateAccount('acct_BBBBBBBBBBBBBBBBBBBBBB', 1, { name: 'x' }, ADMIN))).code).toBe('not_found');
   });
 
+  test("listAccountAudit: the account's own changes and every change to its clients, newest first, paged by one Query and one BatchGetItem per page; no other account's", async () => {
+    const { store, tableName } = await freshStore();
+    let ms = Date.parse('2026-03-01T00:00:00.000Z');
+    // A clock that moves 1 s per change, so "newest first" is checked, not assumed.
+    const clocked = new DynamoClientStore({ tableName, client: ddb.client, now: () => new Date((ms += 1_000)) });
+    const account = await clocked.createAccount({ name: 'Acme', roleCeiling: ['demo'] }, ADMIN);
+    const other = await clocked.createAccount({ name: 'Other', roleCeiling: ['demo'] }, ADMIN);
+    const { record } = await clocked.createClient(newClient(0, { accountId: account.accountId }), ADMIN);
+    await clocked.createClient(newClient(1, { accountId: other.accountId }), ADMIN);
+    await clocked.addKey(record.clientId, newKey(2), ADMIN);
+    await clocked.updateClient(record.clientId, 2, { name: 'Acme orders' }, ADMIN);
+    await clocked.updateAccount(account.accountId, 1, { roleCeiling: ['demo', 'account:admin'] }, ADMIN);
+    await clocked.disable(record.clientId, ADMIN);
+
+    const whole = (await store.listAccountAudit(account.accountId)).items;
+    expect(whole.map((e) => [e.action, 'clientId' in e ? e.clientId : e.accountId, e.version])).toEqual([
+      ['client.disabled', record.clientId, 4],
+      ['account.updated', account.accountId, 2],
+      ['client.updated', record.clientId, 3],
+      ['key.added', record.clientId, 2],
+      ['client.created', record.clientId, 1],
+      ['account.created', account.accountId, 1],
+    ]);
+    expect(whole[2]).toEqual(expect.objectContaining({ actor: ADMIN, accountId: account.accountId, at: expect.any(String), changes: { name: { from: record.name, to: 'Acme orders' } } }));
+    expect(whole.every((e) => e.accountId === account.accountId)).toBe(true);
+
+    const { store: counted, calls, destroy } = countingStore(tableName);
+    try {
+      const pages: string[][] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await counted.listAccountAudit(account.accountId, cursor, 4);
+        pages.push(page.items.map((e) => e.action));
+        cursor = page.nextCursor;
+      } while (cursor !== undefined);
+      expect(pages.flat()).toEqual(whole.map((e) => e.action));
+      expect(pages[0]).toHaveLength(4);
+      expect(calls.filter((c) => c !== 'QueryCommand' && c !== 'BatchGetItemCommand')).toEqual([]);
+      expect(calls.filter((c) => c === 'QueryCommand')).toHaveLength(pages.length);
+    } finally {
+      destroy();
+    }
+    // A cursor of one account's trail does not open another's.
+    const firstPage = await store.listAccountAudit(account.accountId, undefined, 1);
+    expect((await rejection(store.listAccountAudit(other.accountId, firstPage.nextCursor))).code).toBe('invalid_request');
+    expect((await store.listAccountAudit(other.accountId)).items.map((e) => e.action)).toEqual(['client.created', 'account.created']);
+  });
+
   test('listAccounts: the default account first (built-in or stored, never twice), pages of at most `limit`', async () => {
     const { store } = await freshStore();
     const created = [];

@@ -11,7 +11,7 @@ export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string,
     "title": "Signet client registry",
     "version": "1.0.0",
     "summary": "Register the clients (API key records) whose signed requests Signet accepts.",
-    "description": "The registry holds, per client: a name, a network whitelist, one or more RSA public keys, roles, and the service-generated `clientId` that signers put in the RFC 9421 `keyid` parameter.\n\nEvery route is itself protected by the signature scheme: the caller signs the request (RFC 9421, `rsa-v1_5-sha256`, covering `@method`, `@target-uri`, `date` and, with a body, `content-digest`) with a key of a client holding the role `registry:admin`. The registry checks the body against the signed Content-Digest.\n\nEdits use optimistic concurrency: send the `version` you read (in the body, or as If-Match with the ETag); a stale version answers 409 `version_conflict` and changes nothing. Every change writes an audit entry (who, what, when).\n\nErrors are JSON `{error, message, requestId}`: `error` is a stable code to branch on, `message` a sentence to act on. A private key pasted where the public key belongs is refused with `private_key_submitted`, never stored, logged or echoed: treat that key as exposed.\n\nAccounts: every client belongs to one account (a partner organisation). Callers with `registry:admin` (the API owner's operators) manage every account and client, create accounts (`/registry/accounts`) and set each account's role ceiling. Callers with `account:admin` manage only the clients of their own account (list, create, edit, rotate keys, disable, read auth failures and audit): anything outside it answers 404 `not_found`, exactly as an id nobody holds, and a role outside the account's ceiling answers 400 `role_not_allowed` with `allowedRoles`; the keys of a client holding a role outside the ceiling (which only operators give) are the operators' to change (403 `client_above_ceiling`). Every audit entry names the client's account, the acting client and the acting client's account.\n\nPropagation: every write response (any method but GET) carries `x-signet-authorizer-cache-ttl`, the seconds an authorizer that already holds the client's record may go on deciding with the record as it was before the write (its client cache TTL; longer only while the table is unreachable, up to its stale-if-error bound). `0` means the change applies to the next request (the local gateway, where registry and authorizer share one process)."
+    "description": "The registry holds, per client: a name, a network whitelist, one or more RSA public keys, roles, and the service-generated `clientId` that signers put in the RFC 9421 `keyid` parameter.\n\nEvery route is itself protected by the signature scheme: the caller signs the request (RFC 9421, `rsa-v1_5-sha256`, covering `@method`, `@target-uri`, `date` and, with a body, `content-digest`) with a key of a client holding the role `registry:admin`. The registry checks the body against the signed Content-Digest.\n\nEdits use optimistic concurrency: send the `version` you read (in the body, or as If-Match with the ETag); a stale version answers 409 `version_conflict` and changes nothing. Every change writes an audit entry (who, what, when).\n\nErrors are JSON `{error, message, requestId}`: `error` is a stable code to branch on, `message` a sentence to act on. A private key pasted where the public key belongs is refused with `private_key_submitted`, never stored, logged or echoed: treat that key as exposed.\n\nAccounts: every client belongs to one account (a partner organisation). Callers with `registry:admin` (the API owner's operators) manage every account and client, create accounts (`/registry/accounts`) and set each account's role ceiling. Callers with `account:admin` manage only the clients of their own account (list, create, edit, rotate keys, disable, read auth failures and audit): anything outside it answers 404 `not_found`, exactly as an id nobody holds, and a role outside the account's ceiling answers 400 `role_not_allowed` with `allowedRoles`; the keys of a client holding a role outside the ceiling (which only operators give) are the operators' to change (403 `client_above_ceiling`). Every audit entry names the client's account, the acting client and the acting client's account.\n\nPropagation: every successful response carries `x-signet-authorizer-cache-ttl`: after a write (any method but GET), the seconds an authorizer that already holds the client's record may go on deciding with the record as it was before the write (its client cache TTL; longer only while the table is unreachable, up to its stale-if-error bound); after a read, how long a change made now would take to reach the authorizers (a key rotation waits that long before it switches keys). `0` means a change applies to the next request (the local gateway, where registry and authorizer share one process)."
   },
   "servers": [
     {
@@ -1936,7 +1936,7 @@ export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string,
         "tags": [
           "accounts"
         ],
-        "summary": "The account's own audit trail (its creation and edits), newest first.",
+        "summary": "The account's audit trail: every change to the account and to its clients (who, what, when), newest first.",
         "parameters": [
           {
             "name": "limit",
@@ -1972,6 +1972,36 @@ export const REGISTRY_OPERATIONS: { readonly components: Readonly<Record<string,
                     "value": {
                       "accountId": "acct_Q2hKx8mV1tP4wR7zN0bYfA",
                       "entries": [
+                        {
+                          "at": "2026-01-05T09:41:00.000Z",
+                          "actor": "c_W1tVZ6hq0fJ3n5y7bXk2Ag",
+                          "actorAccountId": "acct_default",
+                          "action": "client.created",
+                          "version": 1,
+                          "clientId": "c_8Lq2Vw5nR0tY3uK6mP9sXa",
+                          "accountId": "acct_Q2hKx8mV1tP4wR7zN0bYfA",
+                          "changes": {
+                            "name": {
+                              "to": "Acme orders"
+                            },
+                            "status": {
+                              "to": "active"
+                            },
+                            "networkWhitelist": {
+                              "to": [
+                                "203.0.113.0/24"
+                              ]
+                            },
+                            "roles": {
+                              "to": [
+                                "demo"
+                              ]
+                            }
+                          },
+                          "keysAdded": [
+                            "lLLBAficwm02Qarn8AAKRR8YJA0E5NXbGEI-EwxM5Tw"
+                          ]
+                        },
                         {
                           "at": "2026-01-05T09:30:00.000Z",
                           "actor": "c_W1tVZ6hq0fJ3n5y7bXk2Ag",

@@ -246,6 +246,6 @@ export const AccountAuditEntry = z.strictObject({
 
 export const AccountAuditList = z.strictObject({
   accountId: AccountId,
-  entries: z.array(AccountAuditEntry),
+  entries: z.array(z.union([AccountAuditEntry, AuditEntry])).register(z.globalRegistry, {"description": "Every change to the account (`account.*`) and to its clients (`client.*`, `key.*`, with `clientId`), newest first."}),
   nextCursor: z.optional(Cursor),
 }).register(z.globalRegistry, {"id": "AccountAuditList"});
