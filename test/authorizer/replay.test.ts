@@ -128,17 +128,17 @@ describe('DynamoReplayGuard', () => {
   test('a record past its TTL (DynamoDB deletes lazily) counts as free', async () => {
     const clock = { s: 1_000 };
     const guard = new DynamoReplayGuard(ddb.doc, tableName, () => clock.s);
-    expect(await guard.claim('lazy-ttl-test', 1_100)).toBe(true);
+    expect(await guard.claim([{ signatureId: 'lazy-ttl-test', expiresAtS: 1_100 }])).toBe(true);
     clock.s = 1_050;
-    expect(await guard.claim('lazy-ttl-test', 1_380)).toBe(false);
+    expect(await guard.claim([{ signatureId: 'lazy-ttl-test', expiresAtS: 1_380 }])).toBe(false);
     clock.s = 1_101;
-    expect(await guard.claim('lazy-ttl-test', 1_431)).toBe(true);
+    expect(await guard.claim([{ signatureId: 'lazy-ttl-test', expiresAtS: 1_431 }])).toBe(true);
   });
 
   test('DynamoDB unreachable: the claim fails closed, and the decision is dependency_unavailable (never allowed)', async () => {
     const dead = new DynamoDBClient({ ...dynamoDbLocalClientConfig(`http://127.0.0.1:${await findFreePort()}`), maxAttempts: 1 });
     const guard = new DynamoReplayGuard(toDocumentClient(dead), tableName);
-    await expect(guard.claim('unreachable', nowS() + 60)).rejects.toMatchObject({ code: 'dependency_unavailable' });
+    await expect(guard.claim([{ signatureId: 'unreachable', expiresAtS: nowS() + 60 }])).rejects.toMatchObject({ code: 'dependency_unavailable' });
 
     const call = { method: 'GET', url: `https://${HTTP_API_HOST}/api/echo?dead=1` };
     const { headers } = sign(call, partner);
