@@ -111,9 +111,8 @@ type Refusal = {
 export async function authorize(input: AuthorizeInput, deps: AuthorizeDeps): Promise<Decision> {
   let clientId: string | undefined;
   let authenticated = false;
-  const tried: { keyId?: string } = {};
   try {
-    const choice = await chooseSignature(input.request, deps, tried);
+    const choice = await chooseSignature(input.request, deps);
     if ('refusal' in choice) return choice.refusal;
     const { client, policy } = choice;
     clientId = client.record.clientId;
@@ -137,7 +136,7 @@ export async function authorize(input: AuthorizeInput, deps: AuthorizeDeps): Pro
     return { allowed: true, clientId, roles: client.record.roles, accountId: client.record.accountId, fingerprint, contentDigest: parsed.contentDigest };
   } catch (error) {
     if (!isSignetError(error)) throw error;
-    if (clientId === undefined) return { allowed: false, error, keyId: tried.keyId };
+    if (clientId === undefined) return { allowed: false, error };
     return authenticated ? { allowed: false, error, clientId, authenticated } : { allowed: false, error, clientId };
   }
 }
@@ -198,10 +197,10 @@ type SignatureChoice =
 
 /**
  * Step 0 (see the top of this file). Only a signature that passed the checks every profile
- * makes is looked up, at most one lookup per signature. `tried.keyId` is set to each keyid looked
- * up, so a registry failure (`dependency_unavailable`, thrown) is logged with the keyid.
+ * makes is looked up, at most one lookup per signature. A registry failure refuses the request
+ * (`dependency_unavailable`: fail closed), logged with the keyid being looked up.
  */
-async function chooseSignature(request: SignedRequest, deps: AuthorizeDeps, tried: { keyId?: string }): Promise<SignatureChoice> {
+async function chooseSignature(request: SignedRequest, deps: AuthorizeDeps): Promise<SignatureChoice> {
   const deploymentProfile = deps.profile ?? DEFAULT_PROFILE;
   const deploymentPolicy = policyForProfile(deps.policy, deploymentProfile);
   const inputField = request.headers['signature-input'];
@@ -214,8 +213,8 @@ async function chooseSignature(request: SignedRequest, deps: AuthorizeDeps, trie
   // one the verifier reuses; only when it does not lead to a client are the other labels read.
   const sig = checkedMember(request, deps.policy.label, deploymentPolicy);
   if (sig !== undefined) {
-    tried.keyId = sig.keyId;
-    const client = await deps.directory.get(sig.keyId);
+    const client = await lookUp(sig.keyId, deps);
+    if (client !== undefined && 'refusal' in client) return client;
     if (client !== undefined) return { member: sig, policy: policyForProfile(deps.policy, client.record.profile ?? deploymentProfile), client };
     unknown = sig;
   }
@@ -231,8 +230,8 @@ async function chooseSignature(request: SignedRequest, deps: AuthorizeDeps, trie
     if (label === deps.policy.label || keyid === undefined || components > deps.policy.maxCoveredComponents) continue;
     const member = checkedMember(request, label, deploymentPolicy);
     if (member === undefined) continue;
-    tried.keyId = member.keyId;
-    const client = await deps.directory.get(member.keyId);
+    const client = await lookUp(member.keyId, deps);
+    if (client !== undefined && 'refusal' in client) return client;
     if (client === undefined) {
       unknown ??= member;
       continue;
@@ -257,6 +256,16 @@ async function chooseSignature(request: SignedRequest, deps: AuthorizeDeps, trie
     return { refusal: { allowed: false, error, keyId: unknown.keyId } };
   }
   return refuseUnread(request, deploymentPolicy, deps);
+}
+
+/** The client `keyId` names, or undefined; a registry failure is the refusal (`dependency_unavailable`: fail closed), logged with the keyid. */
+async function lookUp(keyId: string, deps: AuthorizeDeps): Promise<ResolvedClient | undefined | { readonly refusal: Refusal }> {
+  try {
+    return await deps.directory.get(keyId);
+  } catch (error) {
+    if (!isSignetError(error)) throw error;
+    return { refusal: { allowed: false, error, keyId } };
+  }
 }
 
 /** Stage 1 of the core's checks for signature `label`, or undefined when it fails them. */

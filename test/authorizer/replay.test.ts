@@ -238,6 +238,19 @@ describe('several signatures (rfc9421): replay protection is per request', () =>
     expect(answers.filter((a) => a === 'replayed_request')).toHaveLength(8);
   });
 
+  test('more than 4 signatures cannot all be claimed: refused (invalid_signature_input) under replay protection only', async () => {
+    const call = { method: 'GET', url: `https://${HTTP_API_HOST}/api/echo?five=1`, created: nowS() };
+    const { headers } = sign(call, partner);
+    const extra = ['b', 'c', 'd', 'e'];
+    const five = {
+      ...headers,
+      'signature-input': [headers['signature-input'], ...extra.map((l) => headers['signature-input'].replace(/^sig=/, `${l}=`))].join(', '),
+      signature: [headers.signature, ...extra.map((l) => headers.signature.replace(/^sig=/, `${l}=`))].join(', '),
+    };
+    expect(await outcome(guarded, call, five)).toBe('invalid_signature_input');
+    expect(await outcome(unguarded, call, five)).toBe('allowed');
+  });
+
   test('all or none: a request refused because one of its signatures was used claims none of the others', async () => {
     const call = { method: 'GET', url: `https://${HTTP_API_HOST}/api/echo?both=2`, created: nowS() - 1 };
     const both = signedByBoth(call, partner, ecdsa);
