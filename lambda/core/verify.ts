@@ -13,8 +13,8 @@
  * with (./algorithms.ts; an `alg` parameter must name that algorithm).
  * Stage 1 needs neither a key nor the client's profile, so the authorizer runs it on every
  * signature before it reads the registry: junk never costs a read.
- * A memoized Signature-Input that already passed the checks that depend only on it and
- * the policy) skips them (see CheckedInput.sharedPassedFor and CheckedInput.passedFor).
+ * A memoized Signature-Input that already passed the checks that depend only on it and the
+ * policy skips them (see CheckedInput.sharedPassedFor and CheckedInput.passedFor).
  */
 import type { KeyObject } from 'node:crypto';
 import { type SignatureAlgorithm, algorithmFits, algorithmForKey, checkAlgorithmName, signatureLength, signatureShapeHint, verifySignature } from './algorithms';
@@ -333,7 +333,8 @@ export function checkSignatureMember(req: SignedRequest, label: string, policy: 
 /**
  * Stage 2: what `policy`'s profile adds to the checks of {@link checkSignatureMember} (`alg`
  * required, its required components, a date covered), then the signature base over the
- * request's own URL.
+ * request's own URL. The coverage of the target is checked again under `policy` (a memo hit
+ * after the first time), so its rules hold whatever policy stage 1 ran under.
  * @param member what {@link checkSignatureMember} returned for this request
  * @param targetUriCandidates as for {@link parseRequestSignature}
  * @throws SignetError with the reason code of the first failed check
@@ -341,11 +342,14 @@ export function checkSignatureMember(req: SignedRequest, label: string, policy: 
 export function parseCheckedSignature(req: SignedRequest, member: CheckedSignature, policy: VerifyPolicy, targetUriCandidates: Iterable<string> = NO_ALTERNATIVES): ParsedSignature {
   const { checked } = member;
   const { input } = checked;
+  const targetRequired = requiresTarget(policy);
   if (checked.passedFor !== policy) {
     checkAlgorithm(input, policy);
+    checkTargetCoverage(checked, policy, targetRequired);
     checkRequiredCoverage(checked, policy);
     checked.passedFor = policy;
   }
+  if (targetRequired) checkQueryCoverage(checked, req);
   const base = buildSignatureBase(req, input.covered, input.signatureParams);
   policy.onBase?.(base);
   const alternativeBases = checked.coversUrl && targetUriCandidates !== NO_ALTERNATIVES ? new AlternativeBases(req, input, policy, targetUriCandidates) : NO_ALTERNATIVES;
