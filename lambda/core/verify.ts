@@ -207,6 +207,8 @@ export interface CheckedSignature {
   readonly signature: Buffer;
   /** The Content-Digest header value when covered. */
   readonly contentDigest?: string;
+  /** Whether the coverage of the target (and of the query) was checked: the policy required it. */
+  readonly targetChecked: boolean;
   readonly checked: CheckedInput;
 }
 
@@ -327,14 +329,14 @@ export function checkSignatureMember(req: SignedRequest, label: string, policy: 
   if (targetRequired) checkQueryCoverage(checked, req);
   const contentDigest = checkDigestCoverage(checked, req, policy);
   for (const field of checked.dateFields) checkDateField(field, req, policy, created, now);
-  return { label: input.label, keyId: input.keyid as string, created, signature, contentDigest, checked };
+  return { label: input.label, keyId: input.keyid as string, created, signature, contentDigest, targetChecked: targetRequired, checked };
 }
 
 /**
  * Stage 2: what `policy`'s profile adds to the checks of {@link checkSignatureMember} (`alg`
  * required, its required components, a date covered), then the signature base over the
- * request's own URL. The coverage of the target is checked again under `policy` (a memo hit
- * after the first time), so its rules hold whatever policy stage 1 ran under.
+ * request's own URL. When stage 1 ran under a policy that did not require the target covered,
+ * `policy`'s target rule is checked here, so its rules hold whatever policy stage 1 ran under.
  * @param member what {@link checkSignatureMember} returned for this request
  * @param targetUriCandidates as for {@link parseRequestSignature}
  * @throws SignetError with the reason code of the first failed check
@@ -342,14 +344,15 @@ export function checkSignatureMember(req: SignedRequest, label: string, policy: 
 export function parseCheckedSignature(req: SignedRequest, member: CheckedSignature, policy: VerifyPolicy, targetUriCandidates: Iterable<string> = NO_ALTERNATIVES): ParsedSignature {
   const { checked } = member;
   const { input } = checked;
-  const targetRequired = requiresTarget(policy);
   if (checked.passedFor !== policy) {
     checkAlgorithm(input, policy);
-    checkTargetCoverage(checked, policy, targetRequired);
     checkRequiredCoverage(checked, policy);
     checked.passedFor = policy;
   }
-  if (targetRequired) checkQueryCoverage(checked, req);
+  if (!member.targetChecked && requiresTarget(policy)) {
+    checkTargetCoverage(checked, policy, true);
+    checkQueryCoverage(checked, req);
+  }
   const base = buildSignatureBase(req, input.covered, input.signatureParams);
   policy.onBase?.(base);
   const alternativeBases = checked.coversUrl && targetUriCandidates !== NO_ALTERNATIVES ? new AlternativeBases(req, input, policy, targetUriCandidates) : NO_ALTERNATIVES;
