@@ -2,42 +2,67 @@
  * One authorization decision, whatever API Gateway flavour asked for it.
  *
  * Order (authentication first, then authorization):
- *   0. which signature to check: the keyid of each one Signature-Input declares (at most
- *      MAX_SIGNATURES_READ) names a client (cache first, unknown ones negatively cached), and
- *      that client's profile (or the deployment's) says which labels it may sign with: `signet`
- *      only `sig`, `rfc9421` any. A `sig` signature naming a client is taken at once (every
- *      profile accepts it); otherwise the first that fits is checked under that profile's rules.
- *   1. the core's key-independent checks and signature base
- *   2. the client by keyid → `unknown_client`
- *   3. the signature with the client's keys → `signature_mismatch`, `key_expired`
- *   4. the client's status → `client_disabled` (after the signature, so only the client's own
+ *   0. which signature to check, and the client it names. Each signature Signature-Input declares
+ *      (`sig` first, then the others in order, at most MAX_SIGNATURES_READ) first goes through
+ *      the core's checks every coverage profile makes (both fields parse, a known `alg`, the
+ *      component cap, keyid, the created/expires window, `@method` and the target covered, digest
+ *      and date fields): only a signature that passed them costs a registry lookup (cache first,
+ *      unknown ones negatively cached). Its client's profile (or the deployment's) says which
+ *      labels it may sign with: `signet` only `sig`, `rfc9421` any. The first that fits is taken.
+ *      None fits: a signature that passed but whose keyid names no client → `unknown_client`;
+ *      a client whose profile refuses the label → that profile's refusal; none passed → the
+ *      refusal of the deployment's profile (e.g. `signature_label_missing`, `expired`).
+ *   1. the profile's own checks and the signature base
+ *   2. the signature with the client's keys → `signature_mismatch`, `key_expired`
+ *   3. the client's status → `client_disabled` (after the signature, so only the client's own
  *      key learns that it is disabled)
- *   5. the caller's IP against the client's allow-list → `ip_not_allowed` (403)
- *   6. the client's roles against the operation → `role_forbidden` (403)
- *   7. optional single use of the signature → `replayed_request`
+ *   4. the caller's IP against the client's allow-list → `ip_not_allowed` (403)
+ *   5. the client's roles against the operation → `role_forbidden` (403)
+ *   6. optional single use: every signature of the request is claimed, at once → `replayed_request`
  *
- * A refusal is attributed to the client its keyid names whenever that client exists, also when
- * the request failed a key-independent check (expired, clock_skew, digest_required, ...): those
- * are the failures a partner most needs to see. Attribution reads the directory (cached,
- * negatively cached) only after such a check failed and only when Signature-Input yields a keyid;
- * it never changes the refusal. `authenticated` says whether one of the client's current keys made
- * the signature (steps 4-7): only then did the request come from the client. Anything else may be
- * anyone's, whatever keyid it names — also `key_expired`: a retired key is no longer guarded as a
- * live one is, so its signature proves nothing about who sent the request.
+ * A refusal is attributed to the client its keyid names whenever the authorizer knows that client
+ * without a read: it was looked up for this request, or its record is in the directory's cache
+ * (it made a request here within the cache TTL). So a refusal of a key-independent check
+ * (expired, clock_skew, digest_required, ...) of an active partner shows in its failure counts,
+ * and a stranger's junk never costs a read. Attribution never changes the refusal.
+ * `authenticated` says whether one of the client's current keys made the signature (steps 3-6):
+ * only then did the request come from the client. Anything else may be anyone's, whatever keyid it
+ * names — also `key_expired`: a retired key is no longer guarded as a live one is, so its
+ * signature proves nothing about who sent the request.
  */
-import { createHash } from 'node:crypto';
 import { SignetError, isSignetError } from '../core/errors';
 import { MAX_KEYID_LENGTH } from '../core/keyid';
 import { CompiledRoleCatalogue } from '../core/role-policy';
 import { type CoverageProfile, DEFAULT_PROFILE, MAX_SIGNATURES_READ, policyForProfile } from '../core/profiles';
+import { signatureReplayId } from '../core/replay-id';
+import { readSignatureValue } from '../core/signature-params';
 import { SignedRequest } from '../core/types';
-import { ParsedSignature, VerificationKey, VerifyPolicy, parseRequestSignature, peekKeyId, readSignatureMembersMemoized, refuseUnlessUsable, signingKey } from '../core/verify';
+import {
+  type CheckedSignature,
+  ParsedSignature,
+  VerificationKey,
+  VerifyPolicy,
+  checkSignatureMember,
+  defaultLabel,
+  parseCheckedSignature,
+  parseRequestSignature,
+  peekKeyId,
+  readSignatureMembersMemoized,
+  refuseUnlessUsable,
+  signingKey,
+} from '../core/verify';
 import { ClientDirectory, ResolvedClient } from './client-directory';
 
-/** Records a signature as used; false when it was already used (see lambda/store for DynamoDB). */
+/** One signature to record as used: its replay id (lambda/core/replay-id.ts) and when the record may be forgotten. */
+export interface ReplayClaim {
+  readonly signatureId: string;
+  readonly expiresAtS: number;
+}
+
+/** Records the signatures of a request as used; false when any was already used (see lambda/store for DynamoDB). */
 export interface ReplayGuard {
-  /** @param signatureId a hash of the signature value; @param expiresAtS when the record may be forgotten */
-  claim(signatureId: string, expiresAtS: number): Promise<boolean>;
+  /** Claims every one of `claims` or none (atomically); false when one of them was already claimed. */
+  claim(claims: readonly ReplayClaim[]): Promise<boolean>;
 }
 
 export interface AuthorizeDeps {
@@ -69,40 +94,31 @@ export type Decision =
       readonly fingerprint: string;
       readonly contentDigest?: string;
     }
-  | {
-      readonly allowed: false;
-      readonly error: SignetError;
-      /** Set when the keyid named a registered client (so the failure can be recorded for it). */
-      readonly clientId?: string;
-      /** The keyid presented, when it named no registered client (for the log; never a secret). */
-      readonly keyId?: string;
-      /** True when one of the client's current keys made the signature (so the request really is the client's). */
-      readonly authenticated?: true;
-    };
+  | Refusal;
+
+type Refusal = {
+  readonly allowed: false;
+  readonly error: SignetError;
+  /** Set when the keyid named a registered client (so the failure can be recorded for it). */
+  readonly clientId?: string;
+  /** The keyid presented, when it named no registered client (for the log; never a secret). */
+  readonly keyId?: string;
+  /** True when one of the client's current keys made the signature (so the request really is the client's). */
+  readonly authenticated?: true;
+};
 
 /** Decides; never throws for a refusal (only unexpected programming errors escape). */
 export async function authorize(input: AuthorizeInput, deps: AuthorizeDeps): Promise<Decision> {
   let clientId: string | undefined;
-  let keyId: string | undefined;
   let authenticated = false;
   try {
     const choice = await chooseSignature(input.request, deps);
-    let parsed: ReturnType<typeof parseRequestSignature>;
-    try {
-      parsed = parseRequestSignature(input.request, choice.policy, input.targetUriCandidates, choice.label);
-    } catch (error) {
-      if (!isSignetError(error)) throw error;
-      // The refusal is attributed to the client the keyid names, when there is one (see above).
-      return { allowed: false, error, ...(choice.client !== undefined ? { clientId: choice.client.record.clientId } : choice.keyId !== undefined ? { keyId: choice.keyId } : {}) };
-    }
-    keyId = parsed.keyId;
-    const client = choice.client !== undefined && choice.keyId === parsed.keyId ? choice.client : await deps.directory.get(parsed.keyId);
-    if (client === undefined) {
-      throw new SignetError('unknown_client', 'No client is registered with this keyid. Put your clientId in keyid, exactly as the registry gave it.');
-    }
+    if ('refusal' in choice) return choice.refusal;
+    const { client, policy } = choice;
     clientId = client.record.clientId;
-    const signer = signingKey(parsed, client.keys, choice.policy);
-    const { fingerprint } = verifyWithClientKeys(parsed, client, choice.policy, signer);
+    const parsed = parseCheckedSignature(input.request, choice.member, policy, input.targetUriCandidates);
+    const signer = signingKey(parsed, client.keys, policy);
+    const { fingerprint } = verifyWithClientKeys(parsed, client, policy, signer);
     authenticated = true;
     if (client.record.status !== 'active') {
       throw new SignetError('client_disabled', 'This client is disabled. Ask the API owner to enable it.');
@@ -114,19 +130,47 @@ export async function authorize(input: AuthorizeInput, deps: AuthorizeDeps): Pro
     if (!deps.roles.allows(client.record.roles, method, input.operationPath)) {
       throw new SignetError('role_forbidden', `This client's roles do not allow ${method} ${input.operationPath.slice(0, 200)}. Ask the API owner for a role that does.`);
     }
-    if (deps.replay !== undefined) {
-      const signatureId = createHash('sha256').update(parsed.signature).digest('base64url');
-      const expiresAtS = parsed.created + choice.policy.maxAgeS + choice.policy.maxSkewS;
-      if (!(await deps.replay.claim(signatureId, expiresAtS))) {
-        throw new SignetError('replayed_request', 'This exact signed request was already used. Sign every request anew (fresh created and Date).');
-      }
+    if (deps.replay !== undefined && !(await deps.replay.claim(replayClaims(input.request, parsed, policy)))) {
+      throw new SignetError('replayed_request', 'This signed request was already used. Sign every request anew (fresh created and Date).');
     }
     return { allowed: true, clientId, roles: client.record.roles, accountId: client.record.accountId, fingerprint, contentDigest: parsed.contentDigest };
   } catch (error) {
     if (!isSignetError(error)) throw error;
-    if (clientId === undefined) return { allowed: false, error, keyId };
+    if (clientId === undefined) return { allowed: false, error };
     return authenticated ? { allowed: false, error, clientId, authenticated } : { allowed: false, error, clientId };
   }
+}
+
+/**
+ * Every signature of an accepted request, each to be claimed (lambda/core/replay-id.ts), so that
+ * the request cannot pass again by any of them: stripped of the signature that was checked, a
+ * captured request would otherwise be accepted once more by another (e.g. a proxy's). A
+ * signature is claimed until its own window ends (its `created` + max age + skew); one without a
+ * Signature value or an integer `created`, or whose window has ended, can never pass and is not
+ * claimed. Only when the request declares several signatures is Signature-Input read again.
+ * @throws SignetError `invalid_signature_input` when it declares more than MAX_SIGNATURES_READ
+ */
+function replayClaims(request: SignedRequest, parsed: ParsedSignature, policy: VerifyPolicy): ReplayClaim[] {
+  const window = policy.maxAgeS + policy.maxSkewS;
+  const claims: ReplayClaim[] = [{ signatureId: signatureReplayId(parsed.signature), expiresAtS: parsed.created + window }];
+  const inputField = request.headers['signature-input'] as string;
+  const signatureField = request.headers['signature'] as string;
+  // The usual request has one signature, and then both fields hold one member (no comma).
+  if (!inputField.includes(',') && !signatureField.includes(',')) return claims;
+  const now = policy.nowS();
+  for (const { label, created } of readSignatureMembersMemoized(inputField, MAX_SIGNATURES_READ)) {
+    if (label === parsed.label || created === undefined || created + window < now) continue;
+    let signature: Buffer;
+    try {
+      signature = readSignatureValue(signatureField, label);
+    } catch (error) {
+      if (isSignetError(error)) continue;
+      throw error;
+    }
+    const signatureId = signatureReplayId(signature);
+    if (!claims.some((c) => c.signatureId === signatureId)) claims.push({ signatureId, expiresAtS: created + window });
+  }
+  return claims;
 }
 
 /**
@@ -146,64 +190,133 @@ function verifyWithClientKeys(parsed: ParsedSignature, client: ResolvedClient, p
   }
 }
 
-/** The signature to check, the policy to check it under, and the client its keyid names (if looked up). */
-interface SignatureChoice {
-  /** Undefined: the policy's default (its label; under `rfc9421`, the first signature). */
-  readonly label?: string;
-  readonly policy: VerifyPolicy;
-  readonly keyId?: string;
-  readonly client?: ResolvedClient;
-}
+/** The signature to check, the policy to check it under and the client it names; or the refusal when none can be checked. */
+type SignatureChoice =
+  | { readonly member: CheckedSignature; readonly policy: VerifyPolicy; readonly client: ResolvedClient }
+  | { readonly refusal: Refusal };
 
 /**
- * Step 0: the first signature whose label its client's profile accepts (`signet`: only the
- * policy's label, `sig`; `rfc9421`: any). A keyid that names no client falls under the
- * deployment's profile. When none fits, the deployment's default, so the refusal is the usual
- * one (e.g. `signature_label_missing`). Malformed headers are left for the parse to refuse.
+ * Step 0 (see the top of this file). Only a signature that passed the checks every profile
+ * makes is looked up, at most one lookup per signature. A registry failure refuses the request
+ * (`dependency_unavailable`: fail closed), logged with the keyid being looked up.
  */
 async function chooseSignature(request: SignedRequest, deps: AuthorizeDeps): Promise<SignatureChoice> {
   const deploymentProfile = deps.profile ?? DEFAULT_PROFILE;
-  const fallback: SignatureChoice = { policy: policyForProfile(deps.policy, deploymentProfile) };
-  const field = request.headers['signature-input'];
-  if (field === undefined || request.headers['signature'] === undefined) return fallback;
-  // The usual request: a `sig` signature whose keyid names a client. Every profile accepts that
-  // label, and its parse is the one the verifier reuses; only otherwise are all labels read.
-  const sigKeyId = peekKeyId(field, deps.policy.label, deps.policy);
-  if (sigKeyId !== undefined && sigKeyId !== '' && sigKeyId.length <= MAX_KEYID_LENGTH) {
-    const client = await lookUp(sigKeyId, deps);
-    if (client !== undefined) return { label: deps.policy.label, policy: policyForProfile(deps.policy, client.record.profile ?? deploymentProfile), keyId: sigKeyId, client };
+  const deploymentPolicy = policyForProfile(deps.policy, deploymentProfile);
+  const inputField = request.headers['signature-input'];
+  if (inputField === undefined || request.headers['signature'] === undefined) return refuseUnread(request, deploymentPolicy, deps);
+  /** A signature that passed, but whose keyid names no client. */
+  let unknown: CheckedSignature | undefined;
+  /** A client whose own `signet` profile refuses the label it signed with. */
+  let named: ResolvedClient | undefined;
+  // The usual request: a `sig` signature. Every profile accepts that label, and its parse is the
+  // one the verifier reuses; only when it does not lead to a client are the other labels read.
+  const sig = checkedMember(request, deps.policy.label, deploymentPolicy);
+  if (sig !== undefined) {
+    const client = await lookUp(sig.keyId, deps);
+    if (client !== undefined && 'refusal' in client) return client;
+    if (client !== undefined) return { member: sig, policy: policyForProfile(deps.policy, client.record.profile ?? deploymentProfile), client };
+    unknown = sig;
   }
-  let members: ReturnType<typeof readSignatureMembersMemoized>;
+  let members: ReturnType<typeof readSignatureMembersMemoized> = [];
   try {
-    members = readSignatureMembersMemoized(field, MAX_SIGNATURES_READ);
+    members = readSignatureMembersMemoized(inputField, MAX_SIGNATURES_READ);
   } catch (error) {
-    if (isSignetError(error)) return fallback;
-    throw error;
+    if (!isSignetError(error)) throw error;
+    if (unknown === undefined) return refuseUnread(request, deploymentPolicy, deps);
   }
-  let named: SignatureChoice | undefined;
   for (const { label, keyid, components } of members) {
-    // Nothing over the component cap costs a lookup: the parse refuses it unread (issue 15, hole 3).
-    if (keyid === undefined || keyid === '' || keyid.length > MAX_KEYID_LENGTH || components > deps.policy.maxCoveredComponents) continue;
-    const client = await lookUp(keyid, deps);
-    const profile = client?.record.profile ?? deploymentProfile;
-    if (profile === 'signet' && label !== deps.policy.label) {
-      // Checked, if nothing else fits, under this client's own (stricter) rules: never the deployment's.
-      named ??= { policy: policyForProfile(deps.policy, profile), client };
+    // What the member list already shows would fail the checks is not parsed again.
+    if (label === deps.policy.label || keyid === undefined || components > deps.policy.maxCoveredComponents) continue;
+    const member = checkedMember(request, label, deploymentPolicy);
+    if (member === undefined) continue;
+    const client = await lookUp(member.keyId, deps);
+    if (client !== undefined && 'refusal' in client) return client;
+    if (client === undefined) {
+      unknown ??= member;
       continue;
     }
-    return { label, policy: policyForProfile(deps.policy, profile), keyId: keyid, client };
+    const profile = client.record.profile ?? deploymentProfile;
+    if (profile === 'signet') {
+      // Judged, if nothing else fits, by this client's own (stricter) rules: never the deployment's.
+      named ??= client;
+      continue;
+    }
+    return { member, policy: policyForProfile(deps.policy, profile), client };
   }
-  // No signature fits its client's profile: refused under the first named client's rules, else the deployment's.
-  return named ?? fallback;
+  if (named !== undefined) {
+    const refusal = refusalUnder(request, policyForProfile(deps.policy, 'signet'));
+    if (refusal !== undefined) return { refusal: { allowed: false, error: refusal, clientId: named.record.clientId } };
+  }
+  if (unknown !== undefined) {
+    const error = new SignetError(
+      'unknown_client',
+      'No registered client has this keyid. Put your clientId in keyid, exactly as the registry gave it (a key thumbprint or another name for the key is not a clientId).',
+    );
+    return { refusal: { allowed: false, error, keyId: unknown.keyId } };
+  }
+  return refuseUnread(request, deploymentPolicy, deps);
 }
 
-/** The client a keyid names, or undefined; a registry failure here leaves the choice to the parse (the lookup after it reports the failure). */
-async function lookUp(keyId: string, deps: AuthorizeDeps): Promise<ResolvedClient | undefined> {
+/** The client `keyId` names, or undefined; a registry failure is the refusal (`dependency_unavailable`: fail closed), logged with the keyid. */
+async function lookUp(keyId: string, deps: AuthorizeDeps): Promise<ResolvedClient | undefined | { readonly refusal: Refusal }> {
   try {
     return await deps.directory.get(keyId);
-  } catch {
-    return undefined;
+  } catch (error) {
+    if (!isSignetError(error)) throw error;
+    return { refusal: { allowed: false, error, keyId } };
   }
+}
+
+/** Stage 1 of the core's checks for signature `label`, or undefined when it fails them. */
+function checkedMember(request: SignedRequest, label: string, policy: VerifyPolicy): CheckedSignature | undefined {
+  try {
+    return checkSignatureMember(request, label, policy);
+  } catch (error) {
+    if (isSignetError(error)) return undefined;
+    throw error;
+  }
+}
+
+/** The refusal `policy` gives the request when checked as it reads it by default, or undefined when it passes. */
+function refusalUnder(request: SignedRequest, policy: VerifyPolicy): SignetError | undefined {
+  try {
+    parseRequestSignature(request, policy);
+    return undefined;
+  } catch (error) {
+    if (isSignetError(error)) return error;
+    throw error;
+  }
+}
+
+/**
+ * The refusal of a request no signature of which passed the checks every profile makes: the one
+ * the deployment's profile gives, attributed without a read (only to a client whose record the
+ * directory holds).
+ */
+function refuseUnread(request: SignedRequest, policy: VerifyPolicy, deps: AuthorizeDeps): SignatureChoice {
+  const error =
+    refusalUnder(request, policy) ??
+    // Not reached: a request with a signature that passes under the deployment's profile passed stage 1 too.
+    new SignetError('signature_label_missing', 'No signature of this request can be checked. Sign it as described in the README ("The scheme").');
+  const inputField = request.headers['signature-input'];
+  const keyId = inputField === undefined || request.headers['signature'] === undefined ? undefined : readKeyId(request, inputField, policy);
+  if (keyId === undefined) return { refusal: { allowed: false, error } };
+  const client = deps.directory.cached(keyId);
+  return { refusal: client !== undefined ? { allowed: false, error, clientId: client.record.clientId } : { allowed: false, error, keyId } };
+}
+
+/** The keyid of the signature the policy reads by default, when its Signature-Input parses and gives a keyid of a bounded length. */
+function readKeyId(request: SignedRequest, inputField: string, policy: VerifyPolicy): string | undefined {
+  let label: string;
+  try {
+    label = defaultLabel(request, policy);
+  } catch (error) {
+    if (isSignetError(error)) return undefined;
+    throw error;
+  }
+  const keyId = peekKeyId(inputField, label, policy);
+  return keyId !== undefined && keyId !== '' && keyId.length <= MAX_KEYID_LENGTH ? keyId : undefined;
 }
 
 function describeIp(ip: string | undefined): string {

@@ -118,6 +118,14 @@ export class ClientDirectory {
   }
 
   /**
+   * The client for `clientId` when a fresh record of it is cached, else undefined; never reads
+   * the store (what a refusal is attributed with: junk must not cost a read).
+   */
+  cached(clientId: string): ResolvedClient | undefined {
+    return this.known.get(clientId, this.nowMs())?.client;
+  }
+
+  /**
    * Forgets every cached client, known and unknown: the local gateway calls it after each registry
    * write it serves, so a disable, key removal or role change applies to the next request. (A
    * deployed authorizer runs apart from the registry and keeps a record for its TTL at most.)

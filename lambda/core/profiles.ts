@@ -20,7 +20,9 @@ export type { CoverageProfile };
 
 /**
  * The most signatures one request may declare in Signature-Input under a profile that accepts any
- * label: the verifier reads each one's keyid (a registry lookup, cached) to find the one to check.
+ * label: the authorizer looks up the keyid of each one that passes the checks every profile
+ * makes (a registry lookup, cached) to find the one to check, and under replay protection claims
+ * every one of them.
  */
 export const MAX_SIGNATURES_READ = 4;
 

@@ -56,10 +56,12 @@ export interface SignatureMemberSummary {
   readonly keyid?: string;
   /** How many components it covers (0 when it is not an inner list). */
   readonly components: number;
+  /** Its `created` parameter, when it is an integer. */
+  readonly created?: number;
 }
 
 /**
- * The signatures Signature-Input declares, in order, with their keyids: what a verifier that
+ * The signatures Signature-Input declares, in order, with their keyids and `created`: what a verifier that
  * accepts any label reads first to pick the signature it can check (RFC 9421 §3.2 leaves the
  * choice to it). A member that is not an inner list, or whose keyid is not a string, has no keyid.
  * @param maxMembers the most signatures read (each may cost a registry lookup)
@@ -74,8 +76,14 @@ export function listSignatureMembers(fieldValue: string, maxMembers: number): Si
   const members: SignatureMemberSummary[] = [];
   for (const [label, member] of dict) {
     const keyid = isInnerList(member) ? member[1].get('keyid') : undefined;
+    const created = isInnerList(member) ? member[1].get('created') : undefined;
     const components = isInnerList(member) ? member[0].length : 0;
-    members.push(typeof keyid === 'string' ? { label, keyid, components } : { label, components });
+    members.push({
+      label,
+      components,
+      ...(typeof keyid === 'string' ? { keyid } : {}),
+      ...(typeof created === 'number' && Number.isInteger(created) ? { created } : {}),
+    });
   }
   return members;
 }

@@ -2,15 +2,19 @@
  * The verification engine. Every door into Signet (both authorizers, the local gateway,
  * `signet verify` and `signet explain`) calls this; none re-implements a check.
  *
- * The steps follow RFC 9421 §3.2, in one visible order:
- *   parse Signature-Input / Signature (§3.2 steps 1-3) → checkAlgorithm → checkKeyId →
- *   checkCreated / checkExpires (§3.2.1) → checkRequiredCoverage (required components, a date)
- *   → checkDigestCoverage (digest with a body) → checkDateField → build the signature base (§2.5)
- *   → resolve keys by keyid → verify with each usable key, by the algorithm it was registered
- *   with (./algorithms.ts; an `alg` parameter must name that algorithm).
- * Everything up to the base needs no key, so a malformed request never costs a registry read.
- * A memoized Signature-Input that already passed the checks that depend only on it and the policy
- * (alg, keyid, required components) skips them (see CheckedInput.passedFor).
+ * The steps follow RFC 9421 §3.2, in one visible order, in two stages:
+ *   1. what every coverage profile requires ({@link checkSignatureMember}): parse Signature-Input /
+ *      Signature (§3.2 steps 1-3) → component cap → a known `alg` when present → checkKeyId →
+ *      checkCreated / checkExpires (§3.2.1) → checkTargetCoverage (`@method` and the target) →
+ *      checkDigestCoverage (digest with a body) → checkDateField;
+ *   2. what the profile adds ({@link parseCheckedSignature}): `alg` required, its required
+ *      components, a date covered → build the signature base (§2.5);
+ * then resolve keys by keyid → verify with each usable key, by the algorithm it was registered
+ * with (./algorithms.ts; an `alg` parameter must name that algorithm).
+ * Stage 1 needs neither a key nor the client's profile, so the authorizer runs it on every
+ * signature before it reads the registry: junk never costs a read.
+ * A memoized Signature-Input that already passed the checks that depend only on it and the
+ * policy skips them (see CheckedInput.sharedPassedFor and CheckedInput.passedFor).
  */
 import type { KeyObject } from 'node:crypto';
 import { type SignatureAlgorithm, algorithmFits, algorithmForKey, checkAlgorithmName, signatureLength, signatureShapeHint, verifySignature } from './algorithms';
@@ -83,7 +87,7 @@ export function readSignatureMembersMemoized(field: string, maxMembers: number):
 const dateMemo = new BoundedMemo<string, number>(DATE_MEMO_ENTRIES);
 
 /** A parsed Signature-Input member with the facts about its covered list that every check reads. */
-interface CheckedInput {
+export interface CheckedInput {
   readonly input: SignatureInput;
   /** Covered names; a `content-digest` with parameters that sign only part of it is `content-digest;partial`. */
   readonly names: ReadonlySet<string>;
@@ -96,9 +100,14 @@ interface CheckedInput {
   /** Whether `content-digest` is covered whole. */
   readonly coversDigest: boolean;
   /**
-   * The policy this input last passed every check for. The checks that depend only on the input
-   * and the policy (alg, keyid, required components, legacy) are skipped for it; they run, in
-   * order, for any other policy and for an input that has not yet passed.
+   * The policy this input last passed the checks of stage 1 for that depend only on it and the
+   * policy (a known `alg`, the keyid, `@method` and the target covered); they are skipped for it.
+   */
+  sharedPassedFor?: VerifyPolicy;
+  /**
+   * The policy this input last passed the profile's checks for (alg required, required
+   * components, legacy). They are skipped for it; they run, in order, for any other policy and
+   * for an input that has not yet passed.
    */
   passedFor?: VerifyPolicy;
 }
@@ -185,6 +194,24 @@ export interface VerificationKey {
   readonly notAfterS?: number;
 }
 
+/**
+ * A signature that passed every check every coverage profile makes ({@link checkSignatureMember}):
+ * both fields parse, its components are within the cap, its `alg` (when given) is one Signet
+ * verifies, it has a keyid, it is inside its created/expires window, it covers `@method` and the
+ * target, and its digest and date fields hold. Nothing here needed a key or the client's profile.
+ */
+export interface CheckedSignature {
+  readonly label: string;
+  readonly keyId: string;
+  readonly created: number;
+  readonly signature: Buffer;
+  /** The Content-Digest header value when covered. */
+  readonly contentDigest?: string;
+  /** Whether the coverage of the target (and of the query) was checked: the policy required it. */
+  readonly targetChecked: boolean;
+  readonly checked: CheckedInput;
+}
+
 /** A signature that passed every key-independent check, with its base(s) built. */
 export interface ParsedSignature {
   readonly keyId: string;
@@ -240,7 +267,8 @@ export function defaultVerifyPolicy(overrides: Partial<VerifyPolicy> = {}): Veri
 }
 
 /**
- * Runs every check that needs no key and builds the signature base over the request's own URL.
+ * Runs every check that needs no key and builds the signature base over the request's own URL:
+ * {@link checkSignatureMember}, then {@link parseCheckedSignature}.
  * @param targetUriCandidates other spellings of the target URI to try (REST v1 query rebuilds), bounded
  *   by the caller; read only if the key does not verify `req.targetUri` (so it may be lazy)
  * @param label the signature to check; by default the policy's label (`signet`), or under `rfc9421`
@@ -253,36 +281,93 @@ export function parseRequestSignature(
   targetUriCandidates: Iterable<string> = NO_ALTERNATIVES,
   label?: string,
 ): ParsedSignature {
+  return parseCheckedSignature(req, checkSignatureMember(req, label ?? defaultLabel(req, policy), policy), policy, targetUriCandidates);
+}
+
+/**
+ * The signature `policy` reads when no label is chosen: the policy's label (`sig`), or under a
+ * profile that accepts any label and without a `sig` signature, the first one declared.
+ */
+export function defaultLabel(req: SignedRequest, policy: VerifyPolicy): string {
+  const inputField = req.headers['signature-input'];
+  // Without both fields the refusal is missing_signature, whatever the label.
+  if (inputField === undefined || req.headers['signature'] === undefined || policy.profile !== 'rfc9421') return policy.label;
+  return firstLabel(inputField, policy);
+}
+
+/**
+ * Stage 1: the checks every coverage profile makes on signature `label`, none of which needs a
+ * key or the client's profile (only the policy's windows and limits, which every profile shares).
+ * A signature that fails them can pass under no profile, so the authorizer reads the registry
+ * only for one that passed.
+ * @throws SignetError with the reason code of the first failed check
+ */
+export function checkSignatureMember(req: SignedRequest, label: string, policy: VerifyPolicy): CheckedSignature {
   const inputField = req.headers['signature-input'];
   const signatureField = req.headers['signature'];
   if (inputField === undefined || signatureField === undefined) {
     const missing = inputField === undefined && signatureField === undefined ? 'Signature-Input and Signature headers' : inputField === undefined ? 'Signature-Input header' : 'Signature header';
     fail('missing_signature', `The request has no ${missing}. Sign it as described in docs/scheme.md.`);
   }
-  const chosen = label ?? (policy.profile === 'rfc9421' ? firstLabel(inputField, policy) : policy.label);
-  const checked = readSignatureInputMemoized(inputField, chosen, policy);
+  const checked = readSignatureInputMemoized(inputField, label, policy);
   const { input } = checked;
-  const signature = readSignatureValue(signatureField, chosen);
-  const passed = checked.passedFor === policy;
+  const signature = readSignatureValue(signatureField, label);
+  checkComponentCount(input.label, input.covered.length, policy.maxCoveredComponents);
+  const passed = checked.sharedPassedFor === policy;
   if (!passed) {
-    checkComponentCount(input.label, input.covered.length, policy.maxCoveredComponents);
-    checkAlgorithm(input, policy);
+    if (input.alg !== undefined) checkAlgorithmName(input.alg);
     checkKeyId(input);
   }
-  const keyId = input.keyid as string;
   const now = policy.nowS();
   const created = checkCreated(input, policy, now);
   checkExpires(input, now);
-  if (!passed) checkRequiredCoverage(checked, policy);
-  if (policy.profile === 'rfc9421') checkQueryCoverage(checked, req);
+  const targetRequired = requiresTarget(policy);
+  if (!passed) {
+    checkTargetCoverage(checked, policy, targetRequired);
+    checked.sharedPassedFor = policy;
+  }
+  if (targetRequired) checkQueryCoverage(checked, req);
   const contentDigest = checkDigestCoverage(checked, req, policy);
   for (const field of checked.dateFields) checkDateField(field, req, policy, created, now);
-  checked.passedFor = policy;
+  return { label: input.label, keyId: input.keyid as string, created, signature, contentDigest, targetChecked: targetRequired, checked };
+}
 
+/**
+ * Stage 2: what `policy`'s profile adds to the checks of {@link checkSignatureMember} (`alg`
+ * required, its required components, a date covered), then the signature base over the
+ * request's own URL. When stage 1 ran under a policy that did not require the target covered,
+ * `policy`'s target rule is checked here, so its rules hold whatever policy stage 1 ran under.
+ * @param member what {@link checkSignatureMember} returned for this request
+ * @param targetUriCandidates as for {@link parseRequestSignature}
+ * @throws SignetError with the reason code of the first failed check
+ */
+export function parseCheckedSignature(req: SignedRequest, member: CheckedSignature, policy: VerifyPolicy, targetUriCandidates: Iterable<string> = NO_ALTERNATIVES): ParsedSignature {
+  const { checked } = member;
+  const { input } = checked;
+  if (checked.passedFor !== policy) {
+    checkAlgorithm(input, policy);
+    checkRequiredCoverage(checked, policy);
+    checked.passedFor = policy;
+  }
+  if (!member.targetChecked && requiresTarget(policy)) {
+    checkTargetCoverage(checked, policy, true);
+    checkQueryCoverage(checked, req);
+  }
   const base = buildSignatureBase(req, input.covered, input.signatureParams);
   policy.onBase?.(base);
   const alternativeBases = checked.coversUrl && targetUriCandidates !== NO_ALTERNATIVES ? new AlternativeBases(req, input, policy, targetUriCandidates) : NO_ALTERNATIVES;
-  return { keyId, created, expires: input.expires, label: input.label, covered: checked.serialized, signature, base, alternativeBases, contentDigest, input };
+  return {
+    keyId: member.keyId,
+    created: member.created,
+    expires: input.expires,
+    label: input.label,
+    covered: checked.serialized,
+    signature: member.signature,
+    base,
+    alternativeBases,
+    contentDigest: member.contentDigest,
+    input,
+  };
 }
 
 const NO_ALTERNATIVES: readonly string[] = Object.freeze([]);
@@ -503,15 +588,13 @@ export function verdictOf(parsed: ParsedSignature, fingerprint: string): Verdict
 }
 
 /**
- * §3.2 step 6, the part that needs no key: `alg`, when present, must be an algorithm Signet
- * verifies (which key it must fit is checked with the keys); the `signet` profile requires it.
+ * §3.2 step 6, the profile's part: the `signet` profile requires `alg` (stage 1 checked that a
+ * given one is an algorithm Signet verifies; which key it must fit is checked with the keys).
  */
 function checkAlgorithm(input: SignatureInput, policy: VerifyPolicy): void {
-  if (input.alg === undefined) {
-    if (policy.requireAlg) fail('unsupported_algorithm', 'Signature-Input must carry alg, naming your registered key\'s algorithm (alg="rsa-v1_5-sha256" for the RSA keys signet keygen makes).');
-    return;
+  if (input.alg === undefined && policy.requireAlg) {
+    fail('unsupported_algorithm', 'Signature-Input must carry alg, naming your registered key\'s algorithm (alg="rsa-v1_5-sha256" for the RSA keys signet keygen makes).');
   }
-  checkAlgorithmName(input.alg);
 }
 
 /** The keyid names the client: required, printable, bounded. */
@@ -544,20 +627,41 @@ function checkExpires(input: SignatureInput, now: number): void {
   }
 }
 
+/** What a profile's refusal of missing coverage suggests covering. */
+function coverageExample(policy: VerifyPolicy): string {
+  return policy.profile === 'rfc9421' ? '("@method" "@authority" "@path" ...)' : '("@method" "@target-uri" ... "date")';
+}
+
 /**
- * The policy's required components are covered, and a date field is (unless legacy is allowed);
- * under `rfc9421` the target is covered by `@target-uri` or by `@authority` and `@path`.
+ * Whether the target must be covered: under `rfc9421`, and under a policy that requires
+ * `@target-uri` (`signet`). Both profiles do; a hand-made policy (`signet explain`, the RFC's test
+ * vectors) may ask less.
  */
+function requiresTarget(policy: VerifyPolicy): boolean {
+  return policy.profile === 'rfc9421' || policy.requiredComponents.includes('@target-uri');
+}
+
+/**
+ * What every profile requires covered: `@method`, and the target, by `@target-uri` or by
+ * `@authority` and `@path` (the `signet` profile then requires `@target-uri` itself), each when
+ * the policy requires it (see {@link requiresTarget}).
+ */
+function checkTargetCoverage({ names }: CheckedInput, policy: VerifyPolicy, targetRequired: boolean): void {
+  if (!names.has('@method') && policy.requiredComponents.includes('@method')) {
+    fail('missing_component', `The signature must cover "@method". Cover ${coverageExample(policy)}.`);
+  }
+  if (targetRequired && !names.has('@target-uri') && !(names.has('@authority') && names.has('@path'))) {
+    const missing = names.has('@authority') ? '"@path"' : names.has('@path') ? '"@authority"' : '"@target-uri", or "@authority" and "@path"';
+    fail('missing_component', `The signature must cover the request's target: ${missing}. Cover ${coverageExample(policy)}.`);
+  }
+}
+
+/** The policy's required components are covered, and a date field is (unless legacy is allowed). */
 function checkRequiredCoverage({ names, dateFields }: CheckedInput, policy: VerifyPolicy): void {
-  const example = policy.profile === 'rfc9421' ? '("@method" "@authority" "@path" ...)' : '("@method" "@target-uri" ... "date")';
   for (const required of policy.requiredComponents) {
     if (!names.has(required)) {
-      fail('missing_component', `The signature must cover "${required}". Cover ${example}.`);
+      fail('missing_component', `The signature must cover "${required}". Cover ${coverageExample(policy)}.`);
     }
-  }
-  if (policy.profile === 'rfc9421' && !names.has('@target-uri') && !(names.has('@authority') && names.has('@path'))) {
-    const missing = names.has('@authority') ? '"@path"' : names.has('@path') ? '"@authority"' : '"@target-uri", or "@authority" and "@path"';
-    fail('missing_component', `The signature must cover the request's target: ${missing}. Cover ${example}.`);
   }
   if (dateFields.length === 0 && !policy.allowLegacy) {
     fail(
@@ -567,7 +671,7 @@ function checkRequiredCoverage({ names, dateFields }: CheckedInput, policy: Veri
   }
 }
 
-/** `rfc9421`: a target covered by `@authority` + `@path` must cover `@query` too when the request has a query. */
+/** A target covered by `@authority` + `@path` must cover `@query` too when the request has a query. */
 function checkQueryCoverage({ names }: CheckedInput, req: SignedRequest): void {
   if (names.has('@target-uri') || names.has('@query') || !hasQuery(req.targetUri)) return;
   fail('missing_component', 'The request has a query, so the signature must cover "@query" too (or cover "@target-uri" instead of "@authority" and "@path").');

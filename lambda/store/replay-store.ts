@@ -1,12 +1,30 @@
 /**
- * Exact-replay rejection: each accepted signature is recorded once with a conditional write,
- * and expires (DynamoDB TTL) when it could no longer pass the freshness window anyway.
+ * Replay rejection: the signatures of each accepted request are recorded with conditional writes,
+ * all of them or none, and expire (DynamoDB TTL) when they could no longer pass the freshness
+ * window anyway. One signature (the usual request): one conditional PutItem. Several: one
+ * TransactWriteItems of conditional puts, so a request either claims every signature it carries
+ * or none (two requests sharing a signature cannot both pass, whichever signature each was
+ * accepted by). The item layout is {@link replayMarker}'s alone.
  */
-import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { ReplayGuard } from '../authorizer/authorize';
-import { errorName, storageError } from './store-errors';
+import { DynamoDBDocumentClient, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { ReplayClaim, ReplayGuard } from '../authorizer/authorize';
+import { cancellationReasons, errorName, isTransactionConflict, storageError } from './store-errors';
 import { PARTITION_KEY, REPLAY_PREFIX, SORT_KEY, TTL_ATTRIBUTE } from './table-schema';
 
+/**
+ * The conditional put that records one signature: the item (`pk = REPLAY#<replay id>`, its TTL),
+ * written only when no live record of it exists (TTL deletion is lazy, so an expired record
+ * counts as free).
+ */
+function replayMarker(tableName: string, claim: ReplayClaim, nowS: number) {
+  return {
+    TableName: tableName,
+    Item: { [PARTITION_KEY]: `${REPLAY_PREFIX}${claim.signatureId}`, [SORT_KEY]: 'REPLAY', [TTL_ATTRIBUTE]: claim.expiresAtS },
+    ConditionExpression: 'attribute_not_exists(#pk) OR #ttl < :now',
+    ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#ttl': TTL_ATTRIBUTE },
+    ExpressionAttributeValues: { ':now': nowS },
+  };
+}
 
 export class DynamoReplayGuard implements ReplayGuard {
   constructor(
@@ -16,26 +34,27 @@ export class DynamoReplayGuard implements ReplayGuard {
   ) {}
 
   /**
-   * Claims a signature. True the first time; false when it was already claimed and has not
-   * expired (TTL deletion is lazy, so an expired record counts as free).
+   * Claims every signature of `claims` or none. True the first time; false when one of them was
+   * already claimed and has not expired, or is being claimed by another request at this moment
+   * (a transaction conflict: only one of two requests sharing a signature may pass).
    * @throws SignetError `dependency_unavailable` when DynamoDB fails (the caller fails closed)
    */
-  async claim(signatureId: string, expiresAtS: number): Promise<boolean> {
+  async claim(claims: readonly ReplayClaim[]): Promise<boolean> {
+    if (claims.length === 0) return true;
+    const now = this.nowS();
     try {
-      await this.doc.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: { [PARTITION_KEY]: `${REPLAY_PREFIX}${signatureId}`, [SORT_KEY]: 'REPLAY', [TTL_ATTRIBUTE]: expiresAtS },
-          ConditionExpression: 'attribute_not_exists(#pk) OR #ttl < :now',
-          ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#ttl': TTL_ATTRIBUTE },
-          ExpressionAttributeValues: { ':now': this.nowS() },
-        }),
-      );
+      if (claims.length === 1) {
+        await this.doc.send(new PutCommand(replayMarker(this.tableName, claims[0], now)));
+      } else {
+        await this.doc.send(new TransactWriteCommand({ TransactItems: claims.map((claim) => ({ Put: replayMarker(this.tableName, claim, now) })) }));
+      }
       return true;
     } catch (error) {
       // By name, as the store does: instanceof fails when two copies of the SDK are bundled.
       if (errorName(error) === 'ConditionalCheckFailedException') return false;
-      throw storageError(error, 'record the signature for replay protection');
+      const reasons = cancellationReasons(error);
+      if (reasons !== undefined && (isTransactionConflict(reasons) || reasons.some((r) => r.Code === 'ConditionalCheckFailed'))) return false;
+      throw storageError(error, 'record the signatures for replay protection');
     }
   }
 }

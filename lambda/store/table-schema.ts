@@ -95,7 +95,7 @@ export const PARTITION_KEY = 'pk';
 /** Sort key attribute (string). */
 export const SORT_KEY = 'sk';
 
-/** Item prefix of replay records (`pk = REPLAY#<sha256 of the signature, base64url>`). */
+/** Item prefix of replay records (`pk = REPLAY#<the signature's replay id, lambda/core/replay-id.ts>`). */
 export const REPLAY_PREFIX = 'REPLAY#';
 
 /**

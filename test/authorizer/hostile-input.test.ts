@@ -13,8 +13,9 @@ import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import type { APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
 import { adaptHttpApiEvent } from '../../lambda/adapters/http-api-event';
-import { authorize } from '../../lambda/authorizer/authorize';
+import { type Decision, authorize } from '../../lambda/authorizer/authorize';
 import { ClientDirectory } from '../../lambda/authorizer/client-directory';
+import type { CoverageProfile } from '../../lambda/core/profiles';
 import { compileRoleCatalogue } from '../../lambda/core/role-policy';
 import { defaultVerifyPolicy } from '../../lambda/core/verify';
 import { ERROR_CODES } from '../../lambda/core/errors';
@@ -349,7 +350,36 @@ describe('property: random mutations of a valid signed request never verify', ()
   });
 });
 
-describe('bounded work: what a request costs before its key is known (issue 15, hole 3)', () => {
+/** Counts the work one decision does: query parses (URLSearchParams built), signature bases built, registry lookups. */
+async function countWork(
+  event: APIGatewayRequestAuthorizerEventV2,
+  profile?: CoverageProfile,
+): Promise<{ code: string; queryParses: number; bases: number; lookups: number; candidates: number; decision: Decision }> {
+  const work = { queryParses: 0, bases: 0, lookups: 0 };
+  const Original = globalThis.URLSearchParams;
+  class CountingSearchParams extends Original {
+    constructor(...args: ConstructorParameters<typeof URLSearchParams>) {
+      super(...args);
+      work.queryParses += 1;
+    }
+  }
+  const store = new DynamoClientStore({ tableName: tableNameOf(), client: ddb.client });
+  const directory = new ClientDirectory({ getClient: (id) => ((work.lookups += 1), store.getClient(id)) });
+  const deps = { policy: defaultVerifyPolicy({ onBase: () => (work.bases += 1) }), profile, directory, roles: compileRoleCatalogue({ partner: ['GET /api/*'] }) };
+  const adapted = adaptHttpApiEvent(event);
+  // What the runtime passes (the cast and fallback let this test run against older code, to see it fail there).
+  const lazy = (adapted as { alternativeTargetUris?: Iterable<string> }).alternativeTargetUris ?? adapted.targetUriCandidates;
+  globalThis.URLSearchParams = CountingSearchParams;
+  let decision: Awaited<ReturnType<typeof authorize>>;
+  try {
+    decision = await authorize({ request: adapted.request, targetUriCandidates: lazy, operationPath: adapted.apiPath }, deps);
+  } finally {
+    globalThis.URLSearchParams = Original;
+  }
+  return { code: decision.allowed ? 'allowed' : decision.error.code, ...work, candidates: adapted.targetUriCandidates.length, decision };
+}
+
+describe('bounded work: what a request costs before its key is known', () => {
   /** Characters the four path encoders write differently: the HTTP API adapter offers 4 candidate URLs. */
   const PATH = "/api/x^$'";
   /** A long query holding p0..p249 once each, then padding parameters (about 8 KB). */
@@ -370,32 +400,6 @@ describe('bounded work: what a request costs before its key is known (issue 15, 
     return httpApiAuthorizerEvent({ method: 'GET', url: `https://${HTTP_API_HOST}${PATH}?${QUERY}` }, { headers });
   }
 
-  /** Counts the work one decision does: query parses (URLSearchParams built), signature bases built, registry lookups. */
-  async function countWork(event: APIGatewayRequestAuthorizerEventV2): Promise<{ code: string; queryParses: number; bases: number; lookups: number; candidates: number }> {
-    const work = { queryParses: 0, bases: 0, lookups: 0 };
-    const Original = globalThis.URLSearchParams;
-    class CountingSearchParams extends Original {
-      constructor(...args: ConstructorParameters<typeof URLSearchParams>) {
-        super(...args);
-        work.queryParses += 1;
-      }
-    }
-    const store = new DynamoClientStore({ tableName: tableNameOf(), client: ddb.client });
-    const directory = new ClientDirectory({ getClient: (id) => ((work.lookups += 1), store.getClient(id)) });
-    const deps = { policy: defaultVerifyPolicy({ onBase: () => (work.bases += 1) }), directory, roles: compileRoleCatalogue({ partner: ['GET /api/*'] }) };
-    const adapted = adaptHttpApiEvent(event);
-    // What the runtime passes (the cast and fallback let this test run against the code before issue 15, to see it fail there).
-    const lazy = (adapted as { alternativeTargetUris?: Iterable<string> }).alternativeTargetUris ?? adapted.targetUriCandidates;
-    globalThis.URLSearchParams = CountingSearchParams;
-    let decision: Awaited<ReturnType<typeof authorize>>;
-    try {
-      decision = await authorize({ request: adapted.request, targetUriCandidates: lazy, operationPath: adapted.apiPath }, deps);
-    } finally {
-      globalThis.URLSearchParams = Original;
-    }
-    return { code: decision.allowed ? 'allowed' : decision.error.code, ...work, candidates: adapted.targetUriCandidates.length };
-  }
-
   test('the request of the report (250 @query-param over a long query, made-up keyid) is refused by the HTTP API handler with invalid_signature_input', async () => {
     const outcome = await outcomeOf(authorizer.httpApiHandler(forgedEvent(250, 'c_MadeUpKeyidNobodyHolds')));
     if (!outcome.ok) throw outcome.error;
@@ -408,10 +412,10 @@ describe('bounded work: what a request costs before its key is known (issue 15, 
     expect(work).toMatchObject({ code: 'invalid_signature_input', queryParses: 0, bases: 0, lookups: 0 });
   });
 
-  test('at the cap (16 components, 13 of them @query-param) with a made-up keyid: one base over the request URL, one query parse, no alternative URL tried', async () => {
+  test('at the cap (16 components, 13 of them @query-param) with a made-up keyid: one lookup, and no base, query parse or alternative URL', async () => {
     const work = await countWork(forgedEvent(13, 'c_MadeUpKeyidNobodyHolds'));
     expect(work.candidates).toBe(4); // the adapter has alternatives to offer; none is built for a keyid nobody holds
-    expect(work).toMatchObject({ code: 'unknown_client', queryParses: 1, bases: 1, lookups: 1 });
+    expect(work).toMatchObject({ code: 'unknown_client', queryParses: 0, bases: 0, lookups: 1 });
   });
 
   test("at the cap with a registered client's keyid and a forged signature: each candidate URL's base built once, the query parsed once per base", async () => {
@@ -422,5 +426,79 @@ describe('bounded work: what a request costs before its key is known (issue 15, 
   test('one component over the cap is refused before any base, lookup or query parse', async () => {
     const work = await countWork(forgedEvent(14, partner.clientId));
     expect(work).toMatchObject({ code: 'invalid_signature_input', queryParses: 0, bases: 0, lookups: 0 });
+  });
+});
+
+describe('junk costs no registry read: every check every profile makes runs before a keyid is looked up', () => {
+  const MADE_UP = 'c_MadeUpKeyidNobodyHolds';
+  const URL = `https://${HTTP_API_HOST}/api/echo?q=1`;
+  const randomSignature = (): string => `:${randomBytes(256).toString('base64')}:`;
+
+  /** Signature-Input parameters of a well-formed member (covering @method, @target-uri and date) with these changes. */
+  function params(keyid: string, { created = nowS(), alg = 'rsa-v1_5-sha256', covered = '"@method" "@target-uri" "date"' }: { created?: number; alg?: string; covered?: string } = {}): string {
+    return `(${covered});created=${created};keyid="${keyid}";alg="${alg}"`;
+  }
+
+  /** An HTTP API GET whose Signature-Input and Signature hold these members (label → parameters, label → Signature value; random bytes by default). */
+  function eventWith(members: Record<string, string>, signatures: Record<string, string> = {}): APIGatewayRequestAuthorizerEventV2 {
+    const labels = Object.keys(members);
+    const headers = {
+      date: formatHttpDate(nowS()),
+      'signature-input': labels.map((l) => `${l}=${members[l]}`).join(', '),
+      signature: labels.map((l) => `${l}=${signatures[l] ?? randomSignature()}`).join(', '),
+    };
+    return httpApiAuthorizerEvent({ method: 'GET', url: URL }, { headers });
+  }
+
+  const JUNK: readonly [string, (label: string) => APIGatewayRequestAuthorizerEventV2, string][] = [
+    ['a refused alg (hmac-sha256)', (l) => eventWith({ [l]: params(MADE_UP, { alg: 'hmac-sha256' }) }), 'unsupported_algorithm'],
+    ['an unknown alg', (l) => eventWith({ [l]: params(MADE_UP, { alg: 'rsa-sha1' }) }), 'unsupported_algorithm'],
+    ['nothing covered', (l) => eventWith({ [l]: params(MADE_UP, { covered: '' }) }), 'missing_component'],
+    ['a malformed Signature', (l) => eventWith({ [l]: params(MADE_UP) }, { [l]: ':not base64!:' }), 'malformed_signature'],
+    ['created=1', (l) => eventWith({ [l]: params(MADE_UP, { created: 1 }) }), 'expired'],
+  ];
+
+  describe.each([
+    ['signet', 'sig'],
+    ['rfc9421', 'sig'],
+    ['rfc9421', 'sig1'],
+  ] as const)('%s deployment, label %s', (profile, label) => {
+    test.each(JUNK)('a made-up keyid with %s: refused with 0 registry reads', async (_name, build, code) => {
+      const work = await countWork(build(label), profile);
+      expect(work).toMatchObject({ code, lookups: 0, bases: 0 });
+    });
+  });
+
+  test('the signet deployment refuses junk under another label with its own label rule, with 0 registry reads', async () => {
+    for (const [, build] of JUNK) expect(await countWork(build('sig1'), 'signet')).toMatchObject({ code: 'signature_label_missing', lookups: 0 });
+  });
+
+  test('several signatures: only those that pass the shared checks are looked up, one read each, at most 4', async () => {
+    // Two junk members (not read), two that pass with keyids nobody holds (one read each).
+    const mixed = eventWith({
+      a: params('c_NobodyA', { created: 1 }),
+      b: params('c_NobodyB'),
+      c: params('c_NobodyC', { alg: 'hmac-sha256' }),
+      d: params('c_NobodyD'),
+    });
+    expect(await countWork(mixed, 'rfc9421')).toMatchObject({ code: 'unknown_client', lookups: 2 });
+    const four = eventWith(Object.fromEntries(['a', 'b', 'c', 'd'].map((l) => [l, params(`c_Nobody${l}`)])));
+    expect(await countWork(four, 'rfc9421')).toMatchObject({ code: 'unknown_client', lookups: 4 });
+    const five = eventWith(Object.fromEntries(['a', 'b', 'c', 'd', 'e'].map((l) => [l, params(`c_Nobody${l}`)])));
+    expect(await countWork(five, 'rfc9421')).toMatchObject({ code: 'invalid_signature_input', lookups: 0 });
+  });
+
+  test("a signature that passes the shared checks but whose keyid (a key thumbprint) names no client is unknown_client, not the deployment's label or coverage rule", async () => {
+    // What a generic RFC 9421 signer sends: its own label, the target as @authority and @path, no alg, no date.
+    const thumbprint = 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs';
+    const generic = eventWith({ sig1: `("@method" "@authority" "@path" "@query");created=${nowS()};keyid="${thumbprint}"` });
+    for (const profile of ['signet', 'rfc9421'] as const) {
+      const work = await countWork(generic, profile);
+      expect(work).toMatchObject({ code: 'unknown_client', lookups: 1, decision: { keyId: thumbprint } });
+      expect(work.decision.allowed ? '' : work.decision.error.message).toMatch(/^No registered client has this keyid\. Put your clientId in keyid/);
+    }
+    // Through the handler (signet deployment): the same refusal reaches the caller.
+    const outcome = await outcomeOf(authorizer.httpApiHandler(generic));
+    expect(outcome.ok && outcome.value).toMatchObject({ isAuthorized: false, context: { signetError: 'unknown_client' } });
   });
 });

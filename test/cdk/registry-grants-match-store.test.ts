@@ -145,13 +145,20 @@ test('createClient (the admin bootstrap) stays within grantCreateClients: GetIte
   }
 });
 
-test('DynamoReplayGuard.claim stays within grantRecordReplays: PutItem of REPLAY# items with key and TTL only', async () => {
+test('DynamoReplayGuard.claim stays within grantRecordReplays: PutItem of REPLAY# items with key and TTL only, also inside a transaction', async () => {
   const guard = new DynamoReplayGuard(toDocumentClient(recorder), tableName, () => 1_800_000_000);
-  expect(await guard.claim('sig-hash-1', 1_800_000_330)).toBe(true);
-  expect(await guard.claim('sig-hash-1', 1_800_000_330)).toBe(false); // the replay is refused
+  expect(await guard.claim([{ signatureId: 'sig-hash-1', expiresAtS: 1_800_000_330 }])).toBe(true);
+  expect(await guard.claim([{ signatureId: 'sig-hash-1', expiresAtS: 1_800_000_330 }])).toBe(false); // the replay is refused
+  // A request with several signatures claims them all in one transaction of conditional puts.
+  const several = [
+    { signatureId: 'sig-hash-2', expiresAtS: 1_800_000_330 },
+    { signatureId: 'sig-hash-3', expiresAtS: 1_800_000_331 },
+  ];
+  expect(await guard.claim(several)).toBe(true);
+  expect(await guard.claim(several)).toBe(false);
 
   const ops = operations(sent);
-  expect(ops.map((o) => o.action)).toEqual(['PutItem', 'PutItem']);
+  expect(ops.map((o) => o.action)).toEqual(['PutItem', 'PutItem', 'PutItem', 'PutItem', 'PutItem', 'PutItem']);
   const prefix = REPLAY_ITEMS_PATTERN.replace(/\*$/, '');
   for (const op of ops) {
     expect(partitionKeyOf(op.input).startsWith(prefix)).toBe(true);

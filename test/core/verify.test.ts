@@ -4,7 +4,7 @@ import { checkContentDigest } from '../../lambda/core/content-digest';
 import { ERROR_CODES, SignetError, SignetErrorCode } from '../../lambda/core/errors';
 import { signRequest } from '../../lambda/core/sign';
 import { SignedRequest } from '../../lambda/core/types';
-import { VerificationKey, VerifyPolicy, defaultVerifyPolicy, parseRequestSignature, verifyParsedSignature, verifyRequest } from '../../lambda/core/verify';
+import { VerificationKey, VerifyPolicy, checkSignatureMember, defaultVerifyPolicy, parseCheckedSignature, parseRequestSignature, verifyParsedSignature, verifyRequest } from '../../lambda/core/verify';
 import {
   PROXY_REQUEST,
   PROXY_SIG_BASE,
@@ -821,6 +821,44 @@ describe('tampering is rejected with the right reason (property)', () => {
 });
 
 // ------------------------------------------------------------------------------------------------
+describe('two stages: the checks every profile makes, then the profile\'s own', () => {
+  const signet = policyAt();
+  const rfc9421 = defaultVerifyPolicy({ nowS: () => NOW_S, profile: 'rfc9421' });
+  const stage1Code = (req: PlainRequest, policy: VerifyPolicy): string => {
+    try {
+      checkSignatureMember(req as SignedRequest, 'sig', policy);
+      return 'passed';
+    } catch (error) {
+      return (error as SignetError).code;
+    }
+  };
+
+  it.each([
+    ['nothing covered', unsigned(`sig=()${profileParams(NOW_S)}`), 'missing_component'],
+    ['@method without the target', unsigned(`sig=("@method" "date")${profileParams(NOW_S)}`), 'missing_component'],
+    ['@authority and @path, the query uncovered', unsigned(`sig=("@method" "@authority" "@path")${profileParams(NOW_S)}`), 'missing_component'],
+    ['an unknown alg', unsigned(`sig=("@method" "@target-uri" "date");created=${NOW_S};keyid="client-1";alg="rsa-sha1"`), 'unsupported_algorithm'],
+    ['created=1', unsigned(`sig=("@method" "@target-uri" "date");created=1;keyid="client-1";alg="rsa-v1_5-sha256"`), 'expired'],
+  ])('%s fails stage 1 under both profiles, with the same code', (_name, req, code) => {
+    expect([stage1Code(req, signet), stage1Code(req, rfc9421)]).toEqual([code, code]);
+  });
+
+  it("what only a profile asks (signet: alg, @target-uri, date) passes stage 1 and is refused by that profile's stage 2", () => {
+    const generic = unsigned(`sig=("@method" "@authority" "@path" "@query");created=${NOW_S};keyid="client-1"`);
+    expect([stage1Code(generic, signet), stage1Code(generic, rfc9421)]).toEqual(['passed', 'passed']);
+    const member = checkSignatureMember(generic as SignedRequest, 'sig', signet);
+    expect(() => parseCheckedSignature(generic as SignedRequest, member, signet)).toThrow(expect.objectContaining({ code: 'unsupported_algorithm' }));
+    expect(parseCheckedSignature(generic as SignedRequest, member, rfc9421).keyId).toBe('client-1');
+  });
+
+  it('stage 2 holds its own profile\'s target rule whatever policy stage 1 ran under', () => {
+    const lax = policyAt(NOW_S, { requiredComponents: ['@method'], allowLegacy: true, requireAlg: false });
+    const methodOnly = unsigned(`sig=("@method");created=${NOW_S};keyid="client-1"`);
+    const member = checkSignatureMember(methodOnly as SignedRequest, 'sig', lax);
+    expect(() => parseCheckedSignature(methodOnly as SignedRequest, member, rfc9421)).toThrow(expect.objectContaining({ code: 'missing_component' }));
+  });
+});
+
 describe('coverage of reason codes', () => {
   it('this file produced every verification reason code the core can give', () => {
     const verificationCodes: SignetErrorCode[] = [
