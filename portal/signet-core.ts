@@ -6,7 +6,7 @@
  * part of the bundle without anything of Node.
  */
 export { SignetError, fail } from '../lambda/core/errors';
-export { admitsEveryone, normaliseNetworkEntry } from '../lambda/core/network-entries';
+export { admitsEveryone, listReach, normaliseNetworkEntry } from '../lambda/core/network-entries';
 export { PRIVATE_KEY_SUBMITTED_MESSAGE, looksLikePrivateKey } from '../lambda/core/private-key-scan';
 export { RSA_ENCRYPTION_OID, isPkcs1PrivateKey, isPkcs1PublicKey, pkcs8AlgorithmOid, pkcs8OfPkcs1, spkiAlgorithmOid, spkiOfPkcs1, spkiSubjectPublicKey } from '../lambda/core/der';
 export type { SignatureAlgorithm } from '../lambda/core/algorithm-names';
