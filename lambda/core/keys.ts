@@ -9,7 +9,9 @@
  * Accepted public keys: SPKI PEM (`BEGIN PUBLIC KEY`), PKCS#1 PEM (`BEGIN RSA PUBLIC KEY`), bare
  * Base64 DER of either, and a JWK (RFC 7517: an object or its JSON text, the form Web Bot Auth
  * key directories publish). An RSA key whose SPKI names id-RSASSA-PSS is stored as the plain RSA
- * key it is (so it has one fingerprint), registered for rsa-pss-sha512. Accepted private keys:
+ * key it is (so it has one fingerprint), registered for rsa-pss-sha512; an EC key written with a
+ * compressed point is stored uncompressed (one fingerprint too). Every key is judged whole by the
+ * gate of ./der.ts and ./ec-point.ts before node:crypto builds it: no input ends the process. Accepted private keys:
  * private.pkcs8.b64's form (PKCS#8 DER in Base64, PEM header/footer and all whitespace removed),
  * PKCS#8 PEM, PKCS#1 and SEC1 PEM, and an Ed25519 seed as 64 hex digits (what curl's
  * `--httpsig-key` reads).
@@ -17,11 +19,11 @@
  * Private material offered where a public key belongs is refused with `private_key_submitted`;
  * no message here ever echoes the input.
  */
-import { type JsonWebKey as NodeJsonWebKey, KeyObject, createHash, createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto';
+import { KeyObject, createHash, createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { type SignatureAlgorithm, algorithmForKey, describeKey } from './algorithms';
 import { BoundedCache } from './bounded-cache';
-import { DEFAULT_KEY_CACHE_MAX_ENTRIES, DEFAULT_RSA_BITS, MIN_RSA_BITS } from './defaults';
-import { spkiOfPkcs1, spkiSubjectPublicKey } from './der';
+import { DEFAULT_KEY_CACHE_MAX_ENTRIES, DEFAULT_RSA_BITS, MAX_RSA_BITS, MIN_RSA_BITS } from './defaults';
+import { type KeyDerVerdict, coordinateBytes, isPkcs1PrivateKey, isPkcs1PublicKey, judgePkcs1PublicKey, judgePrivateKeyDer, judgeSpki, pkcs8AlgorithmOid, spkiOfEcPoint, spkiOfEd25519, spkiOfPkcs1, spkiOfRsaNumbers, spkiSubjectPublicKey } from './der';
 import { SignetError, fail } from './errors';
 import { decodeBareBase64 } from './base64';
 import { PRIVATE_KEY_SUBMITTED_MESSAGE, looksLikePrivateKey } from './private-key-scan';
@@ -105,34 +107,60 @@ export function importPublicKey(input: string | JsonWebKey, declaredAlgorithm?: 
   return { key: plain, fingerprint: fingerprintOf(plain), spkiPem: spkiPemOf(plain), bits, algorithm, keyType: keyTypeOf(plain) };
 }
 
-/** The PEM or Base64 DER text of a public key, as a KeyObject (any type; judged by the caller). */
+/** The PEM or Base64 DER text of a public key, as a KeyObject (any type Signet verifies with; judged further by the caller). */
 function publicKeyOfText(text: string): KeyObject {
   if (typeof text !== 'string' || text.trim() === '') {
     fail('invalid_public_key', 'The public key is empty. Paste the SPKI PEM (-----BEGIN PUBLIC KEY-----) or the JWK of your key pair.');
   }
   if (looksLikePrivateKey(text)) fail('private_key_submitted', PRIVATE_KEY_SUBMITTED_MESSAGE);
-  let key: KeyObject | undefined;
   const pem = PEM_BLOCK.exec(text);
   if (pem) {
-    try {
-      key = createPublicKey({ key: pem[0], format: 'pem' });
-    } catch (cause) {
-      fail('invalid_public_key', `The ${pem[1]} block could not be read as a public key. Paste the whole PEM, header and footer included.`, { cause });
+    const label = pem[1];
+    if (label !== 'PUBLIC KEY' && label !== 'RSA PUBLIC KEY') {
+      fail('invalid_public_key', `A ${label} block is not a public key Signet reads. Paste the SPKI PEM (-----BEGIN PUBLIC KEY-----), a PKCS#1 RSA PUBLIC KEY PEM, or the JWK.`);
     }
-  } else {
-    const der = decodeBareBase64(text.trim());
+    const der = decodeBareBase64(pem[2]);
     if (der === undefined) {
-      fail('invalid_public_key', 'The public key is neither PEM, Base64 DER nor a JWK. Paste the SPKI PEM (-----BEGIN PUBLIC KEY-----).');
+      fail('invalid_public_key', `The ${label} block could not be read as a public key: its body is not Base64. Paste the whole PEM, header and footer included.`);
     }
-    key = parsePublicDer(der);
-    if (key === undefined) {
-      fail('invalid_public_key', 'The Base64 text is not an SPKI or PKCS#1 RSA public key. Paste the SPKI PEM (-----BEGIN PUBLIC KEY-----).');
-    }
+    return publicKeyOfSpki(label === 'RSA PUBLIC KEY' ? pkcs1AsSpki(der, `The ${label} block`) : der, `The ${label} block`);
   }
-  if (key.type !== 'public') {
-    fail('private_key_submitted', 'This is a private key. Paste only the public half, and treat this private key as exposed.');
+  const der = decodeBareBase64(text.trim());
+  if (der === undefined) {
+    fail('invalid_public_key', 'The public key is neither PEM, Base64 DER nor a JWK. Paste the SPKI PEM (-----BEGIN PUBLIC KEY-----).');
   }
-  return key;
+  return publicKeyOfSpki(isPkcs1PublicKey(der) ? pkcs1AsSpki(der, 'The Base64 DER') : der, 'The Base64 DER');
+}
+
+/** A PKCS#1 RSAPublicKey as SPKI, after the gate has judged it. */
+function pkcs1AsSpki(der: Uint8Array, what: string): Uint8Array {
+  refuseUnlessAccepted(judgePkcs1PublicKey(der), what, 'public');
+  return spkiOfPkcs1(der);
+}
+
+/**
+ * The one door from bytes to a public `KeyObject`: the SPKI is judged whole by the gate
+ * (./der.ts, ./ec-point.ts) before node:crypto sees it, because some keys Node builds without
+ * complaint abort the process when their details are read (an EC point at infinity).
+ * @param what how the refusal names the input ("The PUBLIC KEY block", "The Base64 DER", "The EC JWK")
+ */
+function publicKeyOfSpki(input: Uint8Array, what: string): KeyObject {
+  const verdict = judgeSpki(input);
+  refuseUnlessAccepted(verdict, what, 'public');
+  const spki = (verdict.ok && verdict.canonicalSpki) || input;
+  try {
+    return createPublicKey({ key: Buffer.from(spki.buffer, spki.byteOffset, spki.byteLength), format: 'der', type: 'spki' });
+  } catch (cause) {
+    return fail('invalid_public_key', `${what} could not be read as a public key. Paste the SPKI PEM (-----BEGIN PUBLIC KEY-----) exactly as your key tool wrote it.`, { cause });
+  }
+}
+
+/** @throws SignetError `unsupported_key_type`, or `invalid_public_key` / `invalid_private_key`, with the gate's reason */
+function refuseUnlessAccepted(verdict: KeyDerVerdict, what: string, kind: 'public' | 'private'): void {
+  if (verdict.ok) return;
+  if (verdict.unsupported) fail('unsupported_key_type', `${what} ${verdict.reason}.`);
+  const advice = kind === 'public' ? 'Paste the public key your key tool wrote, unchanged, or generate a new key pair (signet keygen).' : 'Give the private key your key tool wrote, unchanged, or generate a new key pair (signet keygen).';
+  fail(kind === 'public' ? 'invalid_public_key' : 'invalid_private_key', `${what} ${verdict.reason}. ${advice}`);
 }
 
 /** The JWK in `text` when it is one (JSON text of an object), else undefined. */
@@ -150,7 +178,10 @@ function jwkText(text: string): JsonWebKey | undefined {
   return fail('invalid_public_key', 'The key is JSON but not a JWK object. Paste one JWK ({"kty": ...}), or the SPKI PEM.');
 }
 
-/** A public JWK (RFC 7517/7518/8037) as a KeyObject, with the algorithm its `alg` names, if any. */
+/**
+ * A public JWK (RFC 7517/7518/8037) as a KeyObject, with the algorithm its `alg` names, if any.
+ * The JWK is written as the SPKI it stands for and goes through the same gate as PEM and DER.
+ */
 function publicKeyOfJwk(jwk: JsonWebKey): { key: KeyObject; algorithm?: SignatureAlgorithm } {
   if (jwk.kty === 'oct') {
     fail('unsupported_key_type', "This JWK is a shared secret (kty \"oct\", for hmac-sha256); Signet's registry holds only public keys. Register a public key (Ed25519, ECDSA P-256/P-384 or RSA).");
@@ -166,13 +197,47 @@ function publicKeyOfJwk(jwk: JsonWebKey): { key: KeyObject; algorithm?: Signatur
       fail('unsupported_key_type', `The JWK's alg ${JSON.stringify(String(jwk.alg).slice(0, 20))} is not one Signet verifies; use ${Object.keys(JOSE_ALGORITHMS).join(', ')}, or leave alg out.`);
     }
   }
-  const members: Record<string, unknown> = { kty: jwk.kty };
-  for (const name of ['n', 'e', 'crv', 'x', 'y']) if (jwk[name] !== undefined) members[name] = jwk[name];
-  try {
-    return { key: createPublicKey({ key: members as NodeJsonWebKey, format: 'jwk' }), algorithm };
-  } catch (cause) {
-    return fail('invalid_public_key', `The ${String(jwk.kty)} JWK could not be read as a public key (a missing or malformed member, or a point not on its curve). Check n and e, or crv, x and y.`, { cause });
+  return { key: publicKeyOfSpki(spkiOfJwk(jwk), `The ${jwk.kty} JWK`), algorithm };
+}
+
+/** The SPKI DER a public JWK of kty RSA, EC or OKP stands for. */
+function spkiOfJwk(jwk: JsonWebKey): Uint8Array {
+  switch (jwk.kty) {
+    case 'RSA':
+      return spkiOfRsaNumbers(jwkMember(jwk, 'n'), jwkMember(jwk, 'e'));
+    case 'EC': {
+      if (jwk.crv !== 'P-256' && jwk.crv !== 'P-384') {
+        fail('unsupported_key_type', `The EC JWK's crv is ${JSON.stringify(String(jwk.crv ?? 'missing').slice(0, 20))}; Signet accepts RSA, Ed25519, and ECDSA P-256 or P-384 keys.`);
+      }
+      const length = coordinateBytes(jwk.crv);
+      const x = jwkMember(jwk, 'x', length);
+      const y = jwkMember(jwk, 'y', length);
+      const point = new Uint8Array(1 + 2 * length);
+      point[0] = 0x04;
+      point.set(x, 1);
+      point.set(y, 1 + length);
+      return spkiOfEcPoint(jwk.crv, point);
+    }
+    default:
+      if (jwk.crv !== 'Ed25519') {
+        fail('unsupported_key_type', `The OKP JWK's crv is ${JSON.stringify(String(jwk.crv ?? 'missing').slice(0, 20))}; Signet accepts RSA, Ed25519, and ECDSA P-256 or P-384 keys.`);
+      }
+      return spkiOfEd25519(jwkMember(jwk, 'x', 32));
   }
+}
+
+/** A JWK member's base64url bytes (RFC 7518: EC coordinates are the curve's full length). */
+function jwkMember(jwk: JsonWebKey, name: string, length?: number): Uint8Array {
+  const value = jwk[name];
+  const text = typeof value === 'string' ? value.replace(/=+$/, '') : '';
+  if (text === '' || !BASE64URL_BODY.test(text) || text.length % 4 === 1) {
+    fail('invalid_public_key', `The ${String(jwk.kty)} JWK's "${name}" is ${value === undefined ? 'missing' : 'not base64url text'}. Copy the JWK exactly as your key tool wrote it.`);
+  }
+  const bytes = Buffer.from(text, 'base64url');
+  if (length !== undefined && bytes.length !== length) {
+    fail('invalid_public_key', `The ${String(jwk.kty)} JWK's "${name}" is ${bytes.length} bytes; for crv ${String(jwk.crv)} it is ${length} bytes (RFC 7518 §6.2.1, RFC 8037 §2). Copy the JWK exactly as your key tool wrote it.`);
+  }
+  return bytes;
 }
 
 /**
@@ -184,26 +249,7 @@ export function importPrivateKey(text: string): PrivateKeyInfo {
   if (typeof text !== 'string' || text.trim() === '') {
     fail('invalid_private_key', 'The private key is empty. Give the PKCS#8 key as Base64 (no header/footer) or as PEM.');
   }
-  let key: KeyObject | undefined;
-  const pem = PEM_BLOCK.exec(text);
-  if (pem) {
-    if (pem[1] === 'ENCRYPTED PRIVATE KEY') {
-      fail('invalid_private_key', 'The private key is encrypted. Export it unencrypted as PKCS#8 (openssl pkcs8 -topk8 -nocrypt).');
-    }
-    try {
-      key = createPrivateKey({ key: pem[0], format: 'pem' });
-    } catch (cause) {
-      fail('invalid_private_key', `The ${pem[1]} block could not be read as a private key. Give the whole PEM, header and footer included.`, { cause });
-    }
-  } else if (ED25519_SEED_HEX.test(text.trim())) {
-    key = createPrivateKey({ key: Buffer.concat([ED25519_PKCS8_PREFIX, Buffer.from(text.trim(), 'hex')]), format: 'der', type: 'pkcs8' });
-  } else {
-    const der = decodeBareBase64(text.trim());
-    key = der === undefined ? undefined : parsePrivateDer(der);
-    if (key === undefined) {
-      fail('invalid_private_key', 'The text is not a PKCS#8 private key in Base64 or PEM. Give the key as produced by `signet keygen` (private.pkcs8.b64).');
-    }
-  }
+  const key = privateKeyOfText(text);
   const algorithm = algorithmForKey(key);
   const publicKey = plainRsa(createPublicKey(key));
   const bits = checkKeyStrength(publicKey, 'private');
@@ -246,8 +292,8 @@ export function spkiPemOf(key: KeyObject): string {
 
 /** A fresh RSA key pair (e = 65537). */
 export function generateRsaKeyPair(bits: number = DEFAULT_RSA_BITS): PrivateKeyInfo {
-  if (!Number.isInteger(bits) || bits < MIN_RSA_BITS || bits > 16384) {
-    fail('key_too_small', `RSA keys must be at least ${MIN_RSA_BITS} bits; ${bits} was asked for.`);
+  if (!Number.isInteger(bits) || bits < MIN_RSA_BITS || bits > MAX_RSA_BITS) {
+    fail('key_too_small', `RSA keys must be ${MIN_RSA_BITS} to ${MAX_RSA_BITS} bits; ${bits} was asked for.`);
   }
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: bits, publicExponent: 0x10001 });
   return importPrivateKey(privateKey.export({ type: 'pkcs8', format: 'pem' }) as string);
@@ -420,26 +466,40 @@ function describeExponent(exponent: bigint | undefined): string {
   return text.length <= 20 ? text : `a ${exponent.toString(2).length}-bit number`;
 }
 
-function parsePublicDer(bytes: Uint8Array): KeyObject | undefined {
-  const der = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  for (const type of ['spki', 'pkcs1'] as const) {
-    try {
-      return createPublicKey({ key: der, format: 'der', type });
-    } catch {
-      // try the next encoding
-    }
-  }
-  return undefined;
-}
+/** The PEM labels of the private key forms Signet reads, with node:crypto's name of each. */
+const PRIVATE_PEM_FORMS: Readonly<Record<string, 'pkcs8' | 'pkcs1' | 'sec1'>> = { 'PRIVATE KEY': 'pkcs8', 'RSA PRIVATE KEY': 'pkcs1', 'EC PRIVATE KEY': 'sec1' };
 
-function parsePrivateDer(bytes: Uint8Array): KeyObject | undefined {
-  const der = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  for (const type of ['pkcs8', 'pkcs1'] as const) {
-    try {
-      return createPrivateKey({ key: der, format: 'der', type });
-    } catch {
-      // try the next encoding
+/** The private key in `text` (PEM, Ed25519 seed hex, or Base64 PKCS#8 / PKCS#1), judged by the gate before node:crypto builds it. */
+function privateKeyOfText(text: string): KeyObject {
+  // openssl ecparam -genkey writes an EC PARAMETERS block first: the key is the PRIVATE KEY block.
+  const pem = new RegExp(PEM_BLOCK.source, 'g').exec(text.replace(/-----BEGIN EC PARAMETERS-----[\s\S]*?-----END EC PARAMETERS-----/, ''));
+  let der: Uint8Array | undefined;
+  let form: 'pkcs8' | 'pkcs1' | 'sec1' | undefined;
+  let what = 'The Base64 text';
+  if (pem) {
+    const label = pem[1];
+    if (label === 'ENCRYPTED PRIVATE KEY' || /Proc-Type:\s*4,ENCRYPTED/.test(pem[2])) {
+      fail('invalid_private_key', 'The private key is encrypted. Export it unencrypted as PKCS#8 (openssl pkcs8 -topk8 -nocrypt).');
+    }
+    form = PRIVATE_PEM_FORMS[label];
+    if (form === undefined) fail('invalid_private_key', `A ${label} block is not a private key. Give the PKCS#8 PEM (-----BEGIN PRIVATE KEY-----) or private.pkcs8.b64 from signet keygen.`);
+    der = decodeBareBase64(pem[2]);
+    what = `The ${label} block`;
+    if (der === undefined) fail('invalid_private_key', `${what} could not be read as a private key: its body is not Base64. Give the whole PEM, header and footer included.`);
+  } else if (ED25519_SEED_HEX.test(text.trim())) {
+    der = Buffer.concat([ED25519_PKCS8_PREFIX, Buffer.from(text.trim(), 'hex')]);
+    form = 'pkcs8';
+  } else {
+    der = decodeBareBase64(text.trim());
+    form = der === undefined ? undefined : pkcs8AlgorithmOid(der) !== undefined ? 'pkcs8' : isPkcs1PrivateKey(der) ? 'pkcs1' : undefined;
+    if (der === undefined || form === undefined) {
+      fail('invalid_private_key', 'The text is not a PKCS#8 private key in Base64 or PEM. Give the key as produced by `signet keygen` (private.pkcs8.b64).');
     }
   }
-  return undefined;
+  refuseUnlessAccepted(judgePrivateKeyDer(der, form), what, 'private');
+  try {
+    return createPrivateKey({ key: Buffer.from(der.buffer, der.byteOffset, der.byteLength), format: 'der', type: form });
+  } catch (cause) {
+    return fail('invalid_private_key', `${what} could not be read as a private key. Give the key as produced by \`signet keygen\` (private.pkcs8.b64) or its PKCS#8 PEM.`, { cause });
+  }
 }
