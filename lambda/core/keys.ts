@@ -23,10 +23,10 @@ import { KeyObject, createHash, createPrivateKey, createPublicKey, generateKeyPa
 import { type SignatureAlgorithm, algorithmForKey, describeKey } from './algorithms';
 import { BoundedCache } from './bounded-cache';
 import { DEFAULT_KEY_CACHE_MAX_ENTRIES, DEFAULT_RSA_BITS, MAX_RSA_BITS, MIN_RSA_BITS } from './defaults';
-import { type KeyDerVerdict, coordinateBytes, isPkcs1PrivateKey, isPkcs1PublicKey, judgePkcs1PublicKey, judgePrivateKeyDer, judgeSpki, pkcs8AlgorithmOid, spkiOfEcPoint, spkiOfEd25519, spkiOfPkcs1, spkiOfRsaNumbers, spkiSubjectPublicKey } from './der';
+import { isPkcs1PrivateKey, judgePrivateKeyDer, pkcs8AlgorithmOid, spkiOfPkcs1, spkiSubjectPublicKey } from './der';
+import { type GatedPublicKey, type JsonWebKey, gatedPublicKeyOfJwk, gatedPublicKeyOfText, jwkOfText, refuseUnlessAccepted } from './public-key-text';
 import { SignetError, fail } from './errors';
 import { decodeBareBase64 } from './base64';
-import { PRIVATE_KEY_SUBMITTED_MESSAGE, looksLikePrivateKey } from './private-key-scan';
 import { modulusWeakness } from './rsa-modulus';
 
 /** A verified, imported public key. */
@@ -67,22 +67,7 @@ const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----([\s\S]*?)-----END \1-----/;
 const BASE64URL_BODY = /^[A-Za-z0-9_-]+$/;
 const ED25519_SEED_HEX = /^[0-9a-fA-F]{64}$/;
 
-/** A JSON Web Key as pasted: only the members Signet reads are typed. */
-export interface JsonWebKey {
-  readonly kty?: unknown;
-  readonly alg?: unknown;
-  readonly [member: string]: unknown;
-}
-
-/** JOSE `alg` names (RFC 7518, RFC 8037) as RFC 9421 algorithms, for a JWK that carries one. */
-const JOSE_ALGORITHMS: Readonly<Record<string, SignatureAlgorithm>> = {
-  RS256: 'rsa-v1_5-sha256',
-  PS512: 'rsa-pss-sha512',
-  ES256: 'ecdsa-p256-sha256',
-  ES384: 'ecdsa-p384-sha384',
-  EdDSA: 'ed25519',
-  Ed25519: 'ed25519',
-};
+export type { JsonWebKey };
 
 /**
  * Imports a public key from any accepted format, for the algorithm declared (or the key type's own).
@@ -90,154 +75,30 @@ const JOSE_ALGORITHMS: Readonly<Record<string, SignatureAlgorithm>> = {
  * @throws SignetError `private_key_submitted`, `invalid_public_key`, `unsupported_key_type`, `key_too_small`, `weak_key`
  */
 export function importPublicKey(input: string | JsonWebKey, declaredAlgorithm?: string): PublicKeyInfo {
-  const jwk = typeof input === 'object' && input !== null ? input : typeof input === 'string' ? jwkText(input) : undefined;
-  let key: KeyObject;
-  let jwkAlgorithm: SignatureAlgorithm | undefined;
-  if (jwk !== undefined) {
-    ({ key, algorithm: jwkAlgorithm } = publicKeyOfJwk(jwk));
-  } else {
-    key = publicKeyOfText(input as string);
-  }
+  const jwk = typeof input === 'object' && input !== null ? input : typeof input === 'string' ? jwkOfText(input) : undefined;
+  const gated = jwk !== undefined ? gatedPublicKeyOfJwk(jwk) : gatedPublicKeyOfText(input as string);
+  const jwkAlgorithm = gated.jwkAlgorithm;
   if (jwkAlgorithm !== undefined && declaredAlgorithm !== undefined && declaredAlgorithm !== jwkAlgorithm) {
     fail('unsupported_key_type', `The JWK says its alg is ${jwkAlgorithm} but algorithm ${JSON.stringify(String(declaredAlgorithm).slice(0, 40))} was declared; give one, or the same in both.`);
   }
+  const key = publicKeyOfSpki(gated);
   const algorithm = algorithmForKey(key, declaredAlgorithm ?? jwkAlgorithm);
   const plain = plainRsa(key);
   const bits = checkKeyStrength(plain, 'public');
   return { key: plain, fingerprint: fingerprintOf(plain), spkiPem: spkiPemOf(plain), bits, algorithm, keyType: keyTypeOf(plain) };
 }
 
-/** The PEM or Base64 DER text of a public key, as a KeyObject (any type Signet verifies with; judged further by the caller). */
-function publicKeyOfText(text: string): KeyObject {
-  if (typeof text !== 'string' || text.trim() === '') {
-    fail('invalid_public_key', 'The public key is empty. Paste the SPKI PEM (-----BEGIN PUBLIC KEY-----) or the JWK of your key pair.');
-  }
-  if (looksLikePrivateKey(text)) fail('private_key_submitted', PRIVATE_KEY_SUBMITTED_MESSAGE);
-  const pem = PEM_BLOCK.exec(text);
-  if (pem) {
-    const label = pem[1];
-    if (label !== 'PUBLIC KEY' && label !== 'RSA PUBLIC KEY') {
-      fail('invalid_public_key', `A ${label} block is not a public key Signet reads. Paste the SPKI PEM (-----BEGIN PUBLIC KEY-----), a PKCS#1 RSA PUBLIC KEY PEM, or the JWK.`);
-    }
-    const der = decodeBareBase64(pem[2]);
-    if (der === undefined) {
-      fail('invalid_public_key', `The ${label} block could not be read as a public key: its body is not Base64. Paste the whole PEM, header and footer included.`);
-    }
-    return publicKeyOfSpki(label === 'RSA PUBLIC KEY' ? pkcs1AsSpki(der, `The ${label} block`) : der, `The ${label} block`);
-  }
-  const der = decodeBareBase64(text.trim());
-  if (der === undefined) {
-    fail('invalid_public_key', 'The public key is neither PEM, Base64 DER nor a JWK. Paste the SPKI PEM (-----BEGIN PUBLIC KEY-----).');
-  }
-  return publicKeyOfSpki(isPkcs1PublicKey(der) ? pkcs1AsSpki(der, 'The Base64 DER') : der, 'The Base64 DER');
-}
-
-/** A PKCS#1 RSAPublicKey as SPKI, after the gate has judged it. */
-function pkcs1AsSpki(der: Uint8Array, what: string): Uint8Array {
-  refuseUnlessAccepted(judgePkcs1PublicKey(der), what, 'public');
-  return spkiOfPkcs1(der);
-}
-
 /**
- * The one door from bytes to a public `KeyObject`: the SPKI is judged whole by the gate
- * (./der.ts, ./ec-point.ts) before node:crypto sees it, because some keys Node builds without
- * complaint abort the process when their details are read (an EC point at infinity).
- * @param what how the refusal names the input ("The PUBLIC KEY block", "The Base64 DER", "The EC JWK")
+ * The one door from a key's bytes to a public `KeyObject`: only an SPKI the gate judged whole
+ * (./public-key-text.ts) reaches node:crypto, because some keys Node builds without complaint
+ * abort the process when their details are read (an EC point at infinity).
  */
-function publicKeyOfSpki(input: Uint8Array, what: string): KeyObject {
-  const verdict = judgeSpki(input);
-  refuseUnlessAccepted(verdict, what, 'public');
-  const spki = (verdict.ok && verdict.canonicalSpki) || input;
+function publicKeyOfSpki({ spki, source }: GatedPublicKey): KeyObject {
   try {
     return createPublicKey({ key: Buffer.from(spki.buffer, spki.byteOffset, spki.byteLength), format: 'der', type: 'spki' });
   } catch (cause) {
-    return fail('invalid_public_key', `${what} could not be read as a public key. Paste the SPKI PEM (-----BEGIN PUBLIC KEY-----) exactly as your key tool wrote it.`, { cause });
+    return fail('invalid_public_key', `${source} could not be read as a public key. Paste the SPKI PEM (-----BEGIN PUBLIC KEY-----) exactly as your key tool wrote it.`, { cause });
   }
-}
-
-/** @throws SignetError `unsupported_key_type`, or `invalid_public_key` / `invalid_private_key`, with the gate's reason */
-function refuseUnlessAccepted(verdict: KeyDerVerdict, what: string, kind: 'public' | 'private'): void {
-  if (verdict.ok) return;
-  if (verdict.unsupported) fail('unsupported_key_type', `${what} ${verdict.reason}.`);
-  const advice = kind === 'public' ? 'Paste the public key your key tool wrote, unchanged, or generate a new key pair (signet keygen).' : 'Give the private key your key tool wrote, unchanged, or generate a new key pair (signet keygen).';
-  fail(kind === 'public' ? 'invalid_public_key' : 'invalid_private_key', `${what} ${verdict.reason}. ${advice}`);
-}
-
-/** The JWK in `text` when it is one (JSON text of an object), else undefined. */
-function jwkText(text: string): JsonWebKey | undefined {
-  const trimmed = text.trim();
-  if (!trimmed.startsWith('{')) return undefined;
-  if (looksLikePrivateKey(text)) fail('private_key_submitted', PRIVATE_KEY_SUBMITTED_MESSAGE);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(trimmed);
-  } catch (cause) {
-    fail('invalid_public_key', 'The key starts with "{" but is not valid JSON. Paste the JWK as JSON, or the SPKI PEM.', { cause });
-  }
-  if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as JsonWebKey;
-  return fail('invalid_public_key', 'The key is JSON but not a JWK object. Paste one JWK ({"kty": ...}), or the SPKI PEM.');
-}
-
-/**
- * A public JWK (RFC 7517/7518/8037) as a KeyObject, with the algorithm its `alg` names, if any.
- * The JWK is written as the SPKI it stands for and goes through the same gate as PEM and DER.
- */
-function publicKeyOfJwk(jwk: JsonWebKey): { key: KeyObject; algorithm?: SignatureAlgorithm } {
-  if (jwk.kty === 'oct') {
-    fail('unsupported_key_type', "This JWK is a shared secret (kty \"oct\", for hmac-sha256); Signet's registry holds only public keys. Register a public key (Ed25519, ECDSA P-256/P-384 or RSA).");
-  }
-  if ('d' in jwk || 'p' in jwk) fail('private_key_submitted', PRIVATE_KEY_SUBMITTED_MESSAGE);
-  if (jwk.kty !== 'RSA' && jwk.kty !== 'EC' && jwk.kty !== 'OKP') {
-    fail('unsupported_key_type', `The JWK's kty is ${JSON.stringify(String(jwk.kty ?? 'missing').slice(0, 20))}; Signet accepts RSA, EC (P-256, P-384) and OKP (Ed25519) public keys.`);
-  }
-  let algorithm: SignatureAlgorithm | undefined;
-  if (jwk.alg !== undefined) {
-    algorithm = typeof jwk.alg === 'string' && Object.prototype.hasOwnProperty.call(JOSE_ALGORITHMS, jwk.alg) ? JOSE_ALGORITHMS[jwk.alg] : undefined;
-    if (algorithm === undefined) {
-      fail('unsupported_key_type', `The JWK's alg ${JSON.stringify(String(jwk.alg).slice(0, 20))} is not one Signet verifies; use ${Object.keys(JOSE_ALGORITHMS).join(', ')}, or leave alg out.`);
-    }
-  }
-  return { key: publicKeyOfSpki(spkiOfJwk(jwk), `The ${jwk.kty} JWK`), algorithm };
-}
-
-/** The SPKI DER a public JWK of kty RSA, EC or OKP stands for. */
-function spkiOfJwk(jwk: JsonWebKey): Uint8Array {
-  switch (jwk.kty) {
-    case 'RSA':
-      return spkiOfRsaNumbers(jwkMember(jwk, 'n'), jwkMember(jwk, 'e'));
-    case 'EC': {
-      if (jwk.crv !== 'P-256' && jwk.crv !== 'P-384') {
-        fail('unsupported_key_type', `The EC JWK's crv is ${JSON.stringify(String(jwk.crv ?? 'missing').slice(0, 20))}; Signet accepts RSA, Ed25519, and ECDSA P-256 or P-384 keys.`);
-      }
-      const length = coordinateBytes(jwk.crv);
-      const x = jwkMember(jwk, 'x', length);
-      const y = jwkMember(jwk, 'y', length);
-      const point = new Uint8Array(1 + 2 * length);
-      point[0] = 0x04;
-      point.set(x, 1);
-      point.set(y, 1 + length);
-      return spkiOfEcPoint(jwk.crv, point);
-    }
-    default:
-      if (jwk.crv !== 'Ed25519') {
-        fail('unsupported_key_type', `The OKP JWK's crv is ${JSON.stringify(String(jwk.crv ?? 'missing').slice(0, 20))}; Signet accepts RSA, Ed25519, and ECDSA P-256 or P-384 keys.`);
-      }
-      return spkiOfEd25519(jwkMember(jwk, 'x', 32));
-  }
-}
-
-/** A JWK member's base64url bytes (RFC 7518: EC coordinates are the curve's full length). */
-function jwkMember(jwk: JsonWebKey, name: string, length?: number): Uint8Array {
-  const value = jwk[name];
-  const text = typeof value === 'string' ? value.replace(/=+$/, '') : '';
-  if (text === '' || !BASE64URL_BODY.test(text) || text.length % 4 === 1) {
-    fail('invalid_public_key', `The ${String(jwk.kty)} JWK's "${name}" is ${value === undefined ? 'missing' : 'not base64url text'}. Copy the JWK exactly as your key tool wrote it.`);
-  }
-  const bytes = Buffer.from(text, 'base64url');
-  if (length !== undefined && bytes.length !== length) {
-    fail('invalid_public_key', `The ${String(jwk.kty)} JWK's "${name}" is ${bytes.length} bytes; for crv ${String(jwk.crv)} it is ${length} bytes (RFC 7518 §6.2.1, RFC 8037 §2). Copy the JWK exactly as your key tool wrote it.`);
-  }
-  return bytes;
 }
 
 /**
