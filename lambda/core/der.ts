@@ -13,6 +13,9 @@
 import { MAX_RSA_BITS, MIN_RSA_BITS } from './defaults';
 import { type NamedCurve, coordinateBytes, ecPointProblem, ecScalarProblem, uncompressedPoint } from './ec-point';
 
+export { coordinateBytes };
+export type { NamedCurve };
+
 /** One TLV: its tag and the bounds of its content. */
 export interface Tlv {
   readonly tag: number;
@@ -428,8 +431,6 @@ export function spkiOfEd25519(publicKey: Uint8Array): Uint8Array<ArrayBuffer> {
   return tlv(SEQUENCE, concat(tlv(SEQUENCE, tlv(OID, bytesOfHex(OID_ED25519))), tlv(BIT_STRING, concat(new Uint8Array([0]), publicKey))));
 }
 
-export { coordinateBytes };
-export type { NamedCurve };
 
 function bytesOfHex(hex: string): Uint8Array {
   return new Uint8Array(hex.match(/../g)!.map((byte) => parseInt(byte, 16)));

@@ -203,13 +203,14 @@ export class PublicKeyCache {
   /**
    * The `KeyObject` for a stored key. The PEM is imported on a miss (and judged as at
    * registration, for its `algorithm`), and its fingerprint must match the one it was stored
-   * under (a corrupted record is refused, not trusted).
+   * under (a corrupted record is refused, not trusted). An EC key stored with a compressed point
+   * before such keys were written uncompressed matches by the digest of its stored DER.
    */
   get(fingerprint: string, spkiPem: string, algorithm?: SignatureAlgorithm): KeyObject {
     const hit = this.cache.get(fingerprint);
     if (hit !== undefined) return hit;
     const info = importPublicKey(spkiPem, algorithm);
-    if (info.fingerprint !== fingerprint) {
+    if (info.fingerprint !== fingerprint && storedDerDigest(spkiPem) !== fingerprint) {
       throw new SignetError('invalid_public_key', 'A stored public key does not match its recorded fingerprint; the record needs repair.');
     }
     this.cache.set(fingerprint, info.key);
@@ -219,6 +220,13 @@ export class PublicKeyCache {
   get size(): number {
     return this.cache.size;
   }
+}
+
+/** SHA-256 of the DER inside a stored SPKI PEM, as written (base64url), or undefined when it is not one PEM. */
+function storedDerDigest(spkiPem: string): string | undefined {
+  const pem = PEM_BLOCK.exec(spkiPem);
+  const der = pem ? decodeBareBase64(pem[2]) : undefined;
+  return der === undefined ? undefined : createHash('sha256').update(der).digest('base64url');
 }
 
 /**
@@ -333,7 +341,7 @@ const PRIVATE_PEM_FORMS: Readonly<Record<string, 'pkcs8' | 'pkcs1' | 'sec1'>> = 
 /** The private key in `text` (PEM, Ed25519 seed hex, or Base64 PKCS#8 / PKCS#1), judged by the gate before node:crypto builds it. */
 function privateKeyOfText(text: string): KeyObject {
   // openssl ecparam -genkey writes an EC PARAMETERS block first: the key is the PRIVATE KEY block.
-  const pem = new RegExp(PEM_BLOCK.source, 'g').exec(text.replace(/-----BEGIN EC PARAMETERS-----[\s\S]*?-----END EC PARAMETERS-----/, ''));
+  const pem = PEM_BLOCK.exec(text.replace(/-----BEGIN EC PARAMETERS-----[\s\S]*?-----END EC PARAMETERS-----/, ''));
   let der: Uint8Array | undefined;
   let form: 'pkcs8' | 'pkcs1' | 'sec1' | undefined;
   let what = 'The Base64 text';

@@ -677,6 +677,20 @@ describe('the key reader judges every key before node:crypto builds it: no input
     }
   });
 
+  it('a stored EC key written with a compressed point before is still found under the fingerprint it was stored with', () => {
+    const point = spkiOf(p256.publicKey).subarray(-65);
+    const compressedDer = ecSpki(OIDS.p256, Buffer.concat([Buffer.from([2 | (point[64] & 1)]), point.subarray(1, 33)]));
+    const storedFingerprint = createHash('sha256').update(compressedDer).digest('base64url');
+    const cache = new PublicKeyCache(4);
+    expect(fingerprintOf(cache.get(storedFingerprint, pemOf(compressedDer)))).toBe(fingerprintOf(p256.publicKey));
+    expect(errorOf(() => new PublicKeyCache(4).get(fingerprintOf(p384.publicKey), pemOf(compressedDer))).code).toBe('invalid_public_key');
+  });
+
+  it('reads the output of openssl ecparam -genkey (an EC PARAMETERS block, then the EC PRIVATE KEY)', () => {
+    const text = `-----BEGIN EC PARAMETERS-----\nBggqhkjOPQMBBw==\n-----END EC PARAMETERS-----\n${p256.privateKey.export({ type: 'sec1', format: 'pem' }) as string}`;
+    expect(importPrivateKey(text)).toMatchObject({ algorithm: 'ecdsa-p256-sha256', fingerprint: fingerprintOf(p256.publicKey) });
+  });
+
   it('accepts every EC key Node generates, on both curves, in SPKI, PEM and JWK (property over fresh keys)', () => {
     fc.assert(
       fc.property(fc.constantFrom('P-256', 'P-384'), fc.constantFrom('base64', 'pem', 'jwk'), (namedCurve, form) => {
