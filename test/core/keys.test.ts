@@ -723,7 +723,7 @@ describe('the key reader judges every key before node:crypto builds it: no input
   it('malformed public keys (built from parts, cut, extended, flipped; PEM, Base64, other labels) are each a key or a stable refusal (property)', () => {
     fc.assert(
       fc.property(malformedPublicDer.chain(asPublicText), (text) => expectKeyOrRefusal(() => importPublicKey(text), PUBLIC_CODES)),
-      { numRuns: 400 },
+      { numRuns: 300 },
     );
   });
 
@@ -733,7 +733,7 @@ describe('the key reader judges every key before node:crypto builds it: no input
         expectKeyOrRefusal(() => importPublicKey(jwk), PUBLIC_CODES);
         expectKeyOrRefusal(() => importPublicKey(JSON.stringify(jwk)), PUBLIC_CODES);
       }),
-      { numRuns: 200 },
+      { numRuns: 150 },
     );
   });
 
