@@ -9,7 +9,7 @@ import { confirmChange } from './confirm';
 import { $, announce, codeOf, el, input, messageOf, showError } from './dom';
 import { KEY_ERROR_CODES, initKeyBox, privateKeySaved, resetKeyBox } from './key-box';
 import { type Registry, list, state, whenItApplies, whenItAppliesSentence } from './page-state';
-import { MAX_WHITELIST_ENTRIES, admitsEveryone, normaliseNetworkEntry } from './signet-core';
+import { MAX_WHITELIST_ENTRIES, listReach, normaliseNetworkEntry } from './signet-core';
 import { toast } from './toasts';
 import { checkClientForm, validateRoles } from './validation';
 
@@ -75,18 +75,23 @@ function renderWhitelist() {
       return el('li', { class: 'chip' }, [el('span', {}, [entry]), remove]);
     }),
   );
-  // 0.0.0.0, a /0 range and ::ffff:0:0/96 let every (IPv4) address in, and so do ranges that
-  // together cover all of IPv4 or IPv6: say so beside the list.
-  const open = form.whitelist.filter((entry) => admitsEveryone([entry]));
-  const together = open.length === 0 && admitsEveryone(form.whitelist);
+  // 0.0.0.0 and a /0 range let every address in; ::ffff:0:0/96 every IPv4 address (IPv6 callers
+  // still need an entry); ranges can do either together. Say which beside the list (core listReach).
+  const open = form.whitelist.filter((entry) => listReach([entry]) === 'every-address');
+  const openIpv4 = form.whitelist.filter((entry) => listReach([entry]) === 'every-ipv4-address');
+  const together = listReach(form.whitelist);
   const warning = $('whitelist-open');
   warning.textContent =
     open.length > 0
       ? `${open.join(', ')} lets every address in: only the signature protects this client.`
-      : together
+      : together === 'every-address'
         ? 'Together these entries let every address in: only the signature protects this client.'
-        : '';
-  warning.hidden = open.length === 0 && !together;
+        : openIpv4.length > 0
+          ? `${openIpv4.join(', ')} lets every IPv4 address in: only the signature protects this client from IPv4 callers.`
+          : together === 'every-ipv4-address'
+            ? 'Together these entries let every IPv4 address in: only the signature protects this client from IPv4 callers.'
+            : '';
+  warning.hidden = warning.textContent === '';
 }
 
 /**

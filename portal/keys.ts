@@ -4,8 +4,9 @@
  * - looksLikePrivateKey is the core's private-key scan itself (lambda/core/private-key-scan.ts),
  *   the test the registry runs before anything else, so a private key pasted in the Public Key
  *   box is refused on the spot, in every form the registry recognises.
- * - {@link checkPublicKey}: SPKI / PKCS#1, PEM or bare Base64 (read by the core's DER reader,
- *   lambda/core/der.ts); RSA only, at least 2048 bits; the fingerprint the registry will show
+ * - {@link checkPublicKey}: SPKI / PKCS#1, PEM or bare Base64, read and judged by the core's key
+ *   gate (lambda/core/public-key-text.ts: the same refusals, codes and sentences as the registry);
+ *   RSA of at least 2048 bits, Ed25519, ECDSA P-256/P-384; the fingerprint the registry will show
  *   (SHA-256 of the SPKI DER, base64url).
  * - {@link importSigningKey}: the admin's private key (headerless Base64 PKCS#8 as in private.pkcs8.b64,
  *   PKCS#8 PEM or PKCS#1 PEM) as a non-extractable CryptoKey that can only sign.
@@ -24,12 +25,11 @@ import {
   decodeBareBase64,
   encodeBase64,
   fail,
+  gatedPublicKeyOfText,
   isPkcs1PrivateKey,
-  isPkcs1PublicKey,
   looksLikePrivateKey,
   pkcs8AlgorithmOid,
   pkcs8OfPkcs1,
-  spkiAlgorithmOid,
   spkiOfPkcs1,
   spkiSubjectPublicKey,
 } from './signet-core';
@@ -38,7 +38,7 @@ export { looksLikePrivateKey };
 
 const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----([\s\S]*?)-----END \1-----/;
 
-/** Key types Node names (`asymmetricKeyType`) by their algorithm OID, for the registry's message. */
+/** Key types Node names (`asymmetricKeyType`) by their algorithm OID, for the signing key's message. */
 const KEY_TYPES_BY_OID = Object.freeze({
   '2a864886f70d01010a': 'rsa-pss',
   '2a8648ce3d0201': 'ec',
@@ -51,8 +51,6 @@ const KEY_TYPES_BY_OID = Object.freeze({
   '2a8648ce3e0201': 'dh',
 });
 
-/** id-RSASSA-PSS: an RSA key meant for PSS; the registry stores it as the plain RSA key it holds. */
-const RSA_PSS_OID = '2a864886f70d01010a';
 const EC_OID = '2a8648ce3d0201';
 const ED25519_OID = '2b6570';
 
@@ -92,45 +90,31 @@ interface PublicKeyCheck {
 }
 
 /**
- * Checks a public key as the registry will (lambda/core/keys.ts importPublicKey).
- * @returns undefined for a form only the registry reads (a JWK, a certificate): it is then checked on submit
+ * Checks a public key as the registry will (lambda/core/keys.ts importPublicKey): the text is read
+ * and judged by the core's own key gate (gatedPublicKeyOfText, lambda/core/public-key-text.ts),
+ * then imported with WebCrypto for its size and fingerprint.
+ * @returns undefined for a JWK: it is checked by the registry on submit
  * @throws SignetError private_key_submitted, invalid_public_key, unsupported_key_type, key_too_small
  */
 export async function checkPublicKey(text: string, subtle: SubtleCrypto = globalThis.crypto.subtle): Promise<PublicKeyCheck | undefined> {
-  if (typeof text !== 'string' || text.trim() === '') {
-    fail('invalid_public_key', 'The public key is empty. Paste the SPKI PEM (-----BEGIN PUBLIC KEY-----) or the JWK of your key pair.');
+  if (typeof text === 'string' && text.trim().startsWith('{')) {
+    if (looksLikePrivateKey(text)) fail('private_key_submitted', PRIVATE_KEY_SUBMITTED_MESSAGE);
+    return undefined;
   }
-  if (looksLikePrivateKey(text)) fail('private_key_submitted', PRIVATE_KEY_SUBMITTED_MESSAGE);
-  if (text.trim().startsWith('{')) return undefined;
-  let spki: Uint8Array<ArrayBuffer> | undefined;
-  const pem = PEM_BLOCK.exec(text);
-  if (pem) {
-    if (pem[1] !== 'PUBLIC KEY' && pem[1] !== 'RSA PUBLIC KEY') return undefined;
-    const der = decodeBareBase64(pem[2]);
-    if (der !== undefined && pem[1] === 'PUBLIC KEY' && spkiAlgorithmOid(der) !== undefined) spki = der;
-    if (der !== undefined && pem[1] === 'RSA PUBLIC KEY' && isPkcs1PublicKey(der)) spki = spkiOfPkcs1(der);
-    if (spki === undefined) fail('invalid_public_key', `The ${pem[1]} block could not be read as a public key. Paste the whole PEM, header and footer included.`);
-  } else {
-    const der = decodeBareBase64(text.trim());
-    if (der === undefined) fail('invalid_public_key', 'The public key is neither PEM, Base64 DER nor a JWK. Paste the SPKI PEM (-----BEGIN PUBLIC KEY-----).');
-    spki = spkiAlgorithmOid(der) !== undefined ? der : isPkcs1PublicKey(der) ? spkiOfPkcs1(der) : undefined;
-    if (spki === undefined) fail('invalid_public_key', 'The Base64 text is not an SPKI or PKCS#1 RSA public key. Paste the SPKI PEM (-----BEGIN PUBLIC KEY-----).');
+  const gated = gatedPublicKeyOfText(text);
+  switch (gated.type) {
+    case 'rsa':
+      return checkRsaPublicKey(gated.spki, RSA_KINDS['rsa-v1_5-sha256'], subtle);
+    case 'rsa-pss': {
+      // Stored as the plain RSA key it holds (one key, one fingerprint), registered for PSS.
+      const pkcs1 = spkiSubjectPublicKey(gated.spki) as Uint8Array;
+      return checkRsaPublicKey(spkiOfPkcs1(pkcs1), RSA_KINDS['rsa-pss-sha512'], subtle);
+    }
+    case 'ed25519':
+      return checkImported(gated.spki, ED25519_KIND, gated.source, subtle);
+    case 'ec':
+      return checkImported(gated.spki, gated.curve === 'P-384' ? EC_KINDS[1] : EC_KINDS[0], gated.source, subtle);
   }
-  const oid = spkiAlgorithmOid(spki) as string;
-  let rsaKind: KeyKind | undefined;
-  if (oid === RSA_ENCRYPTION_OID) rsaKind = RSA_KINDS['rsa-v1_5-sha256'];
-  if (oid === RSA_PSS_OID) {
-    // Stored as the plain RSA key it holds (one key, one fingerprint), registered for PSS.
-    const pkcs1 = spkiSubjectPublicKey(spki);
-    if (pkcs1 === undefined || !isPkcs1PublicKey(pkcs1)) fail('invalid_public_key', 'The RSA-PSS public key could not be read.');
-    spki = spkiOfPkcs1(pkcs1);
-    rsaKind = RSA_KINDS['rsa-pss-sha512'];
-  }
-  if (rsaKind !== undefined) return checkRsaPublicKey(spki, rsaKind, subtle);
-  if (oid === ED25519_OID) return checkImported(spki, [ED25519_KIND], subtle);
-  if (oid === EC_OID) return checkImported(spki, EC_KINDS, subtle);
-  const type = (KEY_TYPES_BY_OID as Record<string, string>)[oid] ?? 'of an unknown type';
-  return fail('unsupported_key_type', `The key is ${type}; Signet accepts RSA (2048 bits or more), Ed25519, and ECDSA P-256 or P-384 keys.`);
 }
 
 async function checkRsaPublicKey(spki: Uint8Array<ArrayBuffer>, kind: KeyKind, subtle: SubtleCrypto): Promise<PublicKeyCheck> {
@@ -146,33 +130,19 @@ async function checkRsaPublicKey(spki: Uint8Array<ArrayBuffer>, kind: KeyKind, s
   return { fingerprint: await sha256Base64Url(canonical, subtle), bits, keyType: kind.keyType(bits), algorithm: kind.algorithm };
 }
 
-/** An Ed25519 or ECDSA key: the first kind WebCrypto imports it as (a curve it is not on fails to import). */
-async function checkImported(spki: Uint8Array<ArrayBuffer>, kinds: readonly KeyKind[], subtle: SubtleCrypto): Promise<PublicKeyCheck> {
-  for (const kind of kinds) {
-    let key: CryptoKey;
-    try {
-      key = await subtle.importKey('spki', spki, WEBCRYPTO_ALGORITHMS[kind.algorithm].importAs, true, ['verify']);
-    } catch {
-      continue;
-    }
-    const canonical = new Uint8Array(await subtle.exportKey('spki', key));
-    const bits = kind.algorithm === 'ecdsa-p384-sha384' ? 384 : 256;
-    return { fingerprint: await sha256Base64Url(canonical, subtle), bits, keyType: kind.keyType(bits), algorithm: kind.algorithm };
+/** An Ed25519 or ECDSA key the gate accepted, as WebCrypto imports it. */
+async function checkImported(spki: Uint8Array<ArrayBuffer>, kind: KeyKind, source: string, subtle: SubtleCrypto): Promise<PublicKeyCheck> {
+  let key: CryptoKey;
+  try {
+    key = await subtle.importKey('spki', spki, WEBCRYPTO_ALGORITHMS[kind.algorithm].importAs, true, ['verify']);
+  } catch {
+    return fail('invalid_public_key', `${source} could not be read as a public key. Paste the SPKI PEM (-----BEGIN PUBLIC KEY-----) exactly as your key tool wrote it.`);
   }
-  return fail('unsupported_key_type', kinds.length > 1 ? `The key is ECDSA on ${otherCurveName(spki)}; Signet accepts P-256 and P-384 (RFC 9421 §3.3.4, §3.3.5).` : 'The Ed25519 public key could not be read. Paste the SPKI PEM (-----BEGIN PUBLIC KEY-----).');
+  const canonical = new Uint8Array(await subtle.exportKey('spki', key));
+  const bits = kind.algorithm === 'ecdsa-p384-sha384' ? 384 : 256;
+  return { fingerprint: await sha256Base64Url(canonical, subtle), bits, keyType: kind.keyType(bits), algorithm: kind.algorithm };
 }
 
-/** Other named curves by their OID's DER (tag, length, value), as node:crypto names them in the registry's message. */
-const OTHER_CURVES: readonly (readonly [string, string])[] = [
-  ['06052b81040023', 'secp521r1'],
-  ['06052b8104000a', 'secp256k1'],
-];
-
-/** The name of the (unsupported) curve an EC SPKI names in its parameters. */
-function otherCurveName(spki: Uint8Array): string {
-  const hex = Array.from(spki.subarray(0, 32), (b) => b.toString(16).padStart(2, '0')).join('');
-  return OTHER_CURVES.find(([oid]) => hex.includes(oid))?.[1] ?? 'an unknown curve';
-}
 interface SigningKey {
   /** non-extractable, usable only to sign, with its key type's algorithm (RSA: RSASSA-PKCS1-v1_5 / SHA-256) */
   privateKey: CryptoKey;

@@ -6,9 +6,10 @@
  * part of the bundle without anything of Node.
  */
 export { SignetError, fail } from '../lambda/core/errors';
-export { admitsEveryone, normaliseNetworkEntry } from '../lambda/core/network-entries';
+export { listReach, normaliseNetworkEntry } from '../lambda/core/network-entries';
 export { PRIVATE_KEY_SUBMITTED_MESSAGE, looksLikePrivateKey } from '../lambda/core/private-key-scan';
-export { RSA_ENCRYPTION_OID, isPkcs1PrivateKey, isPkcs1PublicKey, pkcs8AlgorithmOid, pkcs8OfPkcs1, spkiAlgorithmOid, spkiOfPkcs1, spkiSubjectPublicKey } from '../lambda/core/der';
+export { gatedPublicKeyOfText } from '../lambda/core/public-key-text';
+export { RSA_ENCRYPTION_OID, isPkcs1PrivateKey, pkcs8AlgorithmOid, pkcs8OfPkcs1, spkiOfPkcs1, spkiSubjectPublicKey } from '../lambda/core/der';
 export type { SignatureAlgorithm } from '../lambda/core/algorithm-names';
 export { decodeBareBase64, encodeBase64 } from '../lambda/core/base64';
 export { isKeyDue, keyAgeDays } from '../lambda/core/key-age';

@@ -23,10 +23,11 @@
  * an operator (`registry:admin`) works in the default account `acct_default`, and an account
  * admin (`account:admin`, its key given with `--admin DIR`) in its own, the only one it may name.
  *
- * Every client the answer shows whose network whitelist lets everyone in (core `admitsEveryone`:
- * `0.0.0.0`, any `/0`, `::ffff:0:0/96`, or ranges covering every address together) gets a note on stderr, so it is never a surprise.
+ * Every client the answer shows whose network whitelist lets in every address (`0.0.0.0`, any `/0`,
+ * ranges covering all of IPv6 together) or every IPv4 address (`::ffff:0:0/96`, ranges covering
+ * all of IPv4 together) gets a note on stderr saying which (core `listReach`), so it is never a surprise.
  */
-import { admitsEveryone } from '../../lambda/core/network-entries';
+import { type ListReach, listReach } from '../../lambda/core/network-entries';
 import { generateRsaKeyPair, spkiPemOf } from '../../lambda/core/keys';
 import { hasClientKey, writeClientDir } from '../../local/client-dir';
 import { Options, UsageError, parse, readPublicKeyFile } from './args';
@@ -238,7 +239,7 @@ export async function run(argv: string[]): Promise<number> {
   }, { json: values.json === true, format: sub.format });
 }
 
-/** A note for each client of a successful answer (one record, or a `clients` list) whose whitelist lets everyone in. */
+/** A note for each client of a successful answer (one record, or a `clients` list) whose whitelist lets every address, or every IPv4 address, in. */
 export function openToEveryoneNotes(answer: RegistryAnswer): string[] {
   if (answer.status < 200 || answer.status >= 300 || typeof answer.body !== 'object' || answer.body === null) return [];
   const body = answer.body as { clients?: unknown };
@@ -246,15 +247,20 @@ export function openToEveryoneNotes(answer: RegistryAnswer): string[] {
   return records.flatMap((record) => {
     const { clientId, networkWhitelist } = (record ?? {}) as { clientId?: unknown; networkWhitelist?: unknown };
     if (typeof clientId !== 'string' || !Array.isArray(networkWhitelist) || !networkWhitelist.every((e) => typeof e === 'string')) return [];
-    let open: boolean;
+    let reach: ListReach;
     try {
-      open = admitsEveryone(networkWhitelist as string[]);
+      reach = listReach(networkWhitelist as string[]);
     } catch {
       return [];
     }
-    return open
-      ? [`note: client ${clientId} accepts signed requests from every address (its network whitelist holds 0.0.0.0, a /0 range or ::ffff:0:0/96, or ranges that together cover every address). Narrow it with: signet clients update ${clientId} --network ADDR_OR_CIDR`]
-      : [];
+    const narrow = `Narrow it with: signet clients update ${clientId} --network ADDR_OR_CIDR`;
+    if (reach === 'every-address') {
+      return [`note: client ${clientId} accepts signed requests from every address (its network whitelist holds 0.0.0.0 or a /0 range, or ranges that together cover every IPv4 and IPv6 address). ${narrow}`];
+    }
+    if (reach === 'every-ipv4-address') {
+      return [`note: client ${clientId} accepts signed requests from every IPv4 address (its network whitelist holds ::ffff:0:0/96, or ranges that together cover all of IPv4); IPv6 callers only from its IPv6 entries. ${narrow}`];
+    }
+    return [];
   });
 }
 

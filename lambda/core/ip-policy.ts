@@ -4,11 +4,11 @@
  * IPv4-mapped IPv6 callers (`::ffff:192.0.2.1`) are matched as the IPv4 address they are.
  */
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
-import { EVERYONE, admitsEveryone, parseEntry } from './network-entries';
+import { admitsEveryone, meansEveryone, parseEntry } from './network-entries';
 
 /** A compiled allow-list. */
 export interface IpAllowList {
-  /** True when everyone is allowed. */
+  /** True when every caller, IPv4 and IPv6, is allowed (network-entries.ts `listReach`: `every-address`). */
   readonly allowsEveryone: boolean;
   /** True when `ip` (IPv4 or IPv6 text) falls inside the list. Malformed input is never allowed. */
   allows(ip: string | undefined): boolean;
@@ -17,17 +17,13 @@ export interface IpAllowList {
 /** Compiles entries (each checked by normaliseNetworkEntry, ./network-entries.ts) into an {@link IpAllowList}. */
 export function compileAllowList(entries: readonly string[]): IpAllowList {
   const list = new BlockList();
-  let allowsEveryone = false;
   for (const entry of entries) {
     const parsed = parseEntry(entry);
-    if (parsed.prefix === 0 || (parsed.family === 'ipv4' && parsed.address === EVERYONE && parsed.prefix === 32)) {
-      allowsEveryone = true;
-      continue;
-    }
-    list.addSubnet(parsed.address, parsed.prefix, parsed.family);
+    if (!meansEveryone(parsed)) list.addSubnet(parsed.address, parsed.prefix, parsed.family);
   }
-  // Entries that only together cover everything are matched by the BlockList anyway; the flag says so too.
-  allowsEveryone ||= admitsEveryone(entries);
+  // Only a list that lets in every IPv4 AND every IPv6 caller skips the entries. One that covers
+  // every IPv4 address (::ffff:0:0/96, 0.0.0.0/1 with 128.0.0.0/1) holds IPv6 callers to its entries.
+  const allowsEveryone = admitsEveryone(entries);
   return {
     allowsEveryone,
     allows(ip: string | undefined): boolean {

@@ -9,7 +9,9 @@
  * Accepted public keys: SPKI PEM (`BEGIN PUBLIC KEY`), PKCS#1 PEM (`BEGIN RSA PUBLIC KEY`), bare
  * Base64 DER of either, and a JWK (RFC 7517: an object or its JSON text, the form Web Bot Auth
  * key directories publish). An RSA key whose SPKI names id-RSASSA-PSS is stored as the plain RSA
- * key it is (so it has one fingerprint), registered for rsa-pss-sha512. Accepted private keys:
+ * key it is (so it has one fingerprint), registered for rsa-pss-sha512; an EC key written with a
+ * compressed point is stored uncompressed (one fingerprint too). Every key is judged whole by the
+ * gate of ./der.ts and ./ec-point.ts before node:crypto builds it: no input ends the process. Accepted private keys:
  * private.pkcs8.b64's form (PKCS#8 DER in Base64, PEM header/footer and all whitespace removed),
  * PKCS#8 PEM, PKCS#1 and SEC1 PEM, and an Ed25519 seed as 64 hex digits (what curl's
  * `--httpsig-key` reads).
@@ -17,14 +19,14 @@
  * Private material offered where a public key belongs is refused with `private_key_submitted`;
  * no message here ever echoes the input.
  */
-import { type JsonWebKey as NodeJsonWebKey, KeyObject, createHash, createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto';
+import { KeyObject, createHash, createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { type SignatureAlgorithm, algorithmForKey, describeKey } from './algorithms';
 import { BoundedCache } from './bounded-cache';
-import { DEFAULT_KEY_CACHE_MAX_ENTRIES, DEFAULT_RSA_BITS, MIN_RSA_BITS } from './defaults';
-import { spkiOfPkcs1, spkiSubjectPublicKey } from './der';
+import { DEFAULT_KEY_CACHE_MAX_ENTRIES, DEFAULT_RSA_BITS, MAX_RSA_BITS, MIN_RSA_BITS } from './defaults';
+import { isPkcs1PrivateKey, judgePrivateKeyDer, pkcs8AlgorithmOid, spkiOfPkcs1, spkiSubjectPublicKey } from './der';
+import { type GatedPublicKey, type JsonWebKey, gatedPublicKeyOfJwk, gatedPublicKeyOfText, jwkOfText, refuseUnlessAccepted } from './public-key-text';
 import { SignetError, fail } from './errors';
 import { decodeBareBase64 } from './base64';
-import { PRIVATE_KEY_SUBMITTED_MESSAGE, looksLikePrivateKey } from './private-key-scan';
 import { modulusWeakness } from './rsa-modulus';
 
 /** A verified, imported public key. */
@@ -65,22 +67,7 @@ const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----([\s\S]*?)-----END \1-----/;
 const BASE64URL_BODY = /^[A-Za-z0-9_-]+$/;
 const ED25519_SEED_HEX = /^[0-9a-fA-F]{64}$/;
 
-/** A JSON Web Key as pasted: only the members Signet reads are typed. */
-export interface JsonWebKey {
-  readonly kty?: unknown;
-  readonly alg?: unknown;
-  readonly [member: string]: unknown;
-}
-
-/** JOSE `alg` names (RFC 7518, RFC 8037) as RFC 9421 algorithms, for a JWK that carries one. */
-const JOSE_ALGORITHMS: Readonly<Record<string, SignatureAlgorithm>> = {
-  RS256: 'rsa-v1_5-sha256',
-  PS512: 'rsa-pss-sha512',
-  ES256: 'ecdsa-p256-sha256',
-  ES384: 'ecdsa-p384-sha384',
-  EdDSA: 'ed25519',
-  Ed25519: 'ed25519',
-};
+export type { JsonWebKey };
 
 /**
  * Imports a public key from any accepted format, for the algorithm declared (or the key type's own).
@@ -88,90 +75,29 @@ const JOSE_ALGORITHMS: Readonly<Record<string, SignatureAlgorithm>> = {
  * @throws SignetError `private_key_submitted`, `invalid_public_key`, `unsupported_key_type`, `key_too_small`, `weak_key`
  */
 export function importPublicKey(input: string | JsonWebKey, declaredAlgorithm?: string): PublicKeyInfo {
-  const jwk = typeof input === 'object' && input !== null ? input : typeof input === 'string' ? jwkText(input) : undefined;
-  let key: KeyObject;
-  let jwkAlgorithm: SignatureAlgorithm | undefined;
-  if (jwk !== undefined) {
-    ({ key, algorithm: jwkAlgorithm } = publicKeyOfJwk(jwk));
-  } else {
-    key = publicKeyOfText(input as string);
-  }
+  const jwk = typeof input === 'object' && input !== null ? input : typeof input === 'string' ? jwkOfText(input) : undefined;
+  const gated = jwk !== undefined ? gatedPublicKeyOfJwk(jwk) : gatedPublicKeyOfText(input as string);
+  const jwkAlgorithm = gated.jwkAlgorithm;
   if (jwkAlgorithm !== undefined && declaredAlgorithm !== undefined && declaredAlgorithm !== jwkAlgorithm) {
     fail('unsupported_key_type', `The JWK says its alg is ${jwkAlgorithm} but algorithm ${JSON.stringify(String(declaredAlgorithm).slice(0, 40))} was declared; give one, or the same in both.`);
   }
+  const key = publicKeyOfSpki(gated);
   const algorithm = algorithmForKey(key, declaredAlgorithm ?? jwkAlgorithm);
   const plain = plainRsa(key);
   const bits = checkKeyStrength(plain, 'public');
   return { key: plain, fingerprint: fingerprintOf(plain), spkiPem: spkiPemOf(plain), bits, algorithm, keyType: keyTypeOf(plain) };
 }
 
-/** The PEM or Base64 DER text of a public key, as a KeyObject (any type; judged by the caller). */
-function publicKeyOfText(text: string): KeyObject {
-  if (typeof text !== 'string' || text.trim() === '') {
-    fail('invalid_public_key', 'The public key is empty. Paste the SPKI PEM (-----BEGIN PUBLIC KEY-----) or the JWK of your key pair.');
-  }
-  if (looksLikePrivateKey(text)) fail('private_key_submitted', PRIVATE_KEY_SUBMITTED_MESSAGE);
-  let key: KeyObject | undefined;
-  const pem = PEM_BLOCK.exec(text);
-  if (pem) {
-    try {
-      key = createPublicKey({ key: pem[0], format: 'pem' });
-    } catch (cause) {
-      fail('invalid_public_key', `The ${pem[1]} block could not be read as a public key. Paste the whole PEM, header and footer included.`, { cause });
-    }
-  } else {
-    const der = decodeBareBase64(text.trim());
-    if (der === undefined) {
-      fail('invalid_public_key', 'The public key is neither PEM, Base64 DER nor a JWK. Paste the SPKI PEM (-----BEGIN PUBLIC KEY-----).');
-    }
-    key = parsePublicDer(der);
-    if (key === undefined) {
-      fail('invalid_public_key', 'The Base64 text is not an SPKI or PKCS#1 RSA public key. Paste the SPKI PEM (-----BEGIN PUBLIC KEY-----).');
-    }
-  }
-  if (key.type !== 'public') {
-    fail('private_key_submitted', 'This is a private key. Paste only the public half, and treat this private key as exposed.');
-  }
-  return key;
-}
-
-/** The JWK in `text` when it is one (JSON text of an object), else undefined. */
-function jwkText(text: string): JsonWebKey | undefined {
-  const trimmed = text.trim();
-  if (!trimmed.startsWith('{')) return undefined;
-  if (looksLikePrivateKey(text)) fail('private_key_submitted', PRIVATE_KEY_SUBMITTED_MESSAGE);
-  let parsed: unknown;
+/**
+ * The one door from a key's bytes to a public `KeyObject`: only an SPKI the gate judged whole
+ * (./public-key-text.ts) reaches node:crypto, because some keys Node builds without complaint
+ * abort the process when their details are read (an EC point at infinity).
+ */
+function publicKeyOfSpki({ spki, source }: GatedPublicKey): KeyObject {
   try {
-    parsed = JSON.parse(trimmed);
+    return createPublicKey({ key: Buffer.from(spki.buffer, spki.byteOffset, spki.byteLength), format: 'der', type: 'spki' });
   } catch (cause) {
-    fail('invalid_public_key', 'The key starts with "{" but is not valid JSON. Paste the JWK as JSON, or the SPKI PEM.', { cause });
-  }
-  if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as JsonWebKey;
-  return fail('invalid_public_key', 'The key is JSON but not a JWK object. Paste one JWK ({"kty": ...}), or the SPKI PEM.');
-}
-
-/** A public JWK (RFC 7517/7518/8037) as a KeyObject, with the algorithm its `alg` names, if any. */
-function publicKeyOfJwk(jwk: JsonWebKey): { key: KeyObject; algorithm?: SignatureAlgorithm } {
-  if (jwk.kty === 'oct') {
-    fail('unsupported_key_type', "This JWK is a shared secret (kty \"oct\", for hmac-sha256); Signet's registry holds only public keys. Register a public key (Ed25519, ECDSA P-256/P-384 or RSA).");
-  }
-  if ('d' in jwk || 'p' in jwk) fail('private_key_submitted', PRIVATE_KEY_SUBMITTED_MESSAGE);
-  if (jwk.kty !== 'RSA' && jwk.kty !== 'EC' && jwk.kty !== 'OKP') {
-    fail('unsupported_key_type', `The JWK's kty is ${JSON.stringify(String(jwk.kty ?? 'missing').slice(0, 20))}; Signet accepts RSA, EC (P-256, P-384) and OKP (Ed25519) public keys.`);
-  }
-  let algorithm: SignatureAlgorithm | undefined;
-  if (jwk.alg !== undefined) {
-    algorithm = typeof jwk.alg === 'string' && Object.prototype.hasOwnProperty.call(JOSE_ALGORITHMS, jwk.alg) ? JOSE_ALGORITHMS[jwk.alg] : undefined;
-    if (algorithm === undefined) {
-      fail('unsupported_key_type', `The JWK's alg ${JSON.stringify(String(jwk.alg).slice(0, 20))} is not one Signet verifies; use ${Object.keys(JOSE_ALGORITHMS).join(', ')}, or leave alg out.`);
-    }
-  }
-  const members: Record<string, unknown> = { kty: jwk.kty };
-  for (const name of ['n', 'e', 'crv', 'x', 'y']) if (jwk[name] !== undefined) members[name] = jwk[name];
-  try {
-    return { key: createPublicKey({ key: members as NodeJsonWebKey, format: 'jwk' }), algorithm };
-  } catch (cause) {
-    return fail('invalid_public_key', `The ${String(jwk.kty)} JWK could not be read as a public key (a missing or malformed member, or a point not on its curve). Check n and e, or crv, x and y.`, { cause });
+    return fail('invalid_public_key', `${source} could not be read as a public key. Paste the SPKI PEM (-----BEGIN PUBLIC KEY-----) exactly as your key tool wrote it.`, { cause });
   }
 }
 
@@ -184,26 +110,7 @@ export function importPrivateKey(text: string): PrivateKeyInfo {
   if (typeof text !== 'string' || text.trim() === '') {
     fail('invalid_private_key', 'The private key is empty. Give the PKCS#8 key as Base64 (no header/footer) or as PEM.');
   }
-  let key: KeyObject | undefined;
-  const pem = PEM_BLOCK.exec(text);
-  if (pem) {
-    if (pem[1] === 'ENCRYPTED PRIVATE KEY') {
-      fail('invalid_private_key', 'The private key is encrypted. Export it unencrypted as PKCS#8 (openssl pkcs8 -topk8 -nocrypt).');
-    }
-    try {
-      key = createPrivateKey({ key: pem[0], format: 'pem' });
-    } catch (cause) {
-      fail('invalid_private_key', `The ${pem[1]} block could not be read as a private key. Give the whole PEM, header and footer included.`, { cause });
-    }
-  } else if (ED25519_SEED_HEX.test(text.trim())) {
-    key = createPrivateKey({ key: Buffer.concat([ED25519_PKCS8_PREFIX, Buffer.from(text.trim(), 'hex')]), format: 'der', type: 'pkcs8' });
-  } else {
-    const der = decodeBareBase64(text.trim());
-    key = der === undefined ? undefined : parsePrivateDer(der);
-    if (key === undefined) {
-      fail('invalid_private_key', 'The text is not a PKCS#8 private key in Base64 or PEM. Give the key as produced by `signet keygen` (private.pkcs8.b64).');
-    }
-  }
+  const key = privateKeyOfText(text);
   const algorithm = algorithmForKey(key);
   const publicKey = plainRsa(createPublicKey(key));
   const bits = checkKeyStrength(publicKey, 'private');
@@ -246,8 +153,8 @@ export function spkiPemOf(key: KeyObject): string {
 
 /** A fresh RSA key pair (e = 65537). */
 export function generateRsaKeyPair(bits: number = DEFAULT_RSA_BITS): PrivateKeyInfo {
-  if (!Number.isInteger(bits) || bits < MIN_RSA_BITS || bits > 16384) {
-    fail('key_too_small', `RSA keys must be at least ${MIN_RSA_BITS} bits; ${bits} was asked for.`);
+  if (!Number.isInteger(bits) || bits < MIN_RSA_BITS || bits > MAX_RSA_BITS) {
+    fail('key_too_small', `RSA keys must be ${MIN_RSA_BITS} to ${MAX_RSA_BITS} bits; ${bits} was asked for.`);
   }
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: bits, publicExponent: 0x10001 });
   return importPrivateKey(privateKey.export({ type: 'pkcs8', format: 'pem' }) as string);
@@ -296,13 +203,14 @@ export class PublicKeyCache {
   /**
    * The `KeyObject` for a stored key. The PEM is imported on a miss (and judged as at
    * registration, for its `algorithm`), and its fingerprint must match the one it was stored
-   * under (a corrupted record is refused, not trusted).
+   * under (a corrupted record is refused, not trusted). An EC key stored with a compressed point
+   * before such keys were written uncompressed matches by the digest of its stored DER.
    */
   get(fingerprint: string, spkiPem: string, algorithm?: SignatureAlgorithm): KeyObject {
     const hit = this.cache.get(fingerprint);
     if (hit !== undefined) return hit;
     const info = importPublicKey(spkiPem, algorithm);
-    if (info.fingerprint !== fingerprint) {
+    if (info.fingerprint !== fingerprint && storedDerDigest(spkiPem) !== fingerprint) {
       throw new SignetError('invalid_public_key', 'A stored public key does not match its recorded fingerprint; the record needs repair.');
     }
     this.cache.set(fingerprint, info.key);
@@ -312,6 +220,13 @@ export class PublicKeyCache {
   get size(): number {
     return this.cache.size;
   }
+}
+
+/** SHA-256 of the DER inside a stored SPKI PEM, as written (base64url), or undefined when it is not one PEM. */
+function storedDerDigest(spkiPem: string): string | undefined {
+  const pem = PEM_BLOCK.exec(spkiPem);
+  const der = pem ? decodeBareBase64(pem[2]) : undefined;
+  return der === undefined ? undefined : createHash('sha256').update(der).digest('base64url');
 }
 
 /**
@@ -420,26 +335,40 @@ function describeExponent(exponent: bigint | undefined): string {
   return text.length <= 20 ? text : `a ${exponent.toString(2).length}-bit number`;
 }
 
-function parsePublicDer(bytes: Uint8Array): KeyObject | undefined {
-  const der = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  for (const type of ['spki', 'pkcs1'] as const) {
-    try {
-      return createPublicKey({ key: der, format: 'der', type });
-    } catch {
-      // try the next encoding
-    }
-  }
-  return undefined;
-}
+/** The PEM labels of the private key forms Signet reads, with node:crypto's name of each. */
+const PRIVATE_PEM_FORMS: Readonly<Record<string, 'pkcs8' | 'pkcs1' | 'sec1'>> = { 'PRIVATE KEY': 'pkcs8', 'RSA PRIVATE KEY': 'pkcs1', 'EC PRIVATE KEY': 'sec1' };
 
-function parsePrivateDer(bytes: Uint8Array): KeyObject | undefined {
-  const der = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  for (const type of ['pkcs8', 'pkcs1'] as const) {
-    try {
-      return createPrivateKey({ key: der, format: 'der', type });
-    } catch {
-      // try the next encoding
+/** The private key in `text` (PEM, Ed25519 seed hex, or Base64 PKCS#8 / PKCS#1), judged by the gate before node:crypto builds it. */
+function privateKeyOfText(text: string): KeyObject {
+  // openssl ecparam -genkey writes an EC PARAMETERS block first: the key is the PRIVATE KEY block.
+  const pem = PEM_BLOCK.exec(text.replace(/-----BEGIN EC PARAMETERS-----[\s\S]*?-----END EC PARAMETERS-----/, ''));
+  let der: Uint8Array | undefined;
+  let form: 'pkcs8' | 'pkcs1' | 'sec1' | undefined;
+  let what = 'The Base64 text';
+  if (pem) {
+    const label = pem[1];
+    if (label === 'ENCRYPTED PRIVATE KEY' || /Proc-Type:\s*4,ENCRYPTED/.test(pem[2])) {
+      fail('invalid_private_key', 'The private key is encrypted. Export it unencrypted as PKCS#8 (openssl pkcs8 -topk8 -nocrypt).');
+    }
+    form = PRIVATE_PEM_FORMS[label];
+    if (form === undefined) fail('invalid_private_key', `A ${label} block is not a private key. Give the PKCS#8 PEM (-----BEGIN PRIVATE KEY-----) or private.pkcs8.b64 from signet keygen.`);
+    der = decodeBareBase64(pem[2]);
+    what = `The ${label} block`;
+    if (der === undefined) fail('invalid_private_key', `${what} could not be read as a private key: its body is not Base64. Give the whole PEM, header and footer included.`);
+  } else if (ED25519_SEED_HEX.test(text.trim())) {
+    der = Buffer.concat([ED25519_PKCS8_PREFIX, Buffer.from(text.trim(), 'hex')]);
+    form = 'pkcs8';
+  } else {
+    der = decodeBareBase64(text.trim());
+    form = der === undefined ? undefined : pkcs8AlgorithmOid(der) !== undefined ? 'pkcs8' : isPkcs1PrivateKey(der) ? 'pkcs1' : undefined;
+    if (der === undefined || form === undefined) {
+      fail('invalid_private_key', 'The text is not a PKCS#8 private key in Base64 or PEM. Give the key as produced by `signet keygen` (private.pkcs8.b64).');
     }
   }
-  return undefined;
+  refuseUnlessAccepted(judgePrivateKeyDer(der, form), what, 'private');
+  try {
+    return createPrivateKey({ key: Buffer.from(der.buffer, der.byteOffset, der.byteLength), format: 'der', type: form });
+  } catch (cause) {
+    return fail('invalid_private_key', `${what} could not be read as a private key. Give the key as produced by \`signet keygen\` (private.pkcs8.b64) or its PKCS#8 PEM.`, { cause });
+  }
 }

@@ -4,9 +4,11 @@
  * from portal/signet-core.ts).
  *
  * `0.0.0.0` means everyone (Signet's convention for "no IP restriction"), and so does any `/0` range (`0.0.0.0/0`,
- * `::/0`). IPv4-mapped IPv6 callers (`::ffff:192.0.2.1`) are matched as the IPv4 address they are,
- * so `::ffff:0:0/96` (or any IPv6 range holding it) lets in every IPv4 caller:
- * {@link admitsEveryone} is the one test of "this list is open to everyone" that warnings use.
+ * `::/0`): each alone lets in every IPv4 and every IPv6 caller. Every other entry lets in the
+ * addresses it holds and nothing more. IPv4-mapped IPv6 callers (`::ffff:192.0.2.1`) are matched
+ * as the IPv4 address they are, so `::ffff:0:0/96` (or any IPv6 range holding it) lets in every
+ * IPv4 caller, and no IPv6 one. {@link listReach} is the one test behind every warning that a
+ * list is open (to every address, or to every IPv4 address).
  *
  * Entries are stored canonical: IPv6 in RFC 5952 form (`2001:DB8:0:0::01` is `2001:db8::1`), a
  * range by its network address (`10.0.0.0/8`); an entry with bits set after its prefix
@@ -53,16 +55,41 @@ export function normaliseNetworkEntry(entry: unknown): string {
 const IPV4_MAPPED_PREFIX = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff];
 
 /**
- * True when the allow-list lets in everyone: every address (`0.0.0.0`, `0.0.0.0/0`, `::/0`), or
- * every IPv4 address (`::ffff:0:0/96`, or an IPv6 range holding it, such as `::/80`), whether one
- * entry does it or several together (`0.0.0.0/1` with `128.0.0.0/1`; eight `/3`s). Every IPv4
- * address is everyone: most callers reach an API over IPv4, so a list open to all of IPv4 is
- * open. The one test behind every "open to everyone" warning (the CLI's, the portal's).
+ * How far an allow-list reaches, for the warnings (the CLI's note, the portal's line) and the
+ * authorizer's shortcut:
+ * - `every-address`: it lets in every caller, IPv4 and IPv6. An entry that means everyone does
+ *   that (`0.0.0.0`, `0.0.0.0/0`, `::/0`; each of them alone is every address of both families,
+ *   unlike a security group's `0.0.0.0/0`), and so do ranges that together cover all of IPv6
+ *   (`::/1` with `8000::/1`): IPv6 holds every IPv4 address, mapped.
+ * - `every-ipv4-address`: it lets in every IPv4 caller but not every IPv6 one: `::ffff:0:0/96`
+ *   (or an IPv6 range holding it, such as `::/80`), or ranges that together cover all of IPv4
+ *   (`0.0.0.0/1` with `128.0.0.0/1`). An IPv6 caller is let in only by an entry that holds it.
+ * - `some-addresses`: anything less.
+ */
+export type ListReach = 'every-address' | 'every-ipv4-address' | 'some-addresses';
+
+/**
+ * How far the allow-list reaches ({@link ListReach}): the one test behind every "open" warning.
+ * @throws SignetError `invalid_network` when an entry is not an address or range
+ */
+export function listReach(entries: readonly string[]): ListReach {
+  const parsed = entries.map(parseEntry);
+  if (parsed.some(meansEveryone) || coversWholeSpace(parsed, 'ipv6')) return 'every-address';
+  return coversWholeSpace(parsed, 'ipv4') ? 'every-ipv4-address' : 'some-addresses';
+}
+
+/**
+ * True when the allow-list lets in every caller, IPv4 and IPv6 ({@link listReach} `every-address`).
+ * A list that covers only every IPv4 address is not everyone: IPv6 callers are held to its entries.
  * @throws SignetError `invalid_network` when an entry is not an address or range
  */
 export function admitsEveryone(entries: readonly string[]): boolean {
-  const parsed = entries.map(parseEntry);
-  return parsed.some(entryAdmitsEveryone) || coversWholeSpace(parsed, 'ipv4') || coversWholeSpace(parsed, 'ipv6');
+  return listReach(entries) === 'every-address';
+}
+
+/** True for the entries that mean everyone by themselves: `0.0.0.0` and any `/0` (`0.0.0.0/0`, `::/0`). */
+export function meansEveryone(parsed: ParsedEntry): boolean {
+  return parsed.prefix === 0 || (parsed.family === 'ipv4' && parsed.address === EVERYONE && parsed.prefix === 32);
 }
 
 const IPV4_SPACE = 1n << 32n;
@@ -71,16 +98,19 @@ const IPV6_SPACE = 1n << 128n;
 const IPV4_MAPPED_START = 0xffffn << 32n;
 
 /**
- * True when the entries' ranges together cover every address of `family`; IPv6 ranges count
- * for IPv4 with the part of them that is IPv4-mapped (`::ffff:0:0/96`), as callers are matched.
+ * True when the entries' ranges together cover every address of `family`, as callers are
+ * matched: an IPv4 caller is let in by IPv4 entries and by the IPv4-mapped part of IPv6 ones
+ * (`::ffff:0:0/96`); an IPv6 caller by IPv6 entries, and an IPv4-mapped one by IPv4 entries.
  */
 function coversWholeSpace(entries: readonly ParsedEntry[], family: 'ipv4' | 'ipv6'): boolean {
   const size = family === 'ipv4' ? IPV4_SPACE : IPV6_SPACE;
   const ranges: [bigint, bigint][] = [];
   for (const entry of entries) {
     let [start, end] = rangeOf(entry);
-    if (entry.family !== family) {
-      if (family === 'ipv6') continue;
+    if (entry.family === 'ipv4' && family === 'ipv6') {
+      // An IPv4 range as the IPv4-mapped IPv6 addresses it lets in.
+      [start, end] = [start + IPV4_MAPPED_START, end + IPV4_MAPPED_START];
+    } else if (entry.family === 'ipv6' && family === 'ipv4') {
       // The IPv4-mapped part of an IPv6 range, as IPv4 addresses.
       start = start > IPV4_MAPPED_START ? start : IPV4_MAPPED_START;
       end = end < IPV4_MAPPED_START + IPV4_SPACE ? end : IPV4_MAPPED_START + IPV4_SPACE;
@@ -103,14 +133,6 @@ function rangeOf(entry: ParsedEntry): [bigint, bigint] {
   const bits = entry.family === 'ipv4' ? 32 : 128;
   const start = maskBytes(addressBytes(entry), entry.prefix).reduce((n, byte) => (n << 8n) | BigInt(byte), 0n);
   return [start, start + (1n << BigInt(bits - entry.prefix))];
-}
-
-function entryAdmitsEveryone(parsed: ParsedEntry): boolean {
-  if (parsed.prefix === 0) return true;
-  if (parsed.family === 'ipv4') return parsed.address === EVERYONE && parsed.prefix === 32;
-  if (parsed.prefix > 96) return false;
-  const network = maskBytes(addressBytes(parsed), parsed.prefix);
-  return maskBytes(IPV4_MAPPED_PREFIX.concat([0, 0, 0, 0]), parsed.prefix).every((byte, i) => byte === network[i]);
 }
 
 /** The address as bytes (4 or 16). The text was checked by {@link isIPv4} / {@link isIPv6}. */

@@ -5,7 +5,7 @@
  */
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import fc from 'fast-check';
-import { RSA_ENCRYPTION_OID, isPkcs1PublicKey, isPrivateKeyDer, pkcs8AlgorithmOid, pkcs8OfPkcs1, spkiAlgorithmOid, spkiOfPkcs1 } from '../../lambda/core/der';
+import { RSA_ENCRYPTION_OID, isPkcs1PublicKey, isPrivateKeyDer, judgePkcs1PublicKey, judgePrivateKeyDer, judgeSpki, pkcs8AlgorithmOid, pkcs8OfPkcs1, spkiAlgorithmOid, spkiOfPkcs1 } from '../../lambda/core/der';
 
 const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const pairs: Record<string, { privateKey: KeyObject; publicKey: KeyObject }> = {
@@ -58,5 +58,35 @@ test('random and truncated bytes never throw, and a truncated key is not read pa
       expect(oid === undefined || /^([0-9a-f]{2})*$/.test(oid)).toBe(true);
     }),
     { numRuns: 2000, seed: 5 },
+  );
+});
+
+test.each(Object.keys(pairs))("%s: the key gate takes every encoding Node writes of the key types Signet verifies with, and names the others' type", (name) => {
+  const { privateKey, publicKey } = pairs[name];
+  const spki = judgeSpki(der(publicKey, { type: 'spki' }));
+  const pkcs8 = judgePrivateKeyDer(der(privateKey, { type: 'pkcs8' }), 'pkcs8');
+  if (name === 'x25519' || name === 'dsa') {
+    for (const verdict of [spki, pkcs8]) expect(verdict).toEqual({ ok: false, unsupported: true, reason: expect.stringMatching(name === 'dsa' ? /DSA key/ : /X25519 key/) });
+    return;
+  }
+  const type = name.startsWith('ec') ? 'ec' : name;
+  expect(spki).toMatchObject({ ok: true, type });
+  expect(pkcs8).toMatchObject({ ok: true, type });
+  if (name.startsWith('ec')) expect(judgePrivateKeyDer(der(privateKey, { type: 'sec1' }), 'sec1')).toMatchObject({ ok: true, type: 'ec', curve: name.slice(3) });
+  if (name === 'rsa') {
+    expect(judgePkcs1PublicKey(der(publicKey, { type: 'pkcs1' }))).toEqual({ ok: true, type: 'rsa' });
+    expect(judgePrivateKeyDer(der(privateKey, { type: 'pkcs1' }), 'pkcs1')).toEqual({ ok: true, type: 'rsa' });
+  }
+});
+
+test('the key gate never throws on random or cut bytes, and refuses them with a reason', () => {
+  const full = der(pairs['ec P-384'].publicKey, { type: 'spki' });
+  for (let cut = 0; cut < full.length; cut += 7) expect(judgeSpki(full.subarray(0, cut))).toMatchObject({ ok: false, reason: expect.any(String) });
+  fc.assert(
+    fc.property(fc.uint8Array({ maxLength: 200 }), fc.constantFrom('pkcs8', 'pkcs1', 'sec1') as fc.Arbitrary<'pkcs8' | 'pkcs1' | 'sec1'>, (bytes, form) => {
+      expect(typeof judgeSpki(bytes).ok).toBe('boolean');
+      expect(typeof judgePrivateKeyDer(bytes, form).ok).toBe('boolean');
+    }),
+    { numRuns: 1000, seed: 5 },
   );
 });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { compileAllowList, normaliseCallerIp } from '../../lambda/core/ip-policy';
-import { EVERYONE, admitsEveryone, normaliseNetworkEntry } from '../../lambda/core/network-entries';
+import { EVERYONE, admitsEveryone, listReach, normaliseNetworkEntry } from '../../lambda/core/network-entries';
 import { errorOf } from './helpers';
 
 describe('normaliseNetworkEntry', () => {
@@ -93,31 +93,35 @@ describe('normaliseNetworkEntry', () => {
   });
 });
 
-describe('admitsEveryone: the one "open to everyone" test', () => {
+describe('listReach: the one test of how far a list is open (every address, every IPv4 address)', () => {
   it.each([
-    [['0.0.0.0'], true],
-    [['203.0.113.7', '0.0.0.0/0'], true],
-    [['::/0'], true],
-    [['::ffff:0:0/96'], true],
-    [['::ffff:0.0.0.0/96'], true],
-    [['::/80'], true],
-    [['::/96'], false],
-    [['::ffff:0:0/97'], false],
-    [['0.0.0.0/8'], false],
-    [['203.0.113.0/24', '2001:db8::/32'], false],
-    // Together (review of issue 15): ranges whose union is all of IPv4 or all of IPv6.
-    [['0.0.0.0/1', '128.0.0.0/1'], true],
-    [['128.0.0.0/1', '0.0.0.0/1'], true],
-    [['0.0.0.0/3', '32.0.0.0/3', '64.0.0.0/3', '96.0.0.0/3', '128.0.0.0/3', '160.0.0.0/3', '192.0.0.0/3', '224.0.0.0/3'], true],
-    [['0.0.0.0/3', '32.0.0.0/3', '64.0.0.0/3', '96.0.0.0/3', '128.0.0.0/3', '160.0.0.0/3', '192.0.0.0/3'], false],
-    [['::ffff:0:0/97', '128.0.0.0/1'], true],
-    [['::ffff:0:0/97', '127.0.0.0/8'], false],
-    [['::/1', '8000::/1'], true],
-    [['0.0.0.0/1', '128.0.0.0/2', '192.0.0.0/2'], true],
-    [['0.0.0.0/1', '128.0.0.0/2', '192.0.0.0/3'], false],
+    [['0.0.0.0'], 'every-address'],
+    [['203.0.113.7', '0.0.0.0/0'], 'every-address'],
+    [['::/0'], 'every-address'],
+    [['::ffff:0:0/96'], 'every-ipv4-address'],
+    [['::ffff:0.0.0.0/96'], 'every-ipv4-address'],
+    [['::/80'], 'every-ipv4-address'],
+    [['::/96'], 'some-addresses'],
+    [['::ffff:0:0/97'], 'some-addresses'],
+    [['0.0.0.0/8'], 'some-addresses'],
+    [['203.0.113.0/24', '2001:db8::/32'], 'some-addresses'],
+    // Together: ranges whose union is all of IPv4 are every IPv4 address, not every address.
+    [['0.0.0.0/1', '128.0.0.0/1'], 'every-ipv4-address'],
+    [['128.0.0.0/1', '0.0.0.0/1'], 'every-ipv4-address'],
+    [['::ffff:0:0/96', '2001:db8:1::/48'], 'every-ipv4-address'],
+    [['0.0.0.0/3', '32.0.0.0/3', '64.0.0.0/3', '96.0.0.0/3', '128.0.0.0/3', '160.0.0.0/3', '192.0.0.0/3', '224.0.0.0/3'], 'every-ipv4-address'],
+    [['0.0.0.0/3', '32.0.0.0/3', '64.0.0.0/3', '96.0.0.0/3', '128.0.0.0/3', '160.0.0.0/3', '192.0.0.0/3'], 'some-addresses'],
+    [['::ffff:0:0/97', '128.0.0.0/1'], 'every-ipv4-address'],
+    [['::ffff:0:0/97', '127.0.0.0/8'], 'some-addresses'],
+    [['0.0.0.0/1', '128.0.0.0/2', '192.0.0.0/2'], 'every-ipv4-address'],
+    [['0.0.0.0/1', '128.0.0.0/2', '192.0.0.0/3'], 'some-addresses'],
+    // All of IPv6 holds every IPv4 address (mapped): every address.
+    [['::/1', '8000::/1'], 'every-address'],
   ])('%j → %s', (entries, expected) => {
-    expect(admitsEveryone(entries)).toBe(expected);
-    expect(compileAllowList(entries).allowsEveryone).toBe(expected);
+    expect(listReach(entries)).toBe(expected);
+    // Only a list open to every address is "everyone": the warnings' test and the authorizer's shortcut agree.
+    expect(admitsEveryone(entries)).toBe(expected === 'every-address');
+    expect(compileAllowList(entries).allowsEveryone).toBe(expected === 'every-address');
   });
 
   /** Splits `0.0.0.0/0` into disjoint CIDRs at the given cut points (each split halves one range). */
@@ -133,18 +137,68 @@ describe('admitsEveryone: the one "open to everyone" test', () => {
     return ranges.map(([start, prefix]) => `${text(start)}/${prefix}`);
   }
 
-  it('any split of the IPv4 space into ranges is everyone; without any one of its ranges it is not (property)', () => {
+  it('any split of the IPv4 space into ranges is every IPv4 address, and no IPv6 one; without any one of its ranges it is not (property)', () => {
     fc.assert(
       fc.property(fc.array(fc.nat(), { minLength: 1, maxLength: 40 }), fc.nat(), fc.boolean(), (cuts, drop, shuffle) => {
         const entries = splitIpv4(cuts);
         if (entries.length < 2) return;
         const listed = shuffle ? [...entries].reverse() : entries;
-        expect(admitsEveryone(listed)).toBe(true);
+        expect(listReach(listed)).toBe('every-ipv4-address');
+        expect(compileAllowList(listed).allows('2001:db8:dead:beef::1')).toBe(false);
         const without = listed.filter((_, i) => i !== drop % listed.length);
-        expect(admitsEveryone(without)).toBe(false);
+        expect(listReach(without)).toBe('some-addresses');
         // What the list lets in agrees: the dropped range's first address is refused.
         const dropped = listed[drop % listed.length].split('/')[0];
         expect(compileAllowList(without).allows(dropped)).toBe(false);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  /** IPv6 text of a 128-bit number, all eight groups written out. */
+  const ipv6Text = (n: bigint) => Array.from({ length: 8 }, (_, i) => ((n >> BigInt(112 - 16 * i)) & 0xffffn).toString(16)).join(':');
+  /** True when the IPv6 CIDR `entry` holds `ip` (both as numbers), by arithmetic alone. */
+  const holds = ([network, prefix]: [bigint, number], ip: bigint) => ip >> BigInt(128 - prefix) === network >> BigInt(128 - prefix);
+
+  it('IPv6 ranges that cover everything but the IPv4-mapped block are every address only with all of IPv4 beside them', () => {
+    // The sibling of ::ffff:0:0/96 at each prefix length 1-96: together, all of IPv6 except that block.
+    const mapped = 0xffffn << 32n;
+    const others = Array.from({ length: 96 }, (_, i) => {
+      const prefix = i + 1;
+      const bit = 1n << BigInt(128 - prefix);
+      return `${ipv6Text(((mapped >> BigInt(128 - prefix)) << BigInt(128 - prefix)) ^ bit)}/${prefix}`;
+    });
+    expect(listReach(others)).toBe('some-addresses');
+    expect(compileAllowList(others).allows('2001:db8:dead:beef::1')).toBe(true);
+    expect(compileAllowList(others).allows('203.0.113.7')).toBe(false);
+    expect(listReach([...others, '0.0.0.0/1', '128.0.0.0/1'])).toBe('every-address');
+    expect(listReach([...others, '0.0.0.0/1'])).toBe('some-addresses');
+  });
+
+  it('a list that covers every IPv4 address lets in no IPv6 address that none of its entries holds', () => {
+    for (const entries of [['0.0.0.0/1', '128.0.0.0/1'], ['::ffff:0:0/96', '2001:db8:1::/48'], ['::/80'], ['0.0.0.0/2', '64.0.0.0/2', '128.0.0.0/1', '2001:db8:1::/48']]) {
+      const list = compileAllowList(entries);
+      expect([entries, list.allowsEveryone]).toEqual([entries, false]);
+      for (const ip of ['1.2.3.4', '255.255.255.255', '::ffff:198.51.100.9']) expect([entries, ip, list.allows(ip)]).toEqual([entries, ip, true]);
+      for (const ip of ['2001:db8:dead:beef::1', 'fe80::1', '2001:4860::8888']) expect([entries, ip, list.allows(ip)]).toEqual([entries, ip, false]);
+    }
+    expect(compileAllowList(['::ffff:0:0/96', '2001:db8:1::/48']).allows('2001:db8:1::5')).toBe(true);
+    expect(compileAllowList(['0.0.0.0/2', '64.0.0.0/2', '128.0.0.0/1', '2001:db8:1::/48']).allows('2001:db8:1:beef::1')).toBe(true);
+  });
+
+  it('an IPv6 caller gets through exactly when an IPv6 entry holds it, whatever IPv4 the list covers (property)', () => {
+    const ipv6Range = fc.tuple(fc.bigInt({ min: 0n, max: (1n << 128n) - 1n }), fc.integer({ min: 1, max: 128 })).map(([n, prefix]): [bigint, number] => [(n >> BigInt(128 - prefix)) << BigInt(128 - prefix), prefix]);
+    // Callers outside the IPv4-mapped block, often inside one of the ranges.
+    fc.assert(
+      fc.property(fc.array(fc.nat(), { minLength: 1, maxLength: 12 }), fc.array(ipv6Range, { maxLength: 4 }), fc.bigInt({ min: 0n, max: (1n << 128n) - 1n }), fc.nat(), (cuts, ranges, random, pick) => {
+        // All of IPv4, split into at least two ranges (one range would be 0.0.0.0/0: everyone).
+        const ipv4 = splitIpv4(cuts);
+        if (ipv4.length < 2) return;
+        const caller = ranges.length > 0 && pick % 2 === 0 ? ranges[pick % ranges.length][0] | (random >> BigInt(ranges[pick % ranges.length][1])) : random;
+        if (caller >> 32n === 0xffffn) return;
+        const entries = [...ipv4, ...ranges.map(([n, prefix]) => `${ipv6Text(n)}/${prefix}`)];
+        const expected = ranges.some((range) => holds(range, caller));
+        expect(compileAllowList(entries).allows(ipv6Text(caller))).toBe(expected);
       }),
       { numRuns: 300 },
     );

@@ -1,4 +1,6 @@
+import { spawnSync } from 'node:child_process';
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, verify as cryptoVerify } from 'node:crypto';
+import { resolve } from 'node:path';
 import fc from 'fast-check';
 import {
   KEY_TYPES,
@@ -27,6 +29,7 @@ import {
   TEST_KEY_RSA_PUBLIC_PEM,
 } from '../fixtures/rfc9421';
 import { errorOf } from './helpers';
+import { OIDS, asPrivateText, asPublicText, infinityPointSpki, malformedJwk, malformedPrivateDer, malformedPublicDer, pemOf, tlv } from './key-fuzz-inputs';
 
 /** The Base64 body of a PEM, headers and all whitespace removed. */
 function pemBody(pem: string): string {
@@ -561,5 +564,183 @@ describe('key types beyond RSA (issue 19)', () => {
     const pair = generateKeyPair(type);
     expect(importPublicKey(spkiPemOf(pair.key)).fingerprint).toBe(pair.fingerprint);
     expect(keyTypeNameOf(pair.key)).toBe(type);
+  });
+});
+
+describe('the key reader judges every key before node:crypto builds it: no input ends the process', () => {
+  const seq = (...parts: Uint8Array[]) => tlv(0x30, Buffer.concat(parts));
+  const oid = (hex: string) => tlv(0x06, Buffer.from(hex, 'hex'));
+  const ecSpki = (curveOid: string, point: Uint8Array) => seq(seq(oid(OIDS.ec), oid(curveOid)), tlv(0x03, Buffer.concat([Buffer.from([0]), point])));
+  const p256 = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const p384 = generateKeyPairSync('ec', { namedCurve: 'P-384' });
+  const spkiOf = (key: typeof p256.publicKey) => key.export({ type: 'spki', format: 'der' }) as Buffer;
+  const P256_POINT = spkiOf(p256.publicKey).subarray(-65);
+  const P384_POINT = spkiOf(p384.publicKey).subarray(-97);
+  const P256_P = Buffer.from('ffffffff00000001000000000000000000000000ffffffffffffffffffffffff', 'hex');
+  const P256_N = Buffer.from('ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551', 'hex');
+  /** PKCS#8 of an EC P-256 private key with scalar `d` and, when given, the public point `point`. */
+  const ecPkcs8 = (d: Buffer, point?: Buffer) =>
+    seq(tlv(0x02, Buffer.from([0])), seq(oid(OIDS.ec), oid(OIDS.p256)), tlv(0x04, seq(tlv(0x02, Buffer.from([1])), tlv(0x04, d), ...(point ? [tlv(0xa1, tlv(0x03, Buffer.concat([Buffer.from([0]), point])))] : []))));
+  const sec1Pem = (point: Buffer) => pemOf(seq(tlv(0x02, Buffer.from([1])), tlv(0x04, Buffer.alloc(32, 1)), tlv(0xa0, oid(OIDS.p256)), tlv(0xa1, tlv(0x03, Buffer.concat([Buffer.from([0]), point])))), 'EC PRIVATE KEY');
+
+  it('the EC point at infinity, which aborted Node when its details were read, is refused in a child process that lives on', () => {
+    // Run where an abort cannot take the test runner with it: the child must exit 0 having printed each refusal.
+    const inputs = [
+      ['public', pemOf(infinityPointSpki('P-256'))],
+      ['public', infinityPointSpki('P-384').toString('base64')],
+      ['public', pemOf(infinityPointSpki('P-384'))],
+      ['private', pemOf(ecPkcs8(Buffer.alloc(32, 1), Buffer.from([0])), 'PRIVATE KEY')],
+      ['private', sec1Pem(Buffer.from([0]))],
+      ['private', ecPkcs8(Buffer.alloc(32, 0)).toString('base64')],
+    ];
+    const script = `
+      const { importPublicKey, importPrivateKey } = require('./lambda/core/keys');
+      const inputs = JSON.parse(require('node:fs').readFileSync(0, 'utf8'));
+      for (const [kind, text] of inputs) {
+        try {
+          const info = kind === 'public' ? importPublicKey(text) : importPrivateKey(text);
+          console.log(JSON.stringify(['accepted', info.key.asymmetricKeyDetails]));
+        } catch (error) {
+          console.log(JSON.stringify([error.code, error.status, /point at infinity|outside 1 to n/.test(error.message)]));
+        }
+      }`;
+    const child = spawnSync(process.execPath, ['--no-warnings', '-r', 'tsx/cjs', '-e', script], { cwd: resolve(__dirname, '..', '..'), input: JSON.stringify(inputs), encoding: 'utf8', timeout: 60_000 });
+    expect({ status: child.status, signal: child.signal, aborted: /Assertion failed/.test(child.stderr) }).toEqual({ status: 0, signal: null, aborted: false });
+    expect(child.stdout.trim().split('\n').map((line) => JSON.parse(line) as unknown)).toEqual([
+      ['invalid_public_key', 400, true],
+      ['invalid_public_key', 400, true],
+      ['invalid_public_key', 400, true],
+      ['invalid_private_key', 400, true],
+      ['invalid_private_key', 400, true],
+      ['invalid_private_key', 400, true],
+    ]);
+  });
+
+  it.each([
+    ['an empty point', ecSpki(OIDS.p256, Buffer.alloc(0)).toString('base64'), /point at infinity/],
+    ['a P-256 point one byte short', ecSpki(OIDS.p256, P256_POINT.subarray(0, 64)).toString('base64'), /65 bytes/],
+    ['a P-256 point under the P-384 OID', ecSpki(OIDS.p384, P256_POINT).toString('base64'), /97 bytes/],
+    ['a P-384 point under the P-256 OID', ecSpki(OIDS.p256, P384_POINT).toString('base64'), /65 bytes/],
+    ['a point off the curve (Y changed)', ecSpki(OIDS.p256, Buffer.concat([P256_POINT.subarray(0, 64), Buffer.from([P256_POINT[64] ^ 1])])).toString('base64'), /not a point on P-256/],
+    ['X = p (not below the field prime)', ecSpki(OIDS.p256, Buffer.concat([Buffer.from([4]), P256_P, P256_POINT.subarray(33)])).toString('base64'), /field prime/],
+    ['a compressed X with no Y on the curve', ecSpki(OIDS.p256, Buffer.concat([Buffer.from([2]), Buffer.alloc(31), Buffer.from([1])])).toString('base64'), /no Y fits/],
+    ['a hybrid point (06)', ecSpki(OIDS.p256, Buffer.concat([Buffer.from([6]), P256_POINT.subarray(1)])).toString('base64'), /not a SEC1 point/],
+    ['a BIT STRING with unused bits', seq(seq(oid(OIDS.ec), oid(OIDS.p256)), tlv(0x03, Buffer.concat([Buffer.from([3]), P256_POINT]))).toString('base64'), /unused bits/],
+    ['an SPKI with a trailing byte', Buffer.concat([spkiOf(p256.publicKey), Buffer.from([0])]).toString('base64'), /nothing after it/],
+    ['a truncated SPKI', spkiOf(p256.publicKey).subarray(0, 60).toString('base64'), /SubjectPublicKeyInfo/],
+    ['an EC key that names no curve', seq(seq(oid(OIDS.ec)), tlv(0x03, Buffer.concat([Buffer.from([0]), P256_POINT]))).toString('base64'), /names no curve/],
+    ['a 31-byte Ed25519 key', seq(seq(oid(OIDS.ed25519)), tlv(0x03, Buffer.concat([Buffer.from([0]), Buffer.alloc(31, 7)]))).toString('base64'), /31 bytes/],
+    ['an Ed25519 key with parameters', seq(seq(oid(OIDS.ed25519), Buffer.from('0500', 'hex')), tlv(0x03, Buffer.alloc(33, 0))).toString('base64'), /parameters/],
+    ['an RSA key with a negative modulus', pemOf(seq(tlv(0x02, Buffer.alloc(256, 0xff)), tlv(0x02, Buffer.from([1, 0, 1]))), 'RSA PUBLIC KEY'), /negative modulus/],
+    ['a certificate', pemOf(spkiOf(p256.publicKey), 'CERTIFICATE'), /CERTIFICATE block is not a public key/],
+    ['an EC JWK with a 31-byte x', { kty: 'EC', crv: 'P-256', x: P256_POINT.subarray(2, 33).toString('base64url'), y: P256_POINT.subarray(33).toString('base64url') }, /"x" is 31 bytes/],
+    ['an EC JWK without y', { kty: 'EC', crv: 'P-256', x: P256_POINT.subarray(1, 33).toString('base64url') }, /"y" is missing/],
+    ['an OKP JWK with a 33-byte x', { kty: 'OKP', crv: 'Ed25519', x: Buffer.alloc(33, 9).toString('base64url') }, /"x" is 33 bytes/],
+  ])('refuses %s with invalid_public_key, saying why', (_name, input, why) => {
+    const error = errorOf(() => importPublicKey(input as string));
+    expect([error.code, error.status]).toEqual(['invalid_public_key', 400]);
+    expect(error.message).toMatch(why);
+  });
+
+  it.each([
+    ['an RSA modulus over 8192 bits', seq(tlv(0x02, Buffer.concat([Buffer.from([0, 0xc1]), Buffer.alloc(1024, 0x35)])), tlv(0x02, Buffer.from([1, 0, 1]))).toString('base64'), /8200 bits/],
+    ['EC with explicit curve parameters', seq(seq(oid(OIDS.ec), seq(tlv(0x02, Buffer.from([1])))), tlv(0x03, Buffer.concat([Buffer.from([0]), P256_POINT]))).toString('base64'), /explicit parameters/],
+    ['a P-256 point under the secp256k1 OID', ecSpki(OIDS.secp256k1, P256_POINT).toString('base64'), /secp256k1/],
+    ['an EC JWK on P-521', { kty: 'EC', crv: 'P-521', x: 'AA', y: 'AA' }, /P-521/],
+    ['an OKP JWK on X25519', { kty: 'OKP', crv: 'X25519', x: Buffer.alloc(32, 9).toString('base64url') }, /X25519/],
+  ])('refuses %s with unsupported_key_type, naming what it accepts', (_name, input, why) => {
+    const error = errorOf(() => importPublicKey(input as string));
+    expect([error.code, error.status]).toEqual(['unsupported_key_type', 400]);
+    expect(error.message).toMatch(why);
+    expect(error.message).toMatch(/RSA|P-256/);
+  });
+
+  it.each([
+    ['an EC private key of scalar 0 (its public key would be the identity)', ecPkcs8(Buffer.alloc(32, 0)).toString('base64'), /outside 1 to n/],
+    ['an EC private key of scalar n', ecPkcs8(P256_N).toString('base64'), /outside 1 to n/],
+    ['an EC private key with a public point off the curve', pemOf(ecPkcs8(Buffer.alloc(32, 1), Buffer.concat([P256_POINT.subarray(0, 64), Buffer.from([P256_POINT[64] ^ 1])])), 'PRIVATE KEY'), /not a point on P-256/],
+    ['an Ed25519 key of a 31-byte seed', seq(tlv(0x02, Buffer.from([0])), seq(oid(OIDS.ed25519)), tlv(0x04, tlv(0x04, Buffer.alloc(31, 1)))).toString('base64'), /seed is not 32 bytes/],
+    ['a PKCS#8 with trailing bytes', Buffer.concat([p256.privateKey.export({ type: 'pkcs8', format: 'der' }) as Buffer, Buffer.from([0, 0])]).toString('base64'), /./],
+  ])('importPrivateKey refuses %s with invalid_private_key', (_name, text, why) => {
+    const error = errorOf(() => importPrivateKey(text));
+    expect([error.code, error.status]).toEqual(['invalid_private_key', 400]);
+    expect(error.message).toMatch(why);
+  });
+
+  it('reads an EC key written with a compressed point as the same key, with the same fingerprint, P-256 and P-384', () => {
+    for (const [pair, curveOid, length] of [[p256, OIDS.p256, 32], [p384, OIDS.p384, 48]] as const) {
+      const point = spkiOf(pair.publicKey).subarray(-(1 + 2 * length));
+      const compressed = Buffer.concat([Buffer.from([2 | (point[point.length - 1] & 1)]), point.subarray(1, 1 + length)]);
+      const info = importPublicKey(ecSpki(curveOid, compressed).toString('base64'));
+      expect(info.fingerprint).toBe(fingerprintOf(pair.publicKey));
+      expect(info.spkiPem).toBe(pair.publicKey.export({ type: 'spki', format: 'pem' }));
+    }
+  });
+
+  it('a stored EC key written with a compressed point before is still found under the fingerprint it was stored with', () => {
+    const point = spkiOf(p256.publicKey).subarray(-65);
+    const compressedDer = ecSpki(OIDS.p256, Buffer.concat([Buffer.from([2 | (point[64] & 1)]), point.subarray(1, 33)]));
+    const storedFingerprint = createHash('sha256').update(compressedDer).digest('base64url');
+    const cache = new PublicKeyCache(4);
+    expect(fingerprintOf(cache.get(storedFingerprint, pemOf(compressedDer)))).toBe(fingerprintOf(p256.publicKey));
+    expect(errorOf(() => new PublicKeyCache(4).get(fingerprintOf(p384.publicKey), pemOf(compressedDer))).code).toBe('invalid_public_key');
+  });
+
+  it('reads the output of openssl ecparam -genkey (an EC PARAMETERS block, then the EC PRIVATE KEY)', () => {
+    const text = `-----BEGIN EC PARAMETERS-----\nBggqhkjOPQMBBw==\n-----END EC PARAMETERS-----\n${p256.privateKey.export({ type: 'sec1', format: 'pem' }) as string}`;
+    expect(importPrivateKey(text)).toMatchObject({ algorithm: 'ecdsa-p256-sha256', fingerprint: fingerprintOf(p256.publicKey) });
+  });
+
+  it('accepts every EC key Node generates, on both curves, in SPKI, PEM and JWK (property over fresh keys)', () => {
+    fc.assert(
+      fc.property(fc.constantFrom('P-256', 'P-384'), fc.constantFrom('base64', 'pem', 'jwk'), (namedCurve, form) => {
+        const { publicKey } = generateKeyPairSync('ec', { namedCurve });
+        const input = form === 'jwk' ? publicKey.export({ format: 'jwk' }) : form === 'pem' ? (publicKey.export({ type: 'spki', format: 'pem' }) as string) : spkiOf(publicKey).toString('base64');
+        expect(importPublicKey(input).fingerprint).toBe(fingerprintOf(publicKey));
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  /** What a reader may answer: the key, or one of these codes, each a 400 with a sentence. */
+  const PUBLIC_CODES = ['invalid_public_key', 'unsupported_key_type', 'key_too_small', 'weak_key', 'private_key_submitted'];
+  function expectKeyOrRefusal(read: () => { key: { asymmetricKeyDetails?: unknown } }, codes: string[]): void {
+    let info: { key: { asymmetricKeyDetails?: unknown } } | undefined;
+    try {
+      info = read();
+    } catch (error) {
+      expect(isSignetError(error)).toBe(true);
+      const { code, status, message } = error as { code: string; status: number; message: string };
+      expect(codes).toContain(code);
+      expect(status).toBe(400);
+      expect(message.length).toBeGreaterThan(30);
+      return;
+    }
+    // An accepted key's details can be read: what aborted the process before.
+    expect(info.key.asymmetricKeyDetails).toBeDefined();
+  }
+
+  it('malformed public keys (built from parts, cut, extended, flipped; PEM, Base64, other labels) are each a key or a stable refusal (property)', () => {
+    fc.assert(
+      fc.property(malformedPublicDer.chain(asPublicText), (text) => expectKeyOrRefusal(() => importPublicKey(text), PUBLIC_CODES)),
+      { numRuns: 300 },
+    );
+  });
+
+  it('malformed JWKs, as objects and as JSON text, are each a key or a stable refusal (property)', () => {
+    fc.assert(
+      fc.property(malformedJwk, (jwk) => {
+        expectKeyOrRefusal(() => importPublicKey(jwk), PUBLIC_CODES);
+        expectKeyOrRefusal(() => importPublicKey(JSON.stringify(jwk)), PUBLIC_CODES);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('malformed private keys (every scalar and public point, seeds of every length, cut and flipped keys) are each a key or a stable refusal (property)', () => {
+    fc.assert(
+      fc.property(malformedPrivateDer.chain(asPrivateText), (text) => expectKeyOrRefusal(() => importPrivateKey(text), ['invalid_private_key', 'unsupported_key_type', 'key_too_small', 'weak_key'])),
+      { numRuns: 300 },
+    );
   });
 });

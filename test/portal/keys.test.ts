@@ -12,6 +12,7 @@ import { looksLikePrivateKey } from '../../lambda/core/private-key-scan';
 import { isSignetError } from '../../lambda/core/errors';
 import { privateKeyForms, spkiPem, testKey, unacceptablePublicKeys } from '../support/registry-fixtures';
 import { OUTCOME, runInPortal } from './portal-modules';
+import { infinityPointSpki, pemOf } from '../core/key-fuzz-inputs';
 
 type Outcome = { value?: { fingerprint: string; bits: number; keyType?: string; algorithm?: string } | null; code?: string; message?: string };
 
@@ -65,6 +66,9 @@ function corpus(): Record<string, string> {
     'bad: blanks': ' \n\t ',
     'bad: short base64': 'QUJDRA==',
     'bad: base64 of text': Buffer.from('just some text that is long enough').toString('base64'),
+    'bad: EC point at infinity, P-256 PEM': pemOf(infinityPointSpki('P-256')),
+    'bad: EC point at infinity, P-384 Base64': infinityPointSpki('P-384').toString('base64'),
+    'bad: a PEM labelled CERTIFICATE': pemOf(ec.publicKey.export({ type: 'spki', format: 'der' }) as Buffer, 'CERTIFICATE'),
   };
 }
 
@@ -133,6 +137,7 @@ test('keys the registry refuses are refused inline with the same code and senten
   expect(portal.checks['bad: EC P-521 public'].code).toBe('unsupported_key_type');
   expect(portal.checks['bad: Ed448 public PEM'].code).toBe('unsupported_key_type');
   expect(portal.checks['bad: RSA 1024'].code).toBe('key_too_small');
+  expect(portal.checks['bad: EC point at infinity, P-256 PEM']).toMatchObject({ code: 'invalid_public_key', message: expect.stringMatching(/point at infinity/) });
 });
 
 test('a JWK public key: the portal leaves it to the registry, which reads it', () => {

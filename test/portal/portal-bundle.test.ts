@@ -17,7 +17,7 @@ import { PORTAL_DIR } from './portal-modules';
 type Bundle = {
   signRequest: (input: Record<string, unknown>) => Promise<{ headers: Record<string, string>; base: string }>;
   normaliseNetworkEntry: (entry: string) => string;
-  admitsEveryone: (entries: string[]) => boolean;
+  listReach: (entries: string[]) => string;
   parseClientRoles: (roles: unknown, catalogue: { roleNames: Set<string> }) => string[];
   RSASSA_PKCS1_SHA256: { name: string; hash: string };
   SignetError: new (...args: never[]) => Error & { code: string };
@@ -47,7 +47,8 @@ test('signs without Node exactly what the node signer signs (Base64 through btoa
 test("applies the registry's rules with the registry's codes", () => {
   const { bundle, context } = loadInBrowserLikeContext();
   for (const entry of ['2001:DB8::1/128', '203.0.113.7/32', '::ffff:192.0.2.1']) expect(bundle.normaliseNetworkEntry(entry)).toBe(normaliseNetworkEntry(entry));
-  expect(bundle.admitsEveryone(['0.0.0.0/1', '128.0.0.0/1'])).toBe(true);
+  expect(bundle.listReach(['0.0.0.0/1', '128.0.0.0/1'])).toBe('every-ipv4-address');
+  expect(bundle.listReach(['::/0'])).toBe('every-address');
   expect(bundle.parseClientRoles(['demo', 'demo'], { roleNames: new Set(['demo']) })).toEqual(['demo']);
   context.attempt = () => bundle.normaliseNetworkEntry('10.0.0.5/8');
   expect(runInContext('(() => { try { attempt(); } catch (e) { return [e.name, e.code, e.message]; } })()', context)).toEqual([

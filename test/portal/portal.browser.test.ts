@@ -137,19 +137,19 @@ browserTest('adds a client: whitelist entered one address at a time (a bad IP re
   await hidden(dialog.locator('#whitelist-error'));
   await texts(dialog.getByRole('list', { name: 'Whitelisted addresses' }).locator('li > span'), ['203.0.113.7', '2001:db8::/32']);
   await hidden(dialog.locator('#whitelist-open'));
-  // Every IPv4 address, written the IPv6 way, is "everyone" too: the page says so, then it is removed.
+  // Every IPv4 address, written the IPv6 way: the page says so (every IPv4 address, not every address), then it is removed.
   await entry.fill('::ffff:0:0/96');
   await entry.press('Enter');
-  await hasText(dialog.locator('#whitelist-open'), '::ffff:0:0/96 lets every address in: only the signature protects this client.');
+  await hasText(dialog.locator('#whitelist-open'), '::ffff:0:0/96 lets every IPv4 address in: only the signature protects this client from IPv4 callers.');
   await dialog.getByRole('button', { name: 'Remove ::ffff:0:0/96' }).click();
   await hidden(dialog.locator('#whitelist-open'));
-  // Two halves of IPv4 are everyone too, only together.
+  // Two halves of IPv4 are every IPv4 address, only together.
   await entry.fill('0.0.0.0/1');
   await entry.press('Enter');
   await hidden(dialog.locator('#whitelist-open'));
   await entry.fill('128.0.0.0/1');
   await entry.press('Enter');
-  await hasText(dialog.locator('#whitelist-open'), 'Together these entries let every address in: only the signature protects this client.');
+  await hasText(dialog.locator('#whitelist-open'), 'Together these entries let every IPv4 address in: only the signature protects this client from IPv4 callers.');
   await dialog.getByRole('button', { name: 'Remove 0.0.0.0/1' }).click();
   await hidden(dialog.locator('#whitelist-open'));
   await dialog.getByRole('button', { name: 'Remove 128.0.0.0/1' }).click();

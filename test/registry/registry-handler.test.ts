@@ -15,6 +15,7 @@ import { dynamoDbLocalClientConfig } from '../../local/dynamodb-local';
 import { startTestDynamoDb, type TestDynamoDb } from '../support/dynamodb';
 import { ADMIN_ID, type CallOptions, type CallResult, callRegistry } from '../support/registry-harness';
 import { privateKeyForms, spkiPem, testKey, unacceptablePublicKeys } from '../support/registry-fixtures';
+import { infinityPointSpki, pemOf } from '../core/key-fuzz-inputs';
 import { loadRegistryOpenApi } from '../support/registry-openapi';
 
 const doc = loadRegistryOpenApi();
@@ -403,6 +404,25 @@ describe('bad input: each a 4xx with a stable code and a sentence', () => {
     ['a number', 'invalid_public_key', 42],
   ])('publicKey that is %s: 400 %s', async (_name, code, publicKey) => {
     expectError(await call({ method: 'POST', path: '/registry/clients', body: createBody(17, { publicKey }) }), 400, code);
+  });
+
+  test('an EC key whose point is the point at infinity (it aborted Node) is 400 invalid_public_key on every route that reads a key, and the registry lives on', async () => {
+    const holder = await createClient(21);
+    const id = holder.clientId as string;
+    for (const publicKey of [pemOf(infinityPointSpki('P-256')), infinityPointSpki('P-384').toString('base64')]) {
+      for (const [method, path, body, query] of [
+        ['POST', '/registry/clients', createBody(21, { publicKey }), undefined],
+        ['POST', `/registry/clients/${id}/keys`, { publicKey }, undefined],
+        ['PATCH', `/registry/clients/${id}`, { version: 1, publicKey }, undefined],
+        ['GET', '/registry/clients', undefined, `publicKey=${encodeURIComponent(publicKey)}`],
+      ] as const) {
+        const res = await call({ method, path, body, query });
+        expectError(res, 400, 'invalid_public_key');
+        expect(res.body.message).toMatch(/point at infinity.*generate a new key pair/);
+      }
+    }
+    expect((await store.getClient(id))?.version).toBe(1);
+    expect((await call({ method: 'GET', path: `/registry/clients/${id}` })).status).toBe(200);
   });
 
   test.each([
