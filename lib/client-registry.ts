@@ -65,7 +65,11 @@ export interface IClientRegistry {
    * holds a key nor any client record.
    */
   grantRecordKeyUse(grantee: iam.IGrantable): iam.Grant;
-  /** Registers new clients (the admin bootstrap): GetItem / PutItem on `CLIENT#…` and `KEY#…` items, UpdateItem of the admin roster item only. */
+  /**
+   * Registers new clients (the admin bootstrap): GetItem / PutItem on `CLIENT#…` and `KEY#…` items,
+   * UpdateItem of client records (a redeploy that changes the admin's name or allow-list) and of
+   * the admin roster item.
+   */
   grantCreateClients(grantee: iam.IGrantable): iam.Grant;
   /** What a key rotation does for one client: its own record and audit items, key-ownership items, and DeleteItem of removed keys' last use (`USE#…`). */
   grantRotateKeys(grantee: iam.IGrantable, clientId: string): iam.Grant;
@@ -141,7 +145,9 @@ abstract class ClientRegistryBase extends Construct implements IClientRegistry {
   grantCreateClients(grantee: iam.IGrantable): iam.Grant {
     const create = this.grantOn(grantee, ['dynamodb:GetItem', 'dynamodb:PutItem'], [this.table.tableArn], [CLIENT_ITEMS_PATTERN, KEY_ITEMS_PATTERN]);
     // A client created with registry:admin joins the admin roster in the same transaction (lambda/store/table-schema.ts).
-    return create.combine(this.grantOn(grantee, ['dynamodb:UpdateItem'], [this.table.tableArn], [ITEM.adminRosterPk]));
+    const roster = this.grantOn(grantee, ['dynamodb:UpdateItem'], [this.table.tableArn], [ITEM.adminRosterPk]);
+    // A redeploy with another admin name or allow-list updates the record (its audit entry is a PutItem above).
+    return create.combine(roster).combine(this.grantOn(grantee, ['dynamodb:UpdateItem'], [this.table.tableArn], [CLIENT_ITEMS_PATTERN]));
   }
 
   grantRotateKeys(grantee: iam.IGrantable, clientId: string): iam.Grant {

@@ -196,12 +196,15 @@ describe('ClientRegistry grants', () => {
     expect(s.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['CLIENT#c_AAAAAAAAAAAAAAAAAAAAAA', 'KEY#*'] } });
   });
 
-  test('grantCreateClients: reads and puts of client and key items, and updates of the admin roster item only', () => {
-    const [s, roster] = statementsOf((r, role) => r.grantCreateClients(role));
+  test('grantCreateClients: reads and puts of client and key items, updates of client records (a changed admin name or allow-list) and of the admin roster item, no delete', () => {
+    const [s, roster, records, ...more] = statementsOf((r, role) => r.grantCreateClients(role));
+    expect(more).toEqual([]);
     expect(actionsOf(s).sort()).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem']);
     expect(s.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['CLIENT#*', 'KEY#*'] } });
     expect(actionsOf(roster)).toEqual(['dynamodb:UpdateItem']);
     expect(roster.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['ROSTER#registry:admin'] } });
+    expect(actionsOf(records)).toEqual(['dynamodb:UpdateItem']);
+    expect(records.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['CLIENT#*'] } });
   });
 
   test('an imported registry (fromTableName) grants on that table and its list index', () => {

@@ -156,6 +156,18 @@ test('createClient (the admin bootstrap) stays within grantCreateClients: GetIte
   }
 });
 
+test('the bootstrap applying a changed admin name and allow-list stays within grantCreateClients: GetItem, UpdateItem of the record, PutItem of its audit entry, all on CLIENT# items', async () => {
+  const admin = new DynamoClientStore({ tableName, client: ddb.client });
+  const { record } = await admin.createClient(newClient(4, { roles: ['registry:admin'] }), 'bootstrap');
+  const store = new DynamoClientStore({ tableName, client: recorder });
+  sent.length = 0;
+  const updated = await store.updateClient(record.clientId, record.version, { name: 'ops admin', networkWhitelist: ['203.0.113.0/24'] }, 'bootstrap');
+  expect(updated.version).toBe(record.version + 1);
+  const ops = operations(sent);
+  expect(ops.map((o) => o.action).sort()).toEqual(['GetItem', 'PutItem', 'UpdateItem']);
+  for (const op of ops) expect(partitionKeyOf(op.input)).toBe(ITEM.clientPk(record.clientId));
+});
+
 test('DynamoReplayGuard.claim stays within grantRecordReplays: PutItem of REPLAY# items with key and TTL only', async () => {
   const guard = new DynamoReplayGuard(toDocumentClient(recorder), tableName, () => 1_800_000_000);
   expect(await guard.claim('sig-hash-1', 1_800_000_330)).toBe(true);
