@@ -248,6 +248,15 @@ describe('key rotation', () => {
     });
   });
 
+  test('the first rotation waits for a deploy-time check, run by the rotation function, that the client is registered', () => {
+    const checks = template.findResources('Custom::SignetSigningKeyClient');
+    expect(Object.values(checks).map((r) => r.Properties)).toEqual([
+      { ServiceToken: { 'Fn::GetAtt': [fn('SigningKey').logicalId, 'Arn'] }, ClientId: ROTATED_CLIENT },
+    ]);
+    const [schedule] = Object.values(template.findResources('AWS::SecretsManager::RotationSchedule'));
+    expect(schedule.DependsOn).toEqual(expect.arrayContaining(Object.keys(checks)));
+  });
+
   test('only Secrets Manager, for this secret, may invoke the rotation function', () => {
     template.hasResourceProperties('AWS::Lambda::Permission', {
       FunctionName: { 'Fn::GetAtt': [fn('SigningKey').logicalId, 'Arn'] },
