@@ -21,7 +21,10 @@ import { importPublicKey } from '../core/keys';
 import { DynamoClientStore } from '../store/client-store';
 import type { ClientChanges } from '../store/store-types';
 import { createDocumentClient } from '../store/dynamodb-client';
+import { assertRuntimeSdk } from '../runtime-sdk';
 import { answerCustomResource } from './custom-resource';
+
+assertRuntimeSdk(); // the runtime's SDK, not the pinned one: stop at init if it lacks what the code relies on
 
 /** The actor name the audit trail records for the bootstrap. */
 export const BOOTSTRAP_ACTOR = 'bootstrap';

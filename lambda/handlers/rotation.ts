@@ -18,7 +18,9 @@ import { createSigningKeyClientCheck } from '../rotation/signing-key-client-chec
 import { DynamoClientStore } from '../store/client-store';
 import { createDocumentClient } from '../store/dynamodb-client';
 import { METRICS_NAMESPACE } from '../observability';
+import { assertRuntimeSdk } from '../runtime-sdk';
 
+assertRuntimeSdk(); // the runtime's SDK, not the pinned one: stop at init if it lacks what the code relies on
 const config = loadConfig();
 const logger = new Logger({ serviceName: ROTATION_SERVICE_NAME });
 const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: ROTATION_SERVICE_NAME });

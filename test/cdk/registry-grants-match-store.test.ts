@@ -8,7 +8,7 @@ import { dynamoDbLocalClientConfig } from '../../local/dynamodb-local';
 import { DynamoClientStore } from '../../lambda/store/client-store';
 import { DynamoReplayGuard } from '../../lambda/store/replay-store';
 import { toDocumentClient } from '../../lambda/store/dynamodb-client';
-import { ITEM, KEY_LAST_USE_ATTRIBUTES, UNAUTHENTICATED_FAILURE_ATTRIBUTES } from '../../lambda/store/table-schema';
+import { AUTHORIZER_WRITE_PREFIXES, ITEM, KEY_LAST_USE_ATTRIBUTES, UNAUTHENTICATED_FAILURE_ATTRIBUTES } from '../../lambda/store/table-schema';
 import {
   AUTH_FAILURE_COUNTER_ATTRIBUTES,
   AUTH_FAILURE_ITEM_ATTRIBUTES,
@@ -95,6 +95,13 @@ function operations(requests: readonly Sent[]): Array<{ action: string; input: R
     return [{ action: command.replace(/Command$/, ''), input }];
   });
 }
+
+test("the authorizer's partitions are its own: no client, key, account or roster partition key starts with one of their prefixes", () => {
+  expect([...AUTHORIZER_WRITE_PREFIXES].sort()).toEqual(['FAIL#', 'REPLAY#', 'USE#']);
+  expect([FAILURE_LOG_ITEMS_PATTERN, KEY_USE_ITEMS_PATTERN, REPLAY_ITEMS_PATTERN].map((p) => p.replace(/\*$/, '')).sort()).toEqual([...AUTHORIZER_WRITE_PREFIXES].sort());
+  const registryPartitions = [ITEM.clientPk('c_AAAAAAAAAAAAAAAAAAAAAA'), ITEM.keyPk('x'), ITEM.accountPk('acct_x'), ITEM.adminRosterPk];
+  for (const pk of registryPartitions) expect([pk, AUTHORIZER_WRITE_PREFIXES.filter((prefix) => pk.startsWith(prefix))]).toEqual([pk, []]);
+});
 
 /** True when `pk` matches an IAM StringLike pattern that ends in `*` (the only shape the grants use). */
 const matches = (pattern: string, pk: string) => pk.startsWith(pattern.replace(/\*$/, ''));
