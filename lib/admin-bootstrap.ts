@@ -42,8 +42,10 @@ export interface AdminBootstrapProps {
 /**
  * A custom resource that registers one client with the role `registry:admin` holding the given
  * public key, through the registry's own store (record, key ownership and audit entry in one
- * transaction, audit actor `bootstrap`). If the key is registered already nothing is written and
- * the holder's clientId is returned. Removing the resource leaves the client in the registry.
+ * transaction, audit actor `bootstrap`). If the key is registered already, the holder's clientId
+ * is returned; a later deploy that changes `clientName` or `networkWhitelist` applies that change
+ * to the holder (audited as `bootstrap`), and leaves alone what it did not change. Removing the
+ * resource leaves the client in the registry.
  *
  * @example
  * const admin = new AdminBootstrap(this, 'Admin', { registry, publicKey: fs.readFileSync('admin/public.pem', 'utf8') });

@@ -6,9 +6,12 @@ import { RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
+import { AUTH_FAILURE_COUNTER_ATTRIBUTE } from '../lambda/store/failure-log';
 import {
+  FAILURE_LOG_PREFIX,
   ITEM,
   KEY_LAST_USE_ATTRIBUTES,
+  KEY_USE_PREFIX,
   LIST_INDEX_NAME,
   LIST_INDEX_PARTITION_KEY,
   LIST_INDEX_PROJECTED_ATTRIBUTES,
@@ -28,10 +31,14 @@ const WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Dele
 /** The item actions a key rotation needs (on its client's items and key-ownership items only). */
 export const ROTATION_TABLE_ACTIONS: readonly string[] = Object.freeze(['dynamodb:GetItem', ...WRITE_ACTIONS]);
 
-/** Partition keys of every item that belongs to a client (record, audit entries, auth failures). */
+/** Partition keys of every item that belongs to a client (record, audit entries). */
 const CLIENT_ITEMS_PATTERN = ITEM.clientPk('*');
 /** Partition keys of key-ownership items. */
 const KEY_ITEMS_PATTERN = ITEM.keyPk('*');
+/** Partition keys of the clients' failure logs, written by the authorizer (`FAIL#<clientId>`). */
+export const FAILURE_LOG_ITEMS_PATTERN = `${FAILURE_LOG_PREFIX}*`;
+/** Partition keys of the keys' last-use items, written by the authorizer (`USE#<fingerprint>`). */
+export const KEY_USE_ITEMS_PATTERN = `${KEY_USE_PREFIX}*`;
 
 /** What other constructs need from a registry: its table and its grants. */
 export interface IClientRegistry {
@@ -45,30 +52,36 @@ export interface IClientRegistry {
   grantWriteClients(grantee: iam.IGrantable): iam.Grant;
   /**
    * Writes the per-client auth-failure ring: UpdateItem of the ring counter and PutItem of failure
-   * items, and UpdateItem of the unauthenticated-failure counts (`UNAUTH#…` items), on `CLIENT#…`
-   * items and limited to those attributes (it cannot change roles or keys).
+   * items, and UpdateItem of the unauthenticated-failure counts, on the failure-log partitions
+   * (`FAIL#…`) only, limited to those attributes: no write reaches a client record, an audit entry
+   * or a key.
    */
   grantRecordFailures(grantee: iam.IGrantable): iam.Grant;
   /** Conditional PutItem of single-use replay markers (`REPLAY#…` items, key and TTL attributes only). */
   grantRecordReplays(grantee: iam.IGrantable): iam.Grant;
   /**
-   * Records a key's last use: UpdateItem on `KEY#…` items, limited to the last-use attributes
-   * (`lastUsedAt`, `lastUsedBy`), so it cannot change who holds a key nor any client record.
+   * Records a key's last use: UpdateItem on the last-use partitions (`USE#…`) only, limited to the
+   * last-use attributes, and ConditionCheckItem (a read) on `KEY#…` items, so it cannot change who
+   * holds a key nor any client record.
    */
   grantRecordKeyUse(grantee: iam.IGrantable): iam.Grant;
-  /** Registers new clients (the admin bootstrap): GetItem / PutItem on `CLIENT#…` and `KEY#…` items, UpdateItem of the admin roster item only. */
+  /**
+   * Registers new clients (the admin bootstrap): GetItem / PutItem on `CLIENT#…` and `KEY#…` items,
+   * UpdateItem of client records (a redeploy that changes the admin's name or allow-list) and of
+   * the admin roster item.
+   */
   grantCreateClients(grantee: iam.IGrantable): iam.Grant;
-  /** What a key rotation does for one client: its own record and audit items, and key-ownership items. */
+  /** What a key rotation does for one client: its own record and audit items, key-ownership items, and DeleteItem of removed keys' last use (`USE#…`). */
   grantRotateKeys(grantee: iam.IGrantable, clientId: string): iam.Grant;
 }
 
 /**
  * Attributes the auth-failure recorder (`DynamoClientStore.recordAuthFailure`) touches when it
- * bumps the ring counter on a client record. test/cdk checks the store against this list.
+ * bumps the ring counter (`FAIL#<clientId>`, `SEQ`). test/cdk checks the store against this list.
  */
-export const AUTH_FAILURE_COUNTER_ATTRIBUTES: readonly string[] = Object.freeze([PARTITION_KEY, SORT_KEY, 'authFailureSeq']);
+export const AUTH_FAILURE_COUNTER_ATTRIBUTES: readonly string[] = Object.freeze([PARTITION_KEY, SORT_KEY, AUTH_FAILURE_COUNTER_ATTRIBUTE, TTL_ATTRIBUTE]);
 
-/** Attributes of an auth-failure item (`FAIL#<slot>`), keys and TTL included. */
+/** Attributes of an auth-failure item (`FAIL#<clientId>`, `SLOT#<slot>`), keys and TTL included. */
 export const AUTH_FAILURE_ITEM_ATTRIBUTES: readonly string[] = Object.freeze([
   PARTITION_KEY,
   SORT_KEY,
@@ -111,10 +124,12 @@ abstract class ClientRegistryBase extends Construct implements IClientRegistry {
   }
 
   grantRecordFailures(grantee: iam.IGrantable): iam.Grant {
-    // Attribute-limited, so this grant cannot change a client's roles, keys or status.
-    const counter = this.grantOn(grantee, ['dynamodb:UpdateItem'], [this.table.tableArn], [CLIENT_ITEMS_PATTERN], AUTH_FAILURE_COUNTER_ATTRIBUTES);
-    const counts = this.grantOn(grantee, ['dynamodb:UpdateItem'], [this.table.tableArn], [CLIENT_ITEMS_PATTERN], UNAUTHENTICATED_FAILURE_ATTRIBUTES);
-    return counter.combine(counts).combine(this.grantOn(grantee, ['dynamodb:PutItem'], [this.table.tableArn], [CLIENT_ITEMS_PATTERN], AUTH_FAILURE_ITEM_ATTRIBUTES));
+    // The failure-log partitions only (a grant on CLIENT#* would reach every sort key of a client:
+    // its record and audit entries), and attribute-limited within them.
+    const on = [FAILURE_LOG_ITEMS_PATTERN];
+    const counter = this.grantOn(grantee, ['dynamodb:UpdateItem'], [this.table.tableArn], on, AUTH_FAILURE_COUNTER_ATTRIBUTES);
+    const counts = this.grantOn(grantee, ['dynamodb:UpdateItem'], [this.table.tableArn], on, UNAUTHENTICATED_FAILURE_ATTRIBUTES);
+    return counter.combine(counts).combine(this.grantOn(grantee, ['dynamodb:PutItem'], [this.table.tableArn], on, AUTH_FAILURE_ITEM_ATTRIBUTES));
   }
 
   grantRecordReplays(grantee: iam.IGrantable): iam.Grant {
@@ -122,22 +137,28 @@ abstract class ClientRegistryBase extends Construct implements IClientRegistry {
   }
 
   grantRecordKeyUse(grantee: iam.IGrantable): iam.Grant {
-    return this.grantOn(grantee, ['dynamodb:UpdateItem'], [this.table.tableArn], [KEY_ITEMS_PATTERN], KEY_LAST_USE_ATTRIBUTES);
+    // The write goes to the key's last-use item; the ownership item is only checked (a read).
+    const write = this.grantOn(grantee, ['dynamodb:UpdateItem'], [this.table.tableArn], [KEY_USE_ITEMS_PATTERN], KEY_LAST_USE_ATTRIBUTES);
+    return write.combine(this.grantOn(grantee, ['dynamodb:ConditionCheckItem'], [this.table.tableArn], [KEY_ITEMS_PATTERN]));
   }
 
   grantCreateClients(grantee: iam.IGrantable): iam.Grant {
     const create = this.grantOn(grantee, ['dynamodb:GetItem', 'dynamodb:PutItem'], [this.table.tableArn], [CLIENT_ITEMS_PATTERN, KEY_ITEMS_PATTERN]);
     // A client created with registry:admin joins the admin roster in the same transaction (lambda/store/table-schema.ts).
-    return create.combine(this.grantOn(grantee, ['dynamodb:UpdateItem'], [this.table.tableArn], [ITEM.adminRosterPk]));
+    const roster = this.grantOn(grantee, ['dynamodb:UpdateItem'], [this.table.tableArn], [ITEM.adminRosterPk]);
+    // A redeploy with another admin name or allow-list updates the record (its audit entry is a PutItem above).
+    return create.combine(roster).combine(this.grantOn(grantee, ['dynamodb:UpdateItem'], [this.table.tableArn], [CLIENT_ITEMS_PATTERN]));
   }
 
   grantRotateKeys(grantee: iam.IGrantable, clientId: string): iam.Grant {
-    return this.grantOn(
+    const own = this.grantOn(
       grantee,
       [...ROTATION_TABLE_ACTIONS],
       [this.table.tableArn],
       [ITEM.clientPk(clientId), KEY_ITEMS_PATTERN],
     );
+    // Removing a key deletes its last use in the same transaction.
+    return own.combine(this.grantOn(grantee, ['dynamodb:DeleteItem'], [this.table.tableArn], [KEY_USE_ITEMS_PATTERN]));
   }
 
   /**

@@ -2,7 +2,7 @@
  * A client's signing key kept in Secrets Manager and rotated on a schedule by Signet's rotation
  * Lambda (the four-step Secrets Manager protocol; lambda/handlers/rotation.ts).
  */
-import { Duration, SecretValue, Token } from 'aws-cdk-lib';
+import { CustomResource, Duration, SecretValue, Token } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -11,6 +11,7 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { ENV } from '../lambda/config-env';
 import { DEFAULT_CLIENT_CACHE_TTL_MS, DEFAULT_RSA_BITS, DEFAULT_ROTATION_DAYS, DEFAULT_ROTATION_GRACE_S, MIN_RSA_BITS } from '../lambda/core/defaults';
+import type { SigningKeyClientProperties } from '../lambda/rotation/signing-key-client-check';
 import { isClientId } from '../lambda/store/client-id';
 import { IClientRegistry } from './client-registry';
 import { SignetFunction } from './signet-function';
@@ -71,8 +72,9 @@ export interface RotatingSigningKeyProps {
  * A Secrets Manager secret holding one client's private key (JSON: clientId, the PKCS#8 key in
  * Base64, its fingerprint, created-at), a rotation function of its own, and a rotation schedule
  * (every 90 days by default; the first rotation runs when the schedule is created and writes the
- * first key). The function may touch this secret only, and in the table only this client's
- * items and key-ownership items.
+ * first key). The client must be registered before: a custom resource reads its record first and
+ * fails the deploy with a sentence when it is missing. The function may touch this secret only,
+ * and in the table only this client's items and key-ownership items.
  *
  * @example
  * const key = new RotatingSigningKey(this, 'PartnerKey', { registry, clientId: 'c_…' });
@@ -134,14 +136,25 @@ export class RotatingSigningKey extends Construct {
       sourceArn: secret.secretArn,
     });
 
+    // The first rotation adds a key to the client's record: a deploy whose client is not registered
+    // (a fresh table) fails here, with a sentence, instead of the rotation failing after it.
+    const clientCheck = new CustomResource(this, 'ClientCheck', {
+      serviceToken: fn.function.functionArn,
+      resourceType: 'Custom::SignetSigningKeyClient',
+      properties: { ClientId: props.clientId } satisfies SigningKeyClientProperties,
+    });
+    // The grants must be in place before CloudFormation calls the function.
+    clientCheck.node.addDependency(fn);
+
     const schedule = new secretsmanager.CfnRotationSchedule(this, 'Schedule', {
       secretId: secret.secretArn,
       rotationLambdaArn: fn.function.functionArn,
       rotationRules: { scheduleExpression: rateExpression(this.rotationInterval.toDays()) },
       rotateImmediatelyOnUpdate: true,
     });
-    // The first rotation runs at creation: the function, its permission and its grants must exist.
-    schedule.node.addDependency(permission, fn);
+    // The first rotation runs at creation: the function, its permission and its grants must exist,
+    // and the client must be registered.
+    schedule.node.addDependency(permission, fn, clientCheck);
   }
 
   /** Rotation function errors (sum per period): any value above zero is a failed rotation step. */

@@ -16,6 +16,13 @@ import { PACKAGE_ROOT, findUp } from './package-root';
 
 export { PACKAGE_ROOT };
 
+/**
+ * What the bundles leave out: the AWS SDK v3, which the Node.js 22 runtime provides. Inlining it
+ * measured slower cold starts and bundles about five times larger (BENCHMARKS.md, "Cold init");
+ * what the code needs from the runtime's copy is checked at init (lambda/runtime-sdk.ts).
+ */
+export const EXTERNAL_MODULES: readonly string[] = Object.freeze(['@aws-sdk/*']);
+
 /** The lock files NodejsFunction knows (npm, yarn, pnpm, bun). */
 const LOCK_FILES = ['package-lock.json', 'yarn.lock', 'pnpm-lock.yaml', 'bun.lock', 'bun.lockb'];
 
@@ -175,7 +182,7 @@ export class SignetFunction extends Construct {
         target: 'node22',
         format: OutputFormat.CJS,
         // The AWS SDK v3 is part of the Node.js 22 runtime; not bundling it keeps cold starts short.
-        externalModules: ['@aws-sdk/*'],
+        externalModules: [...EXTERNAL_MODULES],
         ...(props.assets ? { commandHooks: copyAssets(props.assets, path.relative(projectRoot, PACKAGE_ROOT)) } : {}),
       },
     });

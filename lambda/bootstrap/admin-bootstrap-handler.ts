@@ -3,23 +3,28 @@
  * same store the registry uses (so the record, the key-ownership item and the audit entry are
  * written exactly as a registration writes them, in one transaction).
  *
- * Create and Update register the key unless it is already registered; when it is, nothing is
- * written and the holder's clientId is returned ("registration skipped"). Delete leaves the
- * client in place: the table is retained and other admins may depend on it.
+ * Create and Update register the key unless it is already registered; when it is, the holder's
+ * clientId is returned ("registration skipped"). An Update whose `ClientName` or
+ * `NetworkWhitelist` differs from the previous deploy's applies that change to the holder
+ * (audited as the bootstrap, at the version it read), so editing `adminClientName` or
+ * `adminNetworkWhitelist` and deploying again takes effect; a field the deploy did not change is
+ * left as the registry has it (an operator's edit stays). Delete leaves the client in place: the
+ * table is retained and other admins may depend on it.
  *
- * The function is the resource's service token (no provider framework), so it answers
- * CloudFormation itself, on every path, at the pre-signed ResponseURL.
+ * The function is the resource's service token; ./custom-resource.ts answers CloudFormation.
  */
-import * as http from 'node:http';
-import * as https from 'node:https';
 import type { CloudFormationCustomResourceEvent, Context } from 'aws-lambda';
 import { loadConfig } from '../config';
 import { REGISTRY_ADMIN_ROLE } from '../core/defaults';
-import { isSignetError } from '../core/errors';
 import { normaliseNetworkEntry } from '../core/network-entries';
 import { importPublicKey } from '../core/keys';
 import { DynamoClientStore } from '../store/client-store';
+import type { ClientChanges } from '../store/store-types';
 import { createDocumentClient } from '../store/dynamodb-client';
+import { assertRuntimeSdk } from '../runtime-sdk';
+import { answerCustomResource } from './custom-resource';
+
+assertRuntimeSdk(); // the runtime's SDK, not the pinned one: stop at init if it lacks what the code relies on
 
 /** The actor name the audit trail records for the bootstrap. */
 export const BOOTSTRAP_ACTOR = 'bootstrap';
@@ -38,43 +43,30 @@ export interface AdminBootstrapProperties {
 export interface AdminBootstrapData {
   readonly ClientId: string;
   readonly Fingerprint: string;
-  /** `created` or `skipped` (the key was registered already; ClientId is its holder). */
-  readonly Registration: 'created' | 'skipped';
+  /**
+   * `created`; `skipped` (the key was registered already; ClientId is its holder); `updated`
+   * (registered already, and the name or allow-list this deploy changed was applied to it).
+   */
+  readonly Registration: 'created' | 'skipped' | 'updated';
 }
 
 let store: DynamoClientStore | undefined;
 
 export async function handler(event: CloudFormationCustomResourceEvent, context: Context): Promise<void> {
-  let status: 'SUCCESS' | 'FAILED' = 'SUCCESS';
-  let reason = '';
-  let physicalId = event.RequestType === 'Create' ? `signet-admin-bootstrap-${event.RequestId}` : event.PhysicalResourceId;
-  let data: AdminBootstrapData | undefined;
-  try {
-    if (event.RequestType !== 'Delete') {
-      data = await register(event.ResourceProperties as unknown as AdminBootstrapProperties);
-      physicalId = `signet-admin-${data.ClientId}`;
-    }
-  } catch (error) {
-    status = 'FAILED';
-    // SignetError messages are written for humans and never echo key material; others may not be.
-    reason = isSignetError(error) ? `${error.code}: ${error.message}` : `The admin bootstrap failed (see log stream ${context.logStreamName}).`;
-    // No key material reaches this line: SignetError messages never echo input, and the key is
-    // only ever passed to importPublicKey.
-    console.error(
-      JSON.stringify({
-        level: 'ERROR',
-        message: 'admin bootstrap failed',
-        code: isSignetError(error) ? error.code : 'internal_error',
-        error: error instanceof Error ? `${error.name}: ${error.message}` : 'unknown error',
-      }),
-    );
-  }
-  await respond(event, { status, reason, physicalId, data });
+  await answerCustomResource<AdminBootstrapData>(event, context, {
+    name: 'admin bootstrap',
+    failedCreateId: (e) => `signet-admin-bootstrap-${e.RequestId}`,
+    run: async (e) => {
+      const previous = e.RequestType === 'Update' ? (e.OldResourceProperties as Partial<AdminBootstrapProperties>) : undefined;
+      const data = await register(e.ResourceProperties as unknown as AdminBootstrapProperties, previous);
+      return { physicalId: `signet-admin-${data.ClientId}`, data };
+    },
+  });
 }
 
-async function register(props: AdminBootstrapProperties): Promise<AdminBootstrapData> {
+async function register(props: AdminBootstrapProperties, previous: Partial<AdminBootstrapProperties> | undefined): Promise<AdminBootstrapData> {
   const key = importPublicKey(props.PublicKeyPem);
-  const networkWhitelist = (JSON.parse(props.NetworkWhitelist) as unknown[]).map(normaliseNetworkEntry);
+  const networkWhitelist = whitelistOf(props.NetworkWhitelist);
   if (store === undefined) {
     const config = loadConfig();
     store = new DynamoClientStore({ tableName: config.tableName, client: createDocumentClient({ endpoint: config.dynamoDbEndpoint }) });
@@ -83,42 +75,35 @@ async function register(props: AdminBootstrapProperties): Promise<AdminBootstrap
     { name: props.ClientName, networkWhitelist, roles: [REGISTRY_ADMIN_ROLE], key: { fingerprint: key.fingerprint, spkiPem: key.spkiPem } },
     BOOTSTRAP_ACTOR,
   );
-  return { ClientId: record.clientId, Fingerprint: key.fingerprint, Registration: created ? 'created' : 'skipped' };
+  const done = { ClientId: record.clientId, Fingerprint: key.fingerprint };
+  if (created) return { ...done, Registration: 'created' };
+  const changes = changedByDeploy(props, networkWhitelist, previous);
+  if (changes === undefined) return { ...done, Registration: 'skipped' };
+  // At the version just read: an operator's edit in between is a version_conflict, and the deploy
+  // fails saying so instead of overwriting it.
+  const updated = await store.updateClient(record.clientId, record.version, changes, BOOTSTRAP_ACTOR);
+  return { ...done, Registration: updated.version === record.version ? 'skipped' : 'updated' };
 }
 
-interface Outcome {
-  readonly status: 'SUCCESS' | 'FAILED';
-  readonly reason: string;
-  readonly physicalId: string;
-  readonly data?: AdminBootstrapData;
+/** The name and allow-list this deploy changed (against the previous deploy's properties), or undefined when it changed neither. */
+function changedByDeploy(props: AdminBootstrapProperties, networkWhitelist: string[], previous: Partial<AdminBootstrapProperties> | undefined): ClientChanges | undefined {
+  if (previous === undefined) return undefined;
+  const changes: { name?: string; networkWhitelist?: string[] } = {};
+  if (previous.ClientName !== props.ClientName) changes.name = props.ClientName;
+  const before = previous.NetworkWhitelist === undefined ? undefined : safeWhitelist(previous.NetworkWhitelist);
+  if (before === undefined || before.join(',') !== networkWhitelist.join(',')) changes.networkWhitelist = networkWhitelist;
+  return Object.keys(changes).length > 0 ? changes : undefined;
 }
 
-/** PUTs the outcome to CloudFormation's pre-signed URL, as cfn-response does (empty content type). */
-async function respond(event: CloudFormationCustomResourceEvent, outcome: Outcome): Promise<void> {
-  const body = JSON.stringify({
-    Status: outcome.status,
-    Reason: outcome.reason || outcome.status,
-    PhysicalResourceId: outcome.physicalId,
-    StackId: event.StackId,
-    RequestId: event.RequestId,
-    LogicalResourceId: event.LogicalResourceId,
-    NoEcho: false,
-    Data: outcome.data,
-  });
-  const url = new URL(event.ResponseURL);
-  await new Promise<void>((resolve, reject) => {
-    // CloudFormation always gives https; plain http is for tests against a local listener.
-    const request = (url.protocol === 'http:' ? http : https).request(
-      url,
-      { method: 'PUT', headers: { 'content-type': '', 'content-length': Buffer.byteLength(body) } },
-      (response) => {
-        response.resume();
-        response.on('end', () =>
-          (response.statusCode ?? 0) < 300 ? resolve() : reject(new Error(`CloudFormation refused the response: HTTP ${response.statusCode}.`)),
-        );
-      },
-    );
-    request.on('error', reject);
-    request.end(body);
-  });
+function whitelistOf(json: string): string[] {
+  return (JSON.parse(json) as unknown[]).map(normaliseNetworkEntry);
+}
+
+/** The previous deploy's allow-list, or undefined when it cannot be read (then the new one is applied). */
+function safeWhitelist(json: string): string[] | undefined {
+  try {
+    return whitelistOf(json);
+  } catch {
+    return undefined;
+  }
 }

@@ -9,6 +9,9 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import { createAuthorizer } from '../authorizer/create-authorizer';
 import { loadConfig } from '../config';
 import { METRICS_NAMESPACE, SERVICE_NAMES } from '../observability';
+import { assertRuntimeSdk } from '../runtime-sdk';
+
+assertRuntimeSdk(); // the runtime's SDK, not the pinned one: stop at init if it lacks what the code relies on
 
 const logger = new Logger({ serviceName: SERVICE_NAMES.authorizer });
 // Metrics' own warnings go through the logger, so every line the function writes is JSON.

@@ -6,5 +6,8 @@
  */
 import { loadConfig } from '../config';
 import { createRegistry } from '../registry/create-registry';
+import { assertRuntimeSdk } from '../runtime-sdk';
+
+assertRuntimeSdk(); // the runtime's SDK, not the pinned one: stop at init if it lacks what the code relies on
 
 export const handler = createRegistry(loadConfig());

@@ -4,7 +4,7 @@
  *
  * - **find** (`publicKey` or `fingerprint`): the holder of one key, as a list of zero or one;
  * - **plain** (no search parameter): the account's clients in creation order, one Query on the
- *   list index per page plus one BatchGetItem for the page's keys' last use (more only past 100 keys);
+ *   list index per page plus one BatchGetItem for the page's keys' last use (more only past 50 keys);
  * - **search** (`q`, `status`, `role`, `sort`, `order`; ./client-search-query.ts): the account's
  *   clients read whole (at most MAX_SEARCHED_CLIENTS, else 400 `too_many_clients`), matched and
  *   ordered by the registry (./client-search.ts), paged with a keyset cursor, with `total`. Each

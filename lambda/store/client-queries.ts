@@ -137,8 +137,8 @@ export class DynamoClientQueries extends DynamoClientReader {
 
   /**
    * When each key of `records` last verified a request, by fingerprint (keys never used are
-   * absent). BatchGetItem on the key items, 100 keys a call (./key-use.ts): one call for a page
-   * of clients with up to 100 keys in all, never one call per client.
+   * absent). BatchGetItem on the last-use items, 50 keys a call (./key-use.ts): one call for a
+   * page of clients with up to 50 keys in all, never one call per client.
    */
   keyLastUse(records: readonly Pick<ClientRecord, 'clientId' | 'keys'>[]): ReturnType<DynamoKeyUse['lastUsedAt']> {
     return this.keyUse.lastUsedAt(records.flatMap((r) => r.keys.map((k) => ({ clientId: r.clientId, fingerprint: k.fingerprint }))));

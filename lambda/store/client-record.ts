@@ -64,8 +64,9 @@ export interface ClientReader {
  */
 export interface AuthFailureRecorder {
   /**
-   * Records a refused request for an existing client; keeps only the most recent few, each
-   * expiring after a TTL. Resolves false (and writes nothing) when no client has this id.
+   * Records a refused request of a client the caller has just read (the authorizer records
+   * nothing for a clientId it did not find); keeps only the most recent few, each expiring after
+   * a TTL. Resolves false (and writes nothing) for an id of the wrong shape.
    * `detail` is a sentence, or structured fields; it must never hold a signature, base or key.
    */
   recordAuthFailure(
@@ -84,12 +85,13 @@ export interface AuthFailureRecorder {
 
 /**
  * What the authorizer writes after an allowed request: that the key verified a request of the
- * client now (`lastUsedAt` in the registry's answers). One conditional write, never a read.
+ * client now (`lastUsedAt` in the registry's answers). One conditional write (a transaction
+ * with a condition check), never a read.
  */
 export interface KeyUseRecorder {
   /**
-   * Records the use. Resolves false (and writes nothing) when the key is not registered, or a
-   * later use is already recorded. Throws on a storage failure.
+   * Records the use. Resolves false (and writes nothing) when the key is not registered to this
+   * client, or a later use is already recorded. Throws on a storage failure.
    */
   recordKeyUse(clientId: string, fingerprint: string): Promise<boolean>;
 }

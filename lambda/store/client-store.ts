@@ -39,7 +39,7 @@ import { type ClientChangePlan, newClient, planAddKey, planKeyNotAfter, planRemo
 import { isClientId, newClientId } from './client-id';
 import { DynamoClientQueries } from './client-queries';
 import type { ClientRecord, ClientStatus } from './client-record';
-import { deleteKeyItem, putKeyItem, rewriteKeyItem, unchangedRecordItem, updateRecordItem } from './client-transaction';
+import { deleteKeyItem, deleteKeyUseItem, putKeyItem, rewriteKeyItem, unchangedRecordItem, updateRecordItem } from './client-transaction';
 import type { DynamoClientStoreOptions } from './dynamo-table';
 import { actorFields, auditItem, canonicalInstant, clientItem, keyItem } from './item-codec';
 import { cancellationReasons, isTransactionConflict, storageError } from './store-errors';
@@ -256,6 +256,8 @@ export class DynamoClientStore extends DynamoClientQueries implements RegistrySt
               { Put: { TableName: this.tableName, Item: auditItem(audit) } },
               ...(operator !== undefined ? [this.roster.change(clientId, operator)] : []),
               ...(otherOperator !== undefined ? [unchangedRecordItem(this.tableName, otherOperator)] : []),
+              // Last, so the cancellation reasons above keep their places.
+              ...(change.keyDeletes ?? []).map((fp) => deleteKeyUseItem(this.tableName, fp)),
             ],
           }),
         );

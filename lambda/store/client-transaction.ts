@@ -5,7 +5,7 @@
  */
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { ClientRecord, StoredPublicKey } from './client-record';
-import { clientKey, keyAttribute, keyItem, keyKey, ownedBy } from './item-codec';
+import { clientKey, keyAttribute, keyItem, keyKey, keyUseKey, ownedBy } from './item-codec';
 import { PARTITION_KEY, SORT_KEY } from './table-schema';
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -99,4 +99,9 @@ export function rewriteKeyItem(tableName: string, clientId: string, key: StoredP
 
 export function deleteKeyItem(tableName: string, clientId: string, fingerprint: string): TransactItem {
   return { Delete: { TableName: tableName, Key: keyKey(fingerprint), ...ownedBy(clientId) } };
+}
+
+/** A removed key's last use (./key-use.ts), deleted with its ownership item: the key, if registered again, starts unused. */
+export function deleteKeyUseItem(tableName: string, fingerprint: string): TransactItem {
+  return { Delete: { TableName: tableName, Key: keyUseKey(fingerprint) } };
 }

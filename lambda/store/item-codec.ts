@@ -97,6 +97,11 @@ export function keyKey(fingerprint: string): Item {
   return { [PARTITION_KEY]: ITEM.keyPk(fingerprint), [SORT_KEY]: ITEM.keySk };
 }
 
+/** The last-use item of a key (the authorizer's partition, ./key-use.ts). */
+export function keyUseKey(fingerprint: string): Item {
+  return { [PARTITION_KEY]: ITEM.keyUsePk(fingerprint), [SORT_KEY]: ITEM.keyUseSk };
+}
+
 /** The condition that an ownership item is absent or belongs to `clientId`. */
 export function ownedBy(clientId: string): { ConditionExpression: string; ExpressionAttributeNames: Record<string, string>; ExpressionAttributeValues: Item } {
   return {

@@ -11,8 +11,10 @@
  * | client record   | `CLIENT#<clientId>`   | `CLIENT`                   | the account's list (1) | `<createdAt>#<clientId>`    |
  * | key ownership   | `KEY#<fingerprint>`   | `KEY`                      | `KEYS`                 | `<addedAt>#<fingerprint>`   |
  * | audit entry     | `CLIENT#<clientId>`   | `AUDIT#<version, 12 digits>` | `AUDIT#<accountId>` (3) | `<at>#<clientId>#<version>` |
- * | auth failure    | `CLIENT#<clientId>`   | `FAIL#<slot>`              | -                      | -                           |
- * | failure counts  | `CLIENT#<clientId>`   | `UNAUTH#<window start>`    | -                      | -                           |
+ * | failure counter | `FAIL#<clientId>`     | `SEQ`                      | -                      | -                           |
+ * | auth failure    | `FAIL#<clientId>`     | `SLOT#<slot>`              | -                      | -                           |
+ * | failure counts  | `FAIL#<clientId>`     | `UNAUTH#<window start>`    | -                      | -                           |
+ * | key last use    | `USE#<fingerprint>`   | `USE`                      | -                      | -                           |
  * | replay marker   | `REPLAY#<sha256>`     | `REPLAY`                   | -                      | -                           |
  * | account         | `ACCOUNT#<accountId>` | `ACCOUNT`                  | `ACCOUNTS`             | `<createdAt>#<accountId>` (2) |
  * | account audit   | `ACCOUNT#<accountId>` | `AUDIT#<version, 12 digits>` | `AUDIT#<accountId>` (3) | `<at>#<accountId>#<version>` |
@@ -30,11 +32,19 @@
  *   its SPKI PEM and not-after, `version`) in ONE item, so a request costs one GetItem.
  * - **Key ownership**: one item per registered public key. Writing it with
  *   `attribute_not_exists(pk)` in the same transaction as the client record is what makes a key
- *   belong to at most one client; finding the client that holds a key is one GetItem. It also
- *   carries the key's last use ({@link KEY_LAST_USED_AT}, {@link KEY_LAST_USED_BY}; ./key-use.ts),
- *   which the authorizer writes at most once per key and interval per instance, with no read:
- *   not on the client record, so it never bumps `version` nor races a registry edit, and it goes
- *   with the item when the key is removed. Not projected: those writes cost no index write.
+ *   belong to at most one client; finding the client that holds a key is one GetItem.
+ * - **The authorizer writes only partitions of its own** ({@link AUTHORIZER_WRITE_PREFIXES}:
+ *   failure log, key last use, replay markers), never one under `CLIENT#`, `KEY#`, `ACCOUNT#` or
+ *   `ROSTER#`. IAM can limit a write to partition-key prefixes (`dynamodb:LeadingKeys`) but not to
+ *   sort keys, so a grant on `CLIENT#*` would let the internet-facing function replace a client
+ *   record or an audit entry, or give a client record an `expiresAt` for TTL to delete it. Its
+ *   grant names these prefixes only; on everything else it reads.
+ * - **Key last use** ({@link KEY_LAST_USED_AT}, {@link KEY_LAST_USED_BY}; ./key-use.ts): one item
+ *   per key, which the authorizer writes at most once per key and interval per instance, with no
+ *   read, in a transaction whose condition check needs the key's ownership item to exist and to
+ *   belong to that client. Not on the client record, so it never bumps `version` nor races a
+ *   registry edit. Removing the key deletes it in the same transaction, so a key registered
+ *   again starts unused.
  * - **Audit entries** are written in the same transaction as the change they describe (who, what,
  *   when). Their sort key is the version the change produced: unique per client (the version
  *   condition lets only one change per version commit) and the true order of changes even when
@@ -45,7 +55,8 @@
  *   so no grant reaches beyond the client's own partition (a key rotation writes only there).
  *   Entries written before the index keys existed are read per client (`signet clients audit`).
  * - **Auth failures** are a ring of {@link AUTH_FAILURES_KEPT} slots per client (the slot is a
- *   counter on the client record modulo the ring size), each with a {@link TTL_ATTRIBUTE}, so the
+ *   counter item modulo the ring size; the counter expires with the last slot it numbered), each
+ *   with a {@link TTL_ATTRIBUTE}, so the
  *   store holds at most that many per client whatever an attacker sends, with no read to trim.
  *   Only refusals of requests signed by one of the client's keys go there (ip_not_allowed,
  *   role_forbidden, key_expired, ...): a stranger who knows a clientId cannot write them.
@@ -97,6 +108,17 @@ export const SORT_KEY = 'sk';
 
 /** Item prefix of replay records (`pk = REPLAY#<the signature's replay id, lambda/core/replay-id.ts>`). */
 export const REPLAY_PREFIX = 'REPLAY#';
+/** Partition prefix of a client's failure log (`FAIL#<clientId>`): counter, ring slots, counts. */
+export const FAILURE_LOG_PREFIX = 'FAIL#';
+/** Partition prefix of a key's last use (`USE#<fingerprint>`). */
+export const KEY_USE_PREFIX = 'USE#';
+
+/**
+ * The partition-key prefixes of every item the authorizer writes: its IAM grant allows writes
+ * under these only (lib/client-registry.ts), none of which a client record, key ownership item,
+ * audit entry, account or the admin roster uses.
+ */
+export const AUTHORIZER_WRITE_PREFIXES: readonly string[] = Object.freeze([FAILURE_LOG_PREFIX, KEY_USE_PREFIX, REPLAY_PREFIX]);
 
 /**
  * Item prefix of search budgets (lambda/store/search-budget-store.ts): `pk = BUDGET#<clientId>`,
@@ -119,8 +141,21 @@ export const ITEM = {
   keyPk: (fingerprint: string): string => `KEY#${fingerprint}`,
   keySk: 'KEY',
   auditSkPrefix: 'AUDIT#',
-  failureSkPrefix: 'FAIL#',
+  /** A client's failure log (the authorizer's partition, not the client's). */
+  failurePk: (clientId: string): string => `${FAILURE_LOG_PREFIX}${clientId}`,
+  failureCounterSk: 'SEQ',
+  failureSlotSkPrefix: 'SLOT#',
   unauthenticatedFailureSkPrefix: 'UNAUTH#',
+  /** A key's last use (the authorizer's partition, not the key ownership item). */
+  keyUsePk: (fingerprint: string): string => `${KEY_USE_PREFIX}${fingerprint}`,
+  keyUseSk: 'USE',
+  /**
+   * Where releases before the authorizer had partitions of its own kept the failure log: under
+   * the client's partition (`CLIENT#<clientId>`, sort keys `FAIL#<slot>` and `UNAUTH#<window>`),
+   * and the last use on the key ownership item. Read, never written, for one release; those
+   * failure items expire by TTL within AUTH_FAILURE_TTL_S.
+   */
+  legacyFailureSkPrefix: 'FAIL#',
   /** The default account's client list (the one partition of every client before accounts existed). */
   clientsPartition: 'CLIENTS',
   keysPartition: 'KEYS',
@@ -142,7 +177,7 @@ export const KEY_LAST_USED_AT = 'lastUsedAt';
 /** A key ownership item's last use: the clientId the key verified that request for. */
 export const KEY_LAST_USED_BY = 'lastUsedBy';
 
-/** Every attribute the authorizer's last-use write touches (keys included): the IAM grant lists them. */
+/** Every attribute the authorizer's last-use write touches on a `USE#` item (keys included): the IAM grant lists them. */
 export const KEY_LAST_USE_ATTRIBUTES: readonly string[] = Object.freeze([PARTITION_KEY, SORT_KEY, KEY_LAST_USED_AT, KEY_LAST_USED_BY]);
 
 /** Non-key attributes copied into the list index (what the client list and key list show). */

@@ -2,7 +2,8 @@
  * The authorizer records each (client, key)'s last use off its hot path, on DynamoDB Local, with
  * a clock the test moves. Every command the authorizer's own SDK client sends is recorded by a
  * middleware, so "one write" means one request left the process:
- * - two allowed requests within the interval: one UpdateItem on the key's item, no read;
+ * - two allowed requests within the interval: one write (a transaction: the key's ownership
+ *   checked, its last-use item updated), no read;
  * - after the interval: a second one, with the later time; the registry's store reads it back;
  * - a refused request (even one the client's own key signed): none;
  * - interval 0: none at all;
@@ -32,7 +33,8 @@ let store: DynamoClientStore;
 beforeAll(async () => {
   ddb = await startTestDynamoDb();
   tableName = await ddb.createTable();
-  store = new DynamoClientStore({ tableName, client: ddb.client });
+  // The registry registers keys before the authorizer's clock starts.
+  store = new DynamoClientStore({ tableName, client: ddb.client, now: () => new Date(T0 - 60_000) });
 });
 
 afterAll(async () => {
@@ -44,16 +46,21 @@ interface Sent {
   readonly pk?: string;
 }
 
-/** A runtime on its own SDK client (every command recorded; UpdateItem refused while `refuse.on`), at a clock the test moves. */
+/** The partition key a command writes: its Key, or its transaction's Update. */
+function writtenPk(input: { Key?: { pk?: string | { S?: string } }; TransactItems?: Array<{ Update?: { Key?: { pk?: string | { S?: string } } } }> }): string | undefined {
+  const pk = input.Key?.pk ?? input.TransactItems?.find((item) => item.Update)?.Update?.Key?.pk;
+  return typeof pk === 'string' ? pk : pk?.S;
+}
+
+/** A runtime on its own SDK client (every command recorded; writes refused while `refuse.on`), at a clock the test moves. */
 function runtimeWith(extraEnv: Record<string, string> = {}, logLevel: 'INFO' | 'SILENT' = 'SILENT') {
   const client = new DynamoDBClient({ ...dynamoDbLocalClientConfig(ddb.endpoint), maxAttempts: 1 });
   const sent: Sent[] = [];
   const refuse = { on: false };
   client.middlewareStack.add(
     (next, context) => async (args) => {
-      const pk = (args.input as { Key?: { pk?: string | { S?: string } } }).Key?.pk;
-      sent.push({ command: String(context.commandName), pk: typeof pk === 'string' ? pk : pk?.S });
-      if (refuse.on && context.commandName === 'UpdateItemCommand') {
+      sent.push({ command: String(context.commandName), pk: writtenPk(args.input as Parameters<typeof writtenPk>[0]) });
+      if (refuse.on && /^(UpdateItem|TransactWriteItems)Command$/.test(String(context.commandName))) {
         throw new ProvisionedThroughputExceededException({ message: 'The level of configured provisioned throughput for the table was exceeded.', $metadata: { httpStatusCode: 400 } });
       }
       return next(args);
@@ -79,7 +86,7 @@ async function decide(runtime: AuthorizerRuntime, clock: { ms: number }, signer:
   return decision;
 }
 
-const keyWrites = (sent: readonly Sent[], signer: Signer) => sent.filter((s) => s.command === 'UpdateItemCommand' && s.pk === ITEM.keyPk(signer.key.fingerprint));
+const keyWrites = (sent: readonly Sent[], signer: Signer) => sent.filter((s) => s.command === 'TransactWriteItemsCommand' && s.pk === ITEM.keyUsePk(signer.key.fingerprint));
 const reads = (sent: readonly Sent[]) => sent.filter((s) => /^(GetItem|BatchGetItem|Query|Scan)/.test(s.command));
 
 test('two allowed requests within the interval write once; after the interval a second time, with the later instant; never a read on the warm path', async () => {
@@ -111,7 +118,7 @@ test('the warm path reads nothing: 50 allowed requests after the first make no D
   const signer = await registerClient(store, { name: 'Busy partner' });
   const { runtime, client, sent, clock } = runtimeWith({ [ENV.clientCacheTtlMs]: String(INTERVAL_MS) });
   expect((await decide(runtime, clock, signer)).allowed).toBe(true);
-  expect(sent.map((s) => s.command)).toEqual(['GetItemCommand', 'UpdateItemCommand']);
+  expect(sent.map((s) => s.command)).toEqual(['GetItemCommand', 'TransactWriteItemsCommand']);
   sent.length = 0;
   for (let i = 0; i < 50; i++) {
     clock.ms += 1_000;
@@ -129,7 +136,7 @@ test('a refused request, even one the client signed itself, records no use', asy
   const forged = await decide(runtime, clock, { ...signer, key: (await registerClient(store, { name: 'Other' })).key });
   expect(forged.allowed ? 'allowed' : forged.error.code).toBe('signature_mismatch');
   expect(keyWrites(sent, signer)).toEqual([]);
-  expect(sent.filter((s) => s.command === 'UpdateItemCommand')).toEqual([]);
+  expect(sent.filter((s) => /^(UpdateItem|PutItem|TransactWriteItems)Command$/.test(s.command))).toEqual([]);
   const record = await store.getClient(signer.clientId);
   expect(await store.keyLastUse([record!])).toEqual(new Map());
   client.destroy();

@@ -2,30 +2,19 @@
  * The admin-bootstrap custom resource handler against DynamoDB Local, answering a local listener
  * that plays CloudFormation's pre-signed response URL.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { CloudFormationCustomResourceEvent, Context } from 'aws-lambda';
 import { ENV } from '../../lambda/config-env';
 import { DynamoClientStore } from '../../lambda/store/client-store';
 import { BOOTSTRAP_ACTOR, handler } from '../../lambda/bootstrap/admin-bootstrap-handler';
+import { type CfnResponse, type CfnResponseListener, cfnEvent, startCfnResponseListener } from '../support/cfn-response';
 import { TestDynamoDb, startTestDynamoDb } from '../support/dynamodb';
 import { spkiPem, testKey } from '../support/registry-fixtures';
 
-interface CfnResponse {
-  Status: 'SUCCESS' | 'FAILED';
-  Reason: string;
-  PhysicalResourceId: string;
-  RequestId: string;
-  LogicalResourceId: string;
-  StackId: string;
-  Data?: { ClientId: string; Fingerprint: string; Registration: string };
-}
+type BootstrapResponse = CfnResponse<{ ClientId: string; Fingerprint: string; Registration: string }>;
 
 let ddb: TestDynamoDb;
 let tableName: string;
-let server: Server;
-let responseUrl: string;
-const responses: Array<{ contentType: string | undefined; body: CfnResponse }> = [];
+let listener: CfnResponseListener;
 const savedEnv = { ...process.env };
 
 beforeAll(async () => {
@@ -33,46 +22,27 @@ beforeAll(async () => {
   tableName = await ddb.createTable();
   process.env[ENV.tableName] = tableName;
   process.env[ENV.dynamoDbEndpoint] = ddb.endpoint;
-  server = createServer((req, res) => {
-    let text = '';
-    req.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-    req.on('end', () => {
-      responses.push({ contentType: req.headers['content-type'], body: JSON.parse(text) as CfnResponse });
-      res.writeHead(200).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  responseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/cfn-response?X-Amz-Signature=x`;
+  listener = await startCfnResponseListener();
 });
 
 afterAll(async () => {
   process.env = savedEnv;
-  await new Promise<void>((resolve) => server?.close(() => resolve()));
+  await listener?.close();
   await ddb?.stop();
 });
 
 const context = { logStreamName: '2026/11/21/[$LATEST]abc' } as Context;
+const responses = () => listener.responses;
 
-function event(requestType: 'Create' | 'Update' | 'Delete', properties: Record<string, string>, physicalId?: string): CloudFormationCustomResourceEvent {
-  const base = {
-    ServiceToken: 'arn:aws:lambda:eu-west-1:123456789012:function:bootstrap',
-    ResponseURL: responseUrl,
-    StackId: 'arn:aws:cloudformation:eu-west-1:123456789012:stack/Signet/1',
-    RequestId: `req-${responses.length + 1}`,
-    LogicalResourceId: 'AdminBootstrapC18CE766',
-    ResourceType: 'Custom::SignetAdminBootstrap',
-    ResourceProperties: { ServiceToken: 'x', ...properties },
-  };
-  if (requestType === 'Create') return { ...base, RequestType: 'Create' };
-  if (requestType === 'Update') return { ...base, RequestType: 'Update', PhysicalResourceId: physicalId!, OldResourceProperties: { ServiceToken: 'x' } };
-  return { ...base, RequestType: 'Delete', PhysicalResourceId: physicalId! };
+function event(requestType: 'Create' | 'Update' | 'Delete', properties: Record<string, string>, physicalId?: string, oldProperties?: Record<string, string>): CloudFormationCustomResourceEvent {
+  return cfnEvent(listener, 'Custom::SignetAdminBootstrap', requestType, properties, { physicalId, oldProperties });
 }
 
-async function run(e: CloudFormationCustomResourceEvent): Promise<CfnResponse> {
-  const before = responses.length;
+async function run(e: CloudFormationCustomResourceEvent): Promise<BootstrapResponse> {
+  const before = responses().length;
   await handler(e, context);
-  expect(responses).toHaveLength(before + 1);
-  return responses[responses.length - 1].body;
+  expect(responses()).toHaveLength(before + 1);
+  return responses()[responses().length - 1].body as BootstrapResponse;
 }
 
 const adminProps = () => ({ PublicKeyPem: spkiPem(testKey(0)), ClientName: 'ops admin', NetworkWhitelist: '["203.0.113.7","2001:db8::/32"]' });
@@ -95,12 +65,12 @@ test('Create registers a registry:admin client through the store, audited as the
 });
 
 test('the response goes out with an empty content type, as the pre-signed URL requires', () => {
-  expect(responses[0].contentType).toBe('');
+  expect(responses()[0].contentType).toBe('');
 });
 
-test('Update (or a second Create) with the same key writes nothing and returns the holder', async () => {
-  const first = responses.find((r) => r.body.Data?.Registration === 'created')!.body;
-  const again = await run(event('Update', adminProps(), first.PhysicalResourceId));
+test('Update (or a second Create) with the same key and properties writes nothing and returns the holder', async () => {
+  const first = responses().find((r) => r.body.Data?.Registration === 'created')!.body;
+  const again = await run(event('Update', adminProps(), first.PhysicalResourceId, adminProps()));
   expect(again.Status).toBe('SUCCESS');
   expect(again.Data).toEqual({ ClientId: first.Data!.ClientId, Fingerprint: first.Data!.Fingerprint, Registration: 'skipped' });
   expect(again.PhysicalResourceId).toBe(first.PhysicalResourceId);
@@ -108,8 +78,47 @@ test('Update (or a second Create) with the same key writes nothing and returns t
   expect((await store.listAudit(first.Data!.ClientId)).items).toHaveLength(1);
 });
 
+test('Update with another allow-list and name applies both to the admin, audited as the bootstrap, and says updated', async () => {
+  const { record } = await new DynamoClientStore({ tableName, client: ddb.client }).createClient(
+    { name: 'ops admin', networkWhitelist: ['203.0.113.7'], roles: ['registry:admin'], key: { fingerprint: testKey(3).fingerprint, spkiPem: spkiPem(testKey(3)) } },
+    BOOTSTRAP_ACTOR,
+  );
+  const before = { PublicKeyPem: spkiPem(testKey(3)), ClientName: 'ops admin', NetworkWhitelist: '["203.0.113.7"]' };
+  const after = { ...before, ClientName: 'platform admin', NetworkWhitelist: '["198.51.100.0/24","2001:db8::/32"]' };
+  const reply = await run(event('Update', after, `signet-admin-${record.clientId}`, before));
+  expect(reply.Status).toBe('SUCCESS');
+  expect(reply.Data).toEqual({ ClientId: record.clientId, Fingerprint: testKey(3).fingerprint, Registration: 'updated' });
+
+  const store = new DynamoClientStore({ tableName, client: ddb.client });
+  expect(await store.getClient(record.clientId, { consistentRead: true })).toMatchObject({
+    name: 'platform admin',
+    networkWhitelist: ['198.51.100.0/24', '2001:db8::/32'],
+    roles: ['registry:admin'],
+    version: record.version + 1,
+  });
+  const [latest] = (await store.listAudit(record.clientId)).items;
+  expect(latest).toMatchObject({ actor: BOOTSTRAP_ACTOR, version: record.version + 1 });
+});
+
+test('Update that changes only the allow-list leaves a name edited through the registry as it is', async () => {
+  const store = new DynamoClientStore({ tableName, client: ddb.client });
+  const { record } = await store.createClient(
+    { name: 'ops admin', networkWhitelist: ['203.0.113.7'], roles: ['registry:admin'], key: { fingerprint: testKey(4).fingerprint, spkiPem: spkiPem(testKey(4)) } },
+    BOOTSTRAP_ACTOR,
+  );
+  const renamed = await store.updateClient(record.clientId, record.version, { name: 'Renamed by an operator' }, 'c_OperatorOperatorOpera0');
+  const before = { PublicKeyPem: spkiPem(testKey(4)), ClientName: 'ops admin', NetworkWhitelist: '["203.0.113.7"]' };
+  const reply = await run(event('Update', { ...before, NetworkWhitelist: '["203.0.113.8"]' }, `signet-admin-${record.clientId}`, before));
+  expect(reply.Data?.Registration).toBe('updated');
+  expect(await store.getClient(record.clientId, { consistentRead: true })).toMatchObject({
+    name: 'Renamed by an operator',
+    networkWhitelist: ['203.0.113.8'],
+    version: renamed.version + 1,
+  });
+});
+
 test('Delete leaves the admin in the registry', async () => {
-  const first = responses.find((r) => r.body.Data?.Registration === 'created')!.body;
+  const first = responses().find((r) => r.body.Data?.Registration === 'created')!.body;
   const reply = await run(event('Delete', adminProps(), first.PhysicalResourceId));
   expect(reply.Status).toBe('SUCCESS');
   expect(reply.PhysicalResourceId).toBe(first.PhysicalResourceId);

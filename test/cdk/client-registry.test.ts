@@ -138,7 +138,7 @@ describe('ClientRegistry grants', () => {
     expect(writes.Resource).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^Registry/), 'Arn'] });
   });
 
-  test('grantRecordFailures: counter update, failure items and unauthenticated counts, limited to their attributes on CLIENT# items', () => {
+  test('grantRecordFailures: counter update, failure items and unauthenticated counts, limited to their attributes on the failure-log partitions, never a client\'s', () => {
     const statements = statementsOf((r, role) => r.grantRecordFailures(role));
     expect(statements).toHaveLength(3);
     const [update, counts] = statements.filter((s) => actionsOf(s).includes('dynamodb:UpdateItem'));
@@ -147,15 +147,15 @@ describe('ClientRegistry grants', () => {
     expect(actionsOf(counts)).toEqual(['dynamodb:UpdateItem']);
     expect(actionsOf(put)).toEqual(['dynamodb:PutItem']);
     expect(update.Condition).toEqual({
-      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['CLIENT#*'] },
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['FAIL#*'] },
       'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...AUTH_FAILURE_COUNTER_ATTRIBUTES] },
     });
     expect(counts.Condition).toEqual({
-      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['CLIENT#*'] },
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['FAIL#*'] },
       'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...UNAUTHENTICATED_FAILURE_ATTRIBUTES] },
     });
     expect(put.Condition).toEqual({
-      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['CLIENT#*'] },
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['FAIL#*'] },
       'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...AUTH_FAILURE_ITEM_ATTRIBUTES] },
     });
     // The attributes that would let a writer change who a client is are never grantable here.
@@ -164,14 +164,16 @@ describe('ClientRegistry grants', () => {
     }
   });
 
-  test("grantRecordKeyUse: UpdateItem of a key item's last-use attributes only: never who holds the key, never a client record", () => {
-    const [s, ...more] = statementsOf((r, role) => r.grantRecordKeyUse(role));
+  test("grantRecordKeyUse: UpdateItem of a last-use item's attributes only, and a condition check (a read) of key items: never who holds the key, never a client record", () => {
+    const [s, check, ...more] = statementsOf((r, role) => r.grantRecordKeyUse(role));
     expect(more).toEqual([]);
     expect(actionsOf(s)).toEqual(['dynamodb:UpdateItem']);
     expect(s.Condition).toEqual({
-      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['KEY#*'] },
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['USE#*'] },
       'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['pk', 'sk', 'lastUsedAt', 'lastUsedBy'] },
     });
+    expect(actionsOf(check)).toEqual(['dynamodb:ConditionCheckItem']);
+    expect(check.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['KEY#*'] } });
     for (const forbidden of ['clientId', 'fingerprint', 'addedAt', 'notAfter', 'gsi1pk', 'gsi1sk']) expect(KEY_LAST_USE_ATTRIBUTES).not.toContain(forbidden);
   });
 
@@ -185,18 +187,24 @@ describe('ClientRegistry grants', () => {
     expect(REPLAY_ITEMS_PATTERN).toBe('REPLAY#*');
   });
 
-  test('grantRotateKeys: this client\'s items and key-ownership items, nothing else', () => {
-    const [s] = statementsOf((r, role) => r.grantRotateKeys(role, 'c_AAAAAAAAAAAAAAAAAAAAAA'));
+  test('grantRotateKeys: this client\'s items and key-ownership items, and deleting a removed key\'s last use, nothing else', () => {
+    const [s, use, ...more] = statementsOf((r, role) => r.grantRotateKeys(role, 'c_AAAAAAAAAAAAAAAAAAAAAA'));
+    expect(more).toEqual([]);
+    expect(actionsOf(use)).toEqual(['dynamodb:DeleteItem']);
+    expect(use.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['USE#*'] } });
     expect(actionsOf(s).sort()).toEqual(['dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
     expect(s.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['CLIENT#c_AAAAAAAAAAAAAAAAAAAAAA', 'KEY#*'] } });
   });
 
-  test('grantCreateClients: reads and puts of client and key items, and updates of the admin roster item only', () => {
-    const [s, roster] = statementsOf((r, role) => r.grantCreateClients(role));
+  test('grantCreateClients: reads and puts of client and key items, updates of client records (a changed admin name or allow-list) and of the admin roster item, no delete', () => {
+    const [s, roster, records, ...more] = statementsOf((r, role) => r.grantCreateClients(role));
+    expect(more).toEqual([]);
     expect(actionsOf(s).sort()).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem']);
     expect(s.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['CLIENT#*', 'KEY#*'] } });
     expect(actionsOf(roster)).toEqual(['dynamodb:UpdateItem']);
     expect(roster.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['ROSTER#registry:admin'] } });
+    expect(actionsOf(records)).toEqual(['dynamodb:UpdateItem']);
+    expect(records.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['CLIENT#*'] } });
   });
 
   test('an imported registry (fromTableName) grants on that table and its list index', () => {

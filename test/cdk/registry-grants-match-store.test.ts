@@ -8,8 +8,15 @@ import { dynamoDbLocalClientConfig } from '../../local/dynamodb-local';
 import { DynamoClientStore } from '../../lambda/store/client-store';
 import { DynamoReplayGuard } from '../../lambda/store/replay-store';
 import { toDocumentClient } from '../../lambda/store/dynamodb-client';
-import { ITEM, KEY_LAST_USE_ATTRIBUTES, UNAUTHENTICATED_FAILURE_ATTRIBUTES } from '../../lambda/store/table-schema';
-import { AUTH_FAILURE_COUNTER_ATTRIBUTES, AUTH_FAILURE_ITEM_ATTRIBUTES, REPLAY_ITEMS_PATTERN, REPLAY_ITEM_ATTRIBUTES } from '../../lib/client-registry';
+import { AUTHORIZER_WRITE_PREFIXES, ITEM, KEY_LAST_USE_ATTRIBUTES, UNAUTHENTICATED_FAILURE_ATTRIBUTES } from '../../lambda/store/table-schema';
+import {
+  AUTH_FAILURE_COUNTER_ATTRIBUTES,
+  AUTH_FAILURE_ITEM_ATTRIBUTES,
+  FAILURE_LOG_ITEMS_PATTERN,
+  KEY_USE_ITEMS_PATTERN,
+  REPLAY_ITEMS_PATTERN,
+  REPLAY_ITEM_ATTRIBUTES,
+} from '../../lib/client-registry';
 import { TestDynamoDb, startTestDynamoDb } from '../support/dynamodb';
 import { newClient } from '../support/registry-fixtures';
 
@@ -89,7 +96,17 @@ function operations(requests: readonly Sent[]): Array<{ action: string; input: R
   });
 }
 
-test('recordAuthFailure stays within grantRecordFailures: CLIENT# items, counter and failure attributes only', async () => {
+test("the authorizer's partitions are its own: no client, key, account or roster partition key starts with one of their prefixes", () => {
+  expect([...AUTHORIZER_WRITE_PREFIXES].sort()).toEqual(['FAIL#', 'REPLAY#', 'USE#']);
+  expect([FAILURE_LOG_ITEMS_PATTERN, KEY_USE_ITEMS_PATTERN, REPLAY_ITEMS_PATTERN].map((p) => p.replace(/\*$/, '')).sort()).toEqual([...AUTHORIZER_WRITE_PREFIXES].sort());
+  const registryPartitions = [ITEM.clientPk('c_AAAAAAAAAAAAAAAAAAAAAA'), ITEM.keyPk('x'), ITEM.accountPk('acct_x'), ITEM.adminRosterPk];
+  for (const pk of registryPartitions) expect([pk, AUTHORIZER_WRITE_PREFIXES.filter((prefix) => pk.startsWith(prefix))]).toEqual([pk, []]);
+});
+
+/** True when `pk` matches an IAM StringLike pattern that ends in `*` (the only shape the grants use). */
+const matches = (pattern: string, pk: string) => pk.startsWith(pattern.replace(/\*$/, ''));
+
+test('recordAuthFailure stays within grantRecordFailures: FAIL# items (never the client\'s partition), counter and failure attributes only', async () => {
   const admin = new DynamoClientStore({ tableName, client: ddb.client });
   const { record } = await admin.createClient(newClient(0), 'test');
   const store = new DynamoClientStore({ tableName, client: recorder });
@@ -107,9 +124,10 @@ test('recordAuthFailure stays within grantRecordFailures: CLIENT# items, counter
 
   const ops = operations(sent);
   expect(ops.map((o) => o.action)).toEqual(['UpdateItem', 'PutItem']);
-  for (const op of ops) expect(partitionKeyOf(op.input)).toMatch(/^CLIENT#/);
+  for (const op of ops) expect(partitionKeyOf(op.input)).toBe(ITEM.failurePk(record.clientId));
+  for (const op of ops) expect(matches(FAILURE_LOG_ITEMS_PATTERN, partitionKeyOf(op.input))).toBe(true);
   const [update, put] = ops;
-  expect(attributesOf(update.input)).toEqual(new Set(['pk', 'sk', 'authFailureSeq']));
+  expect(attributesOf(update.input)).toEqual(new Set(['pk', 'sk', 'authFailureSeq', 'expiresAt']));
   expect([...attributesOf(put.input)]).toEqual(expect.arrayContaining(['pk', 'sk', 'expiresAt', 'reason', 'sourceIp', 'fingerprint']));
   expect([...attributesOf(update.input)].filter((a) => !AUTH_FAILURE_COUNTER_ATTRIBUTES.includes(a))).toEqual([]);
   expect([...attributesOf(put.input)].filter((a) => !AUTH_FAILURE_ITEM_ATTRIBUTES.includes(a))).toEqual([]);
@@ -117,7 +135,7 @@ test('recordAuthFailure stays within grantRecordFailures: CLIENT# items, counter
   expect((await admin.listAuthFailures(record.clientId)).map((f) => f.reason)).toEqual(['signature_mismatch']);
 });
 
-test('countUnauthenticatedFailures stays within grantRecordFailures: one UpdateItem on a CLIENT# item, count attributes only', async () => {
+test('countUnauthenticatedFailures stays within grantRecordFailures: one UpdateItem on a FAIL# item, count attributes only', async () => {
   const admin = new DynamoClientStore({ tableName, client: ddb.client });
   const { record } = await admin.createClient(newClient(2), 'test');
   const store = new DynamoClientStore({ tableName, client: recorder });
@@ -125,7 +143,7 @@ test('countUnauthenticatedFailures stays within grantRecordFailures: one UpdateI
   expect(await store.countUnauthenticatedFailures(record.clientId, 'signature_mismatch', 3)).toBe(true);
   const ops = operations(sent);
   expect(ops.map((o) => o.action)).toEqual(['UpdateItem']);
-  expect(partitionKeyOf(ops[0].input)).toMatch(/^CLIENT#/);
+  expect(matches(FAILURE_LOG_ITEMS_PATTERN, partitionKeyOf(ops[0].input))).toBe(true);
   expect([...attributesOf(ops[0].input)].filter((a) => !UNAUTHENTICATED_FAILURE_ATTRIBUTES.includes(a))).toEqual([]);
   expect((await admin.listUnauthenticatedFailures(record.clientId)).map((w) => w.counts)).toEqual([{ signature_mismatch: 3 }]);
 });
@@ -143,6 +161,18 @@ test('createClient (the admin bootstrap) stays within grantCreateClients: GetIte
     if (op.action === 'UpdateItem') expect(partitionKeyOf(op.input)).toBe(ITEM.adminRosterPk);
     else expect(partitionKeyOf(op.input)).toMatch(/^(CLIENT|KEY)#/);
   }
+});
+
+test('the bootstrap applying a changed admin name and allow-list stays within grantCreateClients: GetItem, UpdateItem of the record, PutItem of its audit entry, all on CLIENT# items', async () => {
+  const admin = new DynamoClientStore({ tableName, client: ddb.client });
+  const { record } = await admin.createClient(newClient(4, { roles: ['registry:admin'] }), 'bootstrap');
+  const store = new DynamoClientStore({ tableName, client: recorder });
+  sent.length = 0;
+  const updated = await store.updateClient(record.clientId, record.version, { name: 'ops admin', networkWhitelist: ['203.0.113.0/24'] }, 'bootstrap');
+  expect(updated.version).toBe(record.version + 1);
+  const ops = operations(sent);
+  expect(ops.map((o) => o.action).sort()).toEqual(['GetItem', 'PutItem', 'UpdateItem']);
+  for (const op of ops) expect(partitionKeyOf(op.input)).toBe(ITEM.clientPk(record.clientId));
 });
 
 test('DynamoReplayGuard.claim stays within grantRecordReplays: PutItem of REPLAY# items with key and TTL only, also inside a transaction', async () => {
@@ -166,16 +196,19 @@ test('DynamoReplayGuard.claim stays within grantRecordReplays: PutItem of REPLAY
   }
 });
 
-test("recordKeyUse stays within grantRecordKeyUse: one UpdateItem on a KEY# item, the last-use attributes only", async () => {
+test("recordKeyUse stays within grantRecordKeyUse: a condition check of the KEY# item and one UpdateItem on a USE# item, the last-use attributes only", async () => {
   const admin = new DynamoClientStore({ tableName, client: ddb.client });
   const { record } = await admin.createClient(newClient(3), 'test');
   const store = new DynamoClientStore({ tableName, client: recorder });
   sent.length = 0;
   expect(await store.recordKeyUse(record.clientId, record.keys[0].fingerprint)).toBe(true);
   const ops = operations(sent);
-  expect(ops.map((o) => o.action)).toEqual(['UpdateItem']);
-  expect(partitionKeyOf(ops[0].input)).toBe(ITEM.keyPk(record.keys[0].fingerprint));
-  expect([...attributesOf(ops[0].input)].sort()).toEqual([...KEY_LAST_USE_ATTRIBUTES].sort());
+  expect(ops.map((o) => o.action)).toEqual(['ConditionCheckItem', 'UpdateItem']);
+  const [check, update] = ops;
+  expect(partitionKeyOf(check.input)).toBe(ITEM.keyPk(record.keys[0].fingerprint));
+  expect(partitionKeyOf(update.input)).toBe(ITEM.keyUsePk(record.keys[0].fingerprint));
+  expect(matches(KEY_USE_ITEMS_PATTERN, partitionKeyOf(update.input))).toBe(true);
+  expect([...attributesOf(update.input)].sort()).toEqual([...KEY_LAST_USE_ATTRIBUTES].sort());
   // And the use is really there: the grant did not allow a write that does nothing.
   expect((await admin.keyLastUse([record])).has(record.keys[0].fingerprint)).toBe(true);
 });

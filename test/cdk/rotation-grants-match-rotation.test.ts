@@ -93,7 +93,7 @@ test('every Secrets Manager request is one of the four granted actions, on this 
   for (const r of secretRequests) expect(r.input.SecretId).toBe(secretArn);
 });
 
-test('every DynamoDB request is a granted item action on this client\'s items or key-ownership items', () => {
+test('every DynamoDB request is a granted item action on this client\'s items, key-ownership items, or a removed key\'s last use', () => {
   const ops = tableRequests.flatMap(({ command, input }) => {
     if (command === 'TransactWriteItemsCommand') {
       return (input.TransactItems as Array<Record<string, Record<string, unknown>>>).map((item) => {
@@ -109,6 +109,9 @@ test('every DynamoDB request is a granted item action on this client\'s items or
   expect([...actions]).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem']));
   for (const op of ops) {
     const keyed = (op.input.Key ?? op.input.Item) as Record<string, { S: string }>;
-    expect(keyed.pk.S === `CLIENT#${clientId}` || keyed.pk.S.startsWith('KEY#')).toBe(true);
+    // A removed key's last use goes with it: DeleteItem is all the grant allows on USE# items.
+    if (keyed.pk.S.startsWith('USE#')) expect(op.action).toBe('DeleteItem');
+    else expect(keyed.pk.S === `CLIENT#${clientId}` || keyed.pk.S.startsWith('KEY#')).toBe(true);
   }
+  expect(ops.some((op) => ((op.input.Key ?? op.input.Item) as Record<string, { S: string }>).pk.S.startsWith('USE#'))).toBe(true);
 });

@@ -164,6 +164,27 @@ describe('HTTP API', () => {
   });
 });
 
+/** Item actions that change an item (ConditionCheckItem only reads). */
+const WRITE_ACTIONS = new Set(['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:TransactWriteItems']);
+
+/**
+ * The partition-key patterns the statements let a role write, each checked to be one of the
+ * authorizer's own partitions (failure log, last use, replay markers): a write without a
+ * LeadingKeys condition, or one on a client record, key, account or roster partition, fails.
+ */
+function writtenPartitions(statements: readonly Statement[]): string[] {
+  const patterns = new Set<string>();
+  for (const s of statements.filter((st) => actionsOf(st).some((a) => WRITE_ACTIONS.has(a)))) {
+    const leadingKeys = (s.Condition?.['ForAllValues:StringLike'] as Record<string, string[]> | undefined)?.['dynamodb:LeadingKeys'];
+    expect(leadingKeys).toBeDefined();
+    for (const pattern of leadingKeys ?? []) {
+      expect(pattern).toMatch(/^(FAIL|USE|REPLAY)#/);
+      patterns.add(pattern);
+    }
+  }
+  return [...patterns].sort();
+}
+
 describe('least privilege', () => {
   const allStatements = (): Statement[] =>
     Object.values(template.findResources('AWS::IAM::Policy')).flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[]);
@@ -176,17 +197,21 @@ describe('least privilege', () => {
     template.resourcePropertiesCountIs('AWS::IAM::Role', { ManagedPolicyArns: Match.anyValue() }, 0);
   });
 
-  test("the authorizer reads client records and writes only the failure ring and counts, and the keys' last use (no replay marker by default)", () => {
+  test("the authorizer reads client records and writes only its own partitions: failure log, failure counts, the keys' last use (no replay marker by default)", () => {
     const statements = statementsOfRole(template, 'AuthorizerFunctionServiceRole');
     const dynamo = statements.filter((s) => actionsOf(s)[0].startsWith('dynamodb:'));
     expect(dynamo.map((s) => [actionsOf(s).join(','), s.Condition?.['ForAllValues:StringLike']])).toEqual([
       ['dynamodb:GetItem', { 'dynamodb:LeadingKeys': ['CLIENT#*'] }],
-      ['dynamodb:UpdateItem', { 'dynamodb:LeadingKeys': ['CLIENT#*'] }],
-      ['dynamodb:UpdateItem', { 'dynamodb:LeadingKeys': ['CLIENT#*'] }],
-      ['dynamodb:PutItem', { 'dynamodb:LeadingKeys': ['CLIENT#*'] }],
-      ['dynamodb:UpdateItem', { 'dynamodb:LeadingKeys': ['KEY#*'] }],
+      ['dynamodb:UpdateItem', { 'dynamodb:LeadingKeys': ['FAIL#*'] }],
+      ['dynamodb:UpdateItem', { 'dynamodb:LeadingKeys': ['FAIL#*'] }],
+      ['dynamodb:PutItem', { 'dynamodb:LeadingKeys': ['FAIL#*'] }],
+      ['dynamodb:UpdateItem', { 'dynamodb:LeadingKeys': ['USE#*'] }],
+      ['dynamodb:ConditionCheckItem', { 'dynamodb:LeadingKeys': ['KEY#*'] }],
     ]);
     expect(dynamo[4].Condition?.['ForAllValues:StringEquals']).toEqual({ 'dynamodb:Attributes': ['pk', 'sk', 'lastUsedAt', 'lastUsedBy'] });
+    // No write, whatever its attributes, reaches a partition of the registry's: a client record,
+    // an audit entry, a key ownership item, an account or the admin roster.
+    expect(writtenPartitions(dynamo)).toEqual(['FAIL#*', 'USE#*']);
     for (const s of dynamo) expect(s.Resource).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^Registry/), 'Arn'] });
     const logs = statements.filter((s) => actionsOf(s)[0].startsWith('logs:'));
     expect(logs).toHaveLength(1);
@@ -215,8 +240,10 @@ describe('least privilege', () => {
     ]);
     expect(secret[0].Resource).toEqual({ Ref: secretId });
     const dynamo = statements.filter((s) => actionsOf(s)[0].startsWith('dynamodb:'));
-    expect(dynamo).toHaveLength(1);
+    expect(dynamo).toHaveLength(2);
     expect(dynamo[0].Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`CLIENT#${ROTATED_CLIENT}`, 'KEY#*'] } });
+    // Removing a key deletes its last use: DeleteItem only, on the last-use partitions.
+    expect([actionsOf(dynamo[1]), dynamo[1].Condition]).toEqual([['dynamodb:DeleteItem'], { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['USE#*'] } }]);
   });
 
   test('the echo backend has no data access at all', () => {
@@ -234,6 +261,15 @@ describe('key rotation', () => {
       RotationRules: { ScheduleExpression: 'rate(90 days)' },
       RotateImmediatelyOnUpdate: true,
     });
+  });
+
+  test('the first rotation waits for a deploy-time check, run by the rotation function, that the client is registered', () => {
+    const checks = template.findResources('Custom::SignetSigningKeyClient');
+    expect(Object.values(checks).map((r) => r.Properties)).toEqual([
+      { ServiceToken: { 'Fn::GetAtt': [fn('SigningKey').logicalId, 'Arn'] }, ClientId: ROTATED_CLIENT },
+    ]);
+    const [schedule] = Object.values(template.findResources('AWS::SecretsManager::RotationSchedule'));
+    expect(schedule.DependsOn).toEqual(expect.arrayContaining(Object.keys(checks)));
   });
 
   test('only Secrets Manager, for this secret, may invoke the rotation function', () => {
@@ -346,6 +382,7 @@ describe('variants (no bundling)', () => {
       ['dynamodb:GetItem', { 'dynamodb:LeadingKeys': ['CLIENT#*'] }],
       ['dynamodb:PutItem', { 'dynamodb:LeadingKeys': ['REPLAY#*'] }],
     ]);
+    expect(writtenPartitions(dynamo)).toEqual(['REPLAY#*']);
     const env = Object.values(t.findResources('AWS::Lambda::Function')).find((f) => f.Properties.Handler === 'index.httpApiHandler')!.Properties.Environment.Variables;
     expect(env[ENV.replayProtection]).toBe('true');
     expect(env[ENV.recordAuthFailures]).toBe('false');

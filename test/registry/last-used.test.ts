@@ -8,6 +8,7 @@
  *   caller read (no version_conflict), and the use never bumps `version`;
  * - a removed key takes its use with it (also when the same key comes back), and a write for a
  *   removed key, an unknown key or another client's key creates nothing;
+ * - the registry's clock (registration) runs before the authorizer's uses, as in a deployment;
  * - a use only moves forward in time;
  * - listing a page costs the Query and one BatchGetItem, never a read per client.
  */
@@ -15,7 +16,7 @@ import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { compileRoleCatalogue } from '../../lambda/core/role-policy';
 import { createRegistryHandler, type RegistryHandler } from '../../lambda/registry/registry-handler';
 import { DynamoClientStore } from '../../lambda/store/client-store';
-import { keyKey } from '../../lambda/store/item-codec';
+import { keyKey, keyUseKey } from '../../lambda/store/item-codec';
 import { dynamoDbLocalClientConfig } from '../../local/dynamodb-local';
 import { startTestDynamoDb, type TestDynamoDb } from '../support/dynamodb';
 import { type CallOptions, type CallResult, callRegistry } from '../support/registry-harness';
@@ -33,6 +34,8 @@ const commands: string[] = [];
 const useClock = { ms: Date.parse('2026-04-01T08:00:00Z') };
 /** The store the authorizer writes through, at `useClock`. */
 let authorizerStore: DynamoClientStore;
+/** The registry's clock: keys are added before they are used. */
+const registryClock = { ms: Date.parse('2026-03-01T08:00:00Z') };
 
 beforeAll(async () => {
   ddb = await startTestDynamoDb();
@@ -45,7 +48,7 @@ beforeAll(async () => {
     },
     { step: 'initialize', name: 'countCommands' },
   );
-  store = new DynamoClientStore({ tableName, client: counter });
+  store = new DynamoClientStore({ tableName, client: counter, now: () => new Date(registryClock.ms) });
   authorizerStore = new DynamoClientStore({ tableName, client: ddb.client, now: () => new Date(useClock.ms) });
   handler = createRegistryHandler({ store, roles, logger: { info: () => undefined, warn: () => undefined, error: () => undefined } });
 });
@@ -140,11 +143,13 @@ test('removing a key drops its use; a later write for it creates nothing, and th
   const removed = await call({ method: 'DELETE', path: `/registry/clients/${record.clientId}/keys/${newKey(6).fingerprint}` });
   expect(removed.status).toBe(200);
   expect(removed.body.lastUsedAt).toBe('2026-04-05T09:00:00.000Z');
+  expect((await ddb.client.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: keyUseKey(newKey(6).fingerprint).pk as string }, sk: { S: 'USE' } } }))).Item).toBeUndefined();
 
   // An authorizer that still held the old record writes late: nothing comes back.
   expect(await use(record.clientId, 6, '2026-04-05T11:00:00.000Z')).toBe(false);
   expect((await ddb.client.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: keyKey(newKey(6).fingerprint).pk as string }, sk: { S: 'KEY' } } }))).Item).toBeUndefined();
 
+  registryClock.ms = Date.parse('2026-04-05T12:00:00Z');
   await store.addKey(record.clientId, newKey(6), 'test');
   const again = await getClient(record.clientId);
   expect(lastUse(again)).toEqual({ [newKey(5).fingerprint]: '2026-04-05T09:00:00.000Z', [newKey(6).fingerprint]: undefined });
@@ -154,9 +159,10 @@ test('a write for an unknown client or key, or for a key of another client, show
   const { record } = await store.createClient(newClient(7, { roles: ['demo'] }), 'test');
   expect(await use('c_NoSuchClientNoSuchCli0', 8, '2026-04-06T09:00:00.000Z')).toBe(false); // key 8 is registered nowhere
   expect((await ddb.client.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: keyKey(newKey(8).fingerprint).pk as string }, sk: { S: 'KEY' } } }))).Item).toBeUndefined();
+  expect((await ddb.client.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: keyUseKey(newKey(8).fingerprint).pk as string }, sk: { S: 'USE' } } }))).Item).toBeUndefined();
 
-  // A use recorded for another clientId (the key moved while an authorizer held an old record) is not this client's.
-  expect(await use('c_SomeOtherClientSomeOt0', 7, '2026-04-06T10:00:00.000Z')).toBe(true);
+  // A write for another clientId (the key moved while an authorizer held an old record) is refused: the key is not its.
+  expect(await use('c_SomeOtherClientSomeOt0', 7, '2026-04-06T10:00:00.000Z')).toBe(false);
   expect(await getClient(record.clientId)).not.toHaveProperty('lastUsedAt');
   expect(await use(record.clientId, 7, '2026-04-06T11:00:00.000Z')).toBe(true);
   expect((await getClient(record.clientId)).lastUsedAt).toBe('2026-04-06T11:00:00.000Z');
@@ -165,7 +171,10 @@ test('a write for an unknown client or key, or for a key of another client, show
 test('a listing page carries lastUsedAt with one Query and one BatchGetItem, whatever its size', async () => {
   const account = (await call({ method: 'POST', path: '/registry/accounts', body: { name: 'Listed partner', roleCeiling: ['demo'] } })).body.accountId as string;
   const ids: string[] = [];
-  for (let i = 10; i < 22; i++) ids.push((await store.createClient({ ...newClient(i, { roles: ['demo'] }), accountId: account }, 'test')).record.clientId);
+  for (let i = 10; i < 22; i++) {
+    registryClock.ms += 1000; // listed in creation order
+    ids.push((await store.createClient({ ...newClient(i, { roles: ['demo'] }), accountId: account }, 'test')).record.clientId);
+  }
   await use(ids[3], 13, '2026-04-07T09:00:00.000Z');
   await use(ids[8], 18, '2026-04-07T10:00:00.000Z');
 

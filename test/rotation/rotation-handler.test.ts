@@ -1,13 +1,15 @@
 /**
  * The rotation function's door (createRotationHandler): event checks, the RotationSucceeded /
  * RotationFailed metrics, rethrown failures; and the Lambda module lambda/handlers/rotation.ts
- * itself, configured through its environment, run by the stand-in's RotateSecret.
+ * itself, configured through its environment, run by the stand-in's RotateSecret, and as the
+ * custom resource that fails a deploy whose signing-key client is not registered.
  */
 import { GetSecretValueCommand, InvalidRequestException, RotateSecretCommand } from '@aws-sdk/client-secrets-manager';
 import { ENV } from '../../lambda/config-env';
 import { isSignetError } from '../../lambda/core/errors';
 import { ROTATION_METRICS, RotationMetrics, createRotationHandler } from '../../lambda/rotation/rotation-handler';
 import { parseSigningSecret } from '../../lambda/signer/signing-secret';
+import { cfnEvent, startCfnResponseListener } from '../support/cfn-response';
 import {
   RotationWorld,
   newRotatingClient,
@@ -139,5 +141,35 @@ describe('lambda/handlers/rotation.ts', () => {
     world.standIn.setRotationHandler((event) => module!.handler({ ...event, ClientRequestToken: client.initialVersionId + '-x' }));
     await expect(world.sm.send(new RotateSecretCommand({ SecretId: client.secretName }))).rejects.toBeInstanceOf(InvalidRequestException);
     expect(world.standIn.rotations().at(-1)).toMatchObject({ ok: false, failedStep: 'createSecret' });
+
+    // As CloudFormation's custom resource, before the schedule exists: the client must be registered.
+    const listener = await startCfnResponseListener();
+    const spy = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      const check = (requestType: 'Create' | 'Update' | 'Delete', clientId: string) =>
+        module!.handler(cfnEvent(listener, 'Custom::SignetSigningKeyClient', requestType, { ClientId: clientId }, { physicalId: `signet-signing-key-client-${clientId}`, oldProperties: { ClientId: clientId } }));
+      await check('Create', client.clientId);
+      expect(listener.responses.at(-1)!.body).toMatchObject({
+        Status: 'SUCCESS',
+        PhysicalResourceId: `signet-signing-key-client-${client.clientId}`,
+        Data: { ClientId: client.clientId, Status: 'active' },
+      });
+      const missing = 'c_NotRegisteredNotRegis0';
+      await check('Create', missing);
+      const refused = listener.responses.at(-1)!.body;
+      expect(refused.Status).toBe('FAILED');
+      expect(refused.Reason).toBe(
+        `not_found: Client ${missing} is not registered in the client table ${world.tableName}, and its key's first rotation runs as soon as this deploy creates the rotation schedule, so it would fail. ` +
+          'Register the client first: deploy without it in signingKeyClientIds, create it through the registry (signet clients create), then add its clientId and deploy again.',
+      );
+      await check('Update', missing);
+      expect(listener.responses.at(-1)!.body.Status).toBe('FAILED');
+      await check('Delete', missing); // removing the check never blocks a deploy
+      expect(listener.responses.at(-1)!.body).toMatchObject({ Status: 'SUCCESS', PhysicalResourceId: `signet-signing-key-client-${missing}` });
+      expect(listener.responses).toHaveLength(4);
+    } finally {
+      spy.mockRestore();
+      await listener.close();
+    }
   });
 });

@@ -4,7 +4,7 @@
  * status, listings, auth failures and SDK error translation.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { AUTH_FAILURES_KEPT, AUTH_FAILURE_TTL_S } from '../../lambda/core/defaults';
 import { SignetError, isSignetError } from '../../lambda/core/errors';
 import { MAX_KEYS_PER_CLIENT } from '../../lambda/registry/key-rollover';
@@ -369,42 +369,114 @@ describe('listings', () => {
   });
 });
 
+/** Every item of a partition, keys and attributes (consistent read). */
+async function partition(tableName: string, pk: string): Promise<Array<Record<string, unknown>>> {
+  return (await ddb.doc.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk }, ConsistentRead: true }))).Items ?? [];
+}
+
 describe('auth failures', () => {
-  test(`keeps the last ${AUTH_FAILURES_KEPT} per client, newest first, each with a TTL`, async () => {
+  test(`keeps the last ${AUTH_FAILURES_KEPT} per client, newest first, each with a TTL, in the failure-log partition: the client's own holds only its record and audit`, async () => {
     const { store, tableName, clock } = await freshStore();
     const record = await create(store, 0);
     for (let i = 1; i <= AUTH_FAILURES_KEPT + 5; i++) {
       clock.ms += 1000;
       expect(await store.recordAuthFailure(record.clientId, i % 2 ? 'signature_mismatch' : 'clock_skew', { message: `failure ${i}`, sourceIp: '203.0.113.7', method: 'GET', path: '/api/x' })).toBe(true);
     }
+    expect(await store.countUnauthenticatedFailures(record.clientId, 'signature_mismatch', 2)).toBe(true);
     const failures = await store.listAuthFailures(record.clientId);
     expect(failures).toHaveLength(AUTH_FAILURES_KEPT);
     expect(failures[0]).toEqual({ at: new Date(clock.ms).toISOString(), reason: 'signature_mismatch', message: `failure ${AUTH_FAILURES_KEPT + 5}`, sourceIp: '203.0.113.7', method: 'GET', path: '/api/x' });
     expect(failures[AUTH_FAILURES_KEPT - 1].message).toBe('failure 6');
 
-    const items = await ddb.doc.send(
-      new QueryCommand({ TableName: tableName, KeyConditionExpression: 'pk = :pk AND begins_with(sk, :f)', ExpressionAttributeValues: { ':pk': ITEM.clientPk(record.clientId), ':f': 'FAIL#' } }),
-    );
-    expect(items.Items).toHaveLength(AUTH_FAILURES_KEPT);
-    for (const item of items.Items ?? []) {
+    const log = await partition(tableName, ITEM.failurePk(record.clientId));
+    const slots = log.filter((item) => String(item.sk).startsWith(ITEM.failureSlotSkPrefix));
+    expect(slots).toHaveLength(AUTH_FAILURES_KEPT);
+    expect(log.map((item) => String(item.sk).replace(/#.*/, '#')).sort()).toEqual(['SEQ', ...slots.map(() => 'SLOT#'), 'UNAUTH#'].sort());
+    for (const item of log.filter((i) => !String(i.sk).startsWith(ITEM.unauthenticatedFailureSkPrefix))) {
       expect(item[TTL_ATTRIBUTE]).toBeGreaterThan(Math.floor(T0 / 1000) + AUTH_FAILURE_TTL_S);
       expect(item[TTL_ATTRIBUTE]).toBeLessThanOrEqual(Math.floor(clock.ms / 1000) + AUTH_FAILURE_TTL_S);
     }
-    // Recording failures does not touch the record's version.
+    // The counter lives as long as the last slot it numbered.
+    expect(log.find((item) => item.sk === ITEM.failureCounterSk)?.[TTL_ATTRIBUTE]).toBe(Math.floor(clock.ms / 1000) + AUTH_FAILURE_TTL_S);
+    // Nothing the authorizer writes lands in the client's partition: its record is as the registry wrote it.
+    const own = await partition(tableName, ITEM.clientPk(record.clientId));
+    expect(own.map((item) => String(item.sk).replace(/#.*/, '#')).sort()).toEqual(['AUDIT#', 'CLIENT']);
+    expect(own.find((item) => item.sk === ITEM.clientSk)).not.toHaveProperty('authFailureSeq');
     expect((await store.getClient(record.clientId, { consistentRead: true }))?.version).toBe(1);
 
     clock.ms += (AUTH_FAILURE_TTL_S + 1) * 1000;
     expect(await store.listAuthFailures(record.clientId)).toEqual([]);
   });
 
-  test('unknown clients get nothing written; a string detail becomes the message', async () => {
+  test('ids of the wrong shape get nothing written; a string detail becomes the message', async () => {
     const { store, tableName } = await freshStore();
-    expect(await store.recordAuthFailure('c_AAAAAAAAAAAAAAAAAAAAAA', 'unknown_client')).toBe(false);
     expect(await store.recordAuthFailure('junk', 'unknown_client')).toBe(false);
-    expect(await rawItem(tableName, 'CLIENT#c_AAAAAAAAAAAAAAAAAAAAAA', 'CLIENT')).toBeUndefined();
+    expect(await store.countUnauthenticatedFailures('junk', 'signature_mismatch', 1)).toBe(false);
+    expect(await partition(tableName, ITEM.failurePk('junk'))).toEqual([]);
     const record = await create(store, 0);
     await store.recordAuthFailure(record.clientId, 'expired', 'created is 400 s old');
     expect(await store.listAuthFailures(record.clientId)).toEqual([expect.objectContaining({ reason: 'expired', message: 'created is 400 s old' })]);
+  });
+
+  test("for one release the lists also read what the earlier layout kept in the client's partition: newer entries first, a window counted in both added up", async () => {
+    const { store, tableName, clock } = await freshStore();
+    const record = await create(store, 0);
+    const ttl = Math.floor(clock.ms / 1000) + AUTH_FAILURE_TTL_S;
+    const windowStart = new Date(Math.floor(clock.ms / 3_600_000) * 3_600_000).toISOString();
+    // As the authorizer of the earlier release wrote them: a ring slot and a count under CLIENT#.
+    for (const item of [
+      { pk: ITEM.clientPk(record.clientId), sk: 'FAIL#00', seq: 1, at: new Date(clock.ms).toISOString(), reason: 'ip_not_allowed', message: 'before the upgrade', [TTL_ATTRIBUTE]: ttl },
+      { pk: ITEM.clientPk(record.clientId), sk: `UNAUTH#${windowStart}`, windowStart, n_signature_mismatch: 4, n_clock_skew: 1, [TTL_ATTRIBUTE]: ttl },
+      { pk: ITEM.clientPk(record.clientId), sk: 'UNAUTH#2026-01-05T07:00:00.000Z', windowStart: '2026-01-05T07:00:00.000Z', n_expired: 2, [TTL_ATTRIBUTE]: ttl },
+    ]) {
+      await ddb.doc.send(new PutCommand({ TableName: tableName, Item: item }));
+    }
+    clock.ms += 1000;
+    await store.recordAuthFailure(record.clientId, 'role_forbidden', 'after the upgrade');
+    await store.countUnauthenticatedFailures(record.clientId, 'signature_mismatch', 3);
+
+    expect((await store.listAuthFailures(record.clientId)).map((f) => f.message)).toEqual(['after the upgrade', 'before the upgrade']);
+    expect(await store.listUnauthenticatedFailures(record.clientId)).toEqual([
+      { start: windowStart, counts: { signature_mismatch: 7, clock_skew: 1 } },
+      { start: '2026-01-05T07:00:00.000Z', counts: { expired: 2 } },
+    ]);
+  });
+});
+
+describe('key last use', () => {
+  test("a use is kept on the key's last-use item, never on the ownership item; a use the earlier layout kept on the ownership item shows until a later one is recorded", async () => {
+    const { store, tableName, clock } = await freshStore();
+    const record = await create(store, 0);
+    const fingerprint = newKey(0).fingerprint;
+    clock.ms += 60_000;
+    const before = new Date(clock.ms).toISOString();
+    // As the earlier release's authorizer wrote it: on the ownership item.
+    await ddb.doc.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: { pk: ITEM.keyPk(fingerprint), sk: ITEM.keySk },
+        UpdateExpression: 'SET lastUsedAt = :at, lastUsedBy = :by',
+        ExpressionAttributeValues: { ':at': before, ':by': record.clientId },
+      }),
+    );
+    expect(await store.keyLastUse([record])).toEqual(new Map([[fingerprint, before]]));
+
+    clock.ms += 60_000;
+    expect(await store.recordKeyUse(record.clientId, fingerprint)).toBe(true);
+    expect(await store.keyLastUse([record])).toEqual(new Map([[fingerprint, new Date(clock.ms).toISOString()]]));
+    expect(await rawItem(tableName, ITEM.keyUsePk(fingerprint), ITEM.keyUseSk)).toEqual({
+      pk: ITEM.keyUsePk(fingerprint),
+      sk: ITEM.keyUseSk,
+      lastUsedAt: new Date(clock.ms).toISOString(),
+      lastUsedBy: record.clientId,
+    });
+    expect((await rawItem(tableName, ITEM.keyPk(fingerprint), ITEM.keySk))?.lastUsedAt).toBe(before);
+
+    // Another client's key, or a key nobody holds, gets nothing written.
+    const other = await create(store, 1);
+    expect(await store.recordKeyUse(other.clientId, fingerprint)).toBe(false);
+    expect(await store.recordKeyUse(other.clientId, newKey(2).fingerprint)).toBe(false);
+    expect(await rawItem(tableName, ITEM.keyUsePk(newKey(2).fingerprint), ITEM.keyUseSk)).toBeUndefined();
   });
 });
 
