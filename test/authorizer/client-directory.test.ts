@@ -84,7 +84,8 @@ describe('warm path', () => {
     };
     expect((await decideOnce()).allowed).toBe(true);
     await runtime.settled();
-    expect(commands).toEqual(['GetItemCommand', 'UpdateItemCommand']);
+    // One read of the client; its key's last use is one transaction (the key must still be the client's).
+    expect(commands).toEqual(['GetItemCommand', 'TransactWriteItemsCommand']);
     const cold = commands.length;
     for (let i = 0; i < 50; i++) expect((await decideOnce()).allowed).toBe(true);
     await runtime.settled();
