@@ -151,7 +151,13 @@ describe('the WebCrypto signer with every key type WebCrypto holds (issue 19)', 
       defaultVerifyPolicy({ nowS: () => 1_800_000_000 }),
       () => [{ fingerprint: pair.fingerprint, key: pair.publicKey, algorithm: pair.algorithm }],
     );
-    expect(verdict.fingerprint).toBe(pair.fingerprint);
+    expect(verdict).toEqual({
+      keyId: 'c_1',
+      fingerprint: pair.fingerprint,
+      created: 1_800_000_000,
+      covered: ['"@method"', '"@target-uri"', '"content-digest"', '"x-date"'],
+      contentDigest: headers['content-digest'],
+    });
   });
 
   it('an RSA-PSS CryptoKey signs rsa-pss-sha512 with a 64-byte salt, which the verifier accepts only for a key registered for it', async () => {
@@ -159,7 +165,12 @@ describe('the WebCrypto signer with every key type WebCrypto holds (issue 19)', 
     const { headers } = await signRequestWebCrypto({ method: 'GET', url: 'https://api.example.com/', keyId: 'c_1', privateKey: key, created: 1_800_000_000, subtle });
     const request = { method: 'GET', targetUri: 'https://api.example.com/', headers: { ...headers } };
     const policy = defaultVerifyPolicy({ nowS: () => 1_800_000_000 });
-    await expect(verifyRequest(request, policy, () => [{ fingerprint: signer.fingerprint, key: signer.publicKey, algorithm: 'rsa-pss-sha512' }])).resolves.toBeDefined();
+    await expect(verifyRequest(request, policy, () => [{ fingerprint: signer.fingerprint, key: signer.publicKey, algorithm: 'rsa-pss-sha512' }])).resolves.toEqual({
+      keyId: 'c_1',
+      fingerprint: signer.fingerprint,
+      created: 1_800_000_000,
+      covered: ['"@method"', '"@target-uri"', '"date"'],
+    });
     await expect(verifyRequest(request, policy, () => [{ fingerprint: signer.fingerprint, key: signer.publicKey }])).rejects.toMatchObject({ code: 'algorithm_mismatch' });
   });
 });
