@@ -182,7 +182,7 @@ async function chooseSignature(request: SignedRequest, deps: AuthorizeDeps): Pro
   }
   let named: SignatureChoice | undefined;
   for (const { label, keyid, components } of members) {
-    // Nothing over the component cap costs a lookup: the parse refuses it unread (issue 15, hole 3).
+    // Nothing over the component cap costs a lookup: the parse refuses it unread (a stranger's costliest request stays cheap).
     if (keyid === undefined || keyid === '' || keyid.length > MAX_KEYID_LENGTH || components > deps.policy.maxCoveredComponents) continue;
     const client = await lookUp(keyid, deps);
     const profile = client?.record.profile ?? deploymentProfile;

@@ -349,7 +349,7 @@ describe('property: random mutations of a valid signed request never verify', ()
   });
 });
 
-describe('bounded work: what a request costs before its key is known (issue 15, hole 3)', () => {
+describe('bounded work: what a request costs before its key is known', () => {
   /** Characters the four path encoders write differently: the HTTP API adapter offers 4 candidate URLs. */
   const PATH = "/api/x^$'";
   /** A long query holding p0..p249 once each, then padding parameters (about 8 KB). */
@@ -384,7 +384,7 @@ describe('bounded work: what a request costs before its key is known (issue 15, 
     const directory = new ClientDirectory({ getClient: (id) => ((work.lookups += 1), store.getClient(id)) });
     const deps = { policy: defaultVerifyPolicy({ onBase: () => (work.bases += 1) }), directory, roles: compileRoleCatalogue({ partner: ['GET /api/*'] }) };
     const adapted = adaptHttpApiEvent(event);
-    // What the runtime passes (the cast and fallback let this test run against the code before issue 15, to see it fail there).
+    // What the runtime passes (the cast and fallback let this test run against an adapter without the lazy alternativeTargetUris, to see it fail there).
     const lazy = (adapted as { alternativeTargetUris?: Iterable<string> }).alternativeTargetUris ?? adapted.targetUriCandidates;
     globalThis.URLSearchParams = CountingSearchParams;
     let decision: Awaited<ReturnType<typeof authorize>>;

@@ -17,7 +17,7 @@ describe('normaliseNetworkEntry', () => {
     ['2001:db8::1/128', '2001:db8::1'],
     ['::/0', '::/0'],
     ['::ffff:192.0.2.1', '::ffff:192.0.2.1'],
-    // RFC 5952, so that one address has one text (review of issue 15).
+    // RFC 5952, so that one address has one text.
     ['2001:0DB8:0000:0000:0000:0000:0000:0001', '2001:db8::1'],
     ['2001:db8:0:0::01', '2001:db8::1'],
     ['2001:db8:0:0:1:0:0:1', '2001:db8::1:0:0:1'],
@@ -105,7 +105,7 @@ describe('admitsEveryone: the one "open to everyone" test', () => {
     [['::ffff:0:0/97'], false],
     [['0.0.0.0/8'], false],
     [['203.0.113.0/24', '2001:db8::/32'], false],
-    // Together (review of issue 15): ranges whose union is all of IPv4 or all of IPv6.
+    // Together: ranges whose union is all of IPv4 or all of IPv6.
     [['0.0.0.0/1', '128.0.0.0/1'], true],
     [['128.0.0.0/1', '0.0.0.0/1'], true],
     [['0.0.0.0/3', '32.0.0.0/3', '64.0.0.0/3', '96.0.0.0/3', '128.0.0.0/3', '160.0.0.0/3', '192.0.0.0/3', '224.0.0.0/3'], true],

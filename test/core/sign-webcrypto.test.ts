@@ -136,7 +136,7 @@ test('refuses what the node signer refuses: bad created, bad keyid, a key that c
   expect(codes).toEqual(['invalid_request', 'invalid_request', 'invalid_request', 'invalid_request', 'invalid_request', 'invalid_private_key', 'invalid_request', 'absent_component']);
 });
 
-describe('the WebCrypto signer with every key type WebCrypto holds (issue 19)', () => {
+describe('the WebCrypto signer with every key type WebCrypto holds', () => {
   it.each([
     ['ed25519', 'ed25519'],
     ['ecdsa-p256-sha256', 'ecdsa-p256'],
