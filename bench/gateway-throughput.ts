@@ -7,15 +7,14 @@
  * well inside the 300 s window for the whole run; replay protection is off locally, so the pool is
  * cycled). Each pool entry knows the answer it must get; every response is checked in autocannon's
  * onResponse: status, the `x-signet-error` code of a refusal (or the backend's `error` field), and
- * for a 200 that the echo is of this very request (its `i=` query). Anything else is a
- * misclassification. Two runs: all valid (the throughput figure), then mixed valid and invalid.
+ * for a 200 that the echo is of this very request (its `i=` query) for the demo client. Anything
+ * else is a misclassification. Two runs: all valid (the throughput figure), then mixed valid and
+ * invalid. The requests and their check are ./gateway-traffic.ts, which the load test sends too.
  *
  * Both processes share this machine's CPUs: autocannon's own CPU use is part of the picture.
  */
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import { signRequest } from '../lambda/core/sign';
-import type { ClientDir } from '../local/client-dir';
+import { type PlannedRequest, type RefusalKind, type TrafficSetup, answerProblem, refusedRequest, validRequest } from './gateway-traffic';
 import { loadAverage } from './machine';
 import { median } from './percentiles';
 import { startGatewayChild } from './local-gateway-process';
@@ -34,20 +33,6 @@ interface AutocannonResult {
   '2xx': number;
   '4xx': number;
   '5xx': number;
-}
-
-/** One pre-signed request and the answer it must get. */
-interface PoolEntry {
-  readonly kind: string;
-  readonly method: string;
-  readonly path: string;
-  readonly headers: Record<string, string>;
-  readonly body?: string;
-  readonly status: number;
-  /** The refusal code expected (x-signet-error, or the backend's `error`), null for a 200. */
-  readonly code: string | null;
-  /** The `i` query value a 200 echo must carry. */
-  readonly tag: string;
 }
 
 export interface LoadRun {
@@ -86,81 +71,17 @@ export interface GatewayThroughputOptions {
   readonly poolSize?: number;
 }
 
-function sign(demo: ClientDir, base: string, method: string, path: string, body: string | undefined, created: number, keyId = demo.clientId) {
-  const { headers } = signRequest({ method, url: `${base}${path}`, body, keyId, privateKey: demo.key.key, created });
-  const out: Record<string, string> = { ...headers };
-  if (body !== undefined) out['content-type'] = 'application/json';
-  return out;
+/** Valid requests only, GET and POST with a JSON body in turn. */
+function validPool(setup: TrafficSetup, size: number): PlannedRequest[] {
+  return Array.from({ length: size }, (_, i) => validRequest(setup, i));
 }
 
-/** Valid requests only, half GET, half POST with a JSON body. */
-function validPool(demo: ClientDir, base: string, size: number, created: number): PoolEntry[] {
-  return Array.from({ length: size }, (_, i) => {
-    const tag = `v${i}`;
-    if (i % 2 === 0) {
-      const path = `/api/echo?i=${tag}&q=a%20b`;
-      return { kind: 'valid GET', method: 'GET', path, headers: sign(demo, base, 'GET', path, undefined, created), status: 200, code: null, tag };
-    }
-    const path = `/api/echo?i=${tag}`;
-    const body = JSON.stringify({ order: i, amount: (i * 37) % 1000, currency: 'EUR' });
-    return { kind: 'valid POST', method: 'POST', path, body, headers: sign(demo, base, 'POST', path, body, created), status: 200, code: null, tag };
-  });
-}
+/** The refusals of the mixed run: one each of the common mistakes and attacks, all by the demo client. */
+const MIXED_REFUSALS: readonly RefusalKind[] = ['bad signature', 'stale created', 'unknown client', 'tampered body', 'role forbidden'];
 
-/** One in five requests invalid, of five kinds, each with its expected answer. */
-function mixedPool(demo: ClientDir, base: string, size: number, created: number): PoolEntry[] {
-  const valid = validPool(demo, base, size, created);
-  return valid.map((entry, i) => {
-    if (i % 5 !== 4) return entry;
-    const tag = `x${i}`;
-    const path = `/api/echo?i=${tag}`;
-    switch ((i / 5) % 5 | 0) {
-      case 0: {
-        const headers = sign(demo, base, 'GET', path, undefined, created);
-        const bytes = Buffer.from(headers.signature.slice(5, -1), 'base64');
-        bytes[i % bytes.length] ^= 0x01;
-        headers.signature = `sig=:${bytes.toString('base64')}:`;
-        return { kind: 'bad signature', method: 'GET', path, headers, status: 401, code: 'signature_mismatch', tag };
-      }
-      case 1:
-        return { kind: 'stale created', method: 'GET', path, headers: sign(demo, base, 'GET', path, undefined, created - 3_600), status: 401, code: 'expired', tag };
-      case 2:
-        return { kind: 'unknown client', method: 'GET', path, headers: sign(demo, base, 'GET', path, undefined, created, `c_${randomBytes(16).toString('base64url')}`), status: 401, code: 'unknown_client', tag };
-      case 3: {
-        const body = JSON.stringify({ order: i, amount: 100 });
-        const tampered = body.replace('100', '999');
-        return { kind: 'tampered body', method: 'POST', path, body: tampered, headers: sign(demo, base, 'POST', path, body, created), status: 400, code: 'digest_mismatch', tag };
-      }
-      default: {
-        const registryPath = `/registry/clients?i=${tag}`;
-        return { kind: 'role forbidden', method: 'GET', path: registryPath, headers: sign(demo, base, 'GET', registryPath, undefined, created), status: 403, code: 'role_forbidden', tag };
-      }
-    }
-  });
-}
-
-/** What is wrong with a response to `entry`, or undefined when it is what it must be. */
-function misclassification(entry: PoolEntry, status: number, body: string, headers: Record<string, unknown>): string | undefined {
-  if (status !== entry.status) return `${entry.kind}: status ${status}, expected ${entry.status}`;
-  if (entry.code === null) {
-    let echoed: { query?: string } = {};
-    try {
-      echoed = JSON.parse(body) as { query?: string };
-    } catch {
-      return `${entry.kind}: the 200 body is not JSON`;
-    }
-    return echoed.query?.split('&').includes(`i=${entry.tag}`) ? undefined : `${entry.kind}: the echo is of another request`;
-  }
-  const header = headers['x-signet-error'];
-  let code = typeof header === 'string' ? header : undefined;
-  if (code === undefined) {
-    try {
-      code = (JSON.parse(body) as { error?: string }).error;
-    } catch {
-      code = undefined;
-    }
-  }
-  return code === entry.code ? undefined : `${entry.kind}: code ${String(code)}, expected ${entry.code}`;
+/** One in five requests refused, the kinds of MIXED_REFUSALS in turn. */
+function mixedPool(setup: TrafficSetup, size: number): PlannedRequest[] {
+  return Array.from({ length: size }, (_, i) => (i % 5 === 4 ? refusedRequest(setup, MIXED_REFUSALS[((i - 4) / 5) % MIXED_REFUSALS.length], i) : validRequest(setup, i)));
 }
 
 /** User + system CPU seconds of a process, from /proc/<pid>/stat (Linux); undefined elsewhere. */
@@ -175,7 +96,7 @@ function processCpuS(pid: number): number | undefined {
   }
 }
 
-async function drive(url: string, pool: readonly PoolEntry[], label: string, connections: number, durationS: number, gatewayPid: number): Promise<LoadRun> {
+async function drive(url: string, pool: readonly PlannedRequest[], label: string, connections: number, durationS: number, gatewayPid: number): Promise<LoadRun> {
   const { hostname, port } = new URL(url);
   let next = 0;
   let misclassified = 0;
@@ -205,10 +126,11 @@ async function drive(url: string, pool: readonly PoolEntry[], label: string, con
           };
         },
         onResponse: (status: number, body: string, context: Record<string, unknown>, headers: Record<string, unknown>) => {
-          const entry = context.entry as PoolEntry;
+          const entry = context.entry as PlannedRequest;
           byKind[entry.kind] = (byKind[entry.kind] ?? 0) + 1;
           (latencies[entry.kind] ??= []).push(Number(process.hrtime.bigint() - (context.startedNs as bigint)) / 1e6);
-          const wrong = misclassification(entry, status, body, headers);
+          const header = headers['x-signet-error'];
+          const wrong = answerProblem(entry, status, body, typeof header === 'string' ? header : undefined);
           if (wrong !== undefined) {
             misclassified += 1;
             firstMisclassified ??= wrong;
@@ -244,9 +166,9 @@ export async function measureGatewayThroughput(options: GatewayThroughputOptions
   const poolSize = options.poolSize ?? 1200;
   const gateway = await startGatewayChild();
   try {
-    const created = Math.floor(Date.now() / 1000);
-    const valid = validPool(gateway.demo, gateway.url, poolSize, created);
-    const mixed = mixedPool(gateway.demo, gateway.url, poolSize, created);
+    const setup: TrafficSetup = { baseUrl: gateway.url, created: Math.floor(Date.now() / 1000), demo: gateway.demo };
+    const valid = validPool(setup, poolSize);
+    const mixed = mixedPool(setup, poolSize);
     // Warm-up: caches, JIT, keep-alive sockets (not reported).
     await drive(gateway.url, valid, 'warm-up', connections, 2, gateway.pid);
     const validRun = await drive(gateway.url, valid, 'valid', connections, options.validSeconds ?? 10, gateway.pid);

@@ -4,7 +4,7 @@
  * `authorize` with the client directory). No signature in them verifies; the figure is the work
  * done before (or instead of) the refusal.
  *
- * - `250 @query-param, made-up keyid`: the request of issue 15 hole 3. Signature-Input covers 250
+ * - `250 @query-param, made-up keyid`: a stranger's costliest request. Signature-Input covers 250
  *   `"@query-param"` components (6.8 KB, under the 8 KB header guard), over a ~8 KB query that
  *   holds each named parameter once (so no component is refused early), on a path whose
  *   characters the four path encoders write differently (so the adapter offers 4 URLs).

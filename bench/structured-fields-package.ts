@@ -2,8 +2,8 @@
  * Signet's hand-written RFC 8941/9651 parser (lambda/core/structured-fields.ts) against the
  * `structured-headers` package, on the field values that reach the full parser (the fast paths
  * take only canonical single-member text; see signature-params.ts). This is the measurement
- * behind BENCHMARKS.md's "Why the structured-field parser is hand-written": issue 16 item 6 asked
- * to replace the parser with the package if nothing measured stood against it.
+ * behind BENCHMARKS.md's "Why the structured-field parser is hand-written": the parser would have
+ * given way to the package if nothing measured stood against it.
  *
  * - Speed: CPU µs per parse of each input, Signet's parser and the package's bare parse (an
  *   adapter would add the conversion of ArrayBuffers, the error mapping and the checks below on

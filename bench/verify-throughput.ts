@@ -93,7 +93,7 @@ export interface VerifyThroughput {
   readonly loadAvg: { readonly before: number; readonly after: number };
 }
 
-/** The figures of rsa-v1_5-sha256, the algorithm of every key registered before issue 19. */
+/** The figures of rsa-v1_5-sha256, the default algorithm (every key registered before other key types were accepted). */
 export function rsaThroughput(r: VerifyThroughput): AlgorithmThroughput {
   const rsa = r.algorithms.find((a) => a.algorithm === DEFAULT_RSA_ALGORITHM);
   if (rsa === undefined) throw new Error(`no ${DEFAULT_RSA_ALGORITHM} figures`);

@@ -5,7 +5,7 @@
  * ServerRunner) builds its Jetty server with `new Server(port)`, which listens on every interface,
  * and it has no option to choose the host. DynamoDB Local accepts any credentials, so anyone who
  * can reach that port can write Signet's client table, e.g. add a client with `registry:admin`
- * and their own key (issue 15, hole 1). This launcher builds the same server from DynamoDB
+ * and their own key. This launcher builds the same server from DynamoDB
  * Local's public classes, exactly as ServerRunner.createServer does (CommandLineInput ->
  * LocalDynamoDBRequestHandler -> LocalDynamoDBServerHandler inside a ContextHandler), but gives
  * Jetty a single connector bound to 127.0.0.1.

@@ -1,4 +1,4 @@
-/** SIGNET_PROFILE: the deployment's coverage profile (issue 19), read once by lambda/config.ts. */
+/** SIGNET_PROFILE: the deployment's coverage profile (signet or rfc9421), read once by lambda/config.ts. */
 import { loadConfig } from '../../lambda/config';
 import { ENV } from '../../lambda/config-env';
 

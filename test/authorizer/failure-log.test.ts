@@ -1,5 +1,5 @@
 /**
- * Issue 15, hole 5: a stranger who knows a clientId must not be able to fill that client's
+ * A stranger who knows a clientId must not be able to fill that client's
  * failure log. Refusals of requests the client's own keys signed (ip_not_allowed,
  * role_forbidden, ...) are entries; every other refusal naming the client may come from anyone:
  * it is only counted (per reason and hour), carries no text the request chose, and cannot push

@@ -7,10 +7,10 @@
  */
 import { generateRsaKeyPair } from '../../lambda/core/keys';
 import { ENV } from '../../lambda/config-env';
-import { DynamoClientStore } from '../../lambda/store/client-store';
+import type { DynamoClientStore } from '../../lambda/store/client-store';
 import { newClientId } from '../../lambda/store/client-id';
 import { findFreePort } from '../../local/dynamodb-local';
-import { startTestDynamoDb, type TestDynamoDb } from '../support/dynamodb';
+import type { TestDynamoDb } from '../support/dynamodb';
 import {
   AuthorizerModule,
   Call,
@@ -23,10 +23,10 @@ import {
   loadAuthorizer,
   nowS,
   outcomeOf,
-  registerClient,
   restAuthorizerEvent,
   sign,
   expectRecorded,
+  startHandlerTestBed,
 } from './support';
 
 let ddb: TestDynamoDb;
@@ -43,16 +43,7 @@ let retired: Signer;
 const PROD = `https://${REST_API_HOST}/prod`;
 
 beforeAll(async () => {
-  ddb = await startTestDynamoDb();
-  tableName = await ddb.createTable();
-  store = new DynamoClientStore({ tableName, client: ddb.client });
-  partner = await registerClient(store, { name: 'Partner', roles: ['partner'] });
-  reader = await registerClient(store, { name: 'Reader', roles: ['reader'] });
-  office = await registerClient(store, { name: 'Office', networkWhitelist: ['10.0.0.0/8', '2001:db8:1::/48'] });
-  ipv6Partner = await registerClient(store, { name: 'IPv6 partner', networkWhitelist: ['2001:db8:85a3::/48'] });
-  disabled = await registerClient(store, { name: 'Disabled' });
-  await store.disable(disabled.clientId, 'test-setup');
-  retired = await registerClient(store, { name: 'Retired key', notAfter: new Date(Date.now() - 3_600_000).toISOString() });
+  ({ ddb, tableName, store, clients: { partner, reader, office, ipv6Partner, disabled, retired } } = await startHandlerTestBed());
   authorizer = loadAuthorizer(authorizerEnv(tableName, ddb.endpoint));
 });
 

@@ -15,8 +15,9 @@ import { ENV } from '../../lambda/config-env';
 import { METRICS_NAMESPACE, SERVICE_NAMES } from '../../lambda/observability';
 import { generateRsaKeyPair, type PrivateKeyInfo } from '../../lambda/core/keys';
 import { signRequest } from '../../lambda/core/sign';
-import type { DynamoClientStore } from '../../lambda/store/client-store';
+import { DynamoClientStore } from '../../lambda/store/client-store';
 import type { NewClient } from '../../lambda/store/store-types';
+import { startTestDynamoDb, type TestDynamoDb } from '../support/dynamodb';
 
 export const FIXTURE_DIR = path.resolve(__dirname, '../fixtures/apigateway');
 
@@ -68,6 +69,45 @@ export async function registerClient(
   );
   if (!created) throw new Error('registerClient: the key was already registered');
   return { clientId: record.clientId, key };
+}
+
+/** The clients the HTTP API and REST API handler tests sign for, one per kind of answer. */
+export interface HandlerClients {
+  /** Role `partner` (GET and POST /api/*), any address. */
+  readonly partner: Signer;
+  /** Role `reader` (GET /api/* only), any address. */
+  readonly reader: Signer;
+  /** Whitelist 10.0.0.0/8 and 2001:db8:1::/48. */
+  readonly office: Signer;
+  /** Whitelist 2001:db8:85a3::/48 only. */
+  readonly ipv6Partner: Signer;
+  /** Disabled. */
+  readonly disabled: Signer;
+  /** Its only key past its not-after (an hour ago). */
+  readonly retired: Signer;
+}
+
+/** A fresh table on the run's DynamoDB Local, the store on it, and {@link HandlerClients} registered there. */
+export interface HandlerTestBed {
+  readonly ddb: TestDynamoDb;
+  readonly tableName: string;
+  readonly store: DynamoClientStore;
+  readonly clients: HandlerClients;
+}
+
+/** What the HTTP API and REST API handler tests start from (see {@link HandlerTestBed}). */
+export async function startHandlerTestBed(): Promise<HandlerTestBed> {
+  const ddb = await startTestDynamoDb();
+  const tableName = await ddb.createTable();
+  const store = new DynamoClientStore({ tableName, client: ddb.client });
+  const partner = await registerClient(store, { name: 'Partner', roles: ['partner'] });
+  const reader = await registerClient(store, { name: 'Reader', roles: ['reader'] });
+  const office = await registerClient(store, { name: 'Office', networkWhitelist: ['10.0.0.0/8', '2001:db8:1::/48'] });
+  const ipv6Partner = await registerClient(store, { name: 'IPv6 partner', networkWhitelist: ['2001:db8:85a3::/48'] });
+  const disabled = await registerClient(store, { name: 'Disabled' });
+  await store.disable(disabled.clientId, 'test-setup');
+  const retired = await registerClient(store, { name: 'Retired key', notAfter: new Date(Date.now() - 3_600_000).toISOString() });
+  return { ddb, tableName, store, clients: { partner, reader, office, ipv6Partner, disabled, retired } };
 }
 
 /** A request as the client makes it. */

@@ -433,7 +433,7 @@ describe('variants (no bundling)', () => {
     const registryEnv = Object.values(t.findResources('AWS::Lambda::Function')).find((f) => f.Properties.Description?.includes('registry API'))!.Properties.Environment.Variables;
     expect(JSON.parse(registryEnv[ENV.roleCatalogue])).toEqual(JSON.parse(env[ENV.roleCatalogue]));
     expect({ authorizer: env[ENV.clientCacheTtlMs], registry: registryEnv[ENV.clientCacheTtlMs] }).toEqual({ authorizer: '45000', registry: '45000' });
-    // The registry finds the path inside the API with the authorizer's base URL (issue 15, hole 2).
+    // The registry finds the path inside the API with the authorizer's base URL, so both judge the same path.
     expect(registryEnv[ENV.publicBaseUrl]).toBe('https://api.example.com/v1');
   });
 

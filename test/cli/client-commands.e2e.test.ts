@@ -204,7 +204,7 @@ describe('signet clients', () => {
     expect(json(again.stdout)).toMatchObject({ clientId: json(first.stdout).clientId, registration: 'skipped' });
   });
 
-  test('issue 19: an Ed25519 key with --profile rfc9421, an RSA key with --algorithm rsa-pss-sha512, keys add --algorithm, update --profile', async () => {
+  test('key types and profiles: an Ed25519 key with --profile rfc9421, an RSA key with --algorithm rsa-pss-sha512, keys add --algorithm, update --profile', async () => {
     await signet('keygen', '--out', join(work, 'ed'), '--alg', 'ed25519');
     const ed = await signetJson('clients', 'create', '--name', 'curl bot', '--role', 'demo', '--network', '0.0.0.0', '--public-key', join(work, 'ed', 'public.pem'), '--profile', 'rfc9421');
     expect(ed.code).toBe(0);

@@ -1,5 +1,5 @@
 /**
- * `signet verify` and `signet explain` with any supported public key and `--profile` (issue 19):
+ * `signet verify` and `signet explain` with any supported public key and `--profile`:
  * RFC 9421 Appendix B.2's own signatures are recognised as good (explain's signature item), and
  * the profile's rules are applied on top; a request shaped as curl's `--httpsig ed25519` sends it
  * is valid under `--profile rfc9421` and refused under the default profile.

@@ -17,7 +17,7 @@ describe('normaliseNetworkEntry', () => {
     ['2001:db8::1/128', '2001:db8::1'],
     ['::/0', '::/0'],
     ['::ffff:192.0.2.1', '::ffff:192.0.2.1'],
-    // RFC 5952, so that one address has one text (review of issue 15).
+    // RFC 5952, so that one address has one text.
     ['2001:0DB8:0000:0000:0000:0000:0000:0001', '2001:db8::1'],
     ['2001:db8:0:0::01', '2001:db8::1'],
     ['2001:db8:0:0:1:0:0:1', '2001:db8::1:0:0:1'],

@@ -302,7 +302,7 @@ function wrap(base64: string, width = 64): string {
   return base64.match(new RegExp(`.{1,${width}}`, 'g'))!.join('\n');
 }
 
-describe('looksLikePrivateKey judges the whole text (issue 15, hole 7)', () => {
+describe('looksLikePrivateKey judges the whole text', () => {
   const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const ed = generateKeyPairSync('ed25519');
   const encrypted = (rsaPrivate.export({ type: 'pkcs8', format: 'der', cipher: 'aes-256-cbc', passphrase: 'secret' }) as Buffer).toString('base64');
@@ -363,7 +363,7 @@ describe('holdsPrivateKeyMaterial judges every string of a JSON value', () => {
   });
 });
 
-describe('the forms a first scan missed, and no guessing when a body is too full of key-like runs (review of issue 15)', () => {
+describe('private keys in less common forms, and no guessing when a body is too full of key-like runs', () => {
   const pkcs8Der = rsaPrivate.export({ type: 'pkcs8', format: 'der' }) as Buffer;
   const privateJwk = rsaPrivate.export({ format: 'jwk' }) as Record<string, string>;
   const singleQuoted = `{${Object.entries(privateJwk).map(([k, v]) => `'${k}': '${v}'`).join(', ')}}`;
@@ -479,7 +479,7 @@ describe('PublicKeyCache', () => {
   });
 });
 
-describe('key types beyond RSA (issue 19)', () => {
+describe('key types beyond RSA: Ed25519, ECDSA P-256 and P-384', () => {
   it.each([
     ['Ed25519 SPKI PEM (RFC test-key-ed25519)', TEST_KEY_ED25519_PUBLIC_PEM, 'ed25519', 'Ed25519', 256],
     ['EC P-256 SPKI PEM (RFC test-key-ecc-p256)', TEST_KEY_ECC_P256_PUBLIC_PEM, 'ecdsa-p256-sha256', 'ECDSA P-256', 256],

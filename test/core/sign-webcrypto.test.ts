@@ -100,8 +100,13 @@ test("X-Date requests signed with WebCrypto verify with the core verifier's defa
     const { headers } = await signRequestWebCrypto({ method: body ? 'POST' : 'GET', url, body, keyId: 'c_x', privateKey: cryptoKey, created: now, dateField: 'x-date', subtle });
     const withLength = { ...headers, ...(body ? { 'content-length': String(Buffer.byteLength(body)) } : {}) };
     const verdict = await verifyRequest({ method: body ? 'POST' : 'GET', targetUri: url, headers: withLength }, policy, () => [{ fingerprint: signer.fingerprint, key: signer.publicKey }]);
-    expect(verdict).toMatchObject({ keyId: 'c_x', fingerprint: signer.fingerprint });
-    expect(verdict.covered).toContain('"x-date"');
+    expect(verdict).toEqual({
+      keyId: 'c_x',
+      fingerprint: signer.fingerprint,
+      created: now,
+      covered: body ? ['"@method"', '"@target-uri"', '"content-digest"', '"x-date"'] : ['"@method"', '"@target-uri"', '"x-date"'],
+      contentDigest: headers['content-digest'],
+    });
   }
 });
 
@@ -136,7 +141,7 @@ test('refuses what the node signer refuses: bad created, bad keyid, a key that c
   expect(codes).toEqual(['invalid_request', 'invalid_request', 'invalid_request', 'invalid_request', 'invalid_request', 'invalid_private_key', 'invalid_request', 'absent_component']);
 });
 
-describe('the WebCrypto signer with every key type WebCrypto holds (issue 19)', () => {
+describe('the WebCrypto signer with every key type WebCrypto holds', () => {
   it.each([
     ['ed25519', 'ed25519'],
     ['ecdsa-p256-sha256', 'ecdsa-p256'],
@@ -151,7 +156,13 @@ describe('the WebCrypto signer with every key type WebCrypto holds (issue 19)', 
       defaultVerifyPolicy({ nowS: () => 1_800_000_000 }),
       () => [{ fingerprint: pair.fingerprint, key: pair.publicKey, algorithm: pair.algorithm }],
     );
-    expect(verdict.fingerprint).toBe(pair.fingerprint);
+    expect(verdict).toEqual({
+      keyId: 'c_1',
+      fingerprint: pair.fingerprint,
+      created: 1_800_000_000,
+      covered: ['"@method"', '"@target-uri"', '"content-digest"', '"x-date"'],
+      contentDigest: headers['content-digest'],
+    });
   });
 
   it('an RSA-PSS CryptoKey signs rsa-pss-sha512 with a 64-byte salt, which the verifier accepts only for a key registered for it', async () => {
@@ -159,7 +170,12 @@ describe('the WebCrypto signer with every key type WebCrypto holds (issue 19)', 
     const { headers } = await signRequestWebCrypto({ method: 'GET', url: 'https://api.example.com/', keyId: 'c_1', privateKey: key, created: 1_800_000_000, subtle });
     const request = { method: 'GET', targetUri: 'https://api.example.com/', headers: { ...headers } };
     const policy = defaultVerifyPolicy({ nowS: () => 1_800_000_000 });
-    await expect(verifyRequest(request, policy, () => [{ fingerprint: signer.fingerprint, key: signer.publicKey, algorithm: 'rsa-pss-sha512' }])).resolves.toBeDefined();
+    await expect(verifyRequest(request, policy, () => [{ fingerprint: signer.fingerprint, key: signer.publicKey, algorithm: 'rsa-pss-sha512' }])).resolves.toEqual({
+      keyId: 'c_1',
+      fingerprint: signer.fingerprint,
+      created: 1_800_000_000,
+      covered: ['"@method"', '"@target-uri"', '"date"'],
+    });
     await expect(verifyRequest(request, policy, () => [{ fingerprint: signer.fingerprint, key: signer.publicKey }])).rejects.toMatchObject({ code: 'algorithm_mismatch' });
   });
 });

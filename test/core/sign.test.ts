@@ -208,7 +208,13 @@ describe('interoperability with the http-message-signatures package', () => {
     );
     const headers = Object.fromEntries(Object.entries(signed.headers).map(([k, v]) => [k.toLowerCase(), String(v)]));
     const verdict = await verifyRequest({ method: 'POST', targetUri: url, headers }, policyAt(NOW_S), () => [verificationKey(alice)]);
-    expect(verdict.keyId).toBe('client-1');
+    expect(verdict).toEqual({
+      keyId: 'client-1',
+      fingerprint: alice.fingerprint,
+      created: NOW_S,
+      covered: ['"@method"', '"@target-uri"', '"content-digest"', '"date"'],
+      contentDigest: `sha-256=:${sha256B64(body)}:`,
+    });
   });
 
   it('a request Signet signs verifies with it', async () => {

@@ -4,7 +4,7 @@ import { checkContentDigest } from '../../lambda/core/content-digest';
 import { ERROR_CODES, SignetError, SignetErrorCode } from '../../lambda/core/errors';
 import { signRequest } from '../../lambda/core/sign';
 import { SignedRequest } from '../../lambda/core/types';
-import { VerificationKey, VerifyPolicy, checkSignatureMember, defaultVerifyPolicy, parseCheckedSignature, parseRequestSignature, verifyParsedSignature, verifyRequest } from '../../lambda/core/verify';
+import { Verdict, VerificationKey, VerifyPolicy, checkSignatureMember, defaultVerifyPolicy, parseCheckedSignature, parseRequestSignature, verifyParsedSignature, verifyRequest } from '../../lambda/core/verify';
 import {
   PROXY_REQUEST,
   PROXY_SIG_BASE,
@@ -38,6 +38,14 @@ const alice = rsaKeys();
 const bob = rsaKeys();
 const mallory = rsaKeys();
 const aliceKeys = () => [verificationKey(alice)];
+
+/** What Signet's profile covers on a request without a body: @method, @target-uri, date. */
+const PROFILE_GET = ['@method', '@target-uri', 'date'];
+
+/** The verdict on a request alice signed as client-1: her key's fingerprint, `created`, the components covered (quoted as in Signature-Input). */
+function aliceVerdict(covered: readonly string[] = PROFILE_GET, created = NOW_S, contentDigest?: string): Verdict {
+  return { keyId: 'client-1', fingerprint: alice.fingerprint, created, covered: covered.map((name) => `"${name}"`), contentDigest };
+}
 
 /** Every reason code a verification produced in this file, to check the list is complete at the end. */
 const produced = new Set<SignetErrorCode>();
@@ -169,13 +177,13 @@ describe('verifyRequest: the happy paths', () => {
   it('a signed POST verifies and hands the signed Content-Digest to the backend check', async () => {
     const body = '{"amount": 10}';
     const verdict = await verifyRequest(signedPost(alice, body), policyAt(), aliceKeys);
-    expect(verdict.contentDigest).toBe(`sha-256=:${sha256B64(body)}:`);
+    expect(verdict).toEqual(aliceVerdict(['@method', '@target-uri', 'content-digest', 'date'], NOW_S, `sha-256=:${sha256B64(body)}:`));
     expect(() => checkContentDigest(verdict.contentDigest, body)).not.toThrow();
   });
 
   it('accepts created exactly maxAgeS old and exactly maxSkewS in the future (inclusive bounds)', async () => {
-    await expect(verifyRequest(signedGet(alice, NOW_S - 300), policyAt(), aliceKeys)).resolves.toBeDefined();
-    await expect(verifyRequest(signedGet(alice, NOW_S + 30), policyAt(), aliceKeys)).resolves.toBeDefined();
+    await expect(verifyRequest(signedGet(alice, NOW_S - 300), policyAt(), aliceKeys)).resolves.toEqual(aliceVerdict(PROFILE_GET, NOW_S - 300));
+    await expect(verifyRequest(signedGet(alice, NOW_S + 30), policyAt(), aliceKeys)).resolves.toEqual(aliceVerdict(PROFILE_GET, NOW_S + 30));
   });
 
   it('accepts a resolver returning a Promise, and picks whichever registered key verifies', async () => {
@@ -184,7 +192,7 @@ describe('verifyRequest: the happy paths', () => {
   });
 
   it('accepts a key still inside its not-after (now == notAfterS)', async () => {
-    await expect(verifyRequest(signedGet(alice), policyAt(), () => [verificationKey(alice, NOW_S)])).resolves.toBeDefined();
+    await expect(verifyRequest(signedGet(alice), policyAt(), () => [verificationKey(alice, NOW_S)])).resolves.toEqual(aliceVerdict());
   });
 
   it('passes the keyid to the resolver, and resolves only after every key-free check passed', async () => {
@@ -242,14 +250,14 @@ describe('verifyRequest: the happy paths', () => {
     const lenient = policyAt();
     const strict = policyAt(NOW_S, { requiredComponents: ['@method', '@target-uri', 'x-trace'] });
     for (let round = 0; round < 3; round++) {
-      await expect(verifyRequest(req, lenient, aliceKeys)).resolves.toMatchObject({ keyId: 'client-1' });
+      await expect(verifyRequest(req, lenient, aliceKeys)).resolves.toEqual(aliceVerdict());
       expect(await rejection(req, strict)).toBe('missing_component');
       expect(await rejection(req, policyAt(NOW_S, { requiredComponents: ['@authority'] }))).toBe('missing_component');
     }
     // The same text without alg, under a policy that requires it, then one that does not.
     const noAlg = signCustom({ method: 'GET', targetUri: 'https://api.example.com/orders?id=7', headers: { date: imfDate(NOW_S) } }, { components: ['@method', '@target-uri', 'date'], params: `;created=${NOW_S};keyid="client-1"` }, alice.privateKey);
     for (let round = 0; round < 3; round++) {
-      await expect(verifyRequest(noAlg, policyAt(NOW_S, { requireAlg: false }), aliceKeys)).resolves.toBeDefined();
+      await expect(verifyRequest(noAlg, policyAt(NOW_S, { requireAlg: false }), aliceKeys)).resolves.toEqual(aliceVerdict());
       expect(await rejection(noAlg, policyAt())).toBe('unsupported_algorithm');
     }
   });
@@ -262,7 +270,7 @@ describe('verifyRequest: the happy paths', () => {
         { components: ['@method', '@target-uri', 'date', 'x-long'], params: profileParams(NOW_S) },
         alice.privateKey,
       );
-      await expect(verifyRequest(req, policyAt(), aliceKeys)).resolves.toMatchObject({ keyId: 'client-1' });
+      await expect(verifyRequest(req, policyAt(), aliceKeys)).resolves.toEqual(aliceVerdict([...PROFILE_GET, 'x-long']));
       const tampered = { ...req, headers: { ...req.headers, 'x-long': `${value}y` } };
       expect(await rejection(tampered)).toBe('signature_mismatch');
     }
@@ -403,7 +411,7 @@ describe('verifyRequest: every reason code', () => {
       const req = signCustom({ method: 'GET', targetUri: 'https://a.example/', headers: { date: imfDate(NOW_S) } }, { components: ['@method', '@target-uri', 'date'], params: `;created=${NOW_S};keyid="client-1"` }, alice.privateKey);
       expect(await rejection(req)).toBe('unsupported_algorithm');
       // ...and accepted when the policy does not require alg.
-      await expect(verifyRequest(req, policyAt(NOW_S, { requireAlg: false }), aliceKeys)).resolves.toBeDefined();
+      await expect(verifyRequest(req, policyAt(NOW_S, { requireAlg: false }), aliceKeys)).resolves.toEqual(aliceVerdict());
     });
 
     it('an hmac "signature" made with the public key as the secret is never tried (algorithm confusion)', async () => {
@@ -439,7 +447,7 @@ describe('verifyRequest: every reason code', () => {
       expect(await rejection(req)).toBe('expired');
       // expires == now is still valid
       const atEdge = signCustom({ method: 'GET', targetUri: 'https://a.example/', headers: { date: imfDate(NOW_S - 10) } }, { components: ['@method', '@target-uri', 'date'], params: profileParams(NOW_S - 10, 'client-1', `;expires=${NOW_S}`) }, alice.privateKey);
-      await expect(verifyRequest(atEdge, policyAt(), aliceKeys)).resolves.toBeDefined();
+      await expect(verifyRequest(atEdge, policyAt(), aliceKeys)).resolves.toEqual(aliceVerdict(PROFILE_GET, NOW_S - 10));
     });
 
     it('Date older than maxAgeS while created is in the window and agrees within the skew', async () => {
@@ -507,7 +515,7 @@ describe('verifyRequest: every reason code', () => {
         { components: ['@method', '@target-uri', 'date', 'x-request-id'], params: profileParams(NOW_S) },
         alice.privateKey,
       );
-      await expect(verifyRequest(req, policyAt(), aliceKeys)).resolves.toBeDefined();
+      await expect(verifyRequest(req, policyAt(), aliceKeys)).resolves.toEqual(aliceVerdict([...PROFILE_GET, 'x-request-id']));
       const { 'x-request-id': _gone, ...headers } = req.headers;
       expect(await rejection({ ...req, headers })).toBe('absent_component');
     });
@@ -536,12 +544,12 @@ describe('verifyRequest: every reason code', () => {
 
     it('the adapter says there is a body (hasBody), whatever the headers', async () => {
       expect(await rejection(get({}, true))).toBe('digest_required');
-      await expect(verifyRequest(get({ 'content-length': '10' }, false), policyAt(), aliceKeys)).resolves.toBeDefined();
+      await expect(verifyRequest(get({ 'content-length': '10' }, false), policyAt(), aliceKeys)).resolves.toEqual(aliceVerdict());
     });
 
     it('no body (Content-Length 0 or absent) needs no digest', async () => {
-      await expect(verifyRequest(get({ 'content-length': '0' }), policyAt(), aliceKeys)).resolves.toBeDefined();
-      await expect(verifyRequest(get({}), policyAt(), aliceKeys)).resolves.toBeDefined();
+      await expect(verifyRequest(get({ 'content-length': '0' }), policyAt(), aliceKeys)).resolves.toEqual(aliceVerdict());
+      await expect(verifyRequest(get({}), policyAt(), aliceKeys)).resolves.toEqual(aliceVerdict());
     });
 
     it('content-digest covered but the header is missing → digest_required', async () => {
@@ -572,7 +580,7 @@ describe('verifyRequest: every reason code', () => {
         { components: ['@method', '@target-uri', 'content-digest', 'date'], params: profileParams(NOW_S) },
         alice.privateKey,
       );
-      await expect(verifyRequest(req, policyAt(NOW_S, { requireSha256Digest: false }), aliceKeys)).resolves.toBeDefined();
+      await expect(verifyRequest(req, policyAt(NOW_S, { requireSha256Digest: false }), aliceKeys)).resolves.toEqual(aliceVerdict(['@method', '@target-uri', 'content-digest', 'date'], NOW_S, digest));
     });
 
     // Once a bug: `"content-digest";key="sha-512"` counts as covering the digest,
@@ -660,7 +668,7 @@ describe('verifyRequest: every reason code', () => {
 
     it('the legacy form (no date, no Date header) verifies only when allowLegacy', async () => {
       expect(await rejection(legacy())).toBe('missing_component');
-      await expect(verifyRequest(legacy(), policyAt(NOW_S, { allowLegacy: true }), aliceKeys)).resolves.toBeDefined();
+      await expect(verifyRequest(legacy(), policyAt(NOW_S, { allowLegacy: true }), aliceKeys)).resolves.toEqual(aliceVerdict(['@method', '@target-uri']));
     });
 
     it('legacy still bounds the age with created', async () => {
@@ -681,7 +689,7 @@ describe('verifyRequest: every reason code', () => {
 
     it('a policy with another label reads only that label', async () => {
       const req = signCustom({ method: 'GET', targetUri: 'https://a.example/', headers: { date: imfDate(NOW_S) } }, { components: ['@method', '@target-uri', 'date'], params: profileParams(NOW_S), label: 'edge' }, alice.privateKey);
-      await expect(verifyRequest(req, policyAt(NOW_S, { label: 'edge' }), aliceKeys)).resolves.toBeDefined();
+      await expect(verifyRequest(req, policyAt(NOW_S, { label: 'edge' }), aliceKeys)).resolves.toEqual(aliceVerdict());
       expect(await rejection(req)).toBe('signature_label_missing');
     });
   });
@@ -802,7 +810,10 @@ describe('tampering is rejected with the right reason (property)', () => {
   it('the untouched request verifies (the properties above are not vacuous)', async () => {
     await fc.assert(
       fc.asyncProperty(methods, urls, bodies, async (method, url, body) => {
-        await expect(verifyRequest(sent(method, url, body), policyAt(), aliceKeys)).resolves.toBeDefined();
+        const req = sent(method, url, body);
+        const digest = req.headers['content-digest'];
+        const covered = digest === undefined ? PROFILE_GET : ['@method', '@target-uri', 'content-digest', 'date'];
+        await expect(verifyRequest(req, policyAt(), aliceKeys)).resolves.toEqual(aliceVerdict(covered, NOW_S, digest));
       }),
       { numRuns: 10 },
     );

@@ -79,7 +79,13 @@ describe('signRequest dateField', () => {
     expect(headers['signature-input']).toBe(`sig=("@method" "@target-uri" "content-digest" "x-date");created=${NOW_S};keyid="c_1";alg="rsa-v1_5-sha256"`);
     const req = { method: 'POST', targetUri: 'https://a.example/registry/clients', headers: { ...headers, 'content-length': String(body.length) } };
     expect(base).toBe(independentBase(req, ['@method', '@target-uri', 'content-digest', 'x-date'], headers['signature-input'].slice(4)));
-    await expect(verifyRequest(req, policyAt(NOW_S), keys)).resolves.toMatchObject({ keyId: 'c_1' });
+    await expect(verifyRequest(req, policyAt(NOW_S), keys)).resolves.toEqual({
+      keyId: 'c_1',
+      fingerprint: alice.fingerprint,
+      created: NOW_S,
+      covered: ['"@method"', '"@target-uri"', '"content-digest"', '"x-date"'],
+      contentDigest: headers['content-digest'],
+    });
   });
 
   test("the default stays 'date', and legacy still sends neither", () => {

@@ -1,9 +1,9 @@
 /**
- * Issue 15, hole 4: an RSA key with a useless public exponent (e = 1: a signature is then the
+ * An RSA key with a useless public exponent (e = 1: a signature is then the
  * padded digest itself, which anyone can compute) or an even modulus must never verify anything.
  * It is refused with `weak_key` at each place a key enters or is used:
  *
- * The same holds for a modulus anyone can factor or sign for (review of issue 15): a prime (d is
+ * The same holds for a modulus anyone can factor or sign for: a prime (d is
  * 65537⁻¹ mod (n − 1)), a square, one with a small factor, or two primes close together.
  *
  * 1. registration (the registry API: create, add a key, replace the keys);

@@ -1,6 +1,6 @@
 /**
  * A request shaped exactly as curl's `--httpsig ed25519` sends it, through `npm start`'s gateway
- * under SIGNET_PROFILE=rfc9421 (issue 19):
+ * under SIGNET_PROFILE=rfc9421:
  *
  *   signet keygen --out bot --alg ed25519          # writes bot/private.ed25519.hex
  *   curl --httpsig ed25519 --httpsig-key @bot/private.ed25519.hex --httpsig-keyid <clientId> URL

@@ -485,7 +485,7 @@ describe('wire protocol', () => {
   });
 });
 
-describe('who may call (issue 15, hole 6)', () => {
+describe('who may call: its own credentials, on a loopback Host', () => {
   const SECRET_VALUE = 'the-demo-private-key-stands-here';
   let secretName: string;
   beforeAll(async () => {

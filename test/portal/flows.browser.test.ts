@@ -1,5 +1,5 @@
 /**
- * The portal's flows for issue 18, each clicked through in Chromium against `npm start`'s gateway
+ * The portal's flows, each clicked through in Chromium against `npm start`'s gateway
  * (test/support/portal-browser.ts), each effect checked through the registry API from Node:
  * - an operator creates an account (+ Account), lands on its empty state (what to do first), and
  *   edits it (name, role ceiling; taking a role out asks first);

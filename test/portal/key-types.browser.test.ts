@@ -1,5 +1,5 @@
 /**
- * Key types in the client portal (issue 19), in Debian's Chromium against `npm start`'s gateway
+ * Key types in the client portal, in Debian's Chromium against `npm start`'s gateway
  * (test/support/portal-browser.ts):
  * - + Client with a key pair generated in the page (Ed25519, the default): the client is created
  *   with an ed25519 key, and the private.pkcs8.b64 the page offered once (a download) signs a

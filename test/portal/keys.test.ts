@@ -3,7 +3,7 @@
  * reader from portal/signet-core.ts, run under Node's WebCrypto) against the registry's
  * (lambda/core/keys.ts with node:crypto): for the same text the same verdict, code and sentence,
  * so the form's inline message is the API's. Above all, every private key form the registry
- * recognises (issue 15's hard cases among them) is refused in the page as
+ * recognises (the less common forms among them) is refused in the page as
  * `private_key_submitted` before it could be sent anywhere.
  */
 import { generateKeyPairSync } from 'node:crypto';
@@ -37,7 +37,7 @@ function corpus(): Record<string, string> {
     'private: encrypted PKCS#8 PEM': rsa.key.export({ type: 'pkcs8', format: 'pem', cipher: 'aes-256-cbc', passphrase: 'p' }) as string,
     'private: JWK': JSON.stringify(rsa.key.export({ format: 'jwk' })),
     'private: PEM inside other text': `Here is my key:\n${rsa.key.export({ type: 'pkcs8', format: 'pem' }) as string}\nthanks`,
-    // The forms issue 15's review found the registry missing; the page's own copy of the check missed them too.
+    // Less common forms, which an earlier check in the registry and in the page both missed.
     'private: public PEM followed by a PKCS#8 Base64 key': `${pem}\n${rsa.pkcs8Base64}`,
     'private: after KEY=': `KEY=${rsa.pkcs8Base64}`,
     'private: PEM with JSON-escaped line breaks': JSON.stringify(rsa.key.export({ type: 'pkcs8', format: 'pem' })).slice(1, -1).replace(/-----(BEGIN|END) PRIVATE KEY-----/g, ''),

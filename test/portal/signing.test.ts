@@ -76,7 +76,7 @@ describe('importSigningKey: the admin key, loaded for signing only', () => {
   });
 });
 
-describe('importSigningKey and signRequest with Ed25519 and ECDSA admin keys (issue 19)', () => {
+describe('importSigningKey and signRequest with Ed25519 and ECDSA admin keys', () => {
   test.each(['ed25519', 'ecdsa-p256', 'ecdsa-p384'] as const)('a %s key signs in the page, named by the core fingerprint, and the core verifies it', async (type) => {
     const pair = generateKeyPair(type);
     const out = runInPortal<{ fingerprint: string; extractable: boolean; headers: Record<string, string> }>(

@@ -1,5 +1,5 @@
 /**
- * Nobody locks the registry's administrators out (issue 15, hole 8), against DynamoDB Local:
+ * Nobody locks the registry's administrators out, against DynamoDB Local:
  *
  * - `self_lockout` (409): a caller may not disable its own client, nor take `registry:admin`
  *   (or `account:admin`) from it;
@@ -9,7 +9,7 @@
  *   the same DynamoDB transaction, not a read-then-write);
  * - a table written before the roster existed gets it built from its client lists on first need.
  *
- * Review of issue 15: an operator counts only while it holds a key valid for 24 hours more, so
+ * Also: an operator counts only while it holds a key valid for 24 hours more, so
  * the last one cannot strand the registry by keeping only a key about to expire; and a caller
  * cannot give its own client a whitelist that refuses the address it calls from.
  */
@@ -193,7 +193,7 @@ describe('last_admin: the registry keeps an active operator', () => {
   });
 });
 
-describe('last_admin through keys: the last operator keeps a key that lasts (review of issue 15)', () => {
+describe('last_admin through keys: the last operator keeps a key that lasts', () => {
   const inMinutes = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString();
 
   test('adding a key that expires in a minute and removing the lasting one is refused; the sentence says what to do', async () => {
@@ -242,7 +242,7 @@ describe('last_admin through keys: the last operator keeps a key that lasts (rev
   });
 });
 
-describe('self_lockout through the whitelist (review of issue 15)', () => {
+describe('self_lockout through the whitelist', () => {
   test('a caller cannot give its own client a whitelist that refuses the address it calls from; one that admits it, or another client\'s, is fine', async () => {
     const f = await fresh();
     const me = await client(f.store, [REGISTRY_ADMIN_ROLE]);

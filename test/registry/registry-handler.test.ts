@@ -326,7 +326,7 @@ describe('bad input: each a 4xx with a stable code and a sentence', () => {
     expectError(await call({ method: 'POST', path: '/registry/clients', body: testKey(16).pkcs8Base64 }), 400, 'private_key_submitted');
   });
 
-  test('a registered public PEM followed by a PKCS#8 Base64 private key: 400 private_key_submitted, not 200 skipped (issue 15, hole 7)', async () => {
+  test('a registered public PEM followed by a PKCS#8 Base64 private key: 400 private_key_submitted, not 200 skipped', async () => {
     const holder = await createClient(22);
     const pasted = `${spkiPem(testKey(22))}${testKey(16).pkcs8Base64}\n`;
     const wrapped = `${spkiPem(testKey(22))}\n${testKey(16).pkcs8Base64.match(/.{1,64}/g)!.join('\n')}\n`;
@@ -361,7 +361,7 @@ describe('bad input: each a 4xx with a stable code and a sentence', () => {
     expect((await store.getClient(id))?.status).toBe('active');
   });
 
-  test('the forms a first scan missed: KEY=, escaped line breaks, hex, a single-quoted JWK, a body that is an array or a string (review of issue 15)', async () => {
+  test('private keys in less common forms: KEY=, escaped line breaks, hex, a single-quoted JWK, a body that is an array or a string', async () => {
     const holder = await createClient(26);
     const id = holder.clientId as string;
     const key = testKey(16);

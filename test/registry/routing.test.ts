@@ -1,6 +1,6 @@
 /**
- * The registry routes on exactly the path the authorizer judged the caller's roles on (issue 15,
- * hole 2). Each case runs the real authorizer on a signed request, then hands the event API
+ * The registry routes on exactly the path the authorizer judged the caller's roles on: no way
+ * around. Each case runs the real authorizer on a signed request, then hands the event API
  * Gateway would deliver (the same path, stage and base path, with the authorizer's context) to the
  * registry handler, against DynamoDB Local:
  *

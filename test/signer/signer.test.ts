@@ -67,7 +67,7 @@ describe('createSigner with a key in memory', () => {
     await expect(verify('GET', await signer.sign({ method: 'GET', url: URL_ }), [k2])).rejects.toMatchObject({ code: 'signature_mismatch' });
   });
 
-  it.each(['ed25519', 'ecdsa-p256', 'ecdsa-p384'] as const)('signs with a %s key, its one algorithm sent as alg (issue 19)', async (type) => {
+  it.each(['ed25519', 'ecdsa-p256', 'ecdsa-p384'] as const)('signs with a %s key, its one algorithm sent as alg', async (type) => {
     const key = generateKeyPair(type);
     const signer = createSigner({ clientId: 'c_partner', privateKey: key.pkcs8Base64, nowMs: () => NOW_MS });
     const headers = await signer.sign({ method: 'GET', url: URL_ });

@@ -124,7 +124,7 @@ describe('updateClient (optimistic concurrency)', () => {
     expect(latest.changes?.roles).toBeUndefined();
   });
 
-  test('a coverage profile is stored, read back as the authorizer reads it, kept by later edits, and audited (issue 19)', async () => {
+  test('a coverage profile is stored, read back as the authorizer reads it, kept by later edits, and audited', async () => {
     const { store } = await freshStore();
     const record = await create(store, 0);
     expect(record.profile).toBeUndefined();
