@@ -171,7 +171,8 @@ describe('readPublishedKeySet: whole sets refused', () => {
 
   it('a set whose every key is refused is no_usable_key, naming the reasons and listing each key', () => {
     const reading = readPublishedKeySet(set({ kty: 'oct', k: 'AAAA' }, { ...ED, use: 'enc' }, { ...ED, kid: 'x', alg: 'HS512' }, RFC8037_OKP_JWK));
-    expect(reading).toMatchObject({ ok: false, code: 'no_usable_key' });
+    if (reading.ok) throw new Error('expected no_usable_key');
+    expect(reading.code).toBe('no_usable_key');
     expect(reading.message).toContain('key 0: symmetric_key; key 1: not_for_signatures; key 2: symmetric_key; ...');
     expect(reading.refused.map((key) => key.code)).toEqual(['symmetric_key', 'not_for_signatures', 'symmetric_key', 'known_test_key']);
   });
