@@ -114,18 +114,31 @@ type Refusal = Extract<KeySourceFetch, { ok: false }>;
 export const systemResolver: Resolver = async (hostname) =>
   (await dnsLookup(hostname, { all: true, verbatim: true })).map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
 
+/** The certificate authorities a pinned connector trusts. */
+export interface PinnedConnectorTrust {
+  /** PEM CA certificates to trust instead of Node's bundled roots (tests hand in their own). @default - Node's root store */
+  readonly ca?: string;
+}
+
 /**
- * The default connector: an `http`/`https` GET whose socket connects to `address` only (its
- * `lookup` answers with it), while the Host header, SNI and certificate check use the URL's name.
+ * A connector whose GET (`http` or `https`) connects to `address` only: the socket's `lookup`
+ * answers with it, so the name is never resolved again. The Host header, SNI and the
+ * certificate check use the URL's name, so TLS still proves the server is that name.
  */
-export const connectPinned: Connector = ({ url, address, family, headers }) => {
-  const lookup: LookupFunction = (_hostname, options, callback) => {
-    if ((options as { all?: boolean }).all === true) (callback as (e: null, list: { address: string; family: number }[]) => void)(null, [{ address, family }]);
-    else callback(null, address, family);
+export function pinnedConnector(trust: PinnedConnectorTrust = {}): Connector {
+  return ({ url, address, family, headers }) => {
+    const lookup: LookupFunction = (_hostname, options, callback) => {
+      if ((options as { all?: boolean }).all === true) (callback as (e: null, list: { address: string; family: number }[]) => void)(null, [{ address, family }]);
+      else callback(null, address, family);
+    };
+    const options = { method: 'GET', host: url.hostname.replace(/^\[|\]$/g, ''), port: url.port, path: `${url.pathname}${url.search}`, headers, agent: false as const, lookup };
+    if (url.protocol !== 'https:') return http.request(options);
+    return https.request({ ...options, servername: isLiteral(url) ? undefined : url.hostname, ...(trust.ca === undefined ? {} : { ca: trust.ca }) });
   };
-  const options = { method: 'GET', host: url.hostname.replace(/^\[|\]$/g, ''), port: url.port, path: `${url.pathname}${url.search}`, headers, agent: false as const, lookup };
-  return url.protocol === 'https:' ? https.request({ ...options, servername: isLiteral(url) ? undefined : url.hostname }) : http.request(options);
-};
+}
+
+/** The default connector: {@link pinnedConnector} trusting Node's root store. */
+export const connectPinned: Connector = pinnedConnector();
 
 /**
  * Fetches a published key source and reads its keys; refusals are results, never throws.

@@ -4,11 +4,17 @@
  * 127.0.0.1 (the local gateway's `allowLocalHttp`), or reached through a connector that sends
  * the pinned request there.
  */
+import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { type IncomingMessage, type Server, type ServerResponse, createServer, request as httpRequest } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { jwkThumbprint } from '../../lambda/core/jwk-thumbprint';
-import { type Connector, FETCH_REFUSAL_CODES, type FetchKeySourceOptions, type Resolver, connectPinned, fetchKeySource } from '../../lambda/key-sources/fetch-key-source';
+import { type Connector, FETCH_REFUSAL_CODES, type FetchKeySourceOptions, type PinnedRequest, type Resolver, connectPinned, fetchKeySource, pinnedConnector } from '../../lambda/key-sources/fetch-key-source';
+import { testNeeding } from '../support/prerequisites';
 
 const NOW_S = 1_750_000_000;
 const ed = generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' });
@@ -180,6 +186,55 @@ describe('fetchKeySource: the connection goes to the address that was checked', 
     });
     expect(answer).toBe(200);
     expect(seen).toEqual([{ host: `keys.partner.test:${port}`, accept: 'application/json' }]);
+  });
+});
+
+/** The status a connector's GET gets, or the error code it fails with. */
+function statusThrough(connect: Connector, request: PinnedRequest): Promise<number | string> {
+  return new Promise((resolve) => {
+    const req = connect(request);
+    req.on('response', (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+    req.end();
+  });
+}
+
+/** A CA and a certificate for keys.partner.test signed by it, made by OpenSSL for this run. */
+function makeCertificates(): { ca: string; cert: string; key: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'signet-tls-'));
+  const at = (name: string) => join(dir, name);
+  const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'pipe' });
+  try {
+    const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
+    openssl('req', '-x509', ...ec, '-keyout', at('ca.key'), '-out', at('ca.crt'), '-subj', '/CN=Signet test CA', '-days', '2', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign');
+    openssl('req', ...ec, '-keyout', at('leaf.key'), '-out', at('leaf.csr'), '-subj', '/CN=keys.partner.test');
+    writeFileSync(at('leaf.ext'), 'subjectAltName=DNS:keys.partner.test\n');
+    openssl('x509', '-req', '-in', at('leaf.csr'), '-CA', at('ca.crt'), '-CAkey', at('ca.key'), '-CAcreateserial', '-out', at('leaf.crt'), '-days', '2', '-extfile', at('leaf.ext'));
+    return { ca: readFileSync(at('ca.crt'), 'utf8'), cert: readFileSync(at('leaf.crt'), 'utf8'), key: readFileSync(at('leaf.key'), 'utf8') };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe('pinnedConnector over TLS: connects to the checked address, proves the name', () => {
+  testNeeding('openssl')('the certificate is checked against the URL\'s name, not the pinned address', async () => {
+    const { ca, cert, key } = makeCertificates();
+    const tls = createTlsServer({ cert, key }, (_req, res) => res.writeHead(200).end(KEY_SET));
+    await new Promise<void>((resolve) => tls.listen(0, '127.0.0.1', resolve));
+    const tlsPort = (tls.address() as AddressInfo).port;
+    try {
+      const pinned = (host: string): PinnedRequest => ({ url: new URL(`https://${host}:${tlsPort}/jwks`), address: '127.0.0.1', family: 4, headers: {} });
+      expect(await statusThrough(pinnedConnector({ ca }), pinned('keys.partner.test'))).toBe(200);
+      // Same address, another name: the certificate does not name it.
+      expect(await statusThrough(pinnedConnector({ ca }), pinned('other.partner.test'))).toBe('ERR_TLS_CERT_ALTNAME_INVALID');
+      // Node's root store does not trust this CA: the default connector refuses the server.
+      expect(await statusThrough(connectPinned, pinned('keys.partner.test'))).toBe('UNABLE_TO_VERIFY_LEAF_SIGNATURE');
+    } finally {
+      await new Promise((resolve) => tls.close(resolve));
+    }
   });
 });
 
