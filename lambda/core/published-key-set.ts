@@ -132,7 +132,8 @@ export function readPublishedKeySet(text: string, options: KeySetOptions = {}): 
   const refused: RefusedKey[] = [];
   keys.forEach((jwk: unknown, index) => {
     const outcome = readPublishedKey(jwk, options.nowS);
-    const kid = typeof jwk === 'object' && jwk !== null && KID.test(String((jwk as JsonWebKey).kid)) ? String((jwk as JsonWebKey).kid) : undefined;
+    const given = typeof jwk === 'object' && jwk !== null ? (jwk as JsonWebKey).kid : undefined;
+    const kid = typeof given === 'string' && KID.test(given) ? given : undefined;
     if ('code' in outcome) {
       refused.push({ index, ...(kid === undefined ? {} : { kid }), ...outcome });
     } else if (usable.some((other) => other.thumbprint === outcome.thumbprint)) {

@@ -129,6 +129,11 @@ describe('readPublishedKeySet: keys refused, each with its reason', () => {
     expect(refusalOf(jwk).code).toBe(code);
   });
 
+  it('names a refused key by its kid only when the kid is a valid string', () => {
+    const reading = accepted(readPublishedKeySet(set(ED, { kty: 'oct', k: 'AAAA', kid: 'hmac-1' }, { ...ED, kid: 7 }, { kty: 'oct', k: 'AAAA', kid: 42 })));
+    expect(reading.refused.map(({ index, kid }) => [index, kid])).toEqual([[1, 'hmac-1'], [2, undefined], [3, undefined]]);
+  });
+
   it('never echoes private material in the reason', () => {
     const { message } = refusalOf(edPrivate);
     expect(message).not.toContain(edPrivate.d as string);
