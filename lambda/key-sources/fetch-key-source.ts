@@ -244,9 +244,11 @@ function readAnswer(answer: Answer, url: URL, address: string, nowS: number): Ke
     const retry = retryAfterS(header('retry-after'), nowS);
     return { ok: false, code: 'http_error', status, message: `${url.origin} answered ${status}${status >= 500 ? ' (a fault at the source; kept keys stay in use)' : ''}.`, url: url.href, address, ...(retry === undefined ? {} : { retryAfterS: retry }) };
   }
+  // Any type is read as JSON (JWKS files are often served from storage as text/plain or
+  // application/octet-stream); an HTML page is a login or error page, and is said to be one.
   const type = header('content-type')?.split(';')[0].trim().toLowerCase();
-  if (type !== undefined && type !== 'application/json' && !type.endsWith('+json')) {
-    return { ok: false, code: 'unexpected_media_type', status, message: `${url.origin} answered with ${JSON.stringify(type.slice(0, 80))}; a key set is JSON (application/jwk-set+json, application/http-message-signatures-directory+json or application/json).`, url: url.href, address };
+  if (type === 'text/html' || type === 'application/xhtml+xml') {
+    return { ok: false, code: 'unexpected_media_type', status, message: `${url.origin} answered with an HTML page (${type}), not a key set; check the URL (a login or error page?). A key set is JSON (application/jwk-set+json, application/http-message-signatures-directory+json or application/json).`, url: url.href, address };
   }
   const reading = readPublishedKeySet(answer.body.toString('utf8'), { nowS });
   if (!reading.ok) return { ok: false, code: reading.code, status, message: reading.message, url: url.href, address, refused: reading.refused };

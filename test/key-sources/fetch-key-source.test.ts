@@ -35,7 +35,8 @@ const routes: Record<string, (req: IncomingMessage, res: ServerResponse) => void
   '/missing': (_req, res) => res.writeHead(404).end('not found'),
   '/redirect': (_req, res) => res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/' }).end(),
   '/permanent': (_req, res) => res.writeHead(301, { location: 'https://partner.example/new-jwks' }).end(),
-  '/html': (_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>login</html>'),
+  '/html': (_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<html>login</html>'),
+  '/octet-stream': (_req, res) => res.writeHead(200, { 'content-type': 'binary/octet-stream' }).end(KEY_SET),
   '/not-json': (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"keys": ['),
   '/no-keys': (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"keys": []}'),
   '/gzip': (_req, res) => res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' }).end('\x1f\x8b'),
@@ -255,6 +256,10 @@ describe('fetchKeySource: answers from a real server', () => {
     expect(seen[0].encoding).toBe('identity');
   });
 
+  it('reads a key set served with a storage default type (binary/octet-stream) as JSON', async () => {
+    expect(await fetchKeySource(at('/octet-stream'), local)).toMatchObject({ ok: true, keys: [expect.objectContaining({ algorithm: 'ed25519' })] });
+  });
+
   it('clamps a max-age below a minute up to 60 s', async () => {
     expect(await fetchKeySource(at('/short-cache'), local)).toMatchObject({ ok: true, maxAgeS: 60 });
   });
@@ -265,7 +270,7 @@ describe('fetchKeySource: answers from a real server', () => {
     ['a 404', '/missing', { code: 'http_error', status: 404 }],
     ['a redirect to the metadata service', '/redirect', { code: 'redirect_refused', status: 302, message: expect.stringContaining('169.254.169.254') }],
     ['a permanent redirect', '/permanent', { code: 'redirect_refused', status: 301, message: expect.stringContaining('Register the final URL') }],
-    ['an HTML page', '/html', { code: 'unexpected_media_type', status: 200 }],
+    ['an HTML page (a login page?)', '/html', { code: 'unexpected_media_type', status: 200, message: expect.stringContaining('HTML page') }],
     ['a compressed body', '/gzip', { code: 'unexpected_media_type' }],
     ['invalid JSON', '/not-json', { code: 'invalid_json', status: 200 }],
     ['a set with no keys', '/no-keys', { code: 'no_usable_key' }],
