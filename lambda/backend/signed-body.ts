@@ -5,7 +5,8 @@
  * with a body covered `content-digest`, and passes the signed Content-Digest value on in its
  * context (`contentDigest`). The backend must then check that the body it received hashes to
  * that value. This module does that check, as a plain wrapper and as Middy middleware:
- * the body is base64-decoded when `isBase64Encoded`, hashed with SHA-256 and compared in
+ * the body is base64-decoded when `isBase64Encoded`, hashed with each of SHA-256 and SHA-512 the
+ * digest lists (RFC 9530; all listed must match, other algorithms are ignored) and compared in
  * constant time (lambda/core/content-digest.ts); a mismatch answers 400 `digest_mismatch`.
  *
  * @example

@@ -1,8 +1,10 @@
 /**
- * Content-Digest (RFC 9530 §2): the SHA-256 of the request body, as a Structured Field dictionary.
+ * Content-Digest (RFC 9530 §2): the digest of the request body, as a Structured Field dictionary.
  *
- * Signet writes `sha-256=:<base64>:` and, when reading, accepts a dictionary listing several
- * algorithms as long as `sha-256` is among them; only `sha-256` is compared, in constant time.
+ * Signet writes `sha-256=:<base64>:`. It reads the two algorithms RFC 9530 §5 registers as
+ * standard, `sha-256` and `sha-512` ({@link DIGEST_LENGTHS}), alone or together: the body check
+ * compares every one present (in constant time) and all must match; other algorithms
+ * (`unixsum`, `md5`, ...) are ignored as long as a known one is present.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { DIGEST_ALGORITHM } from './defaults';
@@ -10,15 +12,25 @@ import { fail } from './errors';
 import { formatContentDigest } from './sign-plan';
 import { parseDictionaryField } from './structured-fields';
 
+/** The Content-Digest algorithms Signet checks, with their digest length in bytes (RFC 9530 §5, "standard"). */
+export const DIGEST_LENGTHS: Readonly<Record<string, number>> = { 'sha-256': 32, 'sha-512': 64 };
+
+/**
+ * A `requiredAlgorithm` meaning "at least one of {@link DIGEST_LENGTHS}": what the body check
+ * needs (and what the authorizer should require once it accepts sha-512 alone).
+ */
+export const ANY_KNOWN_DIGEST = 'any-known';
+
 /** The Content-Digest header value for `body`: `sha-256=:<base64 SHA-256>:`. */
 export function computeContentDigest(body: Uint8Array | string): string {
   return formatContentDigest(sha256(body));
 }
 
 /**
- * Parses a Content-Digest value into algorithm → digest bytes.
- * @param requiredAlgorithm the algorithm that must be present (@default 'sha-256'); null to require none
- * @throws SignetError `malformed_digest` when it is not a dictionary of byte sequences, or lacks a valid sha-256
+ * Parses a Content-Digest value into algorithm → digest bytes. Every member must be a byte
+ * sequence, and a known algorithm's of its length.
+ * @param requiredAlgorithm the algorithm that must be present (@default 'sha-256'), {@link ANY_KNOWN_DIGEST}, or null to require none
+ * @throws SignetError `malformed_digest` when it is not a dictionary of byte sequences, a known digest has the wrong length, or the required one is missing
  */
 export function parseContentDigest(value: string, requiredAlgorithm: string | null = DIGEST_ALGORITHM): Map<string, Buffer> {
   const dict = parseDictionaryField(value, 'malformed_digest', 'Content-Digest', 'sha-256=:<base64 SHA-256 of the body>:');
@@ -28,15 +40,20 @@ export function parseContentDigest(value: string, requiredAlgorithm: string | nu
     if (Array.isArray(item) || !(item instanceof Uint8Array)) {
       fail('malformed_digest', `Content-Digest member "${algorithm}" must be a byte sequence like sha-256=:<base64>:.`);
     }
-    digests.set(algorithm, Buffer.isBuffer(item) ? item : Buffer.from(item));
+    const bytes = Buffer.isBuffer(item) ? item : Buffer.from(item);
+    const length = knownLength(algorithm);
+    if (length !== undefined && bytes.length !== length) {
+      fail('malformed_digest', `The ${algorithm} Content-Digest is ${bytes.length} bytes; a ${algorithm.toUpperCase()} digest is ${length} bytes.`);
+    }
+    digests.set(algorithm, bytes);
   }
   if (requiredAlgorithm === null) return digests;
-  const sha = digests.get(requiredAlgorithm);
-  if (sha === undefined) {
-    fail('malformed_digest', 'Content-Digest must include sha-256=:<base64 SHA-256 of the body>:.');
-  }
-  if (sha.length !== 32) {
-    fail('malformed_digest', `The sha-256 Content-Digest is ${sha.length} bytes; a SHA-256 digest is 32 bytes.`);
+  if (requiredAlgorithm === ANY_KNOWN_DIGEST) {
+    if (![...digests.keys()].some((algorithm) => knownLength(algorithm) !== undefined)) {
+      fail('malformed_digest', 'Content-Digest must include sha-256=:<base64 SHA-256 of the body>: or sha-512=:<base64 SHA-512 of the body>:.');
+    }
+  } else if (!digests.has(requiredAlgorithm)) {
+    fail('malformed_digest', `Content-Digest must include ${requiredAlgorithm}=:<base64 ${requiredAlgorithm.toUpperCase()} of the body>:.`);
   }
   return digests;
 }
@@ -53,12 +70,13 @@ const CANONICAL_SHA256_DIGEST = /^sha-256=:[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=:
  * @throws SignetError `malformed_digest`, as {@link parseContentDigest}
  */
 export function checkContentDigestField(value: string, requiredAlgorithm: string | null = DIGEST_ALGORITHM): void {
-  if ((requiredAlgorithm === null || requiredAlgorithm === DIGEST_ALGORITHM) && CANONICAL_SHA256_DIGEST.test(value)) return;
+  if ((requiredAlgorithm === null || requiredAlgorithm === DIGEST_ALGORITHM || requiredAlgorithm === ANY_KNOWN_DIGEST) && CANONICAL_SHA256_DIGEST.test(value)) return;
   if (parseContentDigest(value, requiredAlgorithm).size === 0) fail('malformed_digest', 'Content-Digest lists no digest.');
 }
 
 /**
- * The body half of the scheme: checks that `body` hashes to the signed Content-Digest.
+ * The body half of the scheme: checks that `body` hashes to the signed Content-Digest, for each
+ * of sha-256 and sha-512 that it lists (at least one must be listed; all listed must match).
  *
  * @param signedDigest the Content-Digest header value that the signature covered (from the authorizer context)
  * @param body the body bytes as received (already base64-decoded when API Gateway encoded them)
@@ -71,10 +89,17 @@ export function checkContentDigest(signedDigest: string | undefined, body: Uint8
     if (length === 0) return;
     fail('digest_required', 'The request has a body but no signed Content-Digest. Send Content-Digest: sha-256=:<base64 SHA-256 of the body>: and cover "content-digest" in the signature.');
   }
-  const expected = parseContentDigest(signedDigest).get(DIGEST_ALGORITHM) as Buffer;
-  if (!timingSafeEqual(expected, sha256(body))) {
-    fail('digest_mismatch', 'The body does not match the signed Content-Digest. Compute the digest over the exact bytes you send (same serialisation, no added newline).');
+  const digests = parseContentDigest(signedDigest, ANY_KNOWN_DIGEST);
+  for (const [algorithm, expected] of digests) {
+    if (knownLength(algorithm) === undefined) continue;
+    if (!timingSafeEqual(expected, createHash(algorithm.replace('-', '')).update(body).digest())) {
+      fail('digest_mismatch', `The body does not match the signed Content-Digest (${algorithm}). Compute the digest over the exact bytes you send (same serialisation, no added newline).`);
+    }
   }
+}
+
+function knownLength(algorithm: string): number | undefined {
+  return Object.prototype.hasOwnProperty.call(DIGEST_LENGTHS, algorithm) ? DIGEST_LENGTHS[algorithm] : undefined;
 }
 
 function sha256(body: Uint8Array | string): Buffer {

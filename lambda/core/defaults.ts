@@ -145,3 +145,26 @@ export const REGISTRY_ADMIN_ROLE = 'registry:admin';
  * account, whatever the catalogue lets them call.
  */
 export const ACCOUNT_ADMIN_ROLE = 'account:admin';
+
+// --- Published key sources (JWKS URIs and Web Bot Auth key directories).
+
+/** The most keys one published key set may list; a longer one is refused whole (`too_many_keys`). @default 20 */
+export const MAX_PUBLISHED_KEYS = 20;
+
+/** The largest key-set response body read, in bytes; the read stops as soon as it is exceeded. @default 65_536 (64 KB) */
+export const MAX_KEY_SOURCE_BODY_BYTES = 65_536;
+
+/** How long a key-source fetch may take, connection to last byte, in ms. @default 5_000 */
+export const KEY_SOURCE_FETCH_TIMEOUT_MS = 5_000;
+
+/** The shortest `Cache-Control: max-age` honoured for a key source, in seconds (shorter is raised to it). @default 60 */
+export const MIN_KEY_SOURCE_MAX_AGE_S = 60;
+
+/** The longest `Cache-Control: max-age` honoured for a key source, in seconds (longer is lowered to it). @default 86_400 (24 h) */
+export const MAX_KEY_SOURCE_MAX_AGE_S = 86_400;
+
+/** Where a Web Bot Auth agent publishes its keys, under its origin (draft-meunier-webbotauth-httpsig-directory §3). */
+export const KEY_DIRECTORY_PATH = '/.well-known/http-message-signatures-directory';
+
+/** The media type of a Web Bot Auth key directory (draft-meunier-webbotauth-httpsig-directory §4). */
+export const KEY_DIRECTORY_MEDIA_TYPE = 'application/http-message-signatures-directory+json';

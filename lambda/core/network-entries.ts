@@ -136,7 +136,7 @@ function rangeOf(entry: ParsedEntry): [bigint, bigint] {
 }
 
 /** The address as bytes (4 or 16). The text was checked by {@link isIPv4} / {@link isIPv6}. */
-function addressBytes(parsed: ParsedEntry): number[] {
+export function addressBytes(parsed: ParsedEntry): number[] {
   if (parsed.family === 'ipv4') return parsed.address.split('.').map(Number);
   let text = parsed.address;
   let tail: number[] = [];

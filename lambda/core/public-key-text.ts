@@ -31,7 +31,7 @@ export interface JsonWebKey {
 }
 
 /** JOSE `alg` names (RFC 7518, RFC 8037) as RFC 9421 algorithms, for a JWK that carries one. */
-const JOSE_ALGORITHMS: Readonly<Record<string, SignatureAlgorithm>> = {
+export const JOSE_ALGORITHMS: Readonly<Record<string, SignatureAlgorithm>> = {
   RS256: 'rsa-v1_5-sha256',
   PS512: 'rsa-pss-sha512',
   ES256: 'ecdsa-p256-sha256',

@@ -4,7 +4,7 @@
  * captures (HTTP API 2.0 with a Lambda authorizer context, REST v1 behind a Lambda authorizer),
  * carrying a body the core signer signed; the Middy middleware runs in real @middy/core (v4, CJS).
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type middyType from '@middy/core' with { 'resolution-mode': 'import' };
 import type { APIGatewayProxyEvent, APIGatewayProxyEventV2 } from 'aws-lambda';
 import { allowContext } from '../../lambda/adapters/authorizer-context';
@@ -13,6 +13,7 @@ import { generateRsaKeyPair, type PrivateKeyInfo } from '../../lambda/core/keys'
 import { isSignetError } from '../../lambda/core/errors';
 import { signRequest } from '../../lambda/core/sign';
 import { fixture } from '../authorizer/support';
+import { HELLO_WORLD_LF_SHA512_B64, HELLO_WORLD_SHA256_B64, TEST_REQUEST } from '../fixtures/rfc9421';
 
 // @middy/core 4 ships CommonJS at its "require" entry; the types are the ESM ones.
  
@@ -109,6 +110,20 @@ describe('checkSignedBody', () => {
     expect(codeOf(() => checkSignedBody({ ...event, body: 'x=1' }))).toBe('digest_required');
   });
 
+  test('sha-512 (RFC 9530): alone or beside sha-256, every digest listed must match; unknown ones are ignored', () => {
+    // RFC 9421 Appendix B.2 test-request: {"hello": "world"} with its sha-512-only Content-Digest (RFC 9530 Appendix D).
+    const digest = TEST_REQUEST.headers.find(([name]) => name === 'Content-Digest')![1];
+    const rfcBody = TEST_REQUEST.body!;
+    expect(codeOf(() => checkSignedBody(v2Event(rfcBody, digest)))).toBe('ok');
+    expect(codeOf(() => checkSignedBody(v1Event(rfcBody, digest)))).toBe('ok');
+    expect(codeOf(() => checkSignedBody(v2Event(`${rfcBody}\n`, digest)))).toBe('digest_mismatch');
+    expect(codeOf(() => checkSignedBody(v2Event(rfcBody, `sha-256=:${HELLO_WORLD_SHA256_B64}:, ${digest}`)))).toBe('ok');
+    expect(codeOf(() => checkSignedBody(v2Event(rfcBody, `unixsum=:GQU=:, ${digest}`)))).toBe('ok');
+    // A right sha-256 does not excuse a wrong sha-512 (RFC 9530 §2 example for the body with LF).
+    expect(codeOf(() => checkSignedBody(v2Event(rfcBody, `sha-256=:${HELLO_WORLD_SHA256_B64}:, sha-512=:${HELLO_WORLD_LF_SHA512_B64}:`)))).toBe('digest_mismatch');
+    expect(codeOf(() => checkSignedBody(v2Event(rfcBody, 'unixsum=:GQU=:')))).toBe('malformed_digest');
+  });
+
   test('REST v1 proxy event: the context sits beside principalId', () => {
     expect(codeOf(() => checkSignedBody(v1Event(body, signedDigest(body))))).toBe('ok');
     expect(codeOf(() => checkSignedBody(v1Event('{"a":2}', signedDigest(body))))).toBe('digest_mismatch');
@@ -130,6 +145,15 @@ describe('withSignedBody (plain wrapper)', () => {
     expect(refused).toMatchObject({ statusCode: 400, headers: { 'content-type': 'application/json' } });
     expect(JSON.parse((refused as { body: string }).body)).toEqual({ error: 'digest_mismatch', message: expect.stringMatching(/exact bytes/), requestId: 'id' });
     expect(calls).toEqual([body]);
+  });
+
+  test('a sha-512-only signed digest admits its body and refuses another with 400 digest_mismatch', async () => {
+    const handler = withSignedBody(async () => ({ statusCode: 200, body: 'ok' }));
+    const digest = `sha-512=:${createHash('sha512').update(body).digest('base64')}:`;
+    await expect(handler(v2Event(body, digest), {})).resolves.toEqual({ statusCode: 200, body: 'ok' });
+    const refused = (await handler(v2Event('{"amount":1000}', digest), {})) as { statusCode: number; body: string };
+    expect(refused.statusCode).toBe(400);
+    expect(JSON.parse(refused.body).error).toBe('digest_mismatch');
   });
 
   test('the 400 body never echoes the digest or the body', async () => {

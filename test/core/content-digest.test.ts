@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { checkContentDigest, checkContentDigestField, computeContentDigest, parseContentDigest } from '../../lambda/core/content-digest';
+import { ANY_KNOWN_DIGEST, checkContentDigest, checkContentDigestField, computeContentDigest, parseContentDigest } from '../../lambda/core/content-digest';
 import {
   EMPTY_SHA256_B64,
   HELLO_WORLD,
@@ -9,6 +10,7 @@ import {
   HELLO_WORLD_LF_SHA512_B64,
   HELLO_WORLD_SHA256_B64,
   HELLO_WORLD_SHA512_B64,
+  TEST_REQUEST,
 } from '../fixtures/rfc9421';
 import { errorOf, sha256B64 } from './helpers';
 
@@ -182,9 +184,11 @@ describe('checkContentDigest (the backend body check)', () => {
     expect(errorOf(() => checkContentDigest(signed, '')).code).toBe('digest_mismatch');
   });
 
-  it('refuses a malformed or sha-256-less signed digest with malformed_digest', () => {
+  it('refuses a malformed signed digest, or one with no sha-256 or sha-512, with malformed_digest', () => {
     expect(errorOf(() => checkContentDigest('nonsense', HELLO_WORLD)).code).toBe('malformed_digest');
-    expect(errorOf(() => checkContentDigest(`sha-512=:${HELLO_WORLD_SHA512_B64}:`, HELLO_WORLD)).code).toBe('malformed_digest');
+    const unknownOnly = errorOf(() => checkContentDigest('unixsum=:GQU=:, md5=:Sd/dVLAcvNLSq16eXua5uQ==:', HELLO_WORLD));
+    expect(unknownOnly.code).toBe('malformed_digest');
+    expect(unknownOnly.message).toMatch(/sha-256.*sha-512/);
   });
 
   it('accepts exactly the body that was digested (property, binary bodies)', () => {
@@ -198,6 +202,61 @@ describe('checkContentDigest (the backend body check)', () => {
       }),
       { numRuns: 200 },
     );
+  });
+});
+
+describe('checkContentDigest with sha-512 (RFC 9530 §5), alone or beside sha-256', () => {
+  const sha512 = `sha-512=:${HELLO_WORLD_SHA512_B64}:`;
+  const sha256 = `sha-256=:${HELLO_WORLD_SHA256_B64}:`;
+
+  it("accepts RFC 9421's test-request (Appendix B.2): its body with its sha-512-only Content-Digest", () => {
+    const digest = TEST_REQUEST.headers.find(([name]) => name === 'Content-Digest')![1];
+    expect(() => checkContentDigest(digest, TEST_REQUEST.body!)).not.toThrow();
+    expect(errorOf(() => checkContentDigest(digest, `${TEST_REQUEST.body!}\n`)).code).toBe('digest_mismatch');
+  });
+
+  it('accepts the RFC 9530 §2 sha-512 example for the body with its LF, and refuses the body without it', () => {
+    const digest = `sha-512=:${HELLO_WORLD_LF_SHA512_B64}:`;
+    expect(() => checkContentDigest(digest, HELLO_WORLD_LF)).not.toThrow();
+    expect(errorOf(() => checkContentDigest(digest, HELLO_WORLD)).code).toBe('digest_mismatch');
+  });
+
+  it('accepts both together, in either order, when both match', () => {
+    expect(() => checkContentDigest(`${sha256}, ${sha512}`, HELLO_WORLD)).not.toThrow();
+    expect(() => checkContentDigest(`${sha512}, ${sha256}`, Buffer.from(HELLO_WORLD))).not.toThrow();
+  });
+
+  it('requires every known digest present to match: a wrong sha-512 beside a right sha-256 is digest_mismatch', () => {
+    const wrong512 = `${sha256}, sha-512=:${HELLO_WORLD_LF_SHA512_B64}:`;
+    const error = errorOf(() => checkContentDigest(wrong512, HELLO_WORLD));
+    expect(error.code).toBe('digest_mismatch');
+    expect(error.message).toContain('sha-512');
+  });
+
+  it('ignores unknown algorithms beside a known one, whatever their value', () => {
+    expect(() => checkContentDigest(`unixsum=:GQU=:, ${sha512}`, HELLO_WORLD)).not.toThrow();
+    expect(() => checkContentDigest(`${sha256}, sha-1=:AAAA:`, HELLO_WORLD)).not.toThrow();
+  });
+
+  it('refuses a sha-512 member of the wrong length (a SHA-256 under the sha-512 name) with malformed_digest', () => {
+    expect(errorOf(() => checkContentDigest(`sha-512=:${HELLO_WORLD_SHA256_B64}:`, HELLO_WORLD)).code).toBe('malformed_digest');
+    expect(errorOf(() => checkContentDigest(`${sha256}, sha-512=:AA==:`, HELLO_WORLD)).code).toBe('malformed_digest');
+  });
+
+  it('accepts exactly the body that was digested, with sha-512 alone (property, binary bodies)', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 1, maxLength: 256 }), fc.uint8Array({ minLength: 1, maxLength: 256 }), (body, other) => {
+        const header = `sha-512=:${createHash('sha512').update(body).digest('base64')}:`;
+        expect(() => checkContentDigest(header, body)).not.toThrow();
+        if (!Buffer.from(body).equals(Buffer.from(other))) expect(errorOf(() => checkContentDigest(header, other)).code).toBe('digest_mismatch');
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('ANY_KNOWN_DIGEST requires sha-256 or sha-512 when parsing', () => {
+    expect([...parseContentDigest(sha512, ANY_KNOWN_DIGEST).keys()]).toEqual(['sha-512']);
+    expect(errorOf(() => parseContentDigest('unixsum=:GQU=:', ANY_KNOWN_DIGEST)).code).toBe('malformed_digest');
   });
 });
 
@@ -225,7 +284,7 @@ describe('checkContentDigestField (the verify path\'s check, with a fast path fo
     });
     const extended = fc.tuple(canonical, fc.constantFrom('', ' ', ', sha-512=:AA==:', ',', ';a=1')).map(([text, tail]) => text + tail);
     fc.assert(
-      fc.property(fc.oneof(canonical, mutated, extended), fc.constantFrom<string | null>('sha-256', null, 'sha-512'), (value, required) => {
+      fc.property(fc.oneof(canonical, mutated, extended), fc.constantFrom<string | null>('sha-256', null, 'sha-512', ANY_KNOWN_DIGEST), (value, required) => {
         expect(outcomeOf(() => checkContentDigestField(value, required))).toBe(reference(value, required));
       }),
       { numRuns: 3000 },

@@ -1,0 +1,229 @@
+/**
+ * Reading a published key set: a JWKS (RFC 7517 §5) behind a partner's `jwks_uri`, or a Web Bot
+ * Auth key directory (draft-meunier-webbotauth-httpsig-directory §4: media type
+ * `application/http-message-signatures-directory+json`, a JWKS with `keys`). The text becomes
+ * keys Signet can verify with, each with its `kid`, RFC 7638 thumbprint, algorithm and
+ * validity (`nbf`/`exp`), and every key it cannot use is listed with a stable reason.
+ *
+ * The document as a whole is refused when it is not JSON, not `{ "keys": [...] }`, lists more
+ * than {@link MAX_PUBLISHED_KEYS} keys, or yields no usable key. Each key goes through the same
+ * reader as a pasted key (./keys.ts: strength, small-order points, curve checks), after these:
+ * no `oct`/HMAC keys, no private members, only algorithms Signet verifies, `use`/`key_ops` that
+ * allow verifying, and not one of the keys whose private half is printed in an RFC
+ * ({@link KNOWN_TEST_KEY_THUMBPRINTS}). Pure: the caller passes `nowS` to drop expired keys.
+ */
+import { MAX_PUBLISHED_KEYS } from './defaults';
+import { isSignetError } from './errors';
+import { jwkThumbprint, thumbprintOfKey } from './jwk-thumbprint';
+import { importPublicKey } from './keys';
+import { JOSE_ALGORITHMS, type JsonWebKey } from './public-key-text';
+import type { SignatureAlgorithm } from './algorithm-names';
+
+/** One usable published key. */
+export interface PublishedKey {
+  /** The JWK's `kid`, when it has one. */
+  readonly kid?: string;
+  /** RFC 7638 SHA-256 thumbprint, base64url: the keyid Web Bot Auth agents sign with. */
+  readonly thumbprint: string;
+  /** SHA-256 of the SPKI DER, base64url: the fingerprint registered keys are known by. */
+  readonly fingerprint: string;
+  /** The canonical SPKI PEM, as the registry stores keys. */
+  readonly spkiPem: string;
+  /** The one algorithm the key verifies (the JWK's `alg`, or the key type's own). */
+  readonly algorithm: SignatureAlgorithm;
+  /** For people: "Ed25519", "RSA-2048", "ECDSA P-256". */
+  readonly keyType: string;
+  /** `nbf`: not valid before this time, unix seconds. */
+  readonly notBeforeS?: number;
+  /** `exp`: not valid from this time on, unix seconds. */
+  readonly expiresS?: number;
+}
+
+/** Why one key of a set is not used. Stable: add, never rename. */
+export const KEY_REFUSAL_CODES = [
+  'not_an_object',
+  'symmetric_key',
+  'private_key_member',
+  'unsupported_key_type',
+  'unsupported_algorithm',
+  'not_for_signatures',
+  'invalid_public_key',
+  'key_too_small',
+  'weak_key',
+  'known_test_key',
+  'invalid_kid',
+  'invalid_validity',
+  'expired',
+  'duplicate_key',
+] as const;
+export type KeyRefusalCode = (typeof KEY_REFUSAL_CODES)[number];
+
+/** A key of the set that is not used, and why. Never carries key material. */
+export interface RefusedKey {
+  /** Its position in `keys`, from 0. */
+  readonly index: number;
+  readonly kid?: string;
+  readonly code: KeyRefusalCode;
+  readonly message: string;
+}
+
+/** Why a whole key set is refused. Stable: add, never rename. */
+export const KEY_SET_REFUSAL_CODES = ['invalid_json', 'not_a_key_set', 'too_many_keys', 'no_usable_key'] as const;
+export type KeySetRefusalCode = (typeof KEY_SET_REFUSAL_CODES)[number];
+
+/** The outcome of reading a key set: its usable keys (at least one) and the refused ones, or why none. */
+export type KeySetReading =
+  | { readonly ok: true; readonly keys: readonly PublishedKey[]; readonly refused: readonly RefusedKey[] }
+  | { readonly ok: false; readonly code: KeySetRefusalCode; readonly message: string; readonly refused: readonly RefusedKey[] };
+
+/**
+ * Public keys whose private halves are printed in RFCs and drafts, by RFC 7638 thumbprint:
+ * anyone can sign for them, so a published set listing one is a copied example, never a partner.
+ * test/core/published-key-set.test.ts recomputes each from the RFC's text.
+ */
+export const KNOWN_TEST_KEY_THUMBPRINTS: ReadonlyMap<string, string> = new Map([
+  ['BHj8s0GPnMEQtkaULIM-PLgEhLBbuGUQ1vMxmBWZzEo', 'RFC 9421 §B.1.1 test-key-rsa'],
+  ['oD0HwocPBSfpNy5W3bpJeyFGY_IQ_YpqxSjQ3Yd-CLA', 'RFC 9421 §B.1.2 test-key-rsa-pss'],
+  ['ydQXMtvbsOsZyFir-Y7A8t7fKEM1gbKPvyFkdpu4fvI', 'RFC 9421 §B.1.3 test-key-ecc-p256'],
+  ['poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U', 'RFC 9421 §B.1.4 test-key-ed25519 (also the Web Bot Auth drafts\' example key)'],
+  ['kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k', 'RFC 8037 §A.1 Ed25519 example key'],
+  ['NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs', 'RFC 7517 §A.1 / RFC 7638 §3.1 RSA example key'],
+]);
+
+/** JWK members that hold private or secret material (RFC 7518 §6.2.2, §6.3.2, §6.4.1; RFC 8037 §2). */
+const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'] as const;
+
+/** Printable ASCII without spaces, as much as a person needs to tell keys apart. */
+const KID = /^[\x21-\x7e]{1,256}$/;
+
+/** JOSE algorithm names that need a shared secret (RFC 7518 §3.2). */
+const HMAC_ALGS = /^HS\d+$/;
+
+/** Options of {@link readPublishedKeySet}. */
+export interface KeySetOptions {
+  /** The current time, unix seconds: keys whose `exp` has passed are refused (`expired`). @default - expiry not checked */
+  readonly nowS?: number;
+  /** The most keys the set may list. @default MAX_PUBLISHED_KEYS (20) */
+  readonly maxKeys?: number;
+}
+
+/**
+ * Reads a published key set (the response body's text) into usable keys, with a reason for each
+ * key left out. Never throws for bad input: the refusal is the result.
+ * @example
+ * const reading = readPublishedKeySet(body, { nowS });
+ * if (!reading.ok) record(reading.code, reading.message); else store(reading.keys);
+ */
+export function readPublishedKeySet(text: string, options: KeySetOptions = {}): KeySetReading {
+  const maxKeys = options.maxKeys ?? MAX_PUBLISHED_KEYS;
+  let document: unknown;
+  try {
+    document = JSON.parse(text);
+  } catch {
+    return setRefusal('invalid_json', 'The key set is not valid JSON. Publish a JWKS: {"keys": [ {"kty": ...}, ... ]}.');
+  }
+  const keys = typeof document === 'object' && document !== null && !Array.isArray(document) ? (document as { keys?: unknown }).keys : undefined;
+  if (!Array.isArray(keys)) {
+    return setRefusal('not_a_key_set', 'The JSON is not a key set: it needs a "keys" array of JWKs (RFC 7517 §5).');
+  }
+  if (keys.length > maxKeys) {
+    return setRefusal('too_many_keys', `The key set lists ${keys.length} keys; at most ${maxKeys} are read. Publish only the keys in use.`);
+  }
+  const usable: PublishedKey[] = [];
+  const refused: RefusedKey[] = [];
+  keys.forEach((jwk: unknown, index) => {
+    const outcome = readPublishedKey(jwk, options.nowS);
+    const given = typeof jwk === 'object' && jwk !== null ? (jwk as JsonWebKey).kid : undefined;
+    const kid = typeof given === 'string' && KID.test(given) ? given : undefined;
+    if ('code' in outcome) {
+      refused.push({ index, ...(kid === undefined ? {} : { kid }), ...outcome });
+    } else if (usable.some((other) => other.thumbprint === outcome.thumbprint)) {
+      refused.push({ index, ...(kid === undefined ? {} : { kid }), code: 'duplicate_key', message: `Key ${index} is the same key as one listed before it; it is read once.` });
+    } else {
+      usable.push(outcome);
+    }
+  });
+  if (usable.length === 0) {
+    const why = refused.slice(0, 3).map((key) => `key ${key.index}: ${key.code}`).join('; ');
+    return { ok: false, code: 'no_usable_key', message: keys.length === 0 ? 'The key set lists no keys.' : `The key set has no key Signet can verify with (${why}${refused.length > 3 ? '; ...' : ''}).`, refused };
+  }
+  return { ok: true, keys: usable, refused };
+}
+
+function setRefusal(code: KeySetRefusalCode, message: string): KeySetReading {
+  return { ok: false, code, message, refused: [] };
+}
+
+type KeyOutcome = PublishedKey | { code: KeyRefusalCode; message: string };
+
+/** One JWK of the set, judged in a fixed order so that each key gets its most telling reason. */
+function readPublishedKey(value: unknown, nowS: number | undefined): KeyOutcome {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return refusal('not_an_object', 'This entry is not a JWK object.');
+  const jwk = value as JsonWebKey;
+  if (jwk.kty === 'oct' || (typeof jwk.alg === 'string' && HMAC_ALGS.test(jwk.alg))) {
+    return refusal('symmetric_key', 'This is a shared-secret (oct / HMAC) key; Signet verifies only public keys.');
+  }
+  const privateMember = PRIVATE_MEMBERS.find((name) => Object.prototype.hasOwnProperty.call(jwk, name));
+  if (privateMember !== undefined) {
+    return refusal('private_key_member', `This JWK carries the private member "${privateMember}": it was published with its private key, which must be treated as exposed. Publish public keys only.`);
+  }
+  if (jwk.kid !== undefined && (typeof jwk.kid !== 'string' || !KID.test(jwk.kid))) {
+    return refusal('invalid_kid', 'Its "kid" is not a string of 1 to 256 printable characters without spaces.');
+  }
+  if (jwk.alg !== undefined && !(typeof jwk.alg === 'string' && Object.prototype.hasOwnProperty.call(JOSE_ALGORITHMS, jwk.alg))) {
+    return refusal('unsupported_algorithm', `Its alg ${JSON.stringify(String(jwk.alg).slice(0, 20))} is not one Signet verifies (${Object.keys(JOSE_ALGORITHMS).join(', ')}).`);
+  }
+  if ((jwk.use !== undefined && jwk.use !== 'sig') || (jwk.key_ops !== undefined && !(Array.isArray(jwk.key_ops) && jwk.key_ops.includes('verify')))) {
+    return refusal('not_for_signatures', 'Its "use" or "key_ops" says it is not for verifying signatures (use "sig", or key_ops with "verify").');
+  }
+  const validity = readValidity(jwk, nowS);
+  if ('code' in validity) return validity;
+  let info;
+  try {
+    info = importPublicKey(jwk);
+  } catch (error) {
+    if (!isSignetError(error)) throw error;
+    const code: KeyRefusalCode = error.code === 'key_too_small' || error.code === 'weak_key' || error.code === 'unsupported_key_type' ? error.code : error.code === 'private_key_submitted' ? 'private_key_member' : 'invalid_public_key';
+    return refusal(code === 'unsupported_key_type' && jwk.alg !== undefined ? 'unsupported_algorithm' : code, error.message);
+  }
+  const thumbprint = thumbprintOfKey(info.key);
+  if (jwkThumbprint(jwk) !== thumbprint) {
+    return refusal('invalid_public_key', 'Its members are not in canonical form (a leading zero byte in n, x or y), so its thumbprint would not name it. Publish the JWK as your library exports it.');
+  }
+  const known = KNOWN_TEST_KEY_THUMBPRINTS.get(thumbprint);
+  if (known !== undefined) {
+    return refusal('known_test_key', `This is the ${known}, whose private key is published: anyone can sign with it. Generate a key pair of your own.`);
+  }
+  return {
+    ...(typeof jwk.kid === 'string' ? { kid: jwk.kid } : {}),
+    thumbprint,
+    fingerprint: info.fingerprint,
+    spkiPem: info.spkiPem,
+    algorithm: info.algorithm,
+    keyType: info.keyType,
+    ...validity,
+  };
+}
+
+/** `nbf` and `exp` (NumericDate, RFC 7519 §2), whole seconds; `exp` after `nbf`, and not passed at `nowS`. */
+function readValidity(jwk: JsonWebKey, nowS: number | undefined): { notBeforeS?: number; expiresS?: number } | { code: KeyRefusalCode; message: string } {
+  const read = (name: 'nbf' | 'exp'): number | undefined | null => {
+    const value = jwk[name];
+    if (value === undefined) return undefined;
+    return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? Math.floor(value) : null;
+  };
+  const notBeforeS = read('nbf');
+  const expiresS = read('exp');
+  if (notBeforeS === null || expiresS === null) return refusal('invalid_validity', 'Its "nbf" or "exp" is not a number of seconds since 1970.');
+  if (notBeforeS !== undefined && expiresS !== undefined && expiresS <= notBeforeS) {
+    return refusal('invalid_validity', 'Its "exp" is not after its "nbf": it is never valid.');
+  }
+  if (expiresS !== undefined && nowS !== undefined && expiresS <= nowS) {
+    return refusal('expired', `It expired at ${new Date(expiresS * 1000).toISOString()} ("exp").`);
+  }
+  return { ...(notBeforeS === undefined ? {} : { notBeforeS }), ...(expiresS === undefined ? {} : { expiresS }) };
+}
+
+function refusal(code: KeyRefusalCode, message: string): { code: KeyRefusalCode; message: string } {
+  return { code, message };
+}
