@@ -25,6 +25,7 @@ import { spkiOfPkcs1, spkiSubjectPublicKey } from './der';
 import { SignetError, fail } from './errors';
 import { decodeBareBase64 } from './base64';
 import { PRIVATE_KEY_SUBMITTED_MESSAGE, looksLikePrivateKey } from './private-key-scan';
+import { refusePublicKeyGiven } from './public-key-file';
 import { modulusWeakness } from './rsa-modulus';
 
 /** A verified, imported public key. */
@@ -184,6 +185,7 @@ export function importPrivateKey(text: string): PrivateKeyInfo {
   if (typeof text !== 'string' || text.trim() === '') {
     fail('invalid_private_key', 'The private key is empty. Give the PKCS#8 key as Base64 (no header/footer) or as PEM.');
   }
+  refusePublicKeyGiven(text);
   let key: KeyObject | undefined;
   const pem = PEM_BLOCK.exec(text);
   if (pem) {
