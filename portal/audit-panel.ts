@@ -28,7 +28,7 @@ function auditTrail(caption: string, read: (cursor: string | undefined) => Promi
   const rows = el('tbody');
   const headers = ['When', 'Who', ...(withClient ? ['Client'] : []), 'What'];
   const table = el('table', { class: 'inner audit' }, [
-    el('caption', {}, [caption]),
+    el('caption', { class: 'visually-hidden' }, [caption]),
     el('thead', {}, [el('tr', {}, headers.map((h) => el('th', { scope: 'col' }, [h])))]),
     rows,
   ]);

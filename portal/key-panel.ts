@@ -54,7 +54,7 @@ export function keyPanel(client: ClientView): HTMLElement {
     el('thead', {}, [el('tr', {}, [...['Fingerprint (SHA-256)', 'Type', 'Added', 'Age', 'Last used', 'State'].map((h) => el('th', { scope: 'col' }, [h])), el('th', { scope: 'col' }, [el('span', { class: 'visually-hidden' }, ['Actions'])])])]),
     el('tbody', {}, rows),
   ]);
-  const add = button('Add key', { name: `Add a key to ${client.name}`, className: 'primary', onClick: (b) => openAddKey(client, b) });
+  const add = button('Add key', { name: `Add key to ${client.name}`, className: 'primary', onClick: (b) => openAddKey(client, b) });
   add.id = addKeyButtonId(client.clientId);
   const kept = lines.find((l) => !l.removable);
   const note = kept
