@@ -8,7 +8,7 @@
 export { SignetError, fail } from '../lambda/core/errors';
 export { admitsEveryone, normaliseNetworkEntry } from '../lambda/core/network-entries';
 export { PRIVATE_KEY_SUBMITTED_MESSAGE, looksLikePrivateKey } from '../lambda/core/private-key-scan';
-export { PUBLIC_KEY_GIVEN_MESSAGE, refusePublicKeyGiven } from '../lambda/core/public-key-file';
+export { refusePublicKeyGiven } from '../lambda/core/public-key-file';
 export { RSA_ENCRYPTION_OID, isPkcs1PrivateKey, isPkcs1PublicKey, pkcs8AlgorithmOid, pkcs8OfPkcs1, spkiAlgorithmOid, spkiOfPkcs1, spkiSubjectPublicKey } from '../lambda/core/der';
 export type { SignatureAlgorithm } from '../lambda/core/algorithm-names';
 export { decodeBareBase64, encodeBase64 } from '../lambda/core/base64';
