@@ -69,6 +69,7 @@ export function currentAccount(): AccountSummary | undefined {
 export function renderScope() {
   const known = state.account !== undefined;
   $('account-scope').hidden = !known;
+  $('account-audit-toggle').hidden = !known;
   $('operator-view').hidden = !state.operator;
   $('account-line').hidden = !known || state.operator;
   if (!known) return;
