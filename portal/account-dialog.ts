@@ -6,7 +6,9 @@
  */
 import type { AccountView } from '../lambda/registry/view-types';
 import { confirmChange } from './confirm';
+import { focusField, trapFocus } from './dialogs';
 import { $, codeOf, el, input, messageOf, showError } from './dom';
+import { formWords } from './form-words';
 import { renderScope, showAccount } from './account-scope';
 import { OPERATOR_ROLE, state } from './page-state';
 import { SignetError, parseClientName } from './signet-core';
@@ -64,8 +66,8 @@ async function onSubmit(event: SubmitEvent) {
     showError('account-name-error', '', { field: nameField });
   } catch (error) {
     if (!(error instanceof SignetError)) throw error;
-    showError('account-name-error', error.message, { code: error.code, field: nameField });
-    nameField.focus();
+    showError('account-name-error', formWords('name', error, { name: nameField.value }), { code: error.code, field: nameField });
+    focusField(nameField);
     return;
   }
   const roleCeiling = Array.from($('ceiling-options').querySelectorAll('input:checked'), (box) => (box as HTMLInputElement).value);
@@ -135,6 +137,7 @@ function sameSet(a: readonly string[], b: readonly string[]) {
 }
 
 export function initAccountDialog() {
+  trapFocus($('account-dialog') as HTMLDialogElement);
   $('add-account').addEventListener('click', () => open(undefined, $('add-account')));
   $('edit-account').addEventListener('click', () => void openEdit($('edit-account')));
   $('account-cancel').addEventListener('click', () => close());

@@ -6,6 +6,7 @@
  * (./account-dialog.ts).
  */
 import type { ClientView } from '../lambda/registry/view-types';
+import { closeAccountAudit } from './audit-panel';
 import { $, announce, codeOf, el, messageOf, showError } from './dom';
 import { type AccountSummary, DEFAULT_ACCOUNT, OPERATOR_ROLE, type Registry, list, state } from './page-state';
 
@@ -68,6 +69,7 @@ export function currentAccount(): AccountSummary | undefined {
 export function renderScope() {
   const known = state.account !== undefined;
   $('account-scope').hidden = !known;
+  $('account-audit-toggle').hidden = !known;
   $('operator-view').hidden = !state.operator;
   $('account-line').hidden = !known || state.operator;
   if (!known) return;
@@ -97,6 +99,7 @@ export function renderScope() {
 export async function showAccount(accountId: string) {
   state.account = accountId;
   state.open.clear();
+  closeAccountAudit();
   renderScope();
   await list.reload();
   announce(`Showing the clients of ${currentAccount()?.name ?? accountId}.`);

@@ -6,10 +6,12 @@
  */
 import type { ClientView } from '../lambda/registry/view-types';
 import { confirmChange } from './confirm';
+import { focusField, trapFocus } from './dialogs';
 import { $, announce, codeOf, el, input, messageOf, showError } from './dom';
-import { KEY_ERROR_CODES, initKeyBox, privateKeySaved, resetKeyBox } from './key-box';
+import { type FormField, formWords } from './form-words';
+import { KEY_ERROR_CODES, defaultKeyType, initKeyBox, keyBoxMayClose, privateKeySaved, resetKeyBox } from './key-box';
 import { type Registry, list, state, whenItApplies, whenItAppliesSentence } from './page-state';
-import { MAX_WHITELIST_ENTRIES, listReach, normaliseNetworkEntry } from './signet-core';
+import { MAX_WHITELIST_ENTRIES, SignetError, listReach, normaliseNetworkEntry } from './signet-core';
 import { toast } from './toasts';
 import { checkClientForm, validateRoles } from './validation';
 
@@ -37,6 +39,7 @@ export function openClientForm(client: ClientView | undefined, opener: HTMLEleme
   for (const id of ['client-name', 'whitelist-entry', 'client-key']) $(id).removeAttribute('aria-invalid');
   $('client-key-ok').hidden = true;
   resetKeyBox('client-key');
+  defaultKeyType('client-key', undefined);
   $('client-key-field').hidden = client !== undefined;
   $('edit-keys-note').hidden = client === undefined;
   if (client) {
@@ -46,10 +49,12 @@ export function openClientForm(client: ClientView | undefined, opener: HTMLEleme
   renderRoles(client?.roles ?? []);
   ($('client-dialog') as HTMLDialogElement).showModal();
   input('client-name').focus();
+  $('client-dialog').scrollTop = 0;
 }
 
-function closeDialog() {
-  ($('client-dialog') as HTMLDialogElement).close();
+/** Closes the form; with a generated private key not yet downloaded, only once that is confirmed. */
+async function closeDialog() {
+  if (await keyBoxMayClose('client-key', $('dialog-cancel'))) ($('client-dialog') as HTMLDialogElement).close();
 }
 
 function onDialogClosed() {
@@ -108,7 +113,8 @@ function addWhitelistEntry(): boolean {
   }
   if (!form.whitelist.includes(canonical)) {
     if (form.whitelist.length >= MAX_WHITELIST_ENTRIES) {
-      showError('whitelist-error', `networkWhitelist must hold 1 to ${MAX_WHITELIST_ENTRIES} entries; use ["0.0.0.0"] to allow everyone.`, { code: 'invalid_network', field });
+      const refusal = { code: 'invalid_network', message: `networkWhitelist must hold 1 to ${MAX_WHITELIST_ENTRIES} entries.` };
+      showError('whitelist-error', formWords('networkWhitelist', refusal, { networkWhitelist: form.whitelist }), { code: refusal.code, field });
       return false;
     }
     form.whitelist.push(canonical);
@@ -148,10 +154,30 @@ function selectedRoles() {
 function checkRoles() {
   try {
     validateRoles(selectedRoles(), knownRoles());
-    showError('roles-error', '');
+    showRolesError(undefined);
   } catch (error) {
-    showError('roles-error', messageOf(error), { code: codeOf(error) });
+    if (!(error instanceof SignetError)) throw error;
+    showRolesError(error);
   }
+}
+
+/** The roles' error (or none), and `aria-invalid` on each role's checkbox with it. */
+function showRolesError(refusal: { code: string; message: string } | undefined) {
+  showError('roles-error', refusal ? wordsFor('roles', refusal) : '', { code: refusal?.code });
+  for (const box of Array.from($('role-options').querySelectorAll('input'))) {
+    if (refusal) box.setAttribute('aria-invalid', 'true');
+    else box.removeAttribute('aria-invalid');
+  }
+}
+
+/** A refusal of `field` in the form's words, for what the form holds now. */
+function wordsFor(field: FormField, refusal: { code: string; message: string }) {
+  return formWords(field, refusal, {
+    name: input('client-name').value,
+    networkWhitelist: form.whitelist,
+    publicKey: ($('client-key') as HTMLTextAreaElement).value,
+    roles: { chosen: selectedRoles(), known: knownRoles() },
+  });
 }
 
 async function onSubmitClient(event: SubmitEvent) {
@@ -176,15 +202,15 @@ async function onSubmitClient(event: SubmitEvent) {
     ['publicKey', 'client-key-error', 'client-key'],
     ['roles', 'roles-error', 'role-options'],
   ] as const;
-  let firstInvalid;
+  let firstInvalid: HTMLElement | null | undefined;
   for (const [name, errorId, fieldId] of fields) {
     const error = check.errors[name];
-    const field = fieldId === 'role-options' ? null : $(fieldId);
-    showError(errorId, error ? error.message : '', { code: error?.code, field });
-    if (error && firstInvalid === undefined) firstInvalid = fieldId === 'role-options' ? $('role-options').querySelector('input') : field;
+    if (fieldId === 'role-options') showRolesError(error);
+    else showError(errorId, error ? wordsFor(name, error) : '', { code: error?.code, field: $(fieldId) });
+    if (error && firstInvalid === undefined) firstInvalid = fieldId === 'role-options' ? $('role-options').querySelector('input') : $(fieldId);
   }
   if (firstInvalid) {
-    (firstInvalid as HTMLElement).focus();
+    focusField(firstInvalid);
     return;
   }
   if (editing && Object.keys(check.body).length === 0) {
@@ -212,7 +238,7 @@ async function onSubmitClient(event: SubmitEvent) {
   try {
     if (editing) {
       const updated = await registry.updateClient(editing.clientId, editing.version, check.body);
-      closeDialog();
+      ($('client-dialog') as HTMLDialogElement).close();
       list.clientChanged(updated);
       toast(`${updated.name} updated. ${whenItAppliesSentence()}`.trim());
     } else {
@@ -223,7 +249,7 @@ async function onSubmitClient(event: SubmitEvent) {
         showError('form-error', `This public key is already registered on ${created.name} (${created.clientId}); nothing was created.`, { code: 'registration_skipped' });
         return;
       }
-      closeDialog();
+      ($('client-dialog') as HTMLDialogElement).close();
       await list.reload();
       if (!state.clients.some((c) => c.clientId === created.clientId)) list.clientChanged(created);
       toast(`${created.name} added with clientId ${created.clientId}. ${whenItAppliesSentence()}`.trim());
@@ -241,13 +267,21 @@ async function onSubmitClient(event: SubmitEvent) {
 function showServerError(error: unknown) {
   const code = codeOf(error);
   const message = messageOf(error);
-  const byCode: Record<string, [string, string | null]> = {
-    invalid_network: ['whitelist-error', 'whitelist-entry'],
-    unknown_role: ['roles-error', null],
-    role_not_allowed: ['roles-error', null],
-  };
-  const [errorId, fieldId] = KEY_ERROR_CODES.has(code) ? ['client-key-error', 'client-key'] : (byCode[code] ?? ['form-error', null]);
-  showError(errorId, message, { code, field: fieldId ? $(fieldId) : null });
+  const refusal = { code, message: error instanceof Error ? error.message : message };
+  if (code === 'unknown_role' || code === 'role_not_allowed') {
+    showRolesError(refusal);
+    focusField($('role-options').querySelector('input') ?? $('roles-error'));
+    return;
+  }
+  const byCode: Record<string, [FormField, string, string]> = { invalid_network: ['networkWhitelist', 'whitelist-error', 'whitelist-entry'] };
+  const target = KEY_ERROR_CODES.has(code) ? (['publicKey', 'client-key-error', 'client-key'] as const) : byCode[code];
+  if (target) {
+    const [name, errorId, fieldId] = target;
+    showError(errorId, wordsFor(name, refusal), { code, field: $(fieldId) });
+    focusField($(fieldId));
+  } else {
+    showError('form-error', message, { code });
+  }
   if (code === 'version_conflict' && form.editing && state.registry) {
     const editing = form.editing;
     void state.registry.getClient(editing.clientId).then((fresh) => {
@@ -260,7 +294,13 @@ function showServerError(error: unknown) {
 
 export function initClientForm() {
   $('add-client').addEventListener('click', () => openClientForm(undefined, $('add-client')));
-  $('dialog-cancel').addEventListener('click', () => closeDialog());
+  $('dialog-cancel').addEventListener('click', () => void closeDialog());
+  // Escape asks first too, when a generated private key was not downloaded.
+  $('client-dialog').addEventListener('cancel', (event) => {
+    event.preventDefault();
+    void closeDialog();
+  });
+  trapFocus($('client-dialog') as HTMLDialogElement);
   $('client-dialog').addEventListener('close', () => onDialogClosed());
   ($('client-form') as HTMLFormElement).addEventListener('submit', (e) => void onSubmitClient(e as SubmitEvent));
   $('whitelist-add').addEventListener('click', () => {

@@ -9,6 +9,7 @@ import type { ClientView } from '../lambda/registry/view-types';
 import { currentAccount } from './account-scope';
 import { openClientForm } from './client-form';
 import { confirmChange } from './confirm';
+import { clientAuditPanel } from './audit-panel';
 import { $, announce, codeOf, el, formatDay, formatInstant, icon, input, messageOf, showError } from './dom';
 import { failuresPanel } from './failures-panel';
 import { keyPanel } from './key-panel';
@@ -94,14 +95,20 @@ function clientRows(client: ClientView, now: number): HTMLElement[] {
   const enabled = client.status === 'active';
   const status = el('button', { type: 'button', class: 'status-toggle' }, [enabled ? 'Disable' : 'Enable']);
   status.setAttribute('aria-label', `${enabled ? 'Disable' : 'Enable'} ${client.name}`);
-  status.addEventListener('click', () => void setEnabled(client, !enabled, status));
   // The signer's own client: marked, and not disabled from here (the page would lock itself
-  // out; the registry refuses it too, 409 self_lockout). Another operator can.
+  // out; the registry refuses it too, 409 self_lockout). Another operator can. The button stays
+  // focusable (aria-disabled), and its reason is shown beside it, not only in a tooltip.
   const you = client.clientId === state.signerId;
-  if (you && enabled) {
-    (status as HTMLButtonElement).disabled = true;
-    status.title = 'This is the client you are signed in as: disabling it here would lock you out. Another operator can disable it.';
+  const selfNoteId = `self-note-${client.clientId}`;
+  const selfNote = you && enabled ? [el('p', { id: selfNoteId, class: 'hint self-note' }, ['You are signed in as this client: disabling it would lock you out. Another operator can.'])] : [];
+  if (selfNote.length > 0) {
+    status.setAttribute('aria-disabled', 'true');
+    status.setAttribute('aria-describedby', selfNoteId);
   }
+  status.addEventListener('click', () => {
+    if (status.getAttribute('aria-disabled') === 'true') announce(selfNote[0]?.textContent ?? '');
+    else void setEnabled(client, !enabled, status);
+  });
   const row = el('tr', { 'data-client-id': client.clientId }, [
     el('th', { scope: 'row' }, [client.name]),
     el('td', { 'data-label': 'Client ID', class: 'id-cell' }, [el('code', { class: 'client-id' }, [client.clientId]), copy]),
@@ -110,7 +117,7 @@ function clientRows(client: ClientView, now: number): HTMLElement[] {
     el('td', { 'data-label': 'Keys', class: summary.due > 0 ? 'due' : '' }, [summary.due > 0 ? `⚠ ${summary.text}` : summary.text]),
     el('td', { 'data-label': 'Created', class: 'created', title: formatInstant(client.createdAt) }, [formatDay(client.createdAt)]),
     el('td', { 'data-label': 'Last used', class: 'last-used', ...(client.lastUsedAt ? { title: formatInstant(client.lastUsedAt) } : {}) }, [lastUsedText(client, formatDay)]),
-    el('td', { class: 'actions-cell' }, [el('div', { class: 'row-actions' }, [edit, toggle, status])]),
+    el('td', { class: 'actions-cell' }, [el('div', { class: 'row-actions' }, [edit, toggle, status]), ...selfNote]),
   ]);
   const cell = el('td', { colspan: String(COLUMNS) }, isOpen ? detailsOf(client) : []);
   const details = el('tr', { id: detailsId, class: 'details' }, [cell]);
@@ -118,10 +125,10 @@ function clientRows(client: ClientView, now: number): HTMLElement[] {
   return [row, details];
 }
 
-/** A client's details: its keys, its whitelist, its recent failures. */
+/** A client's details: its keys, its whitelist, its recent failures, its changes. */
 function detailsOf(client: ClientView): HTMLElement[] {
   const whitelist = el('p', {}, [el('strong', {}, ['Network whitelist: ']), client.networkWhitelist.join(', ')]);
-  return [keyPanel(client), whitelist, ...failuresPanel(client)];
+  return [keyPanel(client), whitelist, ...failuresPanel(client), ...clientAuditPanel(client)];
 }
 
 function toggleDetails(clientId: string) {

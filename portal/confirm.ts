@@ -1,6 +1,7 @@
 /**
  * Asking before a change that takes something away (#confirm-dialog), naming what will happen.
  */
+import { trapFocus } from './dialogs';
 import { $ } from './dom';
 
 /**
@@ -30,6 +31,7 @@ export function confirmChange(title: string, text: string, action: string, opene
 
 /** Wires the dialog's two buttons (once, when the page starts). */
 export function initConfirm() {
+  trapFocus($('confirm-dialog') as HTMLDialogElement);
   $('confirm-ok').addEventListener('click', () => ($('confirm-dialog') as HTMLDialogElement).close('confirm'));
   $('confirm-cancel').addEventListener('click', () => ($('confirm-dialog') as HTMLDialogElement).close('cancel'));
 }

@@ -6,8 +6,10 @@
  * (+ Client) and the Add key dialog; a box's elements are named by its id (`client-key`,
  * `client-key-error`, `client-key-generate`, ...).
  */
+import type { KeyView } from '../lambda/registry/view-types';
+import { confirmChange } from './confirm';
 import { $, announce, codeOf, messageOf, showError } from './dom';
-import { GENERATED_KEY_TYPES, PRIVATE_KEY_FILE, generateKeyPair, isGeneratedKeyType } from './key-generation';
+import { GENERATED_KEY_TYPES, PRIVATE_KEY_FILE, generateKeyPair, isGeneratedKeyType, keyTypeForRollover } from './key-generation';
 import { checkPublicKey } from './keys';
 import { screenPublicKey } from './validation';
 
@@ -85,13 +87,42 @@ export function resetKeyBox(boxId: string) {
 }
 
 /**
+ * Sets the box's key type: for a new key of an existing client, the type of the key it signs
+ * with now; for a new client (no keys), Ed25519.
+ */
+export function defaultKeyType(boxId: string, keys: readonly KeyView[] | undefined) {
+  ($(`${boxId}-type`) as HTMLSelectElement).value = keyTypeForRollover(keys ?? []);
+}
+
+/** True while the box holds a generated public key whose private key was not downloaded. */
+function holdsUndownloadedKey(boxId: string) {
+  const pending = undownloaded.get(boxId);
+  return pending !== undefined && pending.publicKeyPem === ($(boxId) as HTMLTextAreaElement).value;
+}
+
+/**
+ * Whether the box's dialog may close: yes, unless it holds a generated key whose private key
+ * was not downloaded; then only once the admin confirms that the pair is thrown away.
+ * @param opener focus returns here when the question is answered
+ */
+export async function keyBoxMayClose(boxId: string, opener: HTMLElement): Promise<boolean> {
+  if (!holdsUndownloadedKey(boxId)) return true;
+  return confirmChange(
+    'Close without the private key?',
+    `The key pair generated here is thrown away: its private key (${PRIVATE_KEY_FILE}) was not downloaded, and the page keeps no copy. Download it first to keep the pair.`,
+    'Close and discard the pair',
+    opener,
+  );
+}
+
+/**
  * Refuses a submit while the box holds a generated public key whose private key was not
  * downloaded: the client would get a key no one holds.
  * @returns true when the submit may go on
  */
 export function privateKeySaved(boxId: string): boolean {
   const box = $(boxId) as HTMLTextAreaElement;
-  if (undownloaded.get(boxId)?.publicKeyPem !== box.value) return true;
+  if (!holdsUndownloadedKey(boxId)) return true;
   showError(`${boxId}-error`, `Download the private key (${PRIVATE_KEY_FILE}) first: the page keeps no copy, and without it no one can sign with this key.`, {
     code: 'private_key_not_downloaded',
     field: box,

@@ -8,7 +8,8 @@
 import type { ClientView } from '../lambda/registry/view-types';
 import { confirmChange } from './confirm';
 import { $, button, codeOf, el, formatDay, formatInstant, messageOf, showError } from './dom';
-import { KEY_ERROR_CODES, initKeyBox, privateKeySaved, resetKeyBox } from './key-box';
+import { focusField, trapFocus } from './dialogs';
+import { KEY_ERROR_CODES, defaultKeyType, initKeyBox, keyBoxMayClose, privateKeySaved, resetKeyBox } from './key-box';
 import { checkPublicKey } from './keys';
 import { list, state, whenItApplies } from './page-state';
 import { SignetError } from './signet-core';
@@ -53,7 +54,7 @@ export function keyPanel(client: ClientView): HTMLElement {
     el('thead', {}, [el('tr', {}, [...['Fingerprint (SHA-256)', 'Type', 'Added', 'Age', 'Last used', 'State'].map((h) => el('th', { scope: 'col' }, [h])), el('th', { scope: 'col' }, [el('span', { class: 'visually-hidden' }, ['Actions'])])])]),
     el('tbody', {}, rows),
   ]);
-  const add = button('Add key', { name: `Add a key to ${client.name}`, className: 'primary', onClick: (b) => openAddKey(client, b) });
+  const add = button('Add key', { name: `Add key to ${client.name}`, className: 'primary', onClick: (b) => openAddKey(client, b) });
   add.id = addKeyButtonId(client.clientId);
   const kept = lines.find((l) => !l.removable);
   const note = kept
@@ -79,10 +80,12 @@ function openAddKey(client: ClientView, opener: HTMLElement) {
   for (const id of ['key-form-error', 'new-key-error']) showError(id, '', { field: id === 'new-key-error' ? box : null });
   $('new-key-ok').hidden = true;
   resetKeyBox('new-key');
+  defaultKeyType('new-key', client.keys);
   const dialog = $('key-dialog') as HTMLDialogElement;
   dialog.addEventListener('close', () => onAddKeyClosed(opener), { once: true });
   dialog.showModal();
   box.focus();
+  dialog.scrollTop = 0;
 }
 
 function onAddKeyClosed(opener: HTMLElement) {
@@ -114,7 +117,7 @@ async function onAddKey(event: SubmitEvent) {
     }
   } catch (error) {
     showError('new-key-error', messageOf(error), { code: codeOf(error), field: box });
-    box.focus();
+    focusField(box);
     return;
   }
   const submit = $('key-submit') as HTMLButtonElement;
@@ -186,6 +189,16 @@ async function reloadClient(client: ClientView, then?: (fresh: ClientView) => vo
 
 export function initKeyPanel() {
   initKeyBox('new-key');
-  $('key-cancel').addEventListener('click', () => ($('key-dialog') as HTMLDialogElement).close());
+  const dialog = $('key-dialog') as HTMLDialogElement;
+  // Cancel and Escape ask first when a generated private key was not downloaded.
+  const close = async () => {
+    if (await keyBoxMayClose('new-key', $('key-cancel'))) dialog.close();
+  };
+  $('key-cancel').addEventListener('click', () => void close());
+  dialog.addEventListener('cancel', (event) => {
+    event.preventDefault();
+    void close();
+  });
+  trapFocus(dialog);
   ($('key-form') as HTMLFormElement).addEventListener('submit', (e) => void onAddKey(e as SubmitEvent));
 }

@@ -30,6 +30,7 @@ import {
   looksLikePrivateKey,
   pkcs8AlgorithmOid,
   pkcs8OfPkcs1,
+  refusePublicKeyGiven,
   spkiOfPkcs1,
   spkiSubjectPublicKey,
 } from './signet-core';
@@ -161,6 +162,7 @@ export async function importSigningKey(text: string, subtle: SubtleCrypto = glob
   if (typeof text !== 'string' || text.trim() === '') {
     fail('invalid_private_key', 'The private key is empty. Give the PKCS#8 key as Base64 (no header/footer) or as PEM.');
   }
+  refusePublicKeyGiven(text);
   let pkcs8: Uint8Array<ArrayBuffer> | undefined;
   const pem = PEM_BLOCK.exec(text);
   if (pem) {

@@ -7,11 +7,14 @@
  * - ./account-scope.ts, ./account-dialog.ts: whose clients are shown; operators' accounts;
  * - ./client-list.ts: the list (search, filters, sort, pages, empty states, row actions);
  * - ./client-form.ts: + Client and Edit;
- * - ./key-panel.ts, ./failures-panel.ts: a client's details (key rollover, failures);
+ * - ./key-panel.ts, ./failures-panel.ts, ./audit-panel.ts: a client's details (key rollover,
+ *   failures, changes) and the account's changes;
+ * - ./dialogs.ts, ./form-words.ts: the dialogs' keyboard rules; refusals in the form's words;
  * - ./confirm.ts, ./toasts.ts: asking before a loss, and saying what every change did;
  * - ./page-state.ts, ./dom.ts, ./view-model.ts: shared state, DOM helpers, what is shown.
  */
 import { initAccountDialog } from './account-dialog';
+import { initAccountAudit } from './audit-panel';
 import { initAccountScope } from './account-scope';
 import { initClientForm } from './client-form';
 import { initClientList } from './client-list';
@@ -33,6 +36,7 @@ async function start() {
   initKeyPanel();
   initAccountScope();
   initAccountDialog();
+  initAccountAudit();
   $('clients-title').setAttribute('tabindex', '-1');
   await initSignIn();
 }

@@ -5,6 +5,7 @@
  * with the API's code and sentence.
  */
 import type { AccountView, AuthFailuresView, ClientView, ExpiringKeyView } from '../lambda/registry/view-types';
+import type { AccountAuditEntry, AuditEntry } from '../lambda/store/store-types';
 import { AUTHORIZER_CACHE_TTL_HEADER, SIGNET_ERROR_HEADER, signRequest } from './signet-core';
 
 /** A page of a listing, as the registry answers it. */
@@ -189,6 +190,12 @@ export function createRegistryClient(options: RegistryClientOptions) {
       request<ClientView>('PATCH', `registry/clients/${id(clientId)}`, { body: { ...changes, version } }),
     setEnabled: (clientId: string, enabled: boolean, version: number) =>
       request<ClientView>('POST', `registry/clients/${id(clientId)}/${enabled ? 'enable' : 'disable'}`, { body: { version } }),
+    /** A page of a client's audit trail (who changed what, when), newest first. */
+    listAudit: (clientId: string, page: { cursor?: string; limit?: number } = {}) =>
+      request<Page<'entries', AuditEntry>>('GET', `registry/clients/${id(clientId)}/audit`, { query: { limit: page.limit, cursor: page.cursor } }),
+    /** A page of an account's audit trail, newest first: the account's changes (and its clients', where the registry lists them there). */
+    listAccountAudit: (accountId: string, page: { cursor?: string; limit?: number } = {}) =>
+      request<Page<'entries', AccountAuditEntry | AuditEntry>>('GET', `registry/accounts/${id(accountId)}/audit`, { query: { limit: page.limit, cursor: page.cursor } }),
     listAuthFailures: (clientId: string) => request<AuthFailuresView>('GET', `registry/clients/${id(clientId)}/auth-failures`),
     listExpiringKeys: (olderThanDays: number) =>
       request<Page<'keys', ExpiringKeyView> & { olderThanDays: number }>('GET', 'registry/keys/expiring', { query: { olderThanDays } }),

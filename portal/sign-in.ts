@@ -5,6 +5,7 @@
  * listed. Signing out forgets the key and everything the page held.
  */
 import { loadScope } from './account-scope';
+import { closeAccountAudit } from './audit-panel';
 import { loadClients, renderRoleFilter, resetList } from './client-list';
 import { $, announce, codeOf, input, messageOf, showError } from './dom';
 import { forgetKey, recallKey, rememberKey } from './key-store';
@@ -58,6 +59,8 @@ async function onSignIn(event: SubmitEvent) {
     idInput.focus();
     return;
   }
+  // A refused sign-in keeps the chosen files (fix the client ID, or the key, and try again);
+  // the file input is cleared once the key is in use.
   let key;
   try {
     key = await importSigningKey(keyText);
@@ -67,18 +70,35 @@ async function onSignIn(event: SubmitEvent) {
     return;
   } finally {
     keyText = '';
-    fileInput.value = '';
   }
   const remember = input('remember').checked;
-  await useKey({ keyId, fingerprint: key.fingerprint, privateKey: key.privateKey }, remember, false);
+  if (await useKey({ keyId, fingerprint: key.fingerprint, privateKey: key.privateKey }, remember, false)) fileInput.value = '';
+}
+
+/**
+ * Why the registry refused the key, in the sign-in form's words where the code says what to do
+ * (the code itself goes with the message, `data-code`); otherwise the registry's sentence.
+ */
+function signInRefusal(error: unknown, keyId: string): string {
+  switch (codeOf(error)) {
+    case 'role_forbidden':
+      return `This key has no registry role: client ${keyId} may not manage clients. Sign in with an admin key (registry:admin, or account:admin for a partner's account), e.g. $SIGNET_HOME/admin/private.pkcs8.b64.`;
+    case 'unknown_client':
+      return `No client has the ID ${keyId}. Check the Admin client ID: select the client-id file beside the key.`;
+    case 'signature_mismatch':
+      return `This key is not a key of client ${keyId}. Choose the private key that belongs to this client ID (the same folder's private.pkcs8.b64).`;
+    default:
+      return `The registry refused this key: ${messageOf(error)}`;
+  }
 }
 
 /**
  * Checks the key against the registry (GET /registry/roles), then shows the clients.
+ * @returns false when the registry refused the key (the form says why)
  * @param remember store it on this device
  * @param remembered it came from this device's store
  */
-async function useKey(signer: { keyId: string; fingerprint: string; privateKey: CryptoKey }, remember: boolean, remembered: boolean) {
+async function useKey(signer: { keyId: string; fingerprint: string; privateKey: CryptoKey }, remember: boolean, remembered: boolean): Promise<boolean> {
   const registry = createRegistryClient({
     apiBase: apiBaseOf(location.href),
     keyId: signer.keyId,
@@ -90,9 +110,9 @@ async function useKey(signer: { keyId: string; fingerprint: string; privateKey: 
   try {
     state.roles = (await registry.listRoles()).roles;
   } catch (error) {
-    showError('sign-in-error', `The registry refused this key: ${messageOf(error)}`, { code: codeOf(error) });
+    showError('sign-in-error', signInRefusal(error, signer.keyId), { code: codeOf(error) });
     if (remembered) await forgetKey();
-    return;
+    return false;
   } finally {
     submit.disabled = false;
   }
@@ -119,6 +139,7 @@ async function useKey(signer: { keyId: string; fingerprint: string; privateKey: 
   announce(`Signing as ${signer.keyId}.`);
   await loadClients(false);
   $('clients-title').focus();
+  return true;
 }
 
 async function onSignOut() {
@@ -129,6 +150,7 @@ async function onSignOut() {
   state.accounts = [];
   resetList();
   clearToasts();
+  closeAccountAudit();
   $('account-scope').hidden = true;
   await forgetKey();
   $('signer-status').hidden = true;

@@ -20,11 +20,13 @@ export function toast(message: string, kind: 'success' | 'error' = 'success'): H
   const dismiss = el('button', { type: 'button', class: 'icon-button toast-dismiss', 'aria-label': 'Dismiss', title: 'Dismiss' }, [icon('close')]);
   const item = el('div', { class: `toast ${kind}` }, [text, dismiss]);
   let timer: number | undefined;
+  // Where the keyboard was before it came to the toast: it goes back there when the toast goes.
+  let cameFrom: HTMLElement | null = document.activeElement instanceof HTMLElement && document.activeElement !== document.body ? document.activeElement : null;
   const remove = () => {
     window.clearTimeout(timer);
     const hadFocus = item.contains(document.activeElement);
     item.remove();
-    if (hadFocus) $('main').focus();
+    if (hadFocus) (cameFrom && cameFrom.isConnected && cameFrom.getClientRects().length > 0 ? cameFrom : $('main')).focus();
   };
   const arm = () => {
     window.clearTimeout(timer);
@@ -34,7 +36,11 @@ export function toast(message: string, kind: 'success' | 'error' = 'success'): H
   dismiss.addEventListener('click', remove);
   item.addEventListener('pointerenter', hold);
   item.addEventListener('pointerleave', arm);
-  item.addEventListener('focusin', hold);
+  item.addEventListener('focusin', (event) => {
+    const from = event.relatedTarget;
+    if (from instanceof HTMLElement && !item.contains(from)) cameFrom = from;
+    hold();
+  });
   item.addEventListener('focusout', (event) => {
     if (!item.contains(event.relatedTarget as Node | null)) arm();
   });

@@ -114,3 +114,71 @@ export function unauthenticatedRows(unauthenticated: { windowSeconds: number; wi
 export function shortFingerprint(fingerprint: string) {
   return fingerprint.length > 16 ? `${fingerprint.slice(0, 8)}…${fingerprint.slice(-6)}` : fingerprint;
 }
+
+/** What the page reads of an audit entry, a client's (`GET .../clients/{id}/audit`) or an account's (`GET .../accounts/{id}/audit`, which may list its clients' changes too). */
+interface ListedAuditEntry {
+  readonly at: string;
+  readonly actor: string;
+  readonly action: string;
+  /** set on a client's entries */
+  readonly clientId?: string;
+  readonly changes?: Readonly<Record<string, { readonly from?: string | readonly string[]; readonly to?: string | readonly string[] } | undefined>>;
+  readonly keysAdded?: readonly string[];
+  readonly keysRemoved?: readonly string[];
+  readonly keyNotAfter?: { readonly fingerprint: string; readonly from?: string; readonly to?: string };
+}
+
+/** The words for a field the audit records a change of. */
+const AUDITED_FIELDS: Readonly<Record<string, string>> = { name: 'name', status: 'status', networkWhitelist: 'whitelist', roles: 'roles', profile: 'profile', roleCeiling: 'role ceiling' };
+
+const shown = (value: string | readonly string[] | undefined) => (value === undefined ? 'nothing' : typeof value === 'string' ? value : value.length === 0 ? 'none' : value.join(', '));
+
+/**
+ * An audit entry as a line of the page: when, who (the signer is "you"; a client by its name when
+ * the page knows it), and what changed, in words.
+ * @param names clientId → name, for the clients the page has listed
+ */
+export function auditLine(entry: ListedAuditEntry, context: { readonly signerId?: string; readonly names?: ReadonlyMap<string, string> } = {}) {
+  const nameOf = (clientId: string) => context.names?.get(clientId);
+  const who = entry.actor === context.signerId ? `you (${entry.actor})` : nameOf(entry.actor) ? `${nameOf(entry.actor)} (${entry.actor})` : entry.actor;
+  const changes = Object.entries(entry.changes ?? {})
+    .filter(([, change]) => change !== undefined)
+    .map(([field, change]) => `${AUDITED_FIELDS[field] ?? field} ${shown(change?.from)} → ${shown(change?.to)}`);
+  const keys = (list: readonly string[] | undefined) => (list ?? []).map(shortFingerprint).join(', ');
+  let what: string;
+  switch (entry.action) {
+    case 'client.created':
+      what = 'Client created';
+      break;
+    case 'client.updated':
+      what = changes.length > 0 ? `Changed ${changes.join('; ')}` : 'Client updated';
+      break;
+    case 'client.disabled':
+      what = 'Client disabled';
+      break;
+    case 'client.enabled':
+      what = 'Client enabled';
+      break;
+    case 'key.added':
+      what = `Key ${keys(entry.keysAdded)} added${entry.keysRemoved?.length ? `; expired key ${keys(entry.keysRemoved)} dropped` : ''}`;
+      break;
+    case 'key.removed':
+      what = `Key ${keys(entry.keysRemoved)} removed`;
+      break;
+    case 'key.not_after_set':
+      what = entry.keyNotAfter
+        ? `Key ${shortFingerprint(entry.keyNotAfter.fingerprint)} ${entry.keyNotAfter.to ? `verifies until ${entry.keyNotAfter.to}` : 'verifies with no end date'}`
+        : 'Key end date changed';
+      break;
+    case 'account.created':
+      what = 'Account created';
+      break;
+    case 'account.updated':
+      what = changes.length > 0 ? `Changed ${changes.join('; ')}` : 'Account updated';
+      break;
+    default:
+      what = [entry.action, ...changes].join(': ');
+  }
+  const client = entry.clientId === undefined ? undefined : nameOf(entry.clientId) ? `${nameOf(entry.clientId)} (${entry.clientId})` : entry.clientId;
+  return { at: entry.at, who, what, action: entry.action, client };
+}

@@ -27,6 +27,7 @@ import { isPkcs1PrivateKey, judgePrivateKeyDer, pkcs8AlgorithmOid, spkiOfPkcs1, 
 import { type GatedPublicKey, type JsonWebKey, gatedPublicKeyOfJwk, gatedPublicKeyOfText, jwkOfText, refuseUnlessAccepted } from './public-key-text';
 import { SignetError, fail } from './errors';
 import { decodeBareBase64 } from './base64';
+import { refusePublicKeyGiven } from './public-key-file';
 import { modulusWeakness } from './rsa-modulus';
 
 /** A verified, imported public key. */
@@ -110,6 +111,7 @@ export function importPrivateKey(text: string): PrivateKeyInfo {
   if (typeof text !== 'string' || text.trim() === '') {
     fail('invalid_private_key', 'The private key is empty. Give the PKCS#8 key as Base64 (no header/footer) or as PEM.');
   }
+  refusePublicKeyGiven(text);
   const key = privateKeyOfText(text);
   const algorithm = algorithmForKey(key);
   const publicKey = plainRsa(createPublicKey(key));

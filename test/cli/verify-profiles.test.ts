@@ -84,3 +84,20 @@ describe('a curl --httpsig ed25519 request through signet verify', () => {
     }
   });
 });
+
+describe('signet sign given a public key as --key', () => {
+  test('says the file holds a public key and which file to choose (the portal\'s sign-in says the same)', async () => {
+    writeFileSync(join(dir, 'public.pem'), TEST_KEY_ED25519_PUBLIC_PEM);
+    let stderr = '';
+    const error = jest.spyOn(console, 'error').mockImplementation((...parts: unknown[]) => void (stderr += `${parts.join(' ')}\n`));
+    let result;
+    try {
+      result = await cli('sign', '--key', join(dir, 'public.pem'), '--client-id', 'c_partner', '--method', 'GET', '--url', 'http://127.0.0.1:3000/api/echo');
+    } finally {
+      error.mockRestore();
+    }
+    expect(result.code).not.toBe(0);
+    expect(result.stdout).toBe('');
+    expect(stderr).toContain('This file holds a public key; choose your private key (private.pkcs8.b64 or private.pem).');
+  });
+});

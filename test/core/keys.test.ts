@@ -229,6 +229,24 @@ describe('importPrivateKey', () => {
   });
 
   it.each([
+    ['an RSA public key PEM (public.pem)', () => RSA.spkiPem],
+    ['an RSA PKCS#1 public key PEM', () => RSA.pkcs1PublicPem],
+    ['a bare Base64 SPKI public key', () => RSA.spkiBase64],
+    ['an Ed25519 public key PEM', () => TEST_KEY_ED25519_PUBLIC_PEM],
+    ['an ECDSA P-256 public key PEM', () => TEST_KEY_ECC_P256_PUBLIC_PEM],
+    ['an OpenSSH public key line', () => 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl partner@example'],
+    ['a public JWK', () => JSON.stringify(createPublicKey(TEST_KEY_ED25519_PUBLIC_PEM).export({ format: 'jwk' }))],
+  ])('refuses %s given as the private key, saying it is a public key and which file to choose', (_name, text) => {
+    const error = errorOf(() => importPrivateKey(text()));
+    expect([error.code, error.message]).toEqual(['invalid_private_key', 'This file holds a public key; choose your private key (private.pkcs8.b64 or private.pem).']);
+  });
+
+  it('reads a private key relabelled PUBLIC KEY as what it is, not as a public key', () => {
+    const relabelled = (rsaPrivate.export({ type: 'pkcs8', format: 'pem' }) as string).replace(/-----(BEGIN|END) PRIVATE KEY-----/g, '-----$1 PUBLIC KEY-----');
+    expect(errorOf(() => importPrivateKey(relabelled)).message).not.toMatch(/holds a public key/);
+  });
+
+  it.each([
     ['an empty string', ''],
     ['a public key PEM', RSA.spkiPem],
     ['a bare Base64 public key', RSA.spkiBase64],

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { generateRsaKeyPair, spkiPemOf } from '../../lambda/core/keys';
 import { writeClientDir } from '../../local/client-dir';
 import type { TestSigner } from '../local/gateway-process';
-import { type Page, type PortalSession, browserTest, containsText, eventually, hidden, registryCall, signIn as signInAt, startPortalSession, visible } from '../support/portal-browser';
+import { type Page, type PortalSession, browserTest, containsText, count, eventually, hidden, registryCall, signIn as signInAt, startPortalSession, visible } from '../support/portal-browser';
 
 jest.setTimeout(240_000);
 
@@ -100,6 +100,14 @@ browserTest("an account admin sees its account and only its clients, is offered 
 
   const listed = await registry(operator, `/registry/clients?account=${accountA}`);
   expect(listed.body.clients.find((c: { name: string }) => c.name === 'Acme mobile')).toMatchObject({ accountId: accountA, roles: ['demo'] });
+
+  // Its account's changes: the account's audit, as the registry lists it (newest first).
+  await page.getByRole('button', { name: 'Account changes' }).click();
+  const audit = (await registry(operator, `/registry/accounts/${accountA}/audit?limit=10`)).body.entries as Array<{ at: string; action: string }>;
+  const changes = page.locator('#account-audit');
+  await count(changes.locator('tbody tr'), audit.length);
+  expect(await changes.locator('tbody tr').evaluateAll((rows: HTMLElement[]) => rows.map((r) => r.dataset.action))).toEqual(audit.map((e) => e.action));
+  expect(audit.map((e) => e.action)).toContain('account.created');
   await page.getByRole('button', { name: 'Sign out and forget the key' }).click();
   await visible(page.getByRole('heading', { name: 'Load the admin key' }));
 });

@@ -136,6 +136,32 @@ browserTest('an operator creates an account from the portal, lands on its empty 
   await containsText(page.getByLabel('Operator view: clients of the account'), 'Initech Corp');
   await containsText(page.locator('#account-select-ceiling'), 'Its admins may give: demo.');
 
+  // The account's changes, newest first, a page of 10 at a time, exactly as
+  // GET /registry/accounts/{id}/audit lists them (eleven more renames make a second page).
+  for (let version = 2; version <= 12; version++) {
+    const renamed = await registry(`/registry/accounts/${partnerAccount}`, { method: 'PATCH', body: { name: `Initech Corp ${version}`, version } });
+    expect(renamed.status).toBe(200);
+  }
+  const first = (await registry(`/registry/accounts/${partnerAccount}/audit?limit=10`)).body;
+  const second = (await registry(`/registry/accounts/${partnerAccount}/audit?limit=10&cursor=${encodeURIComponent(first.nextCursor)}`)).body;
+  const instant = (entry: { at: string }) => entry.at.replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
+  const toggle = page.getByRole('button', { name: 'Account changes' });
+  await toggle.click();
+  expect(await toggle.getAttribute('aria-expanded')).toBe('true');
+  const changes = page.locator('#account-audit');
+  const whens = () => changes.locator('tbody td:first-child').allInnerTexts() as Promise<string[]>;
+  await count(changes.locator('tbody tr'), 10);
+  expect(await whens()).toEqual(first.entries.map(instant));
+  await hasText(changes.locator('tbody tr').first().locator('td').last(), 'Changed name Initech Corp 11 → Initech Corp 12');
+  await hasText(changes.locator('tbody tr').first().locator('td').nth(1), `you (${session.admin.clientId})`);
+  await changes.getByRole('button', { name: 'Load more changes' }).click();
+  await count(changes.locator('tbody tr'), 10 + second.entries.length);
+  expect(await whens()).toEqual([...first.entries, ...second.entries].map(instant));
+  if (second.nextCursor === undefined) await hidden(changes.getByRole('button', { name: 'Load more changes' }));
+  await containsText(changes.locator('tbody tr').last(), 'Account created');
+  await toggle.click();
+  await hidden(changes);
+
   await page.getByLabel('Operator view: clients of the account').selectOption('acct_default');
   await visible(rowOf(page, 'Old Partner'));
 });
@@ -172,7 +198,7 @@ browserTest('keys older than 90 days are flagged in the list and the details, ex
 
   // Rotate: add the new key (the old one stays flagged), then remove the old one.
   const next = generateRsaKeyPair();
-  await page.getByRole('button', { name: 'Add a key to Old Partner' }).click();
+  await page.getByRole('button', { name: 'Add key to Old Partner' }).click();
   const dialog = page.getByRole('dialog', { name: 'Add a key to Old Partner' });
   await dialog.getByLabel('New public key').fill(spkiPemOf(next.publicKey));
   await containsText(dialog.locator('#new-key-ok'), next.fingerprint);
@@ -199,8 +225,13 @@ browserTest('a toast confirms each change: a polite status region, dismissable, 
   await page.getByRole('dialog', { name: 'Disable Old Partner?' }).getByRole('button', { name: 'Disable' }).click();
   const toast = lastToast(page);
   await hasText(toast.locator('.toast-text'), 'Old Partner is now disabled. It applies to the next request.');
-  await toast.getByRole('button', { name: 'Dismiss' }).click();
+  // Dismissed from the keyboard, focus goes back where it was before it came to the toast.
+  const enable = page.getByRole('button', { name: 'Enable Old Partner' });
+  await focused(enable);
+  await toast.getByRole('button', { name: 'Dismiss' }).focus();
+  await page.keyboard.press('Enter');
   await count(region.locator('.toast', { hasText: 'Old Partner is now disabled.' }), 0);
+  await focused(enable);
 
   // Hiding by itself: on a page whose clock the test moves (no real wait).
   const timed = await session.context.newPage();

@@ -22,6 +22,7 @@ import {
   containsText,
   count,
   createClientFor,
+  focused,
   hasText,
   hidden,
   registryCall,
@@ -72,7 +73,7 @@ browserTest('+ Client with an Ed25519 pair generated in the page: created with a
 
   const type = dialog.getByLabel('No key pair yet? Key type');
   expect(await type.inputValue()).toBe('ed25519');
-  expect(await type.locator('option').allInnerTexts()).toEqual(['Ed25519', 'ECDSA P-256', 'RSA-2048']);
+  expect(await type.locator('option').allInnerTexts()).toEqual(['Ed25519', 'ECDSA P-256', 'ECDSA P-384', 'RSA-2048']);
   await dialog.getByRole('button', { name: 'Generate a key pair' }).click();
   const ok = dialog.locator('#client-key-ok');
   await containsText(ok, 'Ed25519 public key (ed25519), fingerprint ');
@@ -123,7 +124,7 @@ browserTest('Add key with an ECDSA P-256 pair generated in the page: both keys l
   await rowOf(page, 'Curve Partner').getByRole('button', { name: 'Details' }).click();
   const keys = page.locator(`#details-${existing.clientId}`).getByRole('table', { name: 'Keys of Curve Partner' });
   await count(keys.locator('tbody tr'), 1);
-  await page.getByRole('button', { name: 'Add a key to Curve Partner' }).click();
+  await page.getByRole('button', { name: 'Add key to Curve Partner' }).click();
   const dialog = page.getByRole('dialog', { name: 'Add a key to Curve Partner' });
   await visible(dialog);
   // The panel of a pair generated earlier (in the client form) is not here.
@@ -157,6 +158,60 @@ browserTest('Add key with an ECDSA P-256 pair generated in the page: both keys l
   // The new key signs for the client (role demo, whitelist 0.0.0.0).
   const echoed = await sendSigned({ clientId: existing.clientId, privateKey: signer.key }, `${session.gateway.url}/api/echo`);
   expect(echoed.status).toBe(200);
+});
+
+browserTest('Add key offers the type the client signs with (RSA: RSA-2048; newest key ECDSA P-256: P-256) and Generate makes it; Cancel or Escape with a pair not downloaded asks first', async () => {
+  const rsa = await createClientFor(session.gateway, session.admin, { name: 'RSA Partner' });
+  // The last test's toast would cover the buttons below it until it hides.
+  const dismiss = page.locator('#toasts').getByRole('button', { name: 'Dismiss' });
+  while ((await dismiss.count()) > 0) await dismiss.first().click();
+  await page.getByRole('button', { name: 'Refresh', exact: true }).click();
+  const toggle = rowOf(page, 'RSA Partner').getByRole('button', { name: 'Details' });
+  await toggle.click();
+  const open = page.getByRole('button', { name: 'Add key to RSA Partner' });
+  await open.click();
+  const dialog = page.getByRole('dialog', { name: 'Add a key to RSA Partner' });
+  await visible(dialog);
+  expect(await dialog.getByLabel('No key pair yet? Key type').inputValue()).toBe('rsa-2048');
+  await dialog.getByRole('button', { name: 'Generate a key pair' }).click();
+  await containsText(dialog.locator('#new-key-ok'), 'RSA-2048 public key (rsa-v1_5-sha256), fingerprint ');
+  expect(importPublicKey(await dialog.getByLabel('New public key').inputValue()).algorithm).toBe('rsa-v1_5-sha256');
+
+  // Cancel asks first (focus on the question's Cancel); answering Cancel keeps the dialog and its pair.
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  const ask = page.getByRole('dialog', { name: 'Close without the private key?' });
+  await visible(ask);
+  await containsText(ask, 'its private key (private.pkcs8.b64) was not downloaded, and the page keeps no copy');
+  await focused(ask.getByRole('button', { name: 'Cancel' }));
+  await ask.getByRole('button', { name: 'Cancel' }).click();
+  await hidden(ask);
+  await visible(dialog.locator('#new-key-private'));
+  // Escape asks too; confirmed, the dialog closes, focus goes back to Add key, and nothing was added.
+  await dialog.getByLabel('New public key').focus();
+  await page.keyboard.press('Escape');
+  await visible(ask);
+  await ask.getByRole('button', { name: 'Close and discard the pair' }).click();
+  await hidden(dialog);
+  await focused(open);
+  expect((await registry(`/registry/clients/${rsa.clientId}`)).body.keys).toHaveLength(1);
+
+  // Downloaded, the pair is the partner's: Cancel closes at once.
+  await open.click();
+  await dialog.getByRole('button', { name: 'Generate a key pair' }).click();
+  await visible(dialog.locator('#new-key-private'));
+  await download(dialog.getByRole('button', { name: 'Download private.pkcs8.b64' }));
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await hidden(dialog);
+  expect(await ask.isVisible()).toBe(false);
+  await toggle.click();
+
+  // Curve Partner signs with its newest key, the ECDSA P-256 one added above.
+  await page.getByRole('button', { name: 'Add key to Curve Partner' }).click();
+  const curve = page.getByRole('dialog', { name: 'Add a key to Curve Partner' });
+  await visible(curve);
+  expect(await curve.getByLabel('No key pair yet? Key type').inputValue()).toBe('ecdsa-p256');
+  await curve.getByRole('button', { name: 'Cancel' }).click();
+  await hidden(curve);
 });
 
 browserTest('signing in with an Ed25519 admin key (private.pkcs8.b64 + client-id): the page signs with Ed25519 in Chromium and the list loads', async () => {

@@ -7,7 +7,7 @@
  * `private_key_submitted` before it could be sent anywhere.
  */
 import { generateKeyPairSync } from 'node:crypto';
-import { importPublicKey } from '../../lambda/core/keys';
+import { importPrivateKey, importPublicKey } from '../../lambda/core/keys';
 import { looksLikePrivateKey } from '../../lambda/core/private-key-scan';
 import { isSignetError } from '../../lambda/core/errors';
 import { privateKeyForms, spkiPem, testKey, unacceptablePublicKeys } from '../support/registry-fixtures';
@@ -143,4 +143,27 @@ test('keys the registry refuses are refused inline with the same code and senten
 test('a JWK public key: the portal leaves it to the registry, which reads it', () => {
   expect(portal.checks['public: JWK (no d)']).toEqual({ value: undefined });
   expect(coreCheck(texts['public: JWK (no d)']).value?.fingerprint).toBe(testKey(0).fingerprint);
+});
+
+test('a public key chosen to sign in with: the page says what the CLI says (it is a public key; which file to choose)', () => {
+  const publicForms = Object.fromEntries(Object.entries(texts).filter(([name]) => name.startsWith('public:')));
+  const signIn = runInPortal(
+    `${OUTCOME}
+      const out = {};
+      for (const [name, text] of Object.entries(input)) out[name] = await outcome(() => m.keys.importSigningKey(text));
+      return out;
+    `,
+    publicForms,
+  ) as Record<string, Outcome>;
+  for (const [name, text] of Object.entries(publicForms)) {
+    let core: Outcome;
+    try {
+      importPrivateKey(text);
+      core = { value: null };
+    } catch (error) {
+      core = isSignetError(error) ? { code: error.code, message: error.message } : { message: String(error) };
+    }
+    expect([name, signIn[name]]).toEqual([name, core]);
+    expect([name, signIn[name].message]).toEqual([name, 'This file holds a public key; choose your private key (private.pkcs8.b64 or private.pem).']);
+  }
 });

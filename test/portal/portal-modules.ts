@@ -20,6 +20,7 @@ const MODULES = {
   keys: 'keys',
   generation: 'key-generation',
   validation: 'validation',
+  formWords: 'form-words',
   view: 'view-model',
   client: 'registry-client',
 } as const;

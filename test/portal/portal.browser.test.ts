@@ -23,6 +23,7 @@
  */
 import { join } from 'node:path';
 import { type PrivateKeyInfo, generateRsaKeyPair, spkiPemOf } from '../../lambda/core/keys';
+import { writeClientDir } from '../../local/client-dir';
 import { sendSigned } from '../local/gateway-process';
 import {
   type Page,
@@ -30,6 +31,7 @@ import {
   browserTest,
   containsText,
   count,
+  createClientFor,
   eventually,
   focused,
   hasAttribute,
@@ -82,6 +84,40 @@ afterAll(async () => {
 
 const rowOf = (name: string) => rowIn(page, name);
 
+/**
+ * Tab, then Shift+Tab, once round the open dialog and one step more: every stop is a control of
+ * the dialog (never the dialog itself, never the page behind), each once, and the step after
+ * the last is the first again.
+ */
+async function tabsGoRound(dialog: any) {
+  const stops: number = await dialog.evaluate(
+    (d: HTMLElement) =>
+      Array.from(d.querySelectorAll<HTMLElement>('a[href], button, input, select, textarea, [tabindex]')).filter(
+        (n) => n.tabIndex >= 0 && !(n as HTMLButtonElement).disabled && n.getClientRects().length > 0,
+      ).length,
+  );
+  expect(stops).toBeGreaterThan(1);
+  for (const key of ['Tab', 'Shift+Tab']) {
+    const seen: string[] = [];
+    for (let i = 0; i <= stops; i++) {
+      await page.keyboard.press(key);
+      seen.push(
+        await page.evaluate(() => {
+          const active = document.activeElement as HTMLElement;
+          const dialogs = Array.from(document.querySelectorAll('dialog[open]'));
+          const top = dialogs[dialogs.length - 1];
+          if (active === top) return 'the dialog itself';
+          if (!top?.contains(active)) return `outside the dialog: ${active.tagName}`;
+          return `${Array.from(top.querySelectorAll('*')).indexOf(active)} ${active.tagName} ${(active.getAttribute('aria-label') ?? active.textContent ?? '').trim().slice(0, 24)}`;
+        }),
+      );
+    }
+    expect([key, seen.filter((stop) => stop === 'the dialog itself' || stop.startsWith('outside'))]).toEqual([key, []]);
+    expect([key, new Set(seen.slice(0, stops)).size]).toEqual([key, stops]);
+    expect([key, seen[stops]]).toEqual([key, seen[0]]);
+  }
+}
+
 browserTest('the portal is served at /portal with a strict CSP, and loads the admin key from its file', async () => {
   const response = await page.goto(`${session.gateway.url}/portal`);
   expect(page.url()).toBe(`${session.gateway.url}/portal/index.html`);
@@ -99,12 +135,25 @@ browserTest('the portal is served at /portal with a strict CSP, and loads the ad
   await count(page.locator('#client-rows tr[data-client-id]'), listed.body.clients.length);
   for (const client of listed.body.clients) await visible(page.locator(`#client-rows tr[data-client-id="${client.clientId}"]`));
   // The signer's own client is marked "you", once, and cannot be disabled from the page; others can.
+  // Its Disable stays a Tab stop (aria-disabled), with the reason shown beside it and read with it.
   const own = page.locator(`#client-rows tr[data-client-id="${session.admin.clientId}"]`);
   await hasText(own.locator('.badge.you'), 'you');
   await count(page.locator('#client-rows .badge.you'), 1);
-  expect(await own.getByRole('button', { name: /^Disable / }).isDisabled()).toBe(true);
+  const ownDisable = own.getByRole('button', { name: /^Disable / });
+  expect(await ownDisable.getAttribute('aria-disabled')).toBe('true');
+  const reason = own.locator('.self-note');
+  await visible(reason);
+  await hasText(reason, 'You are signed in as this client: disabling it would lock you out. Another operator can.');
+  expect(await ownDisable.getAttribute('aria-describedby')).toBe(await reason.getAttribute('id'));
+  await own.getByRole('button', { name: 'Details' }).focus();
+  await page.keyboard.press('Tab');
+  await focused(ownDisable);
+  await page.keyboard.press('Enter');
+  expect(await page.locator('#confirm-dialog').isVisible()).toBe(false);
+  await focused(ownDisable);
   const other = (listed.body.clients as { clientId: string; status: string }[]).find((c) => c.clientId !== session.admin.clientId && c.status === 'active')!;
-  expect(await page.locator(`#client-rows tr[data-client-id="${other.clientId}"]`).getByRole('button', { name: /^Disable / }).isDisabled()).toBe(false);
+  const otherDisable = page.locator(`#client-rows tr[data-client-id="${other.clientId}"]`).getByRole('button', { name: /^Disable / });
+  expect([await otherDisable.isDisabled(), await otherDisable.getAttribute('aria-disabled')]).toEqual([false, null]);
   // The file input no longer holds the key file.
   expect(await page.getByLabel('Admin private key file').evaluate((input: HTMLInputElement) => input.files?.length ?? 0)).toBe(0);
 });
@@ -118,6 +167,34 @@ browserTest('+ Client opens from the keyboard and Escape closes it, focus back o
   await page.keyboard.press('Escape');
   await hidden(dialog);
   await focused(page.getByRole('button', { name: '+ Client' }));
+});
+
+browserTest('an empty + Client form is refused in the form\'s words before anything is sent; every role checkbox is marked invalid; Tab stays in the dialog', async () => {
+  const writesBefore = requests.filter((r: Request) => r.method() !== 'GET').length;
+  await page.getByRole('button', { name: '+ Client' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Add client' });
+  await visible(dialog);
+  const roleBoxes = dialog.getByRole('group', { name: 'Assign roles' }).getByRole('checkbox');
+  await dialog.getByRole('button', { name: 'Add', exact: true }).click();
+  await hasText(dialog.locator('#client-name-error'), 'Enter a name.');
+  await hasText(dialog.locator('#whitelist-error'), 'Add at least one address, or 0.0.0.0 for everyone.');
+  await hasText(dialog.locator('#client-key-error'), "Paste the partner's public key (public.pem), or generate a key pair below.");
+  await hasText(dialog.locator('#roles-error'), 'Choose at least one role.');
+  // The registry's stable codes stay with the fields.
+  const codes = await dialog.locator('.error:not([hidden])').evaluateAll((boxes: HTMLElement[]) => boxes.map((b) => b.dataset.code));
+  expect(codes).toEqual(['invalid_request', 'invalid_network', 'invalid_public_key', 'unknown_role']);
+  const invalid = () => roleBoxes.evaluateAll((boxes: HTMLInputElement[]) => boxes.map((b) => b.getAttribute('aria-invalid'))) as Promise<Array<string | null>>;
+  const boxes = (await invalid()).length;
+  expect(boxes).toBeGreaterThan(1);
+  expect(await invalid()).toEqual(Array(boxes).fill('true'));
+  await focused(dialog.getByLabel('Name'));
+  expect(requests.filter((r: Request) => r.method() !== 'GET').length).toBe(writesBefore);
+  await tabsGoRound(dialog);
+  await roleBoxes.first().check();
+  expect(await invalid()).toEqual(Array(boxes).fill(null));
+  await hidden(dialog.locator('#roles-error'));
+  await page.keyboard.press('Escape');
+  await hidden(dialog);
 });
 
 browserTest('adds a client: whitelist entered one address at a time (a bad IP refused inline), public key, roles, then Add; it is in the list', async () => {
@@ -195,7 +272,7 @@ browserTest('key rollover: a private key pasted as the new key is refused on the
   const details = page.locator(`#details-${acmeId}`);
   const keys = details.getByRole('table', { name: 'Keys of Acme Payments' });
   await count(keys.locator('tbody tr'), 1);
-  await page.getByRole('button', { name: 'Add a key to Acme Payments' }).click();
+  await page.getByRole('button', { name: 'Add key to Acme Payments' }).click();
   const dialog = page.getByRole('dialog', { name: 'Add a key to Acme Payments' });
   await visible(dialog);
   await containsText(dialog, 'The new key verifies as soon as it is added, next to the current key: nothing stops working.');
@@ -293,10 +370,28 @@ browserTest('details: keys with fingerprint and age, the recent authentication f
   await containsText(keys.getByRole('row').nth(1), secondKey.fingerprint);
   await containsText(keys.getByRole('row').nth(1), 'today');
   const failures = details.getByRole('table', { name: 'Recent authentication failures of Acme Payments' });
-  await texts(failures.locator('code.reason'), ['ip_not_allowed']);
+  // Each of its refusals as an entry (the rollover's own ip_not_allowed ones too, when more than
+  // the record interval apart): only ip_not_allowed, which only its own keys could cause.
+  await eventually(() => failures.locator('code.reason').allInnerTexts() as Promise<string[]>, (reasons) => expect(new Set(reasons.map((r) => r.trim()))).toEqual(new Set(['ip_not_allowed'])));
   await containsText(failures, 'GET /api/echo');
   const counts = details.getByRole('table', { name: 'Unsigned refusals naming Acme Payments, per hour' });
   await texts(counts.locator('code.reason'), ['expired', 'signature_mismatch']);
+
+  // Its changes, newest first, as GET /registry/clients/{id}/audit lists them, in words.
+  const changes = details.getByRole('table', { name: 'Changes to Acme Payments, newest first' });
+  const audit = (await registry(`/registry/clients/${acmeId}/audit?limit=10`)).body.entries as Array<{ at: string; action: string }>;
+  expect(audit.map((e) => e.action).slice(0, 2)).toEqual(['key.removed', 'key.added']);
+  expect(audit[audit.length - 1].action).toBe('client.created');
+  await count(changes.locator('tbody tr'), audit.length);
+  expect(await changes.locator('tbody tr').evaluateAll((rows: HTMLElement[]) => rows.map((r) => r.dataset.action))).toEqual(audit.map((e) => e.action));
+  expect(await changes.locator('tbody td:first-child').allInnerTexts()).toEqual(audit.map((e) => e.at.replace('T', ' ').replace(/\.\d+Z$/, ' UTC')));
+  const what = await changes.locator('tbody td:last-child').allInnerTexts();
+  const shortOf = (key: PrivateKeyInfo) => `${key.fingerprint.slice(0, 8)}…${key.fingerprint.slice(-6)}`;
+  expect(what[0]).toBe(`Key ${shortOf(firstKey)} removed`);
+  expect(what[1]).toBe(`Key ${shortOf(secondKey)} added`);
+  expect(what[what.length - 1]).toBe('Client created');
+  expect(new Set(await changes.locator('tbody td:nth-child(2)').allInnerTexts())).toEqual(new Set([`you (${session.admin.clientId})`]));
+  await hidden(details.getByRole('button', { name: 'Load more changes' }));
 });
 
 browserTest('disable asks first, naming what will happen (Cancel changes nothing); enable does not; the authorizer follows', async () => {
@@ -321,6 +416,32 @@ browserTest('disable asks first, naming what will happen (Cancel changes nothing
   await page.getByRole('button', { name: 'Enable Acme Payments' }).click();
   await hasText(rowOf('Acme Payments').locator('.badge'), 'active');
   expect((await clientNamed('Acme Payments')).status).toBe('active');
+});
+
+browserTest('keyboard: in every dialog (Add key, a confirmation, + Account) Tab and Shift+Tab go round its own controls', async () => {
+  const toggle = rowOf('Acme Payments').getByRole('button', { name: 'Details' });
+  if ((await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
+  await page.getByRole('button', { name: 'Add key to Acme Payments' }).click();
+  const addKey = page.getByRole('dialog', { name: 'Add a key to Acme Payments' });
+  await visible(addKey);
+  await tabsGoRound(addKey);
+  await page.keyboard.press('Escape');
+  await hidden(addKey);
+  await toggle.click();
+
+  await page.getByRole('button', { name: 'Disable Acme Payments' }).click();
+  const confirm = page.getByRole('dialog', { name: 'Disable Acme Payments?' });
+  await visible(confirm);
+  await tabsGoRound(confirm);
+  await confirm.getByRole('button', { name: 'Cancel' }).click();
+  await hidden(confirm);
+
+  await page.getByRole('button', { name: '+ Account' }).click();
+  const account = page.getByRole('dialog', { name: 'New account' });
+  await visible(account);
+  await tabsGoRound(account);
+  await page.keyboard.press('Escape');
+  await hidden(account);
 });
 
 browserTest('edit: adding a role goes straight through; removing one asks first, naming the role and what it stops', async () => {
@@ -360,6 +481,46 @@ browserTest('every registry call was signed in the browser (x-date, no Date) and
   expect(await page.evaluate(() => localStorage.length + sessionStorage.length)).toBe(0);
   expect(session.pageErrors).toEqual([]);
   expect(session.consoleErrors.filter((text) => /Content Security Policy|Refused to/.test(text))).toEqual([]);
+});
+
+browserTest('sign-in refusals say what to do and keep the chosen files: public.pem chosen as the key; a key whose client has no registry role', async () => {
+  await page.getByRole('button', { name: 'Sign out and forget the key' }).click();
+  await visible(page.getByRole('heading', { name: 'Load the admin key' }));
+  const files = page.getByLabel('Admin private key file');
+  const chosen = () => files.evaluate((input: HTMLInputElement) => Array.from(input.files ?? [], (f) => f.name)) as Promise<string[]>;
+  const registryCalls = () => requests.filter((r: Request) => new URL(r.url()).pathname.startsWith('/registry/')).length;
+  const callsBefore = registryCalls();
+
+  await files.setInputFiles([join(session.home, 'admin', 'public.pem'), join(session.home, 'admin', 'client-id')]);
+  await page.getByRole('button', { name: 'Use this key' }).click();
+  await hasText(page.locator('#key-file-error'), 'This file holds a public key; choose your private key (private.pkcs8.b64 or private.pem).');
+  expect(await page.locator('#key-file-error').getAttribute('data-code')).toBe('invalid_private_key');
+  expect(await chosen()).toEqual(['public.pem', 'client-id']);
+  expect(registryCalls()).toBe(callsBefore);
+
+  // A client with only the demo role: the registry answers role_forbidden; the page says what it means.
+  const key = generateRsaKeyPair();
+  const partner = await createClientFor(session.gateway, session.admin, { name: 'No Role Partner', publicKey: spkiPemOf(key.publicKey) });
+  const dir = join(session.home, 'no-role-partner');
+  writeClientDir(dir, partner.clientId, key);
+  await page.getByLabel('Admin client ID').fill('');
+  await files.setInputFiles([join(dir, 'private.pkcs8.b64'), join(dir, 'client-id')]);
+  await hasValue(page.getByLabel('Admin client ID'), partner.clientId);
+  await page.getByRole('button', { name: 'Use this key' }).click();
+  await hasText(
+    page.locator('#sign-in-error'),
+    `This key has no registry role: client ${partner.clientId} may not manage clients. Sign in with an admin key (registry:admin, or account:admin for a partner's account), e.g. $SIGNET_HOME/admin/private.pkcs8.b64.`,
+  );
+  expect(await page.locator('#sign-in-error').getAttribute('data-code')).toBe('role_forbidden');
+  expect(await chosen()).toEqual(['private.pkcs8.b64', 'client-id']);
+  await hidden(page.locator('#signer-status'));
+
+  // Signed in, the file input lets go of the key file.
+  await page.getByLabel('Admin client ID').fill('');
+  await files.setInputFiles([join(session.home, 'admin', 'private.pkcs8.b64'), join(session.home, 'admin', 'client-id')]);
+  await page.getByRole('button', { name: 'Use this key' }).click();
+  await hasText(page.locator('#signer-id'), session.admin.clientId);
+  await eventually(chosen, (names) => expect(names).toEqual([]));
 });
 
 browserTest('"Remember" keeps a non-extractable key on this device until "Sign out"', async () => {

@@ -59,6 +59,39 @@ describe('the form against POST /registry/clients and PATCH validation', () => {
     expect(portal.errors[field]).toEqual({ code: api.code, message: api.message });
   });
 
+  /** What the form says for each refusal: the form's words where the API's speak of its fields, the API's sentence where it already speaks of the value. */
+  const formSays: Record<string, string | 'the API sentence'> = {
+    'an empty name': 'Enter a name.',
+    'a name too long': 'Shorten the name to 128 characters or fewer (it has 129).',
+    'a name with a line break': 'Remove the line break or tab from the name: it must be one line of text.',
+    'an empty whitelist': 'Add at least one address, or 0.0.0.0 for everyone.',
+    'a bad address': 'the API sentence',
+    'too many addresses': 'The list is full: at most 100 addresses or ranges. Use wider ranges, or 0.0.0.0 for everyone.',
+    'no roles': 'Choose at least one role.',
+    'an unknown role': 'root is not a role you may give: untick it, or ask the API owner.',
+    'a private key': 'the API sentence',
+    'an empty key': "Paste the partner's public key (public.pem), or generate a key pair below.",
+    'a key too long': 'the API sentence',
+  };
+
+  test('each refusal is shown in the form\'s words, never the API\'s field names; the code stays the API\'s', () => {
+    const forms = cases.map(([field, what, mutate]) => ({ field, what, values: mutate(valid()) }));
+    const shown = runInPortal<Array<{ code: string; words: string }>>(
+      `return Promise.all(input.forms.map(async ({ field, values }) => {
+        const error = (await m.validation.checkClientForm(values, { mode: 'create', knownRoles: input.known })).errors[field];
+        const words = m.formWords.formWords(field, error, { name: values.name, networkWhitelist: values.networkWhitelist, publicKey: values.publicKey, roles: { chosen: values.roles, known: input.known } });
+        return { code: error.code, words };
+      }));`,
+      { forms, known },
+    );
+    forms.forEach(({ what, values }, i) => {
+      const api = core(() => parseCreateRequest(values, catalogue));
+      const expected = formSays[what] === 'the API sentence' ? api.message : formSays[what];
+      expect([what, shown[i]]).toEqual([what, { code: api.code, words: expected }]);
+      expect([what, /networkWhitelist|name must|roles must|\["0\.0\.0\.0"\]/.test(shown[i].words)]).toEqual([what, false]);
+    });
+  });
+
   test('a valid form gives the body the API accepts, and the key it will store', () => {
     const values = { ...valid(), name: '  Partner  ', networkWhitelist: ['203.0.113.7/32', '2001:DB8::/32', '203.0.113.7'] };
     const out = runInPortal<{ errors: object; body: Record<string, unknown>; key: { fingerprint: string } }>(

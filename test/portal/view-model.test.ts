@@ -122,3 +122,26 @@ test('unauthenticatedRows: one row per window and reason (reasons in order), wit
     [],
   ]);
 });
+
+test('audit lines: who (you, a listed client by name, or a fixed actor), and what changed in words', () => {
+  const fp = (c: string) => c.repeat(43);
+  const entries = [
+    { at: '2026-06-01T10:00:00.000Z', actor: 'c_admin', action: 'client.created', clientId: 'c_acme', version: 1 },
+    { at: '2026-06-01T10:01:00.000Z', actor: 'c_admin', action: 'key.added', clientId: 'c_acme', version: 2, keysAdded: [fp('n')], keysRemoved: [fp('o')] },
+    { at: '2026-06-01T10:02:00.000Z', actor: 'c_other', action: 'client.updated', clientId: 'c_acme', version: 3, changes: { name: { from: 'Acme', to: 'Acme Pay' }, roles: { from: ['demo'], to: [] } } },
+    { at: '2026-06-01T10:03:00.000Z', actor: 'rotation', action: 'key.removed', clientId: 'c_acme', version: 4, keysRemoved: [fp('o')] },
+    { at: '2026-06-01T10:04:00.000Z', actor: 'bootstrap', action: 'account.created', accountId: 'acct_x', version: 1 },
+  ];
+  const lines = runInPortal<Array<{ who: string; what: string; client?: string }>>(
+    `const names = new Map([['c_acme', 'Acme'], ['c_other', 'Other admin']]);
+     return input.map((e) => m.view.auditLine(e, { signerId: 'c_admin', names }));`,
+    entries,
+  );
+  expect(lines.map((l) => [l.who, l.what, l.client])).toEqual([
+    ['you (c_admin)', 'Client created', 'Acme (c_acme)'],
+    ['you (c_admin)', `Key ${fp('n').slice(0, 8)}…${fp('n').slice(-6)} added; expired key ${fp('o').slice(0, 8)}…${fp('o').slice(-6)} dropped`, 'Acme (c_acme)'],
+    ['Other admin (c_other)', 'Changed name Acme → Acme Pay; roles demo → none', 'Acme (c_acme)'],
+    ['rotation', `Key ${fp('o').slice(0, 8)}…${fp('o').slice(-6)} removed`, 'Acme (c_acme)'],
+    ['bootstrap', 'Account created', undefined],
+  ]);
+});

@@ -181,3 +181,25 @@ export const listedNames = (page: Page) => page.locator('#client-rows tr[data-cl
 
 /** The newest toast (a change's confirmation). */
 export const lastToast = (page: Page) => page.locator('#toasts .toast').last();
+
+// ------------------------------------------------------------------ accessibility scans
+
+/** The rules an axe scan runs: WCAG 2.0, 2.1 and 2.2 A and AA, and axe's best practices. */
+export const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] as const;
+
+let axeSource: string | undefined;
+
+/**
+ * Runs axe-core (the devDependency) on the page as it is and returns its violations, each with
+ * the elements it found. The script is evaluated through the DevTools protocol, so the page's
+ * CSP (script-src 'self') stays as it is.
+ */
+export async function axeViolations(page: Page): Promise<Array<{ id: string; impact: string; help: string; nodes: string[] }>> {
+  axeSource ??= readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+  if (!(await page.evaluate('typeof window.axe === "object"'))) await page.evaluate(`${axeSource}\n;true`);
+  return page.evaluate(async (tags: string[]) => {
+    const axe = (window as any).axe;
+    const result = await axe.run(document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] });
+    return result.violations.map((v: any) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 5).map((n: any) => `${n.target.join(' ')}: ${n.failureSummary}`) }));
+  }, [...AXE_TAGS]);
+}
