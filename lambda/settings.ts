@@ -185,7 +185,7 @@ export const baseUrl: Rule<string> = {
   parse(raw) {
     const url = text.parse(raw).trim();
     const problem = publicBaseUrlProblem(url);
-    if (problem !== undefined) throw new SettingProblem(problem.replace(/^publicBaseUrl /, ''));
+    if (problem !== undefined) throw new SettingProblem(`is not usable: ${problem}`);
     return url.replace(/\/+$/, '');
   },
 };
