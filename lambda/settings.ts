@@ -6,6 +6,11 @@
  * (lib/setting-props.ts), the CDK context keys (lib/app-context.ts) and the configuration table of
  * docs/configuration.md (scripts/settings-docs.ts, checked by test/docs/docs.test.ts).
  *
+ * Adding a setting is one row here, then `npm run -s docs:settings`. A row with a `prop` and
+ * `lambdas` reaches those functions through their constructs, and the compiler names the construct
+ * (and, with `context`, SignetStackProps) until it declares the prop; the Lambdas read it as
+ * `loadConfig().<key>`; docs/deploy.md's test asks for a context setting's line there.
+ *
  * No AWS SDK and no CDK here: the Lambdas bundle this module.
  */
 import { publicBaseUrlProblem } from './adapters/target-uri';
