@@ -5,12 +5,12 @@
 import { CustomResource, Duration, Token } from 'aws-cdk-lib';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { ENV } from '../lambda/config-env';
 import { isSignetError } from '../lambda/core/errors';
 import { EVERYONE, normaliseNetworkEntry } from '../lambda/core/network-entries';
 import { importPublicKey } from '../lambda/core/keys';
 import type { AdminBootstrapProperties } from '../lambda/bootstrap/admin-bootstrap-handler';
 import { IClientRegistry } from './client-registry';
+import { settingsEnvironment } from './setting-props';
 import { SignetFunction } from './signet-function';
 import { SERVICE_NAMES } from '../lambda/observability';
 
@@ -68,7 +68,7 @@ export class AdminBootstrap extends Construct {
       description: 'Signet: registers the first registry:admin client (CloudFormation custom resource)',
       timeout: Duration.seconds(60),
       logRetention: props.logRetention,
-      environment: { [ENV.tableName]: props.registry.table.tableName },
+      environment: settingsEnvironment('bootstrap', { tableName: props.registry.table.tableName }),
     });
     props.registry.grantCreateClients(fn.role);
 

@@ -10,11 +10,11 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { ENV } from '../lambda/config-env';
 import { REGISTRY_ADMIN_ROLE } from '../lambda/core/defaults';
 import { compileRoleCatalogue } from '../lambda/core/role-policy';
 import { IClientRegistry } from './client-registry';
 import { SignatureAuthorizer, acknowledgeSignetAuthorization } from './signature-authorizer';
+import { settingsEnvironment } from './setting-props';
 import { SignetFunction } from './signet-function';
 import { SERVICE_NAMES } from '../lambda/observability';
 
@@ -69,14 +69,15 @@ export class RegistryApi extends Construct {
       description: 'Signet: client registry API (/registry)',
       memorySizeMb: props.memorySizeMb ?? 256,
       logRetention: props.logRetention,
-      environment: {
-        [ENV.tableName]: props.registry.table.tableName,
-        [ENV.roleCatalogue]: JSON.stringify(props.authorizer.roleCatalogue),
-        // Write responses say how long the authorizer may keep serving the previous record.
-        [ENV.clientCacheTtlMs]: String(props.authorizer.clientCacheTtl.toMilliseconds()),
-        // The registry routes on the path the authorizer judged, found with the same base URL.
-        ...(props.authorizer.publicBaseUrl !== undefined ? { [ENV.publicBaseUrl]: props.authorizer.publicBaseUrl } : {}),
-      },
+      // The registry checks roles against the authorizer's catalogue, tells writers how long the
+      // authorizer may keep serving the previous record, and routes on the path the authorizer
+      // judged, found with the same base URL.
+      environment: settingsEnvironment('registry', {
+        tableName: props.registry.table.tableName,
+        roleCatalogue: props.authorizer.roleCatalogue,
+        clientCacheTtl: props.authorizer.clientCacheTtl,
+        publicBaseUrl: props.authorizer.publicBaseUrl,
+      }),
     });
     this.handler = fn.function;
     this.logGroup = fn.logGroup;

@@ -9,11 +9,11 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { ENV } from '../lambda/config-env';
 import { DEFAULT_CLIENT_CACHE_TTL_MS, DEFAULT_RSA_BITS, DEFAULT_ROTATION_DAYS, DEFAULT_ROTATION_GRACE_S, MIN_RSA_BITS } from '../lambda/core/defaults';
 import type { SigningKeyClientProperties } from '../lambda/rotation/signing-key-client-check';
 import { isClientId } from '../lambda/store/client-id';
 import { IClientRegistry } from './client-registry';
+import { settingsEnvironment } from './setting-props';
 import { SignetFunction } from './signet-function';
 import { SERVICE_NAMES } from '../lambda/observability';
 
@@ -114,12 +114,7 @@ export class RotatingSigningKey extends Construct {
       // finishSecret waits out the authorizers' cache TTL; the rest of a step takes seconds.
       timeout: Duration.seconds(Math.max(300, Math.ceil(settle.toSeconds({ integral: false })) + 120)),
       logRetention: props.logRetention,
-      environment: {
-        [ENV.tableName]: props.registry.table.tableName,
-        [ENV.rotationGraceS]: String(grace.toSeconds()),
-        [ENV.rotationKeyBits]: String(keyBits),
-        [ENV.clientCacheTtlMs]: String(settle.toMilliseconds()),
-      },
+      environment: settingsEnvironment('rotation', { tableName: props.registry.table.tableName, grace, keyBits, clientCacheTtl: settle }),
     });
     this.rotationFunction = fn.function;
     this.logGroup = fn.logGroup;

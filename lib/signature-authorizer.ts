@@ -1,7 +1,7 @@
 /**
  * The Lambda authorizer that verifies RFC 9421 signatures in front of an HTTP API or a REST API.
  */
-import { type CoverageProfile, DEFAULT_PROFILE } from '../lambda/core/profiles';
+import type { CoverageProfile } from '../lambda/core/profiles';
 import { Duration, Token, Validations } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import { HttpLambdaAuthorizer, HttpLambdaResponseType } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
@@ -11,20 +11,11 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { REST_GATEWAY_RESPONSES, RestGatewayResponse } from '../lambda/adapters/authorizer-response';
 import { publicBaseUrlProblem } from '../lambda/adapters/target-uri';
-import { DEFAULT_ROLE_CATALOGUE, ENV } from '../lambda/config-env';
-import {
-  DEFAULT_ALLOW_LEGACY,
-  DEFAULT_CLIENT_CACHE_TTL_MS,
-  DEFAULT_MAX_AGE_S,
-  DEFAULT_MAX_SKEW_S,
-  MAX_COVERED_COMPONENTS_LIMIT,
-  MIN_COVERED_COMPONENTS_LIMIT,
-  DEFAULT_STALE_IF_ERROR_MS,
-  LAST_USED_RECORD_INTERVAL_MS,
-  MIN_LAST_USED_RECORD_INTERVAL_MS,
-} from '../lambda/core/defaults';
+import { DEFAULT_ROLE_CATALOGUE, SETTINGS } from '../lambda/settings';
+import { MAX_COVERED_COMPONENTS_LIMIT, MIN_COVERED_COMPONENTS_LIMIT, MIN_LAST_USED_RECORD_INTERVAL_MS } from '../lambda/core/defaults';
 import { RoleCatalogue, compileRoleCatalogue } from '../lambda/core/role-policy';
 import { IClientRegistry } from './client-registry';
+import { settingsEnvironment } from './setting-props';
 import { METRICS_NAMESPACE, SignetFunction } from './signet-function';
 import { AUTHORIZER_METRIC_NAMES, SERVICE_NAMES } from '../lambda/observability';
 
@@ -120,7 +111,7 @@ export interface SignatureAuthorizerProps {
   readonly lastUsedRecordInterval?: Duration;
   /**
    * Role → allowed routes (`METHOD /path-glob`). The registry checks roles against it too.
-   * @default - DEFAULT_ROLE_CATALOGUE from lambda/config-env.ts (`registry:admin`, and `account:admin` on the client routes)
+   * @default - DEFAULT_ROLE_CATALOGUE from lambda/settings.ts (`registry:admin`, and `account:admin` on the client routes)
    */
   readonly roleCatalogue?: RoleCatalogue;
   /**
@@ -189,28 +180,19 @@ export class SignatureAuthorizer extends Construct {
     super(scope, id);
     this.apiType = props.apiType ?? 'http';
     this.roleCatalogue = props.roleCatalogue ?? DEFAULT_ROLE_CATALOGUE;
-    this.clientCacheTtl = props.clientCacheTtl ?? Duration.millis(DEFAULT_CLIENT_CACHE_TTL_MS);
+    this.clientCacheTtl = props.clientCacheTtl ?? Duration.millis(SETTINGS.clientCacheTtlMs.default);
     this.publicBaseUrl = props.publicBaseUrl;
     validateAuthorizerProps(this.node.path, props, this.roleCatalogue);
 
-    const replayProtection = props.replayProtection ?? false;
-    const recordAuthFailures = props.recordAuthFailures ?? true;
-    const lastUsedIntervalMs = (props.lastUsedRecordInterval ?? Duration.millis(LAST_USED_RECORD_INTERVAL_MS)).toMilliseconds();
-    const environment: Record<string, string> = {
-      [ENV.tableName]: props.registry.table.tableName,
-      [ENV.roleCatalogue]: JSON.stringify(this.roleCatalogue),
-      [ENV.maxAgeS]: String((props.maxAge ?? Duration.seconds(DEFAULT_MAX_AGE_S)).toSeconds()),
-      [ENV.maxSkewS]: String((props.maxSkew ?? Duration.seconds(DEFAULT_MAX_SKEW_S)).toSeconds()),
-      [ENV.allowLegacy]: String(props.allowLegacy ?? DEFAULT_ALLOW_LEGACY),
-      [ENV.profile]: props.profile ?? DEFAULT_PROFILE,
-      [ENV.replayProtection]: String(replayProtection),
-      [ENV.recordAuthFailures]: String(recordAuthFailures),
-      [ENV.lastUsedRecordIntervalMs]: String(lastUsedIntervalMs),
-      [ENV.clientCacheTtlMs]: String(this.clientCacheTtl.toMilliseconds()),
-      [ENV.staleIfErrorMs]: String((props.staleIfError ?? Duration.millis(DEFAULT_STALE_IF_ERROR_MS)).toMilliseconds()),
-    };
-    if (props.publicBaseUrl !== undefined) environment[ENV.publicBaseUrl] = props.publicBaseUrl;
-    if (props.maxCoveredComponents !== undefined) environment[ENV.maxCoveredComponents] = String(props.maxCoveredComponents);
+    const replayProtection = props.replayProtection ?? SETTINGS.replayProtection.default;
+    const recordAuthFailures = props.recordAuthFailures ?? SETTINGS.recordAuthFailures.default;
+    const lastUsedIntervalMs = (props.lastUsedRecordInterval ?? Duration.millis(SETTINGS.lastUsedRecordIntervalMs.default)).toMilliseconds();
+    const environment = settingsEnvironment('authorizer', {
+      ...props,
+      tableName: props.registry.table.tableName,
+      roleCatalogue: this.roleCatalogue,
+      clientCacheTtl: this.clientCacheTtl,
+    });
 
     const fn = new SignetFunction(this, 'Function', {
       entry: this.apiType === 'rest' ? 'restApiAuthorizer' : 'httpApiAuthorizer',

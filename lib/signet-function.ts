@@ -12,6 +12,7 @@ import { LogLevel, NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-l
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { METRICS_NAMESPACE } from '../lambda/observability';
+import { SETTINGS } from '../lambda/settings';
 import { PACKAGE_ROOT, findUp } from './package-root';
 
 export { PACKAGE_ROOT };
@@ -90,7 +91,7 @@ export const SIGNET_RUNTIME = lambda.Runtime.NODEJS_22_X;
 export const SIGNET_ARCHITECTURE = lambda.Architecture.ARM_64;
 
 /** Log retention used when a construct is not told otherwise. @default logs.RetentionDays.ONE_MONTH */
-export const DEFAULT_LOG_RETENTION = logs.RetentionDays.ONE_MONTH;
+export const DEFAULT_LOG_RETENTION: logs.RetentionDays = SETTINGS.logRetention.default;
 
 /** CloudWatch namespace of the metrics Signet's Lambdas emit through Powertools Metrics. */
 export { METRICS_NAMESPACE };
@@ -100,7 +101,7 @@ export interface SignetFunctionProps {
   readonly entry: LambdaEntryName;
   /** `POWERTOOLS_SERVICE_NAME`: the `service` key in every log line and the `service` metric dimension. */
   readonly serviceName: string;
-  /** Extra environment variables (names from `lambda/config-env.ts`). @default - none */
+  /** Extra environment variables (from the settings table: lib/setting-props.ts). @default - none */
   readonly environment?: Readonly<Record<string, string>>;
   /** @default 256 */
   readonly memorySizeMb?: number;

@@ -6,11 +6,12 @@ import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
+import { SETTINGS } from '../lambda/settings';
 import { RotatingSigningKey } from './rotating-signing-key';
 import { SignatureAuthorizer } from './signature-authorizer';
 
 /** Refused requests per 5 minutes that raise the deny-spike alarm. @default 100 */
-export const DEFAULT_DENIED_ALARM_THRESHOLD = 100;
+export const DEFAULT_DENIED_ALARM_THRESHOLD = SETTINGS.deniedAlarmThreshold.default;
 
 export interface SignetMonitoringProps {
   /** The authorizer whose errors and denies are watched. */

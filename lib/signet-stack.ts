@@ -15,7 +15,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { parsePublicBaseUrl } from '../lambda/adapters/target-uri';
-import { DEFAULT_ROLE_CATALOGUE } from '../lambda/config-env';
+import { DEFAULT_ROLE_CATALOGUE, SETTINGS } from '../lambda/settings';
 import { RoleCatalogue } from '../lambda/core/role-policy';
 import { AdminBootstrap } from './admin-bootstrap';
 import { ClientPortal } from './client-portal';
@@ -25,6 +25,7 @@ import { RotatingSigningKey } from './rotating-signing-key';
 import { SignatureAuthorizer, SignatureAuthorizerProps, acknowledgeSignetAuthorization } from './signature-authorizer';
 import { DEFAULT_LOG_RETENTION, SignetFunction } from './signet-function';
 import { SignetMonitoring } from './signet-monitoring';
+import { type SettingPropName } from './setting-props';
 import { SERVICE_NAMES } from '../lambda/observability';
 
 /** The stack's role catalogue when none is given: the registry admin, and `demo` for the echo API. */
@@ -34,26 +35,26 @@ export const DEFAULT_STACK_ROLE_CATALOGUE: RoleCatalogue = Object.freeze({
 });
 
 /** Stage of the REST API (`apiType: 'rest'`); part of every URL clients sign. @default 'prod' */
-export const DEFAULT_REST_STAGE_NAME = 'prod';
+export const DEFAULT_REST_STAGE_NAME = SETTINGS.restStageName.default;
 
 /**
  * Steady-state requests per second the API's stage accepts before answering 429 (HTTP API:
  * default route throttling; REST: every method of the stage). With caching off each signed request
  * invokes the authorizer, so this bounds what a flood can cost. @default 500
  */
-export const DEFAULT_THROTTLE_RATE_LIMIT = 500;
+export const DEFAULT_THROTTLE_RATE_LIMIT = SETTINGS.throttleRateLimit.default;
 
 /** Requests the stage accepts at once above the rate (the token bucket's size). @default 1000 */
-export const DEFAULT_THROTTLE_BURST_LIMIT = 1000;
+export const DEFAULT_THROTTLE_BURST_LIMIT = SETTINGS.throttleBurstLimit.default;
 
 /** `POWERTOOLS_SERVICE_NAME` of the demo backend. */
 export const ECHO_SERVICE_NAME = SERVICE_NAMES.echo;
 
-/** The authorizer's settings the stack passes through unchanged: documented once, on SignatureAuthorizerProps. */
-type AuthorizerSettings = Pick<
-  SignatureAuthorizerProps,
-  'apiType' | 'publicBaseUrl' | 'maxAge' | 'maxSkew' | 'maxCoveredComponents' | 'allowLegacy' | 'profile' | 'replayProtection' | 'recordAuthFailures' | 'lastUsedRecordInterval' | 'clientCacheTtl' | 'staleIfError'
->;
+/**
+ * The authorizer's settings the stack passes through unchanged: every context setting of
+ * lambda/settings.ts that SignatureAuthorizerProps takes, documented once, there.
+ */
+type AuthorizerSettings = Pick<SignatureAuthorizerProps, Extract<SettingPropName<'stack'>, keyof SignatureAuthorizerProps>>;
 
 export interface SignetStackProps extends StackProps, AuthorizerSettings {
   /**
@@ -164,20 +165,10 @@ export class SignetStack extends Stack {
 
     this.registry = new ClientRegistry(this, 'Registry', { replicaRegions: props.replicaRegions, tableName: props.tableName });
     this.authorizer = new SignatureAuthorizer(this, 'Authorizer', {
+      ...props, // its settings (AuthorizerSettings) as the stack was given them; it reads no other prop
       registry: this.registry,
       apiType,
-      publicBaseUrl: props.publicBaseUrl,
-      maxAge: props.maxAge,
-      maxSkew: props.maxSkew,
-      maxCoveredComponents: props.maxCoveredComponents,
-      allowLegacy: props.allowLegacy,
-      profile: props.profile,
-      replayProtection: props.replayProtection,
-      recordAuthFailures: props.recordAuthFailures,
-      lastUsedRecordInterval: props.lastUsedRecordInterval,
       roleCatalogue: props.roleCatalogue ?? DEFAULT_STACK_ROLE_CATALOGUE,
-      clientCacheTtl: props.clientCacheTtl,
-      staleIfError: props.staleIfError,
       reservedConcurrency: props.authorizerReservedConcurrency,
       logRetention,
     });

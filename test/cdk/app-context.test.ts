@@ -9,6 +9,9 @@ import { join, resolve } from 'node:path';
 import { Duration } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CONTEXT_KEYS, ContextKey, DEFAULT_STACK_NAME, settingsFromContext, unknownContextKeys } from '../../lib/app-context';
+import { INFINITE_RETENTION, LOG_RETENTION_DAYS, SETTING_ROWS } from '../../lambda/settings';
+import type { DeclaresEvery, SettingPropName } from '../../lib/setting-props';
+import type { SignetStackProps } from '../../lib/signet-stack';
 
 function settings(context: Partial<Record<ContextKey, unknown>>, files: Record<string, string> = {}) {
   return settingsFromContext(
@@ -143,7 +146,7 @@ test('spend bounds, WAF and the REST CloudWatch role are settable by context', (
   );
 });
 
-test('every context key is in the docs: the stack properties table of docs/deploy.md and its short list', () => {
+test('the stack properties of docs/deploy.md are the context settings: every key in its table and its short list, and no property the settings table lacks', () => {
   const root = resolve(__dirname, '..', '..');
   const deploy = readFileSync(join(root, 'docs', 'deploy.md'), 'utf8');
   const table = deploy.slice(deploy.indexOf('## Stack properties'), deploy.indexOf('## Outputs'));
@@ -151,6 +154,19 @@ test('every context key is in the docs: the stack properties table of docs/deplo
   for (const key of CONTEXT_KEYS) {
     expect({ key, inDeployTable: table.includes(`\`${key}\``), inShortList: properties.includes(`\`${key}\``) }).toEqual({ key, inDeployTable: true, inShortList: true });
   }
+  // The first name of each row is the property (or, for a context-only setting, the key).
+  const listed = table.split('\n').filter((line) => line.startsWith('| `')).map((line) => /^\| `([^`]+)`/.exec(line)?.[1]);
+  const names = new Set(SETTING_ROWS.filter((row) => row.context === true).flatMap((row) => [row.key, row.prop]));
+  expect(listed.filter((name) => !names.has(name))).toEqual([]);
+});
+
+test('every context setting has its prop on SignetStackProps (checked by the compiler), and logRetention offers the CDK\'s retentions', () => {
+  // Compiles only while SignetStackProps declares the prop of every context setting.
+  const declared: DeclaresEvery<SignetStackProps, SettingPropName<'stack'>> = {};
+  expect(declared).toEqual({});
+  const cdkDays = Object.values(RetentionDays).filter((v): v is number => typeof v === 'number' && v !== RetentionDays.INFINITE);
+  expect([...LOG_RETENTION_DAYS].sort((a, b) => a - b)).toEqual(cdkDays.sort((a, b) => a - b));
+  expect(INFINITE_RETENTION).toBe(RetentionDays.INFINITE);
 });
 
 test('the CDK app itself: a bad context value ends the synth with one line, no stack trace', () => {

@@ -1,12 +1,16 @@
 /**
  * Props are checked in the constructors, every problem reported at once, naming the prop and
- * never echoing key material. (These cases throw before any function is bundled.)
+ * never echoing key material; and what a construct is given is what its function's cold start reads.
+ * (No function is bundled here.)
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { Duration, Stack } from 'aws-cdk-lib';
+import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { generateRsaKeyPair } from '../../lambda/core/keys';
 import { AdminBootstrap } from '../../lib/admin-bootstrap';
 import { ClientRegistry } from '../../lib/client-registry';
+import { RegistryApi } from '../../lib/registry-api';
 import { RotatingSigningKey } from '../../lib/rotating-signing-key';
 import { parsePublicBaseUrl } from '../../lambda/adapters/target-uri';
 import { loadConfig } from '../../lambda/config';
@@ -109,6 +113,43 @@ describe('SignatureAuthorizer props', () => {
       expect(atSynth).toContain(problem);
       expect(atRunTime).toContain(problem);
     }
+  });
+});
+
+describe('props to environment to config', () => {
+  /** The environment a construct gave `fn`, the table's name (a token) given as `signet-clients`. */
+  function environmentOf(fn: lambda.IFunction): Record<string, string> {
+    const { variables } = Stack.of(fn).resolve((fn.node.defaultChild as lambda.CfnFunction).environment) as { variables: Record<string, unknown> };
+    return Object.fromEntries(Object.entries(variables).map(([name, value]) => [name, typeof value === 'string' ? value : 'signet-clients']));
+  }
+
+  test('what the authorizer and the registry are given is what their cold start reads', () => {
+    const { stack, registry } = scope();
+    const authorizer = new SignatureAuthorizer(stack, 'Authorizer', {
+      registry,
+      staleIfError: Duration.minutes(5),
+      maxAge: Duration.minutes(2),
+      maxCoveredComponents: 20,
+      replayProtection: true,
+      profile: 'rfc9421',
+      lastUsedRecordInterval: Duration.millis(0),
+      clientCacheTtl: Duration.seconds(10),
+      publicBaseUrl: 'https://api.example.com/v1',
+    });
+    const registryApi = new RegistryApi(stack, 'RegistryApi', { registry, authorizer, httpApi: new apigwv2.HttpApi(stack, 'Api') });
+    expect(loadConfig(environmentOf(authorizer.handler))).toMatchObject({
+      tableName: 'signet-clients',
+      staleIfErrorMs: 300_000,
+      maxAgeS: 120,
+      maxCoveredComponents: 20,
+      replayProtection: true,
+      recordAuthFailures: true,
+      profile: 'rfc9421',
+      lastUsedRecordIntervalMs: 0,
+      clientCacheTtlMs: 10_000,
+      publicBaseUrl: 'https://api.example.com/v1',
+    });
+    expect(loadConfig(environmentOf(registryApi.handler))).toMatchObject({ clientCacheTtlMs: 10_000, publicBaseUrl: 'https://api.example.com/v1', roleCatalogue: authorizer.roleCatalogue });
   });
 });
 

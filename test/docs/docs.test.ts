@@ -2,7 +2,7 @@
  * The README and the guides in docs/ stay true to the code. The README is a front door: at most 200
  * lines, an opening that names every algorithm and profile the core verifies, exactly two commands,
  * one diagram, and a link to every guide. The guides: every error code with its status
- * (docs/errors.md), every Lambda environment variable with its default (docs/configuration.md),
+ * (docs/errors.md), the settings table as lambda/settings.ts renders it (docs/configuration.md),
  * the local role catalogue as `npm start` configures it (docs/local-gateway.md), the scheme's
  * example as the core builds it (docs/scheme.md), every CLI command (docs/cli.md), every CLI
  * command and error code any document names, and every local link and anchor.
@@ -10,14 +10,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { DEFAULT_ROLE_CATALOGUE, ENV } from '../../lambda/config-env';
-import {
-  DEFAULT_CLIENT_CACHE_TTL_MS,
-  DEFAULT_MAX_AGE_S,
-  DEFAULT_MAX_SKEW_S,
-  DEFAULT_ROTATION_GRACE_S,
-  DEFAULT_RSA_BITS,
-  DEFAULT_STALE_IF_ERROR_MS,
-} from '../../lambda/core/defaults';
+import { DEFAULT_STALE_IF_ERROR_MS } from '../../lambda/core/defaults';
+import { withSettingsTable } from '../../lambda/settings-docs';
 import { REST_UNAUTHORIZED_ERROR } from '../../lambda/adapters/authorizer-response';
 import { SIGNATURE_ALGORITHMS } from '../../lambda/core/algorithm-names';
 import { ERROR_CODES } from '../../lambda/core/errors';
@@ -114,22 +108,14 @@ test('every error code is listed once with its status, and no other code', () =>
   for (const cells of rows) expect(cells[2].length).toBeGreaterThan(10);
 });
 
-test('every Lambda environment variable is documented with its default', () => {
-  const rows = new Map(tableRows(read('docs/configuration.md')).map((cells) => [cells[0].replace(/`/g, ''), cells[1]]));
-  expect([...rows.keys()].filter((name) => name.startsWith('SIGNET_')).sort()).toEqual(Object.values(ENV).sort());
-  const defaults: Record<string, number | boolean> = {
-    [ENV.maxAgeS]: DEFAULT_MAX_AGE_S,
-    [ENV.maxSkewS]: DEFAULT_MAX_SKEW_S,
-    [ENV.clientCacheTtlMs]: DEFAULT_CLIENT_CACHE_TTL_MS,
-    [ENV.staleIfErrorMs]: DEFAULT_STALE_IF_ERROR_MS,
-    [ENV.rotationGraceS]: DEFAULT_ROTATION_GRACE_S,
-    [ENV.rotationKeyBits]: DEFAULT_RSA_BITS,
-    [ENV.allowLegacy]: false,
-    [ENV.replayProtection]: false,
-    [ENV.recordAuthFailures]: true,
-  };
-  for (const [name, value] of Object.entries(defaults)) expect({ name, cell: rows.get(name) }).toEqual({ name, cell: `\`${String(value)}\`` });
-  expect(rows.get(ENV.roleCatalogue)).toContain(`\`${JSON.stringify(DEFAULT_ROLE_CATALOGUE)}\``);
+test('the configuration table is the settings table of lambda/settings.ts, every variable once (regenerate: npm run -s docs:settings)', () => {
+  const configuration = read('docs/configuration.md');
+  expect(configuration).toBe(withSettingsTable(configuration));
+  const variables = tableRows(configuration).map((cells) => cells[0].replace(/`/g, '')).filter((name) => name.startsWith('SIGNET_'));
+  expect(variables.sort()).toEqual(Object.values(ENV).sort());
+  const rows = new Map(tableRows(configuration).map((cells) => [cells[0].replace(/`/g, ''), cells[2]]));
+  expect(rows.get(ENV.staleIfErrorMs)).toBe(`\`${DEFAULT_STALE_IF_ERROR_MS}\``);
+  expect(rows.get(ENV.roleCatalogue)).toBe(`\`${JSON.stringify(DEFAULT_ROLE_CATALOGUE)}\``);
 });
 
 test('the local role catalogue table is the one npm start configures', () => {

@@ -1,0 +1,50 @@
+/**
+ * The CDK side of the settings table (lambda/settings.ts): a setting's prop value as a number of
+ * its unit and back, and a function's environment built from the props it is given.
+ */
+import { Duration } from 'aws-cdk-lib';
+import { SETTINGS, SETTING_ROWS, type Setting, type SignetLambda, formatSetting } from '../lambda/settings';
+
+type Settings = typeof SETTINGS;
+
+/** The props that carry the settings the table passes to `lambda`; `'stack'`: the context settings' props. */
+export type SettingPropName<Where extends SignetLambda | 'stack'> = {
+  [K in keyof Settings]: Settings[K] extends { prop: infer P extends string }
+    ? Where extends 'stack'
+      ? Settings[K] extends { context: true } ? P : never
+      : Settings[K] extends { lambdas: readonly (infer L)[] } ? (Where extends L ? P : never) : never
+    : never;
+}[keyof Settings];
+
+/** Nothing when `Props` declares every prop in `Names`; else a required field naming the missing ones (a compile error). */
+export type DeclaresEvery<Props, Names extends string> = [Exclude<Names, keyof Props>] extends [never] ? unknown : { undeclaredSettingProps: Exclude<Names, keyof Props> };
+
+/** A context or environment number as the prop it becomes: a Duration when the setting has a unit. */
+export function propValue(row: Setting, value: unknown): unknown {
+  if (row.unit === undefined || typeof value !== 'number') return value;
+  return row.unit === 's' ? Duration.seconds(value) : row.unit === 'ms' ? Duration.millis(value) : Duration.days(value);
+}
+
+/** A prop as the number of its setting's unit (the inverse of {@link propValue}). */
+function settingValue(row: Setting, value: unknown): unknown {
+  if (row.unit === undefined || !(value instanceof Duration)) return value;
+  return row.unit === 's' ? value.toSeconds() : row.unit === 'ms' ? value.toMilliseconds() : value.toDays();
+}
+
+/**
+ * The environment of `lambda`: every setting the table passes to it, from `props` (by prop name)
+ * or else its default; a setting with neither is left out (the function applies its own rule).
+ * `props` must name every prop the table passes to `lambda` (a compile error names the missing ones),
+ * so a setting added to the table cannot be forgotten by its construct.
+ * @example settingsEnvironment('rotation', { tableName: table.tableName, grace: Duration.hours(1) })
+ */
+export function settingsEnvironment<L extends SignetLambda, P extends object>(lambda: L, props: P & DeclaresEvery<P, SettingPropName<L>>): Record<string, string> {
+  const given = props as Readonly<Record<string, unknown>>;
+  const environment: Record<string, string> = {};
+  for (const row of SETTING_ROWS) {
+    if (row.env === undefined || row.prop === undefined || !row.lambdas?.includes(lambda)) continue;
+    const value = given[row.prop] !== undefined ? settingValue(row, given[row.prop]) : row.default;
+    if (value !== undefined) environment[row.env] = formatSetting(row, value);
+  }
+  return environment;
+}
