@@ -6,8 +6,8 @@ import { RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import { AUTH_FAILURE_COUNTER_ATTRIBUTE } from '../lambda/store/failure-log';
 import {
+  AUTH_FAILURE_COUNTER_ATTRIBUTE,
   FAILURE_LOG_PREFIX,
   ITEM,
   KEY_LAST_USE_ATTRIBUTES,
@@ -19,9 +19,9 @@ import {
   PARTITION_KEY,
   SORT_KEY,
   TTL_ATTRIBUTE,
+  REPLAY_PREFIX,
   UNAUTHENTICATED_FAILURE_ATTRIBUTES,
 } from '../lambda/store/table-schema';
-import { REPLAY_PREFIX } from '../lambda/store/table-schema';
 
 /** Read actions on client, key and audit items (and the list index). */
 const READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];

@@ -18,10 +18,8 @@ import { DynamoTable } from './dynamo-table';
 import { FAILURE_DETAIL_FIELDS, type Item, clip } from './item-codec';
 import { storageError } from './store-errors';
 import type { AuthFailure, AuthFailureDetail, UnauthenticatedFailureWindow } from './store-types';
-import { AUTH_FAILURE_SLOTS, ITEM, PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE, unauthenticatedCountAttribute } from './table-schema';
+import { AUTH_FAILURE_COUNTER_ATTRIBUTE, AUTH_FAILURE_SLOTS, ITEM, PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE, unauthenticatedCountAttribute } from './table-schema';
 
-/** The attribute of the failure counter item (`FAIL#<clientId>`, `SEQ`) that numbers the ring's writes. */
-export const AUTH_FAILURE_COUNTER_ATTRIBUTE = 'authFailureSeq';
 
 export class DynamoFailureLog extends DynamoTable implements AuthFailureRecorder {
   /**

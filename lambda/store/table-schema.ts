@@ -110,6 +110,8 @@ export const SORT_KEY = 'sk';
 export const REPLAY_PREFIX = 'REPLAY#';
 /** Partition prefix of a client's failure log (`FAIL#<clientId>`): counter, ring slots, counts. */
 export const FAILURE_LOG_PREFIX = 'FAIL#';
+/** The attribute of the failure counter item (`FAIL#<clientId>`, `SEQ`) that numbers the ring's writes. */
+export const AUTH_FAILURE_COUNTER_ATTRIBUTE = 'authFailureSeq';
 /** Partition prefix of a key's last use (`USE#<fingerprint>`). */
 export const KEY_USE_PREFIX = 'USE#';
 
