@@ -101,6 +101,10 @@ function localHandlers(config: SignetConfig, verbose: boolean): GatewayHandlers 
   };
 }
 
+
+/** How long an idle keep-alive connection to the gateway stays open (an ALB's default idle timeout is 60 s). */
+const GATEWAY_KEEP_ALIVE_MS = 65_000;
+
 /**
  * Bootstraps the local services, listens, and serves.
  * @throws Error when the state directory is in use, a service cannot start, or the port is taken (nothing is left running)
@@ -113,6 +117,10 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     if (listener !== undefined) return listener(req, res);
     res.writeHead(503, { 'content-type': 'application/json' }).end('{"message":"Service Unavailable"}');
   });
+  // Idle keep-alive connections stay open for a minute, as behind a load balancer (Node's own 5 s
+  // would close a client's pooled connection while that client is busy, e.g. running a signer as a
+  // child process, and its next request would find the socket closed under it).
+  server.keepAliveTimeout = GATEWAY_KEEP_ALIVE_MS;
   try {
     await listen(server, options.port ?? DEFAULT_LOCAL_PORT);
     const port = (server.address() as AddressInfo).port;
