@@ -77,7 +77,7 @@ export const LAMBDA_ENTRIES = {
   registry: { file: 'lambda/handlers/registry.ts', handler: 'handler' },
   rotation: { file: 'lambda/handlers/rotation.ts', handler: 'handler' },
   echo: { file: 'lambda/handlers/echo.ts', handler: 'handler' },
-  adminBootstrap: { file: 'lambda/bootstrap/admin-bootstrap-handler.ts', handler: 'handler' },
+  adminBootstrap: { file: 'lambda/handlers/admin-bootstrap.ts', handler: 'handler' },
   portal: { file: 'lambda/handlers/portal.ts', handler: 'handler' },
 } as const;
 
