@@ -6,10 +6,6 @@
 import { KeyRotation, reasonOf } from './key-rotation';
 import { parseRotationEvent } from './rotation-protocol';
 import { RotationLogger } from './rotation-types';
-import { SERVICE_NAMES } from '../observability';
-
-/** `POWERTOOLS_SERVICE_NAME` of the rotation function (lib/rotating-signing-key.ts sets the same). */
-export const ROTATION_SERVICE_NAME = SERVICE_NAMES.rotation;
 
 /** Metric names the rotation function emits (namespace `Signet`, unit Count). */
 export const ROTATION_METRICS = {
