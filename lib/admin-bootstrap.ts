@@ -8,7 +8,7 @@ import { Construct } from 'constructs';
 import { isSignetError } from '../lambda/core/errors';
 import { EVERYONE, normaliseNetworkEntry } from '../lambda/core/network-entries';
 import { importPublicKey } from '../lambda/core/keys';
-import type { AdminBootstrapProperties } from '../lambda/bootstrap/admin-bootstrap-handler';
+import type { AdminBootstrapProperties } from '../lambda/bootstrap/admin-bootstrap';
 import { IClientRegistry } from './client-registry';
 import { settingsEnvironment } from './setting-props';
 import { SignetFunction } from './signet-function';

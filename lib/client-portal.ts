@@ -22,7 +22,7 @@ import { SERVICE_NAMES } from '../lambda/observability';
 /** `POWERTOOLS_SERVICE_NAME` of the portal function. */
 export const PORTAL_SERVICE_NAME = SERVICE_NAMES.portal;
 
-/** The portal's files in Signet's package (the repository, or node_modules/signet). */
+/** The portal's files in Signet's package (the repository, or node_modules/@signet-gateway/signet). */
 export const PORTAL_SOURCE_DIR = path.join(PACKAGE_ROOT, 'portal');
 
 /** The files copied next to the bundle: every file the portal serves (by extension). */

@@ -12,7 +12,7 @@ export function findUp(start: string, names: readonly string[]): { dir: string; 
 
 /**
  * The folder holding Signet's package.json, where `lambda/` (the handlers' TypeScript) and `portal/`
- * are: the repository when the constructs run from source (`lib/`), `node_modules/signet` when they
- * run from the installed package (`dist/lib/`).
+ * are: the repository when the constructs run from source (`lib/`),
+ * `node_modules/@signet-gateway/signet` when they run from the installed package (`dist/lib/`).
  */
 export const PACKAGE_ROOT = findUp(__dirname, ['package.json']).dir;

@@ -31,8 +31,8 @@ const LOCK_FILES = ['package-lock.json', 'yarn.lock', 'pnpm-lock.yaml', 'bun.loc
  * The lock file esbuild bundles against; its folder is the bundling project root, which must hold
  * the entry files. In the repository that is its own package-lock.json. npm never packs a lock file,
  * so an installed Signet bundles against the lock file of the app that installed it (the nearest
- * one above `node_modules/signet`), with that app's esbuild and package manager, as NodejsFunction
- * does for the app's own functions.
+ * one above `node_modules/@signet-gateway/signet`), with that app's esbuild and package manager,
+ * as NodejsFunction does for the app's own functions.
  */
 export function bundlingLockFile(packageRoot: string = PACKAGE_ROOT): string {
   const found = findUp(packageRoot, LOCK_FILES);
@@ -51,7 +51,7 @@ export function bundlingLockFile(packageRoot: string = PACKAGE_ROOT): string {
  * Stops the synth with a sentence when esbuild cannot run where NodejsFunction looks for it
  * (installed beside the app, or on the PATH). Without it NodejsFunction would quietly switch to
  * Docker bundling, which Signet's functions are not set up for. esbuild is an optional peer
- * dependency: only apps that use `signet/cdk` need it.
+ * dependency: only apps that use `@signet-gateway/signet/cdk` need it.
  */
 export function assertEsbuildInstalled(projectRoot: string, onPath: () => boolean = esbuildOnPath): void {
   try {
@@ -77,7 +77,7 @@ export const LAMBDA_ENTRIES = {
   registry: { file: 'lambda/handlers/registry.ts', handler: 'handler' },
   rotation: { file: 'lambda/handlers/rotation.ts', handler: 'handler' },
   echo: { file: 'lambda/handlers/echo.ts', handler: 'handler' },
-  adminBootstrap: { file: 'lambda/bootstrap/admin-bootstrap-handler.ts', handler: 'handler' },
+  adminBootstrap: { file: 'lambda/handlers/admin-bootstrap.ts', handler: 'handler' },
   portal: { file: 'lambda/handlers/portal.ts', handler: 'handler' },
 } as const;
 
@@ -197,7 +197,7 @@ export class SignetFunction extends Construct {
 /**
  * esbuild hooks that copy `assets` next to the bundle (the handler reads them from there).
  * `packageDir` is where Signet's package lies inside the bundling project root (`inputDir`):
- * '' in the repository, `node_modules/signet` in an app.
+ * '' in the repository, `node_modules/@signet-gateway/signet` in an app.
  */
 function copyAssets(assets: NonNullable<SignetFunctionProps['assets']>, packageDir: string) {
   return {

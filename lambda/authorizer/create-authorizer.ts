@@ -1,9 +1,10 @@
 /**
  * `createAuthorizer(config, dependencies)`: the Signet authorizer's two API Gateway entry points
  * built from a checked configuration and what they talk to, like `createRegistryHandler`. The
- * Lambda entry (lambda/handlers/authorizer.ts) calls it with `loadConfig()` and Powertools; the
- * local gateway and the tests call it with their own configuration, in the same process, without
- * setting environment variables or re-loading modules.
+ * Lambda entry (lambda/handlers/authorizer.ts) calls it with `loadConfig()` and Powertools, and
+ * publishes the metrics it counted after each invocation; the local gateway and the tests call it
+ * with their own configuration, in the same process, without setting environment variables or
+ * re-loading modules.
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
@@ -27,7 +28,7 @@ import { AuthorizerRuntime } from './runtime';
 
 export interface AuthorizerDependencies {
   readonly logger: Logger;
-  /** Where the Allowed/Denied/StaleRecordServed counts go; none: not counted. */
+  /** Where the Allowed/Denied/StaleRecordServed counts go (the caller publishes them: lambda/handlers/entry.ts); none: not counted. */
   readonly metrics?: Metrics;
   /**
    * The DynamoDB client. @default one for `config.dynamoDbEndpoint` with a short timeout and one
@@ -61,25 +62,17 @@ export function createAuthorizer(config: SignetConfig, dependencies: AuthorizerD
 
   return {
     async httpApiHandler(event) {
-      try {
-        const decision = await runtime.decideEvent(() => adaptHttpApiEvent(event, targetUriOptions));
-        return decision.allowed ? httpApiAllowResponse(allowFacts(decision)) : httpApiRefusal(decision.error);
-      } finally {
-        metrics?.publishStoredMetrics();
-      }
+      const decision = await runtime.decideEvent(() => adaptHttpApiEvent(event, targetUriOptions));
+      return decision.allowed ? httpApiAllowResponse(allowFacts(decision)) : httpApiRefusal(decision.error);
     },
     async restApiHandler(event) {
-      try {
-        let methodArn = event.methodArn;
-        const decision = await runtime.decideEvent(() => {
-          const adapted = fromRestApiAuthorizerEvent(event, targetUriOptions);
-          methodArn = adapted.methodArn ?? methodArn;
-          return adapted;
-        });
-        return decision.allowed ? restAllowPolicy(methodArn, allowFacts(decision)) : restRefusal(methodArn, decision.error, decision.clientId);
-      } finally {
-        metrics?.publishStoredMetrics();
-      }
+      let methodArn = event.methodArn;
+      const decision = await runtime.decideEvent(() => {
+        const adapted = fromRestApiAuthorizerEvent(event, targetUriOptions);
+        methodArn = adapted.methodArn ?? methodArn;
+        return adapted;
+      });
+      return decision.allowed ? restAllowPolicy(methodArn, allowFacts(decision)) : restRefusal(methodArn, decision.error, decision.clientId);
     },
     forgetCachedClients() {
       runtime.directory.forgetAll();

@@ -16,9 +16,16 @@ export interface CustomResourceResult<D> {
   readonly data?: D;
 }
 
+/** The logger call the door makes (a Powertools `Logger` fits). */
+export interface CustomResourceLogger {
+  error(message: string, ...attributes: Record<string, unknown>[]): void;
+}
+
 export interface CustomResourceDoor<D> {
   /** What the resource does, for the log line of a failure ("admin bootstrap"). */
   readonly name: string;
+  /** Where a failure is logged, with its code and the error's name and message. */
+  readonly logger: CustomResourceLogger;
   /** The physical id of a Create that failed (CloudFormation needs one even then). */
   readonly failedCreateId: (event: CloudFormationCustomResourceEvent) => string;
   /** The work of Create and Update. Delete does nothing: what the resource made stays. */
@@ -47,14 +54,10 @@ export async function answerCustomResource<D>(
     status = 'FAILED';
     // SignetError messages are written for humans and never echo key material; others may not be.
     reason = isSignetError(error) ? `${error.code}: ${error.message}` : `The ${door.name} failed (see log stream ${context.logStreamName ?? 'of the function'}).`;
-    console.error(
-      JSON.stringify({
-        level: 'ERROR',
-        message: `${door.name} failed`,
-        code: isSignetError(error) ? error.code : 'internal_error',
-        error: error instanceof Error ? `${error.name}: ${error.message}` : 'unknown error',
-      }),
-    );
+    door.logger.error(`${door.name} failed`, {
+      code: isSignetError(error) ? error.code : 'internal_error',
+      error: error instanceof Error ? `${error.name}: ${error.message}` : 'unknown error',
+    });
   }
   await respond(event, { status, reason, physicalId, data });
 }

@@ -6,10 +6,6 @@
 import { KeyRotation, reasonOf } from './key-rotation';
 import { parseRotationEvent } from './rotation-protocol';
 import { RotationLogger } from './rotation-types';
-import { SERVICE_NAMES } from '../observability';
-
-/** `POWERTOOLS_SERVICE_NAME` of the rotation function (lib/rotating-signing-key.ts sets the same). */
-export const ROTATION_SERVICE_NAME = SERVICE_NAMES.rotation;
 
 /** Metric names the rotation function emits (namespace `Signet`, unit Count). */
 export const ROTATION_METRICS = {
@@ -22,11 +18,10 @@ export const ROTATION_METRICS = {
 /** Time kept back from the Lambda's remaining time when finishSecret waits for authorizer caches, in ms. @default 10_000 */
 export const SETTLE_MARGIN_MS = 10_000;
 
-/** What the door needs from Powertools Metrics. */
+/** What the door needs from Powertools Metrics (it counts; the Lambda entry publishes: lambda/handlers/entry.ts). */
 export interface RotationMetrics {
   addMetric(name: string, unit: 'Count', value: number): unknown;
   addMetadata(key: string, value: string): unknown;
-  publishStoredMetrics(): unknown;
 }
 
 export interface RotationHandlerDeps {
@@ -44,13 +39,12 @@ export interface RotationContext {
 /**
  * Builds the handler.
  * @example
- * export const handler = createRotationHandler({ rotation, logger, metrics });
+ * const runStep = createRotationHandler({ rotation, logger, metrics });
  */
 export function createRotationHandler(deps: RotationHandlerDeps): (event: unknown, context?: RotationContext) => Promise<void> {
   return async (event, context) => {
     const raw = typeof event === 'object' && event !== null ? (event as Record<string, unknown>) : {};
     const where = { step: shortString(raw.Step), secretId: shortString(raw.SecretId), versionId: shortString(raw.ClientRequestToken) };
-    let counted = false;
     try {
       const parsed = parseRotationEvent(event);
       const remainingMs = context?.getRemainingTimeInMillis();
@@ -58,18 +52,12 @@ export function createRotationHandler(deps: RotationHandlerDeps): (event: unknow
       deps.logger.info('rotation step completed', { ...where, outcome: result.outcome, clientId: result.clientId, fingerprint: result.fingerprint });
       if (result.step === 'finishSecret' && result.outcome === 'done') {
         deps.metrics?.addMetric(ROTATION_METRICS.succeeded, 'Count', 1);
-        counted = true;
       }
     } catch (error) {
       deps.logger.error('rotation step failed; AWSCURRENT and the current key are unchanged', { ...where, reason: reasonOf(error) });
-      if (deps.metrics !== undefined) {
-        deps.metrics.addMetadata('step', where.step ?? 'unknown');
-        deps.metrics.addMetric(ROTATION_METRICS.failed, 'Count', 1);
-        counted = true;
-      }
+      deps.metrics?.addMetadata('step', where.step ?? 'unknown');
+      deps.metrics?.addMetric(ROTATION_METRICS.failed, 'Count', 1);
       throw error;
-    } finally {
-      if (counted) deps.metrics?.publishStoredMetrics();
     }
   };
 }

@@ -7,11 +7,11 @@
  * A CloudFormation custom resource (`Custom::SignetSigningKeyClient`) whose service token is the
  * rotation function itself (it already reads that client's record): Create and Update read the
  * record (consistently) and fail the deploy with a sentence when it is missing; Delete does
- * nothing. lambda/handlers/rotation.ts routes custom-resource events here.
+ * nothing. The rotation function (./create-rotation-function.ts) routes custom-resource events here.
  */
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
 import { SignetError } from '../core/errors';
-import { answerCustomResource } from '../bootstrap/custom-resource';
+import { type CustomResourceLogger, answerCustomResource } from '../bootstrap/custom-resource';
 import { isClientId } from '../store/client-id';
 import type { ClientRecord } from '../store/client-record';
 
@@ -33,6 +33,8 @@ export interface SigningKeyClientCheckDeps {
   readonly registry: { getClient(clientId: string, options: { consistentRead: boolean }): Promise<ClientRecord | undefined> };
   /** The client table's name, for the sentence. */
   readonly tableName: string;
+  /** Where a failed check is logged. */
+  readonly logger: CustomResourceLogger;
 }
 
 /** The custom resource's handler. */
@@ -42,6 +44,7 @@ export function createSigningKeyClientCheck(
   return (event, context = {}) =>
     answerCustomResource<SigningKeyClientData>(event, context, {
       name: 'signing-key client check',
+      logger: deps.logger,
       failedCreateId: (e) => `signet-signing-key-client-${e.RequestId}`,
       run: async (e) => {
         const { ClientId: clientId } = e.ResourceProperties as unknown as SigningKeyClientProperties;

@@ -10,6 +10,7 @@ import type { APIGatewayRequestAuthorizerEvent, APIGatewayRequestAuthorizerEvent
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { type SignetAuthorizer, createAuthorizer } from '../../lambda/authorizer/create-authorizer';
+import { flushingMetrics } from '../../lambda/handlers/entry';
 import { loadConfig } from '../../lambda/config';
 import { ENV } from '../../lambda/config-env';
 import { METRICS_NAMESPACE, SERVICE_NAMES } from '../../lambda/observability';
@@ -312,7 +313,10 @@ export function authorizerEnv(tableName: string, endpoint: string, extra: Record
 export function loadAuthorizer(handlerEnv: Record<string, string>, options: { loud?: boolean } = {}): AuthorizerModule {
   const logger = new Logger({ serviceName: SERVICE_NAMES.authorizer, logLevel: options.loud ? 'INFO' : 'SILENT' });
   const metrics = options.loud ? new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAMES.authorizer, logger }) : undefined;
-  return createAuthorizer(loadConfig(handlerEnv), { logger, metrics });
+  const authorizer = createAuthorizer(loadConfig(handlerEnv), { logger, metrics });
+  if (metrics === undefined) return authorizer;
+  // As the Lambda entry publishes them: once per invocation.
+  return { ...authorizer, httpApiHandler: flushingMetrics(metrics, authorizer.httpApiHandler), restApiHandler: flushingMetrics(metrics, authorizer.restApiHandler) };
 }
 
 /**

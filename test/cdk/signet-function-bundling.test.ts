@@ -22,12 +22,12 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(work, { recursive: true, force: true }));
 
-/** An app folder with Signet installed in node_modules/signet; returns the package's folder. */
+/** An app folder with Signet installed in node_modules/@signet-gateway/signet; returns the package's folder. */
 function appWithSignet(lockFiles: string[]): string {
   for (const name of lockFiles) writeFileSync(join(work, name), '');
-  const pkg = join(work, 'node_modules', 'signet');
+  const pkg = join(work, 'node_modules', '@signet-gateway', 'signet');
   mkdirSync(pkg, { recursive: true });
-  writeFileSync(join(pkg, 'package.json'), '{"name":"signet"}');
+  writeFileSync(join(pkg, 'package.json'), '{"name":"@signet-gateway/signet"}');
   return pkg;
 }
 
@@ -42,7 +42,7 @@ test("installed, Signet bundles against the lock file of the app that installed 
 
 test('an app without a lock file, or with two, stops the synth with what to do', () => {
   const pkg = appWithSignet([]);
-  expect(() => bundlingLockFile(pkg)).toThrow(/found none above .*node_modules\/signet .*npm install writes package-lock\.json/);
+  expect(() => bundlingLockFile(pkg)).toThrow(/found none above .*node_modules\/@signet-gateway\/signet .*npm install writes package-lock\.json/);
   writeFileSync(join(work, 'package-lock.json'), '');
   writeFileSync(join(work, 'yarn.lock'), '');
   expect(() => bundlingLockFile(pkg)).toThrow(/several lock files in .* \(package-lock\.json, yarn\.lock\).*keep one/);

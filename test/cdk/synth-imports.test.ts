@@ -1,7 +1,7 @@
 /**
  * The constructs (lib/) read names and rules from lambda/ (metric names, table prefixes, the
  * public base URL rule) but never load the Lambda runtime's dependencies: a synth, or an app
- * that imports signet/cdk, does not load the AWS SDK or Powertools. Run in a fresh Node process,
+ * that imports @signet-gateway/signet/cdk, does not load the AWS SDK or Powertools. Run in a fresh Node process,
  * which lists every module the import loads from outside the repository.
  */
 import { spawnSync } from 'node:child_process';

@@ -1,7 +1,7 @@
 /**
  * Signet as a library: `npm pack` makes a tarball that a fresh CDK app installs and uses to put
  * `SignatureAuthorizer` in front of its own HttpApi route (and the client portal beside it). The app (TypeScript, in a temp folder)
- * imports `signet/cdk`, `signet/signer` and `signet/backend`, is type-checked and compiled with the
+ * imports `@signet-gateway/signet/cdk`, `@signet-gateway/signet/signer` and `@signet-gateway/signet/backend`, is type-checked and compiled with the
  * repository's TypeScript, then synthesised with `node`; the test reads its template and assets.
  * The same tarball, installed alone with production dependencies only (`npm install --omit=dev`)
  * in an empty folder, runs the compiled `signet` CLI without tsx.
@@ -19,6 +19,8 @@ import { PORTAL_ENTRY } from '../../lib/portal-bundle';
 
 const ROOT = resolve(__dirname, '..', '..');
 const MINUTES = 60_000;
+/** The package's name on npm: apps install and import it under this name. */
+const PACKAGE_NAME = '@signet-gateway/signet';
 
 /** The version of `name` installed in this repository (what the app pins). */
 function installedVersion(name: string): string {
@@ -68,9 +70,9 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { generateKeyPairSync } from 'node:crypto';
-import { withSignedBody } from 'signet/backend';
-import { ClientPortal, ClientRegistry, SignatureAuthorizer } from 'signet/cdk';
-import { createSigner, type Signer } from 'signet/signer';
+import { withSignedBody } from '@signet-gateway/signet/backend';
+import { ClientPortal, ClientRegistry, SignatureAuthorizer } from '@signet-gateway/signet/cdk';
+import { createSigner, type Signer } from '@signet-gateway/signet/signer';
 
 async function main(): Promise<void> {
   const app = new App({ outdir: process.argv[2] });
@@ -178,7 +180,7 @@ beforeAll(async () => {
     JSON.stringify({
       name: 'orders-app',
       private: true,
-      dependencies: { signet: `file:../${packed.filename}`, ...pinned(['aws-cdk-lib', 'constructs']) },
+      dependencies: { [PACKAGE_NAME]: `file:../${packed.filename}`, ...pinned(['aws-cdk-lib', 'constructs']) },
       devDependencies: pinned(['esbuild', '@types/node']),
     }),
   );
@@ -228,9 +230,9 @@ test('the tarball holds no source maps and nothing only the OpenAPI generation r
 
 test('installed alone with production dependencies, the CLI runs compiled, without tsx', () => {
   const installed = join(cliOnly, 'node_modules');
-  expect(existsSync(join(installed, 'signet', 'package.json'))).toBe(true);
+  expect(existsSync(join(installed, PACKAGE_NAME, 'package.json'))).toBe(true);
   expect(existsSync(join(installed, 'tsx'))).toBe(false);
-  expect(filesUnder(join(installed, 'signet')).filter((file) => file.endsWith('.map'))).toEqual([]);
+  expect(filesUnder(join(installed, PACKAGE_NAME)).filter((file) => file.endsWith('.map'))).toEqual([]);
   // No NODE_OPTIONS or NODE_PATH from this run can lend it a loader.
   const env = { ...process.env, NODE_OPTIONS: '', NODE_PATH: '' };
   const signet = (...args: string[]) => spawnSync(join(installed, '.bin', 'signet'), args, { cwd: cliOnly, env, encoding: 'utf8', timeout: 60_000 });
@@ -289,7 +291,7 @@ test('the signet CLI runs from the installed package', () => {
   expect(existsSync(join(keys, 'public.pem'))).toBe(true);
 });
 
-test('signet/signer and signet/backend load from the package and work together', () => {
+test('@signet-gateway/signet/signer and @signet-gateway/signet/backend load from the package and work together', () => {
   expect(output.signedHeaders).toEqual(['content-digest', 'date', 'signature', 'signature-input']);
   expect(output.accepted).toEqual({ statusCode: 201, body: 'created' });
   expect(output.refused.statusCode).toBe(400);

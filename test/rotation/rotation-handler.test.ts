@@ -1,12 +1,14 @@
 /**
  * The rotation function's door (createRotationHandler): event checks, the RotationSucceeded /
- * RotationFailed metrics, rethrown failures; and the Lambda module lambda/handlers/rotation.ts
- * itself, configured through its environment, run by the stand-in's RotateSecret, and as the
- * custom resource that fails a deploy whose signing-key client is not registered.
+ * RotationFailed metrics, rethrown failures; the entry wrapper that publishes those metrics; and
+ * the Lambda module lambda/handlers/rotation.ts itself, configured through its environment, run by
+ * the stand-in's RotateSecret, and as the custom resource that fails a deploy whose signing-key
+ * client is not registered.
  */
 import { GetSecretValueCommand, InvalidRequestException, RotateSecretCommand } from '@aws-sdk/client-secrets-manager';
 import { ENV } from '../../lambda/config-env';
 import { isSignetError } from '../../lambda/core/errors';
+import { flushingMetrics, powertoolsFor } from '../../lambda/handlers/entry';
 import { ROTATION_METRICS, RotationMetrics, createRotationHandler } from '../../lambda/rotation/rotation-handler';
 import { parseSigningSecret } from '../../lambda/signer/signing-secret';
 import { cfnEvent, startCfnResponseListener } from '../support/cfn-response';
@@ -32,22 +34,30 @@ afterAll(async () => {
 afterEach(() => world.standIn.setRotationHandler(undefined));
 
 /** Records what the door asks Powertools Metrics to do. */
-function recordingMetrics(): RotationMetrics & { metrics: string[]; metadata: Record<string, string>; published: number } {
+function recordingMetrics(): RotationMetrics & { metrics: string[]; metadata: Record<string, string> } {
   const out = {
     metrics: [] as string[],
     metadata: {} as Record<string, string>,
-    published: 0,
     addMetric(name: string, unit: string, value: number) {
       out.metrics.push(`${name}:${unit}:${value}`);
     },
     addMetadata(key: string, value: string) {
       out.metadata[key] = value;
     },
-    publishStoredMetrics() {
-      out.published += 1;
-    },
   };
   return out;
+}
+
+/** The JSON lines written to stdout while `run` runs (Powertools writes there). */
+async function stdoutLines(run: () => Promise<unknown>): Promise<Record<string, any>[]> {
+  const written: string[] = [];
+  const spy = jest.spyOn(process.stdout, 'write').mockImplementation(((chunk: string) => written.push(String(chunk)) > 0) as typeof process.stdout.write);
+  try {
+    await run();
+  } finally {
+    spy.mockRestore();
+  }
+  return written.join('').split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as Record<string, any>);
 }
 
 describe('createRotationHandler', () => {
@@ -61,7 +71,6 @@ describe('createRotationHandler', () => {
     world.standIn.setRotationHandler((event) => handler(event, { getRemainingTimeInMillis: () => 60_000 }));
     await world.sm.send(new RotateSecretCommand({ SecretId: client.secretName }));
     expect(metrics.metrics).toEqual([`${ROTATION_METRICS.succeeded}:Count:1`]);
-    expect(metrics.published).toBe(1);
     expect(logger.lines.filter((l) => l.includes('rotation step completed'))).toHaveLength(4);
   });
 
@@ -76,7 +85,6 @@ describe('createRotationHandler', () => {
     expect(isSignetError(error) && error.code).toBe('invalid_request');
     expect(metrics.metrics).toEqual([`${ROTATION_METRICS.failed}:Count:1`]);
     expect(metrics.metadata).toEqual({ step: 'setSecret' });
-    expect(metrics.published).toBe(1);
     expect(logger.lines.some((l) => l.includes('rotation step failed') && l.includes('not enabled for rotation'))).toBe(true);
   });
 
@@ -94,6 +102,24 @@ describe('createRotationHandler', () => {
     expect(isSignetError(error) && error.code).toBe('invalid_request');
     expect((error as Error).message).toMatch(message);
     expect(metrics.metrics).toEqual([`${ROTATION_METRICS.failed}:Count:1`]);
+  });
+});
+
+describe('the Lambda entry wrapper (flushingMetrics)', () => {
+  test('publishes what an invocation counted as one EMF line, even when it throws; an invocation that counted nothing writes nothing', async () => {
+    const clock = testClock();
+    const store = storeFor(world, clock);
+    const client = await newRotatingClient(world, store, clock, { rotationEnabled: false });
+    const { metrics } = powertoolsFor('rotation');
+    const handler = flushingMetrics(metrics, createRotationHandler({ rotation: rotationFor(world, clock, store), logger: recordingLogger(), metrics }));
+    const failed = await stdoutLines(() => handler({ Step: 'setSecret', SecretId: client.secretName, ClientRequestToken: client.initialVersionId }).catch(() => undefined));
+    expect(failed).toEqual([expect.objectContaining({ [ROTATION_METRICS.failed]: 1, step: 'setSecret', service: 'signet-rotation' })]);
+    expect(failed[0]._aws.CloudWatchMetrics[0]).toMatchObject({ Namespace: 'Signet', Metrics: [{ Name: ROTATION_METRICS.failed, Unit: 'Count' }] });
+
+    const counted: string[] = [];
+    const quiet = flushingMetrics(metrics, async () => 'done');
+    expect(await stdoutLines(async () => counted.push(await quiet(undefined)))).toEqual([]);
+    expect(counted).toEqual(['done']);
   });
 });
 
@@ -144,7 +170,6 @@ describe('lambda/handlers/rotation.ts', () => {
 
     // As CloudFormation's custom resource, before the schedule exists: the client must be registered.
     const listener = await startCfnResponseListener();
-    const spy = jest.spyOn(console, 'error').mockImplementation(() => undefined);
     try {
       const check = (requestType: 'Create' | 'Update' | 'Delete', clientId: string) =>
         module!.handler(cfnEvent(listener, 'Custom::SignetSigningKeyClient', requestType, { ClientId: clientId }, { physicalId: `signet-signing-key-client-${clientId}`, oldProperties: { ClientId: clientId } }));
@@ -168,7 +193,6 @@ describe('lambda/handlers/rotation.ts', () => {
       expect(listener.responses.at(-1)!.body).toMatchObject({ Status: 'SUCCESS', PhysicalResourceId: `signet-signing-key-client-${missing}` });
       expect(listener.responses).toHaveLength(4);
     } finally {
-      spy.mockRestore();
       await listener.close();
     }
   });

@@ -1,11 +1,13 @@
 /**
  * The admin-bootstrap custom resource handler against DynamoDB Local, answering a local listener
- * that plays CloudFormation's pre-signed response URL.
+ * that plays CloudFormation's pre-signed response URL; and its Lambda entry, configured through
+ * its environment.
  */
-import type { CloudFormationCustomResourceEvent, Context } from 'aws-lambda';
+import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
+import { type AdminBootstrapHandler, BOOTSTRAP_ACTOR, createAdminBootstrap } from '../../lambda/bootstrap/admin-bootstrap';
+import { loadConfig } from '../../lambda/config';
 import { ENV } from '../../lambda/config-env';
 import { DynamoClientStore } from '../../lambda/store/client-store';
-import { BOOTSTRAP_ACTOR, handler } from '../../lambda/bootstrap/admin-bootstrap-handler';
 import { type CfnResponse, type CfnResponseListener, cfnEvent, startCfnResponseListener } from '../support/cfn-response';
 import { TestDynamoDb, startTestDynamoDb } from '../support/dynamodb';
 import { spkiPem, testKey } from '../support/registry-fixtures';
@@ -15,23 +17,24 @@ type BootstrapResponse = CfnResponse<{ ClientId: string; Fingerprint: string; Re
 let ddb: TestDynamoDb;
 let tableName: string;
 let listener: CfnResponseListener;
-const savedEnv = { ...process.env };
+let handler: AdminBootstrapHandler;
+/** What the handler logged, as `message {attributes}` lines. */
+const logged: string[] = [];
 
 beforeAll(async () => {
   ddb = await startTestDynamoDb();
   tableName = await ddb.createTable();
-  process.env[ENV.tableName] = tableName;
-  process.env[ENV.dynamoDbEndpoint] = ddb.endpoint;
+  const config = loadConfig({ [ENV.tableName]: tableName, [ENV.dynamoDbEndpoint]: ddb.endpoint });
+  handler = createAdminBootstrap(config, { logger: { error: (message, ...attributes) => void logged.push(`${message} ${JSON.stringify(attributes)}`) } });
   listener = await startCfnResponseListener();
 });
 
 afterAll(async () => {
-  process.env = savedEnv;
   await listener?.close();
   await ddb?.stop();
 });
 
-const context = { logStreamName: '2026/11/21/[$LATEST]abc' } as Context;
+const context = { logStreamName: '2026/11/21/[$LATEST]abc' };
 const responses = () => listener.responses;
 
 function event(requestType: 'Create' | 'Update' | 'Delete', properties: Record<string, string>, physicalId?: string, oldProperties?: Record<string, string>): CloudFormationCustomResourceEvent {
@@ -128,31 +131,56 @@ test('Delete leaves the admin in the registry', async () => {
 
 test('a private key fails the resource with the stable code, and the key appears nowhere in the answer or the log', async () => {
   const privatePem = testKey(1).key.export({ type: 'pkcs8', format: 'pem' }) as string;
-  const logged: string[] = [];
-  const spy = jest.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void logged.push(args.map(String).join(' ')));
-  try {
-    const reply = await run(event('Create', { ...adminProps(), PublicKeyPem: privatePem }));
-    expect(reply.Status).toBe('FAILED');
-    expect(reply.Reason).toMatch(/^private_key_submitted: /);
-    expect(reply.Data).toBeUndefined();
-    const everything = JSON.stringify(reply) + logged.join('\n');
-    expect(everything).not.toContain(testKey(1).pkcs8Base64.slice(30, 70));
-    expect(everything).not.toContain('PRIVATE KEY-----');
-    expect(logged.join('\n')).toContain('"code":"private_key_submitted"');
-  } finally {
-    spy.mockRestore();
-  }
+  const from = logged.length;
+  const reply = await run(event('Create', { ...adminProps(), PublicKeyPem: privatePem }));
+  expect(reply.Status).toBe('FAILED');
+  expect(reply.Reason).toMatch(/^private_key_submitted: /);
+  expect(reply.Data).toBeUndefined();
+  const lines = logged.slice(from);
+  const everything = JSON.stringify(reply) + lines.join('\n');
+  expect(everything).not.toContain(testKey(1).pkcs8Base64.slice(30, 70));
+  expect(everything).not.toContain('PRIVATE KEY-----');
+  expect(lines).toEqual([expect.stringMatching(/^admin bootstrap failed .*"code":"private_key_submitted"/)]);
 });
 
 test('a bad allow-list entry fails with invalid_network and writes nothing', async () => {
-  const spy = jest.spyOn(console, 'error').mockImplementation(() => undefined);
-  try {
-    const reply = await run(event('Create', { ...adminProps(), PublicKeyPem: spkiPem(testKey(2)), NetworkWhitelist: '["intranet"]' }));
-    expect(reply.Status).toBe('FAILED');
-    expect(reply.Reason).toMatch(/^invalid_network: /);
+  const reply = await run(event('Create', { ...adminProps(), PublicKeyPem: spkiPem(testKey(2)), NetworkWhitelist: '["intranet"]' }));
+  expect(reply.Status).toBe('FAILED');
+  expect(reply.Reason).toMatch(/^invalid_network: /);
+  const store = new DynamoClientStore({ tableName, client: ddb.client });
+  expect(await store.findByFingerprint(testKey(2).fingerprint)).toBeUndefined();
+});
+
+describe('lambda/handlers/admin-bootstrap.ts', () => {
+  const saved = { ...process.env };
+  afterEach(() => {
+    process.env = { ...saved };
+  });
+
+  test('reads its table from the environment at cold start, registers through it, and logs a failure as a Powertools JSON line', async () => {
+    Object.assign(process.env, { [ENV.tableName]: tableName, [ENV.dynamoDbEndpoint]: ddb.endpoint, POWERTOOLS_LOG_LEVEL: 'INFO' });
+    let entry: AdminBootstrapHandler | undefined;
+    jest.isolateModules(() => {
+      entry = (require('../../lambda/handlers/admin-bootstrap') as { handler: AdminBootstrapHandler }).handler;
+    });
+    const before = responses().length;
+    await entry!(event('Create', { ...adminProps(), PublicKeyPem: spkiPem(testKey(5)) }), context);
+    const reply = responses()[before].body as BootstrapResponse;
+    expect(reply).toMatchObject({ Status: 'SUCCESS', Data: { Registration: 'created', Fingerprint: testKey(5).fingerprint } });
     const store = new DynamoClientStore({ tableName, client: ddb.client });
-    expect(await store.findByFingerprint(testKey(2).fingerprint)).toBeUndefined();
-  } finally {
-    spy.mockRestore();
-  }
+    expect((await store.findByFingerprint(testKey(5).fingerprint))?.clientId).toBe(reply.Data!.ClientId);
+
+    const written: string[] = [];
+    const spies = [process.stdout, process.stderr].map((stream) =>
+      jest.spyOn(stream, 'write').mockImplementation(((chunk: string) => written.push(String(chunk)) > 0) as typeof stream.write),
+    );
+    try {
+      await entry!(event('Create', { ...adminProps(), PublicKeyPem: spkiPem(testKey(6)), NetworkWhitelist: '["intranet"]' }), context);
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+    expect(responses().at(-1)!.body.Status).toBe('FAILED');
+    const lines = written.join('').split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines).toEqual([expect.objectContaining({ level: 'ERROR', message: 'admin bootstrap failed', service: 'signet-admin-bootstrap', code: 'invalid_network' })]);
+  });
 });

@@ -12,19 +12,19 @@
  * table is retained and other admins may depend on it.
  *
  * The function is the resource's service token; ./custom-resource.ts answers CloudFormation.
+ * `createAdminBootstrap(config, dependencies)` builds it; the Lambda entry
+ * (lambda/handlers/admin-bootstrap.ts) calls it with `loadConfig()` and Powertools.
  */
-import type { CloudFormationCustomResourceEvent, Context } from 'aws-lambda';
-import { loadConfig } from '../config';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
+import type { SignetConfig } from '../config';
 import { REGISTRY_ADMIN_ROLE } from '../core/defaults';
 import { normaliseNetworkEntry } from '../core/network-entries';
 import { importPublicKey } from '../core/keys';
 import { DynamoClientStore } from '../store/client-store';
 import type { ClientChanges } from '../store/store-types';
 import { createDocumentClient } from '../store/dynamodb-client';
-import { assertRuntimeSdk } from '../runtime-sdk';
-import { answerCustomResource } from './custom-resource';
-
-assertRuntimeSdk(); // the runtime's SDK, not the pinned one: stop at init if it lacks what the code relies on
+import { type CustomResourceLogger, answerCustomResource } from './custom-resource';
 
 /** The actor name the audit trail records for the bootstrap. */
 export const BOOTSTRAP_ACTOR = 'bootstrap';
@@ -50,27 +50,33 @@ export interface AdminBootstrapData {
   readonly Registration: 'created' | 'skipped' | 'updated';
 }
 
-let store: DynamoClientStore | undefined;
-
-export async function handler(event: CloudFormationCustomResourceEvent, context: Context): Promise<void> {
-  await answerCustomResource<AdminBootstrapData>(event, context, {
-    name: 'admin bootstrap',
-    failedCreateId: (e) => `signet-admin-bootstrap-${e.RequestId}`,
-    run: async (e) => {
-      const previous = e.RequestType === 'Update' ? (e.OldResourceProperties as Partial<AdminBootstrapProperties>) : undefined;
-      const data = await register(e.ResourceProperties as unknown as AdminBootstrapProperties, previous);
-      return { physicalId: `signet-admin-${data.ClientId}`, data };
-    },
-  });
+export interface AdminBootstrapDependencies {
+  /** Where a failed registration is logged. */
+  readonly logger: CustomResourceLogger;
+  /** @default one for `config.dynamoDbEndpoint` */
+  readonly doc?: DynamoDBDocumentClient;
 }
 
-async function register(props: AdminBootstrapProperties, previous: Partial<AdminBootstrapProperties> | undefined): Promise<AdminBootstrapData> {
+export type AdminBootstrapHandler = (event: CloudFormationCustomResourceEvent, context?: { readonly logStreamName?: string }) => Promise<void>;
+
+export function createAdminBootstrap(config: SignetConfig, dependencies: AdminBootstrapDependencies): AdminBootstrapHandler {
+  const store = new DynamoClientStore({ tableName: config.tableName, client: dependencies.doc ?? createDocumentClient({ endpoint: config.dynamoDbEndpoint }) });
+  return (event, context = {}) =>
+    answerCustomResource<AdminBootstrapData>(event, context, {
+      name: 'admin bootstrap',
+      logger: dependencies.logger,
+      failedCreateId: (e) => `signet-admin-bootstrap-${e.RequestId}`,
+      run: async (e) => {
+        const previous = e.RequestType === 'Update' ? (e.OldResourceProperties as Partial<AdminBootstrapProperties>) : undefined;
+        const data = await register(store, e.ResourceProperties as unknown as AdminBootstrapProperties, previous);
+        return { physicalId: `signet-admin-${data.ClientId}`, data };
+      },
+    });
+}
+
+async function register(store: DynamoClientStore, props: AdminBootstrapProperties, previous: Partial<AdminBootstrapProperties> | undefined): Promise<AdminBootstrapData> {
   const key = importPublicKey(props.PublicKeyPem);
   const networkWhitelist = whitelistOf(props.NetworkWhitelist);
-  if (store === undefined) {
-    const config = loadConfig();
-    store = new DynamoClientStore({ tableName: config.tableName, client: createDocumentClient({ endpoint: config.dynamoDbEndpoint }) });
-  }
   const { record, created } = await store.createClient(
     { name: props.ClientName, networkWhitelist, roles: [REGISTRY_ADMIN_ROLE], key: { fingerprint: key.fingerprint, spkiPem: key.spkiPem } },
     BOOTSTRAP_ACTOR,
