@@ -27,7 +27,10 @@ import { AuthorizerRuntime } from './runtime';
 
 export interface AuthorizerDependencies {
   readonly logger: Logger;
-  /** Where the Allowed/Denied/StaleRecordServed counts go; none: not counted. */
+  /**
+   * Where the Allowed/Denied/StaleRecordServed counts go (added up in memory and published at most
+   * once a minute, or at once on a refusal); none: not published.
+   */
   readonly metrics?: Metrics;
   /**
    * The DynamoDB client. @default one for `config.dynamoDbEndpoint` with a short timeout and one
@@ -60,26 +63,19 @@ export function createAuthorizer(config: SignetConfig, dependencies: AuthorizerD
   const targetUriOptions = { publicBaseUrl: config.publicBaseUrl };
 
   return {
+    // The runtime publishes the metrics (every count since the last publish, in one EMF line).
     async httpApiHandler(event) {
-      try {
-        const decision = await runtime.decideEvent(() => adaptHttpApiEvent(event, targetUriOptions));
-        return decision.allowed ? httpApiAllowResponse(allowFacts(decision)) : httpApiRefusal(decision.error);
-      } finally {
-        metrics?.publishStoredMetrics();
-      }
+      const decision = await runtime.decideEvent(() => adaptHttpApiEvent(event, targetUriOptions));
+      return decision.allowed ? httpApiAllowResponse(allowFacts(decision)) : httpApiRefusal(decision.error);
     },
     async restApiHandler(event) {
-      try {
-        let methodArn = event.methodArn;
-        const decision = await runtime.decideEvent(() => {
-          const adapted = fromRestApiAuthorizerEvent(event, targetUriOptions);
-          methodArn = adapted.methodArn ?? methodArn;
-          return adapted;
-        });
-        return decision.allowed ? restAllowPolicy(methodArn, allowFacts(decision)) : restRefusal(methodArn, decision.error, decision.clientId);
-      } finally {
-        metrics?.publishStoredMetrics();
-      }
+      let methodArn = event.methodArn;
+      const decision = await runtime.decideEvent(() => {
+        const adapted = fromRestApiAuthorizerEvent(event, targetUriOptions);
+        methodArn = adapted.methodArn ?? methodArn;
+        return adapted;
+      });
+      return decision.allowed ? restAllowPolicy(methodArn, allowFacts(decision)) : restRefusal(methodArn, decision.error, decision.clientId);
     },
     forgetCachedClients() {
       runtime.directory.forgetAll();
