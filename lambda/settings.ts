@@ -206,7 +206,7 @@ const lastUsedInterval: Rule<number> = {
 };
 
 /** A fraction from 0 to 1, as a decimal number (`0.01`) or a JSON number. */
-export const fraction: Rule<number> = {
+const fraction: Rule<number> = {
   parse(raw) {
     const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^(\d+(\.\d*)?|\.\d+)$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
     if (!(n >= 0 && n <= 1)) throw new SettingProblem(`must be a number from 0 to 1, e.g. 0.01 for one in a hundred; got ${got(raw)}`);
