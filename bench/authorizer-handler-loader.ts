@@ -76,24 +76,25 @@ export function loadAuthorizerHandler(env: Record<string, string>): { handler: A
 }
 
 /**
- * Runs `fn` with process.stdout/stderr writes swallowed (and counted): the handler logs one JSON
- * line per decision, as in Lambda, and the benchmark must pay for formatting it without
- * flooding the terminal.
+ * Runs `fn` with process.stdout/stderr writes swallowed (and counted, in UTF-8 bytes, as CloudWatch
+ * Logs ingests them): the handler writes its log lines and EMF metrics as in Lambda, and the
+ * benchmark must pay for formatting them without flooding the terminal. `fn` is given the bytes
+ * written so far, to measure a stretch of calls.
  */
-export async function withSilencedOutput<T>(fn: () => Promise<T>): Promise<{ result: T; bytesWritten: number }> {
+export async function withSilencedOutput<T>(fn: (bytesWrittenSoFar: () => number) => Promise<T>): Promise<{ result: T; bytesWritten: number }> {
   let bytesWritten = 0;
   const streams = [process.stdout, process.stderr];
   const originals = streams.map((s) => s.write);
   for (const stream of streams) {
     stream.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
-      bytesWritten += typeof chunk === 'string' ? chunk.length : chunk.byteLength;
+      bytesWritten += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength;
       const callback = rest.find((r) => typeof r === 'function') as (() => void) | undefined;
       callback?.();
       return true;
     }) as typeof stream.write;
   }
   try {
-    return { result: await fn(), bytesWritten };
+    return { result: await fn(() => bytesWritten), bytesWritten };
   } finally {
     streams.forEach((s, i) => (s.write = originals[i]));
   }

@@ -31,6 +31,8 @@ export interface PathLatency {
   readonly dynamoDbCallsPerRequest: number;
   /** Of which reads (GetItem / Query / BatchGetItem / Scan), per call. */
   readonly dynamoDbReadsPerRequest: number;
+  /** Bytes the handler wrote to stdout and stderr (log lines, EMF metrics) during the timed calls, per call. */
+  readonly bytesPerRequest: number;
   readonly requests: number;
 }
 
@@ -109,20 +111,21 @@ export async function measureAuthorizerLatency(options: AuthorizerLatencyOptions
     const cold = loadAuthorizerHandler({ ...env, [ENV.clientCacheTtlMs]: '0' });
     const quiet = loadAuthorizerHandler({ ...env, POWERTOOLS_LOG_LEVEL: 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true' });
 
-    const { result } = await withSilencedOutput(async () => {
+    const { result } = await withSilencedOutput(async (written) => {
+      const timeCalls = (handler: AuthorizerModule, commands: CommandCounter, n: number, from = 0) => timeCallsOf(handler, commands, written, events, n, from);
       // Fill both warm caches and let the JIT settle (not timed).
-      await timeCalls(warm.handler, warm.commands, events, Math.min(events.length, 1500));
-      await timeCalls(quiet.handler, quiet.commands, events, Math.min(events.length, 1500));
+      await timeCalls(warm.handler, warm.commands, Math.min(events.length, 1500));
+      await timeCalls(quiet.handler, quiet.commands, Math.min(events.length, 1500));
       // The two warm variants in alternating rounds, so a change in the machine's load hits both alike.
       const warmRounds: Samples[] = [];
       const quietRounds: Samples[] = [];
       const perRound = Math.ceil((options.warmRequests ?? 5000) / 5);
       for (let round = 0; round < 5; round++) {
-        warmRounds.push(await timeCalls(warm.handler, warm.commands, events, perRound, round * perRound));
-        quietRounds.push(await timeCalls(quiet.handler, quiet.commands, events, perRound, round * perRound));
+        warmRounds.push(await timeCalls(warm.handler, warm.commands, perRound, round * perRound));
+        quietRounds.push(await timeCalls(quiet.handler, quiet.commands, perRound, round * perRound));
       }
-      await timeCalls(cold.handler, cold.commands, events, 100);
-      const missPath = await timeCalls(cold.handler, cold.commands, events, options.missRequests ?? 600);
+      await timeCalls(cold.handler, cold.commands, 100);
+      const missPath = await timeCalls(cold.handler, cold.commands, options.missRequests ?? 600);
       return { warmPath: summarizePath(warmRounds), quietPath: summarizePath(quietRounds), missPath: summarizePath([missPath]) };
     });
     return { warm: result.warmPath, warmQuiet: result.quietPath, miss: result.missPath, clients: clientCount, distinctRequests: distinct, loadAverage: loadAverage() };
@@ -138,12 +141,14 @@ interface Samples {
   readonly cpu: number[];
   readonly calls: number;
   readonly reads: number;
+  readonly bytes: number;
 }
 
 /** Calls the handler `n` times over `events` (cycling from `from`), timing each call; every call must be allowed. */
-async function timeCalls(
+async function timeCallsOf(
   handler: AuthorizerModule,
   commands: CommandCounter,
+  written: () => number,
   events: readonly ReturnType<typeof signedAuthorizerEvent>[],
   n: number,
   from = 0,
@@ -152,6 +157,7 @@ async function timeCalls(
   const cpu: number[] = [];
   const callsBefore = commands.total;
   const readsBefore = commands.reads;
+  const bytesBefore = written();
   for (let i = 0; i < n; i++) {
     const event = events[(from + i) % events.length];
     const c0 = process.cpuUsage();
@@ -165,7 +171,7 @@ async function timeCalls(
     wall.push(Number(t1 - t0) / 1e6);
     cpu.push((c1.user + c1.system) / 1e3);
   }
-  return { wall, cpu, calls: commands.total - callsBefore, reads: commands.reads - readsBefore };
+  return { wall, cpu, calls: commands.total - callsBefore, reads: commands.reads - readsBefore, bytes: written() - bytesBefore };
 }
 
 function summarizePath(runs: readonly Samples[]): PathLatency {
@@ -173,11 +179,13 @@ function summarizePath(runs: readonly Samples[]): PathLatency {
   const cpu = runs.flatMap((r) => r.cpu);
   const calls = runs.reduce((n, r) => n + r.calls, 0);
   const reads = runs.reduce((n, r) => n + r.reads, 0);
+  const bytes = runs.reduce((n, r) => n + r.bytes, 0);
   return {
     wallMs: summarize(wall),
     cpuMs: summarize(cpu),
     dynamoDbCallsPerRequest: calls / wall.length,
     dynamoDbReadsPerRequest: reads / wall.length,
+    bytesPerRequest: bytes / wall.length,
     requests: wall.length,
   };
 }
@@ -188,6 +196,7 @@ export function printAuthorizerLatency(r: AuthorizerLatency): string[] {
     `warm cache hit, CPU:  ${formatSummary(r.warm.cpuMs)}`,
     `warm cache hit, logs and metrics off, CPU: ${formatSummary(r.warmQuiet.cpuMs)}`,
     `warm path DynamoDB reads per request: ${r.warm.dynamoDbReadsPerRequest} (all DynamoDB calls: ${r.warm.dynamoDbCallsPerRequest}, counted on the handler's SDK client; the keys' last use is written at most once per client and key per 15 min per instance)`,
+    `warm path bytes written per allowed request (log lines and EMF metrics): ${r.warm.bytesPerRequest.toFixed(1)}`,
     `cache miss (DynamoDB Local GetItem), wall: ${formatSummary(r.miss.wallMs)}`,
     `cache miss (DynamoDB Local GetItem), CPU:  ${formatSummary(r.miss.cpuMs)}`,
     `cache miss DynamoDB reads per request: ${r.miss.dynamoDbReadsPerRequest}`,

@@ -9,7 +9,15 @@ import type { AuthorizerLatency } from './authorizer-latency';
 import type { ColdInit } from './cold-init';
 import type { GatewayThroughput } from './gateway-throughput';
 import type { HostileInput } from './hostile-input';
-import { estimateLambdaCost, ARM64_PRICE_PER_GB_S, AUTHORIZER_MEMORY_MB, FULL_VCPU_MEMORY_MB, PRICE_PER_MILLION_REQUESTS } from './lambda-cost';
+import {
+  estimateLambdaCost,
+  estimateLogIngestion,
+  ARM64_PRICE_PER_GB_S,
+  AUTHORIZER_MEMORY_MB,
+  FULL_VCPU_MEMORY_MB,
+  LOG_INGESTION_PRICE_PER_GB,
+  PRICE_PER_MILLION_REQUESTS,
+} from './lambda-cost';
 import type { MachineInfo } from './machine';
 import type { MemoryFlat } from './memory-flat';
 import { type VerifySteps, type VerifyThroughput, rsaThroughput } from './verify-throughput';
@@ -44,6 +52,9 @@ export const SECTION_TITLES = {
   registrySearch: 'Registry search: one page of an account of 5,000 clients (DynamoDB Local)',
 } as const;
 
+/** What the authorizer may write per allowed request, on average (log lines and EMF), in bytes. */
+const LOG_BYTES_TARGET = 100;
+
 /** The verifier's overhead budget, for every algorithm: full verify ≥ 0.85 × raw crypto.verify with the same key type. */
 const VERIFY_RATIO_TARGET = 0.85;
 
@@ -68,6 +79,7 @@ function targetsTable(r: BenchResults): string[] {
     rows.push(`| authorizer handler p99, warm cache hit | ≤ 0.3 ms | ${f(warm.wallMs.p99, 3)} ms wall, ${f(warm.cpuMs.p99, 3)} ms CPU (p50 ${f(warm.wallMs.p50, 3)} ms) | ${yes(warm.wallMs.p99 <= 0.3)} wall, ${yes(warm.cpuMs.p99 <= 0.3)} CPU |`);
     const quiet = r.authorizer.warmQuiet;
     rows.push(`| (same, Powertools logs and metrics off) | — | ${f(quiet.cpuMs.p99, 3)} ms CPU (p50 ${f(quiet.cpuMs.p50, 3)} ms) | — |`);
+    rows.push(`| bytes written per allowed request (log lines and EMF, average) | < ${LOG_BYTES_TARGET} | ${f(warm.bytesPerRequest, 1)} | ${yes(warm.bytesPerRequest < LOG_BYTES_TARGET)} |`);
     rows.push(`| DynamoDB reads per request, warm path | 0 | ${warm.dynamoDbReadsPerRequest} | ${yes(warm.dynamoDbReadsPerRequest === 0)} |`);
     const writes = warm.dynamoDbCallsPerRequest - warm.dynamoDbReadsPerRequest;
     rows.push(`| DynamoDB writes per request, warm path | 0 (last use: ≤ 1 per client and key per 15 min per instance) | ${writes} | ${yes(writes === 0)} |`);
@@ -151,6 +163,7 @@ function notesSection(r: BenchResults): string[] {
 function costSection(r: BenchResults): string[] | undefined {
   if (!r.authorizer) return undefined;
   const c = estimateLambdaCost(r.authorizer.warm.cpuMs.p50);
+  const logs = estimateLogIngestion(r.authorizer.warm.bytesPerRequest, c.rps);
   return [
     `Inputs: the warm-path handler p50 measured above, ${f(c.measuredP50Ms, 3)} ms of CPU on one core of this machine; the authorizer's`,
     `memory size, ${AUTHORIZER_MEMORY_MB} MB (lib/signature-authorizer.ts default); arm64 prices in US East (N. Virginia):`,
@@ -166,7 +179,11 @@ function costSection(r: BenchResults): string[] | undefined {
     '  making the handler faster cannot lower the bill below the request fee; a smaller memory size would not either (billing is already at the 1 ms floor).',
     `- At ${c.rps.toLocaleString('en-US')} RPS (${(c.requestsPerMonth / 1e9).toFixed(2)} billion requests in 30 days): **$${Math.round(c.usdPerMonth).toLocaleString('en-US')} a month**, with about`,
     `  ${c.concurrency} concurrent execution environments busy (RPS × billed duration; more in practice, as Lambda's own per-invocation overhead adds to the time an environment is held).`,
-    '- Not included: API Gateway\'s own request charge, CloudWatch Logs ingestion of the one log line per decision, and DynamoDB reads (next section).',
+    `- CloudWatch Logs ingestion of what the handler writes: ${f(logs.bytesPerRequest, 1)} bytes per allowed request measured above (log lines and EMF) ×`,
+    `  ${(c.requestsPerMonth / 1e9).toFixed(2)} billion requests = ${Math.round(logs.gbPerMonth).toLocaleString('en-US')} GB a month at $${f(LOG_INGESTION_PRICE_PER_GB, 2)} per GB of standard ingestion`,
+    '  ([CloudWatch pricing](https://aws.amazon.com/cloudwatch/pricing/), "Logs", "Collect (Data Ingestion)"; GB as 10⁹ bytes):',
+    `  **$${Math.round(logs.usdPerMonth).toLocaleString('en-US')} a month**, so **$${Math.round(c.usdPerMonth + logs.usdPerMonth).toLocaleString('en-US')} a month** for the function and its logs.`,
+    '- Not included: API Gateway\'s own request charge, the lines Lambda itself writes per invocation (below), and DynamoDB reads (next section).',
   ];
 }
 

@@ -1,6 +1,7 @@
 /**
  * Lambda cost of the authorizer on paper: per million authorized requests, and per month at a
- * sustained rate, on arm64, from a measured handler duration.
+ * sustained rate, on arm64, from a measured handler duration; and the CloudWatch Logs ingestion of
+ * what the handler writes, from the bytes measured per allowed request.
  *
  * Prices (US East, N. Virginia; arm64; first pricing tier):
  *   - duration: $0.0000133334 per GB-second (first 7.5 billion GB-s per month), billed per 1 ms,
@@ -9,6 +10,9 @@
  *   - requests: $0.20 per million — https://aws.amazon.com/blogs/aws/new-for-aws-lambda-1ms-billing-granularity-adds-cost-savings/
  *   - rounding up to the nearest 1 ms: https://aws.amazon.com/lambda/pricing/ ("rounded up to the
  *     nearest 1 ms").
+ *   - CloudWatch Logs: $0.50 per GB of standard log ingestion (the log lines and the EMF
+ *     metrics alike) — https://aws.amazon.com/cloudwatch/pricing/ ("Logs", "Collect (Data
+ *     Ingestion)", Standard); GB taken as 10⁹ bytes (with 2³⁰ the figures are 7% lower).
  * The free tier is left out.
  */
 
@@ -64,4 +68,22 @@ export function estimateLambdaCost(measuredP50Ms: number, rps = 10_000, memoryMb
     usdPerMonth: (requestsPerMonth / 1e6) * totalUsdPerMillion,
     concurrency: Math.ceil(rps * (billedMs / 1000)),
   };
+}
+
+/** USD per GB of CloudWatch Logs standard ingestion, us-east-1 (https://aws.amazon.com/cloudwatch/pricing/). */
+export const LOG_INGESTION_PRICE_PER_GB = 0.5;
+
+export interface LogIngestionEstimate {
+  /** Bytes the handler writes per allowed request, on average (log lines and EMF). */
+  readonly bytesPerRequest: number;
+  readonly rps: number;
+  /** GB (10⁹ bytes) ingested in 30 days at `rps`. */
+  readonly gbPerMonth: number;
+  readonly usdPerMonth: number;
+}
+
+/** CloudWatch Logs ingestion in 30 days at `rps` requests per second of `bytesPerRequest` each. */
+export function estimateLogIngestion(bytesPerRequest: number, rps = 10_000): LogIngestionEstimate {
+  const gbPerMonth = (bytesPerRequest * rps * 86_400 * 30) / 1e9;
+  return { bytesPerRequest, rps, gbPerMonth, usdPerMonth: gbPerMonth * LOG_INGESTION_PRICE_PER_GB };
 }

@@ -19,3 +19,17 @@ export const SERVICE_NAMES = {
 
 /** Metric names the authorizer emits (namespace `Signet`); lib/signature-authorizer.ts alarms on them. */
 export const AUTHORIZER_METRIC_NAMES = { allowed: 'Allowed', denied: 'Denied', staleServed: 'StaleRecordServed' } as const;
+
+/**
+ * The share of allowed requests the authorizer logs with a line of their own (setting
+ * `SIGNET_ALLOWED_LOG_SAMPLE`): one in a hundred, so an allowed request costs under 100 bytes of
+ * log ingestion on average; refusals are always logged. @default 0.01
+ */
+export const ALLOWED_LOG_SAMPLE = 0.01;
+
+/**
+ * How often an authorizer instance publishes its `Allowed` count (one EMF line with every count
+ * gathered since the last), in ms: CloudWatch's standard resolution, so nothing finer is lost.
+ * A refusal or a stale answer publishes at once. @default 60_000
+ */
+export const AUTHORIZER_METRICS_INTERVAL_MS = 60_000;

@@ -34,6 +34,7 @@ import {
   REGISTRY_ADMIN_ROLE,
 } from './core/defaults';
 import { COVERAGE_PROFILES, DEFAULT_PROFILE } from './core/profile-names';
+import { ALLOWED_LOG_SAMPLE } from './observability';
 import { type RoleCatalogue, compileRoleCatalogue } from './core/role-policy';
 
 /**
@@ -204,6 +205,15 @@ const lastUsedInterval: Rule<number> = {
   },
 };
 
+/** A fraction from 0 to 1, as a decimal number (`0.01`) or a JSON number. */
+const fraction: Rule<number> = {
+  parse(raw) {
+    const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^(\d+(\.\d*)?|\.\d+)$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
+    if (!(n >= 0 && n <= 1)) throw new SettingProblem(`must be a number from 0 to 1, e.g. 0.01 for one in a hundred; got ${got(raw)}`);
+    return n;
+  },
+};
+
 /** Days CloudWatch keeps logs: one of {@link LOG_RETENTION_DAYS}, or `infinite`. */
 const retentionDays: Rule<number> = {
   parse(raw) {
@@ -316,6 +326,14 @@ export const SETTINGS = {
     rule: lastUsedInterval,
     default: LAST_USED_RECORD_INTERVAL_MS,
     doc: "each authorizer instance records that a client's key verified a request (the registry's `lastUsedAt`) at most once per client and key per this interval: no read, no write per request, and the request does not wait for the write (`0`: off; otherwise at least `1000`)",
+  }),
+  allowedLogSample: setting({
+    env: 'SIGNET_ALLOWED_LOG_SAMPLE',
+    prop: 'allowedLogSample',
+    lambdas: ['authorizer'],
+    rule: fraction,
+    default: ALLOWED_LOG_SAMPLE,
+    doc: "the share of allowed requests the authorizer logs with a line of their own (clientId, key fingerprint, method, path, latency), evenly spaced: the first, then one in 1/this; every refusal is logged whatever it says, and the `Allowed` metric counts every allowed request (`1`: a line per allowed request; `0`: none)",
   }),
   clientCacheTtlMs: setting({
     env: 'SIGNET_CLIENT_CACHE_TTL_MS',

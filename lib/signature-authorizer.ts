@@ -110,6 +110,12 @@ export interface SignatureAuthorizerProps {
    */
   readonly lastUsedRecordInterval?: Duration;
   /**
+   * The share of allowed requests logged with a line of their own (0 to 1), evenly spaced; every
+   * refusal is logged and every decision counted in the metrics whatever it says.
+   * @default - ALLOWED_LOG_SAMPLE (0.01: one in a hundred)
+   */
+  readonly allowedLogSample?: number;
+  /**
    * Role → allowed routes (`METHOD /path-glob`). The registry checks roles against it too.
    * @default - DEFAULT_ROLE_CATALOGUE from lambda/settings.ts (`registry:admin`, and `account:admin` on the client routes)
    */
@@ -356,6 +362,10 @@ function validateAuthorizerProps(path: string, props: SignatureAuthorizerProps, 
   const lastUsedMs = props.lastUsedRecordInterval?.isUnresolved() === false ? props.lastUsedRecordInterval.toMilliseconds({ integral: false }) : undefined;
   if (lastUsedMs !== undefined && lastUsedMs > 0 && lastUsedMs < MIN_LAST_USED_RECORD_INTERVAL_MS) {
     problems.push(`lastUsedRecordInterval must be 0 (off) or at least ${MIN_LAST_USED_RECORD_INTERVAL_MS} ms, so it never becomes a write per request; got ${props.lastUsedRecordInterval?.toHumanString()}`);
+  }
+  const sample = props.allowedLogSample;
+  if (sample !== undefined && !Token.isUnresolved(sample) && !(sample >= 0 && sample <= 1)) {
+    problems.push(`allowedLogSample must be a number from 0 to 1 (0.01: one allowed request in a hundred gets a log line); got ${sample}`);
   }
   if (props.publicBaseUrl !== undefined && !Token.isUnresolved(props.publicBaseUrl)) {
     const problem = publicBaseUrlProblem(props.publicBaseUrl);

@@ -72,6 +72,8 @@ function handlerEnvironment(services: LocalServices, baseUrl: string, current: N
     // A key's last use shows at once on a laptop (the shortest interval allowed), not up to
     // 15 minutes late as a deployment's write-saving default would show it.
     [ENV.lastUsedRecordIntervalMs]: current[ENV.lastUsedRecordIntervalMs]?.trim() || String(MIN_LAST_USED_RECORD_INTERVAL_MS),
+    // Every allowed request gets its line (with --verbose): a laptop pays no log ingestion.
+    [ENV.allowedLogSample]: current[ENV.allowedLogSample]?.trim() || '1',
   };
 }
 

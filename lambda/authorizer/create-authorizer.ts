@@ -28,7 +28,11 @@ import { AuthorizerRuntime } from './runtime';
 
 export interface AuthorizerDependencies {
   readonly logger: Logger;
-  /** Where the Allowed/Denied/StaleRecordServed counts go (the caller publishes them: lambda/handlers/entry.ts); none: not counted. */
+  /**
+   * Where the Allowed/Denied/StaleRecordServed counts go (added up in memory and published at most
+   * once a minute, or at once on a refusal; anything else an invocation counts is published by
+   * lambda/handlers/entry.ts); none: not published.
+   */
   readonly metrics?: Metrics;
   /**
    * The DynamoDB client. @default one for `config.dynamoDbEndpoint` with a short timeout and one
@@ -61,6 +65,7 @@ export function createAuthorizer(config: SignetConfig, dependencies: AuthorizerD
   const targetUriOptions = { publicBaseUrl: config.publicBaseUrl };
 
   return {
+    // The runtime publishes the metrics (every count since the last publish, in one EMF line).
     async httpApiHandler(event) {
       const decision = await runtime.decideEvent(() => adaptHttpApiEvent(event, targetUriOptions));
       return decision.allowed ? httpApiAllowResponse(allowFacts(decision)) : httpApiRefusal(decision.error);

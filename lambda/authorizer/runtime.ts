@@ -3,7 +3,17 @@
  * store, the cached client directory, the verification policy, the role catalogue, the replay
  * guard. `decide()` runs one decision and does the bookkeeping every door needs: the log line
  * (clientId, reason, latency; never a signature, base or key), the metrics, and the per-client
- * failure record, which is kept in two places:
+ * failure record.
+ *
+ * Every refusal is logged, with its reason, status and sentence. An allowed request is logged
+ * only when it falls in the sample (SIGNET_ALLOWED_LOG_SAMPLE, by default one in a hundred,
+ * evenly spaced): at thousands of requests a second a line per allowed request would cost about
+ * as much in log ingestion as the function itself. Every decision is counted in the `Allowed` /
+ * `Denied` metrics, added up in memory and published as one EMF line at most once a minute, or at
+ * once on a refusal (./decision-counts.ts, which states what an instance retired may lose).
+ * A warm allowed request therefore writes nothing most of the time and builds no log object.
+ *
+ * The failure record is kept in two places:
  *
  * - a refusal of a request one of the client's current keys signed (ip_not_allowed,
  *   role_forbidden, client_disabled, replayed_request) is an entry of the client's failure list,
@@ -23,7 +33,7 @@
  * for, never a read.
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
-import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
+import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AdaptedRequest } from '../adapters/target-uri';
 import type { SignetConfig } from '../config';
@@ -33,11 +43,12 @@ import { isSignetError } from '../core/errors';
 import { PublicKeyCache } from '../core/keys';
 import { compileRoleCatalogue } from '../core/role-policy';
 import { defaultVerifyPolicy } from '../core/verify';
-import { AUTHORIZER_METRIC_NAMES } from '../observability';
+import { AUTHORIZER_METRICS_INTERVAL_MS } from '../observability';
 import { DynamoClientReader } from '../store/client-reader';
 import { DynamoReplayGuard } from '../store/replay-store';
 import { Decision, authorize } from './authorize';
 import { ClientDirectory } from './client-directory';
+import { DecisionCounts, EvenSample } from './decision-counts';
 import { LastUseRecorder } from './last-use-recorder';
 
 /** The most waiting unauthenticated counts one decision writes (the rest wait for the next decisions). */
@@ -69,11 +80,17 @@ export class AuthorizerRuntime {
   private readonly nowMs: () => number;
   /** Records each (client, key)'s last use; undefined when the interval is 0 (off). */
   private readonly lastUse: LastUseRecorder | undefined;
+  /** The Allowed / Denied / StaleRecordServed counts, published in batches. */
+  readonly counts: DecisionCounts;
+  /** Which allowed decisions get a log line. */
+  private readonly allowedLines: EvenSample;
 
   constructor(private readonly options: AuthorizerRuntimeOptions) {
     const { config, doc, logger, metrics } = options;
     const nowMs = options.nowMs ?? Date.now;
     this.nowMs = nowMs;
+    this.counts = new DecisionCounts({ metrics, intervalMs: AUTHORIZER_METRICS_INTERVAL_MS, nowMs });
+    this.allowedLines = new EvenSample(config.allowedLogSample);
     this.store = new DynamoClientReader({ tableName: config.tableName, client: doc, now: () => new Date(nowMs()) });
     this.directory = new ClientDirectory(this.store, {
       ttlMs: config.clientCacheTtlMs,
@@ -86,7 +103,7 @@ export class AuthorizerRuntime {
       },
       onStaleServed: (clientId, error) => {
         logger.error('client registry unreachable; serving the cached record within the stale-if-error bound', { clientId, error });
-        metrics?.addMetric(AUTHORIZER_METRIC_NAMES.staleServed, MetricUnit.Count, 1);
+        this.counts.countStaleServed();
       },
     });
     this.lastUse = config.lastUsedRecordIntervalMs > 0 ? new LastUseRecorder({ store: this.store, intervalMs: config.lastUsedRecordIntervalMs, nowMs, logger }) : undefined;
@@ -136,19 +153,22 @@ export class AuthorizerRuntime {
 
   /** The bookkeeping of a decision: one log line (never a signature, base or key), a metric, the failure record. */
   private async account(decision: Decision, adapted: AdaptedRequest | undefined, started: bigint): Promise<void> {
-    const latencyMs = Number(process.hrtime.bigint() - started) / 1e6;
-    const { logger, metrics, config } = this.options;
-    const method = adapted?.request.method;
-    const path = adapted?.apiPath;
+    const { logger, config } = this.options;
     if (decision.allowed) {
-      metrics?.addMetric(AUTHORIZER_METRIC_NAMES.allowed, MetricUnit.Count, 1);
-      logger.info('allowed', { clientId: decision.clientId, keyFingerprint: decision.fingerprint, method, path, latencyMs });
+      this.counts.countAllowed();
+      if (this.allowedLines.take()) {
+        const latencyMs = Number(process.hrtime.bigint() - started) / 1e6;
+        logger.info('allowed', { clientId: decision.clientId, keyFingerprint: decision.fingerprint, method: adapted?.request.method, path: adapted?.apiPath, latencyMs });
+      }
       this.lastUse?.note(decision.clientId, decision.fingerprint);
-      await this.writeDueCounts();
+      if (this.nowMs() >= this.nextCountDueMs) await this.writeDueCounts();
       return;
     }
+    const latencyMs = Number(process.hrtime.bigint() - started) / 1e6;
+    const method = adapted?.request.method;
+    const path = adapted?.apiPath;
     const { error, clientId, keyId } = decision;
-    metrics?.addMetric(AUTHORIZER_METRIC_NAMES.denied, MetricUnit.Count, 1);
+    this.counts.countDenied();
     const sourceIp = adapted?.request.sourceIp;
     const fields = { clientId, keyId, reason: error.code, status: error.status, detail: error.message, method, path, sourceIp, latencyMs };
     if (error.status >= 500) logger.error('refused: fail closed', { ...fields, error: error.cause ?? error });

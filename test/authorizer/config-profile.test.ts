@@ -42,6 +42,9 @@ test('a missing table or a bad value fails the cold start naming the variable', 
   expect(() => loadConfig({})).toThrow('SIGNET_TABLE_NAME is not set: it must name the client registry table.');
   expect(() => loadConfig({ ...base, [ENV.staleIfErrorMs]: '15m' })).toThrow('SIGNET_STALE_IF_ERROR_MS must be a whole number >= 0; got "15m".');
   expect(() => loadConfig({ ...base, [ENV.allowLegacy]: 'yes' })).toThrow('SIGNET_ALLOW_LEGACY must be true or false; got "yes".');
+  expect(() => loadConfig({ ...base, [ENV.allowedLogSample]: '1%' })).toThrow('SIGNET_ALLOWED_LOG_SAMPLE must be a number from 0 to 1, e.g. 0.01 for one in a hundred; got "1%".');
+  expect(() => loadConfig({ ...base, [ENV.allowedLogSample]: '2' })).toThrow(/^SIGNET_ALLOWED_LOG_SAMPLE must be a number from 0 to 1/);
+  expect([loadConfig(base).allowedLogSample, loadConfig({ ...base, [ENV.allowedLogSample]: '.5' }).allowedLogSample, loadConfig({ ...base, [ENV.allowedLogSample]: '0' }).allowedLogSample]).toEqual([0.01, 0.5, 0]);
   expect(() => loadConfig({ ...base, [ENV.roleCatalogue]: '{not json' })).toThrow(/^SIGNET_ROLE_CATALOGUE must be JSON like /);
   expect(() => loadConfig({ ...base, [ENV.roleCatalogue]: '["* /registry/**"]' })).toThrow(/^SIGNET_ROLE_CATALOGUE must be a JSON object/);
   expect(() => loadConfig({ ...base, [ENV.roleCatalogue]: '{"orders":["/orders"]}' })).toThrow(/^SIGNET_ROLE_CATALOGUE is not usable: Invalid role catalogue: /);

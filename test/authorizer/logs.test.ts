@@ -3,12 +3,19 @@
  * requests (both API types, a fail-closed outage included) is captured from stdout/stderr.
  * Every line must be Powertools JSON; decisions carry clientId, reason and latency; and no line
  * may contain a signature value, a Signature / Signature-Input header, a signature base, or any
- * private or public key material actually used in the run.
+ * private or public key material actually used in the run. The main run logs every allowed
+ * request (SIGNET_ALLOWED_LOG_SAMPLE=1); the sample and the batched metrics are checked below
+ * with a clock of their own.
  */
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { createAuthorizer } from '../../lambda/authorizer/create-authorizer';
+import { loadConfig } from '../../lambda/config';
 import { ENV } from '../../lambda/config-env';
 import { generateRsaKeyPair, type PrivateKeyInfo } from '../../lambda/core/keys';
 import { DynamoClientStore } from '../../lambda/store/client-store';
 import { newClientId } from '../../lambda/store/client-id';
+import { AUTHORIZER_METRICS_INTERVAL_MS, METRICS_NAMESPACE, SERVICE_NAMES } from '../../lambda/observability';
 import { findFreePort } from '../../local/dynamodb-local';
 import { startTestDynamoDb, type TestDynamoDb } from '../support/dynamodb';
 import {
@@ -39,10 +46,11 @@ let reader: Signer;
 let office: Signer;
 let unknownId: string;
 let store: DynamoClientStore;
+let tableName: string;
 
 beforeAll(async () => {
   ddb = await startTestDynamoDb();
-  const tableName = await ddb.createTable();
+  tableName = await ddb.createTable();
   store = new DynamoClientStore({ tableName, client: ddb.client });
   partner = await registerClient(store, { name: 'Partner', roles: ['partner'] });
   reader = await registerClient(store, { name: 'Reader', roles: ['reader'] });
@@ -52,9 +60,9 @@ beforeAll(async () => {
   unknownId = newClientId();
 
   // A long recording interval makes the collapse of a repeated refusal deterministic, however slow the machine.
-  const env = authorizerEnv(tableName, ddb.endpoint, { [ENV.authFailureRecordIntervalMs]: '600000' });
+  const env = authorizerEnv(tableName, ddb.endpoint, { [ENV.authFailureRecordIntervalMs]: '600000', [ENV.allowedLogSample]: '1' });
   const authorizer = loadAuthorizer(env, { loud: true });
-  const cut = loadAuthorizer(authorizerEnv(tableName, `http://127.0.0.1:${await findFreePort()}`), { loud: true });
+  const cut = loadAuthorizer(authorizerEnv(tableName, `http://127.0.0.1:${await findFreePort()}`, { [ENV.allowedLogSample]: '1' }), { loud: true });
 
   const http = async (handler: AuthorizerModule, call: Call, signer: Signer, edit?: (h: Record<string, string>) => void, sourceIp?: string) => {
     const signed = sign(call, signer);
@@ -175,6 +183,81 @@ test('the auth failures kept for partners (GET .../auth-failures) hold reasons, 
   const counts = counted.flatMap((w) => Object.entries(w.counts)).sort();
   expect(counts).toEqual([['expired', 1], ['malformed_signature', 1], ['missing_date', 1], ['signature_mismatch', 1], ['signature_mismatch', 1]]);
   expect(leaksIn(JSON.stringify([recorded, counted]) + stringsIn(recorded).join('\n'), secrets)).toEqual([]);
+});
+
+describe('allowed lines sampled, metrics published in batches (clock injected)', () => {
+  /** An authorizer as deployed (INFO logs, Powertools metrics) on a clock the test moves. */
+  const clocked = (extra: Record<string, string>) => {
+    const clock = { ms: Date.now() };
+    const logger = new Logger({ serviceName: SERVICE_NAMES.authorizer, logLevel: 'INFO' });
+    const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAMES.authorizer, logger });
+    const handler = createAuthorizer(loadConfig(authorizerEnv(tableName, ddb.endpoint, extra)), { logger, metrics, nowMs: () => clock.ms });
+    return { handler, clock };
+  };
+  const echo = `https://${HTTP_API_HOST}/api/echo`;
+  const parse = (lines: string[]) => lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+  const emf = (lines: Record<string, unknown>[]) => lines.filter((line) => line._aws !== undefined);
+  const counts = (line: Record<string, unknown>) => ({ Allowed: line.Allowed, Denied: line.Denied });
+
+  test('a quarter of the allowed requests are logged, evenly spaced from the first; the counts wait for a refusal or the interval', async () => {
+    const { handler, clock } = clocked({ [ENV.allowedLogSample]: '0.25' });
+    const allowed = httpApiAuthorizerEvent({ method: 'GET', url: echo }, { headers: sign({ method: 'GET', url: echo }, partner).headers });
+    const forged = sign({ method: 'GET', url: echo }, { clientId: partner.clientId, key: keysUsed[3] });
+    const refused = httpApiAuthorizerEvent({ method: 'GET', url: echo }, { headers: forged.headers });
+
+    const first = parse((await captureOutput(async () => {
+      for (let i = 0; i < 8; i++) expect(await outcomeOf(handler.httpApiHandler(allowed))).toMatchObject({ value: { isAuthorized: true } });
+    })).lines);
+    // Requests 1 and 5 of 8 get a line; nothing is published yet.
+    expect(first.map((line) => line.message)).toEqual(['allowed', 'allowed']);
+    expect(first[0]).toMatchObject({ clientId: partner.clientId, keyFingerprint: partner.key.fingerprint, method: 'GET', path: '/api/echo', latencyMs: expect.any(Number) });
+
+    const refusal = parse((await captureOutput(async () => expect(await outcomeOf(handler.httpApiHandler(refused))).toMatchObject({ value: { isAuthorized: false } }))).lines);
+    // The refusal is logged in full, and publishes every count gathered so far in one EMF line.
+    expect(refusal.filter((line) => line.message === 'refused')).toEqual([
+      expect.objectContaining({ reason: 'signature_mismatch', clientId: partner.clientId, status: 401, detail: expect.stringMatching(/^.{20,}$/), latencyMs: expect.any(Number) }),
+    ]);
+    expect(emf(refusal).map(counts)).toEqual([{ Allowed: 8, Denied: 1 }]);
+    expect(emf(refusal)[0]).toMatchObject({
+      service: SERVICE_NAMES.authorizer,
+      _aws: { CloudWatchMetrics: [{ Namespace: METRICS_NAMESPACE, Dimensions: [['service']], Metrics: expect.arrayContaining([{ Name: 'Allowed', Unit: 'Count' }, { Name: 'Denied', Unit: 'Count' }]) }] },
+    });
+
+    const later = parse((await captureOutput(async () => {
+      for (let i = 0; i < 3; i++) await handler.httpApiHandler(allowed);
+      clock.ms += AUTHORIZER_METRICS_INTERVAL_MS - 1;
+      await handler.httpApiHandler(allowed);
+    })).lines);
+    expect(emf(later)).toEqual([]); // one interval has not passed since the refusal published
+    const due = parse((await captureOutput(async () => {
+      clock.ms += 1;
+      await handler.httpApiHandler(allowed);
+    })).lines);
+    expect(emf(due).map(counts)).toEqual([{ Allowed: 5, Denied: undefined }]);
+  });
+
+  test('as deployed (no setting): one allowed line in a hundred, and every refusal logged in full', async () => {
+    const { handler } = clocked({});
+    const allowed = httpApiAuthorizerEvent({ method: 'GET', url: echo }, { headers: sign({ method: 'GET', url: echo }, reader).headers });
+    const refusals = ([
+      [{ method: 'GET', url: echo }, { clientId: reader.clientId, key: keysUsed[3] }],
+      [{ method: 'GET', url: echo, created: nowS() - 3_600 }, reader],
+      [{ method: 'DELETE', url: echo }, reader],
+    ] as const).map(([call, signer]) => httpApiAuthorizerEvent(call, { headers: sign(call, signer).headers }));
+    const run = parse((await captureOutput(async () => {
+      for (let i = 0; i < 150; i++) {
+        await handler.httpApiHandler(allowed);
+        if (i % 50 === 49) await handler.httpApiHandler(refusals[(i - 49) / 50]);
+      }
+    })).lines);
+    expect(run.filter((line) => line.message === 'allowed')).toHaveLength(2); // requests 1 and 101
+    expect(run.filter((line) => line.message === 'refused').map((line) => [line.reason, line.clientId, line.status])).toEqual([
+      ['signature_mismatch', reader.clientId, 401],
+      ['expired', reader.clientId, 401],
+      ['role_forbidden', reader.clientId, 403],
+    ]);
+    expect(emf(run).map(counts)).toEqual([{ Allowed: 50, Denied: 1 }, { Allowed: 50, Denied: 1 }, { Allowed: 50, Denied: 1 }]);
+  });
 });
 
 function leaksIn(text: string, secrets: readonly (readonly [string, string])[]): string[] {

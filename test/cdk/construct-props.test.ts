@@ -43,6 +43,7 @@ describe('SignatureAuthorizer props', () => {
           maxAge: Duration.millis(1500),
           clientCacheTtl: Duration.millis(0.5),
           lastUsedRecordInterval: Duration.millis(10),
+          allowedLogSample: 1.5,
           publicBaseUrl: 'https://api.example.com/v1?stage=prod',
           roleCatalogue: { 'registry:admin': ['/registry/**'] },
           memorySizeMb: 64,
@@ -54,6 +55,7 @@ describe('SignatureAuthorizer props', () => {
       'maxAge must be a whole number of seconds >= 1; got 1 second 500 millis',
       'clientCacheTtl must be a whole number of milliseconds >= 0',
       'lastUsedRecordInterval must be 0 (off) or at least 1000 ms, so it never becomes a write per request; got 10 millis',
+      'allowedLogSample must be a number from 0 to 1 (0.01: one allowed request in a hundred gets a log line); got 1.5',
       'publicBaseUrl must not carry a query or a fragment',
       'roleCatalogue: Invalid role catalogue',
       'memorySizeMb must be a whole number of MB between 128 and 10240; got 64',
@@ -133,6 +135,7 @@ describe('props to environment to config', () => {
       replayProtection: true,
       profile: 'rfc9421',
       lastUsedRecordInterval: Duration.millis(0),
+      allowedLogSample: 0.25,
       clientCacheTtl: Duration.seconds(10),
       publicBaseUrl: 'https://api.example.com/v1',
     });
@@ -146,6 +149,7 @@ describe('props to environment to config', () => {
       recordAuthFailures: true,
       profile: 'rfc9421',
       lastUsedRecordIntervalMs: 0,
+      allowedLogSample: 0.25,
       clientCacheTtlMs: 10_000,
       publicBaseUrl: 'https://api.example.com/v1',
     });

@@ -1,0 +1,63 @@
+/**
+ * The authorizer's sampled allowed lines and batched decision metrics, alone (no DynamoDB): which
+ * calls the even sample takes, and when the counts become an EMF line, on a clock the test moves.
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { DecisionCounts, EvenSample } from '../../lambda/authorizer/decision-counts';
+import { METRICS_NAMESPACE, SERVICE_NAMES } from '../../lambda/observability';
+import { captureOutput } from './support';
+
+const taken = (rate: number, calls: number): number[] => {
+  const sample = new EvenSample(rate);
+  return Array.from({ length: calls }, (_, i) => i + 1).filter(() => sample.take());
+};
+
+test('the even sample takes the first call, then one in 1/rate; 0 takes none and 1 takes all', () => {
+  expect(taken(0.01, 1000)).toEqual([1, 101, 201, 301, 401, 501, 601, 701, 801, 901]);
+  expect(taken(0.25, 10)).toEqual([1, 5, 9]);
+  expect(taken(0.3, 100)).toHaveLength(30);
+  expect(taken(0, 1000)).toEqual([]);
+  expect(taken(1, 5)).toEqual([1, 2, 3, 4, 5]);
+});
+
+describe('decision counts', () => {
+  const build = () => {
+    const clock = { ms: 1_000_000 };
+    const logger = new Logger({ serviceName: SERVICE_NAMES.authorizer, logLevel: 'INFO' });
+    const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAMES.authorizer, logger });
+    return { clock, counts: new DecisionCounts({ metrics, intervalMs: 60_000, nowMs: () => clock.ms }) };
+  };
+  const published = async (run: () => void) => (await captureOutput(async () => run())).lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+
+  test('a stale answer is published with the decision it served, not an interval later', async () => {
+    const { counts } = build();
+    const lines = await published(() => {
+      counts.countAllowed();
+      counts.countStaleServed();
+      counts.countAllowed();
+    });
+    expect(lines).toEqual([expect.objectContaining({ Allowed: 2, StaleRecordServed: 1 })]);
+    expect(counts.pending()).toEqual({ allowed: 0, denied: 0, staleServed: 0 });
+  });
+
+  test('nothing to publish writes nothing (no empty-metrics warning); allowed counts wait one interval', async () => {
+    const { counts, clock } = build();
+    expect(await published(() => counts.publish())).toEqual([]);
+    const lines = await published(() => {
+      for (let i = 0; i < 1000; i++) counts.countAllowed();
+      clock.ms += 59_999;
+      counts.countAllowed();
+    });
+    expect(lines).toEqual([]);
+    expect(counts.pending().allowed).toBe(1001); // what a retired instance would lose: under one interval's worth
+    clock.ms += 1;
+    expect(await published(() => counts.countAllowed())).toEqual([expect.objectContaining({ Allowed: 1002, service: SERVICE_NAMES.authorizer })]);
+  });
+
+  test('without a Metrics sink the counts are kept and cleared, never written', async () => {
+    const counts = new DecisionCounts({ intervalMs: 60_000, nowMs: () => 0 });
+    expect(await published(() => { counts.countAllowed(); counts.countDenied(); })).toEqual([]);
+    expect(counts.pending()).toEqual({ allowed: 0, denied: 0, staleServed: 0 });
+  });
+});
