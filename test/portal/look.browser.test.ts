@@ -33,6 +33,28 @@ import {
   visible,
 } from '../support/portal-browser';
 
+/** Colour arithmetic the contrast checks run in the page (WCAG 2.x relative luminance). */
+interface SignetColour {
+  parse(colour: string): { r: number; g: number; b: number; a: number };
+  luminance(rgb: { r: number; g: number; b: number }): number;
+}
+
+/** Installs {@link SignetColour} as `window.signetColour` in the page (page.evaluate runs the text there). */
+const INSTALL_COLOUR_HELPERS = String.raw`window.signetColour = {
+  parse(colour) {
+    const m = /rgba?\(([\d.]+),\s*([\d.]+),\s*([\d.]+)(?:,\s*([\d.]+))?\)/.exec(colour);
+    return m ? { r: Number(m[1]), g: Number(m[2]), b: Number(m[3]), a: m[4] === undefined ? 1 : Number(m[4]) } : { r: 0, g: 0, b: 0, a: 0 };
+  },
+  luminance({ r, g, b }) {
+    const [R, G, B] = [r, g, b].map((v) => {
+      const c = v / 255;
+      return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * R + 0.7152 * G + 0.0722 * B;
+  },
+};
+true`;
+
 jest.setTimeout(300_000);
 
 let session: PortalSession;
@@ -249,18 +271,9 @@ browserTest('text colours meet WCAG AA (4.5:1) against the background they sit o
     'label',
     'code',
   ];
+  await page.evaluate(INSTALL_COLOUR_HELPERS);
   const ratios = await page.evaluate((list: string[]) => {
-    const parse = (colour: string) => {
-      const m = /rgba?\(([\d.]+),\s*([\d.]+),\s*([\d.]+)(?:,\s*([\d.]+))?\)/.exec(colour);
-      return m ? { r: Number(m[1]), g: Number(m[2]), b: Number(m[3]), a: m[4] === undefined ? 1 : Number(m[4]) } : { r: 0, g: 0, b: 0, a: 0 };
-    };
-    const luminance = ({ r, g, b }: { r: number; g: number; b: number }) => {
-      const [R, G, B] = [r, g, b].map((v) => {
-        const c = v / 255;
-        return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
-      });
-      return 0.2126 * R + 0.7152 * G + 0.0722 * B;
-    };
+    const { parse, luminance } = (window as unknown as { signetColour: SignetColour }).signetColour;
     /** The first opaque background behind the element (the page's own, at worst). */
     const background = (node: Element | null) => {
       for (let n = node; n; n = n.parentElement) {
@@ -306,17 +319,7 @@ browserTest('text colours meet WCAG AA (4.5:1) against the background they sit o
       await page.keyboard.press('Tab');
       seen.push(
         await page.evaluate(() => {
-          const parse = (colour: string) => {
-            const m = /rgba?\(([\d.]+),\s*([\d.]+),\s*([\d.]+)(?:,\s*([\d.]+))?\)/.exec(colour);
-            return m ? { r: Number(m[1]), g: Number(m[2]), b: Number(m[3]), a: m[4] === undefined ? 1 : Number(m[4]) } : { r: 0, g: 0, b: 0, a: 0 };
-          };
-          const luminance = ({ r, g, b }: { r: number; g: number; b: number }) => {
-            const [R, G, B] = [r, g, b].map((v) => {
-              const c = v / 255;
-              return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
-            });
-            return 0.2126 * R + 0.7152 * G + 0.0722 * B;
-          };
+          const { parse, luminance } = (window as unknown as { signetColour: SignetColour }).signetColour;
           const node = document.activeElement as HTMLElement;
           let bg = parse(getComputedStyle(document.documentElement).backgroundColor);
           for (let n = node.parentElement; n; n = n.parentElement) {
@@ -340,6 +343,7 @@ browserTest('text colours meet WCAG AA (4.5:1) against the background they sit o
     }
     return seen;
   };
+  await page.evaluate(INSTALL_COLOUR_HELPERS);
   await page.locator('#main').focus();
   await page.evaluate(() => window.scrollTo(0, 0));
   const onPage = await ring(40);
