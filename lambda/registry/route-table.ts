@@ -12,7 +12,7 @@
 import * as z from 'zod/mini';
 import { DEFAULT_ROTATION_DAYS } from '../core/defaults';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../store/dynamo-table';
-import { MAX_QUERY_CHARS } from './client-search-query';
+import { MAX_QUERY_CHARS, SEARCH_PARAMETERS } from './client-search-query';
 import * as contract from './contract/schemas';
 import { MAX_AGE_DAYS } from './validation';
 
@@ -95,7 +95,7 @@ export const ROUTE_TABLE = {
   listClients: {
     method: 'GET',
     path: '/registry/clients',
-    query: [...PAGE, 'publicKey', 'fingerprint', 'account', 'q', 'status', 'role', 'sort', 'order'],
+    query: [...PAGE, 'publicKey', 'fingerprint', 'account', ...SEARCH_PARAMETERS],
     ifMatch: false,
     responses: { 200: contract.ClientList },
     errors: [400, 401, 403, 404, 429, 500, 503],

@@ -56,7 +56,10 @@ export interface AddKeyRequest {
   readonly key: NewKey;
 }
 
-type Json = Record<string, unknown>;
+/** A request body parsed as a JSON object, not yet checked against its schema. */
+export type JsonBody = Record<string, unknown>;
+
+type Json = JsonBody;
 
 /**
  * Parses a JSON body (already size-checked by {@link checkBodySize}).
