@@ -17,6 +17,7 @@ import { CompiledRoleCatalogue, validateRoles } from '../core/role-policy';
 import { MAX_PUBLIC_KEY_CHARS, MAX_ROLES, parseClientName, parseClientRoles, parseNetworkWhitelist } from './client-fields';
 import { type BodyFields, bodyFields } from './contract/body-fields';
 import * as contract from './contract/schemas';
+import type * as z from 'zod/mini';
 import { isAccountId } from '../store/account-id';
 import type { NewAccount, NewKey } from '../store/store-types';
 import { MAX_PAGE_SIZE } from '../store/dynamo-table';
@@ -24,37 +25,23 @@ import { MAX_PAGE_SIZE } from '../store/dynamo-table';
 /** Largest `olderThanDays`. @default 36_500 */
 export const MAX_AGE_DAYS = 36_500;
 
-/** A validated create request. */
-export interface CreateRequest {
-  /** The account to create the client in, when the body names one. */
-  readonly accountId?: string;
-  readonly name: string;
-  readonly networkWhitelist: readonly string[];
-  readonly roles: readonly string[];
-  readonly key: NewKey;
-}
+/** The body of a request, as its schema in the contract describes it. */
+type BodyOf<S extends z.ZodMiniType> = z.infer<S>;
 
-/** A validated edit: only the fields given. */
-export interface PatchRequest {
-  readonly version?: number;
-  readonly name?: string;
-  readonly networkWhitelist?: readonly string[];
-  readonly roles?: readonly string[];
-  readonly key?: NewKey;
-}
+/** The public key as given, and the algorithm beside it: replaced by the key checked and imported. */
+type WithKey<T> = Omit<T, 'publicKey' | 'algorithm'> & { readonly key: NewKey };
+
+/** A validated create request: `POST /registry/clients`'s body with its key imported. */
+export type CreateRequest = Readonly<WithKey<BodyOf<typeof contract.CreateClientRequest>>>;
+
+/** A validated edit: only the fields given, the new key imported. */
+export type PatchRequest = Readonly<Omit<BodyOf<typeof contract.UpdateClientRequest>, 'publicKey' | 'algorithm'> & { readonly key?: NewKey }>;
 
 /** A validated account edit: only the fields given. */
-export interface PatchAccountRequest {
-  readonly version?: number;
-  readonly name?: string;
-  readonly roleCeiling?: readonly string[];
-}
+export type PatchAccountRequest = Readonly<BodyOf<typeof contract.UpdateAccountRequest>>;
 
-/** A validated key addition. */
-export interface AddKeyRequest {
-  readonly version?: number;
-  readonly key: NewKey;
-}
+/** A validated key addition, its key imported (with its not-after, if given). */
+export type AddKeyRequest = Readonly<Omit<WithKey<BodyOf<typeof contract.AddKeyRequest>>, 'notAfter'>>;
 
 /** A request body parsed as a JSON object, not yet checked against its schema. */
 export type JsonBody = Record<string, unknown>;
