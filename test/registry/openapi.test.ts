@@ -81,7 +81,7 @@ test('every operation is its route table entry: parameters, body, answers and wh
 
 test('the prose is current: every algorithm named, no seed procedure, an HTTP API refusal is 403 Forbidden', () => {
   const text = JSON.stringify(doc);
-  const info = (doc.info as { description: string }).description;
+  const info = (doc as unknown as { info: { description: string } }).info.description;
   for (const algorithm of SIGNATURE_ALGORITHMS) expect({ algorithm, named: info.includes(`\`${algorithm}\``) }).toEqual({ algorithm, named: true });
   expect(text).not.toMatch(/seed|RSA public keys|needs a plain RSA key/i);
   const unauthorized = (doc.components.responses.Unauthorized as { description: string }).description;
