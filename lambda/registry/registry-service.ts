@@ -1,6 +1,7 @@
 /**
- * The registration API's logic, one method per route: validate (./validation.ts), call the store,
- * shape the answer (./views.ts). Transport-neutral: the Lambda handler (./registry-handler.ts)
+ * The registration API's logic, one handler per route of the route table (./route-table.ts): the
+ * checks the table asks for (who may call it, its query parameters, its JSON body) in one place,
+ * then the route's handler: validate (./validation.ts), call the store, shape the answer (./views.ts). Transport-neutral: the Lambda handler (./registry-handler.ts)
  * and the local gateway feed it a {@link RegistryRequest}.
  *
  * Which routes a role may call is the authorizer's job (the role catalogue). This layer scopes
