@@ -465,7 +465,9 @@ export function printVerifyThroughput(r: VerifyThroughput): string[] {
       `${a.algorithm} (${a.keyType}): raw crypto.verify ${Math.round(a.rawOpsPerS)} ops/s (${us(a.rawOpsPerS)}), core verify ${Math.round(a.coreOpsPerS)} ops/s (${us(a.coreOpsPerS)})`,
       `  ratio core/raw ${a.coreRawRatio.toFixed(2)}; per round p10 ${a.coreRawRoundRatio.p10.toFixed(2)}, p90 ${a.coreRawRoundRatio.p90.toFixed(2)}; per process ${a.coreRawPerProcess.map((x) => x.toFixed(2)).join(', ')}`,
       `  every Signature-Input distinct (no memo hit): ${Math.round(a.coreDistinctInputOpsPerS)} ops/s (${us(a.coreDistinctInputOpsPerS)}), ratio core/raw ${a.distinctRawRatio.toFixed(2)}; per round p10 ${a.distinctRawRoundRatio.p10.toFixed(2)}, p90 ${a.distinctRawRoundRatio.p90.toFixed(2)}`,
-      `  in CPU time: raw ${a.cpu.rawUs.toFixed(1)} µs, core ${a.cpu.coreUs.toFixed(1)} µs, ratio core/raw ${a.cpu.coreRawRatio.toFixed(2)} (p10 ${a.cpu.coreRawRoundRatio.p10.toFixed(2)}, p90 ${a.cpu.coreRawRoundRatio.p90.toFixed(2)}); no memo hit ${a.cpu.coreDistinctInputUs.toFixed(1)} µs, ratio ${a.cpu.distinctRawRatio.toFixed(2)} (p10 ${a.cpu.distinctRawRoundRatio.p10.toFixed(2)}, p90 ${a.cpu.distinctRawRoundRatio.p90.toFixed(2)})`,
+      `  in CPU time: raw ${a.cpu.rawUs.toFixed(1)} µs, core ${a.cpu.coreUs.toFixed(1)} µs, ratio core/raw ${a.cpu.coreRawRatio.toFixed(2)} ` +
+        `(p10 ${a.cpu.coreRawRoundRatio.p10.toFixed(2)}, p90 ${a.cpu.coreRawRoundRatio.p90.toFixed(2)}); no memo hit ${a.cpu.coreDistinctInputUs.toFixed(1)} µs, ` +
+        `ratio ${a.cpu.distinctRawRatio.toFixed(2)} (p10 ${a.cpu.distinctRawRoundRatio.p10.toFixed(2)}, p90 ${a.cpu.distinctRawRoundRatio.p90.toFixed(2)})`
     );
   }
   if (Number.isFinite(r.peerOpsPerS)) {
@@ -475,7 +477,9 @@ export function printVerifyThroughput(r: VerifyThroughput): string[] {
     );
   }
   lines.push(
-    `(ops/s: each pair timed alone, taking turns in batches of 50 calls, in ${r.processes} fresh processes × ${r.rounds} rounds of ~${r.roundMs} ms per contender; median over the rounds. "core" is lambda/core bundled by esbuild as deployed; per algorithm ${r.requests} requests from one client over a minute, 60 distinct Signature-Input values; load average ${r.loadAvg.before.toFixed(2)} before, ${r.loadAvg.after.toFixed(2)} after)`,
+    `(ops/s: each pair timed alone, taking turns in batches of 50 calls, in ${r.processes} fresh processes × ${r.rounds} rounds of ~${r.roundMs} ms per contender; ` +
+      `median over the rounds. "core" is lambda/core bundled by esbuild as deployed; per algorithm ${r.requests} requests from one client over a minute, ` +
+      `60 distinct Signature-Input values; load average ${r.loadAvg.before.toFixed(2)} before, ${r.loadAvg.after.toFixed(2)} after)`
   );
   return lines;
 }

@@ -58,7 +58,12 @@ export function keyPanel(client: ClientView): HTMLElement {
   add.id = addKeyButtonId(client.clientId);
   const kept = lines.find((l) => !l.removable);
   const note = kept
-    ? [el('p', { id: lastKeyNoteId, class: 'hint last-key' }, [`Key ${shortFingerprint(kept.fingerprint)} is the only active key of ${client.name}, so it cannot be removed: the client would be locked out. To replace it, add the new key first, then remove this one once ${client.name} signs with the new key.`])]
+    ? [
+        el('p', { id: lastKeyNoteId, class: 'hint last-key' }, [
+          `Key ${shortFingerprint(kept.fingerprint)} is the only active key of ${client.name}, so it cannot be removed: the client would be locked out. ` +
+            `To replace it, add the new key first, then remove this one once ${client.name} signs with the new key.`,
+        ]),
+      ]
     : [];
   const intro = el('p', { class: 'hint' }, [
     lines.length > 1

@@ -116,7 +116,10 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
       usage: 'clients list [--search TEXT] [--status active|disabled] [--role ROLE] [--sort name|created|last-used] [--order asc|desc] [--account ACCOUNT_ID] [--limit N] [--cursor CURSOR] [--json]',
       flags: LIST_FLAG_HELP,
       notes: [
-        'LAST USED is when the client last got a request through (the latest of its keys), as the authorizer records it: a deployed authorizer at most once per key every 15 minutes per instance (SIGNET_LAST_USED_RECORD_INTERVAL_MS), so it may be that much behind; the local gateway (npm start) every second; "never" when no use is recorded.',
+        'LAST USED is when the client last got a request through (the latest of its keys), as the authorizer ' +
+            'records it: a deployed authorizer at most once per key every 15 minutes per instance ' +
+            '(SIGNET_LAST_USED_RECORD_INTERVAL_MS), so it may be that much behind; the local gateway (npm start) ' +
+            'every second; "never" when no use is recorded.',
         'With --search, --status, --role, --sort or --order the registry searches the whole account (up to 5,000 clients) and says how many match; give the same flags with --cursor for the next page.',
         'Every such page reads the whole account: one caller may search 50,000 clients and key last uses a minute (search_budget_exceeded past it; wait the seconds it says, or list without those flags).',
       ],

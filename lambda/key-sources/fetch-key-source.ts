@@ -251,7 +251,10 @@ function readAnswer(answer: Answer, url: URL, address: string, nowS: number): Ke
   // application/octet-stream); an HTML page is a login or error page, and is said to be one.
   const type = header('content-type')?.split(';')[0].trim().toLowerCase();
   if (type === 'text/html' || type === 'application/xhtml+xml') {
-    return { ok: false, code: 'unexpected_media_type', status, message: `${url.origin} answered with an HTML page (${type}), not a key set; check the URL (a login or error page?). A key set is JSON (application/jwk-set+json, application/http-message-signatures-directory+json or application/json).`, url: url.href, address };
+    const message =
+      `${url.origin} answered with an HTML page (${type}), not a key set; check the URL (a login or error page?). ` +
+      'A key set is JSON (application/jwk-set+json, application/http-message-signatures-directory+json or application/json).';
+    return { ok: false, code: 'unexpected_media_type', status, message, url: url.href, address };
   }
   const reading = readPublishedKeySet(answer.body.toString('utf8'), { nowS });
   if (!reading.ok) return { ok: false, code: reading.code, status, message: reading.message, url: url.href, address, refused: reading.refused };

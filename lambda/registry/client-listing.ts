@@ -21,7 +21,7 @@ import { type ClientSearch, SEARCH_PARAMETERS, parseClientSearch } from './clien
 import { MAX_SEARCHED_CLIENTS, checkSearchCursor, matchesSearch, searchPage } from './client-search';
 import type { RegistryStore } from './registry-store';
 import { DEFAULT_SEARCH_BUDGET, type SearchBudget, budgetWindow, checkSearchBudget } from './search-budget';
-import { onlyQueryParameters, parseAccountId, parseFingerprint, parseLimit, parseQueryPublicKey } from './validation';
+import { parseAccountId, parseFingerprint, parseLimit, parseQueryPublicKey } from './validation';
 import type { ClientListView } from './view-types';
 import { clientView, latest } from './views';
 
@@ -36,9 +36,8 @@ export interface ClientListingDeps {
   readonly searchBudget?: SearchBudget;
 }
 
-/** The answer to `GET /registry/clients` with `query`, for `scope`. */
+/** The answer to `GET /registry/clients` with `query` (its parameters' names already checked against the route table), for `scope`. */
 export async function listClients(deps: ClientListingDeps, scope: CallerScope, query: Readonly<Record<string, string>>): Promise<ClientListView> {
-  onlyQueryParameters(query, ['limit', 'cursor', 'publicKey', 'fingerprint', 'account', ...SEARCH_PARAMETERS]);
   const limit = parseLimit(query.limit);
   const requested = query.account !== undefined ? parseAccountId(query.account, 'account') : undefined;
   const accountId = targetAccount(scope, requested);

@@ -1,6 +1,7 @@
 /**
- * The registration API's logic, one method per route: validate (./validation.ts), call the store,
- * shape the answer (./views.ts). Transport-neutral: the Lambda handler (./registry-handler.ts)
+ * The registration API's logic, one handler per route of the route table (./route-table.ts): the
+ * checks the table asks for (who may call it, its query parameters, its JSON body) in one place,
+ * then the route's handler: validate (./validation.ts), call the store, shape the answer (./views.ts). Transport-neutral: the Lambda handler (./registry-handler.ts)
  * and the local gateway feed it a {@link RegistryRequest}.
  *
  * Which routes a role may call is the authorizer's job (the role catalogue). This layer scopes
@@ -34,12 +35,14 @@ import {
 } from './caller-scope';
 import type { RegistryRequest } from './registry-request';
 import type { MatchedRoute } from './routes';
+import { ROUTE_TABLE, type RouteEntry, type RouteHandlers } from './route-table';
 import {
   expectedVersion,
   onlyQueryParameters,
   parseAddKeyRequest,
   parseCreateAccountRequest,
   parseCreateRequest,
+  type JsonBody,
   parseJsonObject,
   parseLimit,
   parseOlderThanDays,
@@ -64,6 +67,19 @@ export interface RegistryServiceDeps {
   readonly searchBudget?: SearchBudget;
 }
 
+/** One request as a route's handler gets it, after the checks its table entry asks for. */
+interface RouteCall {
+  readonly route: MatchedRoute;
+  readonly request: RegistryRequest;
+  readonly scope: CallerScope;
+  readonly actor: Actor;
+  /** The client in the path (empty on routes without one). */
+  readonly clientId: string;
+  /** The JSON body, checked to be an object (`{}` when the route's body may be empty and is, or it takes none). */
+  readonly body: JsonBody;
+  readonly ifMatch: string | undefined;
+}
+
 /** A transport-neutral answer: status, JSON body, extra headers. */
 export interface RegistryResponse {
   readonly status: number;
@@ -86,155 +102,131 @@ export class RegistryService {
     this.searchBudget = deps.searchBudget;
   }
 
-  /** Runs one route. `request.actor` must be set (the handler refuses requests without one). */
+  /**
+   * Runs one route: the checks its table entry asks for (who may call it, its query parameters,
+   * its JSON body), then its handler. `request.actor` must be set (the handler refuses requests without one).
+   */
   async handle(route: MatchedRoute, request: RegistryRequest): Promise<RegistryResponse> {
+    const entry: RouteEntry = ROUTE_TABLE[route.name];
     const scope = scopeOf({ clientId: request.actor ?? '', roles: request.actorRoles, accountId: request.actorAccountId, sourceIp: request.sourceIp });
+    if (entry.callers.only === 'operators') requireOperator(scope, entry.callers.to);
+    onlyQueryParameters(request.query, entry.query);
+    const body = entry.body === undefined ? {} : parseJsonObject(request.body.toString('utf8'), entry.body.required);
     const actor: Actor = { clientId: request.actor ?? '', ...(request.actorAccountId !== undefined ? { accountId: request.actorAccountId } : {}) };
-    const clientId = route.clientId ?? '';
-    const body = (required: boolean) => parseJsonObject(request.body.toString('utf8'), required);
-    const ifMatch = request.headers['if-match'];
-    // The scope's guard first (a client outside the caller's account is not found), then self-lockout.
-    const guarded = (also?: ClientGuard, lockout?: LockoutRelevantChange): ChangeOptions => ({
-      guard: bothGuards(changeGuard(scope, clientNotFound, also), lockout === undefined ? undefined : selfLockoutGuard(scope.caller, lockout)),
-    });
-
-    switch (route.name) {
-      case 'createClient': {
-        onlyQueryParameters(request.query, []);
-        const input = parseCreateRequest(body(true), this.roles);
-        const accountId = targetAccount(scope, input.accountId);
-        if (scope.kind === 'account' || accountId !== DEFAULT_ACCOUNT_ID) checkRolesGiven(scope, await this.existingAccount(accountId), input.roles);
-        const { record, created } = await this.scoped(scope, () => this.store.createClient({ ...input, accountId }, actor));
-        // "Skipped" answers with the holder only inside the account asked for: a holder elsewhere is a 409
-        // (keys are registered without proof of possession, so it may be a squatter), named to operators only.
-        if (!created && record.accountId !== accountId) throw canSeeClient(scope, record) ? keyTakenInAnotherAccount(record, accountId, input.key.fingerprint) : keyTakenElsewhere();
-        const location = created ? `${pathPrefix(request, route)}/registry/clients/${record.clientId}` : undefined;
-        return await this.clientResponse(created ? 201 : 200, record, { registration: created ? 'created' : 'skipped' }, location);
-      }
-      case 'listClients': {
-        const deps = {
-          store: this.store,
-          nowMs: this.now().getTime(),
-          requireAccount: (id: string) => this.existingAccount(id),
-          maxSearchedClients: this.maxSearchedClients,
-          searchBudget: this.searchBudget,
-        };
-        return { status: 200, body: await listClients(deps, scope, request.query) };
-      }
-      case 'getClient': {
-        onlyQueryParameters(request.query, []);
-        return this.clientResponse(200, await this.existing(scope, clientId));
-      }
-      case 'updateClient': {
-        onlyQueryParameters(request.query, []);
-        const patch = parsePatchRequest(body(true), this.roles);
-        const version = expectedVersion(patch.version, ifMatch);
-        if (version === undefined) {
-          fail('invalid_request', 'An edit needs the version you read: put "version" in the body or send If-Match with the ETag.');
-        }
-        const { version: _v, ...changes } = patch;
-        const roles = changes.roles;
-        const account = scope.kind === 'account' && (roles !== undefined || changes.key !== undefined) ? await this.existingAccount(scope.accountId) : undefined;
-        // The ceiling checks run on the record the edit is planned from: roles a client already holds may stay;
-        // its key may not be replaced while it holds a role above the ceiling.
-        const rolesGiven: ClientGuard | undefined = account === undefined || roles === undefined ? undefined : (current) => checkRolesGiven(scope, account, roles, current.roles);
-        const also = bothGuards(changes.key === undefined ? undefined : keyChangeGuard(scope, account, roles), rolesGiven);
-        return this.clientResponse(
-          200,
-          await this.scoped(scope, () => this.store.updateClient(clientId, version, changes, actor, guarded(also, { roles, networkWhitelist: changes.networkWhitelist }))),
-        );
-      }
-      case 'addKey': {
-        onlyQueryParameters(request.query, []);
-        const add = parseAddKeyRequest(body(true));
-        const keysGuard = keyChangeGuard(scope, await this.callerAccount(scope));
-        const record = await this.scoped(scope, () => this.store.addKey(clientId, add.key, actor, expectedVersion(add.version, ifMatch), guarded(keysGuard)));
-        return this.clientResponse(201, record);
-      }
-      case 'removeKey': {
-        onlyQueryParameters(request.query, []);
-        const version = expectedVersion(parseVersionOnly(body(false)), ifMatch);
-        const fingerprint = route.fingerprint ?? '';
-        if (!isFingerprint(fingerprint)) {
-          fail('not_found', 'The key fingerprint in the path is not a fingerprint (43 base64url characters). Take it from the client record.');
-        }
-        const keysGuard = keyChangeGuard(scope, await this.callerAccount(scope));
-        return this.clientResponse(200, await this.store.removeKey(clientId, fingerprint, actor, version, guarded(keysGuard)));
-      }
-      case 'disableClient':
-      case 'enableClient': {
-        onlyQueryParameters(request.query, []);
-        const version = expectedVersion(parseVersionOnly(body(false)), ifMatch);
-        const record =
-          route.name === 'disableClient'
-            ? await this.store.disable(clientId, actor, version, guarded(undefined, { disable: true }))
-            : await this.store.enable(clientId, actor, version, guarded());
-        return this.clientResponse(200, record);
-      }
-      case 'listAuthFailures': {
-        onlyQueryParameters(request.query, []);
-        await this.existing(scope, clientId);
-        const [failures, unauthenticated] = await Promise.all([this.store.listAuthFailures(clientId), this.store.listUnauthenticatedFailures(clientId)]);
-        return { status: 200, body: authFailuresView(clientId, failures, unauthenticated) };
-      }
-      case 'listAudit': {
-        onlyQueryParameters(request.query, ['limit', 'cursor']);
-        const limit = parseLimit(request.query.limit);
-        await this.existing(scope, clientId);
-        const page = await this.store.listAudit(clientId, request.query.cursor, limit);
-        return { status: 200, body: { clientId, entries: page.items.map(auditView), ...next(page.nextCursor) } };
-      }
-      case 'listExpiringKeys': {
-        requireOperator(scope, 'list the keys due for rotation across all accounts');
-        onlyQueryParameters(request.query, ['olderThanDays', 'limit', 'cursor']);
-        const olderThanDays = parseOlderThanDays(request.query.olderThanDays);
-        const page = await this.store.listKeysOlderThan(olderThanDays, request.query.cursor, parseLimit(request.query.limit));
-        const nowMs = this.now().getTime();
-        return { status: 200, body: { olderThanDays, keys: page.items.map((k) => expiringKeyView(k, nowMs)), ...next(page.nextCursor) } };
-      }
-      case 'listRoles': {
-        // The names `roles` may hold (the client portal offers them); the route patterns stay server-side.
-        // An account admin gets the roles it may give: its account's ceiling.
-        onlyQueryParameters(request.query, []);
-        const roles = scope.kind === 'operator' ? [...this.roles.roleNames] : grantableRoles(await this.existingAccount(scope.accountId)).filter((r) => this.roles.roleNames.has(r));
-        return { status: 200, body: { roles: roles.sort() } };
-      }
-      case 'createAccount': {
-        requireOperator(scope, 'create accounts');
-        onlyQueryParameters(request.query, []);
-        const account = await this.store.createAccount(parseCreateAccountRequest(body(true), this.roles), actor);
-        return this.accountResponse(201, account, `${pathPrefix(request, route)}/registry/accounts/${account.accountId}`);
-      }
-      case 'listAccounts': {
-        requireOperator(scope, 'list accounts');
-        onlyQueryParameters(request.query, ['limit', 'cursor']);
-        const page = await this.store.listAccounts(request.query.cursor, parseLimit(request.query.limit));
-        return { status: 200, body: { accounts: page.items.map(accountView), ...next(page.nextCursor) } };
-      }
-      case 'getAccount': {
-        onlyQueryParameters(request.query, []);
-        return this.accountResponse(200, await this.visibleAccount(scope, route.accountId ?? ''));
-      }
-      case 'updateAccount': {
-        requireOperator(scope, "change an account's name or role ceiling");
-        onlyQueryParameters(request.query, []);
-        const patch = parsePatchAccountRequest(body(true), this.roles);
-        const version = expectedVersion(patch.version, ifMatch, 0);
-        if (version === undefined) {
-          fail('invalid_request', 'An edit needs the version you read: put "version" in the body or send If-Match with the ETag.');
-        }
-        const { version: _v, ...changes } = patch;
-        return this.accountResponse(200, await this.store.updateAccount(route.accountId ?? '', version, changes, actor));
-      }
-      case 'listAccountAudit': {
-        onlyQueryParameters(request.query, ['limit', 'cursor']);
-        const limit = parseLimit(request.query.limit);
-        const account = await this.visibleAccount(scope, route.accountId ?? '');
-        const page = await this.store.listAccountAudit(account.accountId, request.query.cursor, limit);
-        return { status: 200, body: { accountId: account.accountId, entries: page.items.map(accountTrailView), ...next(page.nextCursor) } };
-      }
-    }
+    return this.handlers[route.name]({ route, request, scope, actor, clientId: route.clientId ?? '', body, ifMatch: request.headers['if-match'] });
   }
+
+  /** Each route's own work, after the checks of {@link handle}. */
+  private readonly handlers: RouteHandlers<RouteCall, RegistryResponse> = {
+    createClient: async ({ route, request, scope, actor, body }) => {
+      const input = parseCreateRequest(body, this.roles);
+      const accountId = targetAccount(scope, input.accountId);
+      if (scope.kind === 'account' || accountId !== DEFAULT_ACCOUNT_ID) checkRolesGiven(scope, await this.existingAccount(accountId), input.roles);
+      const { record, created } = await this.scoped(scope, () => this.store.createClient({ ...input, accountId }, actor));
+      // "Skipped" answers with the holder only inside the account asked for: a holder elsewhere is a 409
+      // (keys are registered without proof of possession, so it may be a squatter), named to operators only.
+      if (!created && record.accountId !== accountId) throw canSeeClient(scope, record) ? keyTakenInAnotherAccount(record, accountId, input.key.fingerprint) : keyTakenElsewhere();
+      const location = created ? `${pathPrefix(request, route)}/registry/clients/${record.clientId}` : undefined;
+      return await this.clientResponse(created ? 201 : 200, record, { registration: created ? 'created' : 'skipped' }, location);
+    },
+    listClients: async ({ request, scope }) => {
+      const deps = {
+        store: this.store,
+        nowMs: this.now().getTime(),
+        requireAccount: (id: string) => this.existingAccount(id),
+        maxSearchedClients: this.maxSearchedClients,
+        searchBudget: this.searchBudget,
+      };
+      return { status: 200, body: await listClients(deps, scope, request.query) };
+    },
+    getClient: async ({ scope, clientId }) => this.clientResponse(200, await this.existing(scope, clientId)),
+    updateClient: async ({ scope, actor, clientId, body, ifMatch }) => {
+      const patch = parsePatchRequest(body, this.roles);
+      const version = expectedVersion(patch.version, ifMatch);
+      if (version === undefined) {
+        fail('invalid_request', 'An edit needs the version you read: put "version" in the body or send If-Match with the ETag.');
+      }
+      const { version: _v, ...changes } = patch;
+      const roles = changes.roles;
+      const account = scope.kind === 'account' && (roles !== undefined || changes.key !== undefined) ? await this.existingAccount(scope.accountId) : undefined;
+      // The ceiling checks run on the record the edit is planned from: roles a client already holds may stay;
+      // its key may not be replaced while it holds a role above the ceiling.
+      const rolesGiven: ClientGuard | undefined = account === undefined || roles === undefined ? undefined : (current) => checkRolesGiven(scope, account, roles, current.roles);
+      const also = bothGuards(changes.key === undefined ? undefined : keyChangeGuard(scope, account, roles), rolesGiven);
+      const options = guarded(scope, also, { roles, networkWhitelist: changes.networkWhitelist });
+      return this.clientResponse(200, await this.scoped(scope, () => this.store.updateClient(clientId, version, changes, actor, options)));
+    },
+    addKey: async ({ scope, actor, clientId, body, ifMatch }) => {
+      const add = parseAddKeyRequest(body);
+      const keysGuard = keyChangeGuard(scope, await this.callerAccount(scope));
+      const record = await this.scoped(scope, () => this.store.addKey(clientId, add.key, actor, expectedVersion(add.version, ifMatch), guarded(scope, keysGuard)));
+      return this.clientResponse(201, record);
+    },
+    removeKey: async ({ route, scope, actor, clientId, body, ifMatch }) => {
+      const version = expectedVersion(parseVersionOnly(body), ifMatch);
+      const fingerprint = route.fingerprint ?? '';
+      if (!isFingerprint(fingerprint)) {
+        fail('not_found', 'The key fingerprint in the path is not a fingerprint (43 base64url characters). Take it from the client record.');
+      }
+      const keysGuard = keyChangeGuard(scope, await this.callerAccount(scope));
+      return this.clientResponse(200, await this.store.removeKey(clientId, fingerprint, actor, version, guarded(scope, keysGuard)));
+    },
+    disableClient: async ({ scope, actor, clientId, body, ifMatch }) => {
+      const version = expectedVersion(parseVersionOnly(body), ifMatch);
+      return this.clientResponse(200, await this.store.disable(clientId, actor, version, guarded(scope, undefined, { disable: true })));
+    },
+    enableClient: async ({ scope, actor, clientId, body, ifMatch }) => {
+      const version = expectedVersion(parseVersionOnly(body), ifMatch);
+      return this.clientResponse(200, await this.store.enable(clientId, actor, version, guarded(scope)));
+    },
+    listAuthFailures: async ({ scope, clientId }) => {
+      await this.existing(scope, clientId);
+      const [failures, unauthenticated] = await Promise.all([this.store.listAuthFailures(clientId), this.store.listUnauthenticatedFailures(clientId)]);
+      return { status: 200, body: authFailuresView(clientId, failures, unauthenticated) };
+    },
+    listAudit: async ({ request, scope, clientId }) => {
+      const limit = parseLimit(request.query.limit);
+      await this.existing(scope, clientId);
+      const page = await this.store.listAudit(clientId, request.query.cursor, limit);
+      return { status: 200, body: { clientId, entries: page.items.map(auditView), ...next(page.nextCursor) } };
+    },
+    listExpiringKeys: async ({ request }) => {
+      const olderThanDays = parseOlderThanDays(request.query.olderThanDays);
+      const page = await this.store.listKeysOlderThan(olderThanDays, request.query.cursor, parseLimit(request.query.limit));
+      const nowMs = this.now().getTime();
+      return { status: 200, body: { olderThanDays, keys: page.items.map((k) => expiringKeyView(k, nowMs)), ...next(page.nextCursor) } };
+    },
+    listRoles: async ({ scope }) => {
+      // The names `roles` may hold (the client portal offers them); the route patterns stay server-side.
+      // An account admin gets the roles it may give: its account's ceiling.
+      const roles = scope.kind === 'operator' ? [...this.roles.roleNames] : grantableRoles(await this.existingAccount(scope.accountId)).filter((r) => this.roles.roleNames.has(r));
+      return { status: 200, body: { roles: roles.sort() } };
+    },
+    createAccount: async ({ route, request, actor, body }) => {
+      const account = await this.store.createAccount(parseCreateAccountRequest(body, this.roles), actor);
+      return this.accountResponse(201, account, `${pathPrefix(request, route)}/registry/accounts/${account.accountId}`);
+    },
+    listAccounts: async ({ request }) => {
+      const page = await this.store.listAccounts(request.query.cursor, parseLimit(request.query.limit));
+      return { status: 200, body: { accounts: page.items.map(accountView), ...next(page.nextCursor) } };
+    },
+    getAccount: async ({ route, scope }) => this.accountResponse(200, await this.visibleAccount(scope, route.accountId ?? '')),
+    updateAccount: async ({ route, actor, body, ifMatch }) => {
+      const patch = parsePatchAccountRequest(body, this.roles);
+      const version = expectedVersion(patch.version, ifMatch, 0);
+      if (version === undefined) {
+        fail('invalid_request', 'An edit needs the version you read: put "version" in the body or send If-Match with the ETag.');
+      }
+      const { version: _v, ...changes } = patch;
+      return this.accountResponse(200, await this.store.updateAccount(route.accountId ?? '', version, changes, actor));
+    },
+    listAccountAudit: async ({ route, request, scope }) => {
+      const limit = parseLimit(request.query.limit);
+      const account = await this.visibleAccount(scope, route.accountId ?? '');
+      const page = await this.store.listAccountAudit(account.accountId, request.query.cursor, limit);
+      return { status: 200, body: { accountId: account.accountId, entries: page.items.map(accountTrailView), ...next(page.nextCursor) } };
+    },
+  };
 
   /** The client, if the caller may see it; a client outside the caller's account is answered exactly like an unknown id. */
   private async existing(scope: CallerScope, clientId: string): Promise<ClientRecord> {
@@ -298,6 +290,11 @@ export class RegistryService {
       },
     };
   }
+}
+
+/** A change made for the caller: the scope's guard first (a client outside the caller's account is not found), then self-lockout. */
+function guarded(scope: CallerScope, also?: ClientGuard, lockout?: LockoutRelevantChange): ChangeOptions {
+  return { guard: bothGuards(changeGuard(scope, clientNotFound, also), lockout === undefined ? undefined : selfLockoutGuard(scope.caller, lockout)) };
 }
 
 /** The stage or base path in front of the path inside the API (empty on a `$default` stage). */

@@ -17,6 +17,7 @@ import { CompiledRoleCatalogue, validateRoles } from '../core/role-policy';
 import { MAX_PUBLIC_KEY_CHARS, MAX_ROLES, parseClientName, parseClientRoles, parseNetworkWhitelist } from './client-fields';
 import { type BodyFields, bodyFields } from './contract/body-fields';
 import * as contract from './contract/schemas';
+import type * as z from 'zod/mini';
 import { isAccountId } from '../store/account-id';
 import type { NewAccount, NewKey } from '../store/store-types';
 import { MAX_PAGE_SIZE } from '../store/dynamo-table';
@@ -24,39 +25,28 @@ import { MAX_PAGE_SIZE } from '../store/dynamo-table';
 /** Largest `olderThanDays`. @default 36_500 */
 export const MAX_AGE_DAYS = 36_500;
 
-/** A validated create request. */
-export interface CreateRequest {
-  /** The account to create the client in, when the body names one. */
-  readonly accountId?: string;
-  readonly name: string;
-  readonly networkWhitelist: readonly string[];
-  readonly roles: readonly string[];
-  readonly key: NewKey;
-}
+/** The body of a request, as its schema in the contract describes it. */
+type BodyOf<S extends z.ZodMiniType> = z.infer<S>;
 
-/** A validated edit: only the fields given. */
-export interface PatchRequest {
-  readonly version?: number;
-  readonly name?: string;
-  readonly networkWhitelist?: readonly string[];
-  readonly roles?: readonly string[];
-  readonly key?: NewKey;
-}
+/** The public key as given, and the algorithm beside it: replaced by the key checked and imported. */
+type WithKey<T> = Omit<T, 'publicKey' | 'algorithm'> & { readonly key: NewKey };
+
+/** A validated create request: `POST /registry/clients`'s body with its key imported. */
+export type CreateRequest = Readonly<WithKey<BodyOf<typeof contract.CreateClientRequest>>>;
+
+/** A validated edit: only the fields given, the new key imported. */
+export type PatchRequest = Readonly<Omit<BodyOf<typeof contract.UpdateClientRequest>, 'publicKey' | 'algorithm'> & { readonly key?: NewKey }>;
 
 /** A validated account edit: only the fields given. */
-export interface PatchAccountRequest {
-  readonly version?: number;
-  readonly name?: string;
-  readonly roleCeiling?: readonly string[];
-}
+export type PatchAccountRequest = Readonly<BodyOf<typeof contract.UpdateAccountRequest>>;
 
-/** A validated key addition. */
-export interface AddKeyRequest {
-  readonly version?: number;
-  readonly key: NewKey;
-}
+/** A validated key addition, its key imported (with its not-after, if given). */
+export type AddKeyRequest = Readonly<Omit<WithKey<BodyOf<typeof contract.AddKeyRequest>>, 'notAfter'>>;
 
-type Json = Record<string, unknown>;
+/** A request body parsed as a JSON object, not yet checked against its schema. */
+export type JsonBody = Record<string, unknown>;
+
+type Json = JsonBody;
 
 /**
  * Parses a JSON body (already size-checked by {@link checkBodySize}).
@@ -94,14 +84,14 @@ export function checkBodySize(bytes: number): void {
 export function parseCreateRequest(body: Json, roles: CompiledRoleCatalogue): CreateRequest {
   refusePrivateKey(body);
   checkFields(body, CREATE_CLIENT);
-  return {
+  return conforming(contract.CreateClientRequest, body, {
     ...(body.accountId !== undefined ? { accountId: parseAccountId(body.accountId, 'accountId') } : {}),
     name: parseClientName(body.name),
     networkWhitelist: parseNetworkWhitelist(body.networkWhitelist),
     roles: parseClientRoles(body.roles, roles),
     key: parsePublicKey(body.publicKey, body.algorithm),
     ...(body.profile !== undefined ? { profile: parseProfile(body.profile) } : {}),
-  };
+  });
 }
 
 /**
@@ -117,21 +107,21 @@ export function parsePatchRequest(body: Json, roles: CompiledRoleCatalogue): Pat
   if (body.algorithm !== undefined && body.publicKey === undefined) {
     fail('invalid_request', 'algorithm goes with publicKey: it says which algorithm that key signs with.');
   }
-  return {
+  return conforming(contract.UpdateClientRequest, body, {
     ...(body.version !== undefined ? { version: parseVersion(body.version) } : {}),
     ...(body.name !== undefined ? { name: parseClientName(body.name) } : {}),
     ...(body.networkWhitelist !== undefined ? { networkWhitelist: parseNetworkWhitelist(body.networkWhitelist) } : {}),
     ...(body.roles !== undefined ? { roles: parseClientRoles(body.roles, roles) } : {}),
     ...(body.publicKey !== undefined ? { key: parsePublicKey(body.publicKey, body.algorithm) } : {}),
     ...(body.profile !== undefined ? { profile: parseProfile(body.profile) } : {}),
-  };
+  });
 }
 
 /** `POST /registry/accounts`: `{name, roleCeiling}`, both required (the ceiling may be empty). */
 export function parseCreateAccountRequest(body: Json, roles: CompiledRoleCatalogue): NewAccount {
   refusePrivateKey(body);
   checkFields(body, CREATE_ACCOUNT);
-  return { name: parseClientName(body.name), roleCeiling: parseRoleCeiling(body.roleCeiling, roles) };
+  return conforming(contract.CreateAccountRequest, body, { name: parseClientName(body.name), roleCeiling: parseRoleCeiling(body.roleCeiling, roles) });
 }
 
 /** `PATCH /registry/accounts/{accountId}`: any of `name`, `roleCeiling`, plus `version` (or If-Match). */
@@ -141,11 +131,11 @@ export function parsePatchAccountRequest(body: Json, roles: CompiledRoleCatalogu
   if (body.name === undefined && body.roleCeiling === undefined) {
     fail('invalid_request', 'Nothing to change: give name and/or roleCeiling.');
   }
-  return {
+  return conforming(contract.UpdateAccountRequest, body, {
     ...(body.version !== undefined ? { version: parseVersion(body.version, 0) } : {}),
     ...(body.name !== undefined ? { name: parseClientName(body.name) } : {}),
     ...(body.roleCeiling !== undefined ? { roleCeiling: parseRoleCeiling(body.roleCeiling, roles) } : {}),
-  };
+  });
 }
 
 /**
@@ -164,17 +154,17 @@ export function parseAddKeyRequest(body: Json): AddKeyRequest {
   refusePrivateKey(body);
   checkFields(body, ADD_KEY);
   const key = parsePublicKey(body.publicKey, body.algorithm);
-  return {
+  return conforming(contract.AddKeyRequest, body, {
     ...(body.version !== undefined ? { version: parseVersion(body.version) } : {}),
     key: body.notAfter === undefined ? key : { ...key, notAfter: parseInstant(body.notAfter, 'notAfter') },
-  };
+  });
 }
 
 /** Bodies that may only carry a version (disable, enable, key removal). */
 export function parseVersionOnly(body: Json): number | undefined {
   refusePrivateKey(body);
   checkFields(body, VERSION_ONLY);
-  return body.version === undefined ? undefined : parseVersion(body.version);
+  return conforming(contract.VersionRequest, body, body.version === undefined ? undefined : parseVersion(body.version));
 }
 
 /**
@@ -340,6 +330,21 @@ function checkFields(body: Json, fields: BodyFields): void {
   }
   const missing = fields.required.filter((name) => body[name] === undefined || body[name] === null);
   if (missing.length > 0) fail('invalid_request', `Missing field(s): ${missing.join(', ')}.`);
+}
+
+/**
+ * `value` (what the field checks made of `body`), once `body` is also what its schema in the
+ * contract says: the field checks word each problem they know; this catches whatever else the
+ * contract refuses, so the registry never accepts a body docs/openapi/registry.json rules out.
+ */
+function conforming<T>(schema: z.ZodMiniType, body: Json, value: T): T {
+  const result = schema.safeParse(body);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const field = issue.path.length === 0 ? 'The body' : issue.path.map(String).join('.');
+    fail('invalid_request', `${field} does not match the registry's contract (docs/openapi/registry.json, ${issue.code.replace(/_/g, ' ')}); see the route's request schema there.`);
+  }
+  return value;
 }
 
 /** A field name as it may appear in a message: short and quoted. */

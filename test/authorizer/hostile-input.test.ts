@@ -144,7 +144,12 @@ function hostileCases(): Hostile[] {
   add('label renamed in both headers', { edit: (h) => { h['signature-input'] = h['signature-input'].replace(/^sig=/, 'other='); h.signature = h.signature.replace(/^sig=/, 'other='); } });
   add('label renamed in Signature only', { edit: editSignature((s) => s.replace(/^sig=/, 'sig1=')) });
   add('label renamed in Signature-Input only', { edit: editInput((s) => s.replace(/^sig=/, 'sig1=')) });
-  add('valid signature moved to sig2, forged sig', { edit: (h) => { h['signature-input'] = `${h['signature-input'].replace(/^sig=/, 'sig2=')}, sig=("@method");created=${nowS()};keyid="${partner.clientId}";alg="rsa-v1_5-sha256"`; h.signature = `${h.signature.replace(/^sig=/, 'sig2=')}, sig=:${b64(256)}:`; } });
+  add('valid signature moved to sig2, forged sig', {
+    edit: (h) => {
+      h['signature-input'] = `${h['signature-input'].replace(/^sig=/, 'sig2=')}, sig=("@method");created=${nowS()};keyid="${partner.clientId}";alg="rsa-v1_5-sha256"`;
+      h.signature = `${h.signature.replace(/^sig=/, 'sig2=')}, sig=:${b64(256)}:`;
+    },
+  });
   add('duplicate sig member: the forged one last (RFC 8941: last wins)', { edit: (h) => { h['signature-input'] = `${h['signature-input']}, sig=("@method");created=${nowS()};keyid="${partner.clientId}";alg="rsa-v1_5-sha256"`; h.signature = `${h.signature}, sig=:${b64(256)}:`; } });
   add('duplicate sig in Signature only: forged last', { edit: editSignature((s) => `${s}, sig=:${b64(256)}:`) });
   add('two labels, Signature lists only the other', { edit: (h) => { h['signature-input'] = `${h['signature-input']}, b=("@method");created=1`; h.signature = h.signature.replace(/^sig=/, 'b='); } });

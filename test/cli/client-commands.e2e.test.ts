@@ -418,7 +418,10 @@ describe('signet rotate', () => {
     }
     expect(slept.reduce((a, b) => a + b, 0)).toBeGreaterThan(55_000);
     const text = lines.join('\n');
-    const order = ['[1/4] createSecret: make', '[1/4] createSecret: done', '[2/4] setSecret: add', '[2/4] setSecret: done', '[3/4] testSecret: check', '[3/4] testSecret: done', '[4/4] finishSecret: wait', 'waiting ', ' s left until', '(slept', 'waited: the gateway now knows the new key', '[4/4] finishSecret: done', 'is AWSCURRENT'];
+    const order = [
+      '[1/4] createSecret: make', '[1/4] createSecret: done', '[2/4] setSecret: add', '[2/4] setSecret: done', '[3/4] testSecret: check', '[3/4] testSecret: done',
+      '[4/4] finishSecret: wait', 'waiting ', ' s left until', '(slept', 'waited: the gateway now knows the new key', '[4/4] finishSecret: done', 'is AWSCURRENT',
+    ];
     const positions = order.map((needle) => text.indexOf(needle));
     expect(positions.every((p) => p >= 0)).toBe(true);
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);

@@ -105,7 +105,10 @@ function validHeaders(method: 'GET' | 'POST', url = ECHO, signer: Signer = partn
 function handSigned(
   family: string,
   name: string,
-  o: { method?: string; url?: string; body?: string; components?: readonly string[]; params?: string; headers?: Record<string, string>; algorithm?: SigningAlgorithm; key?: import('node:crypto').KeyObject; hmacSecret?: string; expect?: readonly string[]; label?: string; fullInput?: string; extraSignature?: string },
+  o: {
+    method?: string; url?: string; body?: string; components?: readonly string[]; params?: string; headers?: Record<string, string>; algorithm?: SigningAlgorithm;
+    key?: import('node:crypto').KeyObject; hmacSecret?: string; expect?: readonly string[]; label?: string; fullInput?: string; extraSignature?: string;
+  },
 ): HostileCase {
   const method = o.method ?? 'GET';
   const url = o.url ?? ECHO;
@@ -226,7 +229,15 @@ function buildCases(): HostileCase[] {
     ['duplicate sig in Signature-Input, the later one another request\'s', { ...good, 'signature-input': `${good['signature-input']}, ${otherSigned['signature-input'].replace(/created=\d+/, `created=${created - 1}`)}` }, ['signature_mismatch']],
     ['duplicate sig in Signature, the later one another request\'s', { ...good, signature: `${good.signature}, ${otherSigned.signature}` }, ['signature_mismatch']],
     ['duplicate sig in both, the later pair weaker (only @method)', { ...good, 'signature-input': `${good['signature-input']}, ${weak.headers['signature-input']}`, signature: `${good.signature}, ${weak.headers.signature}` }, ['missing_component']],
-    ['valid signature under label good, junk under sig', { ...good, 'signature-input': `${weak.headers['signature-input']}, ${good['signature-input'].replace(/^sig=/, 'good=')}`, signature: `sig=:${randomBytes(256).toString('base64')}:, ${good.signature.replace(/^sig=/, 'good=')}` }, ['missing_component']],
+    [
+      'valid signature under label good, junk under sig',
+      {
+        ...good,
+        'signature-input': `${weak.headers['signature-input']}, ${good['signature-input'].replace(/^sig=/, 'good=')}`,
+        signature: `sig=:${randomBytes(256).toString('base64')}:, ${good.signature.replace(/^sig=/, 'good=')}`,
+      },
+      ['missing_component'],
+    ],
     ['Signature-Input as an empty list member', { ...good, 'signature-input': `sig=(), ${good['signature-input'].replace(/^sig=/, 'other=')}` }, undefined],
     ['Signature for sig is an inner list', { ...good, signature: `sig=(${good.signature.slice(4)})` }, ['malformed_signature']],
     ['Signature for sig is a token', { ...good, signature: 'sig=abc' }, ['malformed_signature']],

@@ -32,3 +32,12 @@ test("the registry accepts exactly the fields each request's schema lists, and r
   }
   expect(bodyFields(contract.CreateClientRequest)).toEqual({ allowed: ['name', 'networkWhitelist', 'publicKey', 'algorithm', 'roles', 'profile', 'accountId'], required: ['name', 'networkWhitelist', 'publicKey', 'roles'] });
 });
+
+test('a body the contract rules out is refused even where no field check words it: a name of 129 characters with its padding', () => {
+  const catalogue = compileRoleCatalogue({ demo: ['* /api/*'] });
+  // The field check trims the name to 127 characters; the contract (maxLength 128) reads it as sent.
+  const padded = ` ${'n'.repeat(127)} `;
+  expect(() => parsePatchAccountRequest({ name: padded }, catalogue)).toThrow(/^name does not match the registry's contract \(docs\/openapi\/registry.json, too big\)/);
+  expect(() => parsePatchRequest({ name: padded }, catalogue)).toThrow(/^name does not match the registry's contract/);
+  expect(parsePatchRequest({ name: ` ${'n'.repeat(126)} ` }, catalogue)).toEqual({ name: 'n'.repeat(126) });
+});

@@ -4,6 +4,8 @@
  * with their statuses. (The handler tests check real requests and answers against it.)
  */
 import { ERROR_CODES } from '../../lambda/core/errors';
+import { SIGNATURE_ALGORITHMS } from '../../lambda/core/algorithms';
+import { ROUTES } from '../../lambda/registry/route-table';
 import { REGISTRY_ROUTES } from '../../lambda/registry/routes';
 import { type Schema, loadRegistryOpenApi, resolveRef, validate } from '../support/registry-openapi';
 
@@ -58,6 +60,32 @@ test('every operation has an operationId, documents 401/403 from the authorizer,
       expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['401', '403', '500', '503']));
     }
   }
+});
+
+test('every operation is its route table entry: parameters, body, answers and who may call it', () => {
+  for (const route of ROUTES) {
+    const item = doc.paths[route.path];
+    const op = item[route.method.toLowerCase()] as Schema & { parameters?: Array<{ name: string; in: string }>; responses: Record<string, unknown> };
+    expect({ route: route.name, id: op.operationId, callers: op['x-signet-callers'] }).toEqual({
+      route: route.name,
+      id: route.name,
+      callers: route.callers.only === 'operators' ? 'operators' : 'operators and account admins',
+    });
+    const pathNames = ((item.parameters ?? []) as Array<{ name: string }>).map((p) => p.name);
+    expect(pathNames).toEqual([...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]));
+    expect((op.parameters ?? []).map((p) => p.name)).toEqual([...route.query, ...(route.ifMatch ? ['If-Match'] : [])]);
+    expect(op.requestBody === undefined).toBe(route.body === undefined);
+    expect(Object.keys(op.responses).map(Number).sort()).toEqual([...Object.keys(route.responses).map(Number), ...route.errors].sort());
+  }
+});
+
+test('the prose is current: every algorithm named, no seed procedure, an HTTP API refusal is 403 Forbidden', () => {
+  const text = JSON.stringify(doc);
+  const info = (doc as unknown as { info: { description: string } }).info.description;
+  for (const algorithm of SIGNATURE_ALGORITHMS) expect({ algorithm, named: info.includes(`\`${algorithm}\``) }).toEqual({ algorithm, named: true });
+  expect(text).not.toMatch(/seed|RSA public keys|needs a plain RSA key/i);
+  const unauthorized = (doc.components.responses.Unauthorized as { description: string }).description;
+  expect(unauthorized).toMatch(/HTTP API answers a refused signature with 403 `\{"message":"Forbidden"\}`/);
 });
 
 const cases = examples();

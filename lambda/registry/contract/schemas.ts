@@ -36,7 +36,10 @@ export const Cursor = z.string().check(z.regex(/^[A-Za-z0-9_-]+$/), z.maxLength(
 
 export const ClientName = z.string().check(z.minLength(1), z.maxLength(MAX_NAME_CHARS)).register(z.globalRegistry, {"id": "ClientName"});
 
-export const NetworkWhitelist = z.array(z.string().check(z.minLength(1))).check(z.minLength(1), z.maxLength(MAX_WHITELIST_ENTRIES)).register(z.globalRegistry, {"id": "NetworkWhitelist", "description": "IPv4/IPv6 addresses and CIDR ranges; `0.0.0.0`, `0.0.0.0/0` and `::/0` allow everyone, `::ffff:0:0/96` every IPv4 caller. A range is written by its network address: one with bits set after its prefix (`10.0.0.5/8`) is refused with `invalid_network` naming the canonical range. Answers carry the canonical form."});
+export const NetworkWhitelist = z.array(z.string().check(z.minLength(1))).check(z.minLength(1), z.maxLength(MAX_WHITELIST_ENTRIES)).register(z.globalRegistry, {"id": "NetworkWhitelist", "description": "IPv4/IPv6 addresses and CIDR ranges; `0.0.0.0`, `0.0.0.0/0` and `::/0` allow everyone, " +
+    "`::ffff:0:0/96` every IPv4 caller. A range is written by its network address: one with bits set " +
+    "after its prefix (`10.0.0.5/8`) is refused with `invalid_network` naming the canonical range. " +
+    "Answers carry the canonical form."});
 
 export const Roles = z.array(z.string().check(z.minLength(1))).check(z.minLength(1), z.maxLength(MAX_ROLES)).register(z.globalRegistry, {"id": "Roles", "description": "Names from the role catalogue the stack is configured with (e.g. `registry:admin`)."});
 
@@ -44,17 +47,28 @@ export const RoleList = z.strictObject({
   roles: z.array(z.string().check(z.minLength(1))).register(z.globalRegistry, {"description": "Operators: every role name the role catalogue defines, sorted. Account admins: the roles they may give (their account's ceiling), sorted."}),
 }).register(z.globalRegistry, {"id": "RoleList", "examples": [{"roles": ["demo", "registry:admin"]}]});
 
-export const PublicKeyText = z.string().check(z.minLength(1), z.maxLength(MAX_PUBLIC_KEY_CHARS)).register(z.globalRegistry, {"id": "PublicKeyText", "description": "A public key: RSA (2048 bits or more, exponent 65537), Ed25519, or ECDSA P-256 / P-384, as SPKI PEM (`-----BEGIN PUBLIC KEY-----`), PKCS#1 PEM (RSA), bare Base64 DER, or the JSON text of a JWK. Never a private key."});
+export const PublicKeyText = z.string().check(z.minLength(1), z.maxLength(MAX_PUBLIC_KEY_CHARS)).register(z.globalRegistry, {"id": "PublicKeyText", "description": "A public key: RSA (2048 bits or more, exponent 65537), Ed25519, or ECDSA P-256 / P-384, as SPKI PEM " +
+    "(`-----BEGIN PUBLIC KEY-----`), PKCS#1 PEM (RSA), bare Base64 DER, or the JSON text of a JWK. Never " +
+    "a private key."});
 
 export const PublicJwk = z.looseObject({
   kty: z.enum(["RSA", "EC", "OKP"]),
-}).register(z.globalRegistry, {"id": "PublicJwk", "description": "A public JWK (RFC 7517): RSA (`n`, `e`), EC (`crv` P-256 or P-384, `x`, `y`) or OKP (`crv` Ed25519, `x`) — the form Web Bot Auth key directories publish. An `alg` (RS256, PS512, ES256, ES384, EdDSA) sets the key's algorithm. Never a private JWK (`d`).", "examples": [{"kty": "OKP", "crv": "Ed25519", "x": "JrQLj5P_89iXES9-vFgrIy29clF9CC_oPPsw3c5D0bs"}]});
+}).register(z.globalRegistry, {"id": "PublicJwk", "description": "A public JWK (RFC 7517): RSA (`n`, `e`), EC (`crv` P-256 or P-384, `x`, `y`) or OKP (`crv` Ed25519, " +
+    "`x`) — the form Web Bot Auth key directories publish. An `alg` (RS256, PS512, ES256, ES384, EdDSA) " +
+    "sets the key's algorithm. Never a private JWK (`d`).", "examples": [{"kty": "OKP", "crv": "Ed25519", "x": "JrQLj5P_89iXES9-vFgrIy29clF9CC_oPPsw3c5D0bs"}]});
 
 export const PublicKeyInput = z.union([PublicKeyText, PublicJwk]).register(z.globalRegistry, {"id": "PublicKeyInput", "description": "The public key, as text (PEM, Base64 DER, JWK JSON) or as a JWK object."});
 
-export const SignatureAlgorithmName = z.enum(SIGNATURE_ALGORITHMS).register(z.globalRegistry, {"id": "SignatureAlgorithm", "description": "The one RFC 9421 algorithm a key verifies: `rsa-v1_5-sha256` (RSA's default), `rsa-pss-sha512` (RSA, declared), `ecdsa-p256-sha256`, `ecdsa-p384-sha384`, `ed25519` (each the only one for its key type). A signature's `alg`, when present, must name it. `hmac-sha256` is refused: the registry holds no shared secrets."});
+export const SignatureAlgorithmName = z.enum(SIGNATURE_ALGORITHMS).register(z.globalRegistry, {"id": "SignatureAlgorithm", "description": "The one RFC 9421 algorithm a key verifies: `rsa-v1_5-sha256` (RSA's default), `rsa-pss-sha512` " +
+    "(RSA, declared), `ecdsa-p256-sha256`, `ecdsa-p384-sha384`, `ed25519` (each the only one for its key " +
+    "type). A signature's `alg`, when present, must name it. `hmac-sha256` is refused: the registry " +
+    "holds no shared secrets."});
 
-export const CoverageProfileName = z.enum(COVERAGE_PROFILES).register(z.globalRegistry, {"id": "CoverageProfile", "description": "What the client's signatures must cover, overriding the deployment's SIGNET_PROFILE: `signet` (label `sig`, `alg`, `@method` `@target-uri` `date`) or `rfc9421` (any label; `@method` and `@target-uri`, or `@authority` `@path` (+ `@query` with a query); `alg` and `date` optional — what curl --httpsig and other RFC 9421 signers send). Both require `created` in the window and `content-digest` with a body."});
+export const CoverageProfileName = z.enum(COVERAGE_PROFILES).register(z.globalRegistry, {"id": "CoverageProfile", "description": "What the client's signatures must cover, overriding the deployment's SIGNET_PROFILE: `signet` " +
+    "(label `sig`, `alg`, `@method` `@target-uri` `date`) or `rfc9421` (any label; `@method` and " +
+    "`@target-uri`, or `@authority` `@path` (+ `@query` with a query); `alg` and `date` optional — what " +
+    "curl --httpsig and other RFC 9421 signers send). Both require `created` in the window and " +
+    "`content-digest` with a body."});
 
 export const Key = z.strictObject({
   fingerprint: Fingerprint,
@@ -63,10 +77,13 @@ export const Key = z.strictObject({
   addedAt: Instant,
   notAfter: z.optional(described(Instant, "After this instant the key no longer verifies (set on the old key by a rollover).")),
   active: z.boolean().register(z.globalRegistry, {"description": "Whether the key verifies now."}),
-  lastUsedAt: z.optional(described(Instant, "When the key last verified a request of this client, as an authorizer recorded it: at most once per key and `SIGNET_LAST_USED_RECORD_INTERVAL_MS` (default 15 min) per authorizer instance, so it may be up to that much behind. Absent when no use is recorded; a removed key takes its last use with it.")),
+  lastUsedAt: z.optional(described(Instant, "When the key last verified a request of this client, as an authorizer recorded it: at most once per " +
+      "key and `SIGNET_LAST_USED_RECORD_INTERVAL_MS` (default 15 min) per authorizer instance, so it may " +
+      "be up to that much behind. Absent when no use is recorded; a removed key takes its last use with it.")),
 }).register(z.globalRegistry, {"id": "Key"});
 
-export const AccountId = z.string().check(z.regex(ACCOUNT_ID_OR_DEFAULT)).register(z.globalRegistry, {"id": "AccountId", "description": "`acct_default` (the default account: clients created by operators without an account, and every client registered before accounts existed), or a service-generated id.", "examples": ["acct_Q2hKx8mV1tP4wR7zN0bYfA", "acct_default"]});
+export const AccountId = z.string().check(z.regex(ACCOUNT_ID_OR_DEFAULT)).register(z.globalRegistry, {"id": "AccountId", "description": "`acct_default` (the default account: clients created by operators without an account, and every " +
+    "client registered before accounts existed), or a service-generated id.", "examples": ["acct_Q2hKx8mV1tP4wR7zN0bYfA", "acct_default"]});
 
 export const Client = z.strictObject({
   clientId: ClientId,
@@ -204,7 +221,9 @@ export const Error = z.strictObject({
   requestId: z.string().register(z.globalRegistry, {"description": "Quote it when reporting a problem."}),
 }).register(z.globalRegistry, {"id": "Error"});
 
-export const RoleCeiling = z.array(z.string().check(z.minLength(1))).check(z.maxLength(MAX_ROLES)).register(z.globalRegistry, {"id": "RoleCeiling", "description": "The roles the account's admins (`account:admin`) may give its clients: names from the role catalogue, never `registry:admin`. May be empty. Put `account:admin` in it to let the partner appoint further account admins."});
+export const RoleCeiling = z.array(z.string().check(z.minLength(1))).check(z.maxLength(MAX_ROLES)).register(z.globalRegistry, {"id": "RoleCeiling", "description": "The roles the account's admins (`account:admin`) may give its clients: names from the role " +
+    "catalogue, never `registry:admin`. May be empty. Put `account:admin` in it to let the partner " +
+    "appoint further account admins."});
 
 export const Account = z.strictObject({
   accountId: AccountId,
