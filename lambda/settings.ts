@@ -333,7 +333,10 @@ export const SETTINGS = {
     lambdas: ['authorizer'],
     rule: fraction,
     default: ALLOWED_LOG_SAMPLE,
-    doc: "the share of allowed requests the authorizer logs with a line of their own (clientId, key fingerprint, method, path, latency), evenly spaced: the first, then one in 1/this; every refusal is logged whatever it says, and the `Allowed` metric counts every allowed request (`1`: a line per allowed request; `0`: none)",
+    doc:
+      'the share of allowed requests the authorizer logs with a line of their own (clientId, key fingerprint, method, path, latency), ' +
+      'evenly spaced: the first, then one in 1/this; every refusal is logged whatever it says, and the `Allowed` metric counts every ' +
+      'allowed request (`1`: a line per allowed request; `0`: none)',
   }),
   clientCacheTtlMs: setting({
     env: 'SIGNET_CLIENT_CACHE_TTL_MS',
