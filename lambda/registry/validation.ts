@@ -18,7 +18,7 @@ import { MAX_PUBLIC_KEY_CHARS, MAX_ROLES, parseClientName, parseClientRoles, par
 import { type BodyFields, bodyFields } from './contract/body-fields';
 import * as contract from './contract/schemas';
 import { isAccountId } from '../store/account-id';
-import type { NewAccount, NewKey } from '../store/store-types';
+import type { NewAccount, NewKey } from '../domain/store-types';
 import { MAX_PAGE_SIZE } from '../store/dynamo-table';
 
 /** Largest `olderThanDays`. @default 36_500 */

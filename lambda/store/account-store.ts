@@ -10,7 +10,7 @@ import { decodeCursor, encodeCursor } from './cursor';
 import { DEFAULT_PAGE_SIZE, DynamoTable, pageSize } from './dynamo-table';
 import { type Item, accountTrailKeys, actorFields, auditVersion, dropUndefined, sameList, stringList, toAuditEntry } from './item-codec';
 import { cancellationReasons, isTransactionConflict, storageError } from './store-errors';
-import type { AccountAuditEntry, AccountChanges, AccountRecord, AccountTrailEntry, Actor, AuditFieldChange, NewAccount, Page } from './store-types';
+import type { AccountAuditEntry, AccountChanges, AccountRecord, AccountTrailEntry, Actor, AuditFieldChange, NewAccount, Page } from '../domain/store-types';
 import { ITEM, LIST_INDEX_NAME, LIST_INDEX_PARTITION_KEY, LIST_INDEX_SORT_KEY, PARTITION_KEY, SORT_KEY } from './table-schema';
 import { RETRY, busy, withWriteRetries } from './write-retries';
 

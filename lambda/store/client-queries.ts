@@ -11,14 +11,14 @@ import { isFingerprint } from '../core/keys';
 import { DEFAULT_ACCOUNT_ID, isAccountId } from './account-id';
 import { isClientId } from './client-id';
 import { DynamoClientReader } from './client-reader';
-import type { ClientRecord } from './client-record';
+import type { ClientRecord } from '../domain/client-record';
 import { decodeCursor, encodeCursor } from './cursor';
 import { DEFAULT_PAGE_SIZE, pageSize } from './dynamo-table';
 import type { DynamoFailureLog } from './failure-log';
 import type { DynamoKeyUse } from './key-use';
 import { keyKey, toAuditEntry, toKeyOwner, toRecord } from './item-codec';
 import { storageError } from './store-errors';
-import type { AuditEntry, KeyOwner, Page } from './store-types';
+import type { AuditEntry, KeyOwner, Page } from '../domain/store-types';
 import { ITEM, LIST_INDEX_NAME, LIST_INDEX_PARTITION_KEY, LIST_INDEX_SORT_KEY, PARTITION_KEY, SORT_KEY } from './table-schema';
 
 /** The registry's listings and lookups on DynamoDB. */

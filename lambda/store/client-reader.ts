@@ -7,7 +7,8 @@
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { isClientId } from './client-id';
-import type { AuthFailureRecorder, ClientReader, ClientRecord, KeyUseRecorder } from './client-record';
+import type { AuthFailureRecorder, ClientReader, KeyUseRecorder } from '../domain/authorizer-ports';
+import type { ClientRecord } from '../domain/client-record';
 import { type DynamoClientStoreOptions, DynamoTable } from './dynamo-table';
 import { DynamoFailureLog } from './failure-log';
 import { clientKey, toRecord } from './item-codec';

@@ -16,7 +16,7 @@
  *   succeed.
  *
  * What each change does is planned by pure functions (./client-changes.ts, on the registry's
- * domain rules: ../registry/key-rollover.ts, ../registry/operator-rules.ts); this store writes the
+ * domain rules: ../domain/key-rollover.ts, ../domain/operator-rules.ts); this store writes the
  * plans in its transactions. The registry's listings are ./client-queries.ts and what the
  * authorizer reads is ./client-reader.ts, which this store extends; accounts live in
  * ./account-store.ts, the failure log in ./failure-log.ts, the admin roster in ./admin-roster.ts.
@@ -29,8 +29,8 @@
  */
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { SignetError } from '../core/errors';
-import { canAdminister, describeLoss, isActiveAdmin, lastAdmin, operatorChange } from '../registry/operator-rules';
-import type { RegistryStore } from '../registry/registry-store';
+import { canAdminister, describeLoss, isActiveAdmin, lastAdmin, operatorChange } from '../domain/operator-rules';
+import type { RegistryStore } from '../domain/registry-store';
 import { DynamoAccountStore } from './account-store';
 import { DEFAULT_ACCOUNT_ID, isAccountId } from './account-id';
 import { DynamoAdminRoster } from './admin-roster';
@@ -38,13 +38,13 @@ import { DynamoSearchBudget } from './search-budget-store';
 import { type ClientChangePlan, newClient, planAddKey, planKeyNotAfter, planRemoveKey, planStatus, planUpdate } from './client-changes';
 import { isClientId, newClientId } from './client-id';
 import { DynamoClientQueries } from './client-queries';
-import type { ClientRecord, ClientStatus } from './client-record';
+import type { ClientRecord, ClientStatus } from '../domain/client-record';
 import { deleteKeyItem, deleteKeyUseItem, putKeyItem, rewriteKeyItem, unchangedRecordItem, updateRecordItem } from './client-transaction';
 import type { DynamoClientStoreOptions } from './dynamo-table';
 import { actorFields, auditItem, canonicalInstant, clientItem, keyItem } from './item-codec';
 import { cancellationReasons, isTransactionConflict, storageError } from './store-errors';
 import { RETRY, busy, withWriteRetries } from './write-retries';
-import type { Actor, AuditEntry, ChangeOptions, ClientChanges, CreateClientResult, NewClient, NewKey } from './store-types';
+import type { Actor, AuditEntry, ChangeOptions, ClientChanges, CreateClientResult, NewClient, NewKey } from '../domain/store-types';
 import { PARTITION_KEY } from './table-schema';
 
 /**

@@ -6,7 +6,7 @@
  */
 import { SignetError } from '../core/errors';
 import { isFingerprint } from '../core/keys';
-import { type ClientRecord, type StoredPublicKey, isKeyActive } from '../store/client-record';
+import { type ClientRecord, type StoredPublicKey, isKeyActive } from './client-record';
 import { removalLeavesNoActiveKey } from './last-key';
 
 /** Most keys one client may hold (several only during a rollover). @default 10 */

@@ -1,11 +1,11 @@
 /**
- * The key-rollover rules on their own (lambda/registry/key-rollover.ts): pure functions of a
+ * The key-rollover rules on their own (lambda/domain/key-rollover.ts): pure functions of a
  * client's keys and the time. test/store/client-store.test.ts shows the store applying them
  * against DynamoDB Local.
  */
 import { SignetError } from '../../lambda/core/errors';
-import { MAX_KEYS_PER_CLIENT, addKeyTo, removeKeyFrom, setKeyNotAfterOn } from '../../lambda/registry/key-rollover';
-import type { StoredPublicKey } from '../../lambda/store/client-record';
+import { MAX_KEYS_PER_CLIENT, addKeyTo, removeKeyFrom, setKeyNotAfterOn } from '../../lambda/domain/key-rollover';
+import type { StoredPublicKey } from '../../lambda/domain/client-record';
 
 const NOW = Date.parse('2030-01-01T00:00:00Z');
 const PAST = '2029-12-31T00:00:00.000Z';
