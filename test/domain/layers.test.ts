@@ -117,6 +117,13 @@ describe('lambda/ layers', () => {
     expect([...graph.get('core')!.keys()]).toEqual([]);
   });
 
+  test('the store is small stores held by composition: no store class extends another but the shared table base', () => {
+    const chains = sourceFiles(join(LAMBDA, 'store')).flatMap((file) =>
+      [...readFileSync(file, 'utf8').matchAll(/class\s+(\w+)\s+extends\s+(\w+)/g)].filter((m) => m[2] !== 'DynamoTable').map((m) => `${m[1]} extends ${m[2]}`),
+    );
+    expect(chains).toEqual([]);
+  });
+
   test('no two folders of lambda/ import each other, directly or round a cycle', () => {
     const cycles = folderCycles(graph);
     const explained = cycles.map((cycle) => cycle.flatMap((from) => cycle.filter((to) => graph.get(from)?.has(to)).map((to) => graph.get(from)!.get(to)!)));
