@@ -26,6 +26,7 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { SignetError } from '../core/errors';
 import type { ClientRecord, ClientStatus } from '../domain/client-record';
+import { StoreRefusal } from '../domain/store-refusal';
 import { canAdminister, describeLoss, isActiveAdmin, lastAdmin, operatorChange } from '../domain/operator-rules';
 import type { Actor, AuditEntry, ChangeOptions, ClientChanges, CreateClientResult, NewClient, NewKey } from '../domain/store-types';
 import { DEFAULT_ACCOUNT_ID, isAccountId } from './account-id';
@@ -257,8 +258,9 @@ export class DynamoClientWrites extends DynamoTable {
  * The `not_found` error for a clientId: the same answer whether no client has the id or the
  * caller may not see the one that does (a guard throws this), so the two cannot be told apart.
  */
-export function clientNotFound(clientId: string): SignetError {
-  return new SignetError('not_found', `No client has the id ${isClientId(clientId) ? clientId : '(malformed id)'}. Check the clientId, or list clients with GET /registry/clients.`);
+export function clientNotFound(clientId: string): StoreRefusal {
+  const shown = isClientId(clientId) ? clientId : undefined;
+  return new StoreRefusal('not_found', `No client has the id ${shown ?? '(malformed id)'}. Check the clientId.`, { about: 'client', clientId: shown });
 }
 
 function versionConflict(expected: number, actual: number | undefined): SignetError {

@@ -124,6 +124,18 @@ describe('lambda/ layers', () => {
     expect(chains).toEqual([]);
   });
 
+  test('the store and the domain name no HTTP route in what they say: the registry words their refusals', () => {
+    const worded = ['store', 'domain'].flatMap((folder) =>
+      sourceFiles(join(LAMBDA, folder)).flatMap((file) =>
+        readFileSync(file, 'utf8')
+          .split('\n')
+          .filter((line) => !/^\s*(\*|\/\/|\/\*\*)/.test(line) && /\b(GET|POST|PUT|PATCH|DELETE) \/registry/.test(line))
+          .map((line) => `${relative(LAMBDA, file)}: ${line.trim()}`),
+      ),
+    );
+    expect(worded).toEqual([]);
+  });
+
   test('no two folders of lambda/ import each other, directly or round a cycle', () => {
     const cycles = folderCycles(graph);
     const explained = cycles.map((cycle) => cycle.flatMap((from) => cycle.filter((to) => graph.get(from)?.has(to)).map((to) => graph.get(from)!.get(to)!)));
