@@ -27,7 +27,7 @@ import { formatHttpDate } from '../lambda/core/http-date';
 import { generateRsaKeyPair } from '../lambda/core/keys';
 import { compileRoleCatalogue } from '../lambda/core/role-policy';
 import { defaultVerifyPolicy } from '../lambda/core/verify';
-import type { ClientRecord } from '../lambda/store/client-record';
+import type { ClientRecord } from '../lambda/domain/client-record';
 import { BENCH_HOST } from './signed-events';
 
 export interface HostileCase {

@@ -25,7 +25,8 @@ import { compileRoleCatalogue } from '../lambda/core/role-policy';
 import { signRequest } from '../lambda/core/sign';
 import type { SignedRequest } from '../lambda/core/types';
 import { defaultVerifyPolicy } from '../lambda/core/verify';
-import type { ClientReader, ClientRecord } from '../lambda/store/client-record';
+import type { ClientReader } from '../lambda/domain/authorizer-ports';
+import type { ClientRecord } from '../lambda/domain/client-record';
 import { REPO_ROOT } from './authorizer-handler-loader';
 
 export interface MemoryPoint {

@@ -5,7 +5,7 @@
  * with the API's code and sentence.
  */
 import type { AccountView, AuthFailuresView, ClientView, ExpiringKeyView } from '../lambda/registry/view-types';
-import type { AccountAuditEntry, AuditEntry } from '../lambda/store/store-types';
+import type { AccountAuditEntry, AuditEntry } from '../lambda/domain/store-types';
 import { AUTHORIZER_CACHE_TTL_HEADER, SIGNET_ERROR_HEADER, signRequest } from './signet-core';
 
 /** A page of a listing, as the registry answers it. */

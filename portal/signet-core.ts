@@ -16,5 +16,5 @@ export { decodeBareBase64, encodeBase64 } from '../lambda/core/base64';
 export { isKeyDue, keyAgeDays } from '../lambda/core/key-age';
 export { RSASSA_PKCS1_SHA256, WEBCRYPTO_ALGORITHMS, signRequestWebCrypto as signRequest } from '../lambda/core/sign-webcrypto';
 export { AUTHORIZER_CACHE_TTL_HEADER, DEFAULT_ROTATION_DAYS, MIN_RSA_BITS, REGISTRY_ADMIN_ROLE, SIGNET_ERROR_HEADER } from '../lambda/core/defaults';
-export { removalLeavesNoActiveKey } from '../lambda/registry/last-key';
+export { removalLeavesNoActiveKey } from '../lambda/domain/last-key';
 export { MAX_NAME_CHARS, MAX_PUBLIC_KEY_CHARS, MAX_ROLES, MAX_WHITELIST_ENTRIES, parseClientName, parseClientRoles, parseNetworkWhitelist } from '../lambda/registry/client-fields';

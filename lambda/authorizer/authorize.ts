@@ -52,18 +52,7 @@ import {
   signingKey,
 } from '../core/verify';
 import { ClientDirectory, ResolvedClient } from './client-directory';
-
-/** One signature to record as used: its replay id (lambda/core/replay-id.ts) and when the record may be forgotten. */
-export interface ReplayClaim {
-  readonly signatureId: string;
-  readonly expiresAtS: number;
-}
-
-/** Records the signatures of a request as used; false when any was already used (see lambda/store for DynamoDB). */
-export interface ReplayGuard {
-  /** Claims every one of `claims` or none (atomically); false when one of them was already claimed. */
-  claim(claims: readonly ReplayClaim[]): Promise<boolean>;
-}
+import type { ReplayClaim, ReplayGuard } from '../domain/authorizer-ports';
 
 export interface AuthorizeDeps {
   /** The verification policy (its windows and limits); each signature is checked under its client's profile of it. */

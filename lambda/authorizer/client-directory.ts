@@ -24,7 +24,8 @@ import { SignetError, isSignetError } from '../core/errors';
 import { IpAllowList, compileAllowList } from '../core/ip-policy';
 import { PublicKeyCache } from '../core/keys';
 import { VerificationKey } from '../core/verify';
-import { ClientReader, ClientRecord } from '../store/client-record';
+import type { ClientReader } from '../domain/authorizer-ports';
+import type { ClientRecord } from '../domain/client-record';
 
 /** How long a stale record is used without asking the store again, once a read has failed, in ms. @default 5_000 */
 export const DEFAULT_STALE_RETRY_MS = 5_000;

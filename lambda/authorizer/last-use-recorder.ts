@@ -18,7 +18,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { BoundedCache } from '../core/bounded-cache';
 import { DEFAULT_CLIENT_CACHE_MAX_ENTRIES } from '../core/defaults';
-import type { KeyUseRecorder } from '../store/client-record';
+import type { KeyUseRecorder } from '../domain/authorizer-ports';
 
 /** The most last-use writes one instance runs at once. @default 16 */
 export const MAX_WRITES_IN_FLIGHT = 16;

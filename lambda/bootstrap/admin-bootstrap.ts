@@ -22,7 +22,7 @@ import { REGISTRY_ADMIN_ROLE } from '../core/defaults';
 import { normaliseNetworkEntry } from '../core/network-entries';
 import { importPublicKey } from '../core/keys';
 import { DynamoClientStore } from '../store/client-store';
-import type { ClientChanges } from '../store/store-types';
+import type { ClientChanges } from '../domain/store-types';
 import { createDocumentClient } from '../store/dynamodb-client';
 import { type CustomResourceLogger, answerCustomResource } from './custom-resource';
 

@@ -31,8 +31,8 @@ import { SignetError } from '../core/errors';
 import { compileAllowList } from '../core/ip-policy';
 import { DEFAULT_ACCOUNT_ID, isAccountId } from '../store/account-id';
 import { accountNotFound } from '../store/account-store';
-import type { ClientRecord } from '../store/client-record';
-import type { AccountRecord, ClientGuard } from '../store/store-types';
+import type { ClientRecord } from '../domain/client-record';
+import type { AccountRecord, ClientGuard } from '../domain/store-types';
 
 /** The acting client, as the authorizer described it. */
 export interface RegistryCaller {

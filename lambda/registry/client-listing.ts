@@ -14,12 +14,12 @@
  * Every client listed carries its `lastUsedAt` and its keys' (./views.ts).
  */
 import { SignetError, fail } from '../core/errors';
-import type { ClientRecord } from '../store/client-record';
+import type { ClientRecord } from '../domain/client-record';
 import { DEFAULT_PAGE_SIZE } from '../store/dynamo-table';
 import { type CallerScope, canSeeClient, targetAccount } from './caller-scope';
 import { type ClientSearch, SEARCH_PARAMETERS, parseClientSearch } from './client-search-query';
 import { MAX_SEARCHED_CLIENTS, checkSearchCursor, matchesSearch, searchPage } from './client-search';
-import type { RegistryStore } from './registry-store';
+import type { RegistryStore } from '../domain/registry-store';
 import { DEFAULT_SEARCH_BUDGET, type SearchBudget, budgetWindow, checkSearchBudget } from './search-budget';
 import { parseAccountId, parseFingerprint, parseLimit, parseQueryPublicKey } from './validation';
 import type { ClientListView } from './view-types';

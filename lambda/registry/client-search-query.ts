@@ -5,7 +5,7 @@
  * `invalid_request` saying what is accepted.
  */
 import { fail } from '../core/errors';
-import type { ClientStatus } from '../store/client-record';
+import type { ClientStatus } from '../domain/client-record';
 
 /** The query parameters that make a listing a search (paged by the registry, with `total`). */
 export const SEARCH_PARAMETERS = ['q', 'status', 'role', 'sort', 'order'] as const;

@@ -14,7 +14,7 @@
  */
 import { createHash } from 'node:crypto';
 import { fail } from '../core/errors';
-import type { ClientRecord } from '../store/client-record';
+import type { ClientRecord } from '../domain/client-record';
 import type { ClientSearch, SortField } from './client-search-query';
 
 /** The most clients of one account the registry searches, filters or sorts at once. @default 5_000 */

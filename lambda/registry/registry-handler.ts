@@ -23,6 +23,7 @@ import { SignetError, isSignetError } from '../core/errors';
 import { RoleNotAllowedError } from './caller-scope';
 import { RegistryService, type RegistryServiceDeps } from './registry-service';
 import { SearchBudgetExceededError } from './search-budget';
+import { inRegistryWords } from './store-refusals';
 import { type RegistryEvent, type RegistryRequest, readRegistryEvent } from './registry-request';
 import { type MatchedRoute, matchRoute } from './routes';
 import { checkBodySize } from './validation';
@@ -98,7 +99,7 @@ export function createRegistryHandler(deps: RegistryHandlerDeps): RegistryHandle
       };
     } catch (thrown) {
       const error = isSignetError(thrown)
-        ? thrown
+        ? inRegistryWords(thrown)
         : new SignetError('internal_error', 'The registry failed unexpectedly. The error has been logged; retry, and report it if it persists.', { cause: thrown });
       const fields = logFields(request, route, error.status, error.code, startedMs);
       if (error.status >= 500) logger.error('registry request failed', { ...fields, cause: describeCause(error.cause) });

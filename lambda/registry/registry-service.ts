@@ -15,9 +15,9 @@ import type { CompiledRoleCatalogue } from '../core/role-policy';
 import { DEFAULT_ACCOUNT_ID } from '../store/account-id';
 import { accountNotFound } from '../store/account-store';
 import { clientNotFound } from '../store/client-store';
-import type { RegistryStore } from './registry-store';
-import type { ClientRecord } from '../store/client-record';
-import type { AccountRecord, Actor, ChangeOptions, ClientGuard } from '../store/store-types';
+import type { RegistryStore } from '../domain/registry-store';
+import type { ClientRecord } from '../domain/client-record';
+import type { AccountRecord, Actor, ChangeOptions, ClientGuard } from '../domain/store-types';
 import {
   type CallerScope,
   type LockoutRelevantChange,

@@ -19,7 +19,7 @@ import { type BodyFields, bodyFields } from './contract/body-fields';
 import * as contract from './contract/schemas';
 import type * as z from 'zod/mini';
 import { isAccountId } from '../store/account-id';
-import type { NewAccount, NewKey } from '../store/store-types';
+import type { NewAccount, NewKey } from '../domain/store-types';
 import { MAX_PAGE_SIZE } from '../store/dynamo-table';
 
 /** Largest `olderThanDays`. @default 36_500 */

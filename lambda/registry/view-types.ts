@@ -5,7 +5,7 @@
  */
 import type { SignatureAlgorithm } from '../core/algorithm-names';
 import type { CoverageProfile } from '../core/profile-names';
-import type { AccountRecord, AuthFailure, KeyOwner, UnauthenticatedFailureWindow } from '../store/store-types';
+import type { AccountRecord, AuthFailure, KeyOwner, UnauthenticatedFailureWindow } from '../domain/store-types';
 
 export interface KeyView {
   readonly fingerprint: string;

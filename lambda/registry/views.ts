@@ -3,11 +3,11 @@
  * store records. Key material appears only as public keys (SPKI PEM) and fingerprints.
  */
 import { DEFAULT_RSA_ALGORITHM } from '../core/algorithms';
-import { isKeyActive, type ClientRecord, type StoredPublicKey } from '../store/client-record';
+import { isKeyActive, type ClientRecord, type StoredPublicKey } from '../domain/client-record';
 import { UNAUTHENTICATED_FAILURE_WINDOW_S } from '../core/defaults';
 import { keyAgeDays } from '../core/key-age';
 import { DEFAULT_ACCOUNT_ID } from '../store/account-id';
-import type { AccountAuditEntry, AccountRecord, AccountTrailEntry, AuditEntry, AuthFailure, KeyOwner, UnauthenticatedFailureWindow } from '../store/store-types';
+import type { AccountAuditEntry, AccountRecord, AccountTrailEntry, AuditEntry, AuthFailure, KeyOwner, UnauthenticatedFailureWindow } from '../domain/store-types';
 import type { AccountView, AuthFailuresView, ClientView, ExpiringKeyView, KeyView } from './view-types';
 
 export type { AccountView, AuthFailuresView, ClientView, ExpiringKeyView } from './view-types';

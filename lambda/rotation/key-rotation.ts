@@ -32,7 +32,7 @@ import { DEFAULT_RSA_BITS, DEFAULT_ROTATION_GRACE_S } from '../core/defaults';
 import { SignetError, isSignetError } from '../core/errors';
 import { generateKeyPair, keyTypeNameOf, spkiPemOf } from '../core/keys';
 import { ParsedSigningSecret, parseSigningSecret, serializeSigningSecret, signingSecretFor } from '../signer/signing-secret';
-import { ClientRecord, StoredPublicKey, isKeyActive } from '../store/client-record';
+import { ClientRecord, StoredPublicKey, isKeyActive } from '../domain/client-record';
 import { probePendingKey } from './rotation-probe';
 import { checkRotationProtocol, versionWithStage } from './rotation-protocol';
 import {

@@ -9,7 +9,7 @@ import { importPublicKey } from '../core/keys';
 import { signRequest } from '../core/sign';
 import { SignedRequest } from '../core/types';
 import { VerificationKey, defaultVerifyPolicy, parseRequestSignature, verifyParsedSignature } from '../core/verify';
-import type { ClientRecord } from '../store/client-record';
+import type { ClientRecord } from '../domain/client-record';
 
 /** The URL the probe is signed for; `.invalid` (RFC 2606): it is never sent anywhere. */
 export const ROTATION_PROBE_URL = 'https://rotation-probe.signet.invalid/signet/rotation-probe?check=pending-key';

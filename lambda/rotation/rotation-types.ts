@@ -4,8 +4,8 @@
  * Nothing here touches an SDK: `secrets-manager-secret-store.ts` adapts Secrets Manager, and
  * `DynamoClientStore` (lambda/store) already is a {@link RotationKeyRegistry}.
  */
-import type { ClientRecord } from '../store/client-record';
-import type { NewKey } from '../store/store-types';
+import type { ClientRecord } from '../domain/client-record';
+import type { NewKey } from '../domain/store-types';
 
 /** The version a rotation is done with: what signers read. */
 export const AWSCURRENT = 'AWSCURRENT';

@@ -13,7 +13,7 @@ import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
 import { SignetError } from '../core/errors';
 import { type CustomResourceLogger, answerCustomResource } from '../bootstrap/custom-resource';
 import { isClientId } from '../store/client-id';
-import type { ClientRecord } from '../store/client-record';
+import type { ClientRecord } from '../domain/client-record';
 
 /** Properties of the custom resource (CloudFormation passes strings). */
 export interface SigningKeyClientProperties {

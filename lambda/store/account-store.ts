@@ -5,12 +5,13 @@
  */
 import { BatchGetCommand, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { SignetError } from '../core/errors';
+import { StoreRefusal } from '../domain/store-refusal';
 import { DEFAULT_ACCOUNT_ID, isAccountId, newAccountId } from './account-id';
 import { decodeCursor, encodeCursor } from './cursor';
 import { DEFAULT_PAGE_SIZE, DynamoTable, pageSize } from './dynamo-table';
 import { type Item, accountTrailKeys, actorFields, auditVersion, dropUndefined, sameList, stringList, toAuditEntry } from './item-codec';
 import { cancellationReasons, isTransactionConflict, storageError } from './store-errors';
-import type { AccountAuditEntry, AccountChanges, AccountRecord, AccountTrailEntry, Actor, AuditFieldChange, NewAccount, Page } from './store-types';
+import type { AccountAuditEntry, AccountChanges, AccountRecord, AccountTrailEntry, Actor, AuditFieldChange, NewAccount, Page } from '../domain/store-types';
 import { ITEM, LIST_INDEX_NAME, LIST_INDEX_PARTITION_KEY, LIST_INDEX_SORT_KEY, PARTITION_KEY, SORT_KEY } from './table-schema';
 import { RETRY, busy, withWriteRetries } from './write-retries';
 
@@ -260,8 +261,9 @@ function accountAuditItem(entry: AccountAuditEntry): Item {
 }
 
 /** The `not_found` error for an accountId (the same whether it does not exist or the caller may not see it). */
-export function accountNotFound(accountId: string): SignetError {
-  return new SignetError('not_found', `No account has the id ${isAccountId(accountId) ? accountId : '(malformed id)'}. Check the accountId, or list accounts with GET /registry/accounts.`);
+export function accountNotFound(accountId: string): StoreRefusal {
+  const shown = isAccountId(accountId) ? accountId : undefined;
+  return new StoreRefusal('not_found', `No account has the id ${shown ?? '(malformed id)'}. Check the accountId.`, { about: 'account', accountId: shown });
 }
 
 function accountVersionConflict(expected: number, actual: number | undefined): SignetError {

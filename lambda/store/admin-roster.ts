@@ -2,16 +2,16 @@
  * The admin roster: one item listing every active operator (`registry:admin`), so a change that
  * would take away the last operator able to administer the registry can be refused inside its own
  * transaction (`last_admin`), also when two operators change at once. The rules of who counts are
- * ../registry/operator-rules.ts.
+ * ../domain/operator-rules.ts.
  */
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { canAdminister, isActiveAdmin } from '../registry/operator-rules';
-import type { ClientRecord } from './client-record';
+import { canAdminister, isActiveAdmin } from '../domain/operator-rules';
+import type { ClientRecord } from '../domain/client-record';
 import type { TransactItem } from './client-transaction';
 import { type DynamoClientStoreOptions, DynamoTable, MAX_PAGE_SIZE } from './dynamo-table';
 import { rosterKey } from './item-codec';
 import { errorName, storageError } from './store-errors';
-import type { Page } from './store-types';
+import type { Page } from '../domain/store-types';
 
 /** What the roster reads of the registry: client records, and the account and client lists. */
 export interface RosterClients {

@@ -3,12 +3,12 @@
  * fields, the key ownership items to add, rewrite or delete, and the audit entry. Pure: the store
  * (./client-store.ts) writes a plan in one transaction conditioned on the version it was planned
  * from, and plans again when that version moved. The key rules come from the registry's domain
- * rules (../registry/key-rollover.ts).
+ * rules (../domain/key-rollover.ts).
  */
-import { addKeyTo, removeKeyFrom, setKeyNotAfterOn } from '../registry/key-rollover';
-import type { ClientRecord, ClientStatus, StoredPublicKey } from './client-record';
+import { addKeyTo, removeKeyFrom, setKeyNotAfterOn } from '../domain/key-rollover';
+import type { ClientRecord, ClientStatus, StoredPublicKey } from '../domain/client-record';
 import { type Mutable, actorFields, sameList, storedKey } from './item-codec';
-import type { Actor, AuditEntry, AuditFieldChange, AuditedField, ClientChanges, NewClient, NewKey } from './store-types';
+import type { Actor, AuditEntry, AuditFieldChange, AuditedField, ClientChanges, NewClient, NewKey } from '../domain/store-types';
 
 /** What a change does to the record, its key items and the audit trail. */
 export interface ClientChangePlan {

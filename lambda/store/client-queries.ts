@@ -1,8 +1,7 @@
 /**
  * The registry's reads beyond one client: an account's clients, a key's holder, old keys, a
- * client's audit trail and failure log. Queries on the list index and the base table, never a
- * Scan; a cursor only continues the listing it came from. Extends what the authorizer reads
- * (./client-reader.ts); the registry's writes (./client-store.ts) extend this.
+ * client's audit trail. Queries on the list index and the base table, never a Scan; a cursor only
+ * continues the listing it came from. One of the small stores ./client-store.ts holds.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { SignetError } from '../core/errors';
@@ -10,19 +9,16 @@ import { rotationCutoff } from '../core/key-age';
 import { isFingerprint } from '../core/keys';
 import { DEFAULT_ACCOUNT_ID, isAccountId } from './account-id';
 import { isClientId } from './client-id';
-import { DynamoClientReader } from './client-reader';
-import type { ClientRecord } from './client-record';
+import type { ClientRecord } from '../domain/client-record';
 import { decodeCursor, encodeCursor } from './cursor';
-import { DEFAULT_PAGE_SIZE, pageSize } from './dynamo-table';
-import type { DynamoFailureLog } from './failure-log';
-import type { DynamoKeyUse } from './key-use';
+import { DEFAULT_PAGE_SIZE, DynamoTable, pageSize } from './dynamo-table';
 import { keyKey, toAuditEntry, toKeyOwner, toRecord } from './item-codec';
 import { storageError } from './store-errors';
-import type { AuditEntry, KeyOwner, Page } from './store-types';
+import type { AuditEntry, KeyOwner, Page } from '../domain/store-types';
 import { ITEM, LIST_INDEX_NAME, LIST_INDEX_PARTITION_KEY, LIST_INDEX_SORT_KEY, PARTITION_KEY, SORT_KEY } from './table-schema';
 
 /** The registry's listings and lookups on DynamoDB. */
-export class DynamoClientQueries extends DynamoClientReader {
+export class DynamoClientQueries extends DynamoTable {
   /**
    * One account's clients in creation order, one page at a time: exactly one Query on the list
    * index per page, never a Scan, whatever other accounts hold. A cursor only continues the
@@ -123,24 +119,5 @@ export class DynamoClientQueries extends DynamoClientReader {
       ExclusiveStartKey: start,
     });
     return { items: out.items.map(toAuditEntry), nextCursor: encodeCursor(out.lastKey) };
-  }
-
-  /** The client's recent authentication failures, newest first (./failure-log.ts). */
-  listAuthFailures(...args: Parameters<DynamoFailureLog['listAuthFailures']>): ReturnType<DynamoFailureLog['listAuthFailures']> {
-    return this.failureLog.listAuthFailures(...args);
-  }
-
-  /** The client's counts of refusals no key of it signed, per window, newest first (./failure-log.ts). */
-  listUnauthenticatedFailures(...args: Parameters<DynamoFailureLog['listUnauthenticatedFailures']>): ReturnType<DynamoFailureLog['listUnauthenticatedFailures']> {
-    return this.failureLog.listUnauthenticatedFailures(...args);
-  }
-
-  /**
-   * When each key of `records` last verified a request, by fingerprint (keys never used are
-   * absent). BatchGetItem on the last-use items, 50 keys a call (./key-use.ts): one call for a
-   * page of clients with up to 50 keys in all, never one call per client.
-   */
-  keyLastUse(records: readonly Pick<ClientRecord, 'clientId' | 'keys'>[]): ReturnType<DynamoKeyUse['lastUsedAt']> {
-    return this.keyUse.lastUsedAt(records.flatMap((r) => r.keys.map((k) => ({ clientId: r.clientId, fingerprint: k.fingerprint }))));
   }
 }

@@ -1,59 +1,49 @@
 /**
  * What the authorizer needs from the client table, and nothing the registry writes: one GetItem
- * per client ({@link ClientReader}), the failure log's two writes ({@link AuthFailureRecorder},
- * ./failure-log.ts) and the keys' last use ({@link KeyUseRecorder}, ./key-use.ts).
- * The registry's store (./client-store.ts) extends it, so the authorizer's bundle carries no
+ * per client ({@link ClientReader}, ./client-records.ts), the failure log's two writes
+ * ({@link AuthFailureRecorder}, ./failure-log.ts) and the keys' last use ({@link KeyUseRecorder},
+ * ./key-use.ts). A facade over those three small stores, so the authorizer's bundle carries no
  * registry write.
  */
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { isClientId } from './client-id';
-import type { AuthFailureRecorder, ClientReader, ClientRecord, KeyUseRecorder } from './client-record';
-import { type DynamoClientStoreOptions, DynamoTable } from './dynamo-table';
+import type { AuthFailureRecorder, ClientReader, KeyUseRecorder } from '../domain/authorizer-ports';
+import type { ClientRecord } from '../domain/client-record';
+import type { AuthFailureDetail } from '../domain/store-types';
+import { DynamoClientRecords } from './client-records';
+import { createDocumentClient } from './dynamodb-client';
+import type { DynamoClientStoreOptions } from './dynamo-table';
 import { DynamoFailureLog } from './failure-log';
-import { clientKey, toRecord } from './item-codec';
 import { DynamoKeyUse } from './key-use';
-import { storageError } from './store-errors';
 
-export class DynamoClientReader extends DynamoTable implements ClientReader, AuthFailureRecorder, KeyUseRecorder {
-  /** The failure log, on the same table. */
-  protected readonly failureLog: DynamoFailureLog;
-  /** The keys' last use, on their ownership items. */
-  protected readonly keyUse: DynamoKeyUse;
+export class DynamoClientReader implements ClientReader, AuthFailureRecorder, KeyUseRecorder {
+  private readonly records: DynamoClientRecords;
+  private readonly failureLog: DynamoFailureLog;
+  private readonly keyUse: DynamoKeyUse;
 
-  constructor(options: DynamoClientStoreOptions) {
-    super(options);
+  constructor(given: DynamoClientStoreOptions) {
+    // One SDK client for all the parts.
+    const options = { ...given, client: given.client ?? createDocumentClient() };
+    this.records = new DynamoClientRecords(options);
     this.failureLog = new DynamoFailureLog(options);
     this.keyUse = new DynamoKeyUse(options);
   }
 
-  /**
-   * The record, or undefined when no client has this id (ids of the wrong shape are answered
-   * without a read). One GetItem: everything the authorizer needs.
-   */
-  async getClient(clientId: string, options: { consistentRead?: boolean } = {}): Promise<ClientRecord | undefined> {
-    if (!isClientId(clientId)) return undefined;
-    try {
-      const out = await this.doc.send(
-        new GetCommand({ TableName: this.tableName, Key: clientKey(clientId), ConsistentRead: options.consistentRead ?? false }),
-      );
-      return out.Item ? toRecord(out.Item) : undefined;
-    } catch (error) {
-      throw storageError(error, 'read the client');
-    }
+  /** The record, or undefined when no client has this id: one GetItem (./client-records.ts). */
+  getClient(clientId: string, options?: { consistentRead?: boolean }): Promise<ClientRecord | undefined> {
+    return this.records.getClient(clientId, options);
   }
 
   /** Records a refused request in the client's failure log (./failure-log.ts). */
-  recordAuthFailure(...args: Parameters<DynamoFailureLog['recordAuthFailure']>): ReturnType<DynamoFailureLog['recordAuthFailure']> {
-    return this.failureLog.recordAuthFailure(...args);
+  recordAuthFailure(clientId: string, reason: string, detail?: string | AuthFailureDetail): Promise<boolean> {
+    return this.failureLog.recordAuthFailure(clientId, reason, detail);
   }
 
   /** Counts refusals no key of the client signed, in its failure log (./failure-log.ts). */
-  countUnauthenticatedFailures(...args: Parameters<DynamoFailureLog['countUnauthenticatedFailures']>): ReturnType<DynamoFailureLog['countUnauthenticatedFailures']> {
-    return this.failureLog.countUnauthenticatedFailures(...args);
+  countUnauthenticatedFailures(clientId: string, reason: string, count: number): Promise<boolean> {
+    return this.failureLog.countUnauthenticatedFailures(clientId, reason, count);
   }
 
   /** Records that a key verified a request of the client now (./key-use.ts). */
-  recordKeyUse(...args: Parameters<DynamoKeyUse['recordKeyUse']>): ReturnType<DynamoKeyUse['recordKeyUse']> {
-    return this.keyUse.recordKeyUse(...args);
+  recordKeyUse(clientId: string, fingerprint: string): Promise<boolean> {
+    return this.keyUse.recordKeyUse(clientId, fingerprint);
   }
 }

@@ -4,7 +4,7 @@
  * admin roster's part (./admin-roster.ts).
  */
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { ClientRecord, StoredPublicKey } from './client-record';
+import type { ClientRecord, StoredPublicKey } from '../domain/client-record';
 import { clientKey, keyAttribute, keyItem, keyKey, keyUseKey, ownedBy } from './item-codec';
 import { PARTITION_KEY, SORT_KEY } from './table-schema';
 

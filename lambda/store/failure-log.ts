@@ -13,11 +13,11 @@ import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { AUTH_FAILURES_KEPT, AUTH_FAILURE_TTL_S, UNAUTHENTICATED_FAILURE_WINDOW_S } from '../core/defaults';
 import { ERROR_CODES, type SignetErrorCode } from '../core/errors';
 import { isClientId } from './client-id';
-import type { AuthFailureRecorder } from './client-record';
+import type { AuthFailureRecorder } from '../domain/authorizer-ports';
 import { DynamoTable } from './dynamo-table';
 import { FAILURE_DETAIL_FIELDS, type Item, clip } from './item-codec';
 import { storageError } from './store-errors';
-import type { AuthFailure, AuthFailureDetail, UnauthenticatedFailureWindow } from './store-types';
+import type { AuthFailure, AuthFailureDetail, UnauthenticatedFailureWindow } from '../domain/store-types';
 import { AUTH_FAILURE_COUNTER_ATTRIBUTE, AUTH_FAILURE_SLOTS, ITEM, PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE, unauthenticatedCountAttribute } from './table-schema';
 
 

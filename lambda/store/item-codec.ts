@@ -6,8 +6,8 @@ import { DEFAULT_ACCOUNT_ID, isAccountId } from './account-id';
 import { isSignatureAlgorithm } from '../core/algorithms';
 import { SignetError } from '../core/errors';
 import { isCoverageProfile } from '../core/profiles';
-import type { ClientRecord, StoredPublicKey } from './client-record';
-import type { Actor, AuditEntry, KeyOwner, NewKey } from './store-types';
+import type { ClientRecord, StoredPublicKey } from '../domain/client-record';
+import type { Actor, AuditEntry, KeyOwner, NewKey } from '../domain/store-types';
 import { ITEM, LIST_INDEX_PARTITION_KEY, LIST_INDEX_SORT_KEY, PARTITION_KEY, SORT_KEY } from './table-schema';
 
 export type Item = Record<string, unknown>;

@@ -19,7 +19,7 @@
 import { BatchGetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { isFingerprint } from '../core/keys';
 import { isClientId } from './client-id';
-import type { KeyUseRecorder } from './client-record';
+import type { KeyUseRecorder } from '../domain/authorizer-ports';
 import { DynamoTable } from './dynamo-table';
 import { type Item, keyKey, keyUseKey } from './item-codec';
 import { cancellationReasons, storageError } from './store-errors';

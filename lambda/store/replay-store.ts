@@ -7,7 +7,7 @@
  * accepted by). The item layout is {@link replayMarker}'s alone.
  */
 import { DynamoDBDocumentClient, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { ReplayClaim, ReplayGuard } from '../authorizer/authorize';
+import type { ReplayClaim, ReplayGuard } from '../domain/authorizer-ports';
 import { cancellationReasons, errorName, isTransactionConflict, storageError } from './store-errors';
 import { PARTITION_KEY, REPLAY_PREFIX, SORT_KEY, TTL_ATTRIBUTE } from './table-schema';
 

@@ -17,7 +17,7 @@ import { METRICS_NAMESPACE, SERVICE_NAMES } from '../../lambda/observability';
 import { generateRsaKeyPair, type PrivateKeyInfo } from '../../lambda/core/keys';
 import { signRequest } from '../../lambda/core/sign';
 import { DynamoClientStore } from '../../lambda/store/client-store';
-import type { NewClient } from '../../lambda/store/store-types';
+import type { NewClient } from '../../lambda/domain/store-types';
 import { startTestDynamoDb, type TestDynamoDb } from '../support/dynamodb';
 
 export const FIXTURE_DIR = path.resolve(__dirname, '../fixtures/apigateway');

@@ -12,7 +12,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { compileRoleCatalogue } from '../../lambda/core/role-policy';
 import { createRegistryHandler, type RegistryHandler } from '../../lambda/registry/registry-handler';
 import { DynamoClientStore } from '../../lambda/store/client-store';
-import type { AuditEntry } from '../../lambda/store/store-types';
+import type { AuditEntry } from '../../lambda/domain/store-types';
 import { startTestDynamoDb, type TestDynamoDb } from '../support/dynamodb';
 import { type CallOptions, type CallResult, callRegistry } from '../support/registry-harness';
 import { spkiPem, testKey } from '../support/registry-fixtures';

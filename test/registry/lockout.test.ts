@@ -20,7 +20,7 @@ import { SignetError } from '../../lambda/core/errors';
 import { compileRoleCatalogue } from '../../lambda/core/role-policy';
 import { createRegistryHandler, type RegistryHandler } from '../../lambda/registry/registry-handler';
 import { DynamoClientStore } from '../../lambda/store/client-store';
-import type { ClientRecord } from '../../lambda/store/client-record';
+import type { ClientRecord } from '../../lambda/domain/client-record';
 import { ITEM, PARTITION_KEY, SORT_KEY } from '../../lambda/store/table-schema';
 import { startTestDynamoDb, type TestDynamoDb } from '../support/dynamodb';
 import { type CallOptions, checkAgainstDocument, httpApiEvent } from '../support/registry-harness';

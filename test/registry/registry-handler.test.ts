@@ -201,8 +201,15 @@ describe('key rollover and status', () => {
     expect(removed.status).toBe(200);
     expect((removed.body.keys as { fingerprint: string }[]).map((k) => k.fingerprint)).toEqual([testKey(11).fingerprint]);
 
-    expectError(await call({ method: 'DELETE', path: `${base}/keys/${testKey(11).fingerprint}` }), 409, 'last_key');
-    expectError(await call({ method: 'DELETE', path: `${base}/keys/${testKey(10).fingerprint}` }), 404, 'not_found');
+    const lastKey = await call({ method: 'DELETE', path: `${base}/keys/${testKey(11).fingerprint}` });
+    expectError(lastKey, 409, 'last_key');
+    // The store's refusals, in the registry's words: where to go next, by route.
+    expect(lastKey.body.message).toBe(
+      "This is the client's last active key, so removing it would lock the client out. Add the new key first (POST /registry/clients/{clientId}/keys), then remove this one.",
+    );
+    const gone = await call({ method: 'DELETE', path: `${base}/keys/${testKey(10).fingerprint}` });
+    expectError(gone, 404, 'not_found');
+    expect(gone.body.message).toBe(`Client ${client.clientId} has no key with fingerprint ${testKey(10).fingerprint}. List its keys with GET /registry/clients/${client.clientId}.`);
     expectError(await call({ method: 'DELETE', path: `${base}/keys/not-a-fingerprint` }), 404, 'not_found');
     expectError(await call({ method: 'POST', path: `${base}/keys`, body: { publicKey: spkiPem(testKey(12)), notAfter: 'next week' } }), 400, 'invalid_request');
   });
@@ -500,7 +507,11 @@ describe('bad input: each a 4xx with a stable code and a sentence', () => {
   ])('unknown clientId on %s %s: 404 not_found', async (method, suffix) => {
     const body = method === 'PATCH' ? { version: 1, name: 'x' } : suffix === '/keys' ? { publicKey: spkiPem(testKey(18)) } : undefined;
     for (const id of ['c_AAAAAAAAAAAAAAAAAAAAAA', 'nonsense']) {
-      expectError(await call({ method, path: `/registry/clients/${id}${suffix}`, body }), 404, 'not_found');
+      const res = await call({ method, path: `/registry/clients/${id}${suffix}`, body });
+      expectError(res, 404, 'not_found');
+      if (method === 'PATCH') {
+        expect(res.body.message).toBe(`No client has the id ${id === 'nonsense' ? '(malformed id)' : id}. Check the clientId, or list clients with GET /registry/clients.`);
+      }
     }
   });
 

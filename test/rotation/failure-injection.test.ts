@@ -4,7 +4,7 @@
  * stays active beyond the grace, and the service's next attempt (same token) completes it.
  */
 import { GetSecretValueCommand, InvalidRequestException, RotateSecretCommand } from '@aws-sdk/client-secrets-manager';
-import { isKeyActive } from '../../lambda/store/client-record';
+import { isKeyActive } from '../../lambda/domain/client-record';
 import { RotationStep } from '../../lambda/rotation/rotation-types';
 import { SecretsManagerSecretStore } from '../../lambda/rotation/secrets-manager-secret-store';
 import { parseSigningSecret } from '../../lambda/signer/signing-secret';

@@ -3,7 +3,7 @@
  * what the audit entry says, and "nothing to change" as no plan at all (the store then writes
  * nothing and returns the record as it is). The store's tests run the same changes on DynamoDB Local.
  */
-import type { ClientRecord } from '../../lambda/store/client-record';
+import type { ClientRecord } from '../../lambda/domain/client-record';
 import { newClient, planAddKey, planKeyNotAfter, planRemoveKey, planStatus, planUpdate } from '../../lambda/store/client-changes';
 
 const AT = '2026-11-25T12:00:00.000Z';

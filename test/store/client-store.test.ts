@@ -7,10 +7,11 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { AUTH_FAILURES_KEPT, AUTH_FAILURE_TTL_S } from '../../lambda/core/defaults';
 import { SignetError, isSignetError } from '../../lambda/core/errors';
-import { MAX_KEYS_PER_CLIENT } from '../../lambda/registry/key-rollover';
+import { MAX_KEYS_PER_CLIENT } from '../../lambda/domain/key-rollover';
+import { StoreRefusal } from '../../lambda/domain/store-refusal';
 import { DynamoClientStore } from '../../lambda/store/client-store';
 import { isClientId } from '../../lambda/store/client-id';
-import type { ClientRecord } from '../../lambda/store/client-record';
+import type { ClientRecord } from '../../lambda/domain/client-record';
 import { ITEM, TTL_ATTRIBUTE } from '../../lambda/store/table-schema';
 import { dynamoDbLocalClientConfig } from '../../local/dynamodb-local';
 import { startTestDynamoDb, type TestDynamoDb } from '../support/dynamodb';
@@ -221,6 +222,11 @@ describe('key rollover', () => {
     expect(last.code).toBe('last_key');
     expect(last.status).toBe(409);
     expect((await rejection(store.removeKey(record.clientId, newKey(5).fingerprint, 'a'))).code).toBe('not_found');
+    // The store's refusals carry their subject as data and name no HTTP route (the registry words them).
+    const missing = await rejection(store.removeKey('c_AAAAAAAAAAAAAAAAAAAAAA', newKey(0).fingerprint, 'a'));
+    expect(missing).toBeInstanceOf(StoreRefusal);
+    expect({ code: missing.code, data: (missing as StoreRefusal).data }).toEqual({ code: 'not_found', data: { about: 'client', clientId: 'c_AAAAAAAAAAAAAAAAAAAAAA' } });
+    for (const refusal of [last, missing]) expect(refusal.message).not.toMatch(/\/registry|GET |POST /);
     expect((await store.getClient(record.clientId, { consistentRead: true }))?.keys).toHaveLength(1);
   });
 

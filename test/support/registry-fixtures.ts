@@ -4,7 +4,7 @@
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { generateRsaKeyPair, type PrivateKeyInfo } from '../../lambda/core/keys';
-import type { NewClient, NewKey } from '../../lambda/store/store-types';
+import type { NewClient, NewKey } from '../../lambda/domain/store-types';
 
 /** Keyed by index, generated only when asked for: `testKey(100)` makes one key, not 101. */
 const pool = new Map<number, PrivateKeyInfo>();

@@ -1,9 +1,9 @@
 /**
- * Who counts as an operator that can administer the registry (lambda/registry/operator-rules.ts),
+ * Who counts as an operator that can administer the registry (lambda/domain/operator-rules.ts),
  * as pure functions; test/registry/lockout.test.ts shows the store holding them in transactions.
  */
-import { OPERATOR_KEY_MARGIN_MS, canAdminister, describeLoss, isActiveAdmin, operatorChange } from '../../lambda/registry/operator-rules';
-import type { ClientRecord, StoredPublicKey } from '../../lambda/store/client-record';
+import { OPERATOR_KEY_MARGIN_MS, canAdminister, describeLoss, isActiveAdmin, operatorChange } from '../../lambda/domain/operator-rules';
+import type { ClientRecord, StoredPublicKey } from '../../lambda/domain/client-record';
 
 const NOW = Date.parse('2030-01-01T00:00:00Z');
 

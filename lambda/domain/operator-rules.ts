@@ -6,7 +6,7 @@
  */
 import { REGISTRY_ADMIN_ROLE } from '../core/defaults';
 import { SignetError } from '../core/errors';
-import { type ClientRecord, isKeyActive } from '../store/client-record';
+import { type ClientRecord, isKeyActive } from './client-record';
 
 /** An operator the registry counts on: active, with `registry:admin`. */
 export function isActiveAdmin(record: Pick<ClientRecord, 'status' | 'roles'>): boolean {

@@ -1,11 +1,12 @@
 /**
- * The key-rollover rules on their own (lambda/registry/key-rollover.ts): pure functions of a
+ * The key-rollover rules on their own (lambda/domain/key-rollover.ts): pure functions of a
  * client's keys and the time. test/store/client-store.test.ts shows the store applying them
  * against DynamoDB Local.
  */
 import { SignetError } from '../../lambda/core/errors';
-import { MAX_KEYS_PER_CLIENT, addKeyTo, removeKeyFrom, setKeyNotAfterOn } from '../../lambda/registry/key-rollover';
-import type { StoredPublicKey } from '../../lambda/store/client-record';
+import { MAX_KEYS_PER_CLIENT, addKeyTo, removeKeyFrom, setKeyNotAfterOn } from '../../lambda/domain/key-rollover';
+import type { StoredPublicKey } from '../../lambda/domain/client-record';
+import { StoreRefusal } from '../../lambda/domain/store-refusal';
 
 const NOW = Date.parse('2030-01-01T00:00:00Z');
 const PAST = '2029-12-31T00:00:00.000Z';
@@ -64,6 +65,25 @@ describe('removing a key', () => {
 
   test('an unknown fingerprint is not_found, naming the client', () => {
     expect(codeOf(() => removeKeyFrom(client([key(1)]), key(7).fingerprint, NOW))).toBe('not_found');
+  });
+
+  test('the refusals carry what they are about as data and name no route: the registry words them', () => {
+    const refusal = (run: () => unknown): { code: string; message: string; data: unknown } => {
+      try {
+        run();
+      } catch (error) {
+        if (error instanceof StoreRefusal) return { code: error.code, message: error.message, data: error.data };
+        throw error;
+      }
+      throw new Error('expected a StoreRefusal');
+    };
+    const last = refusal(() => removeKeyFrom(client([key(1)]), key(1).fingerprint, NOW));
+    expect(last).toEqual({ code: 'last_key', message: expect.not.stringMatching(/\/registry|GET |POST /), data: { about: 'last-active-key', clientId: 'c_AAAAAAAAAAAAAAAAAAAAAA', removal: true } });
+    const wellFormed = 'B'.repeat(43);
+    const unknown = refusal(() => removeKeyFrom(client([key(1)]), wellFormed, NOW));
+    expect(unknown).toEqual({ code: 'not_found', message: expect.not.stringMatching(/\/registry|GET /), data: { about: 'key', clientId: 'c_AAAAAAAAAAAAAAAAAAAAAA', fingerprint: wellFormed } });
+    expect(refusal(() => removeKeyFrom(client([key(1)]), 'not a fingerprint', NOW)).data).toEqual({ about: 'key', clientId: 'c_AAAAAAAAAAAAAAAAAAAAAA', fingerprint: undefined });
+    expect(refusal(() => setKeyNotAfterOn(client([key(1)]), key(1).fingerprint, PAST, NOW)).data).toEqual({ about: 'last-active-key', clientId: 'c_AAAAAAAAAAAAAAAAAAAAAA', removal: false });
   });
 });
 

@@ -6,8 +6,9 @@
  */
 import { SignetError } from '../core/errors';
 import { isFingerprint } from '../core/keys';
-import { type ClientRecord, type StoredPublicKey, isKeyActive } from '../store/client-record';
+import { type ClientRecord, type StoredPublicKey, isKeyActive } from './client-record';
 import { removalLeavesNoActiveKey } from './last-key';
+import { StoreRefusal } from './store-refusal';
 
 /** Most keys one client may hold (several only during a rollover). @default 10 */
 export const MAX_KEYS_PER_CLIENT = 10;
@@ -40,9 +41,10 @@ export function addKeyTo(keys: readonly StoredPublicKey[], added: StoredPublicKe
 export function removeKeyFrom(client: Pick<ClientRecord, 'clientId' | 'keys'>, fingerprint: string, nowMs: number): StoredPublicKey[] {
   const target = keyOf(client, fingerprint);
   if (removalLeavesNoActiveKey(client.keys, target, (k) => isKeyActive(k, nowMs))) {
-    throw new SignetError(
+    throw new StoreRefusal(
       'last_key',
-      "This is the client's last active key, so removing it would lock the client out. Add the new key first (POST /registry/clients/{clientId}/keys), then remove this one.",
+      "This is the client's last active key, so removing it would lock the client out. Add the new key first, then remove this one.",
+      { about: 'last-active-key', clientId: client.clientId, removal: true },
     );
   }
   return client.keys.filter((k) => k !== target);
@@ -67,16 +69,21 @@ export function setKeyNotAfterOn(client: Pick<ClientRecord, 'clientId' | 'keys'>
   const after: StoredPublicKey = notAfter === undefined ? rest : { ...rest, notAfter };
   const keys = client.keys.map((k) => (k === before ? after : k));
   if (!keys.some((k) => isKeyActive(k, nowMs))) {
-    throw new SignetError('last_key', 'This would leave the client without an active key. Add the new key first, then expire this one.');
+    throw new StoreRefusal('last_key', 'This would leave the client without an active key. Add the new key first, then expire this one.', {
+      about: 'last-active-key',
+      clientId: client.clientId,
+      removal: false,
+    });
   }
   return { keys, before, after };
 }
 
-/** @throws SignetError `not_found` naming the client and how to list its keys */
+/** @throws StoreRefusal `not_found` about the key (the registry adds how to list the client's keys) */
 function keyOf(client: Pick<ClientRecord, 'clientId' | 'keys'>, fingerprint: string): StoredPublicKey {
   const key = client.keys.find((k) => k.fingerprint === fingerprint);
   if (key === undefined) {
-    throw new SignetError('not_found', `Client ${client.clientId} has no key with fingerprint ${isFingerprint(fingerprint) ? fingerprint : '(malformed)'}. List its keys with GET /registry/clients/${client.clientId}.`);
+    const shown = isFingerprint(fingerprint) ? fingerprint : undefined;
+    throw new StoreRefusal('not_found', `Client ${client.clientId} has no key with fingerprint ${shown ?? '(malformed)'}.`, { about: 'key', clientId: client.clientId, fingerprint: shown });
   }
   return key;
 }

@@ -3,7 +3,7 @@
  * written against. lambda/store/client-store.ts's DynamoClientStore implements it on DynamoDB;
  * nothing here depends on DynamoDB.
  */
-import type { ClientRecord } from '../store/client-record';
+import type { ClientRecord } from './client-record';
 import type {
   AccountChanges,
   AccountRecord,
@@ -20,7 +20,7 @@ import type {
   NewKey,
   Page,
   UnauthenticatedFailureWindow,
-} from '../store/store-types';
+} from './store-types';
 
 export interface RegistryStore {
   // clients

@@ -1,6 +1,7 @@
 /**
- * The client record as the store returns it, and the read
- * interface the authorizer depends on. One read returns everything needed to verify a request.
+ * The client record as the store returns it: one read returns everything needed to verify a
+ * request. Below the store and its users (the authorizer, the registry, the rotation), so each
+ * of them reads the same record without importing another.
  */
 
 import type { SignatureAlgorithm } from '../core/algorithm-names';
@@ -50,50 +51,6 @@ export interface ClientRecord {
   readonly version: number;
   readonly createdAt: string;
   readonly updatedAt: string;
-}
-
-/** What the authorizer needs from the store: one read by clientId. */
-export interface ClientReader {
-  /** The record, or undefined when no client has this id. Throws on a storage failure. */
-  getClient(clientId: string): Promise<ClientRecord | undefined>;
-}
-
-/**
- * What the authorizer writes: the last authentication failures per client, so a partner can
- * troubleshoot (`GET /registry/clients/{clientId}/auth-failures`).
- */
-export interface AuthFailureRecorder {
-  /**
-   * Records a refused request of a client the caller has just read (the authorizer records
-   * nothing for a clientId it did not find); keeps only the most recent few, each expiring after
-   * a TTL. Resolves false (and writes nothing) for an id of the wrong shape.
-   * `detail` is a sentence, or structured fields; it must never hold a signature, base or key.
-   */
-  recordAuthFailure(
-    clientId: string,
-    reason: string,
-    detail?: string | { message?: string; sourceIp?: string; method?: string; path?: string; fingerprint?: string },
-  ): Promise<boolean>;
-  /**
-   * Adds `count` refusals with `reason` to the client's count for the current window: for
-   * requests that named the client but no key of its signed, which anyone can send. Keeps no
-   * text from the request; at most one item per client and window, each expiring after a TTL.
-   * Resolves false (and writes nothing) when the clientId or the reason code is not valid.
-   */
-  countUnauthenticatedFailures(clientId: string, reason: string, count: number): Promise<boolean>;
-}
-
-/**
- * What the authorizer writes after an allowed request: that the key verified a request of the
- * client now (`lastUsedAt` in the registry's answers). One conditional write (a transaction
- * with a condition check), never a read.
- */
-export interface KeyUseRecorder {
-  /**
-   * Records the use. Resolves false (and writes nothing) when the key is not registered to this
-   * client, or a later use is already recorded. Throws on a storage failure.
-   */
-  recordKeyUse(clientId: string, fingerprint: string): Promise<boolean>;
 }
 
 /** True while `key` verifies at `nowMs`: it has no not-after, or its not-after is still ahead. */

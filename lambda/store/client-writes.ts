@@ -1,0 +1,272 @@
+/**
+ * The client registry's writes on DynamoDB (table layout: ./table-schema.ts).
+ *
+ * Rules the database enforces, never a read-then-write:
+ * - A public key belongs to at most one client: its ownership item is written with
+ *   `attribute_not_exists(pk)` in the same transaction as the client record.
+ * - Edits use optimistic concurrency: the record is written only if its `version` is still the
+ *   one the change was planned from; a stale version gets `version_conflict` (409), nothing lost.
+ * - Every change writes its audit entry in the same transaction, naming the client's account
+ *   and the acting client (and its account).
+ * - A client belongs to one account for life; changes may carry a guard (e.g. "the caller's
+ *   account") that is checked on the record the change is planned from.
+ * - At least one active client holds `registry:admin`: a change that takes the last one away
+ *   (disable, role removed) is refused with `last_admin`, by a condition on the admin roster item
+ *   written in the same transaction, so two operators disabling each other at once cannot both
+ *   succeed.
+ *
+ * What each change does is planned by pure functions (./client-changes.ts, on the registry's
+ * domain rules: ../domain/key-rollover.ts, ../domain/operator-rules.ts); this store writes the
+ * plans in its transactions. It reads records through ./client-records.ts, a key's holder through
+ * ./client-queries.ts and keeps the admin roster (./admin-roster.ts) in step; ./client-store.ts
+ * holds it beside the registry's other small stores.
+ *
+ * Every SDK failure is translated here (./store-errors.ts): callers see only `SignetError`s.
+ */
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { SignetError } from '../core/errors';
+import type { ClientRecord, ClientStatus } from '../domain/client-record';
+import { StoreRefusal } from '../domain/store-refusal';
+import { canAdminister, describeLoss, isActiveAdmin, lastAdmin, operatorChange } from '../domain/operator-rules';
+import type { Actor, AuditEntry, ChangeOptions, ClientChanges, CreateClientResult, NewClient, NewKey } from '../domain/store-types';
+import { DEFAULT_ACCOUNT_ID, isAccountId } from './account-id';
+import type { DynamoAdminRoster } from './admin-roster';
+import { type ClientChangePlan, newClient, planAddKey, planKeyNotAfter, planRemoveKey, planStatus, planUpdate } from './client-changes';
+import { isClientId, newClientId } from './client-id';
+import type { DynamoClientQueries } from './client-queries';
+import type { DynamoClientRecords } from './client-records';
+import { deleteKeyItem, deleteKeyUseItem, putKeyItem, rewriteKeyItem, unchangedRecordItem, updateRecordItem } from './client-transaction';
+import { type DynamoClientStoreOptions, DynamoTable } from './dynamo-table';
+import { actorFields, auditItem, canonicalInstant, clientItem, keyItem } from './item-codec';
+import { cancellationReasons, isTransactionConflict, storageError } from './store-errors';
+import { RETRY, busy, withWriteRetries } from './write-retries';
+import { PARTITION_KEY } from './table-schema';
+
+/** The small stores the writes read and keep in step. */
+export interface ClientWriteParts {
+  /** Each change reads the record it is planned from, consistently. */
+  readonly records: DynamoClientRecords;
+  /** A key already registered is answered with its holder. */
+  readonly queries: DynamoClientQueries;
+  /** Operators joining and leaving, in the change's own transaction. */
+  readonly roster: DynamoAdminRoster;
+}
+
+/** The registry's changes to clients: each one transaction, its audit entry included. */
+export class DynamoClientWrites extends DynamoTable {
+  constructor(
+    options: DynamoClientStoreOptions,
+    private readonly parts: ClientWriteParts,
+  ) {
+    super(options);
+  }
+
+  /**
+   * Creates a client holding one key. When that key is already registered, nothing is written
+   * and the holder's record comes back with `created: false` ("registration skipped").
+   */
+  async createClient(input: NewClient, actor: Actor): Promise<CreateClientResult> {
+    const accountId = input.accountId ?? DEFAULT_ACCOUNT_ID;
+    if (!isAccountId(accountId)) throw new SignetError('invalid_request', 'accountId must be an account id such as acct_default, as the registry gave it.');
+    return withWriteRetries(async () => {
+      const { record, key, audit } = newClient(input, newClientId(), accountId, this.now().toISOString(), actor);
+      const operator = isActiveAdmin(record);
+      try {
+        await this.doc.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              { Put: { TableName: this.tableName, Item: clientItem(record), ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': PARTITION_KEY } } },
+              {
+                Put: {
+                  TableName: this.tableName,
+                  Item: keyItem(record.clientId, key),
+                  ConditionExpression: 'attribute_not_exists(#pk)',
+                  ExpressionAttributeNames: { '#pk': PARTITION_KEY },
+                  ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+                },
+              },
+              { Put: { TableName: this.tableName, Item: auditItem(audit) } },
+              // A new operator joins the admin roster (created if need be: no read, no extra grant but this item's update).
+              ...(operator ? [this.parts.roster.change(record.clientId, 'added')] : []),
+            ],
+          }),
+        );
+        return { record, created: true };
+      } catch (error) {
+        const reasons = cancellationReasons(error);
+        if (reasons === undefined) throw storageError(error, 'create the client');
+        if (reasons[1]?.Code === 'ConditionalCheckFailed') {
+          // The key is taken: answer with its holder. If it was released meanwhile, try again.
+          const holderId = reasons[1].Item?.clientId?.S ?? (await this.parts.queries.findByFingerprint(key.fingerprint, { consistentRead: true }))?.clientId;
+          const holder = holderId === undefined ? undefined : await this.parts.records.getClient(holderId, { consistentRead: true });
+          if (holder !== undefined) return { record: holder, created: false };
+        } else if (reasons[0]?.Code !== 'ConditionalCheckFailed' && !isTransactionConflict(reasons)) {
+          // (a clientId collision, reason 0, is retried with a fresh id)
+          throw storageError(error, 'create the client');
+        }
+        return RETRY;
+      }
+    }, () => busy('create the client'));
+  }
+
+  /**
+   * Edits name, whitelist, roles and/or replaces the keys with one key, if
+   * the record is still at `expectedVersion`.
+   * @throws SignetError `not_found`, `version_conflict`, `key_already_registered`
+   */
+  updateClient(clientId: string, expectedVersion: number, changes: ClientChanges, actor: Actor, options: ChangeOptions = {}): Promise<ClientRecord> {
+    return this.mutate(clientId, expectedVersion, actor, options, 'update the client', (current, at) => planUpdate(current, changes, at));
+  }
+
+  /**
+   * Adds a key (rollover: both keys verify until the old one is removed or passes its
+   * not-after). Keys already past their not-after are dropped in the same change.
+   * @throws SignetError `not_found`, `version_conflict`, `key_already_registered`, `invalid_request` (too many keys)
+   */
+  addKey(clientId: string, key: NewKey, actor: Actor, expectedVersion?: number, options: ChangeOptions = {}): Promise<ClientRecord> {
+    return this.mutate(clientId, expectedVersion, actor, options, 'add the key', (current, at, nowMs) => planAddKey(current, key, at, nowMs));
+  }
+
+  /**
+   * Removes a key. The client's last active key cannot be removed (`last_key`): add the new
+   * key first.
+   * @throws SignetError `not_found` (client or key), `version_conflict`, `last_key`
+   */
+  removeKey(clientId: string, fingerprint: string, actor: Actor, expectedVersion?: number, options: ChangeOptions = {}): Promise<ClientRecord> {
+    return this.mutate(clientId, expectedVersion, actor, options, 'remove the key', (current, _at, nowMs) => planRemoveKey(current, fingerprint, nowMs));
+  }
+
+  /**
+   * Sets (or clears, with undefined) the instant after which a key stops verifying: the
+   * rotation's grace period for the previous key.
+   * @throws SignetError `not_found` (client or key), `version_conflict`, `last_key`, `invalid_request` (bad instant)
+   */
+  async setKeyNotAfter(
+    clientId: string,
+    fingerprint: string,
+    notAfter: string | undefined,
+    actor: Actor,
+    expectedVersion?: number,
+    options: ChangeOptions = {},
+  ): Promise<ClientRecord> {
+    const canonical = notAfter === undefined ? undefined : canonicalInstant(notAfter, 'notAfter');
+    return this.mutate(clientId, expectedVersion, actor, options, 'set the key expiry', (current, _at, nowMs) => planKeyNotAfter(current, fingerprint, canonical, nowMs));
+  }
+
+  /** Disables the client: the authorizer refuses it (`client_disabled`). No change if already disabled. */
+  disable(clientId: string, actor: Actor, expectedVersion?: number, options: ChangeOptions = {}): Promise<ClientRecord> {
+    return this.setStatus(clientId, 'disabled', actor, expectedVersion, options);
+  }
+
+  /** Enables the client again. No change if already active. */
+  enable(clientId: string, actor: Actor, expectedVersion?: number, options: ChangeOptions = {}): Promise<ClientRecord> {
+    return this.setStatus(clientId, 'active', actor, expectedVersion, options);
+  }
+
+  // ---------------------------------------------------------------- the write engine
+
+  private setStatus(clientId: string, status: ClientStatus, actor: Actor, expectedVersion: number | undefined, options: ChangeOptions): Promise<ClientRecord> {
+    return this.mutate(clientId, expectedVersion, actor, options, status === 'disabled' ? 'disable the client' : 'enable the client', (current) => planStatus(current, status));
+  }
+
+  /**
+   * Reads the record (consistently), runs the guard, plans the change, and writes record + key
+   * items + audit in one transaction conditioned on the version it read. The guard runs before
+   * the version is compared, so a caller the guard refuses learns nothing from a stale version.
+   * With `expectedVersion`, a record at any other version is a `version_conflict`; without it, a
+   * concurrent change makes it re-plan (and re-check the guard).
+   * A plan of undefined means "nothing to change": the current record is returned, unwritten.
+   */
+  private async mutate(
+    clientId: string,
+    expectedVersion: number | undefined,
+    actor: Actor,
+    options: ChangeOptions,
+    action: string,
+    plan: (current: ClientRecord, at: string, nowMs: number) => ClientChangePlan | undefined,
+  ): Promise<ClientRecord> {
+    return withWriteRetries(async () => {
+      const current = await this.parts.records.getClient(clientId, { consistentRead: true });
+      if (current === undefined) throw clientNotFound(clientId);
+      options.guard?.(current);
+      if (expectedVersion !== undefined && current.version !== expectedVersion) throw versionConflict(expectedVersion, current.version);
+      const now = this.now();
+      const at = now.toISOString();
+      const change = plan(current, at, now.getTime());
+      if (change === undefined) return current;
+
+      const next: ClientRecord = { ...current, ...change.record, version: current.version + 1, updatedAt: at };
+      const keyWrites = [
+        ...(change.keyPuts ?? []).map((k) => ({ fingerprint: k.fingerprint, isNew: true, item: putKeyItem(this.tableName, clientId, k) })),
+        ...(change.keyRewrites ?? []).map((k) => ({ fingerprint: k.fingerprint, isNew: false, item: rewriteKeyItem(this.tableName, clientId, k) })),
+        ...(change.keyDeletes ?? []).map((fp) => ({ fingerprint: fp, isNew: false, item: deleteKeyItem(this.tableName, clientId, fp) })),
+      ];
+      const audit: AuditEntry = { ...change.audit, clientId, accountId: current.accountId, at, ...actorFields(actor), version: next.version };
+      const operator = operatorChange(current, next);
+      if (operator === 'removed') await this.parts.roster.ensureBuilt();
+      // An operator that stops being able to sign for long (its last lasting key removed, cut short
+      // or replaced by a short-lived one; disabled; its role taken) needs another that can: found
+      // now, and held unchanged by the transaction (a condition on its version).
+      const nowMs = now.getTime();
+      const otherOperator = canAdminister(current, nowMs) && !canAdminister(next, nowMs) ? await this.parts.roster.otherAbleOperator(clientId, nowMs) : undefined;
+      if (otherOperator === null) throw lastAdmin(describeLoss(current, next, nowMs));
+      // The roster change, when there is one, comes after the record, key and audit items.
+      const rosterIndex = operator === undefined ? undefined : keyWrites.length + 2;
+      try {
+        await this.doc.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              updateRecordItem(this.tableName, next, current.version),
+              ...keyWrites.map((w) => w.item),
+              { Put: { TableName: this.tableName, Item: auditItem(audit) } },
+              ...(operator !== undefined ? [this.parts.roster.change(clientId, operator)] : []),
+              ...(otherOperator !== undefined ? [unchangedRecordItem(this.tableName, otherOperator)] : []),
+              // Last, so the cancellation reasons above keep their places.
+              ...(change.keyDeletes ?? []).map((fp) => deleteKeyUseItem(this.tableName, fp)),
+            ],
+          }),
+        );
+        return next;
+      } catch (error) {
+        const reasons = cancellationReasons(error);
+        if (reasons === undefined) throw storageError(error, action);
+        if (rosterIndex !== undefined && operator === 'removed' && reasons[rosterIndex]?.Code === 'ConditionalCheckFailed' && reasons[0]?.Code !== 'ConditionalCheckFailed') {
+          throw lastAdmin(describeLoss(current, next, nowMs));
+        }
+        const taken = keyWrites.find((w, i) => w.isNew && reasons[i + 1]?.Code === 'ConditionalCheckFailed');
+        if (taken !== undefined) {
+          const holder = reasons[keyWrites.indexOf(taken) + 1]?.Item?.clientId?.S;
+          throw new SignetError(
+            'key_already_registered',
+            `This public key (fingerprint ${taken.fingerprint}) is already registered${holder ? ` on client ${holder}` : ' on another client'}. A key belongs to one client only: generate a new key pair for this client.`,
+          );
+        }
+        if (reasons[0]?.Code === 'ConditionalCheckFailed') {
+          const latest = await this.parts.records.getClient(clientId, { consistentRead: true });
+          if (latest === undefined) throw clientNotFound(clientId);
+          if (expectedVersion !== undefined) throw versionConflict(expectedVersion, latest.version);
+        } else if (!isTransactionConflict(reasons) && !reasons.some((r) => r.Code === 'ConditionalCheckFailed')) {
+          throw storageError(error, action);
+        }
+        return RETRY;
+      }
+    }, () => (expectedVersion !== undefined ? versionConflict(expectedVersion, undefined) : busy(action)));
+  }
+}
+
+/**
+ * The `not_found` error for a clientId: the same answer whether no client has the id or the
+ * caller may not see the one that does (a guard throws this), so the two cannot be told apart.
+ */
+export function clientNotFound(clientId: string): StoreRefusal {
+  const shown = isClientId(clientId) ? clientId : undefined;
+  return new StoreRefusal('not_found', `No client has the id ${shown ?? '(malformed id)'}. Check the clientId.`, { about: 'client', clientId: shown });
+}
+
+function versionConflict(expected: number, actual: number | undefined): SignetError {
+  return new SignetError(
+    'version_conflict',
+    `The client was changed by someone else: you edited version ${expected}${actual !== undefined ? `, it is now at version ${actual}` : ''}. Read it again, reapply your change, and send the new version.`,
+  );
+}
+
