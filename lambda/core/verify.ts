@@ -212,8 +212,14 @@ export class SignatureSet {
   readonly inputField: string | undefined;
   readonly signatureField: string | undefined;
   private memberList: readonly SignatureMemberSummary[] | undefined;
-  private readonly inputs = new Map<string, MemoizedInput>();
-  private readonly values = new Map<string, Buffer>();
+  // The usual request has one signature: its member and value are held in fields, and a map is
+  // made only for a second label.
+  private firstLabel: string | undefined;
+  private firstInput: MemoizedInput | undefined;
+  private otherInputs: Map<string, MemoizedInput> | undefined;
+  private valueLabel: string | undefined;
+  private value: Buffer | undefined;
+  private otherValues: Map<string, Buffer> | undefined;
 
   constructor(
     readonly request: SignedRequest,
@@ -239,20 +245,32 @@ export class SignatureSet {
 
   /** Member `label` of Signature-Input with its facts. @throws SignetError as readSignatureInput */
   input(label: string, policy: VerifyPolicy): MemoizedInput {
-    let read = this.inputs.get(label);
+    if (label === this.firstLabel) return this.firstInput as MemoizedInput;
+    let read = this.otherInputs?.get(label);
     if (read === undefined) {
       read = this.verifier.signatureInput(this.inputField ?? '', label, policy);
-      this.inputs.set(label, read);
+      if (this.firstLabel === undefined) {
+        this.firstLabel = label;
+        this.firstInput = read;
+      } else {
+        (this.otherInputs ??= new Map()).set(label, read);
+      }
     }
     return read;
   }
 
   /** The signature bytes of member `label` of Signature. @throws SignetError as readSignatureValue */
   signature(label: string): Buffer {
-    let value = this.values.get(label);
+    if (label === this.valueLabel) return this.value as Buffer;
+    let value = this.otherValues?.get(label);
     if (value === undefined) {
       value = readSignatureValue(this.signatureField ?? '', label);
-      this.values.set(label, value);
+      if (this.valueLabel === undefined) {
+        this.valueLabel = label;
+        this.value = value;
+      } else {
+        (this.otherValues ??= new Map()).set(label, value);
+      }
     }
     return value;
   }
