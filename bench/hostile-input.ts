@@ -26,7 +26,7 @@ import { ClientDirectory } from '../lambda/authorizer/client-directory';
 import { formatHttpDate } from '../lambda/core/http-date';
 import { generateRsaKeyPair } from '../lambda/core/keys';
 import { compileRoleCatalogue } from '../lambda/core/role-policy';
-import { defaultVerifyPolicy } from '../lambda/core/verify';
+import { createVerifier, defaultVerifyPolicy } from '../lambda/core/verify';
 import type { ClientRecord } from '../lambda/domain/client-record';
 import { BENCH_HOST } from './signed-events';
 
@@ -106,7 +106,7 @@ export async function measureHostileInput(budgetMs = 1_500): Promise<HostileInpu
     version: 1,
   };
   const directory = new ClientDirectory({ getClient: async (id: string) => (id === KNOWN_CLIENT ? record : undefined) });
-  const deps = { policy: defaultVerifyPolicy(), directory, roles: compileRoleCatalogue({ demo: ['* /api/*'] }) };
+  const deps = { verifier: createVerifier({ policy: defaultVerifyPolicy() }), directory, roles: compileRoleCatalogue({ demo: ['* /api/*'] }) };
   const query = longQuery();
   const nowS = Math.floor(Date.now() / 1000);
   const decide = async (event: APIGatewayRequestAuthorizerEventV2): Promise<string> => {

@@ -24,7 +24,7 @@ import { PublicKeyCache, generateRsaKeyPair, spkiPemOf, type PrivateKeyInfo } fr
 import { compileRoleCatalogue } from '../lambda/core/role-policy';
 import { signRequest } from '../lambda/core/sign';
 import type { SignedRequest } from '../lambda/core/types';
-import { defaultVerifyPolicy } from '../lambda/core/verify';
+import { createVerifier, defaultVerifyPolicy } from '../lambda/core/verify';
 import type { ClientReader } from '../lambda/domain/authorizer-ports';
 import type { ClientRecord } from '../lambda/domain/client-record';
 import { REPO_ROOT } from './authorizer-handler-loader';
@@ -106,7 +106,7 @@ async function runInThisProcess(): Promise<MemoryFlat> {
   const directory = new ClientDirectory(reader, { keyCache });
   const nowS = Math.floor(Date.now() / 1000);
   const deps = {
-    policy: defaultVerifyPolicy({ nowS: () => nowS }),
+    verifier: createVerifier({ policy: defaultVerifyPolicy({ nowS: () => nowS }) }),
     directory,
     roles: compileRoleCatalogue({ partner: ['GET /api/*', 'POST /api/*'] }),
   };

@@ -1,7 +1,8 @@
 /**
  * Verify throughput on the same signed requests, for each signature algorithm (RFC 9421 §3.3:
  * rsa-v1_5-sha256, rsa-pss-sha512, ecdsa-p256-sha256, ecdsa-p384-sha384, ed25519), three ways:
- *   core  — Signet's verifyRequest (parse Signature-Input/Signature, all policy checks, base, the
+ *   core  — Signet's Verifier.verify, on one verifier built up front as the authorizer builds it
+ *           (parse Signature-Input/Signature, all policy checks, base, the
  *           key's algorithm's verify)
  *   raw   — crypto.verify on the precomputed base with an imported KeyObject of the same type and
  *           the algorithm's options (the floor)
@@ -205,11 +206,13 @@ async function measureRounds(fixture: Fixture, names: readonly Contender[], roun
   const decode = (list: readonly FixtureSample[]) => list.map((s) => ({ request: s.request, base: Buffer.from(s.base, 'base64'), signature: Buffer.from(s.signature, 'base64') }));
   const samples = decode(fixture.samples);
   const distinctSamples = decode(fixture.distinctSamples);
-  const policy = bundledCore.defaultVerifyPolicy({ nowS: () => NOW });
-  const distinctPolicy = distinctCore.defaultVerifyPolicy({ nowS: () => NOW });
-  const sourcePolicy = sourceCore.defaultVerifyPolicy({ nowS: () => NOW });
+  const verifierOf = (core: typeof sourceCore) => core.createVerifier({ policy: core.defaultVerifyPolicy({ nowS: () => NOW }), resolveKeys: resolve });
   const keys = [{ fingerprint: imported.fingerprint, key: publicKey, algorithm: imported.algorithm }];
   const resolve = () => keys;
+  const verifier = verifierOf(bundledCore);
+  // Its own verifier, as each Lambda environment has its own: the distinct values cannot evict the other contender's.
+  const distinctVerifier = verifierOf(distinctCore);
+  const sourceVerifier = verifierOf(sourceCore);
   const peerKey = {
     id: 'c_bench',
     algs: ['rsa-v1_5-sha256'],
@@ -221,9 +224,9 @@ async function measureRounds(fixture: Fixture, names: readonly Contender[], roun
 
   // Sanity: every contender timed accepts the samples before anything is timed.
   for (const [i, s] of samples.slice(0, 20).entries()) {
-    if (names.includes('core')) await bundledCore.verifyRequest(s.request, policy, resolve);
-    if (names.includes('coreDistinct')) await distinctCore.verifyRequest(distinctSamples[i].request, distinctPolicy, resolve);
-    if (names.includes('coreSource')) await sourceCore.verifyRequest(s.request, sourcePolicy, resolve);
+    if (names.includes('core')) await verifier.verify(s.request);
+    if (names.includes('coreDistinct')) await distinctVerifier.verify(distinctSamples[i].request);
+    if (names.includes('coreSource')) await sourceVerifier.verify(s.request);
     if (!rawVerify(s.base, s.signature)) throw new Error(`raw ${fixture.algorithm} rejected a sample`);
     if (names.includes('peer')) {
       const peer = await peerVerify(s.request);
@@ -233,10 +236,10 @@ async function measureRounds(fixture: Fixture, names: readonly Contender[], roun
 
   const contenders: Record<Contender, (i: number) => unknown> = {
     raw: (i) => rawVerify(samples[i].base, samples[i].signature),
-    core: (i) => bundledCore.verifyRequest(samples[i].request, policy, resolve),
+    core: (i) => verifier.verify(samples[i].request),
     peer: (i) => peerVerify(samples[i].request),
-    coreSource: (i) => sourceCore.verifyRequest(samples[i].request, sourcePolicy, resolve),
-    coreDistinct: (i) => distinctCore.verifyRequest(distinctSamples[i].request, distinctPolicy, resolve),
+    coreSource: (i) => sourceVerifier.verify(samples[i].request),
+    coreDistinct: (i) => distinctVerifier.verify(distinctSamples[i].request),
   };
   const perRound: PerRound = {};
   const BATCH = 50;
@@ -431,7 +434,8 @@ export function measureVerifySteps(requests = 500, iterations = 60_000): VerifyS
   const policy = core.defaultVerifyPolicy({ nowS: () => NOW });
   const keys = [{ fingerprint: pair.fingerprint, key: publicKey }];
   const inputs = samples.map((s) => core.readSignatureInput(s.request.headers['signature-input'] as string, 'sig'));
-  const parsed = samples.map((s) => core.parseRequestSignature(s.request, policy));
+  const verifier = core.createVerifier({ policy });
+  const parsed = samples.map((s) => verifier.parse(verifier.read(s.request)));
   const time = (name: string, n: number, once: (i: number) => unknown) => {
     for (let i = 0; i < n / 5; i++) once(i % requests);
     const cpu0 = process.cpuUsage();
@@ -441,13 +445,13 @@ export function measureVerifySteps(requests = 500, iterations = 60_000): VerifyS
   };
   const steps = [
     time('raw crypto.verify', iterations / 4, (i) => nodeVerify('sha256', samples[i].base, { key: publicKey, padding: constants.RSA_PKCS1_PADDING }, samples[i].signature)),
-    time('parseRequestSignature (all key-independent checks + base; memo hits)', iterations, (i) => core.parseRequestSignature(samples[i].request, policy)),
+    time('Verifier.parse (all key-independent checks + base; memo hits)', iterations, (i) => verifier.parse(verifier.read(samples[i].request))),
     time('  readSignatureInput (memo miss; canonical form: one-pass reader)', iterations, (i) => core.readSignatureInput(samples[i].request.headers['signature-input'] as string, 'sig')),
     time('  readSignatureValue (canonical form: base64 decode, decoded-length check)', iterations, (i) => core.readSignatureValue(samples[i].request.headers.signature as string, 'sig')),
     time('  checkContentDigestField (POST only; canonical form)', iterations, (i) => samples[i].request.headers['content-digest'] && core.checkContentDigestField(samples[i].request.headers['content-digest'] as string)),
     time('  parseHttpDate (memo miss)', iterations, (i) => core.parseHttpDate(samples[i].request.headers.date as string)),
     time('  buildSignatureBase', iterations, (i) => core.buildSignatureBase(samples[i].request, inputs[i].covered, inputs[i].signatureParams)),
-    time('verifyParsedSignature (RSA + key selection)', iterations / 4, (i) => core.verifyParsedSignature(parsed[i], keys, policy)),
+    time('Verifier.verifyParsed (RSA + key selection)', iterations / 4, (i) => verifier.verifyParsed(parsed[i], keys)),
   ];
   return { steps };
 }

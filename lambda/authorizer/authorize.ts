@@ -33,35 +33,20 @@
 import { SignetError, isSignetError } from '../core/errors';
 import { MAX_KEYID_LENGTH } from '../core/keyid';
 import { CompiledRoleCatalogue } from '../core/role-policy';
-import { type CoverageProfile, DEFAULT_PROFILE, MAX_SIGNATURES_READ, policyForProfile } from '../core/profiles';
-import { signatureReplayId } from '../core/replay-id';
-import { readSignatureValue } from '../core/signature-params';
+import type { CoverageProfile } from '../core/profiles';
 import { SignedRequest } from '../core/types';
-import {
-  type CheckedSignature,
-  ParsedSignature,
-  VerificationKey,
-  VerifyPolicy,
-  checkSignatureMember,
-  defaultLabel,
-  parseCheckedSignature,
-  parseRequestSignature,
-  peekKeyId,
-  readSignatureMembersMemoized,
-  refuseUnlessUsable,
-  signingKey,
-} from '../core/verify';
+import { type CheckedSignature, ParsedSignature, type SignatureSet, VerificationKey, type Verifier, VerifyPolicy } from '../core/verify';
 import { ClientDirectory, ResolvedClient } from './client-directory';
-import type { ReplayClaim, ReplayGuard } from '../domain/authorizer-ports';
 
 export interface AuthorizeDeps {
-  /** The verification policy (its windows and limits); each signature is checked under its client's profile of it. */
-  readonly policy: VerifyPolicy;
-  /** The coverage profile of clients without one of their own. @default 'signet' */
-  readonly profile?: CoverageProfile;
+  /**
+   * The verifier, built once per authorizer: its policy is the deployment's (its profile is that
+   * of clients without one of their own), each signature is checked under its client's profile of
+   * it, and its replay guard (when set) claims the signatures of every accepted request.
+   */
+  readonly verifier: Verifier;
   readonly directory: ClientDirectory;
   readonly roles: CompiledRoleCatalogue;
-  readonly replay?: ReplayGuard;
 }
 
 /** What is being asked: the request, other spellings of its URL (REST v1), and the API-relative operation. */
@@ -101,13 +86,15 @@ export async function authorize(input: AuthorizeInput, deps: AuthorizeDeps): Pro
   let clientId: string | undefined;
   let authenticated = false;
   try {
-    const choice = await chooseSignature(input.request, deps);
+    const { verifier } = deps;
+    const set = verifier.read(input.request);
+    const choice = await chooseSignature(set, deps);
     if ('refusal' in choice) return choice.refusal;
     const { client, policy } = choice;
     clientId = client.record.clientId;
-    const parsed = parseCheckedSignature(input.request, choice.member, policy, input.targetUriCandidates);
-    const signer = signingKey(parsed, client.keys, policy);
-    const { fingerprint } = verifyWithClientKeys(parsed, client, policy, signer);
+    const parsed = verifier.parseChecked(set, choice.member, policy, input.targetUriCandidates);
+    const signer = verifier.signingKey(parsed, client.keys, policy);
+    const { fingerprint } = verifyWithClientKeys(verifier, parsed, client, policy, signer);
     authenticated = true;
     if (client.record.status !== 'active') {
       throw new SignetError('client_disabled', 'This client is disabled. Ask the API owner to enable it.');
@@ -119,7 +106,7 @@ export async function authorize(input: AuthorizeInput, deps: AuthorizeDeps): Pro
     if (!deps.roles.allows(client.record.roles, method, input.operationPath)) {
       throw new SignetError('role_forbidden', `This client's roles do not allow ${method} ${input.operationPath.slice(0, 200)}. Ask the API owner for a role that does.`);
     }
-    if (deps.replay !== undefined && !(await deps.replay.claim(replayClaims(input.request, parsed, policy)))) {
+    if (verifier.replay !== undefined && !(await verifier.claim(set, parsed, policy))) {
       throw new SignetError('replayed_request', 'This signed request was already used. Sign every request anew (fresh created and Date).');
     }
     return { allowed: true, clientId, roles: client.record.roles, accountId: client.record.accountId, fingerprint, contentDigest: parsed.contentDigest };
@@ -131,44 +118,12 @@ export async function authorize(input: AuthorizeInput, deps: AuthorizeDeps): Pro
 }
 
 /**
- * Every signature of an accepted request, each to be claimed (lambda/core/replay-id.ts), so that
- * the request cannot pass again by any of them: stripped of the signature that was checked, a
- * captured request would otherwise be accepted once more by another (e.g. a proxy's). A
- * signature is claimed until its own window ends (its `created` + max age + skew); one without a
- * Signature value or an integer `created`, or whose window has ended, can never pass and is not
- * claimed. Only when the request declares several signatures is Signature-Input read again.
- * @throws SignetError `invalid_signature_input` when it declares more than MAX_SIGNATURES_READ
- */
-function replayClaims(request: SignedRequest, parsed: ParsedSignature, policy: VerifyPolicy): ReplayClaim[] {
-  const window = policy.maxAgeS + policy.maxSkewS;
-  const claims: ReplayClaim[] = [{ signatureId: signatureReplayId(parsed.signature), expiresAtS: parsed.created + window }];
-  const inputField = request.headers['signature-input'] as string;
-  const signatureField = request.headers['signature'] as string;
-  // The usual request has one signature, and then both fields hold one member (no comma).
-  if (!inputField.includes(',') && !signatureField.includes(',')) return claims;
-  const now = policy.nowS();
-  for (const { label, created } of readSignatureMembersMemoized(inputField, MAX_SIGNATURES_READ)) {
-    if (label === parsed.label || created === undefined || created + window < now) continue;
-    let signature: Buffer;
-    try {
-      signature = readSignatureValue(signatureField, label);
-    } catch (error) {
-      if (isSignetError(error)) continue;
-      throw error;
-    }
-    const signatureId = signatureReplayId(signature);
-    if (!claims.some((c) => c.signatureId === signatureId)) claims.push({ signatureId, expiresAtS: created + window });
-  }
-  return claims;
-}
-
-/**
  * The core's verdict (`refuseUnlessUsable`) for the key that signed; when stored keys were refused
  * (weak or unreadable) the refusal says so, since signing again cannot help.
  */
-function verifyWithClientKeys(parsed: ParsedSignature, client: ResolvedClient, policy: VerifyPolicy, signer: VerificationKey | undefined): { fingerprint: string } {
+function verifyWithClientKeys(verifier: Verifier, parsed: ParsedSignature, client: ResolvedClient, policy: VerifyPolicy, signer: VerificationKey | undefined): { fingerprint: string } {
   try {
-    return refuseUnlessUsable(parsed, client.keys, policy, signer);
+    return verifier.refuseUnlessUsable(parsed, client.keys, policy, signer);
   } catch (error) {
     if (!isSignetError(error) || error.code !== 'signature_mismatch' || client.refusedKeys.length === 0) throw error;
     const reasons = [...new Set(client.refusedKeys.map((k) => k.reason))].join(', ');
@@ -189,35 +144,35 @@ type SignatureChoice =
  * makes is looked up, at most one lookup per signature. A registry failure refuses the request
  * (`dependency_unavailable`: fail closed), logged with the keyid being looked up.
  */
-async function chooseSignature(request: SignedRequest, deps: AuthorizeDeps): Promise<SignatureChoice> {
-  const deploymentProfile = deps.profile ?? DEFAULT_PROFILE;
-  const deploymentPolicy = policyForProfile(deps.policy, deploymentProfile);
-  const inputField = request.headers['signature-input'];
-  if (inputField === undefined || request.headers['signature'] === undefined) return refuseUnread(request, deploymentPolicy, deps);
+async function chooseSignature(set: SignatureSet, deps: AuthorizeDeps): Promise<SignatureChoice> {
+  const { verifier } = deps;
+  const deploymentPolicy = verifier.policy;
+  const deploymentProfile: CoverageProfile = deploymentPolicy.profile;
+  if (!set.present) return refuseUnread(set, deps);
   /** A signature that passed, but whose keyid names no client. */
   let unknown: CheckedSignature | undefined;
   /** A client whose own `signet` profile refuses the label it signed with. */
   let named: ResolvedClient | undefined;
   // The usual request: a `sig` signature. Every profile accepts that label, and its parse is the
   // one the verifier reuses; only when it does not lead to a client are the other labels read.
-  const sig = checkedMember(request, deps.policy.label, deploymentPolicy);
+  const sig = checkedMember(set, deploymentPolicy.label, deps);
   if (sig !== undefined) {
     const client = await lookUp(sig.keyId, deps);
     if (client !== undefined && 'refusal' in client) return client;
-    if (client !== undefined) return { member: sig, policy: policyForProfile(deps.policy, client.record.profile ?? deploymentProfile), client };
+    if (client !== undefined) return { member: sig, policy: verifier.policyFor(client.record.profile ?? deploymentProfile), client };
     unknown = sig;
   }
-  let members: ReturnType<typeof readSignatureMembersMemoized> = [];
+  let members: ReturnType<SignatureSet['members']> = [];
   try {
-    members = readSignatureMembersMemoized(inputField, MAX_SIGNATURES_READ);
+    members = set.members();
   } catch (error) {
     if (!isSignetError(error)) throw error;
-    if (unknown === undefined) return refuseUnread(request, deploymentPolicy, deps);
+    if (unknown === undefined) return refuseUnread(set, deps);
   }
   for (const { label, keyid, components } of members) {
     // What the member list already shows would fail the checks is not parsed again.
-    if (label === deps.policy.label || keyid === undefined || components > deps.policy.maxCoveredComponents) continue;
-    const member = checkedMember(request, label, deploymentPolicy);
+    if (label === deploymentPolicy.label || keyid === undefined || components > deploymentPolicy.maxCoveredComponents) continue;
+    const member = checkedMember(set, label, deps);
     if (member === undefined) continue;
     const client = await lookUp(member.keyId, deps);
     if (client !== undefined && 'refusal' in client) return client;
@@ -231,10 +186,10 @@ async function chooseSignature(request: SignedRequest, deps: AuthorizeDeps): Pro
       named ??= client;
       continue;
     }
-    return { member, policy: policyForProfile(deps.policy, profile), client };
+    return { member, policy: verifier.policyFor(profile), client };
   }
   if (named !== undefined) {
-    const refusal = refusalUnder(request, policyForProfile(deps.policy, 'signet'));
+    const refusal = refusalUnder(set, verifier.policyFor('signet'), deps);
     if (refusal !== undefined) return { refusal: { allowed: false, error: refusal, clientId: named.record.clientId } };
   }
   if (unknown !== undefined) {
@@ -244,7 +199,7 @@ async function chooseSignature(request: SignedRequest, deps: AuthorizeDeps): Pro
     );
     return { refusal: { allowed: false, error, keyId: unknown.keyId } };
   }
-  return refuseUnread(request, deploymentPolicy, deps);
+  return refuseUnread(set, deps);
 }
 
 /** The client `keyId` names, or undefined; a registry failure is the refusal (`dependency_unavailable`: fail closed), logged with the keyid. */
@@ -257,10 +212,10 @@ async function lookUp(keyId: string, deps: AuthorizeDeps): Promise<ResolvedClien
   }
 }
 
-/** Stage 1 of the core's checks for signature `label`, or undefined when it fails them. */
-function checkedMember(request: SignedRequest, label: string, policy: VerifyPolicy): CheckedSignature | undefined {
+/** Stage 1 of the core's checks for signature `label` under the deployment's policy, or undefined when it fails them. */
+function checkedMember(set: SignatureSet, label: string, deps: AuthorizeDeps): CheckedSignature | undefined {
   try {
-    return checkSignatureMember(request, label, policy);
+    return deps.verifier.checkMember(set, label);
   } catch (error) {
     if (isSignetError(error)) return undefined;
     throw error;
@@ -268,9 +223,9 @@ function checkedMember(request: SignedRequest, label: string, policy: VerifyPoli
 }
 
 /** The refusal `policy` gives the request when checked as it reads it by default, or undefined when it passes. */
-function refusalUnder(request: SignedRequest, policy: VerifyPolicy): SignetError | undefined {
+function refusalUnder(set: SignatureSet, policy: VerifyPolicy, deps: AuthorizeDeps): SignetError | undefined {
   try {
-    parseRequestSignature(request, policy);
+    deps.verifier.parse(set, policy);
     return undefined;
   } catch (error) {
     if (isSignetError(error)) return error;
@@ -283,28 +238,28 @@ function refusalUnder(request: SignedRequest, policy: VerifyPolicy): SignetError
  * the deployment's profile gives, attributed without a read (only to a client whose record the
  * directory holds).
  */
-function refuseUnread(request: SignedRequest, policy: VerifyPolicy, deps: AuthorizeDeps): SignatureChoice {
+function refuseUnread(set: SignatureSet, deps: AuthorizeDeps): SignatureChoice {
+  const policy = deps.verifier.policy;
   const error =
-    refusalUnder(request, policy) ??
+    refusalUnder(set, policy, deps) ??
     // Not reached: a request with a signature that passes under the deployment's profile passed stage 1 too.
     new SignetError('signature_label_missing', 'No signature of this request can be checked. Sign it as described in the README ("The scheme").');
-  const inputField = request.headers['signature-input'];
-  const keyId = inputField === undefined || request.headers['signature'] === undefined ? undefined : readKeyId(request, inputField, policy);
+  const keyId = set.present ? readKeyId(set, policy) : undefined;
   if (keyId === undefined) return { refusal: { allowed: false, error } };
   const client = deps.directory.cached(keyId);
   return { refusal: client !== undefined ? { allowed: false, error, clientId: client.record.clientId } : { allowed: false, error, keyId } };
 }
 
 /** The keyid of the signature the policy reads by default, when its Signature-Input parses and gives a keyid of a bounded length. */
-function readKeyId(request: SignedRequest, inputField: string, policy: VerifyPolicy): string | undefined {
+function readKeyId(set: SignatureSet, policy: VerifyPolicy): string | undefined {
   let label: string;
   try {
-    label = defaultLabel(request, policy);
+    label = set.defaultLabel(policy);
   } catch (error) {
     if (isSignetError(error)) return undefined;
     throw error;
   }
-  const keyId = peekKeyId(inputField, label, policy);
+  const keyId = set.keyIdOf(label, policy);
   return keyId !== undefined && keyId !== '' && keyId.length <= MAX_KEYID_LENGTH ? keyId : undefined;
 }
 

@@ -42,7 +42,7 @@ import { DEFAULT_CLIENT_CACHE_MAX_ENTRIES } from '../core/defaults';
 import { isSignetError } from '../core/errors';
 import { PublicKeyCache } from '../core/keys';
 import { compileRoleCatalogue } from '../core/role-policy';
-import { defaultVerifyPolicy } from '../core/verify';
+import { createVerifier, defaultVerifyPolicy } from '../core/verify';
 import { AUTHORIZER_METRICS_INTERVAL_MS } from '../observability';
 import { DynamoClientReader } from '../store/client-reader';
 import { DynamoReplayGuard } from '../store/replay-store';
@@ -108,17 +108,19 @@ export class AuthorizerRuntime {
     });
     this.lastUse = config.lastUsedRecordIntervalMs > 0 ? new LastUseRecorder({ store: this.store, intervalMs: config.lastUsedRecordIntervalMs, nowMs, logger }) : undefined;
     this.deps = {
-      policy: defaultVerifyPolicy({
-        maxAgeS: config.maxAgeS,
-        maxSkewS: config.maxSkewS,
-        maxCoveredComponents: config.maxCoveredComponents,
-        allowLegacy: config.allowLegacy,
-        nowS: () => Math.floor(nowMs() / 1000),
+      verifier: createVerifier({
+        policy: defaultVerifyPolicy({
+          maxAgeS: config.maxAgeS,
+          maxSkewS: config.maxSkewS,
+          maxCoveredComponents: config.maxCoveredComponents,
+          allowLegacy: config.allowLegacy,
+          nowS: () => Math.floor(nowMs() / 1000),
+        }),
+        profile: config.profile,
+        replay: config.replayProtection ? new DynamoReplayGuard(doc, config.tableName, () => Math.floor(nowMs() / 1000)) : undefined,
       }),
-      profile: config.profile,
       directory: this.directory,
       roles: compileRoleCatalogue(config.roleCatalogue),
-      replay: config.replayProtection ? new DynamoReplayGuard(doc, config.tableName, () => Math.floor(nowMs() / 1000)) : undefined,
     };
   }
 

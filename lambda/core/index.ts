@@ -13,8 +13,8 @@ export { readSignatureInput, readSignatureValue } from './signature-params';
 export type { ComponentId, SignatureInput } from './signature-params';
 export { signRequest } from './sign';
 export type { SignRequestInput, SignResult, SignatureHeaders } from './sign';
-export { defaultVerifyPolicy, parseRequestSignature, verifyParsedSignature, verifyRequest, verdictOf } from './verify';
-export type { ParsedSignature, Verdict, VerificationKey, VerifyPolicy } from './verify';
+export { SignatureSet, Verifier, createVerifier, defaultVerifyPolicy, parseRequestSignature, verifyParsedSignature, verifyRequest, verdictOf } from './verify';
+export type { KeyResolver, ParsedSignature, ReplayClaim, ReplayGuard, Verdict, VerificationKey, VerifierOptions, VerifyPolicy } from './verify';
 export {
   PublicKeyCache,
   fingerprintOf,

@@ -13,9 +13,9 @@
  * whenever there is a body, and the rest of the policy (windows, IP list, roles, replay) applies.
  */
 import { COVERAGE_PROFILES, type CoverageProfile, DEFAULT_PROFILE, isCoverageProfile } from './profile-names';
-import type { VerifyPolicy } from './verify';
+import { policyForProfile } from './verify-policy';
 
-export { COVERAGE_PROFILES, DEFAULT_PROFILE, isCoverageProfile };
+export { COVERAGE_PROFILES, DEFAULT_PROFILE, isCoverageProfile, policyForProfile };
 export type { CoverageProfile };
 
 /**
@@ -25,35 +25,3 @@ export type { CoverageProfile };
  * every one of them.
  */
 export const MAX_SIGNATURES_READ = 4;
-
-/** Derived policies, per base (`signet`) policy and profile: the same object every time, so the verifier's memo of checks that passed holds. */
-const derived = new WeakMap<VerifyPolicy, Map<CoverageProfile, VerifyPolicy>>();
-
-/** The `signet` policy each derived policy was made from. */
-const baseOf = new WeakMap<VerifyPolicy, VerifyPolicy>();
-
-/**
- * `policy` with the coverage rules of `profile`; everything else (windows, limits, clock) is the
- * `signet` policy it was made from. The same input returns the same object.
- */
-export function policyForProfile(policy: VerifyPolicy, profile: CoverageProfile): VerifyPolicy {
-  if (policy.profile === profile) return policy;
-  const base = baseOf.get(policy) ?? policy;
-  if (profile === base.profile) return base;
-  let byProfile = derived.get(base);
-  if (byProfile === undefined) {
-    byProfile = new Map();
-    derived.set(base, byProfile);
-  }
-  let result = byProfile.get(profile);
-  if (result === undefined) {
-    result = Object.freeze(
-      profile === 'rfc9421'
-        ? { ...base, profile, requiredComponents: ['@method'], requireAlg: false, allowLegacy: true }
-        : { ...base, profile, requiredComponents: ['@method', '@target-uri'], requireAlg: true },
-    );
-    byProfile.set(profile, result);
-    baseOf.set(result, base);
-  }
-  return result;
-}

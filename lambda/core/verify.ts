@@ -13,78 +13,31 @@
  * with (./algorithms.ts; an `alg` parameter must name that algorithm).
  * Stage 1 needs neither a key nor the client's profile, so the authorizer runs it on every
  * signature before it reads the registry: junk never costs a read.
- * A memoized Signature-Input that already passed the checks that depend only on it and the
- * policy skips them (see CheckedInput.sharedPassedFor and CheckedInput.passedFor).
+ *
+ * The state lives in a value, not in the module: a {@link Verifier} is built once per authorizer
+ * (or CLI run) from the policy, a key resolver and an optional replay guard, and holds its bounded
+ * memos as named fields. It reads each request's Signature-Input and Signature once into a
+ * {@link SignatureSet} that choosing the signature (lambda/authorizer) and verifying it share.
+ * The functions below that take a policy (verifyRequest, parseRequestSignature, ...) are the
+ * same steps on a fresh Verifier: no memo carries over from one call to the next.
  */
 import type { KeyObject } from 'node:crypto';
 import { type SignatureAlgorithm, algorithmFits, algorithmForKey, checkAlgorithmName, signatureLength, signatureShapeHint, verifySignature } from './algorithms';
 import { BoundedMemo } from './bounded-cache';
 import { checkContentDigestField } from './content-digest';
-import {
-  DEFAULT_ALLOW_LEGACY,
-  DEFAULT_MAX_AGE_S,
-  DEFAULT_MAX_COVERED_COMPONENTS,
-  DEFAULT_MAX_SKEW_S,
-  DATE_FIELDS,
-  type DateField,
-  DIGEST_ALGORITHM,
-  SIGNATURE_LABEL,
-} from './defaults';
+import { DATE_FIELDS, type DateField, DIGEST_ALGORITHM } from './defaults';
 import { fail, isSignetError } from './errors';
 import { parseHttpDate } from './http-date';
 import { MAX_KEYID_LENGTH } from './keyid';
-import { type CoverageProfile, MAX_SIGNATURES_READ, policyForProfile } from './profiles';
+import { COVERAGE_PROFILES, type CoverageProfile, MAX_SIGNATURES_READ } from './profiles';
+import { type VerifyPolicy, defaultVerifyPolicy, policyForProfile } from './verify-policy';
 import { buildSignatureBase, trimOws } from './signature-base';
 import { ComponentId, SignatureInput, type SignatureMemberSummary, checkComponentCount, listSignatureMembers, readSignatureInput, readSignatureValue } from './signature-params';
+import { signatureReplayId } from './replay-id';
 import { SignedRequest } from './types';
 
-/**
- * Parsed Signature-Input values, by exact field text: a client signing several requests in the
- * same second sends the same Signature-Input each time (same components, created, keyid, alg), and
- * parsing it is the largest non-RSA cost of a verification (see BENCHMARKS.md). Only values that
- * parsed are kept (a malformed one is parsed, and refused, every time), only short ones, and at
- * most this many (a BoundedMemo: a value read again within 256 new values stays). Parsing is a
- * pure function of the text and the label, and the result is read-only, so sharing it changes
- * nothing but the time. Memory: about 1 KB per entry.
- */
-const SIGNATURE_INPUT_MEMO_ENTRIES = 512;
-
-/** Longest Signature-Input value memoized, in characters (a typical one is ~130). */
-const SIGNATURE_INPUT_MEMO_MAX_CHARS = 512;
-
-/** Parsed Date header values, by exact text (all requests signed in the same second share one): two minutes of seconds stay. */
-const DATE_MEMO_ENTRIES = 256;
-
-const signatureInputMemo = new BoundedMemo<string, CheckedInput>(SIGNATURE_INPUT_MEMO_ENTRIES);
-const signatureMembersMemo = new BoundedMemo<string, readonly SignatureMemberSummary[]>(SIGNATURE_INPUT_MEMO_ENTRIES);
-
-/**
- * The keyid signature `label` gives, when Signature-Input has that signature and it parses within
- * the policy's component limit; else undefined. The parse is the memoized one the verifier then
- * reuses, so reading the keyid first costs nothing more.
- */
-export function peekKeyId(field: string, label: string, policy: VerifyPolicy): string | undefined {
-  try {
-    return readSignatureInputMemoized(field, label, policy).input.keyid;
-  } catch (error) {
-    if (isSignetError(error)) return undefined;
-    throw error;
-  }
-}
-
-/**
- * {@link listSignatureMembers}, memoized like the Signature-Input parse (same bounds): the
- * authorizer reads the labels and keyids of every request before it picks the one to check.
- */
-export function readSignatureMembersMemoized(field: string, maxMembers: number): readonly SignatureMemberSummary[] {
-  if (field.length > SIGNATURE_INPUT_MEMO_MAX_CHARS) return listSignatureMembers(field, maxMembers);
-  const hit = signatureMembersMemo.get(field);
-  if (hit !== undefined && hit.length <= maxMembers) return hit;
-  const members = Object.freeze(listSignatureMembers(field, maxMembers));
-  signatureMembersMemo.set(field, members);
-  return members;
-}
-const dateMemo = new BoundedMemo<string, number>(DATE_MEMO_ENTRIES);
+export { defaultVerifyPolicy, policyForProfile };
+export type { VerifyPolicy };
 
 /** A parsed Signature-Input member with the facts about its covered list that every check reads. */
 export interface CheckedInput {
@@ -99,17 +52,6 @@ export interface CheckedInput {
   readonly serialized: readonly string[];
   /** Whether `content-digest` is covered whole. */
   readonly coversDigest: boolean;
-  /**
-   * The policy this input last passed the checks of stage 1 for that depend only on it and the
-   * policy (a known `alg`, the keyid, `@method` and the target covered); they are skipped for it.
-   */
-  sharedPassedFor?: VerifyPolicy;
-  /**
-   * The policy this input last passed the profile's checks for (alg required, required
-   * components, legacy). They are skipped for it; they run, in order, for any other policy and
-   * for an input that has not yet passed.
-   */
-  passedFor?: VerifyPolicy;
 }
 
 function checkedInput(input: SignatureInput): CheckedInput {
@@ -122,66 +64,6 @@ function checkedInput(input: SignatureInput): CheckedInput {
     serialized: Object.freeze(input.covered.map((c) => c.serialized)),
     coversDigest: names.has('content-digest'),
   };
-}
-
-/**
- * {@link readSignatureInput} with its {@link CheckedInput} facts, memoized (see {@link SIGNATURE_INPUT_MEMO_ENTRIES}).
- * A hit parsed under another policy's component limit is checked against this one's by the caller.
- */
-function readSignatureInputMemoized(field: string, label: string, { maxCoveredComponents }: VerifyPolicy): CheckedInput {
-  if (field.length > SIGNATURE_INPUT_MEMO_MAX_CHARS) return checkedInput(readSignatureInput(field, label, maxCoveredComponents));
-  const hit = signatureInputMemo.get(field);
-  if (hit !== undefined && hit.input.label === label) return hit;
-  const checked = checkedInput(readSignatureInput(field, label, maxCoveredComponents));
-  signatureInputMemo.set(field, checked);
-  return checked;
-}
-
-/** The Date header's unix seconds (OWS around the value ignored), or undefined when it is not an IMF-fixdate. */
-function readDateHeader(raw: string): number | undefined {
-  const hit = dateMemo.get(raw);
-  if (hit !== undefined) return hit;
-  // Trimmed by a scan, not a regex: /[ \t]+$/ is quadratic on a long run of blanks inside the value.
-  const date = parseHttpDate(trimOws(raw));
-  if (date !== undefined && raw.length <= 64) dateMemo.set(raw, date);
-  return date;
-}
-
-/** Everything verification depends on; build it once per cold start with {@link defaultVerifyPolicy}. */
-export interface VerifyPolicy {
-  /**
-   * What a signature must cover (./profiles.ts): `signet` (label, alg, @target-uri and date
-   * required) or `rfc9421` (any label, @method and the target, alg and date optional).
-   * Derive one from another with {@link policyForProfile}. @default 'signet'
-   */
-  readonly profile: CoverageProfile;
-  /** The signature label read under the `signet` profile; others are ignored. @default 'sig' */
-  readonly label: string;
-  /** Oldest acceptable `created` / Date, seconds before now. @default 300 */
-  readonly maxAgeS: number;
-  /** Tolerated clock difference: `created` in the future, and Date vs `created`. @default 30 */
-  readonly maxSkewS: number;
-  /**
-   * Accept the legacy signer form without `date`. Risk: the Date header then is not signed and
-   * only `created` bounds the signature's age. @default false
-   */
-  readonly allowLegacy: boolean;
-  /**
-   * The most components one signature may cover: each costs work before the key is known, so
-   * this bounds what an unauthenticated request costs. More: `invalid_signature_input`.
-   * @default DEFAULT_MAX_COVERED_COMPONENTS (16)
-   */
-  readonly maxCoveredComponents: number;
-  /** Components every signature must cover, besides `date` and `content-digest`. @default ['@method', '@target-uri'] */
-  readonly requiredComponents: readonly string[];
-  /** Whether a covered Content-Digest must carry sha-256 (the backend compares that one). @default true */
-  readonly requireSha256Digest: boolean;
-  /** Whether `alg` must be present (when present it must always name the key's algorithm). @default true */
-  readonly requireAlg: boolean;
-  /** The current time, unix seconds. Injected: the core has no clock. */
-  readonly nowS: () => number;
-  /** Receives each signature base built (for `signet explain`); production leaves it unset and never logs bases. */
-  readonly onBase?: (base: string) => void;
 }
 
 /** A public key registered for a keyid. */
@@ -244,44 +126,575 @@ export interface Verdict {
   readonly contentDigest?: string;
 }
 
-/**
- * The safe defaults, with `overrides` applied. `nowS` defaults to the system clock. A `profile`
- * override gives that profile's coverage rules ({@link policyForProfile}).
- */
-export function defaultVerifyPolicy(overrides: Partial<VerifyPolicy> = {}): VerifyPolicy {
-  const { profile, ...rest } = overrides;
-  const base: VerifyPolicy = Object.freeze({
-    profile: 'signet',
-    label: SIGNATURE_LABEL,
-    maxAgeS: DEFAULT_MAX_AGE_S,
-    maxSkewS: DEFAULT_MAX_SKEW_S,
-    allowLegacy: DEFAULT_ALLOW_LEGACY,
-    maxCoveredComponents: DEFAULT_MAX_COVERED_COMPONENTS,
-    requiredComponents: ['@method', '@target-uri'],
-    requireSha256Digest: true,
-    requireAlg: true,
-    nowS: () => Math.floor(Date.now() / 1000),
-    ...rest,
-  });
-  return profile === undefined ? base : policyForProfile(base, profile);
+/** Returns the keys registered for a keyid; throws SignetError `unknown_client` (or others) itself. */
+export type KeyResolver = (keyId: string) => readonly VerificationKey[] | Promise<readonly VerificationKey[]>;
+
+/** One signature to record as used: its replay id (./replay-id.ts) and when the record may be forgotten. */
+export interface ReplayClaim {
+  readonly signatureId: string;
+  readonly expiresAtS: number;
+}
+
+/** Records the signatures of a request as used; false when any was already used (lambda/store has the DynamoDB one). */
+export interface ReplayGuard {
+  /** Claims every one of `claims` or none (atomically); false when one of them was already claimed. */
+  claim(claims: readonly ReplayClaim[]): Promise<boolean>;
+}
+
+/** What a {@link Verifier} is built from. */
+export interface VerifierOptions {
+  /**
+   * The deployment's `signet` policy (its label, windows, limits and clock). Each profile's
+   * policy is derived from it once ({@link Verifier.policyFor}).
+   */
+  readonly policy: VerifyPolicy;
+  /** The deployment's coverage profile, for clients without one of their own. @default the policy's */
+  readonly profile?: CoverageProfile;
+  /** The keys of a keyid, for {@link Verifier.verify}; the authorizer resolves clients itself and may leave it unset. */
+  readonly resolveKeys?: KeyResolver;
+  /** Single use: when set, {@link Verifier.claim} records every signature of an accepted request. */
+  readonly replay?: ReplayGuard;
 }
 
 /**
- * Runs every check that needs no key and builds the signature base over the request's own URL:
- * {@link checkSignatureMember}, then {@link parseCheckedSignature}.
+ * Parsed Signature-Input values kept by a Verifier, by exact field text: a client signing several
+ * requests in the same second sends the same Signature-Input each time (same components, created,
+ * keyid, alg), and parsing it is the largest non-crypto cost of a verification (see
+ * BENCHMARKS.md). Only values that parsed are kept (a malformed one is parsed, and refused, every
+ * time), only short ones, and at most this many (a BoundedMemo: a value read again within 256 new
+ * values stays). Parsing is a pure function of the text and the label, and the result is
+ * read-only, so sharing it changes nothing but the time. Memory: about 1 KB per entry.
+ */
+export const SIGNATURE_INPUT_MEMO_ENTRIES = 512;
+
+/** Longest Signature-Input value memoized, in characters (a typical one is ~130). */
+export const SIGNATURE_INPUT_MEMO_MAX_CHARS = 512;
+
+/** Parsed Date header values kept, by exact text (all requests signed in the same second share one): two minutes of seconds stay. */
+export const DATE_MEMO_ENTRIES = 256;
+
+/** Longest Date header value memoized, in characters (an IMF-fixdate is 29). */
+const DATE_MEMO_MAX_CHARS = 64;
+
+/** Keys whose facts (algorithm, signature length) are kept: more than a warm authorizer's client cache holds keys of. */
+export const KEY_FACTS_ENTRIES = 1024;
+
+/** Bases up to this many bytes are encoded into the verifier's own buffer; longer ones get their own. */
+const BASE_BUFFER_BYTES = 16 * 1024;
+
+/**
+ * A parsed Signature-Input member as the memo keeps it: its facts, and the verifier's policies
+ * (one per profile) under which the checks that depend only on it and the policy pass. Worked out
+ * once, when the value is first parsed; never changed after.
+ */
+interface MemoizedInput {
+  readonly checked: CheckedInput;
+  /** Policies under which stage 1's policy-only checks pass: a known `alg`, the keyid, `@method` and the target covered. */
+  readonly sharedPasses: readonly VerifyPolicy[];
+  /** Policies under which the profile's own checks pass: `alg` required, required components, a date covered. */
+  readonly profilePasses: readonly VerifyPolicy[];
+}
+
+/** What a key's KeyObject says, worked out once: `asymmetricKeyDetails` builds a new object on every read. */
+interface KeyFacts {
+  /** Its algorithm when the VerificationKey names none. */
+  readonly algorithm: SignatureAlgorithm;
+  /** Its signatures' length in bytes, per algorithm it was used with. */
+  readonly bytes: ReadonlyMap<SignatureAlgorithm, number>;
+}
+
+/**
+ * The Signature-Input and Signature fields of one request, each read once: the labels and keyids
+ * declared, each member asked for and each signature value. Choosing the signature to check and
+ * verifying it read the same set. Built by {@link Verifier.read}; lives as long as the request.
+ */
+export class SignatureSet {
+  readonly inputField: string | undefined;
+  readonly signatureField: string | undefined;
+  private memberList: readonly SignatureMemberSummary[] | undefined;
+  // The usual request has one signature: its member and value are held in fields, and a map is
+  // made only for a second label.
+  private firstLabel: string | undefined;
+  private firstInput: MemoizedInput | undefined;
+  private otherInputs: Map<string, MemoizedInput> | undefined;
+  private valueLabel: string | undefined;
+  private value: Buffer | undefined;
+  private otherValues: Map<string, Buffer> | undefined;
+
+  constructor(
+    readonly request: SignedRequest,
+    private readonly verifier: Verifier,
+  ) {
+    this.inputField = request.headers['signature-input'];
+    this.signatureField = request.headers['signature'];
+  }
+
+  /** Whether both fields are present (without them every refusal is `missing_signature`). */
+  get present(): boolean {
+    return this.inputField !== undefined && this.signatureField !== undefined;
+  }
+
+  /**
+   * The signatures Signature-Input declares (labels, keyids, `created`), at most MAX_SIGNATURES_READ.
+   * @throws SignetError `malformed_signature_input`, `invalid_signature_input`
+   */
+  members(): readonly SignatureMemberSummary[] {
+    this.memberList ??= this.verifier.memberList(this.inputField ?? '');
+    return this.memberList;
+  }
+
+  /** Member `label` of Signature-Input with its facts. @throws SignetError as readSignatureInput */
+  input(label: string, policy: VerifyPolicy): MemoizedInput {
+    if (label === this.firstLabel) return this.firstInput as MemoizedInput;
+    let read = this.otherInputs?.get(label);
+    if (read === undefined) {
+      read = this.verifier.signatureInput(this.inputField ?? '', label, policy);
+      if (this.firstLabel === undefined) {
+        this.firstLabel = label;
+        this.firstInput = read;
+      } else {
+        (this.otherInputs ??= new Map()).set(label, read);
+      }
+    }
+    return read;
+  }
+
+  /** The signature bytes of member `label` of Signature. @throws SignetError as readSignatureValue */
+  signature(label: string): Buffer {
+    if (label === this.valueLabel) return this.value as Buffer;
+    let value = this.otherValues?.get(label);
+    if (value === undefined) {
+      value = readSignatureValue(this.signatureField ?? '', label);
+      if (this.valueLabel === undefined) {
+        this.valueLabel = label;
+        this.value = value;
+      } else {
+        (this.otherValues ??= new Map()).set(label, value);
+      }
+    }
+    return value;
+  }
+
+  /** The signature the policy reads when no label is chosen (see {@link defaultLabel}). */
+  defaultLabel(policy: VerifyPolicy): string {
+    // Without both fields the refusal is missing_signature, whatever the label.
+    if (!this.present || policy.profile !== 'rfc9421') return policy.label;
+    const members = this.members();
+    if (members.some((m) => m.label === policy.label) || members.length === 0) return policy.label;
+    return members[0].label;
+  }
+
+  /** The keyid signature `label` gives, when Signature-Input has that signature and it parses within the policy's component limit. */
+  keyIdOf(label: string, policy: VerifyPolicy): string | undefined {
+    try {
+      return this.input(label, policy).checked.input.keyid;
+    } catch (error) {
+      if (isSignetError(error)) return undefined;
+      throw error;
+    }
+  }
+}
+
+/**
+ * The verifier: built once (per authorizer, per CLI run) from the policy, a key resolver and the
+ * optional replay guard; then every request goes through {@link read} → {@link checkMember}
+ * (stage 1) → {@link parseChecked} (stage 2) → {@link signingKey} / {@link refuseUnlessUsable} →
+ * {@link claim}, or all at once through {@link verify}. Its memos are its own fields, bounded
+ * and named; nothing it keeps changes the outcome of a check, only its time.
+ */
+export class Verifier {
+  /** The deployment's policy: its profile's. */
+  readonly policy: VerifyPolicy;
+  readonly replay: ReplayGuard | undefined;
+  private readonly resolveKeys: KeyResolver | undefined;
+  /** Each profile's policy, derived once from the deployment's `signet` policy. */
+  private readonly policies: Readonly<Record<CoverageProfile, VerifyPolicy>>;
+  /** Parsed Signature-Input members by field text (see SIGNATURE_INPUT_MEMO_ENTRIES). */
+  readonly signatureInputs = new BoundedMemo<string, MemoizedInput>(SIGNATURE_INPUT_MEMO_ENTRIES);
+  /** The member lists of Signature-Input values by field text, same bounds. */
+  readonly signatureMemberLists = new BoundedMemo<string, readonly SignatureMemberSummary[]>(SIGNATURE_INPUT_MEMO_ENTRIES);
+  /** Date header values by text (see DATE_MEMO_ENTRIES). */
+  readonly dates = new BoundedMemo<string, number>(DATE_MEMO_ENTRIES);
+  /** Facts of the keys verified with (see KEY_FACTS_ENTRIES). */
+  readonly keyFacts = new BoundedMemo<KeyObject, KeyFacts>(KEY_FACTS_ENTRIES);
+  /** Where each base is encoded for crypto.verify, which is synchronous: one buffer per verifier, reused. */
+  private baseBuffer: Buffer | undefined;
+
+  constructor(options: VerifierOptions) {
+    const signet = policyForProfile(options.policy, 'signet');
+    const policies = { signet, rfc9421: options.policy.profile === 'rfc9421' ? options.policy : policyForProfile(signet, 'rfc9421') };
+    this.policies = Object.freeze(policies);
+    this.policy = policies[options.profile ?? options.policy.profile];
+    this.resolveKeys = options.resolveKeys;
+    this.replay = options.replay;
+  }
+
+  /** The policy of `profile`: the deployment's windows and limits with that profile's coverage rules. The same object every time. */
+  policyFor(profile: CoverageProfile): VerifyPolicy {
+    return this.policies[profile];
+  }
+
+  /** The request's signature fields, to be read once by everything that checks it. */
+  read(request: SignedRequest): SignatureSet {
+    return new SignatureSet(request, this);
+  }
+
+  /**
+   * The whole pipeline with the verifier's key resolver: parse and check, resolve the keyid's
+   * keys, verify; under replay protection, claim the request's signatures.
+   * @throws (rejects) SignetError with the reason code of the first failed check
+   */
+  verify(request: SignedRequest, targetUriCandidates: Iterable<string> = NO_ALTERNATIVES): Promise<Verdict> {
+    // Written without async/await so that keys already in memory (the usual case) cost no extra
+    // turn of the microtask queue; as with an async function, every failure is a rejection.
+    try {
+      const resolveKeys = this.resolveKeys;
+      if (resolveKeys === undefined) throw new TypeError('This Verifier has no key resolver: build it with resolveKeys to call verify.');
+      const set = this.read(request);
+      const policy = this.policy;
+      const parsed = this.parse(set, policy, targetUriCandidates);
+      const keys = resolveKeys(parsed.keyId);
+      const finish = (resolved: readonly VerificationKey[]): Verdict | Promise<Verdict> => {
+        const verdict = verdictOf(parsed, this.verifyParsed(parsed, resolved, policy).fingerprint);
+        if (this.replay === undefined) return verdict;
+        return this.claim(set, parsed, policy).then((fresh) => {
+          if (!fresh) fail('replayed_request', 'This signed request was already used. Sign every request anew (fresh created and Date).');
+          return verdict;
+        });
+      };
+      return isPromiseLike(keys) ? Promise.resolve(keys).then(finish) : Promise.resolve(finish(keys));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /**
+   * Runs every check that needs no key and builds the signature base over the request's own URL:
+   * {@link checkMember}, then {@link parseChecked}.
+   * @param label the signature to check; by default the policy's label (`signet`), or under `rfc9421`
+   *   the first signature Signature-Input declares (the authorizer picks by keyid: lambda/authorizer)
+   * @throws SignetError with the reason code of the first failed check
+   */
+  parse(set: SignatureSet, policy: VerifyPolicy = this.policy, targetUriCandidates: Iterable<string> = NO_ALTERNATIVES, label?: string): ParsedSignature {
+    return this.parseChecked(set, this.checkMember(set, label ?? set.defaultLabel(policy), policy), policy, targetUriCandidates);
+  }
+
+  /**
+   * Stage 1: the checks every coverage profile makes on signature `label`, none of which needs a
+   * key or the client's profile (only the policy's windows and limits, which every profile shares).
+   * A signature that fails them can pass under no profile, so the authorizer reads the registry
+   * only for one that passed.
+   * @throws SignetError with the reason code of the first failed check
+   */
+  checkMember(set: SignatureSet, label: string, policy: VerifyPolicy = this.policy): CheckedSignature {
+    const req = set.request;
+    if (!set.present) {
+      const missing = set.inputField === undefined && set.signatureField === undefined ? 'Signature-Input and Signature headers' : set.inputField === undefined ? 'Signature-Input header' : 'Signature header';
+      fail('missing_signature', `The request has no ${missing}. Sign it as described in docs/scheme.md.`);
+    }
+    const read = set.input(label, policy);
+    const { checked } = read;
+    const { input } = checked;
+    const signature = set.signature(label);
+    checkComponentCount(input.label, input.covered.length, policy.maxCoveredComponents);
+    const passed = read.sharedPasses.includes(policy);
+    if (!passed) checkKeyAndAlgorithm(input);
+    const now = policy.nowS();
+    const created = checkCreated(input, policy, now);
+    checkExpires(input, now);
+    const targetRequired = requiresTarget(policy);
+    if (!passed) checkTargetCoverage(checked, policy, targetRequired);
+    if (targetRequired) checkQueryCoverage(checked, req);
+    const contentDigest = checkDigestCoverage(checked, req, policy);
+    for (const field of checked.dateFields) this.checkDateField(field, req, policy, created, now);
+    return { label: input.label, keyId: input.keyid as string, created, signature, contentDigest, targetChecked: targetRequired, checked };
+  }
+
+  /**
+   * Stage 2: what `policy`'s profile adds to the checks of {@link checkMember} (`alg` required,
+   * its required components, a date covered), then the signature base over the request's own
+   * URL. When stage 1 ran under a policy that did not require the target covered, `policy`'s
+   * target rule is checked here, so its rules hold whatever policy stage 1 ran under.
+   * @param member what {@link checkMember} returned for this set
+   * @param targetUriCandidates other spellings of the target URI to try (REST v1 query rebuilds),
+   *   bounded by the caller; read only if the key does not verify the request's own URL (so it may be lazy)
+   * @throws SignetError with the reason code of the first failed check
+   */
+  parseChecked(set: SignatureSet, member: CheckedSignature, policy: VerifyPolicy = this.policy, targetUriCandidates: Iterable<string> = NO_ALTERNATIVES): ParsedSignature {
+    const req = set.request;
+    const { checked } = member;
+    const { input } = checked;
+    if (!set.input(member.label, policy).profilePasses.includes(policy)) checkProfileCoverage(checked, policy);
+    if (!member.targetChecked && requiresTarget(policy)) {
+      checkTargetCoverage(checked, policy, true);
+      checkQueryCoverage(checked, req);
+    }
+    const base = buildSignatureBase(req, input.covered, input.signatureParams);
+    policy.onBase?.(base);
+    const alternativeBases = checked.coversUrl && targetUriCandidates !== NO_ALTERNATIVES ? new AlternativeBases(req, input, policy, targetUriCandidates) : NO_ALTERNATIVES;
+    return {
+      keyId: member.keyId,
+      created: member.created,
+      expires: input.expires,
+      label: input.label,
+      covered: checked.serialized,
+      signature: member.signature,
+      base,
+      alternativeBases,
+      contentDigest: member.contentDigest,
+      input,
+    };
+  }
+
+  /**
+   * Verifies the signature with the keys registered for its keyid (RFC 9421 §3.3.2).
+   * @returns the fingerprint of the key that verified
+   * @throws SignetError `key_expired` when every key is past its not-after, `signature_mismatch` otherwise
+   */
+  verifyParsed(parsed: ParsedSignature, keys: readonly VerificationKey[], policy: VerifyPolicy = this.policy): { fingerprint: string } {
+    return this.refuseUnlessUsable(parsed, keys, policy, this.signingKey(parsed, keys, policy));
+  }
+
+  /**
+   * Which of `keys` made the signature: a usable key first, else one past its not-after (an expired
+   * key still verifies nothing it did not sign). Undefined when none did: then the request was not
+   * signed by this client at all, whatever it claims.
+   */
+  signingKey(parsed: ParsedSignature, keys: readonly VerificationKey[], policy: VerifyPolicy = this.policy): VerificationKey | undefined {
+    const now = policy.nowS();
+    if (allUsable(keys, now)) return this.firstVerifyingKey(parsed, keys);
+    return this.firstVerifyingKey(parsed, keys.filter((k) => isUsable(k, now))) ?? this.firstVerifyingKey(parsed, keys.filter((k) => !isUsable(k, now)));
+  }
+
+  /**
+   * The verdict of {@link verifyParsed} for the key {@link signingKey} found.
+   * @throws SignetError `key_expired` when that key (or, with none, every key) is past its not-after,
+   *   `algorithm_mismatch` when `alg` names an algorithm none of the usable keys has, `signature_mismatch` otherwise
+   */
+  refuseUnlessUsable(parsed: ParsedSignature, keys: readonly VerificationKey[], policy: VerifyPolicy, signer: VerificationKey | undefined): { fingerprint: string } {
+    const now = policy.nowS();
+    if (signer !== undefined && isUsable(signer, now)) return { fingerprint: signer.fingerprint };
+    const usable = keys.filter((k) => isUsable(k, now));
+    // Choosing the actionable reason: a retired key signed, or only retired keys are left.
+    if (signer !== undefined || (keys.length > 0 && usable.length === 0)) {
+      fail('key_expired', 'The key that signed this request has passed its not-after date (rollover grace ended). Sign with the current key.');
+    }
+    const alg = parsed.input.alg;
+    const fitting = usable.filter((k) => algorithmFits(alg, this.algorithmOf(k)));
+    if (alg !== undefined && usable.length > 0 && fitting.length === 0) {
+      const registered = [...new Set(usable.map((k) => this.algorithmOf(k)))].join(' or ');
+      fail('algorithm_mismatch', `The signature says alg="${alg}", but this client's registered key is ${registered}. Sign with the registered key and its algorithm (or register a ${alg} key).`);
+    }
+    fail('signature_mismatch', `The signature does not match the request with any key registered for this client.${this.shapeNote(parsed.signature, fitting)} Run \`signet explain\` to compare signature bases.`);
+  }
+
+  /**
+   * Every signature of an accepted request, each to be claimed (./replay-id.ts), so that the
+   * request cannot pass again by any of them: stripped of the signature that was checked, a
+   * captured request would otherwise be accepted once more by another (e.g. a proxy's). A
+   * signature is claimed until its own window ends (its `created` + max age + skew); one without a
+   * Signature value or an integer `created`, or whose window has ended, can never pass and is not
+   * claimed. The set's member list is read only when the request declares several signatures.
+   * @throws SignetError `invalid_signature_input` when it declares more than MAX_SIGNATURES_READ
+   */
+  replayClaims(set: SignatureSet, parsed: ParsedSignature, policy: VerifyPolicy = this.policy): ReplayClaim[] {
+    const window = policy.maxAgeS + policy.maxSkewS;
+    const claims: ReplayClaim[] = [{ signatureId: signatureReplayId(parsed.signature), expiresAtS: parsed.created + window }];
+    const inputField = set.inputField ?? '';
+    const signatureField = set.signatureField ?? '';
+    // The usual request has one signature, and then both fields hold one member (no comma).
+    if (!inputField.includes(',') && !signatureField.includes(',')) return claims;
+    const now = policy.nowS();
+    for (const { label, created } of set.members()) {
+      if (label === parsed.label || created === undefined || created + window < now) continue;
+      let signature: Buffer;
+      try {
+        signature = set.signature(label);
+      } catch (error) {
+        if (isSignetError(error)) continue;
+        throw error;
+      }
+      const signatureId = signatureReplayId(signature);
+      if (!claims.some((c) => c.signatureId === signatureId)) claims.push({ signatureId, expiresAtS: created + window });
+    }
+    return claims;
+  }
+
+  /**
+   * Under replay protection, claims every signature of the accepted request ({@link replayClaims});
+   * false when one was already used. Without a replay guard, true.
+   */
+  claim(set: SignatureSet, parsed: ParsedSignature, policy: VerifyPolicy = this.policy): Promise<boolean> {
+    if (this.replay === undefined) return Promise.resolve(true);
+    try {
+      return this.replay.claim(this.replayClaims(set, parsed, policy));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /** Member `label` of Signature-Input, memoized with the checks it passes under each of this verifier's policies. */
+  signatureInput(field: string, label: string, policy: VerifyPolicy): MemoizedInput {
+    if (field.length > SIGNATURE_INPUT_MEMO_MAX_CHARS) return this.judged(readSignatureInput(field, label, policy.maxCoveredComponents));
+    const hit = this.signatureInputs.get(field);
+    // A hit parsed under another policy's component limit is checked against this one's by checkMember.
+    if (hit !== undefined && hit.checked.input.label === label) return hit;
+    const read = this.judged(readSignatureInput(field, label, policy.maxCoveredComponents));
+    this.signatureInputs.set(field, read);
+    return read;
+  }
+
+  /** {@link listSignatureMembers} of `field`, memoized like the Signature-Input members. */
+  memberList(field: string): readonly SignatureMemberSummary[] {
+    if (field.length > SIGNATURE_INPUT_MEMO_MAX_CHARS) return listSignatureMembers(field, MAX_SIGNATURES_READ);
+    const hit = this.signatureMemberLists.get(field);
+    if (hit !== undefined) return hit;
+    const members = Object.freeze(listSignatureMembers(field, MAX_SIGNATURES_READ));
+    this.signatureMemberLists.set(field, members);
+    return members;
+  }
+
+  /** `input`'s facts, and which of this verifier's policies its policy-only checks pass under. */
+  private judged(input: SignatureInput): MemoizedInput {
+    const checked = checkedInput(input);
+    const sharedPasses: VerifyPolicy[] = [];
+    const profilePasses: VerifyPolicy[] = [];
+    const sharedOk = passes(() => checkKeyAndAlgorithm(input));
+    for (const profile of COVERAGE_PROFILES) {
+      const policy = this.policies[profile];
+      if (sharedOk && passes(() => checkTargetCoverage(checked, policy, requiresTarget(policy)))) sharedPasses.push(policy);
+      if (passes(() => checkProfileCoverage(checked, policy))) profilePasses.push(policy);
+    }
+    return { checked, sharedPasses, profilePasses };
+  }
+
+  /**
+   * The Date header (or its browser alias X-Date, see DATE_FIELDS), for each one covered: present,
+   * an IMF-fixdate, agreeing with `created`, and inside the window. Required unless legacy
+   * (checkRequiredCoverage).
+   */
+  private checkDateField(field: DateField, req: SignedRequest, policy: VerifyPolicy, created: number, now: number): void {
+    const header = field === 'date' ? 'Date' : 'X-Date';
+    const raw = req.headers[field];
+    if (raw === undefined) fail('missing_date', `The signature covers "${field}" but the request has no ${header} header. Send ${header} in IMF-fixdate form, e.g. Sat, 21 Nov 2026 22:47:17 GMT.`);
+    const date = this.readDateHeader(raw);
+    if (date === undefined) {
+      fail('malformed_date', `The ${header} header is not an IMF-fixdate such as "Sat, 21 Nov 2026 22:47:17 GMT" (GMT, English names, two-digit day).`);
+    }
+    if (Math.abs(date - created) > policy.maxSkewS) {
+      fail('clock_skew', `${header} and created differ by ${Math.abs(date - created)} s (tolerance ${policy.maxSkewS} s). Use the same clock reading for both.`);
+    }
+    if (date > now + policy.maxSkewS) fail('clock_skew', `${header} is ${date - now} s in the future. Check the signer's clock (NTP).`);
+    if (date < now - policy.maxAgeS) fail('expired', `${header} is ${now - date} s old; it must be at most ${policy.maxAgeS} s old.`);
+  }
+
+  /** The Date header's unix seconds (OWS around the value ignored), or undefined when it is not an IMF-fixdate. */
+  private readDateHeader(raw: string): number | undefined {
+    const hit = this.dates.get(raw);
+    if (hit !== undefined) return hit;
+    // Trimmed by a scan, not a regex: /[ \t]+$/ is quadratic on a long run of blanks inside the value.
+    const date = parseHttpDate(trimOws(raw));
+    if (date !== undefined && raw.length <= DATE_MEMO_MAX_CHARS) this.dates.set(raw, date);
+    return date;
+  }
+
+  /** What the signature's length says, when no fitting key makes signatures of that length. */
+  private shapeNote(signature: Buffer, keys: readonly VerificationKey[]): string {
+    if (keys.length === 0 || keys.some((k) => this.signatureBytes(k) === signature.length)) return '';
+    for (const k of keys) {
+      const hint = signatureShapeHint(this.algorithmOf(k), signature);
+      if (hint !== undefined) return ` ${hint}`;
+    }
+    const sizes = [...new Set(keys.map((k) => this.signatureBytes(k)))];
+    return ` The signature is ${signature.length} bytes; the registered key makes ${sizes.join(' or ')}-byte signatures.`;
+  }
+
+  /** Whether `candidate` could have made this signature: its algorithm fits `alg` and its signatures have this length. */
+  private mayHaveSigned(parsed: ParsedSignature, candidate: VerificationKey): boolean {
+    return parsed.signature.length === this.signatureBytes(candidate) && algorithmFits(parsed.input.alg, this.algorithmOf(candidate));
+  }
+
+  /** The first key that verifies the request's own base, else (building them one by one) an alternative base. */
+  private firstVerifyingKey(parsed: ParsedSignature, keys: readonly VerificationKey[]): VerificationKey | undefined {
+    let possible = 0;
+    for (const candidate of keys) {
+      if (!this.mayHaveSigned(parsed, candidate)) continue;
+      possible++;
+      if (this.verifiesBase(parsed.base, candidate, parsed.signature)) return candidate;
+    }
+    if (possible === 0 || parsed.alternativeBases === NO_ALTERNATIVES) return undefined;
+    for (const base of parsed.alternativeBases) {
+      for (const candidate of keys) {
+        if (this.mayHaveSigned(parsed, candidate) && this.verifiesBase(base, candidate, parsed.signature)) return candidate;
+      }
+    }
+    return undefined;
+  }
+
+  private verifiesBase(base: string, candidate: VerificationKey, signature: Buffer): boolean {
+    return verifySignature(this.algorithmOf(candidate), this.utf8Bytes(base), candidate.key, signature);
+  }
+
+  /** `text` as UTF-8 bytes, valid until the next call (crypto.verify reads them synchronously). */
+  private utf8Bytes(text: string): Uint8Array {
+    if (text.length * 3 > BASE_BUFFER_BYTES) return Buffer.from(text, 'utf8');
+    this.baseBuffer ??= Buffer.alloc(BASE_BUFFER_BYTES);
+    return this.baseBuffer.subarray(0, this.baseBuffer.write(text, 0, 'utf8'));
+  }
+
+  private factsOf(key: KeyObject): KeyFacts {
+    let facts = this.keyFacts.get(key);
+    if (facts === undefined) {
+      facts = { algorithm: algorithmForKey(key), bytes: new Map() };
+      this.keyFacts.set(key, facts);
+    }
+    return facts;
+  }
+
+  private algorithmOf(key: VerificationKey): SignatureAlgorithm {
+    return key.algorithm ?? this.factsOf(key.key).algorithm;
+  }
+
+  private signatureBytes(key: VerificationKey): number {
+    const facts = this.factsOf(key.key);
+    const algorithm = key.algorithm ?? facts.algorithm;
+    let bytes = facts.bytes.get(algorithm);
+    if (bytes === undefined) {
+      bytes = signatureLength(algorithm, key.key);
+      (facts.bytes as Map<SignatureAlgorithm, number>).set(algorithm, bytes);
+    }
+    return bytes;
+  }
+}
+
+/** A verifier built from `options` (see {@link Verifier}). */
+export function createVerifier(options: VerifierOptions): Verifier {
+  return new Verifier(options);
+}
+
+/** Whether `check` returns without a SignetError. */
+function passes(check: () => void): boolean {
+  try {
+    check();
+    return true;
+  } catch (error) {
+    if (isSignetError(error)) return false;
+    throw error;
+  }
+}
+
+/**
+ * {@link Verifier.parse} on a fresh verifier for `policy`: every check that needs no key, and the
+ * signature base over the request's own URL.
  * @param targetUriCandidates other spellings of the target URI to try (REST v1 query rebuilds), bounded
  *   by the caller; read only if the key does not verify `req.targetUri` (so it may be lazy)
  * @param label the signature to check; by default the policy's label (`signet`), or under `rfc9421`
  *   the first signature Signature-Input declares (the authorizer picks by keyid: lambda/authorizer)
  * @throws SignetError with the reason code of the first failed check
  */
-export function parseRequestSignature(
-  req: SignedRequest,
-  policy: VerifyPolicy,
-  targetUriCandidates: Iterable<string> = NO_ALTERNATIVES,
-  label?: string,
-): ParsedSignature {
-  return parseCheckedSignature(req, checkSignatureMember(req, label ?? defaultLabel(req, policy), policy), policy, targetUriCandidates);
+export function parseRequestSignature(req: SignedRequest, policy: VerifyPolicy, targetUriCandidates: Iterable<string> = NO_ALTERNATIVES, label?: string): ParsedSignature {
+  const verifier = new Verifier({ policy });
+  return verifier.parse(verifier.read(req), policy, targetUriCandidates, label);
 }
 
 /**
@@ -289,95 +702,36 @@ export function parseRequestSignature(
  * profile that accepts any label and without a `sig` signature, the first one declared.
  */
 export function defaultLabel(req: SignedRequest, policy: VerifyPolicy): string {
-  const inputField = req.headers['signature-input'];
-  // Without both fields the refusal is missing_signature, whatever the label.
-  if (inputField === undefined || req.headers['signature'] === undefined || policy.profile !== 'rfc9421') return policy.label;
-  return firstLabel(inputField, policy);
+  return new Verifier({ policy }).read(req).defaultLabel(policy);
 }
 
-/**
- * Stage 1: the checks every coverage profile makes on signature `label`, none of which needs a
- * key or the client's profile (only the policy's windows and limits, which every profile shares).
- * A signature that fails them can pass under no profile, so the authorizer reads the registry
- * only for one that passed.
- * @throws SignetError with the reason code of the first failed check
- */
+/** {@link Verifier.checkMember} (stage 1) on a fresh verifier for `policy`. */
 export function checkSignatureMember(req: SignedRequest, label: string, policy: VerifyPolicy): CheckedSignature {
-  const inputField = req.headers['signature-input'];
-  const signatureField = req.headers['signature'];
-  if (inputField === undefined || signatureField === undefined) {
-    const missing = inputField === undefined && signatureField === undefined ? 'Signature-Input and Signature headers' : inputField === undefined ? 'Signature-Input header' : 'Signature header';
-    fail('missing_signature', `The request has no ${missing}. Sign it as described in docs/scheme.md.`);
-  }
-  const checked = readSignatureInputMemoized(inputField, label, policy);
-  const { input } = checked;
-  const signature = readSignatureValue(signatureField, label);
-  checkComponentCount(input.label, input.covered.length, policy.maxCoveredComponents);
-  const passed = checked.sharedPassedFor === policy;
-  if (!passed) {
-    if (input.alg !== undefined) checkAlgorithmName(input.alg);
-    checkKeyId(input);
-  }
-  const now = policy.nowS();
-  const created = checkCreated(input, policy, now);
-  checkExpires(input, now);
-  const targetRequired = requiresTarget(policy);
-  if (!passed) {
-    checkTargetCoverage(checked, policy, targetRequired);
-    checked.sharedPassedFor = policy;
-  }
-  if (targetRequired) checkQueryCoverage(checked, req);
-  const contentDigest = checkDigestCoverage(checked, req, policy);
-  for (const field of checked.dateFields) checkDateField(field, req, policy, created, now);
-  return { label: input.label, keyId: input.keyid as string, created, signature, contentDigest, targetChecked: targetRequired, checked };
+  const verifier = new Verifier({ policy });
+  return verifier.checkMember(verifier.read(req), label, policy);
+}
+
+/** {@link Verifier.parseChecked} (stage 2) on a fresh verifier for `policy`. */
+export function parseCheckedSignature(req: SignedRequest, member: CheckedSignature, policy: VerifyPolicy, targetUriCandidates: Iterable<string> = NO_ALTERNATIVES): ParsedSignature {
+  const verifier = new Verifier({ policy });
+  return verifier.parseChecked(verifier.read(req), member, policy, targetUriCandidates);
+}
+
+/** {@link Verifier.verifyParsed} on a fresh verifier for `policy`. */
+export function verifyParsedSignature(parsed: ParsedSignature, keys: readonly VerificationKey[], policy: VerifyPolicy): { fingerprint: string } {
+  return new Verifier({ policy }).verifyParsed(parsed, keys, policy);
 }
 
 /**
- * Stage 2: what `policy`'s profile adds to the checks of {@link checkSignatureMember} (`alg`
- * required, its required components, a date covered), then the signature base over the
- * request's own URL. When stage 1 ran under a policy that did not require the target covered,
- * `policy`'s target rule is checked here, so its rules hold whatever policy stage 1 ran under.
- * @param member what {@link checkSignatureMember} returned for this request
- * @param targetUriCandidates as for {@link parseRequestSignature}
- * @throws SignetError with the reason code of the first failed check
+ * The whole pipeline on a fresh verifier for `policy`: parse and check, resolve the keyid's keys,
+ * verify. A caller verifying many requests builds one {@link Verifier} and calls its `verify`.
+ * @param resolveKeys returns the keys registered for a keyid; throws SignetError `unknown_client` (or others) itself
  */
-export function parseCheckedSignature(req: SignedRequest, member: CheckedSignature, policy: VerifyPolicy, targetUriCandidates: Iterable<string> = NO_ALTERNATIVES): ParsedSignature {
-  const { checked } = member;
-  const { input } = checked;
-  if (checked.passedFor !== policy) {
-    checkAlgorithm(input, policy);
-    checkRequiredCoverage(checked, policy);
-    checked.passedFor = policy;
-  }
-  if (!member.targetChecked && requiresTarget(policy)) {
-    checkTargetCoverage(checked, policy, true);
-    checkQueryCoverage(checked, req);
-  }
-  const base = buildSignatureBase(req, input.covered, input.signatureParams);
-  policy.onBase?.(base);
-  const alternativeBases = checked.coversUrl && targetUriCandidates !== NO_ALTERNATIVES ? new AlternativeBases(req, input, policy, targetUriCandidates) : NO_ALTERNATIVES;
-  return {
-    keyId: member.keyId,
-    created: member.created,
-    expires: input.expires,
-    label: input.label,
-    covered: checked.serialized,
-    signature: member.signature,
-    base,
-    alternativeBases,
-    contentDigest: member.contentDigest,
-    input,
-  };
+export function verifyRequest(req: SignedRequest, policy: VerifyPolicy, resolveKeys: KeyResolver, targetUriCandidates: Iterable<string> = NO_ALTERNATIVES): Promise<Verdict> {
+  return new Verifier({ policy, resolveKeys }).verify(req, targetUriCandidates);
 }
 
 const NO_ALTERNATIVES: readonly string[] = Object.freeze([]);
-
-/** Under a profile that accepts any label, with none chosen: the policy's label when present, else the first signature declared. */
-function firstLabel(inputField: string, policy: VerifyPolicy): string {
-  const members = readSignatureMembersMemoized(inputField, MAX_SIGNATURES_READ);
-  if (members.some((m) => m.label === policy.label) || members.length === 0) return policy.label;
-  return members[0].label;
-}
 
 /**
  * The signature bases over the other candidate URLs, built on demand, each once (every key
@@ -426,59 +780,6 @@ class AlternativeBases implements Iterable<string> {
   }
 }
 
-/**
- * Verifies the signature with the keys registered for its keyid (RFC 9421 §3.3.2).
- * @returns the fingerprint of the key that verified
- * @throws SignetError `key_expired` when every key is past its not-after, `signature_mismatch` otherwise
- */
-export function verifyParsedSignature(parsed: ParsedSignature, keys: readonly VerificationKey[], policy: VerifyPolicy): { fingerprint: string } {
-  return refuseUnlessUsable(parsed, keys, policy, signingKey(parsed, keys, policy));
-}
-
-/**
- * Which of `keys` made the signature: a usable key first, else one past its not-after (an expired
- * key still verifies nothing it did not sign). Undefined when none did: then the request was not
- * signed by this client at all, whatever it claims.
- */
-export function signingKey(parsed: ParsedSignature, keys: readonly VerificationKey[], policy: VerifyPolicy): VerificationKey | undefined {
-  const now = policy.nowS();
-  if (allUsable(keys, now)) return firstVerifyingKey(parsed, keys);
-  return firstVerifyingKey(parsed, keys.filter((k) => isUsable(k, now))) ?? firstVerifyingKey(parsed, keys.filter((k) => !isUsable(k, now)));
-}
-
-/**
- * The verdict of {@link verifyParsedSignature} for the key {@link signingKey} found.
- * @throws SignetError `key_expired` when that key (or, with none, every key) is past its not-after,
- *   `algorithm_mismatch` when `alg` names an algorithm none of the usable keys has, `signature_mismatch` otherwise
- */
-export function refuseUnlessUsable(parsed: ParsedSignature, keys: readonly VerificationKey[], policy: VerifyPolicy, signer: VerificationKey | undefined): { fingerprint: string } {
-  const now = policy.nowS();
-  if (signer !== undefined && isUsable(signer, now)) return { fingerprint: signer.fingerprint };
-  const usable = keys.filter((k) => isUsable(k, now));
-  // Choosing the actionable reason: a retired key signed, or only retired keys are left.
-  if (signer !== undefined || (keys.length > 0 && usable.length === 0)) {
-    fail('key_expired', 'The key that signed this request has passed its not-after date (rollover grace ended). Sign with the current key.');
-  }
-  const alg = parsed.input.alg;
-  const fitting = usable.filter((k) => algorithmFits(alg, algorithmOf(k)));
-  if (alg !== undefined && usable.length > 0 && fitting.length === 0) {
-    const registered = [...new Set(usable.map(algorithmOf))].join(' or ');
-    fail('algorithm_mismatch', `The signature says alg="${alg}", but this client's registered key is ${registered}. Sign with the registered key and its algorithm (or register a ${alg} key).`);
-  }
-  fail('signature_mismatch', `The signature does not match the request with any key registered for this client.${shapeNote(parsed.signature, fitting)} Run \`signet explain\` to compare signature bases.`);
-}
-
-/** What the signature's length says, when no fitting key makes signatures of that length. */
-function shapeNote(signature: Buffer, keys: readonly VerificationKey[]): string {
-  if (keys.length === 0 || keys.some((k) => signatureBytes(k) === signature.length)) return '';
-  for (const k of keys) {
-    const hint = signatureShapeHint(algorithmOf(k), signature);
-    if (hint !== undefined) return ` ${hint}`;
-  }
-  const sizes = [...new Set(keys.map(signatureBytes))];
-  return ` The signature is ${signature.length} bytes; the registered key makes ${sizes.join(' or ')}-byte signatures.`;
-}
-
 function isUsable(key: VerificationKey, now: number): boolean {
   return key.notAfterS === undefined || now <= key.notAfterS;
 }
@@ -488,96 +789,6 @@ function allUsable(keys: readonly VerificationKey[], now: number): boolean {
   return true;
 }
 
-/** Whether `candidate` could have made this signature: its algorithm fits `alg` and its signatures have this length. */
-function mayHaveSigned(parsed: ParsedSignature, candidate: VerificationKey): boolean {
-  return parsed.signature.length === signatureBytes(candidate) && algorithmFits(parsed.input.alg, algorithmOf(candidate));
-}
-
-/** The first key that verifies the request's own base, else (building them one by one) an alternative base. */
-function firstVerifyingKey(parsed: ParsedSignature, keys: readonly VerificationKey[]): VerificationKey | undefined {
-  let possible = 0;
-  for (const candidate of keys) {
-    if (!mayHaveSigned(parsed, candidate)) continue;
-    possible++;
-    if (verifiesBase(parsed.base, candidate, parsed.signature)) return candidate;
-  }
-  if (possible === 0 || parsed.alternativeBases === NO_ALTERNATIVES) return undefined;
-  for (const base of parsed.alternativeBases) {
-    for (const candidate of keys) {
-      if (mayHaveSigned(parsed, candidate) && verifiesBase(base, candidate, parsed.signature)) return candidate;
-    }
-  }
-  return undefined;
-}
-
-function verifiesBase(base: string, candidate: VerificationKey, signature: Buffer): boolean {
-  return verifySignature(algorithmOf(candidate), utf8Bytes(base), candidate.key, signature);
-}
-
-/**
- * Where each base is encoded for crypto.verify, which is synchronous: reusing one buffer saves an
- * allocation per verification. Bases too long to fit (over 5 KiB of text) get their own buffer.
- */
-const BASE_SCRATCH = Buffer.alloc(16 * 1024);
-
-/** `text` as UTF-8 bytes, valid until the next call. */
-function utf8Bytes(text: string): Uint8Array {
-  if (text.length * 3 > BASE_SCRATCH.length) return Buffer.from(text, 'utf8');
-  return BASE_SCRATCH.subarray(0, BASE_SCRATCH.write(text, 0, 'utf8'));
-}
-
-/**
- * Per KeyObject, its algorithm when the VerificationKey names none, and the length of its
- * signatures: `asymmetricKeyDetails` builds a new object on every read, so each is worked out once.
- */
-const KEY_FACTS = new WeakMap<KeyObject, { readonly algorithm: SignatureAlgorithm; readonly bytes: Map<SignatureAlgorithm, number> }>();
-
-function factsOf(key: KeyObject): { readonly algorithm: SignatureAlgorithm; readonly bytes: Map<SignatureAlgorithm, number> } {
-  let facts = KEY_FACTS.get(key);
-  if (facts === undefined) {
-    facts = { algorithm: algorithmForKey(key), bytes: new Map() };
-    KEY_FACTS.set(key, facts);
-  }
-  return facts;
-}
-
-function algorithmOf(key: VerificationKey): SignatureAlgorithm {
-  return key.algorithm ?? factsOf(key.key).algorithm;
-}
-
-function signatureBytes(key: VerificationKey): number {
-  const facts = factsOf(key.key);
-  const algorithm = key.algorithm ?? facts.algorithm;
-  let bytes = facts.bytes.get(algorithm);
-  if (bytes === undefined) {
-    bytes = signatureLength(algorithm, key.key);
-    facts.bytes.set(algorithm, bytes);
-  }
-  return bytes;
-}
-
-/**
- * The whole pipeline: parse and check, resolve the keyid's keys, verify.
- * @param resolveKeys returns the keys registered for a keyid; throws SignetError `unknown_client` (or others) itself
- */
-export function verifyRequest(
-  req: SignedRequest,
-  policy: VerifyPolicy,
-  resolveKeys: (keyId: string) => readonly VerificationKey[] | Promise<readonly VerificationKey[]>,
-  targetUriCandidates: Iterable<string> = NO_ALTERNATIVES,
-): Promise<Verdict> {
-  // Written without async/await so that keys already in memory (the usual case) cost no extra
-  // turn of the microtask queue; as with an async function, every failure is a rejection.
-  try {
-    const parsed = parseRequestSignature(req, policy, targetUriCandidates);
-    const keys = resolveKeys(parsed.keyId);
-    const finish = (resolved: readonly VerificationKey[]): Verdict => verdictOf(parsed, verifyParsedSignature(parsed, resolved, policy).fingerprint);
-    return isPromiseLike(keys) ? Promise.resolve(keys).then(finish) : Promise.resolve(finish(keys));
-  } catch (error) {
-    return Promise.reject(error);
-  }
-}
-
 function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
   return typeof (value as PromiseLike<T> | null)?.then === 'function';
 }
@@ -585,6 +796,18 @@ function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
 /** The verdict for a parsed signature verified by the key with `fingerprint`. */
 export function verdictOf(parsed: ParsedSignature, fingerprint: string): Verdict {
   return { keyId: parsed.keyId, fingerprint, created: parsed.created, covered: parsed.covered, contentDigest: parsed.contentDigest };
+}
+
+/** Stage 1's checks of the member alone: a known `alg` when one is given, and a keyid. */
+function checkKeyAndAlgorithm(input: SignatureInput): void {
+  if (input.alg !== undefined) checkAlgorithmName(input.alg);
+  checkKeyId(input);
+}
+
+/** Stage 2's checks of the profile's coverage: `alg` when required, the required components, a date. */
+function checkProfileCoverage(checked: CheckedInput, policy: VerifyPolicy): void {
+  checkAlgorithm(checked.input, policy);
+  checkRequiredCoverage(checked, policy);
 }
 
 /**
@@ -706,26 +929,6 @@ function checkDigestCoverage({ coversDigest }: CheckedInput, req: SignedRequest,
  */
 function coversWholeField(component: ComponentId): boolean {
   return component.params.size === 0 || (component.params.size === 1 && component.params.has('sf'));
-}
-
-/**
- * The Date header (or its browser alias X-Date, see DATE_FIELDS), for each one covered: present,
- * an IMF-fixdate, agreeing with `created`, and inside the window. Required unless legacy
- * (checkRequiredCoverage).
- */
-function checkDateField(field: DateField, req: SignedRequest, policy: VerifyPolicy, created: number, now: number): void {
-  const header = field === 'date' ? 'Date' : 'X-Date';
-  const raw = req.headers[field];
-  if (raw === undefined) fail('missing_date', `The signature covers "${field}" but the request has no ${header} header. Send ${header} in IMF-fixdate form, e.g. Sat, 21 Nov 2026 22:47:17 GMT.`);
-  const date = readDateHeader(raw);
-  if (date === undefined) {
-    fail('malformed_date', `The ${header} header is not an IMF-fixdate such as "Sat, 21 Nov 2026 22:47:17 GMT" (GMT, English names, two-digit day).`);
-  }
-  if (Math.abs(date - created) > policy.maxSkewS) {
-    fail('clock_skew', `${header} and created differ by ${Math.abs(date - created)} s (tolerance ${policy.maxSkewS} s). Use the same clock reading for both.`);
-  }
-  if (date > now + policy.maxSkewS) fail('clock_skew', `${header} is ${date - now} s in the future. Check the signer's clock (NTP).`);
-  if (date < now - policy.maxAgeS) fail('expired', `${header} is ${now - date} s old; it must be at most ${policy.maxAgeS} s old.`);
 }
 
 /** A request has a body when Content-Length > 0 or any Transfer-Encoding is present (unless the adapter knows). */

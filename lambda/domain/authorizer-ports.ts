@@ -49,14 +49,8 @@ export interface KeyUseRecorder {
   recordKeyUse(clientId: string, fingerprint: string): Promise<boolean>;
 }
 
-/** One signature to record as used: its replay id (lambda/core/replay-id.ts) and when the record may be forgotten. */
-export interface ReplayClaim {
-  readonly signatureId: string;
-  readonly expiresAtS: number;
-}
-
-/** Records the signatures of a request as used; false when any was already used (lambda/store/replay-store.ts on DynamoDB). */
-export interface ReplayGuard {
-  /** Claims every one of `claims` or none (atomically); false when one of them was already claimed. */
-  claim(claims: readonly ReplayClaim[]): Promise<boolean>;
-}
+/**
+ * The replay port: the verifier (core) claims an accepted request's signatures through it, so it is
+ * declared there; lambda/store/replay-store.ts implements it on DynamoDB.
+ */
+export type { ReplayClaim, ReplayGuard } from '../core/verify';

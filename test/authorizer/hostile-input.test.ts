@@ -17,7 +17,7 @@ import { type Decision, authorize } from '../../lambda/authorizer/authorize';
 import { ClientDirectory } from '../../lambda/authorizer/client-directory';
 import type { CoverageProfile } from '../../lambda/core/profiles';
 import { compileRoleCatalogue } from '../../lambda/core/role-policy';
-import { defaultVerifyPolicy } from '../../lambda/core/verify';
+import { createVerifier, defaultVerifyPolicy } from '../../lambda/core/verify';
 import { ERROR_CODES } from '../../lambda/core/errors';
 import { formatHttpDate } from '../../lambda/core/http-date';
 import { generateRsaKeyPair } from '../../lambda/core/keys';
@@ -370,7 +370,7 @@ async function countWork(
   }
   const store = new DynamoClientStore({ tableName: tableNameOf(), client: ddb.client });
   const directory = new ClientDirectory({ getClient: (id) => ((work.lookups += 1), store.getClient(id)) });
-  const deps = { policy: defaultVerifyPolicy({ onBase: () => (work.bases += 1) }), profile, directory, roles: compileRoleCatalogue({ partner: ['GET /api/*'] }) };
+  const deps = { verifier: createVerifier({ policy: defaultVerifyPolicy({ onBase: () => (work.bases += 1) }), profile }), directory, roles: compileRoleCatalogue({ partner: ['GET /api/*'] }) };
   const adapted = adaptHttpApiEvent(event);
   // What the runtime passes (the cast and fallback let this test run against older code, to see it fail there).
   const lazy = (adapted as { alternativeTargetUris?: Iterable<string> }).alternativeTargetUris ?? adapted.targetUriCandidates;

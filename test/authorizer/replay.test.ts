@@ -17,7 +17,7 @@ import { SignetError } from '../../lambda/core/errors';
 import { type PrivateKeyInfo, generateKeyPair } from '../../lambda/core/keys';
 import { signRequest } from '../../lambda/core/sign';
 import { compileRoleCatalogue } from '../../lambda/core/role-policy';
-import { defaultVerifyPolicy } from '../../lambda/core/verify';
+import { createVerifier, defaultVerifyPolicy } from '../../lambda/core/verify';
 import { DynamoClientStore } from '../../lambda/store/client-store';
 import { toDocumentClient } from '../../lambda/store/dynamodb-client';
 import { DynamoReplayGuard } from '../../lambda/store/replay-store';
@@ -281,7 +281,7 @@ describe('DynamoReplayGuard', () => {
     const adapted = adaptHttpApiEvent(httpApiAuthorizerEvent(call, { headers }));
     const decision = await authorize(
       { request: adapted.request, targetUriCandidates: adapted.targetUriCandidates, operationPath: adapted.apiPath },
-      { policy: defaultVerifyPolicy(), directory: new ClientDirectory(store), roles: compileRoleCatalogue(ROLE_CATALOGUE), replay: guard },
+      { verifier: createVerifier({ policy: defaultVerifyPolicy(), replay: guard }), directory: new ClientDirectory(store), roles: compileRoleCatalogue(ROLE_CATALOGUE) },
     );
     expect(decision.allowed).toBe(false);
     expect(decision.allowed ? undefined : (decision.error as SignetError).code).toBe('dependency_unavailable');

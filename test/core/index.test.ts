@@ -11,6 +11,8 @@ const NAMED_EXPORTS = [
   'BoundedCache',
   'BoundedMemo',
   'PublicKeyCache',
+  'SignatureSet',
+  'Verifier',
   'admitsEveryone',
   'buildSignatureBase',
   'checkContentDigest',
@@ -18,6 +20,7 @@ const NAMED_EXPORTS = [
   'compileAllowList',
   'compileRoleCatalogue',
   'computeContentDigest',
+  'createVerifier',
   'defaultVerifyPolicy',
   'fingerprintOf',
   'formatHttpDate',
@@ -76,6 +79,23 @@ describe('lambda/core/index.ts (the public surface)', () => {
     const refusal = await core.verifyRequest({ ...request, targetUri: `${url}?amount=1000` }, policy, keys).catch((error: unknown) => error);
     expect(core.isSignetError(refusal)).toBe(true);
     expect(refusal).toMatchObject({ code: 'signature_mismatch', status: core.ERROR_CODES.signature_mismatch });
+  });
+
+  it('builds a verifier once and verifies with it: the same verdict, and a replayed request refused by its guard', async () => {
+    const created = 1_700_000_000;
+    const signer = core.generateRsaKeyPair(core.MIN_RSA_BITS);
+    const url = 'https://api.example.com/orders';
+    const { headers } = core.signRequest({ method: 'GET', url, keyId: 'client-1', privateKey: signer.key, created });
+    const request = { method: 'GET', targetUri: url, headers: { ...headers } };
+    const claimed = new Set<string>();
+    const verifier = core.createVerifier({
+      policy: core.defaultVerifyPolicy({ nowS: () => created }),
+      resolveKeys: () => [{ fingerprint: signer.fingerprint, key: signer.publicKey }],
+      replay: { claim: async (claims) => claims.every((c) => !claimed.has(c.signatureId)) && (claims.forEach((c) => claimed.add(c.signatureId)), true) },
+    });
+
+    await expect(verifier.verify(request)).resolves.toEqual({ keyId: 'client-1', fingerprint: signer.fingerprint, created, covered: ['"@method"', '"@target-uri"', '"date"'], contentDigest: undefined });
+    await expect(verifier.verify(request)).rejects.toMatchObject({ code: 'replayed_request' });
   });
 
   it('exports the scheme constants partners sign with', () => {

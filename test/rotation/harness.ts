@@ -15,7 +15,7 @@ import { ClientDirectory } from '../../lambda/authorizer/client-directory';
 import { type KeyTypeName, PrivateKeyInfo, generateKeyPair, spkiPemOf } from '../../lambda/core/keys';
 import { compileRoleCatalogue } from '../../lambda/core/role-policy';
 import { signRequest } from '../../lambda/core/sign';
-import { defaultVerifyPolicy } from '../../lambda/core/verify';
+import { createVerifier, defaultVerifyPolicy } from '../../lambda/core/verify';
 import { KeyRotation, KeyRotationOptions } from '../../lambda/rotation/key-rotation';
 import { RotationKeyRegistry, RotationLogger, RotationSecretStore } from '../../lambda/rotation/rotation-types';
 import { SecretsManagerSecretStore } from '../../lambda/rotation/secrets-manager-secret-store';
@@ -145,7 +145,7 @@ export function rotationFor(
 /** The authorizer's decision over the real store, no client cache, the test's clock. */
 export function authorizerFor(store: DynamoClientStore, clock: TestClock): AuthorizeDeps {
   return {
-    policy: defaultVerifyPolicy({ nowS: clock.nowS }),
+    verifier: createVerifier({ policy: defaultVerifyPolicy({ nowS: clock.nowS }) }),
     directory: new ClientDirectory(store, { ttlMs: 0, negativeTtlMs: 0, nowMs: clock.nowMs }),
     roles: compileRoleCatalogue({ demo: ['* /api/**'] }),
   };
