@@ -13,9 +13,8 @@
  * whenever there is a body, and the rest of the policy (windows, IP list, roles, replay) applies.
  */
 import { COVERAGE_PROFILES, type CoverageProfile, DEFAULT_PROFILE, isCoverageProfile } from './profile-names';
-import { policyForProfile } from './verify-policy';
 
-export { COVERAGE_PROFILES, DEFAULT_PROFILE, isCoverageProfile, policyForProfile };
+export { COVERAGE_PROFILES, DEFAULT_PROFILE, isCoverageProfile };
 export type { CoverageProfile };
 
 /**

@@ -275,7 +275,7 @@ export class SignatureSet {
     return value;
   }
 
-  /** The signature the policy reads when no label is chosen (see {@link defaultLabel}). */
+  /** The signature the policy reads when no label is chosen (the policy's label, `sig`, or under a profile that accepts any label and without a `sig` signature, the first one declared). */
   defaultLabel(policy: VerifyPolicy): string {
     // Without both fields the refusal is missing_signature, whatever the label.
     if (!this.present || policy.profile !== 'rfc9421') return policy.label;
@@ -695,14 +695,6 @@ function passes(check: () => void): boolean {
 export function parseRequestSignature(req: SignedRequest, policy: VerifyPolicy, targetUriCandidates: Iterable<string> = NO_ALTERNATIVES, label?: string): ParsedSignature {
   const verifier = new Verifier({ policy });
   return verifier.parse(verifier.read(req), policy, targetUriCandidates, label);
-}
-
-/**
- * The signature `policy` reads when no label is chosen: the policy's label (`sig`), or under a
- * profile that accepts any label and without a `sig` signature, the first one declared.
- */
-export function defaultLabel(req: SignedRequest, policy: VerifyPolicy): string {
-  return new Verifier({ policy }).read(req).defaultLabel(policy);
 }
 
 /** {@link Verifier.checkMember} (stage 1) on a fresh verifier for `policy`. */
