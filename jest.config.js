@@ -3,9 +3,9 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
-  // Transpile only (tsconfig.json sets isolatedModules); `npm run build` type-checks.
+  // Types stripped per file by esbuild (scripts/jest-transform.cjs); `npm run build` type-checks.
   transform: {
-    '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', diagnostics: false }],
+    '^.+\\.ts$': '<rootDir>/scripts/jest-transform.cjs',
   },
   // One DynamoDB Local for the whole run (test/support/dynamodb.ts).
   globalSetup: '<rootDir>/test/support/jest-global-setup.ts',
