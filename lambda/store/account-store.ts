@@ -4,13 +4,12 @@
  * always exists: until an operator first edits it, it is the built-in {@link defaultAccount}.
  */
 import { BatchGetCommand, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { SignetError } from '../core/errors';
 import { StoreRefusal } from '../domain/store-refusal';
 import { DEFAULT_ACCOUNT_ID, isAccountId, newAccountId } from './account-id';
 import { decodeCursor, encodeCursor } from './cursor';
 import { DEFAULT_PAGE_SIZE, DynamoTable, pageSize } from './dynamo-table';
 import { type Item, accountTrailKeys, actorFields, auditVersion, dropUndefined, sameList, stringList, toAuditEntry } from './item-codec';
-import { cancellationReasons, isTransactionConflict, storageError } from './store-errors';
+import { cancellationReasons, isTransactionConflict, storageError, versionConflict } from './store-errors';
 import type { AccountAuditEntry, AccountChanges, AccountRecord, AccountTrailEntry, Actor, AuditFieldChange, NewAccount, Page } from '../domain/store-types';
 import { ITEM, LIST_INDEX_NAME, LIST_INDEX_PARTITION_KEY, LIST_INDEX_SORT_KEY, PARTITION_KEY, SORT_KEY } from './table-schema';
 import { RETRY, busy, withWriteRetries } from './write-retries';
@@ -121,7 +120,7 @@ export class DynamoAccountStore extends DynamoTable {
     return withWriteRetries(async () => {
       const current = await this.getAccount(accountId, { consistentRead: true });
       if (current === undefined) throw accountNotFound(accountId);
-      if (current.version !== expectedVersion) throw accountVersionConflict(expectedVersion, current.version);
+      if (current.version !== expectedVersion) throw versionConflict('account', expectedVersion, current.version);
       const audited: Partial<Record<'name' | 'roleCeiling', AuditFieldChange>> = {};
       if (changes.name !== undefined && changes.name !== current.name) audited.name = { from: current.name, to: changes.name };
       if (changes.roleCeiling !== undefined && !sameList(changes.roleCeiling, current.roleCeiling)) {
@@ -157,12 +156,12 @@ export class DynamoAccountStore extends DynamoTable {
         if (reasons === undefined) throw storageError(error, 'update the account');
         if (reasons[0]?.Code === 'ConditionalCheckFailed') {
           const latest = await this.getAccount(accountId, { consistentRead: true });
-          throw accountVersionConflict(expectedVersion, latest?.version);
+          throw versionConflict('account', expectedVersion, latest?.version);
         }
         if (!isTransactionConflict(reasons)) throw storageError(error, 'update the account');
         return RETRY;
       }
-    }, () => accountVersionConflict(expectedVersion, undefined));
+    }, () => versionConflict('account', expectedVersion, undefined));
   }
 
   /**
@@ -266,9 +265,3 @@ export function accountNotFound(accountId: string): StoreRefusal {
   return new StoreRefusal('not_found', `No account has the id ${shown ?? '(malformed id)'}. Check the accountId.`, { about: 'account', accountId: shown });
 }
 
-function accountVersionConflict(expected: number, actual: number | undefined): SignetError {
-  return new SignetError(
-    'version_conflict',
-    `The account was changed by someone else: you edited version ${expected}${actual !== undefined ? `, it is now at version ${actual}` : ''}. Read it again, reapply your change, and send the new version.`,
-  );
-}

@@ -38,7 +38,7 @@ import type { DynamoClientRecords } from './client-records';
 import { deleteKeyItem, deleteKeyUseItem, putKeyItem, rewriteKeyItem, unchangedRecordItem, updateRecordItem } from './client-transaction';
 import { type DynamoClientStoreOptions, DynamoTable } from './dynamo-table';
 import { actorFields, auditItem, canonicalInstant, clientItem, keyItem } from './item-codec';
-import { cancellationReasons, isTransactionConflict, storageError } from './store-errors';
+import { cancellationReasons, isTransactionConflict, storageError, versionConflict } from './store-errors';
 import { RETRY, busy, withWriteRetries } from './write-retries';
 import { PARTITION_KEY } from './table-schema';
 
@@ -189,7 +189,7 @@ export class DynamoClientWrites extends DynamoTable {
       const current = await this.parts.records.getClient(clientId, { consistentRead: true });
       if (current === undefined) throw clientNotFound(clientId);
       options.guard?.(current);
-      if (expectedVersion !== undefined && current.version !== expectedVersion) throw versionConflict(expectedVersion, current.version);
+      if (expectedVersion !== undefined && current.version !== expectedVersion) throw versionConflict('client', expectedVersion, current.version);
       const now = this.now();
       const at = now.toISOString();
       const change = plan(current, at, now.getTime());
@@ -244,13 +244,13 @@ export class DynamoClientWrites extends DynamoTable {
         if (reasons[0]?.Code === 'ConditionalCheckFailed') {
           const latest = await this.parts.records.getClient(clientId, { consistentRead: true });
           if (latest === undefined) throw clientNotFound(clientId);
-          if (expectedVersion !== undefined) throw versionConflict(expectedVersion, latest.version);
+          if (expectedVersion !== undefined) throw versionConflict('client', expectedVersion, latest.version);
         } else if (!isTransactionConflict(reasons) && !reasons.some((r) => r.Code === 'ConditionalCheckFailed')) {
           throw storageError(error, action);
         }
         return RETRY;
       }
-    }, () => (expectedVersion !== undefined ? versionConflict(expectedVersion, undefined) : busy(action)));
+    }, () => (expectedVersion !== undefined ? versionConflict('client', expectedVersion, undefined) : busy(action)));
   }
 }
 
@@ -263,10 +263,4 @@ export function clientNotFound(clientId: string): StoreRefusal {
   return new StoreRefusal('not_found', `No client has the id ${shown ?? '(malformed id)'}. Check the clientId.`, { about: 'client', clientId: shown });
 }
 
-function versionConflict(expected: number, actual: number | undefined): SignetError {
-  return new SignetError(
-    'version_conflict',
-    `The client was changed by someone else: you edited version ${expected}${actual !== undefined ? `, it is now at version ${actual}` : ''}. Read it again, reapply your change, and send the new version.`,
-  );
-}
 

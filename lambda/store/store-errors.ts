@@ -48,3 +48,15 @@ export function storageError(error: unknown, action: string): SignetError {
   }
   return new SignetError('dependency_unavailable', `Could not ${action}: DynamoDB did not answer or refused the request. Retry shortly.`, { cause: error });
 }
+
+/**
+ * The `version_conflict` error for an edit of `what` (a client or an account) made against
+ * version `expected`, when the record is now at `actual` (undefined: not known).
+ */
+export function versionConflict(what: 'client' | 'account', expected: number, actual: number | undefined): SignetError {
+  const now = actual !== undefined ? `, it is now at version ${actual}` : '';
+  return new SignetError(
+    'version_conflict',
+    `The ${what} was changed by someone else: you edited version ${expected}${now}. Read it again, reapply your change, and send the new version.`,
+  );
+}
