@@ -32,6 +32,7 @@ export const ERROR_CODES = {
   key_expired: 401,
   signature_mismatch: 401,
   replayed_request: 401,
+  signature_agent_mismatch: 401,
   // --- Authorization (403): the signature is good but this caller may not do this.
   ip_not_allowed: 403,
   role_forbidden: 403,
@@ -51,6 +52,7 @@ export const ERROR_CODES = {
   unknown_role: 400,
   role_not_allowed: 400,
   too_many_clients: 400,
+  key_source_refused: 400,
   payload_too_large: 413,
   not_found: 404,
   key_already_registered: 409,
@@ -58,6 +60,7 @@ export const ERROR_CODES = {
   last_key: 409,
   last_admin: 409,
   self_lockout: 409,
+  key_source_managed: 409,
   // --- Rate (429): one caller spent its budget of an expensive operation; retry after Retry-After.
   search_budget_exceeded: 429,
   // --- Service faults (5xx): never a reason to let a request through.

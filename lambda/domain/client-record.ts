@@ -5,7 +5,10 @@
  */
 
 import type { SignatureAlgorithm } from '../core/algorithm-names';
+import type { KeySource } from '../core/key-source-url';
 import type { CoverageProfile } from '../core/profile-names';
+
+export type { KeySource };
 
 /** `disabled` clients are refused by the authorizer (`client_disabled`). */
 export type ClientStatus = 'active' | 'disabled';
@@ -25,6 +28,19 @@ export interface StoredPublicKey {
   readonly addedAt: string;
   /** ISO-8601 instant after which the key no longer verifies (set on the old key by a rollover). */
   readonly notAfter?: string;
+  /**
+   * RFC 7638 SHA-256 JWK thumbprint, base64url (lambda/core/jwk-thumbprint.ts): a keyid that
+   * names this key. Absent on keys registered before thumbprints were recorded.
+   */
+  readonly thumbprint?: string;
+  /** True for a key read from the client's published key source ({@link ClientRecord.keySource}); absent for a registered one. */
+  readonly published?: true;
+  /** A published key's JWK `kid`, when it has one. */
+  readonly kid?: string;
+  /** A published key's `nbf`, ISO-8601: it does not verify before then. */
+  readonly notBefore?: string;
+  /** A published key's `exp`, ISO-8601: it does not verify from then on. */
+  readonly expires?: string;
 }
 
 export interface ClientRecord {
@@ -45,8 +61,22 @@ export interface ClientRecord {
    * deployment's SIGNET_PROFILE; absent: the deployment's. Not in the list index: listings leave it out.
    */
   readonly profile?: CoverageProfile;
-  /** One or more keys; several during a rollover. */
+  /**
+   * One or more keys; several during a rollover. For a client with a {@link keySource}, the keys
+   * its last successful fetch found (each `published`), replaced by the next one that differs.
+   */
   readonly keys: readonly StoredPublicKey[];
+  /**
+   * Where the client's keys are published (a JWKS URL, or a Web Bot Auth directory origin),
+   * refreshed off the request path; absent: the keys are the ones registered with the registry.
+   */
+  readonly keySource?: KeySource;
+  /**
+   * ISO-8601 instant of the last successful fetch of {@link keySource}. Published keys verify only
+   * within the deployment's keep bound after it (SIGNET_KEY_SOURCE_KEEP_DAYS, default 7 days):
+   * a source that keeps failing never evicts keys sooner, and never keeps them longer.
+   */
+  readonly keysFetchedAt?: string;
   /** Optimistic-concurrency version, starting at 1, +1 on every change. */
   readonly version: number;
   readonly createdAt: string;
