@@ -97,7 +97,8 @@ describe("a Web Bot Auth draft's appendix example through signet verify --profil
   const legacy = WEB_BOT_AUTH_VECTORS.find((v) => v.algorithm === 'ed25519' && v.signatureAgent?.startsWith('"'));
   const args = (...more: string[]) => {
     if (legacy?.signatureAgent === undefined) throw new Error('fixture: the legacy Ed25519 vector');
-    return ['verify', '--public-key', join(dir, 'ed25519.pem'), '--method', 'GET', '--url', 'https://example.com/foo', '-H', `Signature-Agent: ${legacy.signatureAgent}`, '-H', `Signature-Input: ${legacy.signatureInput}`, '-H', `Signature: ${legacy.signature}`, '--now', String(WEB_BOT_AUTH_VECTOR_CREATED + 5), ...more];
+    const headers = [`Signature-Agent: ${legacy.signatureAgent}`, `Signature-Input: ${legacy.signatureInput}`, `Signature: ${legacy.signature}`].flatMap((h) => ['-H', h]);
+    return ['verify', '--public-key', join(dir, 'ed25519.pem'), '--method', 'GET', '--url', 'https://example.com/foo', ...headers, '--now', String(WEB_BOT_AUTH_VECTOR_CREATED + 5), ...more];
   };
 
   test('valid under --profile web-bot-auth (any label, @authority and the Signature-Agent it names)', async () => {
