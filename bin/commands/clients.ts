@@ -71,7 +71,13 @@ const FLAG_HELP: Readonly<Record<string, FlagHelp>> = {
   network: { meaning: 'an address or CIDR the client may call from (0.0.0.0 allows everyone)', value: 'ADDR_OR_CIDR' },
   'public-key': { meaning: "the client's PUBLIC key file (public.pem, any SPKI PEM, or a JWK); a private key is refused before anything is sent", value: 'FILE' },
   algorithm: { meaning: "the key's algorithm: only for an RSA key that signs rsa-pss-sha512 (RSA keys are rsa-v1_5-sha256 otherwise; Ed25519 and ECDSA keys have one each)", value: 'ALG' },
-  profile: { meaning: "what the client's signatures must cover, overriding the deployment's SIGNET_PROFILE: signet (label sig, alg, @target-uri, date) or rfc9421 (any RFC 9421 signer, e.g. curl --httpsig)", value: 'signet|rfc9421', default: "the deployment's" },
+  profile: {
+    meaning:
+      "what the client's signatures must cover, overriding the deployment's SIGNET_PROFILE: signet (label sig, alg, @target-uri, date), " +
+      'rfc9421 (any RFC 9421 signer, e.g. curl --httpsig) or web-bot-auth (Web Bot Auth agents: tag, expires, @authority)',
+    value: 'signet|rfc9421|web-bot-auth',
+    default: "the deployment's",
+  },
   ...VERSION_FLAG,
   account: { meaning: 'the account (partner organisation) to work in', value: 'ACCOUNT_ID', default: "acct_default for operators, an account admin's own account" },
   limit: { meaning: 'at most this many per page', value: 'N', default: 'the registry\'s page size' },
@@ -97,7 +103,7 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
   create: {
     help: {
       summary: 'register a client: its name, roles, networks and public key (or a key pair made here)',
-      usage: 'clients create --name NAME --role ROLE... --network ADDR_OR_CIDR... (--public-key FILE [--algorithm ALG] | --out DIR) [--profile signet|rfc9421] [--account ACCOUNT_ID]',
+      usage: 'clients create --name NAME --role ROLE... --network ADDR_OR_CIDR... (--public-key FILE [--algorithm ALG] | --out DIR) [--profile signet|rfc9421|web-bot-auth] [--account ACCOUNT_ID]',
       flags: FLAG_HELP,
       notes: [
         'Registering a public key that a client of the account already holds prints that client (registration: skipped) instead of a second one.',
@@ -140,7 +146,7 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
   update: {
     help: {
       summary: "change a client's name, roles, networks or key (each repeatable flag replaces the whole list)",
-      usage: 'clients update CLIENT_ID [--name NAME] [--role ROLE...] [--network ADDR_OR_CIDR...] [--public-key FILE [--algorithm ALG]] [--profile signet|rfc9421] [--version N]',
+      usage: 'clients update CLIENT_ID [--name NAME] [--role ROLE...] [--network ADDR_OR_CIDR...] [--public-key FILE [--algorithm ALG]] [--profile signet|rfc9421|web-bot-auth] [--version N]',
       flags: FLAG_HELP,
       arguments: CLIENT_ID_ARG,
       notes: ["An account admin may not replace the key (--public-key) of a client holding a role outside its account's ceiling (client_above_ceiling), unless the same update brings --role within the ceiling; otherwise an operator does it."],

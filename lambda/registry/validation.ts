@@ -268,10 +268,10 @@ function parsePublicKey(value: unknown, algorithm?: unknown): NewKey {
   return { fingerprint: info.fingerprint, spkiPem: info.spkiPem, algorithm: info.algorithm };
 }
 
-/** A client's coverage profile: `signet` or `rfc9421` (lambda/core/profiles.ts). */
+/** A client's coverage profile: `signet`, `rfc9421` or `web-bot-auth` (lambda/core/profiles.ts). */
 function parseProfile(value: unknown): CoverageProfile {
   if (!isCoverageProfile(value)) {
-    fail('invalid_request', `profile must be one of ${COVERAGE_PROFILES.join(', ')}: signet (the default scheme) or rfc9421 (what any RFC 9421 signer sends, e.g. curl --httpsig).`);
+    fail('invalid_request', `profile must be one of ${COVERAGE_PROFILES.join(', ')}: signet (the default scheme), rfc9421 (what any RFC 9421 signer sends, e.g. curl --httpsig) or web-bot-auth (what Web Bot Auth agents send).`);
   }
   return value;
 }

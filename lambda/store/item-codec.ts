@@ -6,7 +6,7 @@ import { DEFAULT_ACCOUNT_ID, isAccountId } from './account-id';
 import { isSignatureAlgorithm } from '../core/algorithms';
 import { SignetError } from '../core/errors';
 import { isCoverageProfile } from '../core/profiles';
-import type { ClientRecord, StoredPublicKey } from '../domain/client-record';
+import type { ClientRecord, KeySource, StoredPublicKey } from '../domain/client-record';
 import type { Actor, AuditEntry, KeyOwner, NewKey } from '../domain/store-types';
 import { ITEM, LIST_INDEX_PARTITION_KEY, LIST_INDEX_SORT_KEY, PARTITION_KEY, SORT_KEY } from './table-schema';
 
@@ -48,11 +48,27 @@ export function toRecord(item: Item, listedIn?: string): ClientRecord {
       ...(isSignatureAlgorithm(k.algorithm) ? { algorithm: k.algorithm } : {}),
       addedAt: String(k.addedAt),
       ...(typeof k.notAfter === 'string' ? { notAfter: k.notAfter } : {}),
+      ...(typeof k.thumbprint === 'string' ? { thumbprint: k.thumbprint } : {}),
+      ...(k.published === true ? { published: true as const } : {}),
+      ...(typeof k.kid === 'string' ? { kid: k.kid } : {}),
+      ...(typeof k.notBefore === 'string' ? { notBefore: k.notBefore } : {}),
+      ...(typeof k.expires === 'string' ? { expires: k.expires } : {}),
     })),
+    ...keySourceOf(item.keySource),
+    ...(typeof item.keysFetchedAt === 'string' ? { keysFetchedAt: item.keysFetchedAt } : {}),
     version: Number(item.version),
     createdAt: String(item.createdAt),
     updatedAt: String(item.updatedAt),
   };
+}
+
+/** A stored key source (`{ jwksUri }` or `{ signatureAgent }`), as a spread: nothing when absent or of another shape. */
+function keySourceOf(value: unknown): { keySource?: KeySource } {
+  if (typeof value !== 'object' || value === null) return {};
+  const source = value as Item;
+  if (typeof source.jwksUri === 'string') return { keySource: { jwksUri: source.jwksUri } };
+  if (typeof source.signatureAgent === 'string') return { keySource: { signatureAgent: source.signatureAgent } };
+  return {};
 }
 
 export function stringList(value: unknown): string[] {

@@ -10,6 +10,7 @@
  * |-----------------|-----------------------|----------------------------|------------------------|-----------------------------|
  * | client record   | `CLIENT#<clientId>`   | `CLIENT`                   | the account's list (1) | `<createdAt>#<clientId>`    |
  * | key ownership   | `KEY#<fingerprint>`   | `KEY`                      | `KEYS`                 | `<addedAt>#<fingerprint>`   |
+ * | thumbprint index | `THUMB#<thumbprint>` | `THUMB`                    | -                      | -                           |
  * | audit entry     | `CLIENT#<clientId>`   | `AUDIT#<version, 12 digits>` | `AUDIT#<accountId>` (3) | `<at>#<clientId>#<version>` |
  * | failure counter | `FAIL#<clientId>`     | `SEQ`                      | -                      | -                           |
  * | auth failure    | `FAIL#<clientId>`     | `SLOT#<slot>`              | -                      | -                           |
@@ -33,6 +34,12 @@
  * - **Key ownership**: one item per registered public key. Writing it with
  *   `attribute_not_exists(pk)` in the same transaction as the client record is what makes a key
  *   belong to at most one client; finding the client that holds a key is one GetItem.
+ * - **Thumbprint index**: one item per key that has a JWK thumbprint (RFC 7638), holding the
+ *   `clientId` and the key's `fingerprint`, written with `attribute_not_exists(pk)` in the same
+ *   transaction as the key's ownership item and deleted with it. A keyid that is a thumbprint
+ *   (Web Bot Auth agents, JWKS publishers) finds its key with one GetItem, then the client record
+ *   with another; never a scan. Keys registered before the index existed have no item: they are
+ *   found by clientId only.
  * - **The authorizer writes only partitions of its own** ({@link AUTHORIZER_WRITE_PREFIXES}:
  *   failure log, key last use, replay markers), never one under `CLIENT#`, `KEY#`, `ACCOUNT#` or
  *   `ROSTER#`. IAM can limit a write to partition-key prefixes (`dynamodb:LeadingKeys`) but not to
@@ -142,6 +149,9 @@ export const ITEM = {
   clientSk: 'CLIENT',
   keyPk: (fingerprint: string): string => `KEY#${fingerprint}`,
   keySk: 'KEY',
+  /** A key's thumbprint index item (see the table above): `clientId` and `fingerprint`. */
+  thumbprintPk: (thumbprint: string): string => `THUMB#${thumbprint}`,
+  thumbprintSk: 'THUMB',
   auditSkPrefix: 'AUDIT#',
   /** A client's failure log (the authorizer's partition, not the client's). */
   failurePk: (clientId: string): string => `${FAILURE_LOG_PREFIX}${clientId}`,
