@@ -125,6 +125,7 @@ export function createKeySourceRefresher(deps: KeySourceRefresherDeps): KeySourc
       at,
       owners: (fingerprints) => store.keyOwners(fingerprints),
       requireSignedDirectories: deps.requireSignedDirectories,
+      directory: record.keySource !== undefined && 'signatureAgent' in record.keySource,
     });
     if (selection.keys.length === 0) return undefined;
     const status = successStatus(record.clientId, fetched, selection.refused, nowMs, deps.refreshIntervalS);
