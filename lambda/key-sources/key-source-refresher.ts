@@ -123,6 +123,7 @@ export function createKeySourceRefresher(deps: KeySourceRefresherDeps): KeySourc
     const selection = await selectPublishedKeys(fetched, {
       clientId: record.clientId,
       at,
+      held: new Set(record.keys.map((k) => k.fingerprint)),
       owners: (fingerprints) => store.keyOwners(fingerprints),
       requireSignedDirectories: deps.requireSignedDirectories,
       directory: record.keySource !== undefined && 'signatureAgent' in record.keySource,

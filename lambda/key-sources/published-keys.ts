@@ -29,6 +29,8 @@ export interface KeySelectionOptions {
   readonly clientId?: string;
   /** ISO-8601 instant of the fetch: a new key's `addedAt`. */
   readonly at: string;
+  /** Fingerprints the client already holds: theirs, so nobody else's (their owners are not read). */
+  readonly held?: ReadonlySet<string>;
   /** Which client holds each of these keys, by fingerprint. */
   readonly owners: (fingerprints: readonly string[]) => Promise<ReadonlyMap<string, string>>;
   /** Refuse keys a directory does not sign (SIGNET_REQUIRE_SIGNED_DIRECTORIES). */
@@ -53,7 +55,8 @@ export async function selectPublishedKeys(fetched: FetchedKeySet, options: KeySe
     for (const key of candidates) if (!valid.has(key.thumbprint)) refused.push({ ...(key.kid !== undefined ? { kid: key.kid } : {}), thumbprint: key.thumbprint, reason });
     candidates = candidates.filter((key) => valid.has(key.thumbprint));
   }
-  const owners = candidates.length === 0 ? new Map<string, string>() : await options.owners(candidates.map((k) => k.fingerprint));
+  const unknown = candidates.filter((k) => options.held?.has(k.fingerprint) !== true).map((k) => k.fingerprint);
+  const owners = unknown.length === 0 ? new Map<string, string>() : await options.owners(unknown);
   const keys: StoredPublicKey[] = [];
   for (const key of candidates) {
     const owner = owners.get(key.fingerprint);
