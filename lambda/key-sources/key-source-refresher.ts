@@ -163,8 +163,14 @@ export function createKeySourceRefresher(deps: KeySourceRefresherDeps): KeySourc
       cursor = page.nextCursor;
       const ids = page.items.slice(0, limit - summary.checked);
       for (let i = 0; i < ids.length; i += concurrency) {
-        const outcomes = await Promise.all(ids.slice(i, i + concurrency).map((id) => refreshClient(id, REFRESHER_ACTOR)));
+        const outcomes = await Promise.all(ids.slice(i, i + concurrency).map((id) => refreshClient(id, REFRESHER_ACTOR).catch(() => undefined)));
         for (const outcome of outcomes) {
+          // A source whose storage call failed counts as failed; it stays due, so the next run tries it again.
+          if (outcome === undefined) {
+            summary.checked += 1;
+            summary.failed += 1;
+            continue;
+          }
           if (outcome.record === undefined) continue;
           summary.checked += 1;
           if (!outcome.ok) summary.failed += 1;
