@@ -1,0 +1,49 @@
+/**
+ * What the key-source refresher (lambda/key-sources/key-source-refresher.ts) needs from storage,
+ * stated by it: the port. lambda/store/key-source-store.ts implements it on DynamoDB; nothing here
+ * depends on DynamoDB.
+ *
+ * A client whose keys are published elsewhere (ClientRecord.keySource) has, beside its record, a
+ * status item saying what the last fetches found. The record holds the keys themselves; the status
+ * is bookkeeping (no version bump, no audit entry), always written on the condition that the
+ * record is still at the version the fetch was planned from, so a fetch never overwrites an edit
+ * made meanwhile (nor brings back the status of a client switched to registered keys).
+ */
+import type { ClientRecord, StoredPublicKey } from './client-record';
+import type { KeySourceStatus } from './key-source-status';
+import type { Actor, Page } from './store-types';
+
+export type { KeySourceError, KeySourceStatus, PublishedKeys, RefusedSourceKey } from './key-source-status';
+
+export interface KeySourceStore {
+  /**
+   * One page of the sources due at `nowIso` (next fetch at or before it), soonest first: one Query
+   * on the list index, never a Scan.
+   */
+  dueSources(nowIso: string, cursor?: string, limit?: number): Promise<Page<string>>;
+  getClient(clientId: string): Promise<ClientRecord | undefined>;
+  getStatus(clientId: string): Promise<KeySourceStatus | undefined>;
+  /** Which client holds each of these keys, by fingerprint (keys no client holds are absent). */
+  keyOwners(fingerprints: readonly string[]): Promise<ReadonlyMap<string, string>>;
+  /**
+   * Replaces the client's published keys with `keys` (version + 1, an audit entry by `actor`,
+   * ownership and thumbprint items put and deleted), sets `keysFetchedAt` and writes `status`, in
+   * one transaction conditioned on `current.version`.
+   * @throws SignetError `version_conflict` when the record moved; `key_already_registered` when a
+   *   new key was taken meanwhile
+   */
+  replacePublishedKeys(current: ClientRecord, keys: readonly StoredPublicKey[], fetchedAt: string, status: KeySourceStatus, actor: Actor): Promise<ClientRecord>;
+  /**
+   * A successful fetch that found the same keys: sets `keysFetchedAt` only (no version bump, no
+   * audit) and writes `status`, if the record is still at `current.version`.
+   * @returns false when the record moved (nothing written)
+   */
+  touchKeysFetched(current: ClientRecord, fetchedAt: string, status: KeySourceStatus): Promise<boolean>;
+  /**
+   * Writes `status` (a failed fetch: the keys stay), if the record is still at `current.version`.
+   * @returns false when the record moved (nothing written)
+   */
+  putStatus(current: ClientRecord, status: KeySourceStatus): Promise<boolean>;
+  /** Deletes a status item whose client no longer has a key source (or no longer exists). */
+  deleteStatus(clientId: string): Promise<void>;
+}
