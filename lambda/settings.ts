@@ -70,7 +70,7 @@ export interface Rule<T> {
 }
 
 /** The Lambda functions the constructs build, by what they run. */
-export type SignetLambda = 'authorizer' | 'registry' | 'rotation' | 'bootstrap';
+export type SignetLambda = 'authorizer' | 'registry' | 'rotation' | 'bootstrap' | 'refresher';
 
 /** One row of the settings table. Its key is the config field and, with `context`, the `-c` key. */
 export interface Setting<T = unknown> {
@@ -228,7 +228,7 @@ function setting<T, const S extends Setting<T>>(row: S & Setting<T>): S {
   return row;
 }
 
-const ALL_LAMBDAS = ['authorizer', 'registry', 'rotation', 'bootstrap'] as const;
+const ALL_LAMBDAS = ['authorizer', 'registry', 'rotation', 'bootstrap', 'refresher'] as const;
 
 /**
  * The settings table. Order matters only for messages and docs: deploy settings as
@@ -357,6 +357,33 @@ export const SETTINGS = {
     rule: wholeNumber(0),
     default: DEFAULT_STALE_IF_ERROR_MS,
     doc: 'how long a cached record may be served while DynamoDB fails (then fail closed)',
+  }),
+  keySourceRefreshMinutes: setting({
+    env: 'SIGNET_KEY_SOURCE_REFRESH_MINUTES',
+    context: true,
+    prop: 'keySourceRefreshMinutes',
+    lambdas: ['registry', 'refresher'],
+    rule: wholeNumber(1, 1440),
+    default: 15,
+    doc: "minutes between two runs of the key source refresher, which fetches every published key source that is due (a source's `Cache-Control: max-age` moves its next fetch between 1 minute and 24 hours)",
+  }),
+  keySourceKeepDays: setting({
+    env: 'SIGNET_KEY_SOURCE_KEEP_DAYS',
+    context: true,
+    prop: 'keySourceKeepDays',
+    lambdas: ['authorizer', 'registry', 'refresher'],
+    rule: wholeNumber(1, 90),
+    default: 7,
+    doc: "how long a client's published keys keep verifying after the last successful fetch of its key source (1 to 90 days); past it the client's requests are refused with `key_expired` until a fetch succeeds",
+  }),
+  requireSignedDirectories: setting({
+    env: 'SIGNET_REQUIRE_SIGNED_DIRECTORIES',
+    context: true,
+    prop: 'requireSignedDirectories',
+    lambdas: ['registry', 'refresher'],
+    rule: flag,
+    default: false,
+    doc: 'use only the keys of a Web Bot Auth key directory that the directory response itself signs (`http-message-signatures-directory`); unsigned keys are refused',
   }),
   signingKeyClientIds: setting({ context: true, prop: 'signingKeyClientIds', rule: list, unset: 'none', doc: 'clients whose private key Signet keeps in Secrets Manager and rotates' }),
   rotationIntervalDays: setting({ context: true, prop: 'rotationInterval', unit: 'days', rule: wholeNumber(1), default: DEFAULT_ROTATION_DAYS, doc: 'days between scheduled key rotations' }),

@@ -15,7 +15,7 @@ import { DEFAULT_ROLE_CATALOGUE, SETTINGS } from '../lambda/settings';
 import { MAX_COVERED_COMPONENTS_LIMIT, MIN_COVERED_COMPONENTS_LIMIT, MIN_LAST_USED_RECORD_INTERVAL_MS } from '../lambda/core/defaults';
 import { RoleCatalogue, compileRoleCatalogue } from '../lambda/core/role-policy';
 import { IClientRegistry } from './client-registry';
-import { settingsEnvironment } from './setting-props';
+import { settingPropProblem, settingsEnvironment } from './setting-props';
 import { METRICS_NAMESPACE, SignetFunction } from './signet-function';
 import { AUTHORIZER_METRIC_NAMES, SERVICE_NAMES } from '../lambda/observability';
 
@@ -131,6 +131,12 @@ export interface SignatureAuthorizerProps {
    */
   readonly staleIfError?: Duration;
   /**
+   * How many days a client's published keys keep verifying after the last successful fetch of its
+   * key source (1 to 90); the registry and the key source refresher report the same bound.
+   * @default - SETTINGS.keySourceKeepDays.default (7)
+   */
+  readonly keySourceKeepDays?: number;
+  /**
    * Memory of the authorizer function; more memory is more CPU for RSA verification.
    * @default 512
    */
@@ -178,6 +184,8 @@ export class SignatureAuthorizer extends Construct {
   readonly clientCacheTtl: Duration;
   /** The public base URL the authorizer was given, if any (the registry finds the API path with the same one). */
   readonly publicBaseUrl?: string;
+  /** Days published keys keep verifying after their source's last successful fetch (the registry reports the same bound). */
+  readonly keySourceKeepDays: number;
 
   private readonly httpAuthorizers = new Map<string, HttpLambdaAuthorizer>();
   private readonly restAuthorizers = new Map<string, apigw.RequestAuthorizer>();
@@ -188,6 +196,7 @@ export class SignatureAuthorizer extends Construct {
     this.roleCatalogue = props.roleCatalogue ?? DEFAULT_ROLE_CATALOGUE;
     this.clientCacheTtl = props.clientCacheTtl ?? Duration.millis(SETTINGS.clientCacheTtlMs.default);
     this.publicBaseUrl = props.publicBaseUrl;
+    this.keySourceKeepDays = props.keySourceKeepDays ?? SETTINGS.keySourceKeepDays.default;
     validateAuthorizerProps(this.node.path, props, this.roleCatalogue);
 
     const replayProtection = props.replayProtection ?? SETTINGS.replayProtection.default;
@@ -198,6 +207,7 @@ export class SignatureAuthorizer extends Construct {
       tableName: props.registry.table.tableName,
       roleCatalogue: this.roleCatalogue,
       clientCacheTtl: this.clientCacheTtl,
+      keySourceKeepDays: this.keySourceKeepDays,
     });
 
     const fn = new SignetFunction(this, 'Function', {
@@ -358,6 +368,8 @@ function validateAuthorizerProps(path: string, props: SignatureAuthorizerProps, 
     problems.push(`maxCoveredComponents must be a whole number from ${MIN_COVERED_COMPONENTS_LIMIT} to ${MAX_COVERED_COMPONENTS_LIMIT}; got ${limit}`);
   }
   checkDuration(problems, 'staleIfError', props.staleIfError, 0, 'millis');
+  const keepProblem = settingPropProblem('keySourceKeepDays', props.keySourceKeepDays);
+  if (keepProblem !== undefined) problems.push(keepProblem);
   checkDuration(problems, 'lastUsedRecordInterval', props.lastUsedRecordInterval, 0, 'millis');
   const lastUsedMs = props.lastUsedRecordInterval?.isUnresolved() === false ? props.lastUsedRecordInterval.toMilliseconds({ integral: false }) : undefined;
   if (lastUsedMs !== undefined && lastUsedMs > 0 && lastUsedMs < MIN_LAST_USED_RECORD_INTERVAL_MS) {

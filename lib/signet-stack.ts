@@ -128,6 +128,18 @@ export interface SignetStackProps extends StackProps, AuthorizerSettings {
    * @default true
    */
   readonly restCloudWatchRole?: boolean;
+  /**
+   * Minutes between two runs of the key source refresher (1 to 1440), which fetches the published
+   * key sources that are due; the registry schedules a newly registered source by it too.
+   * @default - SETTINGS.keySourceRefreshMinutes.default (15)
+   */
+  readonly keySourceRefreshMinutes?: number;
+  /**
+   * Use only the keys of a Web Bot Auth key directory that the directory response itself signs
+   * (registration and refresher alike).
+   * @default false
+   */
+  readonly requireSignedDirectories?: boolean;
 }
 
 /**
@@ -173,6 +185,9 @@ export class SignetStack extends Stack {
       logRetention,
     });
 
+    // Registration fetches key sources by these rules.
+    const keySourceSettings = { keySourceRefreshMinutes: props.keySourceRefreshMinutes, requireSignedDirectories: props.requireSignedDirectories };
+
     const echo = new SignetFunction(this, 'Echo', {
       entry: 'echo',
       serviceName: ECHO_SERVICE_NAME,
@@ -199,7 +214,7 @@ export class SignetStack extends Stack {
         integration: new HttpLambdaIntegration('EchoIntegration', echo.function),
         authorizer: this.authorizer.httpAuthorizer(),
       });
-      this.registryApi = new RegistryApi(this, 'RegistryApi', { registry: this.registry, authorizer: this.authorizer, httpApi: api, logRetention });
+      this.registryApi = new RegistryApi(this, 'RegistryApi', { ...keySourceSettings, registry: this.registry, authorizer: this.authorizer, httpApi: api, logRetention });
       this.httpApi = api;
       this.executeApiUrl = stage.url;
     } else {
@@ -228,7 +243,7 @@ export class SignetStack extends Stack {
         authorizationType: apigw.AuthorizationType.CUSTOM,
       });
       acknowledgeSignetAuthorization(echoMethod);
-      this.registryApi = new RegistryApi(this, 'RegistryApi', { registry: this.registry, authorizer: this.authorizer, restApi: api, logRetention });
+      this.registryApi = new RegistryApi(this, 'RegistryApi', { ...keySourceSettings, registry: this.registry, authorizer: this.authorizer, restApi: api, logRetention });
       this.restApi = api;
       this.executeApiUrl = api.url;
       if (props.webAclArn !== undefined) {
