@@ -365,7 +365,7 @@ export const SETTINGS = {
     lambdas: ['registry', 'refresher'],
     rule: wholeNumber(1, 1440),
     default: 15,
-    doc: "minutes between two runs of the key source refresher, which fetches every published key source that is due (a source's `Cache-Control: max-age` moves its next fetch between 1 minute and 24 hours)",
+    doc: "minutes between two runs of the key source refresher, and how often it fetches a client's key source (`jwksUri` / `signatureAgent`) that gives no `Cache-Control: max-age` (a max-age moves the next fetch between 1 minute and 24 hours); also the cap of the backoff after failures",
   }),
   keySourceKeepDays: setting({
     env: 'SIGNET_KEY_SOURCE_KEEP_DAYS',
@@ -383,7 +383,7 @@ export const SETTINGS = {
     lambdas: ['registry', 'refresher'],
     rule: flag,
     default: false,
-    doc: 'use only the keys of a Web Bot Auth key directory that the directory response itself signs (`http-message-signatures-directory`); unsigned keys are refused',
+    doc: "use only the keys of a Web Bot Auth key directory that signs its answer with them (tag `http-message-signatures-directory`); a signed directory's keys without a valid signature are ignored either way",
   }),
   signingKeyClientIds: setting({ context: true, prop: 'signingKeyClientIds', rule: list, unset: 'none', doc: 'clients whose private key Signet keeps in Secrets Manager and rotates' }),
   rotationIntervalDays: setting({ context: true, prop: 'rotationInterval', unit: 'days', rule: wholeNumber(1), default: DEFAULT_ROTATION_DAYS, doc: 'days between scheduled key rotations' }),
