@@ -1,6 +1,7 @@
 /**
- * The Signet stack: client registry, signature authorizer, registry API, a demo protected API
- * (`/api/echo`), optional rotating signing keys, the admin bootstrap, alarms and a dashboard.
+ * The Signet stack: client registry, signature authorizer, registry API, the key source
+ * refresher, a demo protected API (`/api/echo`), optional rotating signing keys, the admin
+ * bootstrap, alarms and a dashboard.
  * It only composes the constructs of this folder; see docs/deploy.md for every property.
  */
 import { createHash } from 'node:crypto';
@@ -20,6 +21,7 @@ import { RoleCatalogue } from '../lambda/core/role-policy';
 import { AdminBootstrap } from './admin-bootstrap';
 import { ClientPortal } from './client-portal';
 import { ClientRegistry } from './client-registry';
+import { KeySourceRefresher } from './key-source-refresher';
 import { RegistryApi } from './registry-api';
 import { RotatingSigningKey } from './rotating-signing-key';
 import { SignatureAuthorizer, SignatureAuthorizerProps, acknowledgeSignetAuthorization } from './signature-authorizer';
@@ -155,6 +157,8 @@ export class SignetStack extends Stack {
   readonly registryApi: RegistryApi;
   readonly monitoring: SignetMonitoring;
   readonly signingKeys: readonly RotatingSigningKey[];
+  /** Fetches the published key sources on a schedule. */
+  readonly keySourceRefresher: KeySourceRefresher;
   /** The base URL clients call and sign (ends with `/`): `publicBaseUrl` when set, else {@link executeApiUrl}. */
   readonly apiUrl: string;
   /** API Gateway's own URL of the stage (ends with `/`). */
@@ -185,8 +189,14 @@ export class SignetStack extends Stack {
       logRetention,
     });
 
-    // Registration fetches key sources by these rules.
+    // Registration and the scheduled refresher fetch key sources by the same rules and keep bound.
     const keySourceSettings = { keySourceRefreshMinutes: props.keySourceRefreshMinutes, requireSignedDirectories: props.requireSignedDirectories };
+    this.keySourceRefresher = new KeySourceRefresher(this, 'KeySourceRefresher', {
+      ...keySourceSettings,
+      registry: this.registry,
+      keySourceKeepDays: this.authorizer.keySourceKeepDays,
+      logRetention,
+    });
 
     const echo = new SignetFunction(this, 'Echo', {
       entry: 'echo',
@@ -285,6 +295,7 @@ export class SignetStack extends Stack {
       authorizer: this.authorizer,
       registryFunction: this.registryApi.handler,
       signingKeys: this.signingKeys,
+      keySourceRefresher: this.keySourceRefresher,
       deniedAlarmThreshold: props.deniedAlarmThreshold,
       alarmActions,
     });
