@@ -123,8 +123,10 @@ export function createKeySourceRefresher(deps: KeySourceRefresherDeps): KeySourc
     const selection = await selectPublishedKeys(fetched, {
       clientId: record.clientId,
       at,
+      held: new Set(record.keys.map((k) => k.fingerprint)),
       owners: (fingerprints) => store.keyOwners(fingerprints),
       requireSignedDirectories: deps.requireSignedDirectories,
+      directory: record.keySource !== undefined && 'signatureAgent' in record.keySource,
     });
     if (selection.keys.length === 0) return undefined;
     const status = successStatus(record.clientId, fetched, selection.refused, nowMs, deps.refreshIntervalS);

@@ -18,6 +18,7 @@ import { DIRECTORY_PATH, type KeySourceServer, keySet, publishedKey, startKeySou
 import { type CallOptions, type CallResult, callRegistry } from '../support/registry-harness';
 import { loadRegistryOpenApi } from '../support/registry-openapi';
 import { spkiPem, testKey } from '../support/registry-fixtures';
+import { signDirectory } from '../support/signed-directory';
 
 const doc = loadRegistryOpenApi();
 const roles = compileRoleCatalogue({ 'registry:admin': ['* /registry/**'], demo: ['* /api/*'] });
@@ -33,7 +34,7 @@ let store: DynamoClientStore;
 let keySources: DynamoKeySourceStore;
 let handler: RegistryHandler;
 
-function registryOn(table: string): { store: DynamoClientStore; keySources: DynamoKeySourceStore; handler: RegistryHandler } {
+function registryOn(table: string, requireSignedDirectories = false): { store: DynamoClientStore; keySources: DynamoKeySourceStore; handler: RegistryHandler } {
   const clients = new DynamoClientStore({ tableName: table, client: ddb.client, now: () => new Date(nowMs) });
   const sources = new DynamoKeySourceStore({ tableName: table, client: ddb.client, now: () => new Date(nowMs) }, clients);
   const registry = createRegistryHandler({
@@ -44,6 +45,7 @@ function registryOn(table: string): { store: DynamoClientStore; keySources: Dyna
     now: () => new Date(nowMs),
     fetchKeySource: (source) => server.fetch(source),
     keySourceRefreshIntervalS: INTERVAL_S,
+    requireSignedDirectories,
   });
   return { store: clients, keySources: sources, handler: registry };
 }
@@ -365,6 +367,54 @@ describe('POST /registry/clients/{clientId}/keys/refresh and the refresher', () 
     const res = await call({ method: 'POST', path: `/registry/clients/${registered.body.clientId as string}/keys/refresh` });
     expectError(res, 400, 'invalid_request');
     expectError(await call({ method: 'POST', path: '/registry/clients/c_AAAAAAAAAAAAAAAAAAAAAA/keys/refresh' }), 404, 'not_found');
+  });
+});
+
+// ----------------------------------------------------------------------------- directory signatures
+
+describe('a Web Bot Auth directory that signs its answer', () => {
+  const directoryType = { 'content-type': 'application/http-message-signatures-directory+json' };
+  /** Serves these keys as the origin's directory, signed by `signers` (none: unsigned). */
+  async function serveDirectory(keys: ReturnType<typeof publishedKey>[], signers: ReturnType<typeof publishedKey>[]): Promise<void> {
+    const fields = signers.length === 0 ? undefined : await signDirectory(server.url(DIRECTORY_PATH), signers.map((k) => k.privateKey), Math.floor(nowMs / 1000) - 10);
+    server.serve(DIRECTORY_PATH, keySet(...keys), { ...directoryType, ...(fields === undefined ? {} : { signature: fields.signature, 'signature-input': fields.signatureInput }) });
+  }
+
+  test('only the keys whose signature of the answer verifies are used; the others are reported', async () => {
+    const signer = publishedKey();
+    const stranger = publishedKey();
+    await serveDirectory([signer, stranger], [signer]);
+    const res = await call({ method: 'POST', path: '/registry/clients', body: createBody({ signatureAgent: server.origin }) });
+    expect(res.status).toBe(201);
+    expect(fingerprints(res.body)).toEqual([signer.fingerprint]);
+    expect((res.body.keySourceStatus as { refusedKeys: unknown[] }).refusedKeys).toEqual([{ kid: stranger.thumbprint, thumbprint: stranger.thumbprint, reason: 'directory_signature_invalid' }]);
+  });
+
+  test('with requireSignedDirectories an unsigned directory is refused (unsigned_directory_key), a signed one is used; a JWKS is not a directory', async () => {
+    const strict = registryOn(tableName, true).handler;
+    const unsigned = publishedKey();
+    await serveDirectory([unsigned], []);
+    const refused = await call({ method: 'POST', path: '/registry/clients', body: createBody({ signatureAgent: server.origin }) }, strict);
+    expectError(refused, 400, 'key_source_refused');
+    expect(refused.body.message).toContain('unsigned_directory_key');
+    // The same directory without the setting is used as it is.
+    expect((await call({ method: 'POST', path: '/registry/clients', body: createBody({ signatureAgent: server.origin }) })).status).toBe(201);
+
+    const signed = publishedKey();
+    await serveDirectory([signed], [signed]);
+    const ok = await call({ method: 'POST', path: '/registry/clients', body: createBody({ signatureAgent: server.origin }) }, strict);
+    expect(ok.status).toBe(201);
+    expect(fingerprints(ok.body)).toEqual([signed.fingerprint]);
+
+    const jwks = await call({ method: 'POST', path: '/registry/clients', body: createBody({ jwksUri: server.url(newSource(keySet(publishedKey()))) }) }, strict);
+    expect(jwks.status).toBe(201);
+
+    // A refresh under the setting that finds the directory unsigned is a failure: the signed key stays.
+    await serveDirectory([signed, publishedKey()], []);
+    const refresher = createKeySourceRefresher({ store: keySources, fetch: (s) => server.fetch(s), nowMs: () => nowMs, refreshIntervalS: INTERVAL_S, requireSignedDirectories: true });
+    const outcome = await refresher.refreshClient(ok.body.clientId as string, REFRESHER_ACTOR);
+    expect(outcome).toMatchObject({ ok: false, error: { code: 'no_usable_key' } });
+    expect((await store.getClient(ok.body.clientId as string))?.keys.map((k) => k.fingerprint)).toEqual([signed.fingerprint]);
   });
 });
 
