@@ -59,7 +59,7 @@ export interface KeySourceRefresherProps {
 
 /**
  * The refresher function, an EventBridge rule that runs it every `keySourceRefreshMinutes`, and
- * the metric its alarm watches ({@link metricAlarmed}; SignetMonitoring makes the alarm).
+ * the metric its alarm watches ({@link metricForAlarm}; SignetMonitoring makes the alarm).
  *
  * Least privilege: in the table, items of the partitions it reads and writes only (client
  * records and their audit entries, key ownership, thumbprint index and key source status items)
@@ -138,7 +138,7 @@ export class KeySourceRefresher extends Construct {
    * 0 included, so a period without a datapoint means no run completed (not scheduled, erroring,
    * timing out): the alarm treats missing data as breaching.
    */
-  metricAlarmed(): cloudwatch.Metric {
+  metricForAlarm(): cloudwatch.Metric {
     return this.metricFailingOverAnHour({ period: this.alarmPeriod });
   }
 

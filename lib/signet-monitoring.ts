@@ -90,7 +90,7 @@ export class SignetMonitoring extends Construct {
     if (props.keySourceRefresher !== undefined) {
       this.addAlarm(
         'KeySourcesFailing',
-        props.keySourceRefresher.metricAlarmed(),
+        props.keySourceRefresher.metricForAlarm(),
         1,
         'A published key source has failed to fetch for over an hour, or no run of the key source refresher completed in two intervals (it errored, timed out or was not scheduled). ' +
           "The clients' published keys keep verifying until the keep bound passes. GET /registry/clients/{clientId} shows a source's last error; read the refresher's log group.",
