@@ -15,10 +15,22 @@ export const SERVICE_NAMES = {
   echo: 'signet-echo',
   portal: 'signet-portal',
   adminBootstrap: 'signet-admin-bootstrap',
+  keySourceRefresher: 'signet-key-source-refresher',
 } as const;
 
 /** Metric names the authorizer emits (namespace `Signet`); lib/signature-authorizer.ts alarms on them. */
 export const AUTHORIZER_METRIC_NAMES = { allowed: 'Allowed', denied: 'Denied', staleServed: 'StaleRecordServed' } as const;
+
+/**
+ * Metric names the key source refresher emits once per run, 0 included (namespace `Signet`, unit
+ * Count): sources fetched successfully, sources whose fetch failed, and sources failing for more
+ * than an hour, which lib/key-source-refresher.ts alarms on.
+ */
+export const KEY_SOURCE_REFRESH_METRIC_NAMES = {
+  refreshed: 'KeySourcesRefreshed',
+  failed: 'KeySourcesFailed',
+  failingOverAnHour: 'KeySourcesFailingOverAnHour',
+} as const;
 
 /**
  * The share of allowed requests the authorizer logs with a line of their own (setting

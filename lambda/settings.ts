@@ -74,7 +74,7 @@ export interface Rule<T> {
 }
 
 /** The Lambda functions the constructs build, by what they run. */
-export type SignetLambda = 'authorizer' | 'registry' | 'rotation' | 'bootstrap';
+export type SignetLambda = 'authorizer' | 'registry' | 'rotation' | 'bootstrap' | 'refresher';
 
 /** One row of the settings table. Its key is the config field and, with `context`, the `-c` key. */
 export interface Setting<T = unknown> {
@@ -232,7 +232,7 @@ function setting<T, const S extends Setting<T>>(row: S & Setting<T>): S {
   return row;
 }
 
-const ALL_LAMBDAS = ['authorizer', 'registry', 'rotation', 'bootstrap'] as const;
+const ALL_LAMBDAS = ['authorizer', 'registry', 'rotation', 'bootstrap', 'refresher'] as const;
 
 /**
  * The settings table. Order matters only for messages and docs: deploy settings as
@@ -305,6 +305,9 @@ export const SETTINGS = {
   }),
   webBotAuthMaxValidityS: setting({
     env: 'SIGNET_WEB_BOT_AUTH_MAX_VALIDITY_S',
+    context: true,
+    prop: 'webBotAuthMaxValidityS',
+    lambdas: ['authorizer'],
     rule: wholeNumber(MIN_WEB_BOT_AUTH_MAX_VALIDITY_S, DEFAULT_WEB_BOT_AUTH_MAX_VALIDITY_S),
     default: DEFAULT_WEB_BOT_AUTH_MAX_VALIDITY_S,
     doc: 'under the `web-bot-auth` profile, the longest a signature may be valid (`expires` − `created`, 60 to 86400 s); longer ones are refused with `invalid_signature_input` ([Web Bot Auth](web-bot-auth.md))',
@@ -368,11 +371,32 @@ export const SETTINGS = {
     default: DEFAULT_STALE_IF_ERROR_MS,
     doc: 'how long a cached record may be served while DynamoDB fails (then fail closed)',
   }),
+  keySourceRefreshMinutes: setting({
+    env: 'SIGNET_KEY_SOURCE_REFRESH_MINUTES',
+    context: true,
+    prop: 'keySourceRefreshMinutes',
+    lambdas: ['registry', 'refresher'],
+    rule: wholeNumber(1, 1440),
+    default: 15,
+    doc: "minutes between two runs of the key source refresher, and how often it fetches a client's key source (`jwksUri` / `signatureAgent`) that gives no `Cache-Control: max-age` (a max-age moves the next fetch between 1 minute and 24 hours); also the cap of the backoff after failures",
+  }),
   keySourceKeepDays: setting({
     env: 'SIGNET_KEY_SOURCE_KEEP_DAYS',
+    context: true,
+    prop: 'keySourceKeepDays',
+    lambdas: ['authorizer', 'registry', 'refresher'],
     rule: wholeNumber(1, MAX_KEY_SOURCE_KEEP_DAYS),
     default: DEFAULT_KEY_SOURCE_KEEP_DAYS,
-    doc: "published keys verify at most this many days (1 to 90) after their source's last successful fetch: a failing source never evicts keys sooner, and past the bound its client is refused with `key_expired` saying so",
+    doc: "how long a client's published keys keep verifying after the last successful fetch of its key source (1 to 90 days); past it the client's requests are refused with `key_expired` until a fetch succeeds",
+  }),
+  requireSignedDirectories: setting({
+    env: 'SIGNET_REQUIRE_SIGNED_DIRECTORIES',
+    context: true,
+    prop: 'requireSignedDirectories',
+    lambdas: ['registry', 'refresher'],
+    rule: flag,
+    default: false,
+    doc: "use only the keys of a Web Bot Auth key directory that signs its answer with them (tag `http-message-signatures-directory`); a signed directory's keys without a valid signature are ignored either way",
   }),
   signingKeyClientIds: setting({ context: true, prop: 'signingKeyClientIds', rule: list, unset: 'none', doc: 'clients whose private key Signet keeps in Secrets Manager and rotates' }),
   rotationIntervalDays: setting({ context: true, prop: 'rotationInterval', unit: 'days', rule: wholeNumber(1), default: DEFAULT_ROTATION_DAYS, doc: 'days between scheduled key rotations' }),
@@ -414,18 +438,6 @@ export const SETTINGS = {
     rule: wholeNumber(MIN_RSA_BITS),
     default: DEFAULT_RSA_BITS,
     doc: 'RSA size of rotated RSA keys (a rotated Ed25519 or ECDSA key stays of its type)',
-  }),
-  keySourceRefreshMinutes: setting({
-    env: 'SIGNET_KEY_SOURCE_REFRESH_MINUTES',
-    rule: wholeNumber(1, 1440),
-    default: 15,
-    doc: "how often the refresher fetches a client's key source (`jwksUri` / `signatureAgent`) when the source gives no `Cache-Control: max-age`; also the cap of the backoff after failures",
-  }),
-  requireSignedDirectories: setting({
-    env: 'SIGNET_REQUIRE_SIGNED_DIRECTORIES',
-    rule: flag,
-    default: false,
-    doc: "use only the keys of a Web Bot Auth key directory that signs its answer with them (tag `http-message-signatures-directory`); a signed directory's keys without a valid signature are ignored either way",
   }),
   dynamoDbEndpoint: setting({ env: 'SIGNET_DYNAMODB_ENDPOINT', rule: text, unset: 'none (AWS)', doc: 'local runs and tests only: DynamoDB Local' }),
   secretsManagerEndpoint: setting({ env: 'SIGNET_SECRETSMANAGER_ENDPOINT', rule: text, unset: 'none (AWS)', doc: 'local runs and tests only: the Secrets Manager stand-in' }),

@@ -11,6 +11,7 @@ import {
   FAILURE_LOG_PREFIX,
   ITEM,
   KEY_LAST_USE_ATTRIBUTES,
+  KEY_SOURCE_PREFIX,
   KEY_USE_PREFIX,
   LIST_INDEX_NAME,
   LIST_INDEX_PARTITION_KEY,
@@ -36,8 +37,20 @@ export const ROTATION_TABLE_ACTIONS: readonly string[] = Object.freeze(['dynamod
 const CLIENT_ITEMS_PATTERN = ITEM.clientPk('*');
 /** Partition keys of key-ownership items. */
 const KEY_ITEMS_PATTERN = ITEM.keyPk('*');
-/** Partition keys of the keys' thumbprint index items, written and deleted with their ownership items (`THUMB#<thumbprint>`). */
+/** Partition keys of the keys' thumbprint index items, written and deleted with their ownership items (`THUMB#<thumbprint>`); a thumbprint keyid finds its key's client with one GetItem. */
 export const THUMBPRINT_ITEMS_PATTERN = `${THUMBPRINT_PREFIX}*`;
+/** Partition keys of the key source status items (`SOURCE#<clientId>`). */
+export const KEY_SOURCE_ITEMS_PATTERN = `${KEY_SOURCE_PREFIX}*`;
+/**
+ * The partitions the key source refresher reads and writes items in: client records and their
+ * audit entries, key ownership and thumbprint index items (put and deleted with the keys), and
+ * key source status items. test/cdk checks the refresher's store against this list.
+ */
+export const KEY_SOURCE_REFRESHER_PARTITIONS: readonly string[] = Object.freeze([CLIENT_ITEMS_PATTERN, KEY_ITEMS_PATTERN, THUMBPRINT_ITEMS_PATTERN, KEY_SOURCE_ITEMS_PATTERN]);
+/** The item actions the key source refresher needs on {@link KEY_SOURCE_REFRESHER_PARTITIONS} (transactions need each part's action). */
+export const KEY_SOURCE_REFRESHER_ITEM_ACTIONS: readonly string[] = Object.freeze(['dynamodb:GetItem', 'dynamodb:BatchGetItem', ...WRITE_ACTIONS]);
+/** The one list-index partition the refresher queries: the due key sources, sorted by next fetch. */
+export const KEY_SOURCE_REFRESHER_INDEX_PARTITIONS: readonly string[] = Object.freeze([ITEM.keySourcesPartition]);
 /** Partition keys of the clients' failure logs, written by the authorizer (`FAIL#<clientId>`). */
 export const FAILURE_LOG_ITEMS_PATTERN = `${FAILURE_LOG_PREFIX}*`;
 /** Partition keys of the keys' last-use items, written by the authorizer (`USE#<fingerprint>`). */
@@ -47,7 +60,7 @@ export const KEY_USE_ITEMS_PATTERN = `${KEY_USE_PREFIX}*`;
 export interface IClientRegistry {
   /** The client table (in this stack's region). */
   readonly table: dynamodb.ITableV2;
-  /** What the authorizer reads: GetItem on client records (`CLIENT#…` partition keys) only. */
+  /** What the authorizer reads: GetItem on client records (`CLIENT#…`) and thumbprint index items (`THUMB#…`) only. */
   grantLookupClients(grantee: iam.IGrantable): iam.Grant;
   /** Reads clients, keys, audit entries and recorded failures (GetItem, BatchGetItem, Query; table and list index). */
   grantReadClients(grantee: iam.IGrantable): iam.Grant;
@@ -76,6 +89,13 @@ export interface IClientRegistry {
   grantCreateClients(grantee: iam.IGrantable): iam.Grant;
   /** What a key rotation does for one client: its own record and audit items, key-ownership items, and DeleteItem of removed keys' last use (`USE#…`). */
   grantRotateKeys(grantee: iam.IGrantable, clientId: string): iam.Grant;
+  /**
+   * What the key source refresher does: item reads and writes (transactions included) on client,
+   * key ownership, thumbprint index and key source status partitions only, DeleteItem of a removed
+   * key's last use (`USE#…`), and a Query of the list index's due-sources partition
+   * (`KEY_SOURCES`) only. No Scan, no other partition.
+   */
+  grantRefreshKeySources(grantee: iam.IGrantable): iam.Grant;
 }
 
 /**
@@ -114,7 +134,8 @@ abstract class ClientRegistryBase extends Construct implements IClientRegistry {
   }
 
   grantLookupClients(grantee: iam.IGrantable): iam.Grant {
-    return this.grantOn(grantee, ['dynamodb:GetItem'], [this.table.tableArn], [CLIENT_ITEMS_PATTERN]);
+    // A thumbprint keyid is one GetItem of its THUMB# item, then the client record.
+    return this.grantOn(grantee, ['dynamodb:GetItem'], [this.table.tableArn], [CLIENT_ITEMS_PATTERN, THUMBPRINT_ITEMS_PATTERN]);
   }
 
   grantReadClients(grantee: iam.IGrantable): iam.Grant {
@@ -162,6 +183,14 @@ abstract class ClientRegistryBase extends Construct implements IClientRegistry {
     );
     // Removing a key deletes its last use in the same transaction.
     return own.combine(this.grantOn(grantee, ['dynamodb:DeleteItem'], [this.table.tableArn], [KEY_USE_ITEMS_PATTERN]));
+  }
+
+  grantRefreshKeySources(grantee: iam.IGrantable): iam.Grant {
+    const items = this.grantOn(grantee, [...KEY_SOURCE_REFRESHER_ITEM_ACTIONS], [this.table.tableArn], KEY_SOURCE_REFRESHER_PARTITIONS);
+    // A key gone from the source takes its last use with it, in the same transaction (as a rotation's removed key).
+    const lastUse = this.grantOn(grantee, ['dynamodb:DeleteItem'], [this.table.tableArn], [KEY_USE_ITEMS_PATTERN]);
+    // On an index, dynamodb:LeadingKeys is the index's partition key: the due list, nothing else.
+    return items.combine(lastUse).combine(this.grantOn(grantee, ['dynamodb:Query'], [this.listIndexArn], KEY_SOURCE_REFRESHER_INDEX_PARTITIONS));
   }
 
   /**

@@ -11,6 +11,8 @@ export {
   REPLAY_ITEM_ATTRIBUTES,
 } from './client-registry';
 export type { ClientRegistryProps, IClientRegistry } from './client-registry';
+export { KEY_SOURCE_REFRESHER_SERVICE_NAME, KEY_SOURCE_REFRESH_METRICS, KeySourceRefresher } from './key-source-refresher';
+export type { KeySourceRefresherProps } from './key-source-refresher';
 export { RegistryApi, REGISTRY_SERVICE_NAME } from './registry-api';
 export type { RegistryApiProps } from './registry-api';
 export { RotatingSigningKey, ROTATION_SERVICE_NAME } from './rotating-signing-key';

@@ -14,7 +14,7 @@ import { REGISTRY_ADMIN_ROLE } from '../lambda/core/defaults';
 import { compileRoleCatalogue } from '../lambda/core/role-policy';
 import { IClientRegistry } from './client-registry';
 import { SignatureAuthorizer, acknowledgeSignetAuthorization } from './signature-authorizer';
-import { settingsEnvironment } from './setting-props';
+import { settingPropProblem, settingsEnvironment } from './setting-props';
 import { SignetFunction } from './signet-function';
 import { SERVICE_NAMES } from '../lambda/observability';
 
@@ -39,6 +39,19 @@ export interface RegistryApiProps {
   readonly httpApi?: apigwv2.HttpApi;
   /** Add the routes to this REST API (needs an authorizer with apiType 'rest'). Give exactly one of httpApi / restApi. */
   readonly restApi?: apigw.IRestApi;
+  /**
+   * Minutes between two runs of the key source refresher: a key source registered or refreshed
+   * through the registry is next fetched this long after (its `max-age` permitting). Give the
+   * same value as the KeySourceRefresher's.
+   * @default - SETTINGS.keySourceRefreshMinutes.default (15)
+   */
+  readonly keySourceRefreshMinutes?: number;
+  /**
+   * Use only the keys of a Web Bot Auth directory that the directory response signs. Give the
+   * same value as the KeySourceRefresher's.
+   * @default false
+   */
+  readonly requireSignedDirectories?: boolean;
   /** @default 256 */
   readonly memorySizeMb?: number;
   /** @default - DEFAULT_LOG_RETENTION (one month) */
@@ -77,6 +90,11 @@ export class RegistryApi extends Construct {
         roleCatalogue: props.authorizer.roleCatalogue,
         clientCacheTtl: props.authorizer.clientCacheTtl,
         publicBaseUrl: props.authorizer.publicBaseUrl,
+        // Registering a key source fetches it once (outbound HTTPS to the publisher), by the same
+        // rules as the refresher, and reports the authorizer's keep bound in the client view.
+        keySourceRefreshMinutes: props.keySourceRefreshMinutes,
+        requireSignedDirectories: props.requireSignedDirectories,
+        keySourceKeepDays: props.authorizer.keySourceKeepDays,
       }),
     });
     this.handler = fn.function;
@@ -112,6 +130,8 @@ function validateRegistryApiProps(path: string, props: RegistryApiProps): void {
   if (props.restApi !== undefined && props.authorizer.apiType !== 'rest') {
     problems.push(`restApi needs a SignatureAuthorizer with apiType 'rest' (this one is '${props.authorizer.apiType}')`);
   }
+  const refreshProblem = settingPropProblem('keySourceRefreshMinutes', props.keySourceRefreshMinutes);
+  if (refreshProblem !== undefined) problems.push(refreshProblem);
   const catalogue = compileRoleCatalogue(props.authorizer.roleCatalogue);
   const refused = ADMIN_PROBES.filter(([method, route]) => !catalogue.allows([REGISTRY_ADMIN_ROLE], method, route));
   if (refused.length > 0) {

@@ -2,8 +2,8 @@
  * The CDK side of the settings table (lambda/settings.ts): a setting's prop value as a number of
  * its unit and back, and a function's environment built from the props it is given.
  */
-import { Duration } from 'aws-cdk-lib';
-import { SETTINGS, SETTING_ROWS, type Setting, type SignetLambda, formatSetting } from '../lambda/settings';
+import { Duration, Token } from 'aws-cdk-lib';
+import { SETTINGS, SETTING_ROWS, type Setting, SettingProblem, type SignetLambda, formatSetting } from '../lambda/settings';
 
 type Settings = typeof SETTINGS;
 
@@ -47,4 +47,21 @@ export function settingsEnvironment<L extends SignetLambda, P extends object>(la
     if (value !== undefined) environment[row.env] = formatSetting(row, value);
   }
   return environment;
+}
+
+/**
+ * What is wrong with a construct prop that carries a plain setting (no unit), by the rule of its
+ * row: `"<prop> must be …; got …"`, or undefined when it is fine, not given or a token.
+ * @example settingPropProblem('keySourceRefreshMinutes', 0) // 'keySourceRefreshMinutes must be a whole number from 1 to 1440; got 0'
+ */
+export function settingPropProblem<K extends keyof Settings>(key: K, value: unknown): string | undefined {
+  if (value === undefined || Token.isUnresolved(value)) return undefined;
+  const row = SETTINGS[key] as Setting;
+  try {
+    row.rule.parse(value);
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof SettingProblem)) throw error;
+    return `${row.prop ?? key} ${error.message}`;
+  }
 }

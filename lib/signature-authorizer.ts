@@ -15,7 +15,7 @@ import { DEFAULT_ROLE_CATALOGUE, SETTINGS } from '../lambda/settings';
 import { MAX_COVERED_COMPONENTS_LIMIT, MIN_COVERED_COMPONENTS_LIMIT, MIN_LAST_USED_RECORD_INTERVAL_MS } from '../lambda/core/defaults';
 import { RoleCatalogue, compileRoleCatalogue } from '../lambda/core/role-policy';
 import { IClientRegistry } from './client-registry';
-import { settingsEnvironment } from './setting-props';
+import { settingPropProblem, settingsEnvironment } from './setting-props';
 import { METRICS_NAMESPACE, SignetFunction } from './signet-function';
 import { AUTHORIZER_METRIC_NAMES, SERVICE_NAMES } from '../lambda/observability';
 
@@ -90,6 +90,12 @@ export interface SignatureAuthorizerProps {
    */
   readonly profile?: CoverageProfile;
   /**
+   * Under the `web-bot-auth` profile, the longest a signature may be valid (`expires` − `created`),
+   * in seconds, from 60 to 86400; longer ones are refused (`invalid_signature_input`).
+   * @default 86400 (DEFAULT_WEB_BOT_AUTH_MAX_VALIDITY_S)
+   */
+  readonly webBotAuthMaxValidityS?: number;
+  /**
    * Refuse an exact replay of a signed request within its validity window. Costs one conditional
    * DynamoDB write per request and gives the authorizer PutItem on `REPLAY#…` items.
    * @default false
@@ -130,6 +136,12 @@ export interface SignatureAuthorizerProps {
    * @default - Duration.millis(DEFAULT_STALE_IF_ERROR_MS) (15 min)
    */
   readonly staleIfError?: Duration;
+  /**
+   * How many days a client's published keys keep verifying after the last successful fetch of its
+   * key source (1 to 90); the registry and the key source refresher report the same bound.
+   * @default - SETTINGS.keySourceKeepDays.default (7)
+   */
+  readonly keySourceKeepDays?: number;
   /**
    * Memory of the authorizer function; more memory is more CPU for RSA verification.
    * @default 512
@@ -178,6 +190,8 @@ export class SignatureAuthorizer extends Construct {
   readonly clientCacheTtl: Duration;
   /** The public base URL the authorizer was given, if any (the registry finds the API path with the same one). */
   readonly publicBaseUrl?: string;
+  /** Days published keys keep verifying after their source's last successful fetch (the registry reports the same bound). */
+  readonly keySourceKeepDays: number;
 
   private readonly httpAuthorizers = new Map<string, HttpLambdaAuthorizer>();
   private readonly restAuthorizers = new Map<string, apigw.RequestAuthorizer>();
@@ -188,6 +202,7 @@ export class SignatureAuthorizer extends Construct {
     this.roleCatalogue = props.roleCatalogue ?? DEFAULT_ROLE_CATALOGUE;
     this.clientCacheTtl = props.clientCacheTtl ?? Duration.millis(SETTINGS.clientCacheTtlMs.default);
     this.publicBaseUrl = props.publicBaseUrl;
+    this.keySourceKeepDays = props.keySourceKeepDays ?? SETTINGS.keySourceKeepDays.default;
     validateAuthorizerProps(this.node.path, props, this.roleCatalogue);
 
     const replayProtection = props.replayProtection ?? SETTINGS.replayProtection.default;
@@ -198,6 +213,7 @@ export class SignatureAuthorizer extends Construct {
       tableName: props.registry.table.tableName,
       roleCatalogue: this.roleCatalogue,
       clientCacheTtl: this.clientCacheTtl,
+      keySourceKeepDays: this.keySourceKeepDays,
     });
 
     const fn = new SignetFunction(this, 'Function', {
@@ -358,6 +374,9 @@ function validateAuthorizerProps(path: string, props: SignatureAuthorizerProps, 
     problems.push(`maxCoveredComponents must be a whole number from ${MIN_COVERED_COMPONENTS_LIMIT} to ${MAX_COVERED_COMPONENTS_LIMIT}; got ${limit}`);
   }
   checkDuration(problems, 'staleIfError', props.staleIfError, 0, 'millis');
+  for (const problem of [settingPropProblem('keySourceKeepDays', props.keySourceKeepDays), settingPropProblem('webBotAuthMaxValidityS', props.webBotAuthMaxValidityS)]) {
+    if (problem !== undefined) problems.push(problem);
+  }
   checkDuration(problems, 'lastUsedRecordInterval', props.lastUsedRecordInterval, 0, 'millis');
   const lastUsedMs = props.lastUsedRecordInterval?.isUnresolved() === false ? props.lastUsedRecordInterval.toMilliseconds({ integral: false }) : undefined;
   if (lastUsedMs !== undefined && lastUsedMs > 0 && lastUsedMs < MIN_LAST_USED_RECORD_INTERVAL_MS) {

@@ -79,6 +79,7 @@ export const LAMBDA_ENTRIES = {
   echo: { file: 'lambda/handlers/echo.ts', handler: 'handler' },
   adminBootstrap: { file: 'lambda/handlers/admin-bootstrap.ts', handler: 'handler' },
   portal: { file: 'lambda/handlers/portal.ts', handler: 'handler' },
+  keySourceRefresher: { file: 'lambda/handlers/refresh-key-sources.ts', handler: 'handler' },
 } as const;
 
 /** Which handler a {@link SignetFunction} runs. */

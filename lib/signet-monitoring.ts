@@ -7,6 +7,7 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { SETTINGS } from '../lambda/settings';
+import { KeySourceRefresher } from './key-source-refresher';
 import { RotatingSigningKey } from './rotating-signing-key';
 import { SignatureAuthorizer } from './signature-authorizer';
 
@@ -18,6 +19,8 @@ export interface SignetMonitoringProps {
   readonly authorizer: SignatureAuthorizer;
   /** The registry function, shown on the dashboard. @default - not shown */
   readonly registryFunction?: lambda.IFunction;
+  /** The key source refresher: an alarm when sources fail for over an hour or the refresher does not run. @default - none */
+  readonly keySourceRefresher?: KeySourceRefresher;
   /** Rotating keys: one alarm each on failed rotations. @default - none */
   readonly signingKeys?: readonly RotatingSigningKey[];
   /**
@@ -32,13 +35,18 @@ export interface SignetMonitoringProps {
 }
 
 /**
- * Alarms (all treat missing data as fine):
+ * Alarms (all but `KeySourcesFailing` treat missing data as fine):
  * - `AuthorizerErrors`: the authorizer function failed (error or throttle) at least once in
  *   5 minutes. Failures fail closed, so clients see 500s; look at its log group.
  * - `DeniedSpike`: `Signet/Denied` (dimension `service=signet-authorizer`) reached the threshold in
  *   5 minutes: a partner's broken signer, a clock gone wrong, or someone probing.
  * - `RotationFailures<n>`: a rotation function errored (any of the four steps) in an hour; the
  *   current key keeps working, but the next rotation is due.
+ * - `KeySourcesFailing`: within two refresher intervals (at most a day), a run reported a key
+ *   source failing for over an hour (`Signet/KeySourcesFailingOverAnHour` ≥ 1), or no run
+ *   completed at all. Missing data is breaching here: every run that completes reports, 0
+ *   included, so silence means the refresher is not running, or errors or times out every time.
+ *   The clients' published keys still verify until the keep bound (`keySourceKeepDays`) passes.
  */
 export class SignetMonitoring extends Construct {
   /** Every alarm this construct made. */
@@ -79,6 +87,16 @@ export class SignetMonitoring extends Construct {
         `Rotating the signing key in ${key.node.path} failed; the current key still works. Read the rotation function's log group.`,
       );
     });
+    if (props.keySourceRefresher !== undefined) {
+      this.addAlarm(
+        'KeySourcesFailing',
+        props.keySourceRefresher.metricForAlarm(),
+        1,
+        'A published key source has failed to fetch for over an hour, or no run of the key source refresher completed in two intervals (it errored, timed out or was not scheduled). ' +
+          "The clients' published keys keep verifying until the keep bound passes. GET /registry/clients/{clientId} shows a source's last error; read the refresher's log group.",
+        cloudwatch.TreatMissingData.BREACHING,
+      );
+    }
     for (const alarm of this.alarms) alarm.addAlarmAction(...(props.alarmActions ?? []));
 
     this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
@@ -104,6 +122,7 @@ export class SignetMonitoring extends Construct {
       ['authorizer', authorizerFn],
       ...(props.registryFunction ? [['registry', props.registryFunction] as const] : []),
       ...(props.signingKeys ?? []).map((k) => [`rotation ${k.node.id}`, k.rotationFunction] as const),
+      ...(props.keySourceRefresher ? [['key source refresher', props.keySourceRefresher.handler] as const] : []),
     ];
     this.dashboard.addWidgets(
       new cloudwatch.GraphWidget({
@@ -117,17 +136,33 @@ export class SignetMonitoring extends Construct {
         width: 12,
       }),
     );
+    if (props.keySourceRefresher !== undefined) {
+      const refresher = props.keySourceRefresher;
+      this.dashboard.addWidgets(
+        new cloudwatch.GraphWidget({
+          title: 'Key sources refreshed / failed / failing over an hour',
+          left: [refresher.metricRefreshed(), refresher.metricFailed(), refresher.metricFailingOverAnHour()],
+          width: 24,
+        }),
+      );
+    }
     this.dashboard.addWidgets(new cloudwatch.AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 24 }));
   }
 
-  private addAlarm(id: string, metric: cloudwatch.IMetric, threshold: number, description: string): void {
+  private addAlarm(
+    id: string,
+    metric: cloudwatch.IMetric,
+    threshold: number,
+    description: string,
+    treatMissingData: cloudwatch.TreatMissingData = cloudwatch.TreatMissingData.NOT_BREACHING,
+  ): void {
     this.alarms.push(
       new cloudwatch.Alarm(this, id, {
         metric,
         threshold,
         evaluationPeriods: 1,
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        treatMissingData,
         alarmDescription: description,
       }),
     );

@@ -1,6 +1,7 @@
 /**
- * The Signet stack: client registry, signature authorizer, registry API, a demo protected API
- * (`/api/echo`), optional rotating signing keys, the admin bootstrap, alarms and a dashboard.
+ * The Signet stack: client registry, signature authorizer, registry API, the key source
+ * refresher, a demo protected API (`/api/echo`), optional rotating signing keys, the admin
+ * bootstrap, alarms and a dashboard.
  * It only composes the constructs of this folder; see docs/deploy.md for every property.
  */
 import { createHash } from 'node:crypto';
@@ -20,6 +21,7 @@ import { RoleCatalogue } from '../lambda/core/role-policy';
 import { AdminBootstrap } from './admin-bootstrap';
 import { ClientPortal } from './client-portal';
 import { ClientRegistry } from './client-registry';
+import { KeySourceRefresher } from './key-source-refresher';
 import { RegistryApi } from './registry-api';
 import { RotatingSigningKey } from './rotating-signing-key';
 import { SignatureAuthorizer, SignatureAuthorizerProps, acknowledgeSignetAuthorization } from './signature-authorizer';
@@ -128,6 +130,18 @@ export interface SignetStackProps extends StackProps, AuthorizerSettings {
    * @default true
    */
   readonly restCloudWatchRole?: boolean;
+  /**
+   * Minutes between two runs of the key source refresher (1 to 1440), which fetches the published
+   * key sources that are due; the registry schedules a newly registered source by it too.
+   * @default - SETTINGS.keySourceRefreshMinutes.default (15)
+   */
+  readonly keySourceRefreshMinutes?: number;
+  /**
+   * Use only the keys of a Web Bot Auth key directory that the directory response itself signs
+   * (registration and refresher alike).
+   * @default false
+   */
+  readonly requireSignedDirectories?: boolean;
 }
 
 /**
@@ -143,6 +157,8 @@ export class SignetStack extends Stack {
   readonly registryApi: RegistryApi;
   readonly monitoring: SignetMonitoring;
   readonly signingKeys: readonly RotatingSigningKey[];
+  /** Fetches the published key sources on a schedule. */
+  readonly keySourceRefresher: KeySourceRefresher;
   /** The base URL clients call and sign (ends with `/`): `publicBaseUrl` when set, else {@link executeApiUrl}. */
   readonly apiUrl: string;
   /** API Gateway's own URL of the stage (ends with `/`). */
@@ -173,6 +189,15 @@ export class SignetStack extends Stack {
       logRetention,
     });
 
+    // Registration and the scheduled refresher fetch key sources by the same rules and keep bound.
+    const keySourceSettings = { keySourceRefreshMinutes: props.keySourceRefreshMinutes, requireSignedDirectories: props.requireSignedDirectories };
+    this.keySourceRefresher = new KeySourceRefresher(this, 'KeySourceRefresher', {
+      ...keySourceSettings,
+      registry: this.registry,
+      keySourceKeepDays: this.authorizer.keySourceKeepDays,
+      logRetention,
+    });
+
     const echo = new SignetFunction(this, 'Echo', {
       entry: 'echo',
       serviceName: ECHO_SERVICE_NAME,
@@ -199,7 +224,7 @@ export class SignetStack extends Stack {
         integration: new HttpLambdaIntegration('EchoIntegration', echo.function),
         authorizer: this.authorizer.httpAuthorizer(),
       });
-      this.registryApi = new RegistryApi(this, 'RegistryApi', { registry: this.registry, authorizer: this.authorizer, httpApi: api, logRetention });
+      this.registryApi = new RegistryApi(this, 'RegistryApi', { ...keySourceSettings, registry: this.registry, authorizer: this.authorizer, httpApi: api, logRetention });
       this.httpApi = api;
       this.executeApiUrl = stage.url;
     } else {
@@ -228,7 +253,7 @@ export class SignetStack extends Stack {
         authorizationType: apigw.AuthorizationType.CUSTOM,
       });
       acknowledgeSignetAuthorization(echoMethod);
-      this.registryApi = new RegistryApi(this, 'RegistryApi', { registry: this.registry, authorizer: this.authorizer, restApi: api, logRetention });
+      this.registryApi = new RegistryApi(this, 'RegistryApi', { ...keySourceSettings, registry: this.registry, authorizer: this.authorizer, restApi: api, logRetention });
       this.restApi = api;
       this.executeApiUrl = api.url;
       if (props.webAclArn !== undefined) {
@@ -270,6 +295,7 @@ export class SignetStack extends Stack {
       authorizer: this.authorizer,
       registryFunction: this.registryApi.handler,
       signingKeys: this.signingKeys,
+      keySourceRefresher: this.keySourceRefresher,
       deniedAlarmThreshold: props.deniedAlarmThreshold,
       alarmActions,
     });

@@ -111,13 +111,33 @@ describe('ClientRegistry replicaRegions', () => {
 });
 
 describe('ClientRegistry grants', () => {
-  test('grantLookupClients: GetItem on client records of this table only', () => {
+  test('grantLookupClients: GetItem on client records and thumbprint index items of this table only', () => {
     const statements = statementsOf((r, role) => r.grantLookupClients(role));
     expect(statements).toHaveLength(1);
     const [s] = statements;
     expect(actionsOf(s)).toEqual(['dynamodb:GetItem']);
     expect(s.Resource).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^Registry/), 'Arn'] });
-    expect(s.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['CLIENT#*'] } });
+    expect(s.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['CLIENT#*', 'THUMB#*'] } });
+  });
+
+  test("grantRefreshKeySources: item reads and writes on client, key, thumbprint and key source partitions only, a removed key's last use, and a Query of the due-sources partition of the list index only", () => {
+    const [items, lastUse, due, ...more] = statementsOf((r, role) => r.grantRefreshKeySources(role));
+    expect(more).toEqual([]);
+    expect(actionsOf(items).sort()).toEqual([
+      'dynamodb:BatchGetItem',
+      'dynamodb:ConditionCheckItem',
+      'dynamodb:DeleteItem',
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+    ]);
+    expect(items.Resource).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^Registry/), 'Arn'] });
+    expect(items.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['CLIENT#*', 'KEY#*', 'THUMB#*', 'SOURCE#*'] } });
+    // A removed key's last use goes with it: DeleteItem only, on the last-use partitions.
+    expect([actionsOf(lastUse), lastUse.Condition]).toEqual([['dynamodb:DeleteItem'], { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['USE#*'] } }]);
+    expect(actionsOf(due)).toEqual(['dynamodb:Query']);
+    expect(due.Resource).toEqual({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [expect.stringMatching(/^Registry/), 'Arn'] }, '/index/gsi1']] });
+    expect(due.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['KEY_SOURCES'] } });
   });
 
   test('grantReadClients: reads on the table and the list index, no Scan, no writes', () => {
@@ -224,8 +244,9 @@ describe('ClientRegistry grants', () => {
       r.grantRecordReplays(role);
       r.grantRotateKeys(role, 'c_AAAAAAAAAAAAAAAAAAAAAA');
       r.grantCreateClients(role);
+      r.grantRefreshKeySources(role);
     });
-    expect(all.length).toBeGreaterThanOrEqual(9);
+    expect(all.length).toBeGreaterThanOrEqual(12);
     for (const s of all) expect(JSON.stringify(s.Resource)).not.toMatch(/"\*"|index\/\*/);
   });
 });

@@ -8,16 +8,25 @@ import { dynamoDbLocalClientConfig } from '../../local/dynamodb-local';
 import { DynamoClientStore } from '../../lambda/store/client-store';
 import { DynamoReplayGuard } from '../../lambda/store/replay-store';
 import { toDocumentClient } from '../../lambda/store/dynamodb-client';
-import { AUTHORIZER_WRITE_PREFIXES, ITEM, KEY_LAST_USE_ATTRIBUTES, UNAUTHENTICATED_FAILURE_ATTRIBUTES } from '../../lambda/store/table-schema';
+import { AUTHORIZER_WRITE_PREFIXES, ITEM, KEY_LAST_USE_ATTRIBUTES, LIST_INDEX_NAME, UNAUTHENTICATED_FAILURE_ATTRIBUTES } from '../../lambda/store/table-schema';
+import { compileRoleCatalogue } from '../../lambda/core/role-policy';
+import { createKeySourceRefresher } from '../../lambda/key-sources/key-source-refresher';
+import { createRegistryHandler } from '../../lambda/registry/registry-handler';
+import { DynamoKeySourceStore } from '../../lambda/store/key-source-store';
 import {
   AUTH_FAILURE_COUNTER_ATTRIBUTES,
   AUTH_FAILURE_ITEM_ATTRIBUTES,
   FAILURE_LOG_ITEMS_PATTERN,
+  KEY_SOURCE_REFRESHER_INDEX_PARTITIONS,
+  KEY_SOURCE_REFRESHER_ITEM_ACTIONS,
+  KEY_SOURCE_REFRESHER_PARTITIONS,
   KEY_USE_ITEMS_PATTERN,
   REPLAY_ITEMS_PATTERN,
   REPLAY_ITEM_ATTRIBUTES,
 } from '../../lib/client-registry';
 import { TestDynamoDb, startTestDynamoDb } from '../support/dynamodb';
+import { type KeySourceServer, keySet, publishedKey, startKeySourceServer } from '../support/key-source-server';
+import { callRegistry } from '../support/registry-harness';
 import { newClient } from '../support/registry-fixtures';
 
 interface Sent {
@@ -211,4 +220,79 @@ test("recordKeyUse stays within grantRecordKeyUse: a condition check of the KEY#
   expect([...attributesOf(update.input)].sort()).toEqual([...KEY_LAST_USE_ATTRIBUTES].sort());
   // And the use is really there: the grant did not allow a write that does nothing.
   expect((await admin.keyLastUse([record])).has(record.keys[0].fingerprint)).toBe(true);
+});
+
+describe('the key source refresher stays within grantRefreshKeySources', () => {
+  let server: KeySourceServer;
+  let nowMs = Date.parse('2026-04-05T09:30:00.000Z');
+  beforeAll(async () => {
+    server = await startKeySourceServer(() => Math.floor(nowMs / 1000));
+  });
+  afterAll(() => server?.stop());
+
+  /** Every item a request touches, as [IAM action, partition key]; a Query as its index and index partition. */
+  function touched(requests: readonly Sent[]): Array<{ action: string; pk: string; index?: string }> {
+    return requests.flatMap(({ command, input }) => {
+      if (command === 'BatchGetItemCommand') {
+        const tables = Object.values(input.RequestItems as Record<string, { Keys: Record<string, unknown>[] }>);
+        return tables.flatMap((t) => t.Keys.map((key) => ({ action: 'BatchGetItem', pk: partitionKeyOf({ Key: key }) })));
+      }
+      if (command === 'QueryCommand') {
+        const [, nameRef, valueRef] = /^(#\w+) = (:\w+)/.exec(String(input.KeyConditionExpression)) ?? [];
+        const names = input.ExpressionAttributeNames as Record<string, string>;
+        const value = (input.ExpressionAttributeValues as Record<string, { S: string }>)[valueRef];
+        return [{ action: 'Query', pk: `${names[nameRef]}=${value.S}`, index: input.IndexName as string | undefined }];
+      }
+      return operations([{ command, input }]).map((op) => ({ action: op.action, pk: partitionKeyOf(op.input) }));
+    });
+  }
+
+  test('a scheduled run that adds, removes and keeps keys and records a failure: items of the granted partitions only, and one Query of the due list', async () => {
+    const clients = new DynamoClientStore({ tableName, client: ddb.client, now: () => new Date(nowMs) });
+    const registry = createRegistryHandler({
+      store: clients,
+      keySources: new DynamoKeySourceStore({ tableName, client: ddb.client, now: () => new Date(nowMs) }, clients),
+      roles: compileRoleCatalogue({ 'registry:admin': ['* /registry/**'], demo: ['* /api/*'] }),
+      logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
+      now: () => new Date(nowMs),
+      fetchKeySource: (source) => server.fetch(source),
+      keySourceRefreshIntervalS: 900,
+    });
+    const [first, second, steady] = [publishedKey(), publishedKey(), publishedKey()];
+    server.serve('/rotating', keySet(first));
+    server.serve('/steady', keySet(steady));
+    server.serve('/failing', keySet(publishedKey()));
+    for (const path of ['/rotating', '/steady', '/failing']) {
+      const created = await callRegistry(registry, { method: 'POST', path: '/registry/clients', body: { name: `Publisher ${path}`, networkWhitelist: ['0.0.0.0'], roles: ['demo'], jwksUri: server.url(path) } });
+      expect(created.status).toBe(201);
+    }
+
+    // The refresher's own store on the recorded client, as the scheduled function builds it.
+    const refresher = createKeySourceRefresher({
+      store: new DynamoKeySourceStore({ tableName, client: recorder, now: () => new Date(nowMs) }),
+      fetch: (source) => server.fetch(source),
+      nowMs: () => nowMs,
+      refreshIntervalS: 900,
+      requireSignedDirectories: false,
+    });
+    server.serve('/rotating', keySet(second)); // the first key is gone, the second is new
+    server.serve('/failing', 'down', {}, 503);
+    nowMs += 16 * 60_000;
+    sent.length = 0;
+    expect(await refresher.refreshDue()).toMatchObject({ checked: 3, refreshed: 1, unchanged: 1, failed: 1, keysAdded: 1, keysRemoved: 1 });
+
+    const items = touched(sent);
+    const queries = items.filter((i) => i.action === 'Query');
+    expect(queries).toEqual([{ action: 'Query', pk: `gsi1pk=${KEY_SOURCE_REFRESHER_INDEX_PARTITIONS[0]}`, index: LIST_INDEX_NAME }]);
+    for (const item of items.filter((i) => i.action !== 'Query')) {
+      const granted = KEY_SOURCE_REFRESHER_PARTITIONS.some((pattern) => matches(pattern, item.pk))
+        ? KEY_SOURCE_REFRESHER_ITEM_ACTIONS.includes(`dynamodb:${item.action}`)
+        : matches(KEY_USE_ITEMS_PATTERN, item.pk) && item.action === 'DeleteItem';
+      expect([item, granted]).toEqual([item, true]);
+    }
+    // Every granted partition is really used: the grant is no wider than the run.
+    const prefixes = new Set(items.filter((i) => i.action !== 'Query').map((i) => i.pk.slice(0, i.pk.indexOf('#') + 1)));
+    expect([...prefixes].sort()).toEqual(['CLIENT#', 'KEY#', 'SOURCE#', 'THUMB#', 'USE#']);
+    expect(items.some((i) => i.action === 'DeleteItem' && i.pk === `THUMB#${first.thumbprint}`)).toBe(true);
+  });
 });

@@ -88,8 +88,8 @@ describe('the AWS SDK the functions run', () => {
         checked.push(file);
       }
     }
-    // The functions that talk to AWS: authorizer, registry, rotation, admin bootstrap.
-    expect(checked).toHaveLength(4);
+    // The functions that talk to AWS: authorizer, registry, rotation, admin bootstrap, key source refresher.
+    expect(checked).toHaveLength(5);
   });
 
   test(`an SDK older than ${MIN_RUNTIME_SDK_VERSION} (e.g. from a layer) stops the function at init with a sentence; the pinned one passes`, () => {

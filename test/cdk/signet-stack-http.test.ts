@@ -18,6 +18,7 @@ import {
   LAST_USED_RECORD_INTERVAL_MS,
 } from '../../lambda/core/defaults';
 import { METRICS_NAMESPACE } from '../../lib/signet-function';
+import { KEY_SOURCE_REFRESHER_SERVICE_NAME, KEY_SOURCE_REFRESHER_TIMEOUT_S, KEY_SOURCE_REFRESH_METRICS } from '../../lib/key-source-refresher';
 import { AUTHORIZER_METRICS, AUTHORIZER_SERVICE_NAME } from '../../lib/signature-authorizer';
 import { AUTHORIZER_TIMEOUT_S } from '../../lib/signature-authorizer';
 import { DEFAULT_STACK_ROLE_CATALOGUE, DEFAULT_THROTTLE_BURST_LIMIT, DEFAULT_THROTTLE_RATE_LIMIT, SignetStack, signingKeyOutputId } from '../../lib/signet-stack';
@@ -51,7 +52,7 @@ beforeAll(() => {
 describe('Lambda functions', () => {
   test('every function runs Node.js 22 on arm64, logs to its own log group kept one month', () => {
     const all = Object.values(functions);
-    expect(all).toHaveLength(5); // authorizer, echo, registry, rotation, admin bootstrap
+    expect(all).toHaveLength(6); // authorizer, echo, registry, rotation, admin bootstrap, key source refresher
     const logGroups = template.findResources('AWS::Logs::LogGroup');
     for (const { Properties: p } of all) {
       expect(p.Runtime).toBe('nodejs22.x');
@@ -71,10 +72,36 @@ describe('Lambda functions', () => {
     expect(fn('RegistryApiFunction').props.Handler).toBe('index.handler');
     expect(fn('Echo').props.Handler).toBe('index.handler');
     expect(fn(`SigningKey`).props.Handler).toBe('index.handler');
+    expect(fn('KeySourceRefresherFunction').props.Handler).toBe('index.handler');
+  });
+
+  test('no function is placed in a VPC: the authorizer makes no outbound call, the key source refresher and the registry reach the publishers directly over HTTPS', () => {
+    for (const { Properties: p } of Object.values(functions)) expect(p.VpcConfig).toBeUndefined();
+    template.resourceCountIs('AWS::EC2::VPC', 0);
+    template.resourceCountIs('AWS::EC2::NatGateway', 0);
+  });
+
+  test('the key source refresher gets its settings: table, interval, keep bound, signed directories; a run ends before the next is due', () => {
+    const refresher = fn('KeySourceRefresherFunction').props;
+    expect(refresher.Environment.Variables).toEqual({
+      NODE_OPTIONS: '--enable-source-maps',
+      POWERTOOLS_SERVICE_NAME: KEY_SOURCE_REFRESHER_SERVICE_NAME,
+      POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+      POWERTOOLS_LOG_LEVEL: 'INFO',
+      [ENV.tableName]: { Ref: expect.stringMatching(/^Registry/) },
+      [ENV.keySourceRefreshMinutes]: '15',
+      [ENV.keySourceKeepDays]: '7',
+      [ENV.requireSignedDirectories]: 'false',
+    });
+    expect(refresher.Timeout).toBe(KEY_SOURCE_REFRESHER_TIMEOUT_S);
+    expect(KEY_SOURCE_REFRESHER_TIMEOUT_S).toBeLessThanOrEqual(15 * 60);
+    // The registry fetches a source at registration by the same rules, and reports the same keep bound.
+    const registry = fn('RegistryApiFunction').props.Environment.Variables;
+    expect([registry[ENV.keySourceRefreshMinutes], registry[ENV.keySourceKeepDays], registry[ENV.requireSignedDirectories]]).toEqual(['15', '7', 'false']);
   });
 
   test('bundles are minified esbuild output with a source map, the AWS SDK left to the runtime', () => {
-    for (const prefix of ['AuthorizerFunction', 'RegistryApiFunction', 'Echo', 'SigningKey', 'AdminBootstrapFunction']) {
+    for (const prefix of ['AuthorizerFunction', 'RegistryApiFunction', 'Echo', 'SigningKey', 'AdminBootstrapFunction', 'KeySourceRefresherFunction']) {
       const dir = path.join(app.outdir, fn(prefix).assetPath);
       const code = fs.readFileSync(path.join(dir, 'index.js'), 'utf8');
       expect(fs.existsSync(path.join(dir, 'index.js.map'))).toBe(true);
@@ -103,6 +130,9 @@ describe('Lambda functions', () => {
     });
     expect(JSON.parse(env[ENV.roleCatalogue])).toEqual(DEFAULT_STACK_ROLE_CATALOGUE);
     expect(env[ENV.publicBaseUrl]).toBeUndefined();
+    // Published keys: the authorizer knows how long they keep verifying, and nothing about fetching them.
+    expect(env[ENV.keySourceKeepDays]).toBe('7');
+    expect([env[ENV.keySourceRefreshMinutes], env[ENV.requireSignedDirectories]]).toEqual([undefined, undefined]);
   });
 
   test('the authorizer ends well before API Gateway stops waiting (10 s), after its DynamoDB attempts; no concurrency reserved by default', () => {
@@ -197,11 +227,13 @@ describe('least privilege', () => {
     template.resourcePropertiesCountIs('AWS::IAM::Role', { ManagedPolicyArns: Match.anyValue() }, 0);
   });
 
-  test("the authorizer reads client records and writes only its own partitions: failure log, failure counts, the keys' last use (no replay marker by default)", () => {
+  test("the authorizer reads client records and thumbprint index items, and writes only its own partitions: failure log, failure counts, the keys' last use (no replay marker by default)", () => {
     const statements = statementsOfRole(template, 'AuthorizerFunctionServiceRole');
+    // DynamoDB and its own log group: no other service, nothing that reaches out (published keys come through the record).
+    expect([...new Set(statements.flatMap(actionsOf).map((a) => a.split(':')[0]))].sort()).toEqual(['dynamodb', 'logs']);
     const dynamo = statements.filter((s) => actionsOf(s)[0].startsWith('dynamodb:'));
     expect(dynamo.map((s) => [actionsOf(s).join(','), s.Condition?.['ForAllValues:StringLike']])).toEqual([
-      ['dynamodb:GetItem', { 'dynamodb:LeadingKeys': ['CLIENT#*'] }],
+      ['dynamodb:GetItem', { 'dynamodb:LeadingKeys': ['CLIENT#*', 'THUMB#*'] }],
       ['dynamodb:UpdateItem', { 'dynamodb:LeadingKeys': ['FAIL#*'] }],
       ['dynamodb:UpdateItem', { 'dynamodb:LeadingKeys': ['FAIL#*'] }],
       ['dynamodb:PutItem', { 'dynamodb:LeadingKeys': ['FAIL#*'] }],
@@ -244,6 +276,23 @@ describe('least privilege', () => {
     expect(dynamo[0].Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`CLIENT#${ROTATED_CLIENT}`, 'KEY#*', 'THUMB#*'] } });
     // Removing a key deletes its last use: DeleteItem only, on the last-use partitions.
     expect([actionsOf(dynamo[1]), dynamo[1].Condition]).toEqual([['dynamodb:DeleteItem'], { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['USE#*'] } }]);
+  });
+
+  test("the key source refresher reads and writes only client, key, thumbprint and key source items (and deletes a removed key's last use), and queries only the due-sources list; no secret, no Scan", () => {
+    const statements = statementsOfRole(template, 'KeySourceRefresherFunctionServiceRole');
+    expect([...new Set(statements.flatMap(actionsOf).map((a) => a.split(':')[0]))].sort()).toEqual(['dynamodb', 'logs']);
+    const dynamo = statements.filter((s) => actionsOf(s)[0].startsWith('dynamodb:'));
+    expect(dynamo.map((s) => [actionsOf(s).sort().join(','), s.Condition])).toEqual([
+      [
+        'dynamodb:BatchGetItem,dynamodb:ConditionCheckItem,dynamodb:DeleteItem,dynamodb:GetItem,dynamodb:PutItem,dynamodb:UpdateItem',
+        { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['CLIENT#*', 'KEY#*', 'THUMB#*', 'SOURCE#*'] } },
+      ],
+      ['dynamodb:DeleteItem', { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['USE#*'] } }],
+      ['dynamodb:Query', { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['KEY_SOURCES'] } }],
+    ]);
+    expect(JSON.stringify(dynamo[2].Resource)).toContain('/index/gsi1');
+    const logs = statements.filter((s) => actionsOf(s)[0].startsWith('logs:'));
+    expect(logs.map((s) => s.Resource)).toEqual([{ 'Fn::GetAtt': [expect.stringMatching(/^KeySourceRefresherFunctionLogGroup/), 'Arn'] }]);
   });
 
   test('the echo backend has no data access at all', () => {
@@ -296,6 +345,33 @@ describe('key rotation', () => {
   });
 });
 
+describe('key source refresher schedule', () => {
+  test('an EventBridge rule runs the refresher every 15 minutes, and only that rule may invoke it', () => {
+    const rules = Object.values(template.findResources('AWS::Events::Rule')).map((r) => r.Properties);
+    expect(rules).toEqual([
+      expect.objectContaining({
+        ScheduleExpression: 'rate(15 minutes)',
+        State: 'ENABLED',
+        Targets: [expect.objectContaining({ Arn: { 'Fn::GetAtt': [fn('KeySourceRefresherFunction').logicalId, 'Arn'] } })],
+      }),
+    ]);
+    const ruleId = Object.keys(template.findResources('AWS::Events::Rule'))[0];
+    template.hasResourceProperties('AWS::Lambda::Permission', {
+      FunctionName: { 'Fn::GetAtt': [fn('KeySourceRefresherFunction').logicalId, 'Arn'] },
+      Principal: 'events.amazonaws.com',
+      SourceArn: { 'Fn::GetAtt': [ruleId, 'Arn'] },
+    });
+  });
+
+  test('a failed run is not retried by Lambda (the next run is the retry), and a run queued past the interval is dropped', () => {
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: fn('KeySourceRefresherFunction').logicalId },
+      MaximumRetryAttempts: 0,
+      MaximumEventAgeInSeconds: 900,
+    });
+  });
+});
+
 describe('admin bootstrap', () => {
   test('registers the given public key (canonical SPKI PEM) with a custom resource', () => {
     template.hasResourceProperties('Custom::SignetAdminBootstrap', {
@@ -308,11 +384,12 @@ describe('admin bootstrap', () => {
 });
 
 describe('alarms, dashboard, outputs', () => {
-  test('alarms on authorizer errors, deny spikes and rotation failures', () => {
+  test('alarms on authorizer errors, deny spikes, rotation failures and failing key sources', () => {
     const alarms = template.findResources('AWS::CloudWatch::Alarm');
     expect(Object.keys(alarms).map((id) => id.replace(/[0-9A-F]{8}$/, '')).sort()).toEqual([
       'MonitoringAuthorizerErrors',
       'MonitoringDeniedSpike',
+      'MonitoringKeySourcesFailing',
       'MonitoringRotationFailures',
     ]);
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
@@ -336,6 +413,20 @@ describe('alarms, dashboard, outputs', () => {
       Threshold: 1,
     });
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+  });
+
+  test('the key source alarm fires when a run reports a source failing for over an hour, and when no run completes in two intervals (missing data breaches)', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: METRICS_NAMESPACE,
+      MetricName: KEY_SOURCE_REFRESH_METRICS.failingOverAnHour,
+      Dimensions: [{ Name: 'service', Value: KEY_SOURCE_REFRESHER_SERVICE_NAME }],
+      Statistic: 'Maximum',
+      Period: 2 * 15 * 60,
+      EvaluationPeriods: 1,
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'breaching',
+    });
   });
 
   test('outputs the API URL, the table name, the admin clientId and the secret', () => {
@@ -379,7 +470,7 @@ describe('variants (no bundling)', () => {
     const t = variant({ replayProtection: true, recordAuthFailures: false, lastUsedRecordInterval: Duration.millis(0) });
     const dynamo = statementsOfRole(t, 'AuthorizerFunctionServiceRole').filter((s) => actionsOf(s)[0].startsWith('dynamodb:'));
     expect(dynamo.map((s) => [actionsOf(s).join(','), s.Condition?.['ForAllValues:StringLike']])).toEqual([
-      ['dynamodb:GetItem', { 'dynamodb:LeadingKeys': ['CLIENT#*'] }],
+      ['dynamodb:GetItem', { 'dynamodb:LeadingKeys': ['CLIENT#*', 'THUMB#*'] }],
       ['dynamodb:PutItem', { 'dynamodb:LeadingKeys': ['REPLAY#*'] }],
     ]);
     expect(writtenPartitions(dynamo)).toEqual(['REPLAY#*']);
@@ -399,7 +490,7 @@ describe('variants (no bundling)', () => {
     const t = variant({});
     t.resourceCountIs('Custom::SignetAdminBootstrap', 0);
     t.resourceCountIs('AWS::SecretsManager::Secret', 0);
-    t.resourceCountIs('AWS::CloudWatch::Alarm', 2);
+    t.resourceCountIs('AWS::CloudWatch::Alarm', 3); // authorizer errors, deny spike, failing key sources
     expect(Object.keys(t.findOutputs('*'))).not.toContain('AdminClientId');
   });
 
@@ -457,6 +548,23 @@ describe('variants (no bundling)', () => {
     expect(() => variant({ webAclArn: 'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/signet/0f2e4c6a-1b3d-4e5f-8a9b-0c1d2e3f4a5b' })).toThrow(
       /webAclArn needs apiType 'rest': AWS WAF cannot be associated with an HTTP API/,
     );
+  });
+
+  test('a daily key source refresh: the rule runs once a day, the alarm looks at one day, a run still ends within 5 minutes; the keep bound reaches all three functions; an interval out of range is refused at synth', () => {
+    const t = variant({ keySourceRefreshMinutes: 1440, keySourceKeepDays: 30, requireSignedDirectories: true });
+    expect(Object.values(t.findResources('AWS::Events::Rule')).map((r) => r.Properties.ScheduleExpression)).toEqual(['rate(1 day)']);
+    const [alarm] = Object.entries(t.findResources('AWS::CloudWatch::Alarm')).filter(([id]) => id.startsWith('MonitoringKeySourcesFailing')).map(([, a]) => a.Properties);
+    expect([alarm.Period, alarm.EvaluationPeriods, alarm.TreatMissingData]).toEqual([86400, 1, 'breaching']);
+    const all = Object.values(t.findResources('AWS::Lambda::Function')).map((f) => f.Properties);
+    const refresher = all.find((p) => p.Environment.Variables.POWERTOOLS_SERVICE_NAME === KEY_SOURCE_REFRESHER_SERVICE_NAME)!;
+    expect(refresher.Timeout).toBe(KEY_SOURCE_REFRESHER_TIMEOUT_S);
+    expect(refresher.Environment.Variables).toMatchObject({ [ENV.keySourceRefreshMinutes]: '1440', [ENV.keySourceKeepDays]: '30', [ENV.requireSignedDirectories]: 'true' });
+    const authorizer = all.find((p) => p.Handler === 'index.httpApiHandler')!;
+    expect(authorizer.Environment.Variables[ENV.keySourceKeepDays]).toBe('30');
+    const registry = all.find((p) => p.Description?.includes('registry API'))!;
+    expect(registry.Environment.Variables).toMatchObject({ [ENV.keySourceRefreshMinutes]: '1440', [ENV.keySourceKeepDays]: '30', [ENV.requireSignedDirectories]: 'true' });
+    expect(() => variant({ keySourceRefreshMinutes: 0, keySourceKeepDays: 91 })).toThrow(/keySourceKeepDays must be a whole number from 1 to 90; got 91/);
+    expect(() => variant({ keySourceRefreshMinutes: 1441 })).toThrow(/keySourceRefreshMinutes must be a whole number from 1 to 1440; got 1441/);
   });
 
   test('a role catalogue without registry:admin on /registry is refused at synth', () => {

@@ -1,0 +1,86 @@
+/**
+ * `createRefreshKeySourcesHandler(config, dependencies)`: the scheduled key source refresher built
+ * from a checked configuration, like `createRegistry` and `createRotationFunction`. EventBridge
+ * invokes it every `keySourceRefreshMinutes`; each run refreshes the sources that are due
+ * (./key-source-refresher.ts), counts `KeySourcesRefreshed`, `KeySourcesFailed` and
+ * `KeySourcesFailingOverAnHour` (every run, 0 included, so silence means the refresher is not
+ * running) and logs one summary line: counts only, never a key or a URL's answer. A run that
+ * fails as a whole (DynamoDB unreachable) is logged and rethrown, so the function's `Errors`
+ * metric counts it; a source that fails is not a failed run.
+ *
+ * The Lambda entry (lambda/handlers/refresh-key-sources.ts) calls it with `loadConfig()` and
+ * Powertools; tests call it with their own configuration, DynamoDB client, fetcher and clock.
+ */
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { SignetConfig } from '../config';
+import type { KeySource } from '../core/key-source-url';
+import { KEY_SOURCE_REFRESH_METRIC_NAMES } from '../observability';
+import { createDocumentClient } from '../store/dynamodb-client';
+import { DynamoKeySourceStore } from '../store/key-source-store';
+import { type KeySourceFetch, fetchKeySource } from './fetch-key-source';
+import { type RefreshRunSummary, createKeySourceRefresher } from './key-source-refresher';
+
+/** What the handler needs from Powertools Logger. */
+export interface RefreshLogger {
+  info(message: string, ...attributes: Record<string, unknown>[]): void;
+  error(message: string, ...attributes: Record<string, unknown>[]): void;
+}
+
+/** What the handler needs from Powertools Metrics (it counts; the Lambda entry publishes: lambda/handlers/entry.ts). */
+export interface RefreshMetrics {
+  addMetric(name: string, unit: 'Count', value: number): unknown;
+}
+
+export interface RefreshKeySourcesDependencies {
+  readonly logger: RefreshLogger;
+  /** Where the three counts go (the caller publishes them); none: not counted. */
+  readonly metrics?: RefreshMetrics;
+  /** @default one for `config.dynamoDbEndpoint` */
+  readonly doc?: DynamoDBDocumentClient;
+  /** @default fetchKeySource with its production options (https only, public addresses, system resolver) */
+  readonly fetch?: (source: KeySource) => Promise<KeySourceFetch>;
+  /** @default Date.now */
+  readonly nowMs?: () => number;
+}
+
+/** One scheduled run: the EventBridge event is not read. */
+export type RefreshKeySourcesHandler = (event?: unknown) => Promise<RefreshRunSummary>;
+
+export function createRefreshKeySourcesHandler(config: SignetConfig, dependencies: RefreshKeySourcesDependencies): RefreshKeySourcesHandler {
+  const { logger, metrics } = dependencies;
+  const nowMs = dependencies.nowMs ?? Date.now;
+  const doc = dependencies.doc ?? createDocumentClient({ endpoint: config.dynamoDbEndpoint });
+  const fetch = dependencies.fetch ?? ((source: KeySource) => fetchKeySource(source, { nowS: () => Math.floor(nowMs() / 1000) }));
+  const refresher = createKeySourceRefresher({
+    store: new DynamoKeySourceStore({ tableName: config.tableName, client: doc }),
+    fetch,
+    nowMs,
+    refreshIntervalS: config.keySourceRefreshMinutes * 60,
+    requireSignedDirectories: config.requireSignedDirectories,
+  });
+
+  return async () => {
+    const startedMs = nowMs();
+    let summary: RefreshRunSummary;
+    try {
+      summary = await refresher.refreshDue();
+    } catch (error) {
+      logger.error('key source refresh run failed; every client keeps the keys it had, and the next run tries again', { reason: reasonOf(error) });
+      throw error;
+    }
+    metrics?.addMetric(KEY_SOURCE_REFRESH_METRIC_NAMES.refreshed, 'Count', summary.refreshed + summary.unchanged);
+    metrics?.addMetric(KEY_SOURCE_REFRESH_METRIC_NAMES.failed, 'Count', summary.failed);
+    metrics?.addMetric(KEY_SOURCE_REFRESH_METRIC_NAMES.failingOverAnHour, 'Count', summary.failingOverAnHour);
+    logger.info(
+      `key sources refreshed: ${summary.checked} due, ${summary.refreshed} changed, ${summary.unchanged} unchanged, ${summary.failed} failed, ${summary.failingOverAnHour} failing for over an hour`,
+      { ...summary, durationMs: nowMs() - startedMs },
+    );
+    return summary;
+  };
+}
+
+/** A failure as a log field: its name and message, bounded (never a stack with request data). */
+function reasonOf(error: unknown): string {
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return text.slice(0, 300);
+}
