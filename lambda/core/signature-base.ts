@@ -14,7 +14,7 @@ import { Dictionary, parseDictionaryField, serializeDictionaryValue, serializeMe
 import type { ComponentId, SignedRequest } from './types';
 
 /** Fields whose Structured Field type Signet knows: all are dictionaries. */
-const DICTIONARY_FIELDS = new Set(['content-digest', 'repr-digest', 'signature-input', 'signature', 'want-content-digest']);
+const DICTIONARY_FIELDS: ReadonlySet<string> = new Set(['content-digest', 'repr-digest', 'signature-input', 'signature', 'want-content-digest']);
 
 /**
  * Builds the signature base for `covered` over `req`.
