@@ -193,9 +193,12 @@ export function decodePath(encodedPath: string): string {
  */
 export function apiPathFor(decodedPathInApi: string): string {
   const path = decodedPathInApi === '' ? '/' : decodedPathInApi;
-  for (const segment of path.split('/')) {
-    if (segment === '.' || segment === '..') {
-      fail('role_forbidden', "The request path contains a '.' or '..' segment (possibly percent-encoded); Signet refuses such paths. Call the resource by its plain path.");
+  // A `.` or `..` segment starts the path or follows a `/`: without either, there is none to look for.
+  if (path.charCodeAt(0) === 0x2e /* . */ || path.includes('/.')) {
+    for (const segment of path.split('/')) {
+      if (segment === '.' || segment === '..') {
+        fail('role_forbidden', "The request path contains a '.' or '..' segment (possibly percent-encoded); Signet refuses such paths. Call the resource by its plain path.");
+      }
     }
   }
   return path.startsWith('/') ? path : `/${path}`;
