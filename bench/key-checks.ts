@@ -1,14 +1,14 @@
 /**
- * What refusing a forgeable RSA modulus costs (lambda/core/rsa-modulus.ts `modulusWeakness`):
+ * What refusing a forgeable RSA modulus costs (lambda/core/rsa-modulus.ts `modulusWeakness`, and a `ModulusVerdicts` for the cached case):
  * the CPU of the checks (small factors, square, Miller-Rabin, Fermat steps) for the moduli of
  * real keys of each size — the case every registration and every key load pays — on first sight
  * and when its verdict is cached. Each modulus is judged once in a fresh cache entry (a new key
- * per sample); the one-time product of the small primes is paid before the samples.
+ * per sample); the product of the small primes is made when the module loads, before the samples.
  *
  * Run alone: `npx tsx bench/key-checks.ts`.
  */
 import { generateKeyPairSync } from 'node:crypto';
-import { modulusWeakness } from '../lambda/core/rsa-modulus';
+import { ModulusVerdicts } from '../lambda/core/rsa-modulus';
 
 export interface KeyCheckFigures {
   readonly bits: number;
@@ -34,14 +34,15 @@ function cpuUs(run: () => void): number {
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 export function measureKeyChecks(samples = 7): KeyCheckFigures[] {
-  modulusWeakness(modulusOf(2048)); // the small-prime product, once per process
+  const verdicts = new ModulusVerdicts();
+  verdicts.weakness(modulusOf(2048)); // warms the code paths
   return [2048, 3072, 4096].map((bits) => {
     const first: number[] = [];
     const cached: number[] = [];
     for (let i = 0; i < samples; i++) {
       const n = modulusOf(bits);
-      first.push(cpuUs(() => modulusWeakness(n)) / 1000);
-      cached.push(cpuUs(() => { for (let j = 0; j < 100; j++) modulusWeakness(n); }) / 100);
+      first.push(cpuUs(() => verdicts.weakness(n)) / 1000);
+      cached.push(cpuUs(() => { for (let j = 0; j < 100; j++) verdicts.weakness(n); }) / 100);
     }
     return { bits, samples, firstMs: median(first), cachedUs: median(cached) };
   });

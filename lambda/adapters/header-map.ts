@@ -29,13 +29,17 @@ function separatorFor(name: string, http: boolean): string {
 /** Headers of an HTTP API (payload 2.0) event, with `cookies[]` folded back into `cookie`. */
 export function headersFromHttpApi(headers: SingleValueHeaders, cookies: readonly string[] | null | undefined): HeaderMap {
   const out = emptyMap();
-  for (const [name, value] of Object.entries(headers ?? {})) {
-    if (typeof value !== 'string') continue;
-    const key = name.toLowerCase();
-    out[key] = key in out ? `${out[key]}${separatorFor(key, true)}${value}` : value;
+  if (headers !== null && headers !== undefined) {
+    for (const name of Object.keys(headers)) {
+      const value = headers[name];
+      if (typeof value !== 'string') continue;
+      const key = name.toLowerCase();
+      out[key] = key in out ? `${out[key]}${separatorFor(key, true)}${value}` : value;
+    }
   }
-  const cookieList = (cookies ?? []).filter((c): c is string => typeof c === 'string' && c !== '');
-  if (cookieList.length > 0 && !('cookie' in out)) out.cookie = cookieList.join('; ');
+  if (cookies === null || cookies === undefined || cookies.length === 0 || 'cookie' in out) return out;
+  const cookieList = cookies.filter((c): c is string => typeof c === 'string' && c !== '');
+  if (cookieList.length > 0) out.cookie = cookieList.join('; ');
   return out;
 }
 

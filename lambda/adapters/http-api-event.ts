@@ -93,7 +93,7 @@ export function adaptHttpApiEvent(event: HttpApiEventV2Like, opts: TargetUriOpti
   const headers = headersFromHttpApi(event.headers, event.cookies);
   const rawPath = rawPathOf(event);
   const pathInApi = pathInApiOf(event, opts);
-  const apiPath = apiPathOfHttpApiEvent(event, opts);
+  const apiPath = apiPathFor(pathInApi);
   const query = event.rawQueryString ? `?${event.rawQueryString}` : '';
 
   let origin: string;
@@ -107,13 +107,36 @@ export function adaptHttpApiEvent(event: HttpApiEventV2Like, opts: TargetUriOpti
     origin = `${scheme}://${authorityOf(scheme, headers.host, context.domainName ?? undefined)}`;
     decodedPath = rawPath;
   }
-  // basePath comes from publicBaseUrl, already encoded; only the part API Gateway decoded is re-encoded.
-  function* spellings(): Generator<string> {
-    for (const encoder of PATH_ENCODERS) yield `${joinUrl(origin, basePath + encodePath(decodedPath, encoder))}${query}`;
-  }
   const sourceIp = callerIpOf(context.http.sourceIp);
   const hasBody = hasBodyOf(event);
-  return adaptedRequest(new CandidateUris(spellings()), (targetUri) => toSignedRequest(method, targetUri, headers, sourceIp, hasBody), apiPath);
+  return adaptedRequest(new CandidateUris(new PathSpellings(origin, basePath, decodedPath, query)), (targetUri) => toSignedRequest(method, targetUri, headers, sourceIp, hasBody), apiPath);
+}
+
+/**
+ * The request's URL with its decoded path re-encoded by each of {@link PATH_ENCODERS} in turn, each
+ * built when it is read. (A plain iterator, not a generator: this runs on every request, and a
+ * generator's suspended frame cost more than the rest of the adapter.)
+ */
+class PathSpellings implements Iterator<string>, Iterable<string> {
+  private index = 0;
+
+  /** @param basePath from publicBaseUrl, already encoded: only `decodedPath`, which API Gateway decoded, is re-encoded */
+  constructor(
+    private readonly origin: string,
+    private readonly basePath: string,
+    private readonly decodedPath: string,
+    private readonly query: string,
+  ) {}
+
+  [Symbol.iterator](): Iterator<string> {
+    return this;
+  }
+
+  next(): IteratorResult<string> {
+    if (this.index >= PATH_ENCODERS.length) return { done: true, value: undefined };
+    const encoder = PATH_ENCODERS[this.index++];
+    return { done: false, value: `${joinUrl(this.origin, this.basePath + encodePath(this.decodedPath, encoder))}${this.query}` };
+  }
 }
 
 /**

@@ -22,11 +22,18 @@ const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345
  */
 export function percentEncoder(name: string, keep: string, spaceAsPlus = false): ComponentEncoder {
   const kept = new Set(keep);
+  // The ASCII characters kept, by code: text made only of them is returned as it is, without a
+  // new string (the usual path segment, on every request).
+  const keptAscii = new Uint8Array(128);
+  for (const char of kept) if (char.charCodeAt(0) < 128) keptAscii[char.charCodeAt(0)] = 1;
   return {
     name,
     encode(text: string): string {
-      let out = '';
-      for (const char of text) {
+      let plain = 0;
+      while (plain < text.length && keptAscii[text.charCodeAt(plain)] === 1) plain++;
+      if (plain === text.length) return text;
+      let out = text.slice(0, plain);
+      for (const char of text.slice(plain)) {
         if (kept.has(char)) out += char;
         else if (char === ' ' && spaceAsPlus) out += '+';
         else out += utf8Percent(char);

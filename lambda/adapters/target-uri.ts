@@ -110,7 +110,9 @@ export function parsePublicBaseUrl(text: string): PublicBase {
  * `https`, else `https` (API Gateway endpoints only speak TLS).
  */
 export function schemeOf(forwardedProto: string | undefined): 'https' | 'http' {
-  const first = forwardedProto?.split(',')[0].trim().toLowerCase();
+  if (forwardedProto === undefined) return 'https';
+  const comma = forwardedProto.indexOf(',');
+  const first = (comma < 0 ? forwardedProto : forwardedProto.slice(0, comma)).trim().toLowerCase();
   return first === 'http' ? 'http' : 'https';
 }
 
@@ -191,9 +193,12 @@ export function decodePath(encodedPath: string): string {
  */
 export function apiPathFor(decodedPathInApi: string): string {
   const path = decodedPathInApi === '' ? '/' : decodedPathInApi;
-  for (const segment of path.split('/')) {
-    if (segment === '.' || segment === '..') {
-      fail('role_forbidden', "The request path contains a '.' or '..' segment (possibly percent-encoded); Signet refuses such paths. Call the resource by its plain path.");
+  // A `.` or `..` segment starts the path or follows a `/`: without either, there is none to look for.
+  if (path.charCodeAt(0) === 0x2e /* . */ || path.includes('/.')) {
+    for (const segment of path.split('/')) {
+      if (segment === '.' || segment === '..') {
+        fail('role_forbidden', "The request path contains a '.' or '..' segment (possibly percent-encoded); Signet refuses such paths. Call the resource by its plain path.");
+      }
     }
   }
   return path.startsWith('/') ? path : `/${path}`;
@@ -202,6 +207,24 @@ export function apiPathFor(decodedPathInApi: string): string {
 /** `origin + path`, with `/` when both the base path and the rest are empty. */
 export function joinUrl(origin: string, path: string): string {
   return `${origin}${path === '' ? '/' : path}`;
+}
+
+/** The candidates of a {@link CandidateUris} from `start` on; each iteration reads them again from there. */
+class CandidatesFrom implements Iterable<string> {
+  constructor(
+    private readonly uris: CandidateUris,
+    private readonly start: number,
+  ) {}
+
+  [Symbol.iterator](): Iterator<string> {
+    let index = this.start;
+    return {
+      next: (): IteratorResult<string> => {
+        const uri = this.uris.at(index++);
+        return uri === undefined ? { done: true, value: undefined } : { done: false, value: uri };
+      },
+    };
+  }
 }
 
 /**
@@ -213,6 +236,8 @@ export class CandidateUris {
   private readonly built: string[] = [];
   private readonly source: Iterator<string>;
   private exhausted = false;
+  /** The others, built as they are read (one object, made with the set: this runs on every request). */
+  readonly alternatives: Iterable<string> = new CandidatesFrom(this, 1);
 
   /** @param candidates most likely first; must yield at least one URL */
   constructor(candidates: Iterable<string>) {
@@ -225,25 +250,13 @@ export class CandidateUris {
     return this.built[0];
   }
 
-  /** The others, built as they are read. */
-  get alternatives(): Iterable<string> {
-    return { [Symbol.iterator]: () => this.from(1) };
-  }
-
   /** All of them (builds every one). */
   all(): string[] {
-    return [...this.from(0)];
+    return [...new CandidatesFrom(this, 0)];
   }
 
-  private *from(start: number): Generator<string> {
-    for (let i = start; ; i++) {
-      const uri = this.at(i);
-      if (uri === undefined) return;
-      yield uri;
-    }
-  }
-
-  private at(index: number): string | undefined {
+  /** The URL at `index`, building the ones before it as needed; undefined past the last. */
+  at(index: number): string | undefined {
     while (index >= this.built.length && !this.exhausted) {
       const next = this.built.length < MAX_TARGET_URI_CANDIDATES ? this.source.next() : undefined;
       if (next === undefined || next.done === true) this.exhausted = true;
@@ -253,20 +266,30 @@ export class CandidateUris {
   }
 }
 
+/** An {@link AdaptedRequest}: its fields, and every candidate built from the set only when asked. */
+class CandidateRequest implements AdaptedRequest {
+  readonly alternativeTargetUris: Iterable<string>;
+
+  constructor(
+    private readonly candidates: CandidateUris,
+    readonly request: SignedRequest,
+    readonly apiPath: string,
+  ) {
+    this.alternativeTargetUris = candidates.alternatives;
+  }
+
+  get targetUriCandidates(): string[] {
+    return this.candidates.all();
+  }
+}
+
 /** The adapted request around `candidates`: the request on the first URL, the others left lazy. */
 export function adaptedRequest(
   candidates: CandidateUris,
   request: (targetUri: string) => SignedRequest,
   apiPath: string,
 ): AdaptedRequest {
-  return {
-    request: request(candidates.first),
-    alternativeTargetUris: candidates.alternatives,
-    get targetUriCandidates() {
-      return candidates.all();
-    },
-    apiPath,
-  };
+  return new CandidateRequest(candidates, request(candidates.first), apiPath);
 }
 
 const METHOD_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,32}$/;
@@ -290,11 +313,7 @@ export function toSignedRequest(
   sourceIp: string | undefined,
   hasBody: boolean | undefined,
 ): SignedRequest {
-  return {
-    method,
-    targetUri,
-    headers,
-    ...(sourceIp === undefined ? {} : { sourceIp }),
-    ...(hasBody === undefined ? {} : { hasBody }),
-  };
+  // One literal per case (no spread of temporary objects): this runs on every request.
+  if (sourceIp !== undefined) return hasBody === undefined ? { method, targetUri, headers, sourceIp } : { method, targetUri, headers, sourceIp, hasBody };
+  return hasBody === undefined ? { method, targetUri, headers } : { method, targetUri, headers, hasBody };
 }

@@ -166,7 +166,7 @@ function concat(...parts: Uint8Array[]): Uint8Array {
 export const RSA_ENCRYPTION_OID = '2a864886f70d010101';
 
 /** AlgorithmIdentifier { rsaEncryption, NULL }. */
-const RSA_ALGORITHM_ID = new Uint8Array([0x30, 0x0d, 0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x01, 0x05, 0x00]);
+const RSA_ALGORITHM_ID: Readonly<Uint8Array> = new Uint8Array([0x30, 0x0d, 0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x01, 0x05, 0x00]);
 
 /** An RSAPublicKey (PKCS#1) as SubjectPublicKeyInfo. */
 export function spkiOfPkcs1(pkcs1: Uint8Array): Uint8Array<ArrayBuffer> {

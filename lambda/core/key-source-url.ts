@@ -21,7 +21,7 @@ export type KeySourceRequest =
   | { readonly ok: false; readonly code: KeySourceUrlRefusalCode; readonly message: string };
 
 /** The host names `allowLocalHttp` lets through over plain http. */
-const LOCAL_HTTP_HOSTS = new Set(['127.0.0.1', 'localhost']);
+const LOCAL_HTTP_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', 'localhost']);
 
 /** The longest source URL accepted, in characters. */
 const MAX_SOURCE_URL_LENGTH = 2_048;

@@ -28,7 +28,7 @@ import { type GatedPublicKey, type JsonWebKey, gatedPublicKeyOfJwk, gatedPublicK
 import { SignetError, fail } from './errors';
 import { decodeBareBase64 } from './base64';
 import { refusePublicKeyGiven } from './public-key-file';
-import { modulusWeakness } from './rsa-modulus';
+import { ModulusVerdicts, modulusWeakness } from './rsa-modulus';
 
 /** A verified, imported public key. */
 export interface PublicKeyInfo {
@@ -73,9 +73,10 @@ export type { JsonWebKey };
 /**
  * Imports a public key from any accepted format, for the algorithm declared (or the key type's own).
  * @param declaredAlgorithm RSA keys only need it, for rsa-pss-sha512; when given it must fit the key
+ * @param modulusVerdicts where an RSA modulus's verdict is remembered (default: judged afresh)
  * @throws SignetError `private_key_submitted`, `invalid_public_key`, `unsupported_key_type`, `key_too_small`, `weak_key`
  */
-export function importPublicKey(input: string | JsonWebKey, declaredAlgorithm?: string): PublicKeyInfo {
+export function importPublicKey(input: string | JsonWebKey, declaredAlgorithm?: string, modulusVerdicts?: ModulusVerdicts): PublicKeyInfo {
   const jwk = typeof input === 'object' && input !== null ? input : typeof input === 'string' ? jwkOfText(input) : undefined;
   const gated = jwk !== undefined ? gatedPublicKeyOfJwk(jwk) : gatedPublicKeyOfText(input as string);
   const jwkAlgorithm = gated.jwkAlgorithm;
@@ -85,7 +86,7 @@ export function importPublicKey(input: string | JsonWebKey, declaredAlgorithm?: 
   const key = publicKeyOfSpki(gated);
   const algorithm = algorithmForKey(key, declaredAlgorithm ?? jwkAlgorithm);
   const plain = plainRsa(key);
-  const bits = checkKeyStrength(plain, 'public');
+  const bits = checkKeyStrength(plain, 'public', modulusVerdicts);
   return { key: plain, fingerprint: fingerprintOf(plain), spkiPem: spkiPemOf(plain), bits, algorithm, keyType: keyTypeOf(plain) };
 }
 
@@ -128,7 +129,7 @@ export function importPrivateKey(text: string): PrivateKeyInfo {
 }
 
 /** PKCS#8 PrivateKeyInfo of an Ed25519 key, up to its 32-byte seed (RFC 8410 §7). */
-const ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
+const ED25519_PKCS8_PREFIX: Readonly<Buffer> = Buffer.from('302e020100300506032b657004220420', 'hex');
 
 /** An Ed25519 private key's 32-byte seed as 64 lower-case hex digits: what curl's `--httpsig-key` file holds. */
 export function ed25519SeedHex(privateKey: KeyObject): string {
@@ -197,6 +198,8 @@ export function keyTypeNameOf(key: KeyObject | null): KeyTypeName {
  */
 export class PublicKeyCache {
   private readonly cache: BoundedCache<string, KeyObject>;
+  /** The verdicts on the RSA moduli imported here: a stored weak key, refused again on every request naming it, is judged once. */
+  readonly modulusVerdicts = new ModulusVerdicts();
 
   constructor(maxEntries: number = DEFAULT_KEY_CACHE_MAX_ENTRIES) {
     this.cache = new BoundedCache(maxEntries);
@@ -211,7 +214,7 @@ export class PublicKeyCache {
   get(fingerprint: string, spkiPem: string, algorithm?: SignatureAlgorithm): KeyObject {
     const hit = this.cache.get(fingerprint);
     if (hit !== undefined) return hit;
-    const info = importPublicKey(spkiPem, algorithm);
+    const info = importPublicKey(spkiPem, algorithm, this.modulusVerdicts);
     if (info.fingerprint !== fingerprint && storedDerDigest(spkiPem) !== fingerprint) {
       throw new SignetError('invalid_public_key', 'A stored public key does not match its recorded fingerprint; the record needs repair.');
     }
@@ -248,10 +251,10 @@ function keyTypeOf(key: KeyObject): string {
 }
 
 /** The strength rule of the key's type. @returns its size in bits */
-function checkKeyStrength(key: KeyObject, kind: 'public' | 'private'): number {
+function checkKeyStrength(key: KeyObject, kind: 'public' | 'private', modulusVerdicts?: ModulusVerdicts): number {
   switch (key.asymmetricKeyType) {
     case 'rsa':
-      return checkRsaKeyStrength(key, kind);
+      return checkRsaKeyStrength(key, kind, modulusVerdicts);
     case 'ed25519':
       checkEd25519Key(key, kind);
       return 256;
@@ -268,7 +271,7 @@ function checkKeyStrength(key: KeyObject, kind: 'public' | 'private'): number {
  * private key (R = the identity, S = 0 verifies for the identity key), so a client registered
  * with one proves nothing. Compared without the sign bit of x, which does not change the order.
  */
-const SMALL_ORDER_ED25519_POINTS = new Set([
+const SMALL_ORDER_ED25519_POINTS: ReadonlySet<string> = new Set([
   '0000000000000000000000000000000000000000000000000000000000000000',
   '0100000000000000000000000000000000000000000000000000000000000000',
   '26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05',
@@ -308,10 +311,11 @@ export const RSA_PUBLIC_EXPONENT = 65_537n;
  *   square, no small factor, its primes not close together. Each of those lets anyone who reads
  *   the public key sign for it.
  *
+ * @param modulusVerdicts where the modulus's verdict is remembered (default: judged afresh)
  * @returns the modulus length in bits
  * @throws SignetError `key_too_small`, `weak_key`
  */
-export function checkRsaKeyStrength(key: KeyObject, kind: 'public' | 'private' = key.type === 'private' ? 'private' : 'public'): number {
+export function checkRsaKeyStrength(key: KeyObject, kind: 'public' | 'private' = key.type === 'private' ? 'private' : 'public', modulusVerdicts?: ModulusVerdicts): number {
   const bits = key.asymmetricKeyDetails?.modulusLength ?? 0;
   if (bits < MIN_RSA_BITS) {
     fail('key_too_small', `The RSA ${kind} key has ${bits} bits; at least ${MIN_RSA_BITS} are required. Generate a new key pair.`);
@@ -324,7 +328,8 @@ export function checkRsaKeyStrength(key: KeyObject, kind: 'public' | 'private' =
     );
   }
   const n = (key.export({ format: 'jwk' }) as { n?: string }).n;
-  const weakness = modulusWeakness(n === undefined ? 0n : BigInt(`0x${Buffer.from(n, 'base64url').toString('hex') || '0'}`));
+  const modulus = n === undefined ? 0n : BigInt(`0x${Buffer.from(n, 'base64url').toString('hex') || '0'}`);
+  const weakness = modulusVerdicts === undefined ? modulusWeakness(modulus) : modulusVerdicts.weakness(modulus);
   if (weakness !== undefined) {
     fail('weak_key', `The RSA ${kind} key's modulus ${weakness}: signatures made for it prove nothing. Generate a new key pair (signet keygen, or openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048).`);
   }

@@ -52,7 +52,7 @@ export function normaliseNetworkEntry(entry: unknown): string {
 }
 
 /** The first 96 bits of every IPv4-mapped IPv6 address (`::ffff:0:0/96`). */
-const IPV4_MAPPED_PREFIX = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff];
+const IPV4_MAPPED_PREFIX: readonly number[] = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff];
 
 /**
  * How far an allow-list reaches, for the warnings (the CLI's note, the portal's line) and the

@@ -9,8 +9,10 @@
  * - p and q **close together**: Fermat's method, from ⌈√n⌉ upwards, finds them in a few steps.
  * Key generators never produce these (FIPS 186-5 even requires |p − q| > 2^(nlen/2 − 100)), so a
  * modulus like that was crafted: an attacker registering a key anyone can sign with, or a broken
- * generator. The checks cost a few milliseconds per modulus (see BENCHMARKS.md, "Key checks"), and
- * their verdicts are cached, so loading a stored key for verification pays them once.
+ * generator. The checks cost a few milliseconds per modulus (see BENCHMARKS.md, "Key checks"):
+ * {@link modulusWeakness} pays them on every call; a {@link ModulusVerdicts} (the one a
+ * PublicKeyCache holds) remembers its verdicts, so loading a stored key again, or refusing a
+ * stored weak key on every request that names it, pays them once.
  */
 import { checkPrimeSync } from 'node:crypto';
 import { BoundedCache } from './bounded-cache';
@@ -21,26 +23,22 @@ const SMALL_PRIME_BOUND = 1 << 16;
 const FERMAT_STEPS = 4_096;
 /** Miller-Rabin rounds that confirm a modulus the first round found probably prime (error below 2^-80). */
 const PRIME_CONFIRMATION_ROUNDS = 40;
+/**
+ * The product of the odd primes below {@link SMALL_PRIME_BOUND} (a 94,000-bit number): one gcd
+ * with it finds any small factor. Computed when the module loads (about 3 ms), never changed.
+ */
+const SMALL_PRIME_PRODUCT: bigint = productOfOddPrimesBelow(SMALL_PRIME_BOUND);
 
-const verdicts = new BoundedCache<string, string | null>(256);
-let smallPrimeProduct: bigint | undefined;
+/** Moduli whose verdicts a {@link ModulusVerdicts} keeps by default. */
+export const MODULUS_VERDICT_ENTRIES = 256;
 
 /**
  * Why `n` cannot be an RSA key's modulus, as a sentence fragment ("is prime", …), or undefined
- * when it passes every check. Cached per modulus.
+ * when it passes every check. Not cached: see {@link ModulusVerdicts}.
  */
 export function modulusWeakness(n: bigint): string | undefined {
-  const cacheKey = n.toString(16);
-  const cached = verdicts.get(cacheKey);
-  if (cached !== undefined) return cached ?? undefined;
-  const verdict = judge(n);
-  verdicts.set(cacheKey, verdict ?? null);
-  return verdict;
-}
-
-function judge(n: bigint): string | undefined {
   if (n < 3n || (n & 1n) === 0n) return 'is even, so it is not a product of two primes and anyone can factor it';
-  const small = gcd(n, smallPrimes());
+  const small = gcd(n, SMALL_PRIME_PRODUCT);
   if (small !== 1n) return `has a small factor (${small < 1n << 32n ? small.toString() : 'a product of primes below 65536'}), so anyone can factor it`;
   const root = isqrt(n);
   if (root * root === n) return 'is a perfect square (p = q), so anyone can factor it';
@@ -50,6 +48,55 @@ function judge(n: bigint): string | undefined {
   }
   if (fermatFactorable(n, root)) return 'is a product of two primes so close together that anyone can factor it';
   return undefined;
+}
+
+/**
+ * The verdicts of {@link modulusWeakness}, remembered per modulus, at most `maxEntries` (least
+ * recently used dropped first). Owned by its user (a PublicKeyCache), never shared by a module.
+ * Memory: each entry holds the modulus as hex (bits / 4 characters) and the verdict;
+ * {@link approximateBytes} adds them up (about 0.6 KB per RSA-2048 modulus).
+ */
+export class ModulusVerdicts {
+  private readonly verdicts: BoundedCache<string, string | null>;
+  private heldChars = 0;
+
+  constructor(readonly maxEntries: number = MODULUS_VERDICT_ENTRIES) {
+    this.verdicts = new BoundedCache(maxEntries);
+  }
+
+  /** As {@link modulusWeakness}, answered from the cache when this modulus was judged before. */
+  weakness(n: bigint): string | undefined {
+    const cacheKey = n.toString(16);
+    const cached = this.verdicts.get(cacheKey);
+    if (cached !== undefined) return cached ?? undefined;
+    const verdict = modulusWeakness(n);
+    this.remember(cacheKey, verdict ?? null);
+    return verdict;
+  }
+
+  /** Moduli whose verdicts are held. */
+  get entries(): number {
+    return this.verdicts.size;
+  }
+
+  /** The memory the held entries take, roughly: a byte per character held (hex and verdicts are Latin-1, one byte each in V8) plus an entry's overhead each. */
+  get approximateBytes(): number {
+    return this.heldChars + this.verdicts.size * ENTRY_OVERHEAD_BYTES;
+  }
+
+  private remember(cacheKey: string, verdict: string | null): void {
+    const evicted = this.verdicts.size >= this.maxEntries ? this.verdicts.peekAll().next() : undefined;
+    if (evicted !== undefined && !evicted.done) this.heldChars -= charsOf(evicted.value[0], evicted.value[1].value);
+    this.verdicts.set(cacheKey, verdict);
+    this.heldChars += charsOf(cacheKey, verdict);
+  }
+}
+
+/** A Map entry, its record object and the strings' headers, roughly, in bytes. */
+const ENTRY_OVERHEAD_BYTES = 120;
+
+function charsOf(cacheKey: string, verdict: string | null): number {
+  return cacheKey.length + (verdict?.length ?? 0);
 }
 
 /**
@@ -70,7 +117,8 @@ function fermatFactorable(n: bigint, floorRoot: bigint): boolean {
   return false;
 }
 
-const SQUARES_MOD = [64, 63, 65, 11].map((m) => {
+/** For a few small moduli m, the squares mod m: a number whose remainder is not among them is no square. */
+const SQUARES_MOD: readonly { readonly m: bigint; readonly residues: ReadonlySet<number> }[] = [64, 63, 65, 11].map((m) => {
   const residues = new Set<number>();
   for (let i = 0; i < m; i++) residues.add((i * i) % m);
   return { m: BigInt(m), residues };
@@ -97,15 +145,14 @@ function gcd(a: bigint, b: bigint): bigint {
   return a;
 }
 
-/** The product of the odd primes below {@link SMALL_PRIME_BOUND}, computed once. */
-function smallPrimes(): bigint {
-  if (smallPrimeProduct !== undefined) return smallPrimeProduct;
-  const composite = new Uint8Array(SMALL_PRIME_BOUND);
+/** The product of the odd primes below `bound`. */
+function productOfOddPrimesBelow(bound: number): bigint {
+  const composite = new Uint8Array(bound);
   const primes: bigint[] = [];
-  for (let i = 3; i < SMALL_PRIME_BOUND; i += 2) {
+  for (let i = 3; i < bound; i += 2) {
     if (composite[i]) continue;
     primes.push(BigInt(i));
-    for (let j = i * i; j < SMALL_PRIME_BOUND; j += 2 * i) composite[j] = 1;
+    for (let j = i * i; j < bound; j += 2 * i) composite[j] = 1;
   }
   // Multiply as a balanced tree: far fewer big-by-big multiplications than a running product.
   let level = primes;
@@ -114,6 +161,5 @@ function smallPrimes(): bigint {
     for (let i = 0; i < level.length; i += 2) next.push(i + 1 < level.length ? level[i] * level[i + 1] : level[i]);
     level = next;
   }
-  smallPrimeProduct = level[0];
-  return smallPrimeProduct;
+  return level[0];
 }

@@ -17,7 +17,7 @@ import type { ComponentId, SignedRequest } from './types';
  * Fields whose Structured Field type Signet knows: all are dictionaries. `signature-agent` (Web
  * Bot Auth) is one too, except in its legacy bare-String form, which is covered without `key`.
  */
-const DICTIONARY_FIELDS = new Set(['content-digest', 'repr-digest', 'signature-input', 'signature', 'want-content-digest', 'signature-agent']);
+const DICTIONARY_FIELDS: ReadonlySet<string> = new Set(['content-digest', 'repr-digest', 'signature-input', 'signature', 'want-content-digest', 'signature-agent']);
 
 /**
  * Builds the signature base for `covered` over `req`.

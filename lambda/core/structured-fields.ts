@@ -82,10 +82,11 @@ const KEY_CHAR = 2; // lcalpha / DIGIT / "_" / "-" / "." / "*"
 const TOKEN_START = 4; // ALPHA / "*"
 const TOKEN_CHAR = 8; // tchar / ":" / "/"
 const BASE64 = 16; // ALPHA / DIGIT / "+" / "/"
-const CLASS = new Uint8Array(128);
-(() => {
+/** Each ASCII character's classes, as flags; built once when the module loads, read-only after. */
+const CLASS: Readonly<Uint8Array> = (() => {
+  const table = new Uint8Array(128);
   const add = (chars: string, flag: number) => {
-    for (let i = 0; i < chars.length; i++) CLASS[chars.charCodeAt(i)] |= flag;
+    for (let i = 0; i < chars.length; i++) table[chars.charCodeAt(i)] |= flag;
   };
   const lower = 'abcdefghijklmnopqrstuvwxyz';
   const upper = lower.toUpperCase();
@@ -95,6 +96,7 @@ const CLASS = new Uint8Array(128);
   add(lower + upper + '*', TOKEN_START);
   add(lower + upper + digits + "!#$%&'*+-.^_`|~" + ':/', TOKEN_CHAR);
   add(lower + upper + digits + '+/', BASE64);
+  return table;
 })();
 
 const HTAB = 0x09;

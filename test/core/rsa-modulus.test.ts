@@ -3,7 +3,7 @@
  * moduli of real keys never are. Moduli are built from Node's primes (test/support/weak-rsa-keys.ts).
  */
 import { generateKeyPairSync } from 'node:crypto';
-import { modulusWeakness } from '../../lambda/core/rsa-modulus';
+import { ModulusVerdicts, modulusWeakness } from '../../lambda/core/rsa-modulus';
 import { closePrimesModulus, nextPrime, primeModulus, smallFactorModulus, squareModulus } from '../support/weak-rsa-keys';
 import { generatePrimeSync } from 'node:crypto';
 
@@ -25,11 +25,36 @@ test.each([
 });
 
 test('the moduli of real keys (2048, 3072, 4096 bits, from OpenSSL) pass, also when asked again (cached)', () => {
+  const verdicts = new ModulusVerdicts();
   for (const bits of [2048, 2048, 2048, 2048, 3072, 4096]) {
     const n = modulusOf(bits);
     expect([bits, modulusWeakness(n)]).toEqual([bits, undefined]);
-    expect(modulusWeakness(n)).toBeUndefined();
+    expect([bits, verdicts.weakness(n), verdicts.weakness(n)]).toEqual([bits, undefined, undefined]);
   }
+  expect(verdicts.entries).toBe(6);
+});
+
+describe('ModulusVerdicts', () => {
+  it('answers as modulusWeakness, a weak modulus too, and holds each modulus once', () => {
+    const verdicts = new ModulusVerdicts(4);
+    const prime = primeModulus();
+    expect(verdicts.weakness(prime)).toMatch(/is a prime/);
+    expect(verdicts.weakness(prime)).toBe(modulusWeakness(prime));
+    expect(verdicts.entries).toBe(1);
+  });
+
+  it('stays bounded, and its measured bytes follow what it holds (about 0.6 KB per 2048-bit modulus)', () => {
+    const verdicts = new ModulusVerdicts(2);
+    expect([verdicts.entries, verdicts.approximateBytes]).toEqual([0, 0]);
+    const moduli = [modulusOf(2048), modulusOf(2048), modulusOf(2048)];
+    verdicts.weakness(moduli[0]);
+    const one = verdicts.approximateBytes;
+    expect(one).toBeGreaterThanOrEqual(512);
+    expect(one).toBeLessThan(1024);
+    for (const n of moduli) verdicts.weakness(n);
+    expect(verdicts.entries).toBe(2);
+    expect(verdicts.approximateBytes).toBe(2 * one);
+  });
 });
 
 test('a product of two 1024-bit primes far apart (as generators make them) passes', () => {
