@@ -214,13 +214,19 @@ export class DynamoKeySourceStore extends DynamoTable implements KeySourceStore 
     });
   }
 
-  /** An UpdateItem of the failing-sources item; false when its condition failed. */
+  /**
+   * An UpdateItem of the failing-sources item; false when its condition failed, or when it names
+   * an entry of a map that does not exist yet (DynamoDB may answer that as a ValidationException
+   * rather than a failed condition).
+   */
   private async updateUnlessConditionFails(action: string, input: Omit<ConstructorParameters<typeof UpdateCommand>[0], 'TableName' | 'Key'>): Promise<boolean> {
     try {
       await this.doc.send(new UpdateCommand({ TableName: this.tableName, Key: FAILING_KEY, ...input }));
       return true;
     } catch (error) {
-      if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return false;
+      const { name, message } = error as { name?: string; message?: string };
+      if (name === 'ConditionalCheckFailedException') return false;
+      if (name === 'ValidationException' && /document path/i.test(message ?? '')) return false;
       throw storageError(error, action);
     }
   }
