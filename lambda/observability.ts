@@ -30,6 +30,7 @@ export const KEY_SOURCE_REFRESH_METRIC_NAMES = {
   refreshed: 'KeySourcesRefreshed',
   failed: 'KeySourcesFailed',
   failingOverAnHour: 'KeySourcesFailingOverAnHour',
+  deferred: 'KeySourcesDeferred',
 } as const;
 
 /**

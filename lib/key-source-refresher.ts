@@ -21,7 +21,9 @@ export const KEY_SOURCE_REFRESHER_SERVICE_NAME = SERVICE_NAMES.keySourceRefreshe
 
 /**
  * Metrics the refresher emits once per run, 0 included (namespace {@link METRICS_NAMESPACE},
- * dimension `service`): `KeySourcesRefreshed`, `KeySourcesFailed`, `KeySourcesFailingOverAnHour`.
+ * dimension `service`): `KeySourcesRefreshed`, `KeySourcesFailed`, `KeySourcesFailingOverAnHour`
+ * (every source failing for over an hour, fetched in that run or not) and `KeySourcesDeferred`
+ * (sources due that the run left for the next, out of time).
  */
 export const KEY_SOURCE_REFRESH_METRICS = KEY_SOURCE_REFRESH_METRIC_NAMES;
 
@@ -133,6 +135,15 @@ export class KeySourceRefresher extends Construct {
   }
 
   /**
+   * `KeySourcesDeferred`: sources due that a run left for the next because its time ran out
+   * (Maximum per period). Above 0 run after run: more sources than one run can fetch in its
+   * timeout (a shorter interval does not help; fewer, faster sources or a longer interval do).
+   */
+  metricDeferred(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(KEY_SOURCE_REFRESH_METRICS.deferred, { statistic: cloudwatch.Stats.MAXIMUM, ...props });
+  }
+
+  /**
    * What the `KeySourcesFailing` alarm watches: the most sources failing for over an hour that any
    * run reported in {@link alarmPeriod}. The refresher reports it after every run that completed,
    * 0 included, so a period without a datapoint means no run completed (not scheduled, erroring,
@@ -144,8 +155,8 @@ export class KeySourceRefresher extends Construct {
 
   /**
    * The alarm's period: two intervals, so it always holds a run of a live refresher (runs start
-   * on a schedule, not on the period's boundaries) and a failing source fetched every other run
-   * (its backoff) is seen; at most one day, what an alarm may look at.
+   * on a schedule, not on the period's boundaries; every run counts every failing source, due or
+   * not); at most one day, what an alarm may look at.
    */
   get alarmPeriod(): Duration {
     return Duration.minutes(Math.min(2 * this.refreshMinutes, MAX_ALARM_PERIOD_MIN));

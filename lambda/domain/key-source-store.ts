@@ -46,4 +46,24 @@ export interface KeySourceStore {
   putStatus(current: ClientRecord, status: KeySourceStatus): Promise<boolean>;
   /** Deletes a status item whose client no longer has a key source (or no longer exists). */
   deleteStatus(clientId: string): Promise<void>;
+  /**
+   * How many sources are due at `nowIso` from `cursor` on (a run that stopped early counts what
+   * it left): Queries of the list index that return a count, not the items.
+   */
+  countDueSources(nowIso: string, cursor?: string): Promise<number>;
+  /** The statuses of these clients, by clientId (clients without one are absent). */
+  getStatuses(clientIds: readonly string[]): Promise<ReadonlyMap<string, KeySourceStatus>>;
+  /**
+   * The failing-sources list: clientId → `failingSince` of every source whose last fetch failed,
+   * one small item read once per run (what `KeySourcesFailingOverAnHour` counts, also for sources
+   * not due in that run). Bounded: {@link MAX_LISTED_FAILING_SOURCES}.
+   */
+  failingSources(): Promise<ReadonlyMap<string, string>>;
+  /** Lists the client's source as failing since `failingSince` (after its failure status is written); a full list takes no more. */
+  markFailing(clientId: string, failingSince: string): Promise<void>;
+  /** Takes the client off the failing-sources list (its fetch succeeded, or it has no source any more); with `since`, only if listed with that value. */
+  clearFailing(clientId: string, since?: string): Promise<void>;
 }
+
+/** The most sources the failing-sources list holds at once (~50 bytes each: well under DynamoDB's 400 KB item). */
+export const MAX_LISTED_FAILING_SOURCES = 5000;

@@ -2,9 +2,12 @@
  * `createRefreshKeySourcesHandler(config, dependencies)`: the scheduled key source refresher built
  * from a checked configuration, like `createRegistry` and `createRotationFunction`. EventBridge
  * invokes it every `keySourceRefreshMinutes`; each run refreshes the sources that are due
- * (./key-source-refresher.ts), counts `KeySourcesRefreshed`, `KeySourcesFailed` and
- * `KeySourcesFailingOverAnHour` (every run, 0 included, so silence means the refresher is not
- * running) and logs one summary line: counts only, never a key or a URL's answer. A run that
+ * (./key-source-refresher.ts), counts `KeySourcesRefreshed`, `KeySourcesFailed`,
+ * `KeySourcesFailingOverAnHour` and `KeySourcesDeferred` (every run, 0 included, so silence means
+ * the refresher is not running) and logs one summary line: counts only, never a key or a URL's
+ * answer. A run has a time budget: the Lambda context's remaining time less
+ * {@link RUN_MARGIN_MS}; the sources it could not reach in time stay due (`deferred`) and go first
+ * next run, and the run still reports. A run that
  * fails as a whole (DynamoDB unreachable) is logged and rethrown, so the function's `Errors`
  * metric counts it; a source that fails is not a failed run.
  *
@@ -43,8 +46,16 @@ export interface RefreshKeySourcesDependencies {
   readonly nowMs?: () => number;
 }
 
-/** One scheduled run: the EventBridge event is not read. */
-export type RefreshKeySourcesHandler = (event?: unknown) => Promise<RefreshRunSummary>;
+/** What the handler reads of the Lambda context: the time left before the function's timeout. */
+export interface RefreshContext {
+  getRemainingTimeInMillis(): number;
+}
+
+/** Time kept at the end of a run for counting, metrics and the log line (the refresher starts no fetches in it). */
+export const RUN_MARGIN_MS = 10_000;
+
+/** One scheduled run: the EventBridge event is not read; the context (if any) sets the run's deadline. */
+export type RefreshKeySourcesHandler = (event?: unknown, context?: RefreshContext) => Promise<RefreshRunSummary>;
 
 export function createRefreshKeySourcesHandler(config: SignetConfig, dependencies: RefreshKeySourcesDependencies): RefreshKeySourcesHandler {
   const { logger, metrics } = dependencies;
@@ -59,11 +70,12 @@ export function createRefreshKeySourcesHandler(config: SignetConfig, dependencie
     requireSignedDirectories: config.requireSignedDirectories,
   });
 
-  return async () => {
+  return async (_event, context) => {
     const startedMs = nowMs();
+    const deadlineMs = context === undefined ? undefined : startedMs + context.getRemainingTimeInMillis() - RUN_MARGIN_MS;
     let summary: RefreshRunSummary;
     try {
-      summary = await refresher.refreshDue();
+      summary = await refresher.refreshDue(deadlineMs === undefined ? {} : { deadlineMs });
     } catch (error) {
       logger.error('key source refresh run failed; every client keeps the keys it had, and the next run tries again', { reason: reasonOf(error) });
       throw error;
@@ -71,8 +83,9 @@ export function createRefreshKeySourcesHandler(config: SignetConfig, dependencie
     metrics?.addMetric(KEY_SOURCE_REFRESH_METRIC_NAMES.refreshed, 'Count', summary.refreshed + summary.unchanged);
     metrics?.addMetric(KEY_SOURCE_REFRESH_METRIC_NAMES.failed, 'Count', summary.failed);
     metrics?.addMetric(KEY_SOURCE_REFRESH_METRIC_NAMES.failingOverAnHour, 'Count', summary.failingOverAnHour);
+    metrics?.addMetric(KEY_SOURCE_REFRESH_METRIC_NAMES.deferred, 'Count', summary.deferred);
     logger.info(
-      `key sources refreshed: ${summary.checked} due, ${summary.refreshed} changed, ${summary.unchanged} unchanged, ${summary.failed} failed, ${summary.failingOverAnHour} failing for over an hour`,
+      `key sources refreshed: ${summary.checked} due, ${summary.refreshed} changed, ${summary.unchanged} unchanged, ${summary.failed} failed, ${summary.failingOverAnHour} failing for over an hour, ${summary.deferred} deferred to the next run`,
       { ...summary, durationMs: nowMs() - startedMs },
     );
     return summary;

@@ -9,19 +9,26 @@
  *   a key gone from the source stops verifying now, the publisher controls the overlap); when it
  *   is the same, only `keysFetchedAt` moves. Next fetch after the source's max-age (1 min - 24 h)
  *   or the refresh interval. A success whose keys are all unusable counts as a failure.
+ *   A scheduled run counts every next fetch from its start, and takes as due what falls due
+ *   within a small slack of it (./published-keys.ts `dueSlackMs`), so a source fetched in one run
+ *   is due at the next even when the schedule fires a little early.
  * - failure: the keys stay (they verify until the keep bound after the last success; the
  *   authorizer enforces it), the status records the error, since when it fails and how often;
  *   next fetch after a backoff from 1 min doubling up to the interval, and no sooner than the
  *   source's Retry-After (at most 24 h).
  * Every write is conditioned on the record's version the fetch was planned from: an edit made
  * meanwhile wins, and the source is fetched again on the next run.
+ *
+ * Each run also counts every source failing for over an hour (the alarm's metric) from the
+ * failing-sources list (one item, read once per run; see lambda/store/table-schema.ts), and with
+ * a deadline stops starting fetches in time, leaving the rest due (`deferred`), soonest first.
  */
 import { SignetError } from '../core/errors';
 import type { ClientRecord, KeySource, StoredPublicKey } from '../domain/client-record';
 import type { KeySourceStatus, KeySourceStore } from '../domain/key-source-store';
 import type { Actor } from '../domain/store-types';
 import type { KeySourceFetch } from './fetch-key-source';
-import { type FetchedKeySet, failureStatus, selectPublishedKeys, successStatus } from './published-keys';
+import { type FetchedKeySet, dueSlackMs, failureStatus, selectPublishedKeys, successStatus } from './published-keys';
 
 /** The actor the audit trail names for the scheduled run's changes. */
 export const REFRESHER_ACTOR = 'key-source-refresher';
@@ -33,6 +40,11 @@ export const FAILING_ALARM_AFTER_MS = 3_600_000;
 export const DEFAULT_REFRESH_PAGE_SIZE = 100;
 /** Sources fetched at once. */
 export const DEFAULT_REFRESH_CONCURRENCY = 16;
+/**
+ * The time a batch of fetches may take (each fetch's own 5 s deadline, then its reads and writes):
+ * a run with a deadline starts no batch with less than this left.
+ */
+export const BATCH_RESERVE_MS = 10_000;
 
 export interface KeySourceRefresherDeps {
   readonly store: KeySourceStore;
@@ -57,8 +69,13 @@ export interface RefreshRunSummary {
   /** Fetched, same keys (only `keysFetchedAt` moved). */
   readonly unchanged: number;
   readonly failed: number;
-  /** Sources of the run whose failures started more than an hour ago (0 included: the alarm's metric). */
+  /**
+   * Sources whose failures started more than an hour ago, whether this run fetched them or not
+   * (one waiting out a long Retry-After or backoff included): the alarm's metric, 0 included.
+   */
   readonly failingOverAnHour: number;
+  /** Sources due that this run left for the next (its deadline or limit came first). */
+  readonly deferred: number;
   readonly keysAdded: number;
   readonly keysRemoved: number;
 }
@@ -80,30 +97,57 @@ export interface ClientRefreshOutcome {
   readonly superseded?: boolean;
 }
 
+export interface RefreshDueOptions {
+  /** At most this many sources. */
+  readonly limit?: number;
+  /**
+   * The instant (ms, the refresher's clock) by which the run must be done: no batch of fetches
+   * starts with less than {@link BATCH_RESERVE_MS} left; the sources not reached stay due
+   * (`deferred`). The Lambda passes its remaining time less a margin. None: no time budget.
+   */
+  readonly deadlineMs?: number;
+}
+
 export interface KeySourceRefresher {
-  refreshDue(options?: { limit?: number }): Promise<RefreshRunSummary>;
+  refreshDue(options?: RefreshDueOptions): Promise<RefreshRunSummary>;
   refreshClient(clientId: string, actor: Actor): Promise<ClientRefreshOutcome>;
 }
 
 export function createKeySourceRefresher(deps: KeySourceRefresherDeps): KeySourceRefresher {
   const { store } = deps;
 
-  async function refreshClient(clientId: string, actor: Actor): Promise<ClientRefreshOutcome> {
+  function refreshClient(clientId: string, actor: Actor): Promise<ClientRefreshOutcome> {
+    return refreshSource(clientId, actor, deps.nowMs(), undefined);
+  }
+
+  /**
+   * One source refreshed. `plannedFromMs`: the instant its next fetch is counted from (the run's
+   * start). `listedSince`: its entry in the failing-sources list as the run read it, if any.
+   */
+  async function refreshSource(clientId: string, actor: Actor, plannedFromMs: number, listedSince: string | undefined): Promise<ClientRefreshOutcome> {
     const [record, previous] = await Promise.all([store.getClient(clientId), store.getStatus(clientId)]);
+    const listed = listedSince !== undefined || previous?.failingSince !== undefined;
     if (record?.keySource === undefined) {
-      // A status left for a client that is gone or went back to registered keys: drop it from the due list.
+      // A status left for a client that is gone or went back to registered keys: off the failing
+      // list first (a crash in between leaves the status, found again next run), then off the due list.
+      if (listed) await store.clearFailing(clientId);
       if (previous !== undefined) await store.deleteStatus(clientId);
       return { clientId, ok: false, added: [], removed: [], unchanged: false, error: { code: 'no_key_source', message: `Client ${clientId} has no key source.` } };
     }
     const fetched = await deps.fetch(record.keySource);
     const nowMs = deps.nowMs();
     if (fetched.ok) {
-      const success = await applyKeys(record, fetched, nowMs, actor);
-      if (success !== undefined) return success;
+      const success = await applyKeys(record, fetched, nowMs, plannedFromMs, actor);
+      if (success !== undefined) {
+        if (listed && success.status !== undefined && success.superseded !== true) await store.clearFailing(clientId);
+        return success;
+      }
     }
     const failure = fetched.ok ? unusable(fetched) : fetched;
-    const status = failureStatus(clientId, previous, failure, sourceUrl(record.keySource), nowMs, deps.refreshIntervalS);
+    const status = failureStatus(clientId, previous, failure, sourceUrl(record.keySource), nowMs, deps.refreshIntervalS, plannedFromMs);
     const written = await store.putStatus(record, status);
+    // Listed after its status is written (the status is the truth the run checks the list against).
+    if (written && status.failingSince !== undefined) await store.markFailing(clientId, status.failingSince);
     return {
       clientId,
       ok: false,
@@ -118,7 +162,7 @@ export function createKeySourceRefresher(deps: KeySourceRefresherDeps): KeySourc
   }
 
   /** A successful fetch applied; undefined when none of its keys can be used (a failure). */
-  async function applyKeys(record: ClientRecord, fetched: FetchedKeySet, nowMs: number, actor: Actor): Promise<ClientRefreshOutcome | undefined> {
+  async function applyKeys(record: ClientRecord, fetched: FetchedKeySet, nowMs: number, plannedFromMs: number, actor: Actor): Promise<ClientRefreshOutcome | undefined> {
     const at = new Date(nowMs).toISOString();
     const selection = await selectPublishedKeys(fetched, {
       clientId: record.clientId,
@@ -129,7 +173,7 @@ export function createKeySourceRefresher(deps: KeySourceRefresherDeps): KeySourc
       directory: record.keySource !== undefined && 'signatureAgent' in record.keySource,
     });
     if (selection.keys.length === 0) return undefined;
-    const status = successStatus(record.clientId, fetched, selection.refused, nowMs, deps.refreshIntervalS);
+    const status = successStatus(record.clientId, fetched, selection.refused, nowMs, deps.refreshIntervalS, plannedFromMs);
     const before = new Set(record.keys.map((k) => k.fingerprint));
     const after = new Set(selection.keys.map((k) => k.fingerprint));
     const added = selection.keys.filter((k) => !before.has(k.fingerprint)).map((k) => k.fingerprint);
@@ -150,40 +194,88 @@ export function createKeySourceRefresher(deps: KeySourceRefresherDeps): KeySourc
     }
   }
 
-  async function refreshDue(options: { limit?: number } = {}): Promise<RefreshRunSummary> {
+  async function refreshDue(options: RefreshDueOptions = {}): Promise<RefreshRunSummary> {
     const limit = options.limit ?? Number.POSITIVE_INFINITY;
     const pageSize = deps.pageSize ?? DEFAULT_REFRESH_PAGE_SIZE;
     const concurrency = Math.max(1, deps.concurrency ?? DEFAULT_REFRESH_CONCURRENCY);
-    // One instant for the whole run's due list, so sources rescheduled by this run are not read again.
-    const dueAt = new Date(deps.nowMs()).toISOString();
-    const summary = { checked: 0, refreshed: 0, unchanged: 0, failed: 0, failingOverAnHour: 0, keysAdded: 0, keysRemoved: 0 };
+    // The run's start: every next fetch this run plans counts from it, so a source fetched late in
+    // the run is due again at the next one. The due list is what falls due within the slack of it
+    // (one instant for the whole run, so sources rescheduled by this run are not read again).
+    const startedMs = deps.nowMs();
+    const dueAt = new Date(startedMs + dueSlackMs(deps.refreshIntervalS)).toISOString();
+    const listed = new Map(await store.failingSources());
+    /** What this run left each source it handled at: its status, or null (no source any more). */
+    const handled = new Map<string, KeySourceStatus | null>();
+    const summary = { checked: 0, refreshed: 0, unchanged: 0, failed: 0, failingOverAnHour: 0, deferred: 0, keysAdded: 0, keysRemoved: 0 };
+    const timeLeft = (): boolean => options.deadlineMs === undefined || deps.nowMs() + BATCH_RESERVE_MS <= options.deadlineMs;
     let cursor: string | undefined;
+    let stopped = false;
+    let pages = 0;
     do {
+      if (!timeLeft()) {
+        stopped = true;
+        break;
+      }
       const page = await store.dueSources(dueAt, cursor, Math.min(pageSize, limit - summary.checked));
+      pages += 1;
       cursor = page.nextCursor;
       const ids = page.items.slice(0, limit - summary.checked);
       for (let i = 0; i < ids.length; i += concurrency) {
-        const outcomes = await Promise.all(ids.slice(i, i + concurrency).map((id) => refreshClient(id, REFRESHER_ACTOR).catch(() => undefined)));
-        for (const outcome of outcomes) {
+        // No batch starts unless it can finish before the deadline: the rest are left due, soonest first next run.
+        if (i > 0 && !timeLeft()) {
+          summary.deferred += ids.length - i;
+          stopped = true;
+          break;
+        }
+        const batch = ids.slice(i, i + concurrency);
+        const outcomes = await Promise.all(batch.map((id) => refreshSource(id, REFRESHER_ACTOR, startedMs, listed.get(id)).catch(() => undefined)));
+        outcomes.forEach((outcome, j) => {
           // A source whose storage call failed counts as failed; it stays due, so the next run tries it again.
           if (outcome === undefined) {
             summary.checked += 1;
             summary.failed += 1;
-            continue;
+            return;
           }
-          if (outcome.record === undefined) continue;
+          if (outcome.record === undefined) {
+            handled.set(batch[j], null);
+            return;
+          }
           summary.checked += 1;
           if (!outcome.ok) summary.failed += 1;
           else if (outcome.unchanged) summary.unchanged += 1;
           else if (outcome.superseded !== true) summary.refreshed += 1;
           summary.keysAdded += outcome.added.length;
           summary.keysRemoved += outcome.removed.length;
-          const failingSince = outcome.status?.failingSince;
-          if (failingSince !== undefined && deps.nowMs() - Date.parse(failingSince) > FAILING_ALARM_AFTER_MS) summary.failingOverAnHour += 1;
-        }
+          if (outcome.status !== undefined && outcome.superseded !== true) handled.set(batch[j], outcome.status);
+        });
       }
-    } while (cursor !== undefined && summary.checked < limit);
+    } while (!stopped && cursor !== undefined && summary.checked < limit);
+    // Sources left due (deadline or limit): counted from where the run stopped.
+    if (cursor !== undefined || (stopped && pages === 0)) summary.deferred += await store.countDueSources(dueAt, cursor);
+    summary.failingOverAnHour = await countFailingOverAnHour(listed, handled);
     return summary;
+  }
+
+  /**
+   * Every source failing for over an hour, due in this run or not: the sources this run handled
+   * by the status it wrote, the others by the failing-sources list read at the start, each entry
+   * over an hour old checked against its status item (the truth) and dropped when that is gone
+   * or no longer failing.
+   */
+  async function countFailingOverAnHour(listed: ReadonlyMap<string, string>, handled: ReadonlyMap<string, KeySourceStatus | null>): Promise<number> {
+    const cutoff = deps.nowMs() - FAILING_ALARM_AFTER_MS;
+    const over = (since: string | undefined): boolean => since !== undefined && Date.parse(since) < cutoff;
+    let count = 0;
+    for (const status of handled.values()) if (over(status?.failingSince)) count += 1;
+    const unchecked = [...listed].filter(([clientId, since]) => !handled.has(clientId) && over(since));
+    if (unchecked.length === 0) return count;
+    const statuses = await store.getStatuses(unchecked.map(([clientId]) => clientId));
+    for (const [clientId, since] of unchecked) {
+      const status = statuses.get(clientId);
+      if (over(status?.failingSince)) count += 1;
+      else if (status?.failingSince === undefined) await store.clearFailing(clientId, since);
+    }
+    return count;
   }
 
   return { refreshDue, refreshClient };

@@ -100,15 +100,37 @@ export function clampMaxAgeS(seconds: number): number {
   return Math.min(Math.max(Math.round(seconds), MIN_KEY_SOURCE_MAX_AGE_S), MAX_KEY_SOURCE_MAX_AGE_S);
 }
 
-/** The status after a successful fetch at `nowMs`: the next one after the source's max-age, or the refresh interval. */
-export function successStatus(clientId: string, fetched: FetchedKeySet, refused: readonly RefusedSourceKey[], nowMs: number, refreshIntervalS: number): KeySourceStatus {
+/**
+ * How long before its next fetch a scheduled run already counts a source as due: a quarter of the
+ * refresh interval, at most 30 s. EventBridge's `rate()` is not to the second (a run may start a
+ * few seconds before the interval has passed since the last), and without it a source planned one
+ * interval ahead would wait for every second run. Below a minute (the shortest max-age and first
+ * backoff), so a source this run rescheduled is never due again in the same run.
+ */
+export function dueSlackMs(refreshIntervalS: number): number {
+  return Math.min(30_000, Math.floor((refreshIntervalS * 1000) / 4));
+}
+
+/**
+ * The status after a successful fetch at `nowMs`: the next one after the source's max-age, or the
+ * refresh interval, counted from `plannedFromMs` (a scheduled run passes its start, so a source
+ * fetched late in one run is due at the next; a max-age only allows fetching again sooner).
+ */
+export function successStatus(
+  clientId: string,
+  fetched: FetchedKeySet,
+  refused: readonly RefusedSourceKey[],
+  nowMs: number,
+  refreshIntervalS: number,
+  plannedFromMs: number = nowMs,
+): KeySourceStatus {
   const at = new Date(nowMs).toISOString();
   const waitS = clampMaxAgeS(fetched.maxAgeS ?? refreshIntervalS);
   return {
     clientId,
     url: fetched.url,
     lastFetchAt: at,
-    nextFetchAt: new Date(nowMs + waitS * 1000).toISOString(),
+    nextFetchAt: new Date(Math.min(nowMs, plannedFromMs) + waitS * 1000).toISOString(),
     lastSuccessAt: at,
     consecutiveFailures: 0,
     ...(refused.length > 0 ? { refusedKeys: [...refused] } : {}),
@@ -121,8 +143,10 @@ export const FIRST_RETRY_S = 60;
 
 /**
  * The status after a failed fetch at `nowMs` (the keys stay as they are): the failure counted,
- * the next fetch after an exponential backoff (1 min doubling, at most the refresh interval), and
- * no sooner than the source's Retry-After (itself at most 24 h).
+ * the next fetch after an exponential backoff (1 min doubling, at most the refresh interval)
+ * counted from `plannedFromMs` (a scheduled run's start), and no sooner than the source's
+ * Retry-After (itself at most 24 h) counted from the fetch, plus the runs' due slack
+ * ({@link dueSlackMs}), so that no run picks the source up before its Retry-After has passed.
  */
 export function failureStatus(
   clientId: string,
@@ -131,16 +155,18 @@ export function failureStatus(
   fallbackUrl: string,
   nowMs: number,
   refreshIntervalS: number,
+  plannedFromMs: number = nowMs,
 ): KeySourceStatus {
   const at = new Date(nowMs).toISOString();
   const failures = (previous?.consecutiveFailures ?? 0) + 1;
   const backoffS = Math.min(FIRST_RETRY_S * 2 ** Math.min(failures - 1, 30), Math.max(refreshIntervalS, FIRST_RETRY_S));
-  const waitS = Math.max(backoffS, Math.min(error.retryAfterS ?? 0, MAX_KEY_SOURCE_MAX_AGE_S));
+  const backoffUntil = Math.min(nowMs, plannedFromMs) + backoffS * 1000;
+  const retryAfterUntil = error.retryAfterS === undefined || error.retryAfterS <= 0 ? 0 : nowMs + Math.min(error.retryAfterS, MAX_KEY_SOURCE_MAX_AGE_S) * 1000 + dueSlackMs(refreshIntervalS);
   return {
     clientId,
     url: error.url ?? previous?.url ?? fallbackUrl,
     lastFetchAt: at,
-    nextFetchAt: new Date(nowMs + waitS * 1000).toISOString(),
+    nextFetchAt: new Date(Math.max(backoffUntil, retryAfterUntil)).toISOString(),
     ...(previous?.lastSuccessAt !== undefined ? { lastSuccessAt: previous.lastSuccessAt } : {}),
     failingSince: previous?.failingSince ?? at,
     consecutiveFailures: failures,

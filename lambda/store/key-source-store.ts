@@ -4,11 +4,12 @@
  * `KEY_SOURCES`, sorted by next fetch); a changed key set is a normal client change, written by
  * the client store's transaction (version + 1, audit entry, ownership and thumbprint items); an
  * unchanged one or a failure is bookkeeping: the status item (and `keysFetchedAt`), on the
- * condition that the record is still at the version the fetch was planned from.
+ * condition that the record is still at the version the fetch was planned from. The failing-sources
+ * list is one item (`SOURCE#failing`, `FAILING`) whose map `failing` holds clientId → failingSince.
  */
-import { BatchGetCommand, DeleteCommand, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DeleteCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ClientRecord, StoredPublicKey } from '../domain/client-record';
-import type { KeySourceStatus, KeySourceStore } from '../domain/key-source-store';
+import { type KeySourceStatus, type KeySourceStore, MAX_LISTED_FAILING_SOURCES } from '../domain/key-source-store';
 import type { Actor, Page } from '../domain/store-types';
 import { DynamoClientStore } from './client-store';
 import { decodeCursor, encodeCursor } from './cursor';
@@ -19,6 +20,10 @@ import { ITEM, LIST_INDEX_NAME, LIST_INDEX_PARTITION_KEY, LIST_INDEX_SORT_KEY, P
 
 /** Keys a BatchGetItem may ask for at once. */
 const BATCH_GET_KEYS = 100;
+
+/** The failing-sources item's key, and the map attribute that lists them. */
+const FAILING_KEY = { [PARTITION_KEY]: ITEM.failingSourcesPk, [SORT_KEY]: ITEM.failingSourcesSk };
+const FAILING_MAP = 'failing';
 
 export class DynamoKeySourceStore extends DynamoTable implements KeySourceStore {
   private readonly clients: DynamoClientStore;
@@ -113,6 +118,116 @@ export class DynamoKeySourceStore extends DynamoTable implements KeySourceStore 
       await this.doc.send(new DeleteCommand({ TableName: this.tableName, Key: keySourceKey(clientId) }));
     } catch (error) {
       throw storageError(error, 'delete the key source status');
+    }
+  }
+
+  async countDueSources(nowIso: string, cursor?: string): Promise<number> {
+    let start = cursor === undefined ? undefined : decodeCursor(cursor, [PARTITION_KEY, SORT_KEY, LIST_INDEX_PARTITION_KEY, LIST_INDEX_SORT_KEY], {
+      [LIST_INDEX_PARTITION_KEY]: ITEM.keySourcesPartition,
+      [SORT_KEY]: ITEM.keySourceSk,
+    });
+    let count = 0;
+    try {
+      do {
+        const out = await this.doc.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            IndexName: LIST_INDEX_NAME,
+            KeyConditionExpression: '#lpk = :partition AND #lsk < :due',
+            ExpressionAttributeNames: { '#lpk': LIST_INDEX_PARTITION_KEY, '#lsk': LIST_INDEX_SORT_KEY },
+            ExpressionAttributeValues: { ':partition': ITEM.keySourcesPartition, ':due': `${nowIso}$` },
+            Select: 'COUNT',
+            ExclusiveStartKey: start,
+          }),
+        );
+        count += out.Count ?? 0;
+        start = out.LastEvaluatedKey;
+      } while (start !== undefined);
+    } catch (error) {
+      throw storageError(error, 'count the key sources due');
+    }
+    return count;
+  }
+
+  async getStatuses(clientIds: readonly string[]): Promise<ReadonlyMap<string, KeySourceStatus>> {
+    const statuses = new Map<string, KeySourceStatus>();
+    const unique = [...new Set(clientIds)];
+    for (let i = 0; i < unique.length; i += BATCH_GET_KEYS) {
+      let keys: Record<string, unknown>[] | undefined = unique.slice(i, i + BATCH_GET_KEYS).map(keySourceKey);
+      for (let attempt = 0; keys !== undefined && keys.length > 0 && attempt < 5; attempt++) {
+        try {
+          const out = await this.doc.send(new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: keys, ConsistentRead: true } } }));
+          for (const item of out.Responses?.[this.tableName] ?? []) statuses.set(String(item.clientId), toKeySourceStatus(item));
+          keys = out.UnprocessedKeys?.[this.tableName]?.Keys as Record<string, unknown>[] | undefined;
+        } catch (error) {
+          throw storageError(error, 'read the key source statuses');
+        }
+      }
+    }
+    return statuses;
+  }
+
+  async failingSources(): Promise<ReadonlyMap<string, string>> {
+    try {
+      const out = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: FAILING_KEY, ConsistentRead: true }));
+      const listed = (out.Item?.[FAILING_MAP] ?? {}) as Record<string, unknown>;
+      return new Map(Object.entries(listed).map(([clientId, since]) => [clientId, String(since)]));
+    } catch (error) {
+      throw storageError(error, 'read the failing key sources');
+    }
+  }
+
+  async markFailing(clientId: string, failingSince: string): Promise<void> {
+    const names = { '#failing': FAILING_MAP, '#client': clientId };
+    // Two attempts: the map may not exist yet (created with this entry), or another run may create it first.
+    for (let attempt = 0; attempt < 2; attempt++) {
+      if (
+        await this.updateUnlessConditionFails('list the failing key source', {
+          UpdateExpression: 'SET #failing.#client = :since',
+          ConditionExpression: 'attribute_exists(#failing.#client) OR size(#failing) < :max',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: { ':since': failingSince, ':max': MAX_LISTED_FAILING_SOURCES },
+        })
+      ) {
+        return;
+      }
+      if (
+        await this.updateUnlessConditionFails('list the failing key source', {
+          UpdateExpression: 'SET #failing = :listed',
+          ConditionExpression: 'attribute_not_exists(#failing)',
+          ExpressionAttributeNames: { '#failing': FAILING_MAP },
+          ExpressionAttributeValues: { ':listed': { [clientId]: failingSince } },
+        })
+      ) {
+        return;
+      }
+    }
+    // The map exists and holds MAX_LISTED_FAILING_SOURCES entries: this one is not listed.
+  }
+
+  async clearFailing(clientId: string, since?: string): Promise<void> {
+    await this.updateUnlessConditionFails('take the key source off the failing list', {
+      UpdateExpression: 'REMOVE #failing.#client',
+      ConditionExpression: since === undefined ? 'attribute_exists(#failing.#client)' : '#failing.#client = :since',
+      ExpressionAttributeNames: { '#failing': FAILING_MAP, '#client': clientId },
+      ...(since !== undefined ? { ExpressionAttributeValues: { ':since': since } } : {}),
+    });
+  }
+
+  /**
+   * An UpdateItem of the failing-sources item; false when its condition failed, or when it names
+   * an entry of a map that does not exist yet (DynamoDB may answer that as a ValidationException
+   * rather than a failed condition).
+   */
+  private async updateUnlessConditionFails(action: string, input: Omit<ConstructorParameters<typeof UpdateCommand>[0], 'TableName' | 'Key'>): Promise<boolean> {
+    try {
+      await this.doc.send(new UpdateCommand({ TableName: this.tableName, Key: FAILING_KEY, ...input }));
+      return true;
+    } catch (error) {
+      const { name, message } = error as { name?: string; message?: string };
+      if (name === 'ConditionalCheckFailedException') return false;
+      if (name === 'ValidationException' && /document path/i.test(message ?? '')) return false;
+      throw storageError(error, action);
     }
   }
 

@@ -21,6 +21,7 @@
  * | admin roster    | `ROSTER#registry:admin` | `ROSTER`                 | -                      | -                           |
  * | key thumbprint  | `THUMB#<thumbprint>`  | `THUMB`                    | -                      | -                           |
  * | key source      | `SOURCE#<clientId>`   | `SOURCE`                   | `KEY_SOURCES`          | `<nextFetchAt>#<clientId>` (4) |
+ * | failing sources | `SOURCE#failing`      | `FAILING`                  | -                      | -                           |
  *
  * (1) `CLIENTS` for the default account (`acct_default`), `CLIENTS#<accountId>` for any other:
  *     {@link ITEM.accountClientsPartition}. The default account keeps the partition every client
@@ -97,6 +98,17 @@
  *   `failingSince`, `consecutiveFailures`, `lastError`, `refusedKeys`, `maxAgeS`). Bookkeeping:
  *   written without a version bump or an audit entry, always conditioned on the client record's
  *   version the fetch was planned from; deleted when the client goes back to registered keys.
+ * - **Failing sources** (./key-source-store.ts): ONE item whose map `failing` holds clientId →
+ *   `failingSince` for every source whose last fetch failed, so each run counts the sources failing
+ *   for over an hour (`KeySourcesFailingOverAnHour`, the alarm's metric) with one GetItem, also
+ *   those not due in that run (a long Retry-After or backoff), with no Scan and without reading
+ *   every status. The refresher sets an entry after writing a failure status and removes it after
+ *   a success or when it finds the client without a source. It is an index of the status items,
+ *   which stay the truth: before counting an entry over an hour old, the run reads that source's
+ *   status and drops the entry if the status is gone or no longer failing (a client switched back
+ *   to registered keys, or a removal lost to a crash). Bounded: at most
+ *   `MAX_LISTED_FAILING_SOURCES` (5,000, ~250 KB) entries; past that a new failure is not listed
+ *   (the alarm is already firing). Not a `<clientId>`: clientIds start `c_`.
  *
  * - **Admin roster**: one item whose string set `admins` holds the clientId of every active client
  *   with `registry:admin`. A change that takes an operator away (disable, role removed) deletes
@@ -205,6 +217,9 @@ export const ITEM = {
   keySourcePk: (clientId: string): string => `${KEY_SOURCE_PREFIX}${clientId}`,
   keySourceSk: 'SOURCE',
   keySourcesPartition: 'KEY_SOURCES',
+  /** The failing-sources list (see the table above): one item, map `failing` of clientId → failingSince. */
+  failingSourcesPk: `${KEY_SOURCE_PREFIX}failing`,
+  failingSourcesSk: 'FAILING',
 } as const;
 
 /** A key ownership item's last use: the ISO-8601 instant the key last verified a request. */

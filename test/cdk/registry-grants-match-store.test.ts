@@ -294,5 +294,9 @@ describe('the key source refresher stays within grantRefreshKeySources', () => {
     const prefixes = new Set(items.filter((i) => i.action !== 'Query').map((i) => i.pk.slice(0, i.pk.indexOf('#') + 1)));
     expect([...prefixes].sort()).toEqual(['CLIENT#', 'KEY#', 'SOURCE#', 'THUMB#', 'USE#']);
     expect(items.some((i) => i.action === 'DeleteItem' && i.pk === `THUMB#${first.thumbprint}`)).toBe(true);
+    // The failing source is listed on the failing-sources item (an UpdateItem; a second creates the list the
+    // first time), which the run reads once.
+    const listActions = items.filter((i) => i.pk === ITEM.failingSourcesPk).map((i) => i.action);
+    expect({ reads: listActions.filter((a) => a === 'GetItem').length, others: [...new Set(listActions.filter((a) => a !== 'GetItem'))] }).toEqual({ reads: 1, others: ['UpdateItem'] });
   });
 });

@@ -6,7 +6,8 @@
  */
 import { loadConfig } from '../../lambda/config';
 import { compileRoleCatalogue } from '../../lambda/core/role-policy';
-import { createRefreshKeySourcesHandler } from '../../lambda/key-sources/create-refresh-key-sources-handler';
+import { RUN_MARGIN_MS, type RefreshContext, createRefreshKeySourcesHandler } from '../../lambda/key-sources/create-refresh-key-sources-handler';
+import type { RefreshRunSummary } from '../../lambda/key-sources/key-source-refresher';
 import { KEY_SOURCE_REFRESH_METRIC_NAMES } from '../../lambda/observability';
 import { type RegistryHandler, createRegistryHandler } from '../../lambda/registry/registry-handler';
 import { DynamoClientStore } from '../../lambda/store/client-store';
@@ -32,7 +33,7 @@ interface Recorded {
   readonly metrics: Array<[string, string, number]>;
 }
 
-function refresherOn(table: string): { run: () => Promise<unknown>; recorded: Recorded } {
+function refresherOn(table: string): { run: (context?: RefreshContext) => Promise<RefreshRunSummary>; recorded: Recorded } {
   const recorded: Recorded = { lines: [], metrics: [] };
   const handler = createRefreshKeySourcesHandler(loadConfig({ SIGNET_TABLE_NAME: table, SIGNET_KEY_SOURCE_REFRESH_MINUTES: '15' }), {
     logger: {
@@ -44,7 +45,7 @@ function refresherOn(table: string): { run: () => Promise<unknown>; recorded: Re
     fetch: (source) => server.fetch(source),
     nowMs: () => nowMs,
   });
-  return { run: () => handler({ source: 'aws.events', 'detail-type': 'Scheduled Event' }), recorded };
+  return { run: (context) => handler({ source: 'aws.events', 'detail-type': 'Scheduled Event' }, context), recorded };
 }
 
 /** Registers a client whose keys the server publishes at `path`. */
@@ -92,6 +93,7 @@ test('each run refreshes the due sources, counts refreshed, failed and failing-f
     [KEY_SOURCE_REFRESH_METRIC_NAMES.refreshed, 'Count', 0],
     [KEY_SOURCE_REFRESH_METRIC_NAMES.failed, 'Count', 0],
     [KEY_SOURCE_REFRESH_METRIC_NAMES.failingOverAnHour, 'Count', 0],
+    [KEY_SOURCE_REFRESH_METRIC_NAMES.deferred, 'Count', 0],
   ]);
 
   // One interval later both are due: one publisher added a key, the other's set is the same.
@@ -104,14 +106,15 @@ test('each run refreshes the due sources, counts refreshed, failed and failing-f
     [KEY_SOURCE_REFRESH_METRIC_NAMES.refreshed, 'Count', 2],
     [KEY_SOURCE_REFRESH_METRIC_NAMES.failed, 'Count', 0],
     [KEY_SOURCE_REFRESH_METRIC_NAMES.failingOverAnHour, 'Count', 0],
+    [KEY_SOURCE_REFRESH_METRIC_NAMES.deferred, 'Count', 0],
   ]);
   expect(await fingerprintsOf(rotatingId)).toEqual([rotating.fingerprint, added.fingerprint].sort());
   expect(await fingerprintsOf(steadyId)).toEqual([steady.fingerprint]);
 
   expect(refresher.recorded.lines).toHaveLength(1);
   const [line] = refresher.recorded.lines;
-  expect(line.message).toBe('key sources refreshed: 2 due, 1 changed, 1 unchanged, 0 failed, 0 failing for over an hour');
-  expect(line.attributes[0]).toMatchObject({ checked: 2, refreshed: 1, unchanged: 1, failed: 0, failingOverAnHour: 0, keysAdded: 1, keysRemoved: 0, durationMs: 0 });
+  expect(line.message).toBe('key sources refreshed: 2 due, 1 changed, 1 unchanged, 0 failed, 0 failing for over an hour, 0 deferred to the next run');
+  expect(line.attributes[0]).toMatchObject({ checked: 2, refreshed: 1, unchanged: 1, failed: 0, failingOverAnHour: 0, deferred: 0, keysAdded: 1, keysRemoved: 0, durationMs: 0 });
   const logged = JSON.stringify(refresher.recorded.lines);
   for (const key of [rotating, steady, added]) {
     for (const material of [key.jwk.x, key.thumbprint, key.fingerprint]) expect(logged).not.toContain(material);
@@ -127,6 +130,7 @@ test('each run refreshes the due sources, counts refreshed, failed and failing-f
     [KEY_SOURCE_REFRESH_METRIC_NAMES.refreshed, 1],
     [KEY_SOURCE_REFRESH_METRIC_NAMES.failed, 1],
     [KEY_SOURCE_REFRESH_METRIC_NAMES.failingOverAnHour, 0],
+    [KEY_SOURCE_REFRESH_METRIC_NAMES.deferred, 0],
   ]);
   nowMs += 61 * MINUTE_MS;
   refresher.recorded.metrics.length = 0;
@@ -135,9 +139,31 @@ test('each run refreshes the due sources, counts refreshed, failed and failing-f
     [KEY_SOURCE_REFRESH_METRIC_NAMES.refreshed, 1],
     [KEY_SOURCE_REFRESH_METRIC_NAMES.failed, 1],
     [KEY_SOURCE_REFRESH_METRIC_NAMES.failingOverAnHour, 1],
+    [KEY_SOURCE_REFRESH_METRIC_NAMES.deferred, 0],
   ]);
   // A failed fetch never takes keys away.
   expect(await fingerprintsOf(steadyId)).toEqual([steady.fingerprint]);
+});
+
+test("a run's deadline is the Lambda context's remaining time less a margin: with too little left it fetches nothing, reports the due sources as deferred, and still counts the source failing for over an hour", async () => {
+  // After the first test: the steady publisher has been failing for over an hour; both sources are due again.
+  const refresher = refresherOn(tableName);
+  nowMs += 16 * MINUTE_MS;
+  const hits = [server.hits.get('/rotating'), server.hits.get('/steady')];
+  const summary = await refresher.run({ getRemainingTimeInMillis: () => RUN_MARGIN_MS + 5_000 });
+  expect(summary).toMatchObject({ checked: 0, deferred: 2, failingOverAnHour: 1 });
+  expect([server.hits.get('/rotating'), server.hits.get('/steady')]).toEqual(hits);
+  expect(refresher.recorded.metrics.map(([name, , value]) => [name, value])).toEqual([
+    [KEY_SOURCE_REFRESH_METRIC_NAMES.refreshed, 0],
+    [KEY_SOURCE_REFRESH_METRIC_NAMES.failed, 0],
+    [KEY_SOURCE_REFRESH_METRIC_NAMES.failingOverAnHour, 1],
+    [KEY_SOURCE_REFRESH_METRIC_NAMES.deferred, 2],
+  ]);
+  expect(refresher.recorded.lines.map((l) => l.message)).toEqual(['key sources refreshed: 0 due, 0 changed, 0 unchanged, 0 failed, 1 failing for over an hour, 2 deferred to the next run']);
+
+  // With the function's time (five minutes) the same sources are fetched.
+  const full = await refresherOn(tableName).run({ getRemainingTimeInMillis: () => 300_000 });
+  expect(full).toMatchObject({ checked: 2, deferred: 0, failed: 1, failingOverAnHour: 1 });
 });
 
 test('a run that cannot reach its table is logged with a sentence and rethrown (the function errors), counting nothing', async () => {

@@ -9,7 +9,7 @@ import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { compileRoleCatalogue } from '../../lambda/core/role-policy';
 import { ACCOUNT_ADMIN_ROLE } from '../../lambda/core/defaults';
 import { isCoverageProfile } from '../../lambda/core/profiles';
-import { createKeySourceRefresher, REFRESHER_ACTOR } from '../../lambda/key-sources/key-source-refresher';
+import { BATCH_RESERVE_MS, createKeySourceRefresher, REFRESHER_ACTOR } from '../../lambda/key-sources/key-source-refresher';
 import { createRegistryHandler, type RegistryHandler } from '../../lambda/registry/registry-handler';
 import { DynamoClientStore } from '../../lambda/store/client-store';
 import { DynamoKeySourceStore } from '../../lambda/store/key-source-store';
@@ -330,8 +330,9 @@ describe('POST /registry/clients/{clientId}/keys/refresh and the refresher', () 
       failingSince: at,
       consecutiveFailures: 1,
       lastError: { code: 'http_error', status: 503, at },
-      // Retry-After 600 s is longer than the first backoff (60 s).
-      nextFetchAt: new Date(nowMs + 600_000).toISOString(),
+      // Retry-After 600 s is longer than the first backoff (60 s); the runs' 30 s due slack is added,
+      // so no run picks the source up before its Retry-After has passed.
+      nextFetchAt: new Date(nowMs + 630_000).toISOString(),
       keptUntil: new Date(T0 + 7 * 86_400_000).toISOString(),
     });
 
@@ -355,7 +356,7 @@ describe('POST /registry/clients/{clientId}/keys/refresh and the refresher', () 
     nowMs = T0;
   });
 
-  test('a Retry-After beyond 24 h waits 24 h; a max-age below a minute is read as one minute', async () => {
+  test('a Retry-After beyond 24 h waits 24 h (and the due slack); a max-age below a minute is read as one minute', async () => {
     const key = publishedKey();
     const path = newSource(keySet(key), { 'cache-control': 'max-age=5' });
     const created = await call({ method: 'POST', path: '/registry/clients', body: createBody({ jwksUri: server.url(path) }) });
@@ -363,7 +364,7 @@ describe('POST /registry/clients/{clientId}/keys/refresh and the refresher', () 
     server.serve(path, '', { 'retry-after': String(10 * 86_400) }, 429);
     const refresher = createKeySourceRefresher({ store: keySources, fetch: (s) => server.fetch(s), nowMs: () => nowMs, refreshIntervalS: INTERVAL_S, requireSignedDirectories: false });
     const outcome = await refresher.refreshClient(created.body.clientId as string, REFRESHER_ACTOR);
-    expect(outcome.status?.nextFetchAt).toBe(new Date(T0 + 86_400_000).toISOString());
+    expect(outcome.status?.nextFetchAt).toBe(new Date(T0 + 86_400_000 + 30_000).toISOString());
   });
 
   test('refreshing a client with registered keys is invalid_request; an unknown client is not_found', async () => {
@@ -471,7 +472,7 @@ describe('refreshDue', () => {
     const refresher = createKeySourceRefresher({ store: own.keySources, fetch: (s) => server.fetch(s), nowMs: () => nowMs, refreshIntervalS: INTERVAL_S, requireSignedDirectories: false, pageSize: 2, concurrency: 2 });
 
     // Nothing is due before the interval has passed.
-    expect(await refresher.refreshDue()).toEqual({ checked: 0, refreshed: 0, unchanged: 0, failed: 0, failingOverAnHour: 0, keysAdded: 0, keysRemoved: 0 });
+    expect(await refresher.refreshDue()).toEqual({ checked: 0, refreshed: 0, unchanged: 0, failed: 0, failingOverAnHour: 0, deferred: 0, keysAdded: 0, keysRemoved: 0 });
 
     nowMs = T0 + INTERVAL_S * 1000;
     const rotated = publishedKey();
@@ -479,18 +480,19 @@ describe('refreshDue', () => {
     server.serve(paths[1], 'down', {}, 503);
     const hitsBefore = paths.map((p) => server.hits.get(p) ?? 0);
     const run = await refresher.refreshDue();
-    expect(run).toEqual({ checked: 5, refreshed: 1, unchanged: 3, failed: 1, failingOverAnHour: 0, keysAdded: 1, keysRemoved: 0 });
+    expect(run).toEqual({ checked: 5, refreshed: 1, unchanged: 3, failed: 1, failingOverAnHour: 0, deferred: 0, keysAdded: 1, keysRemoved: 0 });
     expect(paths.map((p, i) => (server.hits.get(p) ?? 0) - hitsBefore[i])).toEqual([1, 1, 1, 1, 1]);
     // Each is rescheduled: an immediate second run finds none due.
     expect((await refresher.refreshDue()).checked).toBe(0);
 
-    // Two hours later the failing source has been failing for over an hour; a limit stops the run early.
+    // Two hours later the failing source has been failing for over an hour; a limit stops the run
+    // early and counts the sources it left due. Each run counts the failing source, fetched by it or not.
     nowMs = T0 + INTERVAL_S * 1000 + 2 * 3_600_000;
     const limited = await refresher.refreshDue({ limit: 3 });
-    expect(limited.checked).toBe(3);
+    expect({ checked: limited.checked, deferred: limited.deferred }).toEqual({ checked: 3, deferred: 2 });
     const rest = await refresher.refreshDue();
-    expect(rest.checked).toBe(2);
-    expect(limited.failingOverAnHour + rest.failingOverAnHour).toBe(1);
+    expect({ checked: rest.checked, deferred: rest.deferred }).toEqual({ checked: 2, deferred: 0 });
+    expect([limited.failingOverAnHour, rest.failingOverAnHour]).toEqual([1, 1]);
 
     // A source whose storage call fails is counted as failed and the run goes on with the others.
     nowMs += 2 * 3_600_000;
@@ -500,6 +502,95 @@ describe('refreshDue', () => {
     const survivor = createKeySourceRefresher({ store: faulty, fetch: (s) => server.fetch(s), nowMs: () => nowMs, refreshIntervalS: INTERVAL_S, requireSignedDirectories: false, pageSize: 2 });
     const partial = await survivor.refreshDue();
     expect({ checked: partial.checked, failed: partial.failed }).toEqual({ checked: 5, failed: 2 });
+    nowMs = T0;
+  });
+
+  test('a source fetched in one run is due at the next, though the schedule fires a few seconds early and the fetch ends late in the run', async () => {
+    nowMs = T0;
+    const own = registryOn(await ddb.createTable());
+    const path = newSource(keySet(publishedKey()));
+    const clientId = (await call({ method: 'POST', path: '/registry/clients', body: createBody({ jwksUri: server.url(path) }) }, own.handler)).body.clientId as string;
+    // Each fetch takes 40 s of the run.
+    const slow = async (source: Parameters<KeySourceServer['fetch']>[0]) => {
+      const fetched = await server.fetch(source);
+      nowMs += 40_000;
+      return fetched;
+    };
+    const refresher = createKeySourceRefresher({ store: own.keySources, fetch: slow, nowMs: () => nowMs, refreshIntervalS: INTERVAL_S, requireSignedDirectories: false });
+    const checked: number[] = [];
+    for (let run = 1; run <= 3; run++) {
+      nowMs = T0 + run * INTERVAL_S * 1000 - 5_000;
+      checked.push((await refresher.refreshDue()).checked);
+    }
+    expect(checked).toEqual([1, 1, 1]);
+    // Planned one interval after the run's start, not after the fetch.
+    const runStart = T0 + 3 * INTERVAL_S * 1000 - 5_000;
+    expect((await own.keySources.getStatus(clientId))?.nextFetchAt).toBe(new Date(runStart + INTERVAL_S * 1000).toISOString());
+    // The slack is small: a run a minute early does not fetch it.
+    nowMs = runStart + INTERVAL_S * 1000 - 60_000;
+    expect((await refresher.refreshDue()).checked).toBe(0);
+    nowMs = T0;
+  });
+
+  test('every source failing for over an hour is counted by each run, also one waiting out a long Retry-After; a success or a switch back to a registered key takes it off the failing list', async () => {
+    nowMs = T0;
+    const table = await ddb.createTable();
+    const own = registryOn(table);
+    const [a, b] = [publishedKey(), publishedKey()];
+    const [pathA, pathB] = [newSource(keySet(a)), newSource(keySet(b))];
+    const ids: string[] = [];
+    for (const path of [pathA, pathB]) ids.push((await call({ method: 'POST', path: '/registry/clients', body: createBody({ jwksUri: server.url(path) }) }, own.handler)).body.clientId as string);
+    const refresher = createKeySourceRefresher({ store: own.keySources, fetch: (s) => server.fetch(s), nowMs: () => nowMs, refreshIntervalS: INTERVAL_S, requireSignedDirectories: false });
+    const failingList = async () => ((await rawItem(ITEM.failingSourcesPk, ITEM.failingSourcesSk, table))?.failing ?? {}) as Record<string, string>;
+
+    nowMs = T0 + INTERVAL_S * 1000;
+    const since = new Date(nowMs).toISOString();
+    server.serve(pathA, 'slow down', { 'retry-after': String(3 * 3600) }, 429);
+    server.serve(pathB, 'down', {}, 503);
+    expect(await refresher.refreshDue()).toMatchObject({ checked: 2, failed: 2, failingOverAnHour: 0 });
+
+    // 61 minutes on, B is fetched again (its backoff is over), A is not (its Retry-After is not): both count.
+    nowMs += 61 * 60_000;
+    const hitsA = server.hits.get(pathA);
+    expect(await refresher.refreshDue()).toMatchObject({ checked: 1, failed: 1, failingOverAnHour: 2 });
+    expect(server.hits.get(pathA)).toBe(hitsA);
+    // Both are on the failing-sources list, each since its first failure.
+    expect(await failingList()).toEqual({ [ids[0]]: since, [ids[1]]: since });
+
+    // B recovers; A's client switches back to a registered key (its status goes): neither counts, both leave the list.
+    server.serve(pathB, keySet(b));
+    const read = await call({ method: 'GET', path: `/registry/clients/${ids[0]}` }, own.handler);
+    const back = await call({ method: 'PATCH', path: `/registry/clients/${ids[0]}`, body: { version: read.body.version, publicKey: pem(publishedKey()) } }, own.handler);
+    expect(back.status).toBe(200);
+    nowMs += 16 * 60_000;
+    expect(await refresher.refreshDue()).toMatchObject({ checked: 1, unchanged: 1, failed: 0, failingOverAnHour: 0 });
+    expect(await failingList()).toEqual({});
+    nowMs = T0;
+  });
+
+  test('with a deadline, no fetch starts without time to finish: the sources left stay due, are counted as deferred, and go first next run', async () => {
+    nowMs = T0;
+    const own = registryOn(await ddb.createTable());
+    const paths = Array.from({ length: 5 }, () => newSource(keySet(publishedKey())));
+    for (const path of paths) await call({ method: 'POST', path: '/registry/clients', body: createBody({ jwksUri: server.url(path) }) }, own.handler);
+    // Each fetch takes 4 s.
+    const slow = async (source: Parameters<KeySourceServer['fetch']>[0]) => {
+      const fetched = await server.fetch(source);
+      nowMs += 4_000;
+      return fetched;
+    };
+    const refresher = createKeySourceRefresher({ store: own.keySources, fetch: slow, nowMs: () => nowMs, refreshIntervalS: INTERVAL_S, requireSignedDirectories: false, concurrency: 1, pageSize: 2 });
+    nowMs = T0 + INTERVAL_S * 1000;
+    const hitsBefore = paths.map((p) => server.hits.get(p) ?? 0);
+    // Fetches start at +0, +4 and +8 s; at +12 s less than BATCH_RESERVE_MS is left before the deadline.
+    const first = await refresher.refreshDue({ deadlineMs: nowMs + BATCH_RESERVE_MS + 9_000 });
+    expect({ checked: first.checked, deferred: first.deferred }).toEqual({ checked: 3, deferred: 2 });
+    const second = await refresher.refreshDue();
+    expect({ checked: second.checked, deferred: second.deferred }).toEqual({ checked: 2, deferred: 0 });
+    expect(paths.map((p, i) => (server.hits.get(p) ?? 0) - hitsBefore[i])).toEqual([1, 1, 1, 1, 1]);
+    // A deadline already too close: nothing is fetched, everything due is deferred.
+    nowMs += INTERVAL_S * 1000;
+    expect(await refresher.refreshDue({ deadlineMs: nowMs + 1_000 })).toMatchObject({ checked: 0, deferred: 5 });
     nowMs = T0;
   });
 });
