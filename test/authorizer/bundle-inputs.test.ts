@@ -30,6 +30,14 @@ test('the authorizer bundle reads clients through the reader and carries no regi
   expect(inputs.filter((input) => /^lambda\/(store\/client-(store|writes|queries)|registry\/)/.test(input))).toEqual([]);
 });
 
-test('the registry bundle has the store (a check that the first test can see it)', () => {
-  expect(bundleInputs('lambda/handlers/registry.ts')).toContain('lambda/store/client-store.ts');
+test('the authorizer bundle carries no key source fetcher: a published key reaches it only through the client record', () => {
+  const inputs = bundleInputs('lambda/handlers/authorizer.ts');
+  expect(inputs).toContain('lambda/core/jwk-thumbprint.ts');
+  expect(inputs.filter((input) => /^lambda\/(key-sources\/|core\/(key-source-url|public-address|published-key-set|directory-signature)\.ts$)/.test(input))).toEqual([]);
+});
+
+test('the registry bundle has the store and the key source fetcher (a check that the tests above can see them)', () => {
+  const inputs = bundleInputs('lambda/handlers/registry.ts');
+  expect(inputs).toContain('lambda/store/client-store.ts');
+  expect(inputs).toContain('lambda/key-sources/fetch-key-source.ts');
 });
