@@ -5,6 +5,9 @@
  *   warm  — the client record is cached (default TTL 60 s): the decision makes no DynamoDB read,
  *           and no write: each key's last use is written once per 15 min per instance
  *           (SIGNET_LAST_USED_RECORD_INTERVAL_MS), during the untimed warm-up;
+ *   agent — the warm path for Web Bot Auth agents: Ed25519 keys named by their JWK thumbprint
+ *           (the keyid resolves through the thumbprint index, cached like a clientId), under the
+ *           `web-bot-auth` profile (tag, created + expires, `@authority` covered);
  *   miss  — a second handler instance with SIGNET_CLIENT_CACHE_TTL_MS=0: every decision reads
  *           the record from DynamoDB Local (GetItem over HTTP to the JVM on this machine; the
  *           parsed public key stays cached by fingerprint, as it would in a warm container).
@@ -14,15 +17,18 @@
  * does not. DynamoDB commands are counted by a middleware on the handler's own SDK client.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { generateKeyPairSync, sign as signBytes, type KeyObject } from 'node:crypto';
+import { thumbprintOfKey } from '../lambda/core/jwk-thumbprint';
 import { ENV } from '../lambda/config-env';
-import { generateRsaKeyPair, type PrivateKeyInfo } from '../lambda/core/keys';
+import { fingerprintOf, generateRsaKeyPair, type PrivateKeyInfo } from '../lambda/core/keys';
 import { DynamoClientStore } from '../lambda/store/client-store';
 import { ensureClientTable } from '../lambda/store/table-setup';
 import { dynamoDbLocalClientConfig, startDynamoDbLocal } from '../local/dynamodb-local';
 import { loadAuthorizerHandler, withSilencedOutput, type AuthorizerModule, type CommandCounter } from './authorizer-handler-loader';
 import { loadAverage } from './machine';
 import { formatSummary, summarize, type LatencySummary } from './percentiles';
-import { signedAuthorizerEvent } from './signed-events';
+import { BENCH_HOST, signedAuthorizerEvent } from './signed-events';
+import { authorizerEventOf, httpApiProxyEvent } from '../local/http-api-event';
 
 export interface PathLatency {
   readonly wallMs: LatencySummary;
@@ -40,6 +46,8 @@ export interface AuthorizerLatency {
   readonly warm: PathLatency;
   /** The warm path with Powertools logging and metrics switched off (to see what they cost). */
   readonly warmQuiet: PathLatency;
+  /** The warm path of Web Bot Auth agents: thumbprint keyids, Ed25519, the `web-bot-auth` profile. */
+  readonly agent?: PathLatency;
   readonly miss: PathLatency;
   readonly clients: number;
   readonly distinctRequests: number;
@@ -83,6 +91,22 @@ export async function measureAuthorizerLatency(options: AuthorizerLatencyOptions
       signers.push({ clientId: record.clientId, key });
     }
 
+    const agents: { thumbprint: string; key: KeyObject }[] = [];
+    for (let i = 0; i < clientCount; i++) {
+      const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+      await store.createClient(
+        {
+          name: `Bench agent ${i}`,
+          networkWhitelist: ['0.0.0.0'],
+          roles: ['partner'],
+          profile: 'web-bot-auth',
+          key: { fingerprint: fingerprintOf(publicKey), spkiPem: publicKey.export({ type: 'spki', format: 'pem' }) as string, algorithm: 'ed25519' },
+        },
+        'bench',
+      );
+      agents.push({ thumbprint: thumbprintOfKey(publicKey), key: privateKey });
+    }
+
     const created = Math.floor(Date.now() / 1000);
     const events = Array.from({ length: distinct }, (_, i) => {
       const signer = signers[i % signers.length];
@@ -96,6 +120,8 @@ export async function measureAuthorizerLatency(options: AuthorizerLatencyOptions
         created,
       });
     });
+
+    const agentEvents = Array.from({ length: distinct }, (_, i) => agentEvent(agents[i % agents.length], `/api/orders?n=${i}`, created));
 
     const env = {
       [ENV.tableName]: tableName,
@@ -112,27 +138,47 @@ export async function measureAuthorizerLatency(options: AuthorizerLatencyOptions
     const quiet = loadAuthorizerHandler({ ...env, POWERTOOLS_LOG_LEVEL: 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true' });
 
     const { result } = await withSilencedOutput(async (written) => {
-      const timeCalls = (handler: AuthorizerModule, commands: CommandCounter, n: number, from = 0) => timeCallsOf(handler, commands, written, events, n, from);
+      const timeCalls = (handler: AuthorizerModule, commands: CommandCounter, n: number, from = 0, pool = events) => timeCallsOf(handler, commands, written, pool, n, from);
       // Fill both warm caches and let the JIT settle (not timed).
       await timeCalls(warm.handler, warm.commands, Math.min(events.length, 1500));
       await timeCalls(quiet.handler, quiet.commands, Math.min(events.length, 1500));
+      await timeCalls(warm.handler, warm.commands, Math.min(agentEvents.length, 1500), 0, agentEvents);
       // The two warm variants in alternating rounds, so a change in the machine's load hits both alike.
       const warmRounds: Samples[] = [];
       const quietRounds: Samples[] = [];
+      const agentRounds: Samples[] = [];
       const perRound = Math.ceil((options.warmRequests ?? 5000) / 5);
       for (let round = 0; round < 5; round++) {
         warmRounds.push(await timeCalls(warm.handler, warm.commands, perRound, round * perRound));
         quietRounds.push(await timeCalls(quiet.handler, quiet.commands, perRound, round * perRound));
+        agentRounds.push(await timeCalls(warm.handler, warm.commands, perRound, round * perRound, agentEvents));
       }
       await timeCalls(cold.handler, cold.commands, 100);
       const missPath = await timeCalls(cold.handler, cold.commands, options.missRequests ?? 600);
-      return { warmPath: summarizePath(warmRounds), quietPath: summarizePath(quietRounds), missPath: summarizePath([missPath]) };
+      return { warmPath: summarizePath(warmRounds), quietPath: summarizePath(quietRounds), agentPath: summarizePath(agentRounds), missPath: summarizePath([missPath]) };
     });
-    return { warm: result.warmPath, warmQuiet: result.quietPath, miss: result.missPath, clients: clientCount, distinctRequests: distinct, loadAverage: loadAverage() };
+    return { warm: result.warmPath, warmQuiet: result.quietPath, agent: result.agentPath, miss: result.missPath, clients: clientCount, distinctRequests: distinct, loadAverage: loadAverage() };
   } finally {
     sdk.destroy();
     await ddb.stop();
   }
+}
+
+/**
+ * A Web Bot Auth agent's GET as the drafts' agents sign it: label `sig1`, `@authority` covered,
+ * `created` and `expires` (five minutes), the keyid its key's JWK thumbprint, tag `web-bot-auth`.
+ */
+function agentEvent(agent: { thumbprint: string; key: KeyObject }, pathAndQuery: string, created: number): ReturnType<typeof signedAuthorizerEvent> {
+  const params = `("@authority");created=${created};expires=${created + 300};keyid="${agent.thumbprint}";alg="ed25519";tag="web-bot-auth"`;
+  const base = `"@authority": ${BENCH_HOST}\n"@signature-params": ${params}`;
+  const signature = signBytes(null, Buffer.from(base), agent.key).toString('base64');
+  const headers = { host: BENCH_HOST, 'user-agent': 'signet-bench-agent/1', 'x-forwarded-proto': 'https', 'signature-input': `sig1=${params}`, signature: `sig1=:${signature}:` };
+  const proxy = httpApiProxyEvent(
+    { method: 'GET', url: pathAndQuery, rawHeaders: Object.entries(headers).flat(), socket: { remoteAddress: '203.0.113.20' } },
+    Buffer.alloc(0),
+    { requestId: 'bench', nowMs: created * 1000, apiId: 'bench' },
+  );
+  return authorizerEventOf(proxy);
 }
 
 /** Raw timings of a run of calls. */
@@ -196,6 +242,12 @@ export function printAuthorizerLatency(r: AuthorizerLatency): string[] {
     `warm cache hit, CPU:  ${formatSummary(r.warm.cpuMs)}`,
     `warm cache hit, logs and metrics off, CPU: ${formatSummary(r.warmQuiet.cpuMs)}`,
     `warm path DynamoDB reads per request: ${r.warm.dynamoDbReadsPerRequest} (all DynamoDB calls: ${r.warm.dynamoDbCallsPerRequest}, counted on the handler's SDK client; the keys' last use is written at most once per client and key per 15 min per instance)`,
+    ...(r.agent === undefined
+      ? []
+      : [
+          `warm cache hit, Web Bot Auth agent (thumbprint keyid, Ed25519), CPU: ${formatSummary(r.agent.cpuMs)}`,
+          `agent warm path DynamoDB reads per request: ${r.agent.dynamoDbReadsPerRequest} (all DynamoDB calls: ${r.agent.dynamoDbCallsPerRequest})`,
+        ]),
     `warm path bytes written per allowed request (log lines and EMF metrics): ${r.warm.bytesPerRequest.toFixed(1)}`,
     `cache miss (DynamoDB Local GetItem), wall: ${formatSummary(r.miss.wallMs)}`,
     `cache miss (DynamoDB Local GetItem), CPU:  ${formatSummary(r.miss.cpuMs)}`,
