@@ -15,7 +15,8 @@ import { failuresPanel } from './failures-panel';
 import { keyPanel } from './key-panel';
 import { type ListQuery, list, state, whenItApplies, whenItAppliesSentence } from './page-state';
 import { toast } from './toasts';
-import { keySummary, lastUsedText } from './view-model';
+import type { SourcedClientView } from './key-source-view';
+import { keySourceLabel, keySummary, lastUsedText } from './view-model';
 
 /** Clients per page (one registry call each). */
 export const PAGE_SIZE = 25;
@@ -114,7 +115,7 @@ function clientRows(client: ClientView, now: number): HTMLElement[] {
     el('td', { 'data-label': 'Client ID', class: 'id-cell' }, [el('code', { class: 'client-id' }, [client.clientId]), copy]),
     el('td', { 'data-label': 'Status' }, [el('span', { class: `badge ${client.status}` }, [client.status]), ...(you ? [' ', el('span', { class: 'badge you', title: 'the client you are signed in as' }, ['you'])] : [])]),
     el('td', { 'data-label': 'Roles' }, [client.roles.join(', ')]),
-    el('td', { 'data-label': 'Keys', class: summary.due > 0 ? 'due' : '' }, [summary.due > 0 ? `⚠ ${summary.text}` : summary.text]),
+    el('td', { 'data-label': 'Keys', class: summary.due > 0 ? 'due' : '' }, [summary.due > 0 ? `⚠ ${summary.text}` : summary.text, ...sourceNote(client)]),
     el('td', { 'data-label': 'Created', class: 'created', title: formatInstant(client.createdAt) }, [formatDay(client.createdAt)]),
     el('td', { 'data-label': 'Last used', class: 'last-used', ...(client.lastUsedAt ? { title: formatInstant(client.lastUsedAt) } : {}) }, [lastUsedText(client, formatDay)]),
     el('td', { class: 'actions-cell' }, [el('div', { class: 'row-actions' }, [edit, toggle, status]), ...selfNote]),
@@ -123,6 +124,15 @@ function clientRows(client: ClientView, now: number): HTMLElement[] {
   const details = el('tr', { id: detailsId, class: 'details' }, [cell]);
   details.hidden = !isOpen;
   return [row, details];
+}
+
+/** Where a client's keys come from, when it publishes them: ` (JWKS URL)`, ` (Web Bot Auth directory)`, with a warning while its source fails. */
+function sourceNote(client: ClientView): Array<string | HTMLElement> {
+  const sourced = client as SourcedClientView;
+  const label = keySourceLabel(sourced.keySource);
+  if (label === undefined) return [];
+  const failing = sourced.keySourceStatus?.failingSince !== undefined;
+  return [el('span', { class: failing ? 'source-note warning' : 'source-note' }, [` from a ${label.kind}${failing ? ', failing' : ''}`])];
 }
 
 /** A client's details: its keys, its whitelist, its recent failures, its changes. */

@@ -87,7 +87,7 @@ test('a JWKS client names its URL; a registered key shows its thumbprint and alg
   expect(jwks).toContain('\nsource    JWKS https://partner.example/jwks.json\n');
   expect(jwks).not.toContain('profile');
   const registered = clientSummary({
-    ...agentClient({}, [{ ...publishedKey(THUMB_B, 'x'), published: undefined, kid: undefined }]),
+    ...agentClient({}, [{ fingerprint: 'f'.repeat(43), algorithm: 'ed25519', addedAt: '2026-11-26T10:00:00.000Z', active: true, thumbprint: THUMB_B } as ReturnType<typeof publishedKey>]),
     keySource: undefined,
     keySourceStatus: undefined,
   });
