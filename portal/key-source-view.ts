@@ -51,5 +51,5 @@ type RefreshKeys = number | ReadonlyArray<string | { readonly kid?: string; read
 /** POST /registry/clients/{clientId}/keys/refresh. */
 export interface KeyRefreshAnswer {
   readonly client: ClientView;
-  readonly refresh: { readonly ok: boolean; readonly added: RefreshKeys; readonly removed: RefreshKeys; readonly unchanged: RefreshKeys; readonly error?: KeySourceErrorView };
+  readonly refresh: { readonly ok: boolean; readonly added: RefreshKeys; readonly removed: RefreshKeys; readonly unchanged: RefreshKeys | boolean; readonly error?: KeySourceErrorView };
 }

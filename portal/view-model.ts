@@ -244,7 +244,8 @@ export function refreshOutcomeText(
     readonly ok: boolean;
     readonly added?: number | ReadonlyArray<unknown>;
     readonly removed?: number | ReadonlyArray<unknown>;
-    readonly unchanged?: number | ReadonlyArray<unknown>;
+    /** a count, the keys, or whether the key set stayed the same */
+    readonly unchanged?: number | ReadonlyArray<unknown> | boolean;
     readonly error?: { readonly code: string; readonly message: string; readonly status?: number };
   },
   keptUntil: string | undefined,
@@ -255,7 +256,9 @@ export function refreshOutcomeText(
     const kept = keptUntil !== undefined ? `: they verify until ${format(keptUntil)} unless a fetch succeeds before` : '';
     return `The keys of ${name} could not be fetched (${why}). Nothing was removed: its keys are kept${kept}.`;
   }
-  const [added, removed, unchanged] = [refresh.added, refresh.removed, refresh.unchanged].map(refreshCount);
+  if (refresh.unchanged === true) return `Keys of ${name} refreshed: unchanged (the source lists the same keys).`;
+  const [added, removed] = [refresh.added, refresh.removed].map(refreshCount);
   const counted = (n: number, word: string) => `${n} ${n === 1 ? 'key' : 'keys'} ${word}`;
-  return `Keys of ${name} refreshed: ${counted(added, 'added')}, ${removed} removed, ${unchanged} unchanged.`;
+  const unchanged = typeof refresh.unchanged === 'boolean' ? '' : `, ${refreshCount(refresh.unchanged)} unchanged`;
+  return `Keys of ${name} refreshed: ${counted(added, 'added')}, ${removed} removed${unchanged}.`;
 }

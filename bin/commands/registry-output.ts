@@ -150,11 +150,17 @@ export const refreshSummary: Formatter = (body) => {
   if (typeof refresh?.ok !== 'boolean' || typeof client?.clientId !== 'string') return json(body);
   const lines: string[] = [];
   if (refresh.ok) {
-    const parts = (['added', 'removed', 'unchanged'] as const).map((field) => {
+    const keys = rowsOf(client, 'keys')?.length ?? 0;
+    const fields = typeof refresh.unchanged === 'boolean' ? (['added', 'removed'] as const) : (['added', 'removed', 'unchanged'] as const);
+    const parts = fields.map((field) => {
       const { count, names } = keysIn(refresh[field]);
       return `${count} ${field}${names.length > 0 ? ` (${names.join(', ')})` : ''}`;
     });
-    lines.push(`refreshed ${client.clientId}: keys ${parts.join(', ')}`);
+    lines.push(
+      refresh.unchanged === true
+        ? `refreshed ${client.clientId}: keys unchanged (the source lists the same ${keys === 1 ? 'key' : `${keys} keys`})`
+        : `refreshed ${client.clientId}: keys ${parts.join(', ')}`,
+    );
   } else {
     const error = (refresh.error ?? (client.keySourceStatus as Row | undefined)?.lastError) as Row | undefined;
     const keys = rowsOf(client, 'keys')?.length ?? 0;

@@ -102,6 +102,9 @@ test('a refresh that worked says what it added, removed and left (counts or list
   const listed = refreshSummary({ client, refresh: { ok: true, added: [{ kid: 'k2', thumbprint: THUMB_B }], removed: [], unchanged: [THUMB_A] } });
   expect(listed.split('\n')[0]).toBe(`refreshed c_AgentAgentAgentAgent0A: keys 1 added (k2), 0 removed, 1 unchanged (${THUMB_A})`);
   expect(listed).toContain('\nclient    c_AgentAgentAgentAgent0A\n');
+  // The registry's form: fingerprints added and removed, and whether the set stayed the same.
+  expect(refreshSummary({ client, refresh: { ok: true, added: ['fpNew'], removed: ['fpOld'], unchanged: false } }).split('\n')[0]).toBe('refreshed c_AgentAgentAgentAgent0A: keys 1 added (fpNew), 1 removed (fpOld)');
+  expect(refreshSummary({ client, refresh: { ok: true, added: [], removed: [], unchanged: true } }).split('\n')[0]).toBe('refreshed c_AgentAgentAgentAgent0A: keys unchanged (the source lists the same key)');
 });
 
 test('a refresh that failed says the recorded error, that nothing was removed and until when the keys are kept', () => {

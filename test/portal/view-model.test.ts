@@ -168,6 +168,8 @@ describe("a client's published key source", () => {
          outcomes: [
            m.view.refreshOutcomeText('Agent', { ok: true, added: 1, removed: 2, unchanged: 0 }, undefined, f),
            m.view.refreshOutcomeText('Agent', { ok: true, added: [{ kid: 'a' }, { kid: 'b' }], removed: [], unchanged: ['x'] }, undefined, f),
+           m.view.refreshOutcomeText('Agent', { ok: true, added: ['fpNew'], removed: [], unchanged: false }, undefined, f),
+           m.view.refreshOutcomeText('Agent', { ok: true, added: [], removed: [], unchanged: true }, undefined, f),
            m.view.refreshOutcomeText('Agent', { ok: false, added: 0, removed: 0, unchanged: 0, error: { code: 'timeout', message: 'No answer within 5 s.' } }, '2026-06-08T11:00:00.000Z', f),
          ],
        };`,
@@ -197,6 +199,8 @@ describe("a client's published key source", () => {
     expect(out.outcomes).toEqual([
       'Keys of Agent refreshed: 1 key added, 2 removed, 0 unchanged.',
       'Keys of Agent refreshed: 2 keys added, 0 removed, 1 unchanged.',
+      'Keys of Agent refreshed: 1 key added, 0 removed.',
+      'Keys of Agent refreshed: unchanged (the source lists the same keys).',
       'The keys of Agent could not be fetched (timeout: No answer within 5 s.). Nothing was removed: its keys are kept: they verify until <2026-06-08T11:00:00.000Z> unless a fetch succeeds before.',
     ]);
   });
