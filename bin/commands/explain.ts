@@ -208,7 +208,7 @@ function relax(error: SignetError, policy: VerifyPolicy, request: SignedRequest,
     case 'digest_required':
       return once('body') ? { policy, request: { ...request, hasBody: false } } : undefined;
     case 'malformed_digest':
-      return once('digest') ? { policy: defaultVerifyPolicy({ ...policy, requireSha256Digest: false }), request } : undefined;
+      return once('digest') ? { policy: defaultVerifyPolicy({ ...policy, requireKnownDigest: false }), request } : undefined;
     default:
       return undefined;
   }
@@ -311,6 +311,10 @@ function checkSignature(signature: ReadSignature, input: ExplainInput, policy: V
     base: signature.base,
     alternativeBases: [],
     input: signature.input,
+    // What only the verdict reads; explain asks the key, not the verdict.
+    profile: policy.profile,
+    coversMethod: false,
+    coversPath: false,
   };
   try {
     const { fingerprint } = verifyParsedSignature(parsedForVerify, keys, defaultVerifyPolicy({ ...policy, nowS: () => parsedForVerify.created }));

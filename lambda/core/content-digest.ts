@@ -17,7 +17,7 @@ export const DIGEST_LENGTHS: Readonly<Record<string, number>> = { 'sha-256': 32,
 
 /**
  * A `requiredAlgorithm` meaning "at least one of {@link DIGEST_LENGTHS}": what the body check
- * needs (and what the authorizer should require once it accepts sha-512 alone).
+ * needs, and what the authorizer requires of a covered Content-Digest (sha-512 alone is accepted).
  */
 export const ANY_KNOWN_DIGEST = 'any-known';
 

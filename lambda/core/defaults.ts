@@ -18,6 +18,28 @@ export const DEFAULT_MAX_AGE_S = 300;
 /** How far in the future `created` may be, and how far `Date` may differ from `created`, in seconds. @default 30 */
 export const DEFAULT_MAX_SKEW_S = 30;
 
+/**
+ * The longest a `web-bot-auth` signature may be valid, `expires` − `created`, in seconds: the
+ * Web Bot Auth drafts let a signature live up to a day; a deployment may ask less
+ * (SIGNET_WEB_BOT_AUTH_MAX_VALIDITY_S, {@link MIN_WEB_BOT_AUTH_MAX_VALIDITY_S} at least). @default 86_400
+ */
+export const DEFAULT_WEB_BOT_AUTH_MAX_VALIDITY_S = 86_400;
+
+/** The smallest `web-bot-auth` validity a deployment may set, in seconds. */
+export const MIN_WEB_BOT_AUTH_MAX_VALIDITY_S = 60;
+
+/** The `tag` every `web-bot-auth` signature carries (draft-meunier-webbotauth-httpsig-protocol §3.1). */
+export const WEB_BOT_AUTH_TAG = 'web-bot-auth';
+
+/**
+ * How long published keys keep verifying after the last successful fetch of their source, in
+ * days (SIGNET_KEY_SOURCE_KEEP_DAYS): a failing source never evicts keys sooner, nor keeps them longer. @default 7
+ */
+export const DEFAULT_KEY_SOURCE_KEEP_DAYS = 7;
+
+/** The longest keep bound a deployment may set, in days. */
+export const MAX_KEY_SOURCE_KEEP_DAYS = 90;
+
 /** Smallest RSA modulus accepted, in bits, for public and private keys. @default 2048 */
 export const MIN_RSA_BITS = 2048;
 

@@ -67,3 +67,14 @@ export function thumbprintOfKey(key: KeyObject): string {
   }
   return jwkThumbprint(publicKey.export({ format: 'jwk' }) as JsonWebKey);
 }
+
+/**
+ * Whether `keyid` has the shape of a SHA-256 JWK thumbprint: 43 base64url characters, the last
+ * one carrying two zero bits (32 bytes, unpadded). A clientId (`c_` and 22 characters,
+ * lambda/store/client-id.ts) never has it, so the two kinds of keyid cannot be confused.
+ */
+export function isThumbprintKeyId(keyid: string): boolean {
+  return THUMBPRINT_KEYID.test(keyid);
+}
+
+const THUMBPRINT_KEYID = /^[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/;

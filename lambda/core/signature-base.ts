@@ -13,8 +13,11 @@ import { fail } from './errors';
 import { Dictionary, parseDictionaryField, serializeDictionaryValue, serializeMemberValue } from './structured-fields';
 import type { ComponentId, SignedRequest } from './types';
 
-/** Fields whose Structured Field type Signet knows: all are dictionaries. */
-const DICTIONARY_FIELDS = new Set(['content-digest', 'repr-digest', 'signature-input', 'signature', 'want-content-digest']);
+/**
+ * Fields whose Structured Field type Signet knows: all are dictionaries. `signature-agent` (Web
+ * Bot Auth) is one too, except in its legacy bare-String form, which is covered without `key`.
+ */
+const DICTIONARY_FIELDS = new Set(['content-digest', 'repr-digest', 'signature-input', 'signature', 'want-content-digest', 'signature-agent']);
 
 /**
  * Builds the signature base for `covered` over `req`.

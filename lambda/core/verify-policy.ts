@@ -8,6 +8,7 @@ import {
   DEFAULT_MAX_AGE_S,
   DEFAULT_MAX_COVERED_COMPONENTS,
   DEFAULT_MAX_SKEW_S,
+  DEFAULT_WEB_BOT_AUTH_MAX_VALIDITY_S,
   SIGNATURE_LABEL,
 } from './defaults';
 import type { CoverageProfile } from './profile-names';
@@ -16,7 +17,8 @@ import type { CoverageProfile } from './profile-names';
 export interface VerifyPolicy {
   /**
    * What a signature must cover (./profiles.ts): `signet` (label, alg, @target-uri and date
-   * required) or `rfc9421` (any label, @method and the target, alg and date optional).
+   * required), `rfc9421` (any label, @method and the target, alg and date optional) or
+   * `web-bot-auth` (any label, tag="web-bot-auth", created and expires, @authority or @target-uri).
    * Derive one from another with {@link policyForProfile}. @default 'signet'
    */
   readonly profile: CoverageProfile;
@@ -39,8 +41,16 @@ export interface VerifyPolicy {
   readonly maxCoveredComponents: number;
   /** Components every signature must cover, besides `date` and `content-digest`. @default ['@method', '@target-uri'] */
   readonly requiredComponents: readonly string[];
-  /** Whether a covered Content-Digest must carry sha-256 (the backend compares that one). @default true */
-  readonly requireSha256Digest: boolean;
+  /**
+   * Whether a covered Content-Digest must carry a digest the backend compares: sha-256 or sha-512
+   * (RFC 9530), alone or together; other algorithms beside one of them are ignored. @default true
+   */
+  readonly requireKnownDigest: boolean;
+  /**
+   * Under `web-bot-auth`: the longest a signature may be valid, `expires` − `created`, in seconds.
+   * @default DEFAULT_WEB_BOT_AUTH_MAX_VALIDITY_S (86,400)
+   */
+  readonly maxValidityS: number;
   /** Whether `alg` must be present (when present it must always name the key's algorithm). @default true */
   readonly requireAlg: boolean;
   /** The current time, unix seconds. Injected: the core has no clock. */
@@ -63,7 +73,8 @@ export function defaultVerifyPolicy(overrides: Partial<VerifyPolicy> = {}): Veri
     allowLegacy: DEFAULT_ALLOW_LEGACY,
     maxCoveredComponents: DEFAULT_MAX_COVERED_COMPONENTS,
     requiredComponents: ['@method', '@target-uri'],
-    requireSha256Digest: true,
+    requireKnownDigest: true,
+    maxValidityS: DEFAULT_WEB_BOT_AUTH_MAX_VALIDITY_S,
     requireAlg: true,
     nowS: () => Math.floor(Date.now() / 1000),
     ...rest,
@@ -74,14 +85,26 @@ export function defaultVerifyPolicy(overrides: Partial<VerifyPolicy> = {}): Veri
 /**
  * `policy` with the coverage rules of `profile`; everything else (label, windows, limits, clock)
  * is `policy`'s own. A new object each call: a Verifier derives each of its profiles' policies
- * once. Derive from the deployment's `signet` policy: one derived from an `rfc9421` policy, which
- * lets the date go uncovered, cannot know whether the deployment allowed that, and does not.
+ * once. Derive from the deployment's `signet` policy: one derived from an `rfc9421` or
+ * `web-bot-auth` policy, which lets the date go uncovered, cannot know whether the deployment
+ * allowed that, and does not.
  */
 export function policyForProfile(policy: VerifyPolicy, profile: CoverageProfile): VerifyPolicy {
   if (policy.profile === profile) return policy;
-  return Object.freeze(
-    profile === 'rfc9421'
-      ? { ...policy, profile, requiredComponents: ['@method'], requireAlg: false, allowLegacy: true }
-      : { ...policy, profile, requiredComponents: ['@method', '@target-uri'], requireAlg: true, allowLegacy: policy.profile === 'rfc9421' ? DEFAULT_ALLOW_LEGACY : policy.allowLegacy },
-  );
+  switch (profile) {
+    case 'rfc9421':
+      return Object.freeze({ ...policy, profile, requiredComponents: ['@method'], requireAlg: false, allowLegacy: true });
+    case 'web-bot-auth':
+      // The method is not required (an agent may sign only its authority); the target rule, the
+      // tag and the validity window are the profile's own (./verify.ts).
+      return Object.freeze({ ...policy, profile, requiredComponents: [], requireAlg: false, allowLegacy: true });
+    default:
+      return Object.freeze({
+        ...policy,
+        profile,
+        requiredComponents: ['@method', '@target-uri'],
+        requireAlg: true,
+        allowLegacy: policy.profile === 'signet' ? policy.allowLegacy : DEFAULT_ALLOW_LEGACY,
+      });
+  }
 }

@@ -24,8 +24,8 @@
 import type { KeyObject } from 'node:crypto';
 import { type SignatureAlgorithm, algorithmFits, algorithmForKey, checkAlgorithmName, signatureLength, signatureShapeHint, verifySignature } from './algorithms';
 import { BoundedMemo } from './bounded-cache';
-import { checkContentDigestField } from './content-digest';
-import { DATE_FIELDS, type DateField, DIGEST_ALGORITHM } from './defaults';
+import { ANY_KNOWN_DIGEST, checkContentDigestField } from './content-digest';
+import { DATE_FIELDS, type DateField, WEB_BOT_AUTH_TAG } from './defaults';
 import { fail, isSignetError } from './errors';
 import { parseHttpDate } from './http-date';
 import { MAX_KEYID_LENGTH } from './keyid';
@@ -34,6 +34,7 @@ import { type VerifyPolicy, defaultVerifyPolicy, policyForProfile } from './veri
 import { buildSignatureBase, trimOws } from './signature-base';
 import { ComponentId, SignatureInput, type SignatureMemberSummary, checkComponentCount, listSignatureMembers, readSignatureInput, readSignatureValue } from './signature-params';
 import { signatureReplayId } from './replay-id';
+import { SIGNATURE_AGENT_FIELD, signedSignatureAgent } from './signature-agent';
 import { SignedRequest } from './types';
 
 export { defaultVerifyPolicy, policyForProfile };
@@ -52,6 +53,8 @@ export interface CheckedInput {
   readonly serialized: readonly string[];
   /** Whether `content-digest` is covered whole. */
   readonly coversDigest: boolean;
+  /** Whether `@method` is covered. */
+  readonly coversMethod: boolean;
 }
 
 function checkedInput(input: SignatureInput): CheckedInput {
@@ -63,6 +66,7 @@ function checkedInput(input: SignatureInput): CheckedInput {
     coversUrl: input.covered.some((c) => c.name !== '@method' && c.name.startsWith('@')),
     serialized: Object.freeze(input.covered.map((c) => c.serialized)),
     coversDigest: names.has('content-digest'),
+    coversMethod: names.has('@method'),
   };
 }
 
@@ -72,8 +76,10 @@ export interface VerificationKey {
   readonly key: KeyObject;
   /** The algorithm the key was registered with. @default the key type's own (RSA: rsa-v1_5-sha256) */
   readonly algorithm?: SignatureAlgorithm;
-  /** Unix seconds after which the key no longer verifies (rollover grace), if any. */
+  /** Unix seconds after which the key no longer verifies (rollover grace, a published key's `exp` or keep bound), if any. */
   readonly notAfterS?: number;
+  /** Unix seconds before which the key does not verify yet (a published key's `nbf`), if any. */
+  readonly notBeforeS?: number;
 }
 
 /**
@@ -92,6 +98,11 @@ export interface CheckedSignature {
   /** Whether the coverage of the target (and of the query) was checked: the policy required it. */
   readonly targetChecked: boolean;
   readonly checked: CheckedInput;
+  /**
+   * The agent URL the covered `Signature-Agent` member names (./signature-agent.ts): read for a
+   * signature tagged `web-bot-auth` when the request sends the field.
+   */
+  readonly signatureAgent?: string;
 }
 
 /** A signature that passed every key-independent check, with its base(s) built. */
@@ -114,6 +125,14 @@ export interface ParsedSignature {
   /** The Content-Digest header value when covered. */
   readonly contentDigest?: string;
   readonly input: SignatureInput;
+  /** The coverage profile the signature was checked under. */
+  readonly profile: CoverageProfile;
+  /** Whether `@method` is covered. */
+  readonly coversMethod: boolean;
+  /** Whether the path (and query, when the request has one) is covered: `@target-uri`, or `@authority` + `@path` (+ `@query`). */
+  readonly coversPath: boolean;
+  /** The agent URL the covered `Signature-Agent` member names, when the signature is tagged `web-bot-auth` and the request sends the field. */
+  readonly signatureAgent?: string;
 }
 
 /** The outcome of a successful verification. */
@@ -124,6 +143,18 @@ export interface Verdict {
   readonly covered: readonly string[];
   /** The signed Content-Digest value, for the backend's body check. */
   readonly contentDigest?: string;
+  /** The coverage profile the signature was checked under. */
+  readonly profile: CoverageProfile;
+  /**
+   * Whether this exact request was signed: its method and its path (with the query) are covered
+   * (with a body, the digest always is). Under `web-bot-auth` a signature may cover only
+   * `@authority`: then it says who the agent is, not what it asked for.
+   */
+  readonly coversMethod: boolean;
+  /** See {@link coversMethod}. */
+  readonly coversPath: boolean;
+  /** The agent URL the covered `Signature-Agent` member names, when there is one. */
+  readonly signatureAgent?: string;
 }
 
 /** Returns the keys registered for a keyid; throws SignetError `unknown_client` (or others) itself. */
@@ -278,7 +309,7 @@ export class SignatureSet {
   /** The signature the policy reads when no label is chosen (the policy's label, `sig`, or under a profile that accepts any label and without a `sig` signature, the first one declared). */
   defaultLabel(policy: VerifyPolicy): string {
     // Without both fields the refusal is missing_signature, whatever the label.
-    if (!this.present || policy.profile !== 'rfc9421') return policy.label;
+    if (!this.present || policy.profile === 'signet') return policy.label;
     const members = this.members();
     if (members.some((m) => m.label === policy.label) || members.length === 0) return policy.label;
     return members[0].label;
@@ -322,7 +353,8 @@ export class Verifier {
 
   constructor(options: VerifierOptions) {
     const signet = policyForProfile(options.policy, 'signet');
-    const policies = { signet, rfc9421: options.policy.profile === 'rfc9421' ? options.policy : policyForProfile(signet, 'rfc9421') };
+    const own = (profile: CoverageProfile): VerifyPolicy => (options.policy.profile === profile ? options.policy : policyForProfile(signet, profile));
+    const policies: Record<CoverageProfile, VerifyPolicy> = { signet, rfc9421: own('rfc9421'), 'web-bot-auth': own('web-bot-auth') };
     this.policies = Object.freeze(policies);
     this.policy = policies[options.profile ?? options.policy.profile];
     this.resolveKeys = options.resolveKeys;
@@ -397,17 +429,27 @@ export class Verifier {
     const { input } = checked;
     const signature = set.signature(label);
     checkComponentCount(input.label, input.covered.length, policy.maxCoveredComponents);
-    const passed = read.sharedPasses.includes(policy);
-    if (!passed) checkKeyAndAlgorithm(input);
+    let targetChecked = requiresTarget(policy);
+    if (!read.sharedPasses.includes(policy)) {
+      checkKeyAndAlgorithm(input);
+      if (read.sharedPasses.length > 0) {
+        // It passes another profile's coverage rules (e.g. a web-bot-auth signature of the
+        // authority only, under a `signet` deployment): the client's profile decides in stage 2.
+        targetChecked = false;
+      } else {
+        checkTargetCoverage(checked, policy, targetChecked);
+        if (policy.profile === 'web-bot-auth') checkWebBotAuthParams(input, policy);
+      }
+    }
     const now = policy.nowS();
     const created = checkCreated(input, policy, now);
     checkExpires(input, now);
-    const targetRequired = requiresTarget(policy);
-    if (!passed) checkTargetCoverage(checked, policy, targetRequired);
-    if (targetRequired) checkQueryCoverage(checked, req);
+    if (targetChecked) checkQueryCoverage(checked, req);
     const contentDigest = checkDigestCoverage(checked, req, policy);
     for (const field of checked.dateFields) this.checkDateField(field, req, policy, created, now);
-    return { label: input.label, keyId: input.keyid as string, created, signature, contentDigest, targetChecked: targetRequired, checked };
+    // A Web Bot Auth signature's agent, when the request names one: read before any registry read.
+    const signatureAgent = input.tag === WEB_BOT_AUTH_TAG ? signedSignatureAgent(req.headers[SIGNATURE_AGENT_FIELD], input.covered, input.label) : undefined;
+    return { label: input.label, keyId: input.keyid as string, created, signature, contentDigest, targetChecked, checked, signatureAgent };
   }
 
   /**
@@ -443,6 +485,10 @@ export class Verifier {
       alternativeBases,
       contentDigest: member.contentDigest,
       input,
+      profile: policy.profile,
+      coversMethod: checked.coversMethod,
+      coversPath: coversPath(checked, req),
+      signatureAgent: member.signatureAgent,
     };
   }
 
@@ -468,7 +514,7 @@ export class Verifier {
 
   /**
    * The verdict of {@link verifyParsed} for the key {@link signingKey} found.
-   * @throws SignetError `key_expired` when that key (or, with none, every key) is past its not-after,
+   * @throws SignetError `key_expired` when that key (or, with none, every key) is past its not-after or before its not-before,
    *   `algorithm_mismatch` when `alg` names an algorithm none of the usable keys has, `signature_mismatch` otherwise
    */
   refuseUnlessUsable(parsed: ParsedSignature, keys: readonly VerificationKey[], policy: VerifyPolicy, signer: VerificationKey | undefined): { fingerprint: string } {
@@ -477,6 +523,10 @@ export class Verifier {
     const usable = keys.filter((k) => isUsable(k, now));
     // Choosing the actionable reason: a retired key signed, or only retired keys are left.
     if (signer !== undefined || (keys.length > 0 && usable.length === 0)) {
+      const early = signer ?? keys.find((k) => k.notBeforeS !== undefined && now < k.notBeforeS);
+      if (early?.notBeforeS !== undefined && now < early.notBeforeS) {
+        fail('key_expired', `The key that signed this request is not valid before ${new Date(early.notBeforeS * 1000).toISOString()} (its nbf). Sign with a key that is valid now.`);
+      }
       fail('key_expired', 'The key that signed this request has passed its not-after date (rollover grace ended). Sign with the current key.');
     }
     const alg = parsed.input.alg;
@@ -562,7 +612,9 @@ export class Verifier {
     const sharedOk = passes(() => checkKeyAndAlgorithm(input));
     for (const profile of COVERAGE_PROFILES) {
       const policy = this.policies[profile];
-      if (sharedOk && passes(() => checkTargetCoverage(checked, policy, requiresTarget(policy)))) sharedPasses.push(policy);
+      if (sharedOk && passes(() => checkTargetCoverage(checked, policy, requiresTarget(policy))) && (policy.profile !== 'web-bot-auth' || passes(() => checkWebBotAuthParams(input, policy)))) {
+        sharedPasses.push(policy);
+      }
       if (passes(() => checkProfileCoverage(checked, policy))) profilePasses.push(policy);
     }
     return { checked, sharedPasses, profilePasses };
@@ -773,11 +825,11 @@ class AlternativeBases implements Iterable<string> {
 }
 
 function isUsable(key: VerificationKey, now: number): boolean {
-  return key.notAfterS === undefined || now <= key.notAfterS;
+  return (key.notAfterS === undefined || now <= key.notAfterS) && (key.notBeforeS === undefined || now >= key.notBeforeS);
 }
 
 function allUsable(keys: readonly VerificationKey[], now: number): boolean {
-  for (const k of keys) if (k.notAfterS !== undefined && now > k.notAfterS) return false;
+  for (const k of keys) if (!isUsable(k, now)) return false;
   return true;
 }
 
@@ -787,7 +839,17 @@ function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
 
 /** The verdict for a parsed signature verified by the key with `fingerprint`. */
 export function verdictOf(parsed: ParsedSignature, fingerprint: string): Verdict {
-  return { keyId: parsed.keyId, fingerprint, created: parsed.created, covered: parsed.covered, contentDigest: parsed.contentDigest };
+  const verdict: Verdict = {
+    keyId: parsed.keyId,
+    fingerprint,
+    created: parsed.created,
+    covered: parsed.covered,
+    contentDigest: parsed.contentDigest,
+    profile: parsed.profile,
+    coversMethod: parsed.coversMethod,
+    coversPath: parsed.coversPath,
+  };
+  return parsed.signatureAgent === undefined ? verdict : { ...verdict, signatureAgent: parsed.signatureAgent };
 }
 
 /** Stage 1's checks of the member alone: a known `alg` when one is given, and a keyid. */
@@ -799,7 +861,30 @@ function checkKeyAndAlgorithm(input: SignatureInput): void {
 /** Stage 2's checks of the profile's coverage: `alg` when required, the required components, a date. */
 function checkProfileCoverage(checked: CheckedInput, policy: VerifyPolicy): void {
   checkAlgorithm(checked.input, policy);
+  if (policy.profile === 'web-bot-auth') checkWebBotAuthParams(checked.input, policy);
   checkRequiredCoverage(checked, policy);
+}
+
+/**
+ * The `web-bot-auth` profile's parameters (draft-meunier-webbotauth-httpsig-protocol §3.1):
+ * `tag="web-bot-auth"`, and `expires` after `created` by at most the policy's `maxValidityS`.
+ * (`created` is required under every profile.)
+ */
+function checkWebBotAuthParams(input: SignatureInput, policy: VerifyPolicy): void {
+  if (input.tag !== WEB_BOT_AUTH_TAG) {
+    const given = input.tag === undefined ? 'carries no tag' : `has tag=${JSON.stringify(input.tag.slice(0, 40))}`;
+    fail('invalid_signature_input', `Signature ${input.label} ${given}; under the web-bot-auth profile Signature-Input must carry tag="${WEB_BOT_AUTH_TAG}".`);
+  }
+  if (input.expires === undefined) {
+    fail('invalid_signature_input', `Under the web-bot-auth profile Signature-Input must carry expires=<unix seconds>, at most ${policy.maxValidityS} s after created.`);
+  }
+  if (input.created !== undefined) {
+    const validity = input.expires - input.created;
+    if (validity <= 0) fail('invalid_signature_input', `expires (${input.expires}) must be after created (${input.created}).`);
+    if (validity > policy.maxValidityS) {
+      fail('invalid_signature_input', `The signature is valid for ${validity} s (expires − created); this API accepts web-bot-auth signatures valid for at most ${policy.maxValidityS} s. Sign with a shorter expires.`);
+    }
+  }
 }
 
 /**
@@ -844,6 +929,7 @@ function checkExpires(input: SignatureInput, now: number): void {
 
 /** What a profile's refusal of missing coverage suggests covering. */
 function coverageExample(policy: VerifyPolicy): string {
+  if (policy.profile === 'web-bot-auth') return '("@authority" "signature-agent";key="sig1") at least, better ("@method" "@authority" "@path" ...)';
   return policy.profile === 'rfc9421' ? '("@method" "@authority" "@path" ...)' : '("@method" "@target-uri" ... "date")';
 }
 
@@ -853,7 +939,7 @@ function coverageExample(policy: VerifyPolicy): string {
  * vectors) may ask less.
  */
 function requiresTarget(policy: VerifyPolicy): boolean {
-  return policy.profile === 'rfc9421' || policy.requiredComponents.includes('@target-uri');
+  return policy.profile !== 'signet' || policy.requiredComponents.includes('@target-uri');
 }
 
 /**
@@ -862,6 +948,13 @@ function requiresTarget(policy: VerifyPolicy): boolean {
  * the policy requires it (see {@link requiresTarget}).
  */
 function checkTargetCoverage({ names }: CheckedInput, policy: VerifyPolicy, targetRequired: boolean): void {
+  if (policy.profile === 'web-bot-auth') {
+    // The agent's identity is bound to this API at least: its authority (draft §3.1).
+    if (targetRequired && !names.has('@authority') && !names.has('@target-uri')) {
+      fail('missing_component', `A web-bot-auth signature must cover "@authority" or "@target-uri". Cover ${coverageExample(policy)}.`);
+    }
+    return;
+  }
   if (!names.has('@method') && policy.requiredComponents.includes('@method')) {
     fail('missing_component', `The signature must cover "@method". Cover ${coverageExample(policy)}.`);
   }
@@ -886,10 +979,20 @@ function checkRequiredCoverage({ names, dateFields }: CheckedInput, policy: Veri
   }
 }
 
-/** A target covered by `@authority` + `@path` must cover `@query` too when the request has a query. */
+/**
+ * A path covered by `@path` must be covered with its query (`@query`) when the request has one:
+ * the signature would otherwise hold for any query. (A web-bot-auth signature of the authority
+ * alone covers no path.)
+ */
 function checkQueryCoverage({ names }: CheckedInput, req: SignedRequest): void {
-  if (names.has('@target-uri') || names.has('@query') || !hasQuery(req.targetUri)) return;
+  if (names.has('@target-uri') || names.has('@query') || !names.has('@path') || !hasQuery(req.targetUri)) return;
   fail('missing_component', 'The request has a query, so the signature must cover "@query" too (or cover "@target-uri" instead of "@authority" and "@path").');
+}
+
+/** Whether the signature covers the request's path and query: `@target-uri`, or `@authority`, `@path` and (with a query) `@query`. */
+function coversPath({ names }: CheckedInput, req: SignedRequest): boolean {
+  if (names.has('@target-uri')) return true;
+  return names.has('@authority') && names.has('@path') && (names.has('@query') || !hasQuery(req.targetUri));
 }
 
 function hasQuery(targetUri: string): boolean {
@@ -903,7 +1006,7 @@ function hasQuery(targetUri: string): boolean {
 function checkDigestCoverage({ coversDigest }: CheckedInput, req: SignedRequest, policy: VerifyPolicy): string | undefined {
   if (!coversDigest) {
     if (hasBody(req)) {
-      fail('digest_required', 'The request has a body, so the signature must cover "content-digest" and the request must send Content-Digest: sha-256=:<base64>:.');
+      fail('digest_required', 'The request has a body, so the signature must cover "content-digest" and the request must send Content-Digest: sha-256=:<base64>: (or sha-512).');
     }
     return undefined;
   }
@@ -911,13 +1014,13 @@ function checkDigestCoverage({ coversDigest }: CheckedInput, req: SignedRequest,
   if (digest === undefined) {
     fail('digest_required', 'The signature covers "content-digest" but the request has no Content-Digest header.');
   }
-  checkContentDigestField(digest, policy.requireSha256Digest ? DIGEST_ALGORITHM : null);
+  checkContentDigestField(digest, policy.requireKnownDigest ? ANY_KNOWN_DIGEST : null);
   return digest;
 }
 
 /**
  * Only `"content-digest"` (or its `;sf` re-serialization) signs every member; `;key="sha-512"`
- * signs one member and would leave the sha-256 that the backend compares unsigned.
+ * signs one member and would leave another one the backend compares unsigned.
  */
 function coversWholeField(component: ComponentId): boolean {
   return component.params.size === 0 || (component.params.size === 1 && component.params.has('sf'));

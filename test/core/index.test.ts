@@ -73,6 +73,9 @@ describe('lambda/core/index.ts (the public surface)', () => {
       created,
       covered: ['"@method"', '"@target-uri"', '"content-digest"', '"date"'],
       contentDigest: core.computeContentDigest(body),
+      profile: 'signet',
+      coversMethod: true,
+      coversPath: true,
     });
     expect(() => core.checkContentDigest(verdict.contentDigest, body)).not.toThrow();
 
@@ -94,7 +97,16 @@ describe('lambda/core/index.ts (the public surface)', () => {
       replay: { claim: async (claims) => claims.every((c) => !claimed.has(c.signatureId)) && (claims.forEach((c) => claimed.add(c.signatureId)), true) },
     });
 
-    await expect(verifier.verify(request)).resolves.toEqual({ keyId: 'client-1', fingerprint: signer.fingerprint, created, covered: ['"@method"', '"@target-uri"', '"date"'], contentDigest: undefined });
+    await expect(verifier.verify(request)).resolves.toEqual({
+      keyId: 'client-1',
+      fingerprint: signer.fingerprint,
+      created,
+      covered: ['"@method"', '"@target-uri"', '"date"'],
+      contentDigest: undefined,
+      profile: 'signet',
+      coversMethod: true,
+      coversPath: true,
+    });
     await expect(verifier.verify(request)).rejects.toMatchObject({ code: 'replayed_request' });
   });
 

@@ -43,7 +43,7 @@ const ED25519 = registered(TEST_KEY_ED25519_PUBLIC_PEM);
 
 /** A policy that asks for nothing the vector does not cover (its digests are sha-512; it sends no alg). */
 function vectorPolicy(label: string, created: number, overrides: Partial<VerifyPolicy> = {}): VerifyPolicy {
-  return defaultVerifyPolicy({ label, requiredComponents: [], allowLegacy: true, requireAlg: false, requireSha256Digest: false, nowS: () => created, ...overrides });
+  return defaultVerifyPolicy({ label, requiredComponents: [], allowLegacy: true, requireAlg: false, requireKnownDigest: false, nowS: () => created, ...overrides });
 }
 
 /** test-request with one vector's signature; `hasBody: false` where the vector does not cover the digest (see below). */
@@ -102,7 +102,7 @@ describe('RFC 9421 Appendix B.2 through verifyRequest', () => {
   it('§4.3 sig1 (ecdsa-p256-sha256, test-key-ecc-p256, no alg) on the client\'s request: refused under rfc9421 (its query is not covered), verified under a policy asking only what it covers', async () => {
     const req = toSignedRequest(SECTION_4_3_CLIENT_REQUEST);
     // The request has a query that sig1 does not cover: the rfc9421 profile refuses that.
-    const strict = defaultVerifyPolicy({ profile: 'rfc9421', requireSha256Digest: false, nowS: () => 1618884475 });
+    const strict = defaultVerifyPolicy({ profile: 'rfc9421', requireKnownDigest: false, nowS: () => 1618884475 });
     const error = await refusal(verifyRequest(req, strict, () => [P256]));
     expect(error.code).toBe('missing_component');
     expect(error.message).toMatch(/@query/);

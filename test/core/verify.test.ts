@@ -44,7 +44,17 @@ const PROFILE_GET = ['@method', '@target-uri', 'date'];
 
 /** The verdict on a request alice signed as client-1: her key's fingerprint, `created`, the components covered (quoted as in Signature-Input). */
 function aliceVerdict(covered: readonly string[] = PROFILE_GET, created = NOW_S, contentDigest?: string): Verdict {
-  return { keyId: 'client-1', fingerprint: alice.fingerprint, created, covered: covered.map((name) => `"${name}"`), contentDigest };
+  const names = new Set(covered);
+  return {
+    keyId: 'client-1',
+    fingerprint: alice.fingerprint,
+    created,
+    covered: covered.map((name) => `"${name}"`),
+    contentDigest,
+    profile: 'signet',
+    coversMethod: names.has('@method'),
+    coversPath: names.has('@target-uri') || (names.has('@authority') && names.has('@path')),
+  };
 }
 
 /** Every reason code a verification produced in this file, to check the list is complete at the end. */
@@ -72,7 +82,7 @@ describe('RFC 9421 §4.3 proxy_sig (rsa-v1_5-sha256, test-key-rsa) through verif
   const rfcKeys = () => [{ fingerprint: 'test-key-rsa', key: rfcPublic }];
   const request = toSignedRequest(PROXY_REQUEST);
   const proxyPolicy = (nowS: number, onBase?: (base: string) => void) =>
-    policyAt(nowS, { label: 'proxy_sig', allowLegacy: true, requiredComponents: ['@method'], requireSha256Digest: false, onBase });
+    policyAt(nowS, { label: 'proxy_sig', allowLegacy: true, requiredComponents: ['@method'], requireKnownDigest: false, onBase });
 
   it.each([PROXY_SIG_CREATED, PROXY_SIG_CREATED + 30, PROXY_SIG_EXPIRES])('verifies at now=%i (inside created..expires)', async (nowS) => {
     const verdict = await verifyRequest(request, proxyPolicy(nowS), rfcKeys);
@@ -82,6 +92,10 @@ describe('RFC 9421 §4.3 proxy_sig (rsa-v1_5-sha256, test-key-rsa) through verif
       created: PROXY_SIG_CREATED,
       covered: ['"@method"', '"@authority"', '"@path"', '"content-digest"', '"content-type"', '"content-length"', '"forwarded"'],
       contentDigest: request.headers['content-digest'],
+      profile: 'signet',
+      coversMethod: true,
+      // The request has a query (?param=Value&Pet=dog) that the proxy's signature does not cover.
+      coversPath: false,
     });
   });
 
@@ -161,7 +175,7 @@ describe('RFC 9421 §4.3 proxy_sig (rsa-v1_5-sha256, test-key-rsa) through verif
   });
 
   it('the client\'s sig1 (ecdsa-p256-sha256, no alg parameter) checked with the RSA key is signature_mismatch, saying the lengths differ', async () => {
-    const policy = policyAt(PROXY_SIG_CREATED, { label: 'sig1', allowLegacy: true, requiredComponents: ['@method'], requireSha256Digest: false, requireAlg: false });
+    const policy = policyAt(PROXY_SIG_CREATED, { label: 'sig1', allowLegacy: true, requiredComponents: ['@method'], requireKnownDigest: false, requireAlg: false });
     expect(await rejection(request, policy, rfcKeys)).toBe('signature_mismatch');
     await expect(verifyRequest(request, policy, rfcKeys)).rejects.toThrow(/64 bytes; the registered key makes 256-byte/);
   });
@@ -171,7 +185,8 @@ describe('RFC 9421 §4.3 proxy_sig (rsa-v1_5-sha256, test-key-rsa) through verif
 describe('verifyRequest: the happy paths', () => {
   it('a signed GET verifies with the default policy and returns the verdict', async () => {
     const verdict = await verifyRequest(signedGet(alice), policyAt(), aliceKeys);
-    expect(verdict).toEqual({ keyId: 'client-1', fingerprint: alice.fingerprint, created: NOW_S, covered: ['"@method"', '"@target-uri"', '"date"'], contentDigest: undefined });
+    expect(verdict).toEqual(aliceVerdict(['@method', '@target-uri', 'date']));
+    expect(verdict).toMatchObject({ profile: 'signet', coversMethod: true, coversPath: true });
   });
 
   it('a signed POST verifies and hands the signed Content-Digest to the backend check', async () => {
@@ -342,7 +357,7 @@ describe('verifyRequest: the happy paths', () => {
 
   it('defaultVerifyPolicy: label sig, 300 s, 30 s, no legacy, @method + @target-uri, sha-256 and alg required', () => {
     const policy = defaultVerifyPolicy();
-    expect(policy).toMatchObject({ label: 'sig', maxAgeS: 300, maxSkewS: 30, allowLegacy: false, requiredComponents: ['@method', '@target-uri'], requireSha256Digest: true, requireAlg: true });
+    expect(policy).toMatchObject({ label: 'sig', maxAgeS: 300, maxSkewS: 30, allowLegacy: false, requiredComponents: ['@method', '@target-uri'], requireKnownDigest: true, requireAlg: true });
     expect(Object.isFrozen(policy)).toBe(true);
     expect(Number.isInteger(policy.nowS())).toBe(true);
   });
@@ -561,7 +576,7 @@ describe('verifyRequest: every reason code', () => {
     it.each([
       ['not a dictionary', 'garbage here'],
       ['sha-256 of the wrong length', 'sha-256=:AAAA:'],
-      ['sha-512 only', `sha-512=:${createHash('sha512').update('x').digest('base64')}:`],
+      ['only an algorithm Signet does not check', `md5=:${createHash('md5').update('x').digest('base64')}:`],
       ['a string value', `sha-256="${sha256B64('x')}"`],
       ['the "==" over-padded form', `sha-256=:${sha256B64('x').replace(/=$/, '==')}:`],
     ])('a covered Content-Digest that is %s → malformed_digest', async (_name, digest) => {
@@ -573,14 +588,22 @@ describe('verifyRequest: every reason code', () => {
       expect(await rejection(req)).toBe('malformed_digest');
     });
 
-    it('sha-512 only is accepted when the policy does not require sha-256', async () => {
+    it('sha-512 alone (RFC 9530) is accepted by the default policy, which requires a digest the backend checks', async () => {
       const digest = `sha-512=:${createHash('sha512').update('x').digest('base64')}:`;
       const req = signCustom(
         { method: 'POST', targetUri: 'https://a.example/', headers: { date: imfDate(NOW_S), 'content-length': '1', 'content-digest': digest } },
         { components: ['@method', '@target-uri', 'content-digest', 'date'], params: profileParams(NOW_S) },
         alice.privateKey,
       );
-      await expect(verifyRequest(req, policyAt(NOW_S, { requireSha256Digest: false }), aliceKeys)).resolves.toEqual(aliceVerdict(['@method', '@target-uri', 'content-digest', 'date'], NOW_S, digest));
+      await expect(verifyRequest(req, policyAt(NOW_S), aliceKeys)).resolves.toEqual(aliceVerdict(['@method', '@target-uri', 'content-digest', 'date'], NOW_S, digest));
+      // Beside an algorithm Signet does not check, the known one is enough.
+      const both = `md5=:${createHash('md5').update('x').digest('base64')}:, ${digest}`;
+      const withUnknown = signCustom(
+        { method: 'POST', targetUri: 'https://a.example/', headers: { date: imfDate(NOW_S), 'content-length': '1', 'content-digest': both } },
+        { components: ['@method', '@target-uri', 'content-digest', 'date'], params: profileParams(NOW_S) },
+        alice.privateKey,
+      );
+      await expect(verifyRequest(withUnknown, policyAt(NOW_S), aliceKeys)).resolves.toMatchObject({ contentDigest: both });
     });
 
     // Once a bug: `"content-digest";key="sha-512"` counts as covering the digest,
