@@ -17,6 +17,9 @@ import { keySourceLabel, keySourceRows, keyType, lastUsedText, refreshOutcomeTex
 /** The last refresh outcome said per client, kept while the list is drawn again. */
 const outcomes = new Map<string, { text: string; failed: boolean }>();
 
+/** Clients whose record was read for the source's state (a listing leaves the state out): read once per opening. */
+const stateRead = new Set<string>();
+
 /** Whether the client's keys come from a published source. */
 export function hasKeySource(client: ClientView): boolean {
   return keySourceLabel((client as SourcedClientView).keySource) !== undefined;
@@ -27,6 +30,13 @@ export function keySourcePanel(view: ClientView): HTMLElement {
   const client = view as SourcedClientView;
   const source = keySourceLabel(client.keySource);
   const outcomeId = `refresh-outcome-${client.clientId}`;
+  // A listing leaves the source's state out: read the client once, then draw it with its state.
+  if (client.keySourceStatus === undefined && !stateRead.has(client.clientId)) {
+    stateRead.add(client.clientId);
+    void readState(client.clientId);
+  } else if (client.keySourceStatus !== undefined) {
+    stateRead.delete(client.clientId);
+  }
   const rows = keySourceRows(client.keySourceStatus, formatInstant);
   const status = el(
     'dl',
@@ -85,5 +95,14 @@ async function refreshKeys(client: SourcedClientView, opener: HTMLButtonElement,
     outcome.className = 'error refresh-outcome';
     outcome.textContent = text;
     opener.disabled = false;
+  }
+}
+
+async function readState(clientId: string) {
+  try {
+    const fresh = await state.registry?.getClient(clientId);
+    if (fresh !== undefined && (fresh as SourcedClientView).keySourceStatus !== undefined) list.clientChanged(fresh);
+  } catch {
+    // The list's Refresh, or Refresh keys now, reads it again.
   }
 }

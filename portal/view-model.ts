@@ -208,6 +208,7 @@ export function keySourceRows(
     readonly nextFetchAt?: string;
     readonly lastSuccessAt?: string;
     readonly failingSince?: string;
+    readonly consecutiveFailures?: number;
     readonly lastError?: { readonly code: string; readonly message: string; readonly status?: number; readonly at?: string };
     readonly refusedKeys?: ReadonlyArray<{ readonly kid?: string; readonly thumbprint?: string; readonly reason: string }>;
     readonly keptUntil?: string;
@@ -218,7 +219,10 @@ export function keySourceRows(
   const rows: Array<{ label: string; value: string; warning?: boolean }> = [];
   if (status?.url !== undefined) rows.push({ label: 'Fetched from', value: status.url });
   rows.push({ label: 'Last fetch', value: when(status?.lastFetchAt) }, { label: 'Next fetch', value: when(status?.nextFetchAt) }, { label: 'Last success', value: when(status?.lastSuccessAt) });
-  if (status?.failingSince !== undefined) rows.push({ label: 'Failing since', value: format(status.failingSince), warning: true });
+  if (status?.failingSince !== undefined) {
+    const times = status.consecutiveFailures !== undefined && status.consecutiveFailures > 0 ? ` (${status.consecutiveFailures} failed ${status.consecutiveFailures === 1 ? 'fetch' : 'fetches in a row'})` : '';
+    rows.push({ label: 'Failing since', value: `${format(status.failingSince)}${times}`, warning: true });
+  }
   if (status?.lastError !== undefined) rows.push({ label: 'Last error', value: `${fetchErrorText(status.lastError)}${status.lastError.at !== undefined ? ` (${format(status.lastError.at)})` : ''}`, warning: status.failingSince !== undefined });
   if (status?.keptUntil !== undefined) {
     rows.push({ label: 'Keys kept until', value: `${format(status.keptUntil)}: if no fetch succeeds by then, its keys stop verifying (key_expired)` });

@@ -111,7 +111,10 @@ function keySourceLines(c: Row): string[] {
   if (typeof status.url === 'string') lines.push(`  fetched from  ${status.url}`);
   lines.push(`  last fetch    ${str(status.lastFetchAt)}   next fetch ${str(status.nextFetchAt)}`);
   lines.push(`  last success  ${str(status.lastSuccessAt)}`);
-  if (typeof status.failingSince === 'string') lines.push(`  failing since ${status.failingSince}`);
+  if (typeof status.failingSince === 'string') {
+    const times = typeof status.consecutiveFailures === 'number' && status.consecutiveFailures > 0 ? ` (${status.consecutiveFailures} failed ${status.consecutiveFailures === 1 ? 'fetch' : 'fetches in a row'})` : '';
+    lines.push(`  failing since ${status.failingSince}${times}`);
+  }
   const error = status.lastError as Row | undefined;
   if (typeof error?.code === 'string') lines.push(`  last error    ${errorText(error)}`);
   if (typeof status.keptUntil === 'string') {

@@ -70,13 +70,14 @@ test('a failing source shows since when it fails and the last error with its HTT
     agentClient({
       lastSuccessAt: '2026-11-25T08:00:00.000Z',
       failingSince: '2026-11-25T09:00:00.000Z',
+      consecutiveFailures: 5,
       lastError: { code: 'http_error', status: 503, message: 'The key source answered HTTP 503.', at: '2026-11-26T10:05:00.000Z' },
     }),
   );
   expect(text.split('\n')).toEqual(
     expect.arrayContaining([
       '  last success  2026-11-25T08:00:00.000Z',
-      '  failing since 2026-11-25T09:00:00.000Z',
+      '  failing since 2026-11-25T09:00:00.000Z (5 failed fetches in a row)',
       '  last error    http_error (HTTP 503): The key source answered HTTP 503. [2026-11-26T10:05:00.000Z]',
     ]),
   );
