@@ -399,6 +399,18 @@ export const SETTINGS = {
     default: DEFAULT_RSA_BITS,
     doc: 'RSA size of rotated RSA keys (a rotated Ed25519 or ECDSA key stays of its type)',
   }),
+  keySourceRefreshMinutes: setting({
+    env: 'SIGNET_KEY_SOURCE_REFRESH_MINUTES',
+    rule: wholeNumber(1, 1440),
+    default: 15,
+    doc: "how often the refresher fetches a client's key source (`jwksUri` / `signatureAgent`) when the source gives no `Cache-Control: max-age`; also the cap of the backoff after failures",
+  }),
+  requireSignedDirectories: setting({
+    env: 'SIGNET_REQUIRE_SIGNED_DIRECTORIES',
+    rule: flag,
+    default: false,
+    doc: "use only the keys of a Web Bot Auth key directory that signs its answer with them (tag `http-message-signatures-directory`); a signed directory's keys without a valid signature are ignored either way",
+  }),
   dynamoDbEndpoint: setting({ env: 'SIGNET_DYNAMODB_ENDPOINT', rule: text, unset: 'none (AWS)', doc: 'local runs and tests only: DynamoDB Local' }),
   secretsManagerEndpoint: setting({ env: 'SIGNET_SECRETSMANAGER_ENDPOINT', rule: text, unset: 'none (AWS)', doc: 'local runs and tests only: the Secrets Manager stand-in' }),
 };

@@ -20,6 +20,7 @@ import {
   SORT_KEY,
   TTL_ATTRIBUTE,
   REPLAY_PREFIX,
+  THUMBPRINT_PREFIX,
   UNAUTHENTICATED_FAILURE_ATTRIBUTES,
 } from '../lambda/store/table-schema';
 
@@ -35,6 +36,8 @@ export const ROTATION_TABLE_ACTIONS: readonly string[] = Object.freeze(['dynamod
 const CLIENT_ITEMS_PATTERN = ITEM.clientPk('*');
 /** Partition keys of key-ownership items. */
 const KEY_ITEMS_PATTERN = ITEM.keyPk('*');
+/** Partition keys of the keys' thumbprint index items, written and deleted with their ownership items (`THUMB#<thumbprint>`). */
+export const THUMBPRINT_ITEMS_PATTERN = `${THUMBPRINT_PREFIX}*`;
 /** Partition keys of the clients' failure logs, written by the authorizer (`FAIL#<clientId>`). */
 export const FAILURE_LOG_ITEMS_PATTERN = `${FAILURE_LOG_PREFIX}*`;
 /** Partition keys of the keys' last-use items, written by the authorizer (`USE#<fingerprint>`). */
@@ -143,7 +146,7 @@ abstract class ClientRegistryBase extends Construct implements IClientRegistry {
   }
 
   grantCreateClients(grantee: iam.IGrantable): iam.Grant {
-    const create = this.grantOn(grantee, ['dynamodb:GetItem', 'dynamodb:PutItem'], [this.table.tableArn], [CLIENT_ITEMS_PATTERN, KEY_ITEMS_PATTERN]);
+    const create = this.grantOn(grantee, ['dynamodb:GetItem', 'dynamodb:PutItem'], [this.table.tableArn], [CLIENT_ITEMS_PATTERN, KEY_ITEMS_PATTERN, THUMBPRINT_ITEMS_PATTERN]);
     // A client created with registry:admin joins the admin roster in the same transaction (lambda/store/table-schema.ts).
     const roster = this.grantOn(grantee, ['dynamodb:UpdateItem'], [this.table.tableArn], [ITEM.adminRosterPk]);
     // A redeploy with another admin name or allow-list updates the record (its audit entry is a PutItem above).
@@ -155,7 +158,7 @@ abstract class ClientRegistryBase extends Construct implements IClientRegistry {
       grantee,
       [...ROTATION_TABLE_ACTIONS],
       [this.table.tableArn],
-      [ITEM.clientPk(clientId), KEY_ITEMS_PATTERN],
+      [ITEM.clientPk(clientId), KEY_ITEMS_PATTERN, THUMBPRINT_ITEMS_PATTERN],
     );
     // Removing a key deletes its last use in the same transaction.
     return own.combine(this.grantOn(grantee, ['dynamodb:DeleteItem'], [this.table.tableArn], [KEY_USE_ITEMS_PATTERN]));

@@ -4,6 +4,7 @@
  * nothing here depends on DynamoDB.
  */
 import type { ClientRecord } from './client-record';
+import type { KeySourceStatus } from './key-source-store';
 import type {
   AccountChanges,
   AccountRecord,
@@ -35,6 +36,8 @@ export interface RegistryStore {
   /** When each key of `records` last verified a request, by fingerprint; keys never used are absent. */
   keyLastUse(records: readonly Pick<ClientRecord, 'clientId' | 'keys'>[]): Promise<ReadonlyMap<string, string>>;
   findByFingerprint(fingerprint: string, options?: { consistentRead?: boolean }): Promise<KeyOwner | undefined>;
+  /** What the last fetches of a key-source client's source found; undefined for a client without one. */
+  getKeySourceStatus(clientId: string): Promise<KeySourceStatus | undefined>;
   /** The reads the caller's searches made in the budget window starting at `windowStartS` (0 when none). */
   searchReadsSpent(callerId: string, windowStartS: number): Promise<number>;
   /** Adds `reads` to the caller's search budget window, kept until `expiresAtS`. */

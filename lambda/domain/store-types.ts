@@ -4,6 +4,7 @@
 import type { SignatureAlgorithm } from '../core/algorithm-names';
 import type { CoverageProfile } from '../core/profile-names';
 import type { ClientRecord } from './client-record';
+import type { PublishedKeys } from './key-source-store';
 
 /** A public key to register, as `importPublicKey` (lambda/core/keys.ts) returns it. */
 export interface NewKey {
@@ -13,6 +14,8 @@ export interface NewKey {
   readonly algorithm?: SignatureAlgorithm;
   /** ISO-8601 instant after which the key stops verifying. @default - never */
   readonly notAfter?: string;
+  /** RFC 7638 thumbprint. @default - computed from the key when it is stored */
+  readonly thumbprint?: string;
 }
 
 /** A client to create. Values must already be validated and canonical (the registry does that). */
@@ -22,7 +25,10 @@ export interface NewClient {
   readonly name: string;
   readonly networkWhitelist: readonly string[];
   readonly roles: readonly string[];
-  readonly key: NewKey;
+  /** The registered key; exactly one of `key` and `published`. */
+  readonly key?: NewKey;
+  /** The keys a fetch of the client's key source found (the client's keys are then published ones). */
+  readonly published?: PublishedKeys;
   /** @default - none: the deployment's profile */
   readonly profile?: CoverageProfile;
 }
@@ -44,8 +50,10 @@ export interface ClientChanges {
   readonly roles?: readonly string[];
   /** The client's coverage profile (lambda/core/profiles.ts). */
   readonly profile?: CoverageProfile;
-  /** Replaces every key of the client with this one. */
+  /** Replaces every key of the client with this one (and ends its key source, if it has one). */
   readonly key?: NewKey;
+  /** Sets the client's key source: its keys are replaced by the ones fetched. Not with `key`. */
+  readonly published?: PublishedKeys;
 }
 
 /** One page of a listing; `nextCursor` is absent on the last page. */
@@ -70,7 +78,8 @@ export type AuditAction =
   | 'client.enabled'
   | 'key.added'
   | 'key.removed'
-  | 'key.not_after_set';
+  | 'key.not_after_set'
+  | 'key_source.refreshed';
 
 /** A field's value before and after a change. */
 export interface AuditFieldChange {
@@ -79,7 +88,7 @@ export interface AuditFieldChange {
 }
 
 /** Fields whose old and new values the audit keeps (never key material: keys appear by fingerprint). */
-export type AuditedField = 'name' | 'status' | 'networkWhitelist' | 'roles' | 'profile';
+export type AuditedField = 'name' | 'status' | 'networkWhitelist' | 'roles' | 'profile' | 'keySource';
 
 /**
  * Who makes a change: the acting clientId (from the authorizer) and its account, or a fixed name

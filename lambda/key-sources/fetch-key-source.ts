@@ -81,6 +81,12 @@ export type KeySourceFetch =
       readonly refused: readonly RefusedKey[];
       /** From Cache-Control, clamped to [60, 86400]; undefined: the refresher's interval applies. */
       readonly maxAgeS?: number;
+      /**
+       * The answer's own HTTP message signatures, when it carries both fields (a Web Bot Auth key
+       * directory signs its response: draft-meunier-webbotauth-httpsig-directory-00 §5); the
+       * caller verifies them (lambda/core/directory-signature.ts).
+       */
+      readonly responseSignature?: { readonly signature: string; readonly signatureInput: string };
     }
   | {
       readonly ok: false;
@@ -259,7 +265,17 @@ function readAnswer(answer: Answer, url: URL, address: string, nowS: number): Ke
   const reading = readPublishedKeySet(answer.body.toString('utf8'), { nowS });
   if (!reading.ok) return { ok: false, code: reading.code, status, message: reading.message, url: url.href, address, refused: reading.refused };
   const maxAgeS = keySetMaxAgeS(header('cache-control'));
-  return { ok: true, url: url.href, address, keys: reading.keys, refused: reading.refused, ...(maxAgeS === undefined ? {} : { maxAgeS }) };
+  const signature = header('signature');
+  const signatureInput = header('signature-input');
+  return {
+    ok: true,
+    url: url.href,
+    address,
+    keys: reading.keys,
+    refused: reading.refused,
+    ...(maxAgeS === undefined ? {} : { maxAgeS }),
+    ...(signature !== undefined && signatureInput !== undefined ? { responseSignature: { signature, signatureInput } } : {}),
+  };
 }
 
 const TIMED_OUT = Symbol('timed out');

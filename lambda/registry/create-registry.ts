@@ -9,6 +9,9 @@ import type { SignetConfig } from '../config';
 import { compileRoleCatalogue } from '../core/role-policy';
 import { DynamoClientStore } from '../store/client-store';
 import { createDocumentClient } from '../store/dynamodb-client';
+import type { KeySource } from '../domain/client-record';
+import { type KeySourceFetch, fetchKeySource } from '../key-sources/fetch-key-source';
+import { DynamoKeySourceStore } from '../store/key-source-store';
 import { REGISTRY_SERVICE_NAME, RegistryHandler, createRegistryHandler } from './registry-handler';
 
 export interface RegistryDependencies {
@@ -16,11 +19,25 @@ export interface RegistryDependencies {
   readonly logger?: Logger;
   /** @default one for `config.dynamoDbEndpoint` */
   readonly doc?: DynamoDBDocumentClient;
+  /**
+   * Also accept `http://127.0.0.1` and `http://localhost` key sources (the local gateway only;
+   * never deployed). @default false
+   */
+  readonly allowLocalHttp?: boolean;
+  /** @default - `fetchKeySource` with the system resolver and the pinned connector */
+  readonly fetchKeySource?: (source: KeySource) => Promise<KeySourceFetch>;
 }
 
 export function createRegistry(config: SignetConfig, dependencies: RegistryDependencies = {}): RegistryHandler {
+  const doc = dependencies.doc ?? createDocumentClient({ endpoint: config.dynamoDbEndpoint });
+  const store = new DynamoClientStore({ tableName: config.tableName, client: doc });
+  const allowLocalHttp = dependencies.allowLocalHttp ?? false;
   return createRegistryHandler({
-    store: new DynamoClientStore({ tableName: config.tableName, client: dependencies.doc ?? createDocumentClient({ endpoint: config.dynamoDbEndpoint }) }),
+    store,
+    keySources: new DynamoKeySourceStore({ tableName: config.tableName, client: doc }, store),
+    fetchKeySource: dependencies.fetchKeySource ?? ((source) => fetchKeySource(source, { allowLocalHttp, nowS: () => Math.floor(Date.now() / 1000) })),
+    keySourceRefreshIntervalS: config.keySourceRefreshMinutes * 60,
+    requireSignedDirectories: config.requireSignedDirectories,
     roles: compileRoleCatalogue(config.roleCatalogue),
     publicBaseUrl: config.publicBaseUrl,
     logger: dependencies.logger ?? new Logger({ serviceName: REGISTRY_SERVICE_NAME }),

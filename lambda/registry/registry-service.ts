@@ -53,6 +53,20 @@ import {
 import { listClients } from './client-listing';
 import type { SearchBudget } from './search-budget';
 import { accountTrailView, accountView, auditView, authFailuresView, clientView, expiringKeyView } from './views';
+import { isCoverageProfile } from '../core/profiles';
+import type { KeySource } from '../domain/client-record';
+import type { KeySourceStatus, KeySourceStore, PublishedKeys } from '../domain/key-source-store';
+import type { KeySourceFetch } from '../key-sources/fetch-key-source';
+import { type KeySourceRefresher, createKeySourceRefresher } from '../key-sources/key-source-refresher';
+import { selectPublishedKeys, successStatus } from '../key-sources/published-keys';
+import { keySourceText } from '../store/item-codec';
+
+/** The profile a client registered by its Web Bot Auth agent gets when the request names none. */
+const AGENT_PROFILE = 'web-bot-auth';
+/** Default refresh interval (SIGNET_KEY_SOURCE_REFRESH_MINUTES × 60). */
+const DEFAULT_REFRESH_INTERVAL_S = 900;
+/** Default keep bound of published keys after the last successful fetch (SIGNET_KEY_SOURCE_KEEP_DAYS). */
+const DEFAULT_KEEP_DAYS = 7;
 
 
 export interface RegistryServiceDeps {
@@ -65,6 +79,20 @@ export interface RegistryServiceDeps {
   readonly maxSearchedClients?: number;
   /** What one caller's searches may read per window. @default DEFAULT_SEARCH_BUDGET (50,000 reads a minute) */
   readonly searchBudget?: SearchBudget;
+  /**
+   * Fetches a client's key source (registration, PATCH, refresh): `fetchKeySource` with the
+   * system resolver and the pinned connector (the local gateway also allows local http sources).
+   * @default - none: key sources are refused (`key_source_refused`)
+   */
+  readonly fetchKeySource?: (source: KeySource) => Promise<KeySourceFetch>;
+  /** The refresher's storage, for `POST .../keys/refresh`. @default - none: that route answers 503 */
+  readonly keySources?: KeySourceStore;
+  /** The refresh interval in seconds (SIGNET_KEY_SOURCE_REFRESH_MINUTES × 60). @default 900 */
+  readonly keySourceRefreshIntervalS?: number;
+  /** SIGNET_REQUIRE_SIGNED_DIRECTORIES. @default false */
+  readonly requireSignedDirectories?: boolean;
+  /** SIGNET_KEY_SOURCE_KEEP_DAYS: how long published keys verify after the last successful fetch (shown as `keptUntil`). @default 7 */
+  readonly keySourceKeepDays?: number;
 }
 
 /** One request as a route's handler gets it, after the checks its table entry asks for. */
@@ -93,6 +121,11 @@ export class RegistryService {
   private readonly now: () => Date;
   private readonly maxSearchedClients: number | undefined;
   private readonly searchBudget: SearchBudget | undefined;
+  private readonly fetchKeySource: ((source: KeySource) => Promise<KeySourceFetch>) | undefined;
+  private readonly refreshIntervalS: number;
+  private readonly requireSignedDirectories: boolean;
+  private readonly keepDays: number;
+  private readonly refresher: KeySourceRefresher | undefined;
 
   constructor(deps: RegistryServiceDeps) {
     this.store = deps.store;
@@ -100,6 +133,20 @@ export class RegistryService {
     this.now = deps.now ?? (() => new Date());
     this.maxSearchedClients = deps.maxSearchedClients;
     this.searchBudget = deps.searchBudget;
+    this.fetchKeySource = deps.fetchKeySource;
+    this.refreshIntervalS = deps.keySourceRefreshIntervalS ?? DEFAULT_REFRESH_INTERVAL_S;
+    this.requireSignedDirectories = deps.requireSignedDirectories ?? false;
+    this.keepDays = deps.keySourceKeepDays ?? DEFAULT_KEEP_DAYS;
+    this.refresher =
+      deps.keySources === undefined || deps.fetchKeySource === undefined
+        ? undefined
+        : createKeySourceRefresher({
+            store: deps.keySources,
+            fetch: deps.fetchKeySource,
+            nowMs: () => this.now().getTime(),
+            refreshIntervalS: this.refreshIntervalS,
+            requireSignedDirectories: this.requireSignedDirectories,
+          });
   }
 
   /**
@@ -119,13 +166,20 @@ export class RegistryService {
   /** Each route's own work, after the checks of {@link handle}. */
   private readonly handlers: RouteHandlers<RouteCall, RegistryResponse> = {
     createClient: async ({ route, request, scope, actor, body }) => {
-      const input = parseCreateRequest(body, this.roles);
+      const { keySource, ...input } = parseCreateRequest(body, this.roles);
       const accountId = targetAccount(scope, input.accountId);
       if (scope.kind === 'account' || accountId !== DEFAULT_ACCOUNT_ID) checkRolesGiven(scope, await this.existingAccount(accountId), input.roles);
+      if (keySource !== undefined) {
+        // A key source: fetched once now, its usable keys registered with the client (nothing written if none).
+        const published = await this.fetchPublished(keySource);
+        const profile = input.profile ?? agentProfile(keySource);
+        const { record } = await this.scoped(scope, () => this.store.createClient({ ...input, ...(profile !== undefined ? { profile } : {}), key: undefined, accountId, published }, actor));
+        return await this.clientResponse(201, record, { registration: 'created' }, `${pathPrefix(request, route)}/registry/clients/${record.clientId}`);
+      }
       const { record, created } = await this.scoped(scope, () => this.store.createClient({ ...input, accountId }, actor));
       // "Skipped" answers with the holder only inside the account asked for: a holder elsewhere is a 409
       // (keys are registered without proof of possession, so it may be a squatter), named to operators only.
-      if (!created && record.accountId !== accountId) throw canSeeClient(scope, record) ? keyTakenInAnotherAccount(record, accountId, input.key.fingerprint) : keyTakenElsewhere();
+      if (!created && record.accountId !== accountId) throw canSeeClient(scope, record) ? keyTakenInAnotherAccount(record, accountId, input.key?.fingerprint ?? '') : keyTakenElsewhere();
       const location = created ? `${pathPrefix(request, route)}/registry/clients/${record.clientId}` : undefined;
       return await this.clientResponse(created ? 201 : 200, record, { registration: created ? 'created' : 'skipped' }, location);
     },
@@ -146,13 +200,22 @@ export class RegistryService {
       if (version === undefined) {
         fail('invalid_request', 'An edit needs the version you read: put "version" in the body or send If-Match with the ETag.');
       }
-      const { version: _v, ...changes } = patch;
-      const roles = changes.roles;
-      const account = scope.kind === 'account' && (roles !== undefined || changes.key !== undefined) ? await this.existingAccount(scope.accountId) : undefined;
+      const { version: _v, keySource, ...given } = patch;
+      const keysChange = given.key !== undefined || keySource !== undefined;
+      const roles = given.roles;
+      const account = scope.kind === 'account' && (roles !== undefined || keysChange) ? await this.existingAccount(scope.accountId) : undefined;
       // The ceiling checks run on the record the edit is planned from: roles a client already holds may stay;
-      // its key may not be replaced while it holds a role above the ceiling.
+      // its key may not be replaced (nor its key source set) while it holds a role above the ceiling.
       const rolesGiven: ClientGuard | undefined = account === undefined || roles === undefined ? undefined : (current) => checkRolesGiven(scope, account, roles, current.roles);
-      const also = bothGuards(changes.key === undefined ? undefined : keyChangeGuard(scope, account, roles), rolesGiven);
+      const also = bothGuards(keysChange ? keyChangeGuard(scope, account, roles) : undefined, rolesGiven);
+      let published: PublishedKeys | undefined;
+      if (keySource !== undefined) {
+        // Fetched only for a client the caller may change (the guards run again on the record the edit is planned from).
+        const current = await this.existing(scope, clientId);
+        guarded(scope, also).guard?.(current);
+        published = await this.fetchPublished(keySource, clientId);
+      }
+      const changes = { ...given, ...(published !== undefined ? { published } : {}) };
       const options = guarded(scope, also, { roles, networkWhitelist: changes.networkWhitelist });
       return this.clientResponse(200, await this.scoped(scope, () => this.store.updateClient(clientId, version, changes, actor, options)));
     },
@@ -170,6 +233,31 @@ export class RegistryService {
       }
       const keysGuard = keyChangeGuard(scope, await this.callerAccount(scope));
       return this.clientResponse(200, await this.store.removeKey(clientId, fingerprint, actor, version, guarded(scope, keysGuard)));
+    },
+    refreshKeys: async ({ scope, actor, clientId }) => {
+      const current = await this.existing(scope, clientId);
+      guarded(scope, keyChangeGuard(scope, await this.callerAccount(scope))).guard?.(current);
+      if (current.keySource === undefined) {
+        fail('invalid_request', `Client ${clientId} has registered keys, not a key source: there is nothing to refresh. Set jwksUri or signatureAgent (PATCH) to have its keys fetched.`);
+      }
+      if (this.refresher === undefined) fail('dependency_unavailable', 'This registry is not set up to fetch key sources; try again later or ask the operators.');
+      const outcome = await this.refresher.refreshClient(clientId, actor);
+      const record = (await this.store.getClient(clientId, { consistentRead: true })) ?? current;
+      const client = await this.clientResponse(200, record);
+      return {
+        status: 200,
+        body: {
+          client: client.body,
+          refresh: {
+            ok: outcome.ok,
+            added: [...outcome.added],
+            removed: [...outcome.removed],
+            unchanged: outcome.unchanged,
+            ...(outcome.error !== undefined ? { error: outcome.error } : {}),
+          },
+        },
+        headers: client.headers,
+      };
     },
     disableClient: async ({ scope, actor, clientId, body, ifMatch }) => {
       const version = expectedVersion(parseVersionOnly(body), ifMatch);
@@ -228,6 +316,35 @@ export class RegistryService {
     },
   };
 
+  /**
+   * Fetches a key source for a registration and reads the keys the client may use.
+   * @param clientId the client it is for, when it exists (its own keys are not "in use")
+   * @throws SignetError `key_source_refused` when the fetch fails or leaves no usable key (nothing is written)
+   */
+  private async fetchPublished(source: KeySource, clientId?: string): Promise<PublishedKeys> {
+    const url = keySourceText(source);
+    if (this.fetchKeySource === undefined) throw keySourceRefused(url, 'not_configured', 'this registry does not fetch key sources.');
+    const fetched = await this.fetchKeySource(source);
+    if (!fetched.ok) throw keySourceRefused(fetched.url ?? url, fetched.code, fetched.message);
+    const nowMs = this.now().getTime();
+    const at = new Date(nowMs).toISOString();
+    const selection = await selectPublishedKeys(fetched, {
+      ...(clientId !== undefined ? { clientId } : {}),
+      at,
+      owners: async (fingerprints) => {
+        const owners = await Promise.all(fingerprints.map((fp) => this.store.findByFingerprint(fp, { consistentRead: true })));
+        return new Map(owners.flatMap((o) => (o === undefined ? [] : [[o.fingerprint, o.clientId] as const])));
+      },
+      requireSignedDirectories: this.requireSignedDirectories,
+    });
+    if (selection.keys.length === 0) {
+      const reasons = [...new Set(selection.refused.map((r) => r.reason))].join(', ');
+      throw keySourceRefused(fetched.url, 'no_usable_key', `none of its keys can be used (${reasons || 'none published'}); a key another client holds is key_in_use.`);
+    }
+    const status: KeySourceStatus = successStatus(clientId ?? '', fetched, selection.refused, nowMs, this.refreshIntervalS);
+    return { source, keys: selection.keys, fetchedAt: at, status };
+  }
+
   /** The client, if the caller may see it; a client outside the caller's account is answered exactly like an unknown id. */
   private async existing(scope: CallerScope, clientId: string): Promise<ClientRecord> {
     const record = await this.store.getClient(clientId, { consistentRead: true });
@@ -280,10 +397,13 @@ export class RegistryService {
 
   /** A client answer: the record with its keys' last use (one BatchGetItem), and its version as ETag. */
   private async clientResponse(status: number, record: ClientRecord, extra: Record<string, unknown> = {}, location?: string): Promise<RegistryResponse> {
-    const lastUse = await this.store.keyLastUse([record]);
+    const [lastUse, sourceStatus] = await Promise.all([
+      this.store.keyLastUse([record]),
+      record.keySource === undefined ? undefined : this.store.getKeySourceStatus(record.clientId),
+    ]);
     return {
       status,
-      body: { ...clientView(record, this.now().getTime(), lastUse), ...extra },
+      body: { ...clientView(record, this.now().getTime(), lastUse, sourceStatus, this.keepDays), ...extra },
       headers: {
         etag: `"${record.version}"`,
         ...(location !== undefined ? { location } : {}),
@@ -300,6 +420,19 @@ function guarded(scope: CallerScope, also?: ClientGuard, lockout?: LockoutReleva
 /** The stage or base path in front of the path inside the API (empty on a `$default` stage). */
 function pathPrefix(request: RegistryRequest, route: MatchedRoute): string {
   return request.path.endsWith(route.routePath) ? request.path.slice(0, request.path.length - route.routePath.length) : '';
+}
+
+/** The profile a client registered by a Web Bot Auth agent's origin gets when none is given (once the deployment knows it). */
+function agentProfile(source: KeySource): import('../core/profiles').CoverageProfile | undefined {
+  return 'signatureAgent' in source && isCoverageProfile(AGENT_PROFILE) ? AGENT_PROFILE : undefined;
+}
+
+/** A key source that cannot be registered, with the fetch's code and sentence. */
+function keySourceRefused(url: string, code: string, sentence: string): SignetError {
+  return new SignetError(
+    'key_source_refused',
+    `The key source ${url} was refused (${code}): ${sentence.replace(/\.$/, '')}. Nothing was changed: fix the source (or the URL) and try again.`,
+  );
 }
 
 /** A public key held by a client the caller may not see: taken, with no word on who holds it. */

@@ -132,6 +132,15 @@ export const ROUTE_TABLE = {
     errors: WRITE,
     callers: ANYONE,
   },
+  refreshKeys: {
+    method: 'POST',
+    path: '/registry/clients/{clientId}/keys/refresh',
+    query: [],
+    ifMatch: false,
+    responses: { 200: contract.KeyRefreshResponse },
+    errors: WRITE,
+    callers: ANYONE,
+  },
   disableClient: {
     method: 'POST',
     path: '/registry/clients/{clientId}/disable',

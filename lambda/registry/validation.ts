@@ -20,6 +20,7 @@ import * as contract from './contract/schemas';
 import type * as z from 'zod/mini';
 import { isAccountId } from '../store/account-id';
 import type { NewAccount, NewKey } from '../domain/store-types';
+import type { KeySource } from '../domain/client-record';
 import { MAX_PAGE_SIZE } from '../store/dynamo-table';
 
 /** Largest `olderThanDays`. @default 36_500 */
@@ -31,11 +32,14 @@ type BodyOf<S extends z.ZodMiniType> = z.infer<S>;
 /** The public key as given, and the algorithm beside it: replaced by the key checked and imported. */
 type WithKey<T> = Omit<T, 'publicKey' | 'algorithm'> & { readonly key: NewKey };
 
-/** A validated create request: `POST /registry/clients`'s body with its key imported. */
-export type CreateRequest = Readonly<WithKey<BodyOf<typeof contract.CreateClientRequest>>>;
+/** Where a client's keys are published, in place of a registered key. */
+type WithSource<T> = Omit<T, 'jwksUri' | 'signatureAgent'> & { readonly keySource?: KeySource };
+
+/** A validated create request: `POST /registry/clients`'s body with its key imported, or its key source. */
+export type CreateRequest = Readonly<WithSource<Omit<WithKey<BodyOf<typeof contract.CreateClientRequest>>, 'key'> & { readonly key?: NewKey }>>;
 
 /** A validated edit: only the fields given, the new key imported. */
-export type PatchRequest = Readonly<Omit<BodyOf<typeof contract.UpdateClientRequest>, 'publicKey' | 'algorithm'> & { readonly key?: NewKey }>;
+export type PatchRequest = Readonly<WithSource<Omit<BodyOf<typeof contract.UpdateClientRequest>, 'publicKey' | 'algorithm'>> & { readonly key?: NewKey }>;
 
 /** A validated account edit: only the fields given. */
 export type PatchAccountRequest = Readonly<BodyOf<typeof contract.UpdateAccountRequest>>;
@@ -84,12 +88,25 @@ export function checkBodySize(bytes: number): void {
 export function parseCreateRequest(body: Json, roles: CompiledRoleCatalogue): CreateRequest {
   refusePrivateKey(body);
   checkFields(body, CREATE_CLIENT);
+  const given = ['publicKey', 'jwksUri', 'signatureAgent'].filter((f) => body[f] !== undefined && body[f] !== null);
+  if (given.length !== 1) {
+    fail(
+      'invalid_request',
+      given.length === 0
+        ? 'Missing field(s): publicKey (the client\'s public key), or jwksUri / signatureAgent (where the client publishes its keys).'
+        : `Give one of publicKey, jwksUri and signatureAgent, not ${given.join(' and ')}: a client has registered keys or a key source.`,
+    );
+  }
+  if (body.algorithm !== undefined && body.publicKey === undefined) {
+    fail('invalid_request', 'algorithm goes with publicKey: a key source\'s keys carry their own (the JWK alg).');
+  }
+  const keySource = parseKeySource(body);
   return conforming(contract.CreateClientRequest, body, {
     ...(body.accountId !== undefined ? { accountId: parseAccountId(body.accountId, 'accountId') } : {}),
     name: parseClientName(body.name),
     networkWhitelist: parseNetworkWhitelist(body.networkWhitelist),
     roles: parseClientRoles(body.roles, roles),
-    key: parsePublicKey(body.publicKey, body.algorithm),
+    ...(keySource === undefined ? { key: parsePublicKey(body.publicKey, body.algorithm) } : { keySource }),
     ...(body.profile !== undefined ? { profile: parseProfile(body.profile) } : {}),
   });
 }
@@ -101,13 +118,17 @@ export function parseCreateRequest(body: Json, roles: CompiledRoleCatalogue): Cr
 export function parsePatchRequest(body: Json, roles: CompiledRoleCatalogue): PatchRequest {
   refusePrivateKey(body);
   checkFields(body, UPDATE_CLIENT);
-  if (!['name', 'networkWhitelist', 'roles', 'publicKey', 'profile'].some((f) => body[f] !== undefined)) {
-    fail('invalid_request', 'Nothing to change: give at least one of name, networkWhitelist, roles, publicKey, profile.');
+  if (!['name', 'networkWhitelist', 'roles', 'publicKey', 'profile', 'jwksUri', 'signatureAgent'].some((f) => body[f] !== undefined)) {
+    fail('invalid_request', 'Nothing to change: give at least one of name, networkWhitelist, roles, publicKey, profile, jwksUri, signatureAgent.');
   }
   if (body.algorithm !== undefined && body.publicKey === undefined) {
     fail('invalid_request', 'algorithm goes with publicKey: it says which algorithm that key signs with.');
   }
+  const sources = ['publicKey', 'jwksUri', 'signatureAgent'].filter((f) => body[f] !== undefined);
+  if (sources.length > 1) fail('invalid_request', `Give one of publicKey, jwksUri and signatureAgent, not ${sources.join(' and ')}: a client has registered keys or a key source.`);
+  const keySource = parseKeySource(body);
   return conforming(contract.UpdateClientRequest, body, {
+    ...(keySource !== undefined ? { keySource } : {}),
     ...(body.version !== undefined ? { version: parseVersion(body.version) } : {}),
     ...(body.name !== undefined ? { name: parseClientName(body.name) } : {}),
     ...(body.networkWhitelist !== undefined ? { networkWhitelist: parseNetworkWhitelist(body.networkWhitelist) } : {}),
@@ -267,6 +288,27 @@ function parsePublicKey(value: unknown, algorithm?: unknown): NewKey {
   const info = importPublicKey(value as string | JsonWebKey, algorithm);
   return { fingerprint: info.fingerprint, spkiPem: info.spkiPem, algorithm: info.algorithm };
 }
+
+/** `jwksUri` or `signatureAgent` (at most one: the callers check), as a key source; its URL is judged when it is fetched. */
+function parseKeySource(body: Json): KeySource | undefined {
+  for (const field of ['jwksUri', 'signatureAgent'] as const) {
+    const value = body[field];
+    if (value === undefined) continue;
+    if (typeof value !== 'string' || value.trim() === '' || value.length > MAX_KEY_SOURCE_URL_CHARS) {
+      fail(
+        'invalid_request',
+        field === 'jwksUri'
+          ? `jwksUri must be the https URL of a JWKS (at most ${MAX_KEY_SOURCE_URL_CHARS} characters), e.g. https://keys.partner.example/jwks.json.`
+          : `signatureAgent must be the https origin of a Web Bot Auth agent (at most ${MAX_KEY_SOURCE_URL_CHARS} characters), e.g. https://agent.example.`,
+      );
+    }
+    return field === 'jwksUri' ? { jwksUri: value.trim() } : { signatureAgent: value.trim() };
+  }
+  return undefined;
+}
+
+/** Longest `jwksUri` / `signatureAgent`, in characters. */
+export const MAX_KEY_SOURCE_URL_CHARS = 2048;
 
 /** A client's coverage profile: `signet` or `rfc9421` (lambda/core/profiles.ts). */
 function parseProfile(value: unknown): CoverageProfile {

@@ -6,6 +6,8 @@
 import type { SignatureAlgorithm } from '../core/algorithm-names';
 import type { CoverageProfile } from '../core/profile-names';
 import type { AccountRecord, AuthFailure, KeyOwner, UnauthenticatedFailureWindow } from '../domain/store-types';
+import type { KeySource } from '../core/key-source-url';
+import type { KeySourceError, RefusedSourceKey } from '../domain/key-source-store';
 
 export interface KeyView {
   readonly fingerprint: string;
@@ -23,6 +25,30 @@ export interface KeyView {
    * behind. Absent when no use is recorded.
    */
   readonly lastUsedAt?: string;
+  /** RFC 7638 JWK thumbprint: a keyid naming this key (absent on keys registered before thumbprints were recorded). */
+  readonly thumbprint?: string;
+  /** The key comes from the client's key source. */
+  readonly published?: true;
+  /** A published key's JWK `kid`. */
+  readonly kid?: string;
+  /** A published key's `nbf` (ISO-8601). */
+  readonly notBefore?: string;
+  /** A published key's `exp` (ISO-8601). */
+  readonly expires?: string;
+}
+
+/** What the last fetches of a client's key source found. */
+export interface KeySourceStatusView {
+  readonly url: string;
+  readonly lastFetchAt: string;
+  readonly nextFetchAt: string;
+  readonly lastSuccessAt?: string;
+  readonly failingSince?: string;
+  readonly consecutiveFailures: number;
+  readonly lastError?: KeySourceError;
+  readonly refusedKeys?: readonly RefusedSourceKey[];
+  /** The published keys stop verifying then unless a fetch succeeds before. */
+  readonly keptUntil?: string;
 }
 
 export interface ClientView {
@@ -36,6 +62,12 @@ export interface ClientView {
   /** The client's own coverage profile, when it has one (overrides the deployment's); listings leave it out. */
   readonly profile?: CoverageProfile;
   readonly keys: readonly KeyView[];
+  /** Where the client's keys are published; absent: registered keys. */
+  readonly keySource?: KeySource;
+  /** The last successful fetch of the key source. */
+  readonly keysFetchedAt?: string;
+  /** What the last fetches found (read the client; listings leave it out). */
+  readonly keySourceStatus?: KeySourceStatusView;
   readonly version: number;
   readonly createdAt: string;
   readonly updatedAt: string;

@@ -8,7 +8,8 @@ import { UNAUTHENTICATED_FAILURE_WINDOW_S } from '../core/defaults';
 import { keyAgeDays } from '../core/key-age';
 import { DEFAULT_ACCOUNT_ID } from '../store/account-id';
 import type { AccountAuditEntry, AccountRecord, AccountTrailEntry, AuditEntry, AuthFailure, KeyOwner, UnauthenticatedFailureWindow } from '../domain/store-types';
-import type { AccountView, AuthFailuresView, ClientView, ExpiringKeyView, KeyView } from './view-types';
+import type { AccountView, AuthFailuresView, ClientView, ExpiringKeyView, KeySourceStatusView, KeyView } from './view-types';
+import type { KeySourceStatus } from '../domain/key-source-store';
 
 export type { AccountView, AuthFailuresView, ClientView, ExpiringKeyView } from './view-types';
 
@@ -19,7 +20,13 @@ export type { AccountView, AuthFailuresView, ClientView, ExpiringKeyView } from 
  * @param lastUse when each key last verified a request, by fingerprint (the store's `keyLastUse`);
  *   keys without an entry have no `lastUsedAt`, and the client's is the latest of its keys'
  */
-export function clientView(record: ClientRecord, nowMs: number, lastUse: ReadonlyMap<string, string> = new Map()): ClientView {
+export function clientView(
+  record: ClientRecord,
+  nowMs: number,
+  lastUse: ReadonlyMap<string, string> = new Map(),
+  sourceStatus?: KeySourceStatus,
+  keepDays = 7,
+): ClientView {
   const lastUsedAt = latest(record.keys.map((key) => lastUse.get(key.fingerprint)));
   return {
     clientId: record.clientId,
@@ -30,6 +37,9 @@ export function clientView(record: ClientRecord, nowMs: number, lastUse: Readonl
     roles: record.roles,
     ...(record.profile !== undefined ? { profile: record.profile } : {}),
     keys: record.keys.map((key) => keyView(key, nowMs, lastUse.get(key.fingerprint))),
+    ...(record.keySource !== undefined ? { keySource: { ...record.keySource } } : {}),
+    ...(record.keysFetchedAt !== undefined ? { keysFetchedAt: record.keysFetchedAt } : {}),
+    ...(record.keySource !== undefined && sourceStatus !== undefined ? { keySourceStatus: keySourceStatusView(sourceStatus, record.keysFetchedAt, keepDays) } : {}),
     version: record.version,
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
@@ -44,6 +54,22 @@ export function latest(instants: ReadonlyArray<string | undefined>): string | un
   return found;
 }
 
+/** A key source's status as the client view shows it, with the instant its keys stop verifying unless a fetch succeeds. */
+function keySourceStatusView(status: KeySourceStatus, keysFetchedAt: string | undefined, keepDays: number): KeySourceStatusView {
+  const lastSuccess = keysFetchedAt ?? status.lastSuccessAt;
+  return {
+    url: status.url,
+    lastFetchAt: status.lastFetchAt,
+    nextFetchAt: status.nextFetchAt,
+    ...(status.lastSuccessAt !== undefined ? { lastSuccessAt: status.lastSuccessAt } : {}),
+    ...(status.failingSince !== undefined ? { failingSince: status.failingSince } : {}),
+    consecutiveFailures: status.consecutiveFailures,
+    ...(status.lastError !== undefined ? { lastError: status.lastError } : {}),
+    ...(status.refusedKeys !== undefined && status.refusedKeys.length > 0 ? { refusedKeys: status.refusedKeys } : {}),
+    ...(lastSuccess !== undefined ? { keptUntil: new Date(Date.parse(lastSuccess) + keepDays * 86_400_000).toISOString() } : {}),
+  };
+}
+
 function keyView(key: StoredPublicKey, nowMs: number, lastUsedAt: string | undefined): KeyView {
   return {
     fingerprint: key.fingerprint,
@@ -52,8 +78,13 @@ function keyView(key: StoredPublicKey, nowMs: number, lastUsedAt: string | undef
     algorithm: key.algorithm ?? DEFAULT_RSA_ALGORITHM,
     addedAt: key.addedAt,
     ...(key.notAfter !== undefined ? { notAfter: key.notAfter } : {}),
-    active: isKeyActive(key, nowMs),
+    active: isKeyActive(key, nowMs) && (key.notBefore === undefined || Date.parse(key.notBefore) <= nowMs) && (key.expires === undefined || Date.parse(key.expires) > nowMs),
     ...(lastUsedAt !== undefined ? { lastUsedAt } : {}),
+    ...(key.thumbprint !== undefined ? { thumbprint: key.thumbprint } : {}),
+    ...(key.published === true ? { published: true as const } : {}),
+    ...(key.kid !== undefined ? { kid: key.kid } : {}),
+    ...(key.notBefore !== undefined ? { notBefore: key.notBefore } : {}),
+    ...(key.expires !== undefined ? { expires: key.expires } : {}),
   };
 }
 

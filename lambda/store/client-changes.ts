@@ -5,14 +5,18 @@
  * from, and plans again when that version moved. The key rules come from the registry's domain
  * rules (../domain/key-rollover.ts).
  */
+import { SignetError } from '../core/errors';
 import { addKeyTo, removeKeyFrom, setKeyNotAfterOn } from '../domain/key-rollover';
 import type { ClientRecord, ClientStatus, StoredPublicKey } from '../domain/client-record';
-import { type Mutable, actorFields, sameList, storedKey } from './item-codec';
+import type { KeySourceStatus } from '../domain/key-source-store';
+import { type Mutable, actorFields, keySourceText, sameList, storedKey } from './item-codec';
 import type { Actor, AuditEntry, AuditFieldChange, AuditedField, ClientChanges, NewClient, NewKey } from '../domain/store-types';
 
 /** What a change does to the record, its key items and the audit trail. */
 export interface ClientChangePlan {
-  readonly record: Partial<Pick<ClientRecord, 'name' | 'status' | 'networkWhitelist' | 'roles' | 'profile' | 'keys'>>;
+  readonly record: Partial<Pick<ClientRecord, 'name' | 'status' | 'networkWhitelist' | 'roles' | 'profile' | 'keys' | 'keySource' | 'keysFetchedAt'>>;
+  /** The key source status item written with the change; null: deleted (the client left its source). */
+  readonly sourceStatus?: KeySourceStatus | null;
   /** New key ownership items: must not exist yet. */
   readonly keyPuts?: readonly StoredPublicKey[];
   /** Key ownership items rewritten (not-after changed): must belong to this client. */
@@ -23,8 +27,10 @@ export interface ClientChangePlan {
 }
 
 /** A new client's record (version 1, one key) and its `client.created` audit entry. */
-export function newClient(input: NewClient, clientId: string, accountId: string, at: string, actor: Actor): { record: ClientRecord; key: StoredPublicKey; audit: AuditEntry } {
-  const key = storedKey(input.key, at);
+export function newClient(input: NewClient, clientId: string, accountId: string, at: string, actor: Actor): { record: ClientRecord; keys: readonly StoredPublicKey[]; audit: AuditEntry } {
+  const published = input.published;
+  if ((input.key === undefined) === (published === undefined)) throw new SignetError('invalid_request', 'A client has a registered key or a key source: give one of them.');
+  const keys = published === undefined ? [storedKey(input.key as NewKey, at)] : published.keys;
   const record: ClientRecord = {
     clientId,
     accountId,
@@ -33,7 +39,8 @@ export function newClient(input: NewClient, clientId: string, accountId: string,
     networkWhitelist: [...input.networkWhitelist],
     roles: [...input.roles],
     ...(input.profile !== undefined ? { profile: input.profile } : {}),
-    keys: [key],
+    keys: [...keys],
+    ...(published !== undefined ? { keySource: published.source, keysFetchedAt: published.fetchedAt } : {}),
     version: 1,
     createdAt: at,
     updatedAt: at,
@@ -51,10 +58,51 @@ export function newClient(input: NewClient, clientId: string, accountId: string,
       networkWhitelist: { to: record.networkWhitelist },
       roles: { to: record.roles },
       ...(record.profile !== undefined ? { profile: { to: record.profile } } : {}),
+      ...(published !== undefined ? { keySource: { to: keySourceText(published.source) } } : {}),
     },
-    keysAdded: [key.fingerprint],
+    keysAdded: keys.map((k) => k.fingerprint),
   };
-  return { record, key, audit };
+  return { record, keys, audit };
+}
+
+/**
+ * The client's keys replaced by a fetch's: keys still published keep their `addedAt`; the
+ * ownership items of new keys are put and those of keys gone deleted.
+ */
+export function planPublishedKeys(current: ClientRecord, fetched: readonly StoredPublicKey[]): Pick<ClientChangePlan, 'keyPuts' | 'keyDeletes'> & { keys: StoredPublicKey[] } {
+  const before = new Map(current.keys.map((k) => [k.fingerprint, k]));
+  const keys = fetched.map((k) => (before.has(k.fingerprint) ? { ...k, addedAt: before.get(k.fingerprint)!.addedAt } : k));
+  const after = new Set(keys.map((k) => k.fingerprint));
+  return {
+    keys,
+    keyPuts: keys.filter((k) => !before.has(k.fingerprint)),
+    keyDeletes: current.keys.filter((k) => !after.has(k.fingerprint)).map((k) => k.fingerprint),
+  };
+}
+
+/** A scheduled or manual refresh found another key set: the keys replaced, `keysFetchedAt` set, the status written. */
+export function planRefresh(current: ClientRecord, fetched: readonly StoredPublicKey[], fetchedAt: string, status: KeySourceStatus): ClientChangePlan {
+  const { keys, keyPuts, keyDeletes } = planPublishedKeys(current, fetched);
+  return {
+    record: { keys, keysFetchedAt: fetchedAt },
+    keyPuts,
+    keyDeletes,
+    sourceStatus: status,
+    audit: {
+      action: 'key_source.refreshed',
+      ...(keyPuts !== undefined && keyPuts.length > 0 ? { keysAdded: keyPuts.map((k) => k.fingerprint) } : {}),
+      ...(keyDeletes !== undefined && keyDeletes.length > 0 ? { keysRemoved: [...keyDeletes] } : {}),
+    },
+  };
+}
+
+/** Refuses a change of registered keys on a client whose keys come from its key source. */
+function refuseOnSource(current: ClientRecord, action: string): void {
+  if (current.keySource === undefined) return;
+  throw new SignetError(
+    'key_source_managed',
+    `This client's keys come from its key source (${keySourceText(current.keySource)}), so they cannot ${action} here: publish the change at the source and refresh (POST /registry/clients/${current.clientId}/keys/refresh), or PATCH a publicKey to switch the client to registered keys.`,
+  );
 }
 
 /** Name, whitelist, roles and/or the keys replaced by one key; undefined when nothing changes. */
@@ -79,7 +127,31 @@ export function planUpdate(current: ClientRecord, changes: ClientChanges, at: st
   let keyPuts: StoredPublicKey[] = [];
   let keyRewrites: StoredPublicKey[] = [];
   let keyDeletes: string[] = [];
-  if (changes.key !== undefined) {
+  let sourceStatus: KeySourceStatus | null | undefined;
+  if (changes.published !== undefined) {
+    const { source, fetchedAt, status } = changes.published;
+    const planned = planPublishedKeys(current, changes.published.keys);
+    record.keys = planned.keys;
+    record.keySource = source;
+    record.keysFetchedAt = fetchedAt;
+    keyPuts = [...(planned.keyPuts ?? [])];
+    keyDeletes = [...(planned.keyDeletes ?? [])];
+    sourceStatus = status;
+    const from = current.keySource === undefined ? undefined : keySourceText(current.keySource);
+    if (from !== keySourceText(source)) audited.keySource = { ...(from !== undefined ? { from } : {}), to: keySourceText(source) };
+  } else if (changes.key !== undefined && current.keySource !== undefined) {
+    // Back to registered keys: the source and its status go, the published keys with them.
+    const replacement = storedKey(changes.key, at);
+    record.keys = [replacement];
+    record.keySource = undefined;
+    record.keysFetchedAt = undefined;
+    const kept = current.keys.some((k) => k.fingerprint === replacement.fingerprint);
+    keyPuts = kept ? [] : [replacement];
+    keyRewrites = kept ? [replacement] : [];
+    keyDeletes = current.keys.filter((k) => k.fingerprint !== replacement.fingerprint).map((k) => k.fingerprint);
+    sourceStatus = null;
+    audited.keySource = { from: keySourceText(current.keySource) };
+  } else if (changes.key !== undefined) {
     const kept = current.keys.find((k) => k.fingerprint === changes.key?.fingerprint);
     const replacement = storedKey(changes.key, kept?.addedAt ?? at);
     const unchanged = current.keys.length === 1 && kept !== undefined && kept.notAfter === replacement.notAfter;
@@ -96,6 +168,7 @@ export function planUpdate(current: ClientRecord, changes: ClientChanges, at: st
     keyPuts,
     keyRewrites,
     keyDeletes,
+    ...(sourceStatus !== undefined ? { sourceStatus } : {}),
     audit: {
       action: 'client.updated',
       ...(Object.keys(audited).length > 0 ? { changes: audited } : {}),
@@ -107,6 +180,7 @@ export function planUpdate(current: ClientRecord, changes: ClientChanges, at: st
 
 /** One more key (rollover); keys already past their not-after are dropped in the same change. */
 export function planAddKey(current: ClientRecord, key: NewKey, at: string, nowMs: number): ClientChangePlan {
+  refuseOnSource(current, 'be added');
   const added = storedKey(key, at);
   const { keys, pruned } = addKeyTo(current.keys, added, nowMs);
   return {
@@ -123,12 +197,14 @@ export function planAddKey(current: ClientRecord, key: NewKey, at: string, nowMs
 
 /** One key fewer (never the last active one: `last_key`). */
 export function planRemoveKey(current: ClientRecord, fingerprint: string, nowMs: number): ClientChangePlan {
+  refuseOnSource(current, 'be removed');
   const remaining = removeKeyFrom(current, fingerprint, nowMs);
   return { record: { keys: remaining }, keyDeletes: [fingerprint], audit: { action: 'key.removed', keysRemoved: [fingerprint] } };
 }
 
 /** A key's not-after set (or cleared with undefined); undefined when it already is. */
 export function planKeyNotAfter(current: ClientRecord, fingerprint: string, notAfter: string | undefined, nowMs: number): ClientChangePlan | undefined {
+  refuseOnSource(current, 'be given an expiry');
   const expiry = setKeyNotAfterOn(current, fingerprint, notAfter, nowMs);
   if (expiry === undefined) return undefined;
   return {

@@ -12,13 +12,25 @@ import { isClientId } from './client-id';
 import type { ClientRecord } from '../domain/client-record';
 import { decodeCursor, encodeCursor } from './cursor';
 import { DEFAULT_PAGE_SIZE, DynamoTable, pageSize } from './dynamo-table';
-import { keyKey, toAuditEntry, toKeyOwner, toRecord } from './item-codec';
+import { keyKey, keySourceKey, toAuditEntry, toKeyOwner, toKeySourceStatus, toRecord } from './item-codec';
+import type { KeySourceStatus } from '../domain/key-source-store';
 import { storageError } from './store-errors';
 import type { AuditEntry, KeyOwner, Page } from '../domain/store-types';
 import { ITEM, LIST_INDEX_NAME, LIST_INDEX_PARTITION_KEY, LIST_INDEX_SORT_KEY, PARTITION_KEY, SORT_KEY } from './table-schema';
 
 /** The registry's listings and lookups on DynamoDB. */
 export class DynamoClientQueries extends DynamoTable {
+  /** A key-source client's status item (what its last fetches found), read consistently; undefined when it has none. */
+  async getKeySourceStatus(clientId: string): Promise<KeySourceStatus | undefined> {
+    if (!isClientId(clientId)) return undefined;
+    try {
+      const out = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: keySourceKey(clientId), ConsistentRead: true }));
+      return out.Item === undefined ? undefined : toKeySourceStatus(out.Item);
+    } catch (error) {
+      throw storageError(error, 'read the key source status');
+    }
+  }
+
   /**
    * One account's clients in creation order, one page at a time: exactly one Query on the list
    * index per page, never a Scan, whatever other accounts hold. A cursor only continues the

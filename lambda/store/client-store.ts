@@ -19,7 +19,8 @@
  * const store = new DynamoClientStore({ tableName: config.tableName, client: documentClient });
  * const { record, created } = await store.createClient({ name, networkWhitelist, roles, key }, actorId);
  */
-import type { ClientRecord } from '../domain/client-record';
+import type { ClientRecord, StoredPublicKey } from '../domain/client-record';
+import type { KeySourceStatus } from '../domain/key-source-store';
 import type { RegistryStore } from '../domain/registry-store';
 import type {
   AccountChanges,
@@ -98,6 +99,10 @@ export class DynamoClientStore implements RegistryStore {
     return this.queries.findByFingerprint(fingerprint, options);
   }
 
+  getKeySourceStatus(clientId: string): Promise<KeySourceStatus | undefined> {
+    return this.queries.getKeySourceStatus(clientId);
+  }
+
   listKeysOlderThan(days: number, cursor?: string, limit?: number): Promise<Page<KeyOwner>> {
     return this.queries.listKeysOlderThan(days, cursor, limit);
   }
@@ -135,6 +140,10 @@ export class DynamoClientStore implements RegistryStore {
 
   setKeyNotAfter(clientId: string, fingerprint: string, notAfter: string | undefined, actor: Actor, expectedVersion?: number, options?: ChangeOptions): Promise<ClientRecord> {
     return this.writes.setKeyNotAfter(clientId, fingerprint, notAfter, actor, expectedVersion, options);
+  }
+
+  refreshPublishedKeys(clientId: string, expectedVersion: number, keys: readonly StoredPublicKey[], fetchedAt: string, status: KeySourceStatus, actor: Actor): Promise<ClientRecord> {
+    return this.writes.refreshPublishedKeys(clientId, expectedVersion, keys, fetchedAt, status, actor);
   }
 
   disable(clientId: string, actor: Actor, expectedVersion?: number, options?: ChangeOptions): Promise<ClientRecord> {

@@ -5,7 +5,8 @@
  */
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { ClientRecord, StoredPublicKey } from '../domain/client-record';
-import { clientKey, keyAttribute, keyItem, keyKey, keyUseKey, ownedBy } from './item-codec';
+import type { KeySourceStatus } from '../domain/key-source-store';
+import { clientKey, keyAttribute, keyItem, keyKey, keySourceItem, keySourceKey, keyUseKey, ownedBy, thumbprintItem, thumbprintKey } from './item-codec';
 import { PARTITION_KEY, SORT_KEY } from './table-schema';
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -25,33 +26,54 @@ export function unchangedRecordItem(tableName: string, record: { clientId: strin
 
 
 export function updateRecordItem(tableName: string, next: ClientRecord, currentVersion: number): TransactItem {
+  const sets = ['#name = :name', '#status = :status', '#wl = :wl', '#roles = :roles', '#keys = :keys', '#version = :next', '#updatedAt = :updatedAt'];
+  const names: Record<string, string> = {
+    '#name': 'name',
+    '#status': 'status',
+    '#wl': 'networkWhitelist',
+    '#roles': 'roles',
+    '#keys': 'keys',
+    '#version': 'version',
+    '#updatedAt': 'updatedAt',
+    '#keySource': 'keySource',
+    '#keysFetchedAt': 'keysFetchedAt',
+  };
+  const values: Record<string, unknown> = {
+    ':name': next.name,
+    ':status': next.status,
+    ':wl': [...next.networkWhitelist],
+    ':roles': [...next.roles],
+    ':keys': next.keys.map(keyAttribute),
+    ':next': next.version,
+    ':current': currentVersion,
+    ':updatedAt': next.updatedAt,
+  };
+  if (next.profile !== undefined) {
+    sets.push('#profile = :profile');
+    names['#profile'] = 'profile';
+    values[':profile'] = next.profile;
+  }
+  const removes: string[] = [];
+  if (next.keySource !== undefined) {
+    sets.push('#keySource = :keySource');
+    values[':keySource'] = { ...next.keySource };
+  } else {
+    removes.push('#keySource');
+  }
+  if (next.keysFetchedAt !== undefined) {
+    sets.push('#keysFetchedAt = :keysFetchedAt');
+    values[':keysFetchedAt'] = next.keysFetchedAt;
+  } else {
+    removes.push('#keysFetchedAt');
+  }
   return {
     Update: {
       TableName: tableName,
       Key: clientKey(next.clientId),
-      UpdateExpression: `SET #name = :name, #status = :status, #wl = :wl, #roles = :roles, #keys = :keys, #version = :next, #updatedAt = :updatedAt${next.profile !== undefined ? ', #profile = :profile' : ''}`,
+      UpdateExpression: `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`,
       ConditionExpression: '#version = :current',
-      ExpressionAttributeNames: {
-        '#name': 'name',
-        '#status': 'status',
-        '#wl': 'networkWhitelist',
-        '#roles': 'roles',
-        '#keys': 'keys',
-        '#version': 'version',
-        '#updatedAt': 'updatedAt',
-        ...(next.profile !== undefined ? { '#profile': 'profile' } : {}),
-      },
-      ExpressionAttributeValues: {
-        ':name': next.name,
-        ':status': next.status,
-        ':wl': [...next.networkWhitelist],
-        ':roles': [...next.roles],
-        ':keys': next.keys.map(keyAttribute),
-        ':next': next.version,
-        ':current': currentVersion,
-        ':updatedAt': next.updatedAt,
-        ...(next.profile !== undefined ? { ':profile': next.profile } : {}),
-      },
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
     },
   };
 }
@@ -104,4 +126,32 @@ export function deleteKeyItem(tableName: string, clientId: string, fingerprint: 
 /** A removed key's last use (./key-use.ts), deleted with its ownership item: the key, if registered again, starts unused. */
 export function deleteKeyUseItem(tableName: string, fingerprint: string): TransactItem {
   return { Delete: { TableName: tableName, Key: keyUseKey(fingerprint) } };
+}
+
+/** A new key's thumbprint index item: it must not exist yet (a thumbprint names one client's key). */
+export function putThumbprintItem(tableName: string, clientId: string, key: StoredPublicKey & { thumbprint: string }): TransactItem {
+  return {
+    Put: {
+      TableName: tableName,
+      Item: thumbprintItem(clientId, key.thumbprint, key.fingerprint),
+      ConditionExpression: 'attribute_not_exists(#pk)',
+      ExpressionAttributeNames: { '#pk': PARTITION_KEY },
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    },
+  };
+}
+
+/** A removed key's thumbprint index item, if it is this client's (keys stored before thumbprints have none: nothing to delete). */
+export function deleteThumbprintItem(tableName: string, clientId: string, thumbprint: string): TransactItem {
+  return { Delete: { TableName: tableName, Key: thumbprintKey(thumbprint), ...ownedBy(clientId) } };
+}
+
+/** The client's key source status, written with the change. */
+export function putKeySourceItem(tableName: string, status: KeySourceStatus): TransactItem {
+  return { Put: { TableName: tableName, Item: keySourceItem(status) } };
+}
+
+/** The client's key source status, deleted with the change that ends its source. */
+export function deleteKeySourceItem(tableName: string, clientId: string): TransactItem {
+  return { Delete: { TableName: tableName, Key: keySourceKey(clientId) } };
 }

@@ -25,19 +25,32 @@
  */
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { SignetError } from '../core/errors';
-import type { ClientRecord, ClientStatus } from '../domain/client-record';
+import type { ClientRecord, ClientStatus, StoredPublicKey } from '../domain/client-record';
+import type { KeySourceStatus } from '../domain/key-source-store';
 import { StoreRefusal } from '../domain/store-refusal';
 import { canAdminister, describeLoss, isActiveAdmin, lastAdmin, operatorChange } from '../domain/operator-rules';
 import type { Actor, AuditEntry, ChangeOptions, ClientChanges, CreateClientResult, NewClient, NewKey } from '../domain/store-types';
 import { DEFAULT_ACCOUNT_ID, isAccountId } from './account-id';
 import type { DynamoAdminRoster } from './admin-roster';
-import { type ClientChangePlan, newClient, planAddKey, planKeyNotAfter, planRemoveKey, planStatus, planUpdate } from './client-changes';
+import { type ClientChangePlan, newClient, planAddKey, planRefresh, planKeyNotAfter, planRemoveKey, planStatus, planUpdate } from './client-changes';
 import { isClientId, newClientId } from './client-id';
 import type { DynamoClientQueries } from './client-queries';
 import type { DynamoClientRecords } from './client-records';
-import { deleteKeyItem, deleteKeyUseItem, putKeyItem, rewriteKeyItem, unchangedRecordItem, updateRecordItem } from './client-transaction';
+import {
+  type TransactItem,
+  deleteKeyItem,
+  deleteKeySourceItem,
+  deleteKeyUseItem,
+  deleteThumbprintItem,
+  putKeyItem,
+  putKeySourceItem,
+  putThumbprintItem,
+  rewriteKeyItem,
+  unchangedRecordItem,
+  updateRecordItem,
+} from './client-transaction';
 import { type DynamoClientStoreOptions, DynamoTable } from './dynamo-table';
-import { actorFields, auditItem, canonicalInstant, clientItem, keyItem } from './item-codec';
+import { actorFields, auditItem, canonicalInstant, clientItem, keyThumbprint } from './item-codec';
 import { cancellationReasons, isTransactionConflict, storageError, versionConflict } from './store-errors';
 import { RETRY, busy, withWriteRetries } from './write-retries';
 import { PARTITION_KEY } from './table-schema';
@@ -69,25 +82,21 @@ export class DynamoClientWrites extends DynamoTable {
     const accountId = input.accountId ?? DEFAULT_ACCOUNT_ID;
     if (!isAccountId(accountId)) throw new SignetError('invalid_request', 'accountId must be an account id such as acct_default, as the registry gave it.');
     return withWriteRetries(async () => {
-      const { record, key, audit } = newClient(input, newClientId(), accountId, this.now().toISOString(), actor);
+      const { record, keys, audit } = newClient(input, newClientId(), accountId, this.now().toISOString(), actor);
       const operator = isActiveAdmin(record);
+      const status = input.published === undefined ? undefined : { ...input.published.status, clientId: record.clientId };
       try {
         await this.doc.send(
           new TransactWriteCommand({
             TransactItems: [
               { Put: { TableName: this.tableName, Item: clientItem(record), ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': PARTITION_KEY } } },
-              {
-                Put: {
-                  TableName: this.tableName,
-                  Item: keyItem(record.clientId, key),
-                  ConditionExpression: 'attribute_not_exists(#pk)',
-                  ExpressionAttributeNames: { '#pk': PARTITION_KEY },
-                  ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-                },
-              },
+              // Key ownership items from index 1 on (the cancellation reasons below rely on it).
+              ...keys.map((key) => putKeyItem(this.tableName, record.clientId, key)),
               { Put: { TableName: this.tableName, Item: auditItem(audit) } },
               // A new operator joins the admin roster (created if need be: no read, no extra grant but this item's update).
               ...(operator ? [this.parts.roster.change(record.clientId, 'added')] : []),
+              ...thumbprintPuts(this.tableName, record.clientId, keys),
+              ...(status !== undefined ? [putKeySourceItem(this.tableName, status)] : []),
             ],
           }),
         );
@@ -95,11 +104,18 @@ export class DynamoClientWrites extends DynamoTable {
       } catch (error) {
         const reasons = cancellationReasons(error);
         if (reasons === undefined) throw storageError(error, 'create the client');
-        if (reasons[1]?.Code === 'ConditionalCheckFailed') {
+        const takenAt = keys.findIndex((_key, i) => reasons[i + 1]?.Code === 'ConditionalCheckFailed');
+        if (takenAt >= 0 && input.published !== undefined) throw keyTaken(keys[takenAt].fingerprint, reasons[takenAt + 1]?.Item?.clientId?.S);
+        if (takenAt >= 0) {
           // The key is taken: answer with its holder. If it was released meanwhile, try again.
-          const holderId = reasons[1].Item?.clientId?.S ?? (await this.parts.queries.findByFingerprint(key.fingerprint, { consistentRead: true }))?.clientId;
+          const key = keys[takenAt];
+          const holderId = reasons[takenAt + 1].Item?.clientId?.S ?? (await this.parts.queries.findByFingerprint(key.fingerprint, { consistentRead: true }))?.clientId;
           const holder = holderId === undefined ? undefined : await this.parts.records.getClient(holderId, { consistentRead: true });
           if (holder !== undefined) return { record: holder, created: false };
+        } else if (reasons[0]?.Code !== 'ConditionalCheckFailed' && thumbTakenAt(reasons, keys.length + 2 + (operator ? 1 : 0), keys.length) >= 0) {
+          // A thumbprint already names another client's key: taken.
+          const at = thumbTakenAt(reasons, keys.length + 2 + (operator ? 1 : 0), keys.length);
+          throw keyTaken(keys[at].fingerprint, reasons[keys.length + 2 + (operator ? 1 : 0) + at]?.Item?.clientId?.S);
         } else if (reasons[0]?.Code !== 'ConditionalCheckFailed' && !isTransactionConflict(reasons)) {
           // (a clientId collision, reason 0, is retried with a fresh id)
           throw storageError(error, 'create the client');
@@ -153,6 +169,23 @@ export class DynamoClientWrites extends DynamoTable {
     return this.mutate(clientId, expectedVersion, actor, options, 'set the key expiry', (current, _at, nowMs) => planKeyNotAfter(current, fingerprint, canonical, nowMs));
   }
 
+  /**
+   * Replaces a key-source client's published keys with a fetch's (version + 1, audit entry
+   * `key_source.refreshed`), sets `keysFetchedAt` and writes the source status, if the record is
+   * still at `expectedVersion`.
+   * @throws SignetError `not_found`, `version_conflict`, `key_already_registered`
+   */
+  refreshPublishedKeys(
+    clientId: string,
+    expectedVersion: number,
+    keys: readonly StoredPublicKey[],
+    fetchedAt: string,
+    status: KeySourceStatus,
+    actor: Actor,
+  ): Promise<ClientRecord> {
+    return this.mutate(clientId, expectedVersion, actor, {}, 'refresh the published keys', (current) => planRefresh(current, keys, fetchedAt, status));
+  }
+
   /** Disables the client: the authorizer refuses it (`client_disabled`). No change if already disabled. */
   disable(clientId: string, actor: Actor, expectedVersion?: number, options: ChangeOptions = {}): Promise<ClientRecord> {
     return this.setStatus(clientId, 'disabled', actor, expectedVersion, options);
@@ -202,6 +235,18 @@ export class DynamoClientWrites extends DynamoTable {
         ...(change.keyDeletes ?? []).map((fp) => ({ fingerprint: fp, isNew: false, item: deleteKeyItem(this.tableName, clientId, fp) })),
       ];
       const audit: AuditEntry = { ...change.audit, clientId, accountId: current.accountId, at, ...actorFields(actor), version: next.version };
+      // Every key put gets its thumbprint index item, every key deleted loses it (after the items whose
+      // cancellation reasons are read by position), and the key source status goes with the change.
+      const thumbprints: TransactItem[] = [
+        ...thumbprintPuts(this.tableName, clientId, change.keyPuts ?? []),
+        ...(change.keyDeletes ?? []).flatMap((fp) => {
+          const gone = current.keys.find((k) => k.fingerprint === fp);
+          const thumbprint = gone === undefined ? undefined : keyThumbprint(gone);
+          return thumbprint === undefined ? [] : [deleteThumbprintItem(this.tableName, clientId, thumbprint)];
+        }),
+      ];
+      const source: TransactItem[] =
+        change.sourceStatus === undefined ? [] : [change.sourceStatus === null ? deleteKeySourceItem(this.tableName, clientId) : putKeySourceItem(this.tableName, { ...change.sourceStatus, clientId })];
       const operator = operatorChange(current, next);
       if (operator === 'removed') await this.parts.roster.ensureBuilt();
       // An operator that stops being able to sign for long (its last lasting key removed, cut short
@@ -222,7 +267,9 @@ export class DynamoClientWrites extends DynamoTable {
               ...(operator !== undefined ? [this.parts.roster.change(clientId, operator)] : []),
               ...(otherOperator !== undefined ? [unchangedRecordItem(this.tableName, otherOperator)] : []),
               // Last, so the cancellation reasons above keep their places.
-              ...(change.keyDeletes ?? []).map((fp) => deleteKeyUseItem(this.tableName, fp)),
+              ...thumbprints,
+              ...source,
+              ...keyUseDeletes(change.keyDeletes ?? [], keyWrites.length + thumbprints.length + source.length + 4).map((fp) => deleteKeyUseItem(this.tableName, fp)),
             ],
           }),
         );
@@ -234,13 +281,10 @@ export class DynamoClientWrites extends DynamoTable {
           throw lastAdmin(describeLoss(current, next, nowMs));
         }
         const taken = keyWrites.find((w, i) => w.isNew && reasons[i + 1]?.Code === 'ConditionalCheckFailed');
-        if (taken !== undefined) {
-          const holder = reasons[keyWrites.indexOf(taken) + 1]?.Item?.clientId?.S;
-          throw new SignetError(
-            'key_already_registered',
-            `This public key (fingerprint ${taken.fingerprint}) is already registered${holder ? ` on client ${holder}` : ' on another client'}. A key belongs to one client only: generate a new key pair for this client.`,
-          );
-        }
+        if (taken !== undefined) throw keyTaken(taken.fingerprint, reasons[keyWrites.indexOf(taken) + 1]?.Item?.clientId?.S);
+        const thumbStart = keyWrites.length + 2 + (operator !== undefined ? 1 : 0) + (otherOperator !== undefined ? 1 : 0);
+        const thumbTaken = thumbTakenAt(reasons, thumbStart, (change.keyPuts ?? []).length);
+        if (thumbTaken >= 0 && reasons[0]?.Code !== 'ConditionalCheckFailed') throw keyTaken((change.keyPuts ?? [])[thumbTaken].fingerprint, reasons[thumbStart + thumbTaken]?.Item?.clientId?.S);
         if (reasons[0]?.Code === 'ConditionalCheckFailed') {
           const latest = await this.parts.records.getClient(clientId, { consistentRead: true });
           if (latest === undefined) throw clientNotFound(clientId);
@@ -252,6 +296,40 @@ export class DynamoClientWrites extends DynamoTable {
       }
     }, () => (expectedVersion !== undefined ? versionConflict('client', expectedVersion, undefined) : busy(action)));
   }
+}
+
+/** The most items one DynamoDB transaction may hold. */
+const MAX_TRANSACTION_ITEMS = 100;
+
+/**
+ * The last-use items deleted with their keys, as many as the transaction has room for after
+ * `others` items: a published key set replaced whole (20 keys out, 20 in) fills it; a last use
+ * left behind only makes the key, if ever registered again, start with its old last use.
+ */
+function keyUseDeletes(fingerprints: readonly string[], others: number): readonly string[] {
+  return fingerprints.slice(0, Math.max(0, MAX_TRANSACTION_ITEMS - others));
+}
+
+/** The thumbprint index items of new keys, in their order (a key whose thumbprint cannot be computed has none). */
+function thumbprintPuts(tableName: string, clientId: string, keys: readonly StoredPublicKey[]): TransactItem[] {
+  return keys.flatMap((key) => {
+    const thumbprint = keyThumbprint(key);
+    return thumbprint === undefined ? [] : [putThumbprintItem(tableName, clientId, { ...key, thumbprint })];
+  });
+}
+
+/** The first of `count` thumbprint puts from `start` whose condition failed, or -1. */
+function thumbTakenAt(reasons: readonly ({ Code?: string } | undefined)[], start: number, count: number): number {
+  for (let i = 0; i < count; i++) if (reasons[start + i]?.Code === 'ConditionalCheckFailed') return i;
+  return -1;
+}
+
+/** A public key (or its thumbprint) already registered on another client. */
+export function keyTaken(fingerprint: string, holder: string | undefined): SignetError {
+  return new SignetError(
+    'key_already_registered',
+    `This public key (fingerprint ${fingerprint}) is already registered${holder ? ` on client ${holder}` : ' on another client'}. A key belongs to one client only: generate a new key pair for this client.`,
+  );
 }
 
 /**

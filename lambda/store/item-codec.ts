@@ -2,7 +2,11 @@
  * DynamoDB items <-> records (./table-schema.ts has the layout): client records, key ownership
  * items, audit entries, and the canonical forms the store writes. Pure: no SDK, no clock.
  */
+import { createPublicKey } from 'node:crypto';
 import { DEFAULT_ACCOUNT_ID, isAccountId } from './account-id';
+import { thumbprintOfKey } from '../core/jwk-thumbprint';
+import type { KeySource } from '../core/key-source-url';
+import type { KeySourceStatus } from '../domain/key-source-store';
 import { isSignatureAlgorithm } from '../core/algorithms';
 import { SignetError } from '../core/errors';
 import { isCoverageProfile } from '../core/profiles';
@@ -48,11 +52,31 @@ export function toRecord(item: Item, listedIn?: string): ClientRecord {
       ...(isSignatureAlgorithm(k.algorithm) ? { algorithm: k.algorithm } : {}),
       addedAt: String(k.addedAt),
       ...(typeof k.notAfter === 'string' ? { notAfter: k.notAfter } : {}),
+      ...(typeof k.thumbprint === 'string' ? { thumbprint: k.thumbprint } : {}),
+      ...(k.published === true ? { published: true as const } : {}),
+      ...(typeof k.kid === 'string' ? { kid: k.kid } : {}),
+      ...(typeof k.notBefore === 'string' ? { notBefore: k.notBefore } : {}),
+      ...(typeof k.expires === 'string' ? { expires: k.expires } : {}),
     })),
+    ...(keySourceOf(item.keySource) !== undefined ? { keySource: keySourceOf(item.keySource) } : {}),
+    ...(typeof item.keysFetchedAt === 'string' ? { keysFetchedAt: item.keysFetchedAt } : {}),
     version: Number(item.version),
     createdAt: String(item.createdAt),
     updatedAt: String(item.updatedAt),
   };
+}
+
+/** A stored key source (`{ jwksUri }` or `{ signatureAgent }`), or undefined for anything else. */
+export function keySourceOf(value: unknown): KeySource | undefined {
+  const source = value as { jwksUri?: unknown; signatureAgent?: unknown } | undefined;
+  if (typeof source?.jwksUri === 'string') return { jwksUri: source.jwksUri };
+  if (typeof source?.signatureAgent === 'string') return { signatureAgent: source.signatureAgent };
+  return undefined;
+}
+
+/** What a key source names, for people and the audit trail: the JWKS URL or the agent's origin. */
+export function keySourceText(source: KeySource): string {
+  return 'jwksUri' in source ? source.jwksUri : source.signatureAgent;
 }
 
 export function stringList(value: unknown): string[] {
@@ -125,6 +149,8 @@ export function clientItem(record: ClientRecord): Item {
     roles: [...record.roles],
     ...(record.profile !== undefined ? { profile: record.profile } : {}),
     keys: record.keys.map(keyAttribute),
+    ...(record.keySource !== undefined ? { keySource: { ...record.keySource } } : {}),
+    ...(record.keysFetchedAt !== undefined ? { keysFetchedAt: record.keysFetchedAt } : {}),
     version: record.version,
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
@@ -176,7 +202,55 @@ export function keyAttribute(key: StoredPublicKey): Item {
     ...(key.algorithm !== undefined ? { algorithm: key.algorithm } : {}),
     addedAt: key.addedAt,
     ...(key.notAfter !== undefined ? { notAfter: key.notAfter } : {}),
+    ...(key.thumbprint !== undefined ? { thumbprint: key.thumbprint } : {}),
+    ...(key.published === true ? { published: true } : {}),
+    ...(key.kid !== undefined ? { kid: key.kid } : {}),
+    ...(key.notBefore !== undefined ? { notBefore: key.notBefore } : {}),
+    ...(key.expires !== undefined ? { expires: key.expires } : {}),
   };
+}
+
+export function thumbprintKey(thumbprint: string): Item {
+  return { [PARTITION_KEY]: ITEM.thumbprintPk(thumbprint), [SORT_KEY]: ITEM.thumbprintSk };
+}
+
+/** A key's thumbprint index item: the thumbprint names this client's key. */
+export function thumbprintItem(clientId: string, thumbprint: string, fingerprint: string): Item {
+  return { ...thumbprintKey(thumbprint), type: 'thumbprint', clientId, fingerprint };
+}
+
+/**
+ * The thumbprint of a stored key: the one recorded, or computed from its SPKI for keys stored
+ * before thumbprints were (their index item, if any, is found by it); undefined for an SPKI that
+ * does not parse (only hand-made test records have one).
+ */
+export function keyThumbprint(key: Pick<StoredPublicKey, 'thumbprint' | 'spkiPem'>): string | undefined {
+  if (key.thumbprint !== undefined) return key.thumbprint;
+  try {
+    return thumbprintOfKey(createPublicKey(key.spkiPem));
+  } catch {
+    return undefined;
+  }
+}
+
+export function keySourceKey(clientId: string): Item {
+  return { [PARTITION_KEY]: ITEM.keySourcePk(clientId), [SORT_KEY]: ITEM.keySourceSk };
+}
+
+/** A key source status item, listed in the refresher's due list by its next fetch. */
+export function keySourceItem(status: KeySourceStatus): Item {
+  return {
+    ...keySourceKey(status.clientId),
+    [LIST_INDEX_PARTITION_KEY]: ITEM.keySourcesPartition,
+    [LIST_INDEX_SORT_KEY]: `${status.nextFetchAt}#${status.clientId}`,
+    type: 'keySource',
+    ...dropUndefined(status as unknown as Item),
+  };
+}
+
+export function toKeySourceStatus(item: Item): KeySourceStatus {
+  const { [PARTITION_KEY]: _pk, [SORT_KEY]: _sk, [LIST_INDEX_PARTITION_KEY]: _lpk, [LIST_INDEX_SORT_KEY]: _lsk, type: _type, ...status } = item;
+  return { ...status, consecutiveFailures: Number(status.consecutiveFailures ?? 0) } as unknown as KeySourceStatus;
 }
 
 export function toKeyOwner(item: Item): KeyOwner {
@@ -189,6 +263,7 @@ export function toKeyOwner(item: Item): KeyOwner {
 }
 
 
+/** A registered key as stored, with its thumbprint (computed when the caller gave none). */
 export function storedKey(key: NewKey, addedAt: string): StoredPublicKey {
   return {
     fingerprint: key.fingerprint,
@@ -196,7 +271,12 @@ export function storedKey(key: NewKey, addedAt: string): StoredPublicKey {
     ...(key.algorithm !== undefined ? { algorithm: key.algorithm } : {}),
     addedAt,
     ...(key.notAfter !== undefined ? { notAfter: canonicalInstant(key.notAfter, 'notAfter') } : {}),
+    ...withThumbprint(keyThumbprint(key)),
   };
+}
+
+function withThumbprint(thumbprint: string | undefined): { thumbprint?: string } {
+  return thumbprint === undefined ? {} : { thumbprint };
 }
 
 /** An ISO-8601 instant in the one form the store writes (so string order is time order). */

@@ -19,6 +19,8 @@
  * | account         | `ACCOUNT#<accountId>` | `ACCOUNT`                  | `ACCOUNTS`             | `<createdAt>#<accountId>` (2) |
  * | account audit   | `ACCOUNT#<accountId>` | `AUDIT#<version, 12 digits>` | `AUDIT#<accountId>` (3) | `<at>#<accountId>#<version>` |
  * | admin roster    | `ROSTER#registry:admin` | `ROSTER`                 | -                      | -                           |
+ * | key thumbprint  | `THUMB#<thumbprint>`  | `THUMB`                    | -                      | -                           |
+ * | key source      | `SOURCE#<clientId>`   | `SOURCE`                   | `KEY_SOURCES`          | `<nextFetchAt>#<clientId>` (4) |
  *
  * (1) `CLIENTS` for the default account (`acct_default`), `CLIENTS#<accountId>` for any other:
  *     {@link ITEM.accountClientsPartition}. The default account keeps the partition every client
@@ -27,6 +29,8 @@
  * (2) `0#acct_default` for the default account, so it always lists first.
  * (3) {@link ITEM.accountAuditPartition}: the account's whole trail (its own changes and every
  *     change to its clients) in one list-index partition, newest first by time.
+ * (4) The refresher's due list (lambda/key-sources/key-source-refresher.ts): one Query for
+ *     `gsi1sk < <now>` finds the sources due, oldest first, never a Scan.
  *
  * - **Client record**: everything the authorizer needs (status, whitelist, roles, every key with
  *   its SPKI PEM and not-after, `version`) in ONE item, so a request costs one GetItem.
@@ -76,6 +80,17 @@
  *   call scoped to an account checks membership on the record it reads anyway. The account item
  *   holds the name and the role ceiling; the default account's item exists only once an operator
  *   has edited it (until then the store answers a built-in default).
+ *
+ * - **Key thumbprint**: one item per key that has a thumbprint (RFC 7638; every key written since
+ *   thumbprints were recorded, registered or published), holding `clientId` and `fingerprint`.
+ *   Written with `attribute_not_exists(pk)` in the same transaction as the key's ownership item
+ *   and deleted with it, so a thumbprint keyid names one client's key at most, found with one
+ *   GetItem. Keys registered before have none: a thumbprint keyid does not find them.
+ * - **Key source status** (./key-source-store.ts): for a client whose keys are published
+ *   elsewhere, what the last fetches found (`url`, `lastFetchAt`, `nextFetchAt`, `lastSuccessAt`,
+ *   `failingSince`, `consecutiveFailures`, `lastError`, `refusedKeys`, `maxAgeS`). Bookkeeping:
+ *   written without a version bump or an audit entry, always conditioned on the client record's
+ *   version the fetch was planned from; deleted when the client goes back to registered keys.
  *
  * - **Admin roster**: one item whose string set `admins` holds the clientId of every active client
  *   with `registry:admin`. A change that takes an operator away (disable, role removed) deletes
@@ -128,6 +143,11 @@ export const AUTHORIZER_WRITE_PREFIXES: readonly string[] = Object.freeze([FAILU
  */
 export const SEARCH_BUDGET_PREFIX = 'BUDGET#';
 
+/** Partition prefix of a key's thumbprint index item (`THUMB#<thumbprint>`): written by the registry, bootstrap and rotation with the key. */
+export const THUMBPRINT_PREFIX = 'THUMB#';
+/** Partition prefix of a client's key source status (`SOURCE#<clientId>`): written by the registry and the refresher. */
+export const KEY_SOURCE_PREFIX = 'SOURCE#';
+
 /** The GSI that lists client records and key items by creation time. */
 export const LIST_INDEX_NAME = 'gsi1';
 export const LIST_INDEX_PARTITION_KEY = 'gsi1pk';
@@ -172,6 +192,13 @@ export const ITEM = {
   /** The list-index partition of an account's clients: `CLIENTS` for the default account, `CLIENTS#<accountId>` otherwise. */
   accountClientsPartition: (accountId: string): string =>
     accountId === DEFAULT_ACCOUNT_ID ? 'CLIENTS' : `CLIENTS#${accountId}`,
+  /** A key's thumbprint index item (see the table above). */
+  thumbprintPk: (thumbprint: string): string => `${THUMBPRINT_PREFIX}${thumbprint}`,
+  thumbprintSk: 'THUMB',
+  /** A client's key source status item, listed in the refresher's due list. */
+  keySourcePk: (clientId: string): string => `${KEY_SOURCE_PREFIX}${clientId}`,
+  keySourceSk: 'SOURCE',
+  keySourcesPartition: 'KEY_SOURCES',
 } as const;
 
 /** A key ownership item's last use: the ISO-8601 instant the key last verified a request. */

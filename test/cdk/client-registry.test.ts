@@ -193,14 +193,14 @@ describe('ClientRegistry grants', () => {
     expect(actionsOf(use)).toEqual(['dynamodb:DeleteItem']);
     expect(use.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['USE#*'] } });
     expect(actionsOf(s).sort()).toEqual(['dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
-    expect(s.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['CLIENT#c_AAAAAAAAAAAAAAAAAAAAAA', 'KEY#*'] } });
+    expect(s.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['CLIENT#c_AAAAAAAAAAAAAAAAAAAAAA', 'KEY#*', 'THUMB#*'] } });
   });
 
   test('grantCreateClients: reads and puts of client and key items, updates of client records (a changed admin name or allow-list) and of the admin roster item, no delete', () => {
     const [s, roster, records, ...more] = statementsOf((r, role) => r.grantCreateClients(role));
     expect(more).toEqual([]);
     expect(actionsOf(s).sort()).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem']);
-    expect(s.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['CLIENT#*', 'KEY#*'] } });
+    expect(s.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['CLIENT#*', 'KEY#*', 'THUMB#*'] } });
     expect(actionsOf(roster)).toEqual(['dynamodb:UpdateItem']);
     expect(roster.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['ROSTER#registry:admin'] } });
     expect(actionsOf(records)).toEqual(['dynamodb:UpdateItem']);

@@ -148,7 +148,7 @@ test('countUnauthenticatedFailures stays within grantRecordFailures: one UpdateI
   expect((await admin.listUnauthenticatedFailures(record.clientId)).map((w) => w.counts)).toEqual([{ signature_mismatch: 3 }]);
 });
 
-test('createClient (the admin bootstrap) stays within grantCreateClients: GetItem / PutItem on CLIENT# and KEY# items, UpdateItem of the admin roster', async () => {
+test('createClient (the admin bootstrap) stays within grantCreateClients: GetItem / PutItem on CLIENT#, KEY# and THUMB# items, UpdateItem of the admin roster', async () => {
   const store = new DynamoClientStore({ tableName, client: recorder });
   const first = await store.createClient(newClient(1), 'bootstrap');
   const again = await store.createClient(newClient(1), 'bootstrap'); // key taken: the holder is looked up
@@ -159,7 +159,7 @@ test('createClient (the admin bootstrap) stays within grantCreateClients: GetIte
   expect(new Set(ops.map((o) => o.action))).toEqual(new Set(['PutItem', 'GetItem', 'UpdateItem']));
   for (const op of ops) {
     if (op.action === 'UpdateItem') expect(partitionKeyOf(op.input)).toBe(ITEM.adminRosterPk);
-    else expect(partitionKeyOf(op.input)).toMatch(/^(CLIENT|KEY)#/);
+    else expect(partitionKeyOf(op.input)).toMatch(/^(CLIENT|KEY|THUMB)#/);
   }
 });
 

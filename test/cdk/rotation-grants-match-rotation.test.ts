@@ -93,7 +93,7 @@ test('every Secrets Manager request is one of the four granted actions, on this 
   for (const r of secretRequests) expect(r.input.SecretId).toBe(secretArn);
 });
 
-test('every DynamoDB request is a granted item action on this client\'s items, key-ownership items, or a removed key\'s last use', () => {
+test('every DynamoDB request is a granted item action on this client\'s items, key-ownership and thumbprint items, or a removed key\'s last use', () => {
   const ops = tableRequests.flatMap(({ command, input }) => {
     if (command === 'TransactWriteItemsCommand') {
       return (input.TransactItems as Array<Record<string, Record<string, unknown>>>).map((item) => {
@@ -111,7 +111,7 @@ test('every DynamoDB request is a granted item action on this client\'s items, k
     const keyed = (op.input.Key ?? op.input.Item) as Record<string, { S: string }>;
     // A removed key's last use goes with it: DeleteItem is all the grant allows on USE# items.
     if (keyed.pk.S.startsWith('USE#')) expect(op.action).toBe('DeleteItem');
-    else expect(keyed.pk.S === `CLIENT#${clientId}` || keyed.pk.S.startsWith('KEY#')).toBe(true);
+    else expect(keyed.pk.S === `CLIENT#${clientId}` || keyed.pk.S.startsWith('KEY#') || keyed.pk.S.startsWith('THUMB#')).toBe(true);
   }
   expect(ops.some((op) => ((op.input.Key ?? op.input.Item) as Record<string, { S: string }>).pk.S.startsWith('USE#'))).toBe(true);
 });

@@ -241,7 +241,7 @@ describe('least privilege', () => {
     expect(secret[0].Resource).toEqual({ Ref: secretId });
     const dynamo = statements.filter((s) => actionsOf(s)[0].startsWith('dynamodb:'));
     expect(dynamo).toHaveLength(2);
-    expect(dynamo[0].Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`CLIENT#${ROTATED_CLIENT}`, 'KEY#*'] } });
+    expect(dynamo[0].Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`CLIENT#${ROTATED_CLIENT}`, 'KEY#*', 'THUMB#*'] } });
     // Removing a key deletes its last use: DeleteItem only, on the last-use partitions.
     expect([actionsOf(dynamo[1]), dynamo[1].Condition]).toEqual([['dynamodb:DeleteItem'], { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['USE#*'] } }]);
   });

@@ -417,7 +417,7 @@ describe('listing an account of 1,000 clients as its admin', () => {
       const results = await Promise.all(
         Array.from({ length: 25 }, (_, j) =>
           store.createClient(
-            { accountId: account, name: `bulk ${batch + j}`, networkWhitelist: ['0.0.0.0'], roles: ['demo'], key: { fingerprint: createHash('sha256').update(`registry-bulk-${batch + j}`).digest('base64url'), spkiPem: spki } },
+            { accountId: account, name: `bulk ${batch + j}`, networkWhitelist: ['0.0.0.0'], roles: ['demo'], key: syntheticKey(`registry-bulk-${batch + j}`, spki) },
             OPERATOR.clientId,
           ),
         ),
@@ -527,3 +527,9 @@ describe('end to end: the authorizer passes the account the registry scopes by',
     expect(deny).toMatchObject({ isAuthorized: false, context: { signetError: 'role_forbidden' } });
   });
 });
+
+/** One real key under a made-up fingerprint (and thumbprint, so each names its own client). */
+function syntheticKey(seed: string, spkiPem: string): { fingerprint: string; spkiPem: string; thumbprint: string } {
+  const fingerprint = createHash('sha256').update(seed).digest('base64url');
+  return { fingerprint, spkiPem, thumbprint: fingerprint };
+}

@@ -87,7 +87,7 @@ beforeAll(async () => {
     clock.ms += 3_600_000; // one an hour: creation order is index order
     const name = `${NAMES[i % NAMES.length]} ${String(i).padStart(2, '0')}`;
     const clientRoles = i % 3 === 0 ? ['demo', 'orders:read'] : ['demo'];
-    const { record } = await store.createClient({ accountId: account, name, networkWhitelist: ['0.0.0.0'], roles: clientRoles, key: { fingerprint: fingerprintOf(i), spkiPem } }, OPERATOR.clientId);
+    const { record } = await store.createClient({ accountId: account, name, networkWhitelist: ['0.0.0.0'], roles: clientRoles, key: { fingerprint: fingerprintOf(i), spkiPem, thumbprint: fingerprintOf(i) } }, OPERATOR.clientId);
     const status = i % 5 === 0 ? 'disabled' : 'active';
     if (status === 'disabled') await store.disable(record.clientId, OPERATOR.clientId);
     clients.push({ clientId: record.clientId, name, status, roles: clientRoles, createdAt: record.createdAt, fingerprint: fingerprintOf(i) });
@@ -100,7 +100,7 @@ beforeAll(async () => {
     clients[i].lastUsedAt = new Date(clock.ms).toISOString();
   }
   otherClientId = (
-    await store.createClient({ accountId: otherAccount, name: 'Acme elsewhere', networkWhitelist: ['0.0.0.0'], roles: ['demo'], key: { fingerprint: fingerprintOf(100), spkiPem } }, OPERATOR.clientId)
+    await store.createClient({ accountId: otherAccount, name: 'Acme elsewhere', networkWhitelist: ['0.0.0.0'], roles: ['demo'], key: { fingerprint: fingerprintOf(100), spkiPem, thumbprint: fingerprintOf(100) } }, OPERATOR.clientId)
   ).record.clientId;
 });
 
@@ -342,7 +342,7 @@ describe('search: keyset paging under change', () => {
     const first = await list('sort=name&limit=6');
     expect(ids(first)).toEqual(byName.slice(0, 6));
     const { record } = await store.createClient(
-      { accountId: account, name: 'Aaa newcomer', networkWhitelist: ['0.0.0.0'], roles: ['demo'], key: { fingerprint: fingerprintOf(200), spkiPem: newKey(0).spkiPem } },
+      { accountId: account, name: 'Aaa newcomer', networkWhitelist: ['0.0.0.0'], roles: ['demo'], key: { fingerprint: fingerprintOf(200), spkiPem: newKey(0).spkiPem, thumbprint: fingerprintOf(200) } },
       OPERATOR.clientId,
     );
     const second = await list(`sort=name&limit=6&cursor=${first.body.nextCursor}`);

@@ -30,7 +30,11 @@ test("the registry accepts exactly the fields each request's schema lists, and r
     expect(() => parse({ surplus: 1 })).toThrow(`Unknown field(s): "surplus". This route accepts: ${allowed.join(', ')}.`);
     if (required.length > 0) expect(() => parse({})).toThrow(`Missing field(s): ${required.join(', ')}.`);
   }
-  expect(bodyFields(contract.CreateClientRequest)).toEqual({ allowed: ['name', 'networkWhitelist', 'publicKey', 'algorithm', 'roles', 'profile', 'accountId'], required: ['name', 'networkWhitelist', 'publicKey', 'roles'] });
+  // publicKey, jwksUri and signatureAgent: exactly one, which the registry checks (a client has registered keys or a key source).
+  expect(bodyFields(contract.CreateClientRequest)).toEqual({
+    allowed: ['name', 'networkWhitelist', 'publicKey', 'jwksUri', 'signatureAgent', 'algorithm', 'roles', 'profile', 'accountId'],
+    required: ['name', 'networkWhitelist', 'roles'],
+  });
 });
 
 test('a body the contract rules out is refused even where no field check words it: a name of 129 characters with its padding', () => {

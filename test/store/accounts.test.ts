@@ -59,8 +59,10 @@ function countingStore(tableName: string): { store: DynamoClientStore; calls: st
 }
 
 /** A distinct, well-formed fingerprint for bulk records (the store takes keys as given). */
-function syntheticKey(i: number): { fingerprint: string; spkiPem: string } {
-  return { fingerprint: createHash('sha256').update(`bulk-${i}`).digest('base64url'), spkiPem: newKey(0).spkiPem };
+function syntheticKey(i: number): { fingerprint: string; spkiPem: string; thumbprint: string } {
+  // One real key under many made-up fingerprints (and thumbprints, so each names its own client).
+  const fingerprint = createHash('sha256').update(`bulk-${i}`).digest('base64url');
+  return { fingerprint, spkiPem: newKey(0).spkiPem, thumbprint: fingerprint };
 }
 
 describe('clients belong to accounts', () => {

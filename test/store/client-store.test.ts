@@ -15,7 +15,8 @@ import type { ClientRecord } from '../../lambda/domain/client-record';
 import { ITEM, TTL_ATTRIBUTE } from '../../lambda/store/table-schema';
 import { dynamoDbLocalClientConfig } from '../../local/dynamodb-local';
 import { startTestDynamoDb, type TestDynamoDb } from '../support/dynamodb';
-import { newClient, newKey } from '../support/registry-fixtures';
+import { newClient, newKey, testKey } from '../support/registry-fixtures';
+import { thumbprintOfKey } from '../../lambda/core/jwk-thumbprint';
 
 let ddb: TestDynamoDb;
 beforeAll(async () => {
@@ -62,7 +63,7 @@ describe('createClient', () => {
 
     expect(isClientId(record.clientId)).toBe(true);
     expect(record).toMatchObject({ name: 'Partner 0', status: 'active', networkWhitelist: ['0.0.0.0'], roles: ['registry:admin'], version: 1 });
-    expect(record.keys).toEqual([{ fingerprint: newKey(0).fingerprint, spkiPem: newKey(0).spkiPem, addedAt: new Date(T0).toISOString() }]);
+    expect(record.keys).toEqual([{ fingerprint: newKey(0).fingerprint, spkiPem: newKey(0).spkiPem, addedAt: new Date(T0).toISOString(), thumbprint: thumbprintOfKey(testKey(0).publicKey) }]);
     expect(await store.getClient(record.clientId)).toEqual(record);
     expect(await store.findByFingerprint(newKey(0).fingerprint)).toEqual({ clientId: record.clientId, fingerprint: newKey(0).fingerprint, addedAt: record.createdAt });
 
@@ -213,6 +214,23 @@ describe('key rollover', () => {
     expect(done.keys.map((k) => k.fingerprint)).toEqual([newKey(3).fingerprint]);
     expect(await rawItem(tableName, ITEM.keyPk(newKey(0).fingerprint), ITEM.keySk)).toBeUndefined();
     expect((await store.listAudit(record.clientId)).items.map((e) => e.action)).toEqual(['key.removed', 'key.added', 'client.created']);
+  });
+
+  test('every key written gets a thumbprint index item naming its client, deleted with the key', async () => {
+    const { store, tableName } = await freshStore();
+    const record = await create(store, 0);
+    const first = thumbprintOfKey(testKey(0).publicKey);
+    const second = thumbprintOfKey(testKey(3).publicKey);
+    expect(await rawItem(tableName, ITEM.thumbprintPk(first), ITEM.thumbprintSk)).toMatchObject({ clientId: record.clientId, fingerprint: newKey(0).fingerprint });
+    await store.addKey(record.clientId, newKey(3), 'rotation');
+    expect(await rawItem(tableName, ITEM.thumbprintPk(second), ITEM.thumbprintSk)).toMatchObject({ clientId: record.clientId, fingerprint: newKey(3).fingerprint });
+    await store.removeKey(record.clientId, newKey(0).fingerprint, 'rotation');
+    expect(await rawItem(tableName, ITEM.thumbprintPk(first), ITEM.thumbprintSk)).toBeUndefined();
+    // Replacing the keys with PATCH publicKey moves the index the same way.
+    const current = (await store.getClient(record.clientId))!;
+    await store.updateClient(record.clientId, current.version, { key: newKey(0) }, 'a');
+    expect(await rawItem(tableName, ITEM.thumbprintPk(second), ITEM.thumbprintSk)).toBeUndefined();
+    expect(await rawItem(tableName, ITEM.thumbprintPk(first), ITEM.thumbprintSk)).toMatchObject({ clientId: record.clientId });
   });
 
   test('the last active key cannot be removed; an unknown fingerprint is not_found', async () => {

@@ -22,8 +22,20 @@ export const ROUTE_PROSE: Readonly<Record<RouteName, RouteProse>> = {
       "account, nothing is created and the answer is 409 `key_already_registered`: operators are told the " +
       "holder and its account; account admins are not (keys are registered without proof of possession, so " +
       "the holder may have registered someone else's published key: the owner of the key pair asks the " +
-      "operators to release it).",
+      "operators to release it). Instead of `publicKey`, a client may name where its keys are published: " +
+      "`jwksUri` (a JWKS URL) or `signatureAgent` (a Web Bot Auth agent's origin, whose key directory is " +
+      "`/.well-known/http-message-signatures-directory`). The source is fetched once now; one that fails, or " +
+      "whose keys are all refused or held by other clients, is refused with 400 `key_source_refused` naming " +
+      "the fetch's reason, and nothing is created. Signet then refreshes the keys off the request path.",
     requestExamples: {
+      webBotAuthAgent: {
+        summary: "A Web Bot Auth agent, by the origin of its key directory",
+        value: { name: "Example agent", networkWhitelist: ["0.0.0.0"], signatureAgent: "https://agent.example", roles: ["demo"] },
+      },
+      jwksPartner: {
+        summary: "A partner who publishes its keys at a JWKS URL",
+        value: { name: "Acme payments", networkWhitelist: ["203.0.113.7"], jwksUri: "https://keys.acme.example/jwks.json", roles: ["demo"] },
+      },
       partner: {
         value: {
           name: "Acme payments",
@@ -315,6 +327,10 @@ export const ROUTE_PROSE: Readonly<Record<RouteName, RouteProse>> = {
     summary: "Edit a client: name, whitelist, roles, coverage profile, or replace its keys with one public key.",
     description: "Give the `version` you read (or If-Match). Fields absent stay as they are. `publicKey` replaces " +
       "every key of the client with this one (for a rollover without downtime use the keys routes instead). " +
+      "`jwksUri` or `signatureAgent` switches the client to a key source: it is fetched now (400 " +
+      "`key_source_refused` if that yields no usable key, nothing changed) and its keys replace the client's; " +
+      "`publicKey` on a client with a key source switches it back to that one registered key. The same " +
+      "ceiling rule applies to a key source as to `publicKey`. " +
       "A stale version answers 409 `version_conflict`. An account admin may not set `publicKey` on a client " +
       "that holds a role outside its account's ceiling (only an operator gives such roles; whoever sets the " +
       "key would sign with them), its own client excepted: 403 `client_above_ceiling`. An operator changes " +
@@ -447,6 +463,63 @@ export const ROUTE_PROSE: Readonly<Record<RouteName, RouteProse>> = {
               version: 3,
               createdAt: "2026-01-05T09:30:00.000Z",
               updatedAt: "2026-04-05T09:30:00.000Z",
+            },
+          },
+        },
+      },
+    },
+  },
+  refreshKeys: {
+    tag: "keys",
+    summary: "Fetch the client's key source now, and replace its keys with the ones published there.",
+    description: "For a client with a key source (`jwksUri` or `signatureAgent`): the source is fetched at once, as the " +
+      "scheduled refresher does. Keys gone from the source stop verifying now; new ones are added, unless " +
+      "another client holds them (`key_in_use` in `keySourceStatus.refusedKeys`). A failed fetch is not an " +
+      "error of this call: the answer is 200 with `refresh.ok: false`, the keys are kept and the error is " +
+      "recorded in `keySourceStatus`. A client with registered keys (no key source): 400 `invalid_request`. The same " +
+      "callers as key edits: an account admin only within its account, and not for a client holding a role " +
+      "outside its account's ceiling (403 `client_above_ceiling`).",
+    responses: {
+      "200": {
+        description: "The client after the fetch, and what the fetch changed.",
+        examples: {
+          rotated: {
+            value: {
+              client: {
+                clientId: "c_W1tVZ6hq0fJ3n5y7bXk2Ag",
+                accountId: "acct_default",
+                name: "Example agent",
+                status: "active",
+                networkWhitelist: ["0.0.0.0"],
+                roles: ["demo"],
+                profile: "rfc9421",
+                keys: [
+                  {
+                    fingerprint: "q1OQ8X3m7f1hC2Qm0rjqgK3i0mS7pWc6oK4y9Z1nT0A",
+                    publicKey: "-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEAJrQLj5P/89iXES9+vFgrIy29clF9CC/oPPsw3c5D0bs=\n-----END PUBLIC KEY-----\n",
+                    algorithm: "ed25519",
+                    addedAt: "2026-04-05T09:30:00.000Z",
+                    active: true,
+                    thumbprint: "poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U",
+                    published: true,
+                    kid: "poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U",
+                  },
+                ],
+                keySource: { signatureAgent: "https://agent.example" },
+                keysFetchedAt: "2026-04-05T09:30:00.000Z",
+                keySourceStatus: {
+                  url: "https://agent.example/.well-known/http-message-signatures-directory",
+                  lastFetchAt: "2026-04-05T09:30:00.000Z",
+                  nextFetchAt: "2026-04-05T09:45:00.000Z",
+                  lastSuccessAt: "2026-04-05T09:30:00.000Z",
+                  consecutiveFailures: 0,
+                  keptUntil: "2026-04-12T09:30:00.000Z",
+                },
+                version: 4,
+                createdAt: "2026-01-05T09:30:00.000Z",
+                updatedAt: "2026-04-05T09:30:00.000Z",
+              },
+              refresh: { ok: true, added: ["q1OQ8X3m7f1hC2Qm0rjqgK3i0mS7pWc6oK4y9Z1nT0A"], removed: ["8eX42bFnyGjnP5XDewS5Ofldp9e--Hjg5QLWyPCPStg"], unchanged: false },
             },
           },
         },

@@ -80,7 +80,46 @@ export const Key = z.strictObject({
   lastUsedAt: z.optional(described(Instant, "When the key last verified a request of this client, as an authorizer recorded it: at most once per " +
       "key and `SIGNET_LAST_USED_RECORD_INTERVAL_MS` (default 15 min) per authorizer instance, so it may " +
       "be up to that much behind. Absent when no use is recorded; a removed key takes its last use with it.")),
+  thumbprint: z.optional(z.string().check(z.regex(/^[A-Za-z0-9_-]{43}$/)).register(z.globalRegistry, {"description": "RFC 7638 SHA-256 JWK thumbprint, base64url: a `keyid` naming this key. Absent on keys registered before thumbprints were recorded."})),
+  published: z.optional(z.literal(true).register(z.globalRegistry, {"description": "The key comes from the client's key source (refreshed by Signet), not registered here."})),
+  kid: z.optional(z.string().register(z.globalRegistry, {"description": "A published key's JWK `kid`."})),
+  notBefore: z.optional(described(Instant, "A published key's `nbf`: it does not verify before then.")),
+  expires: z.optional(described(Instant, "A published key's `exp`: it does not verify from then on.")),
 }).register(z.globalRegistry, {"id": "Key"});
+
+const MAX_KEY_SOURCE_URL_CHARS = 2048;
+
+export const KeySourceInput = z.string().check(z.minLength(1), z.maxLength(MAX_KEY_SOURCE_URL_CHARS));
+
+export const KeySource = z.union([
+  z.strictObject({ jwksUri: z.string().register(z.globalRegistry, {"description": "The JWKS URL the keys are fetched from."}) }),
+  z.strictObject({ signatureAgent: z.string().register(z.globalRegistry, {"description": "The Web Bot Auth agent's origin; its keys are fetched from `<origin>/.well-known/http-message-signatures-directory`."}) }),
+]).register(z.globalRegistry, {"id": "KeySource", "description": "Where the client's keys are published; Signet fetches them off the request path."});
+
+export const KeySourceError = z.strictObject({
+  code: z.string().register(z.globalRegistry, {"description": "The fetch's stable refusal code (e.g. `http_error`, `timeout`, `invalid_json`, `no_usable_key`)."}),
+  message: z.string(),
+  at: Instant,
+  status: z.optional(z.int().register(z.globalRegistry, {"description": "The HTTP status the source answered, when it answered."})),
+}).register(z.globalRegistry, {"id": "KeySourceError"});
+
+export const RefusedSourceKey = z.strictObject({
+  kid: z.optional(z.string()),
+  thumbprint: z.optional(z.string()),
+  reason: z.string().register(z.globalRegistry, {"description": "Why the key is not used: the key-set reader's code (e.g. `symmetric_key`, `expired`), `key_in_use` (another client holds it), `unsigned_directory_key` or `directory_signature_invalid`."}),
+}).register(z.globalRegistry, {"id": "RefusedSourceKey"});
+
+export const KeySourceStatus = z.strictObject({
+  url: z.string().register(z.globalRegistry, {"description": "What is fetched."}),
+  lastFetchAt: Instant,
+  nextFetchAt: described(Instant, "When the refresher fetches again: after the source's Cache-Control max-age (1 min to 24 h) or the refresh interval; after a failure, a backoff from 1 min doubling up to the interval, and no sooner than Retry-After."),
+  lastSuccessAt: z.optional(Instant),
+  failingSince: z.optional(described(Instant, "The first failure of the current run of failures; absent while fetches succeed.")),
+  consecutiveFailures: z.int().check(z.minimum(0)),
+  lastError: z.optional(KeySourceError),
+  refusedKeys: z.optional(z.array(RefusedSourceKey).register(z.globalRegistry, {"description": "Keys of the last successful fetch that are not used."})),
+  keptUntil: z.optional(described(Instant, "The published keys stop verifying at this instant unless a fetch succeeds before (the last success plus SIGNET_KEY_SOURCE_KEEP_DAYS).")),
+}).register(z.globalRegistry, {"id": "KeySourceStatus"});
 
 export const AccountId = z.string().check(z.regex(ACCOUNT_ID_OR_DEFAULT)).register(z.globalRegistry, {"id": "AccountId", "description": "`acct_default` (the default account: clients created by operators without an account, and every " +
     "client registered before accounts existed), or a service-generated id.", "examples": ["acct_Q2hKx8mV1tP4wR7zN0bYfA", "acct_default"]});
@@ -93,7 +132,10 @@ export const Client = z.strictObject({
   networkWhitelist: NetworkWhitelist,
   roles: Roles,
   profile: z.optional(described(CoverageProfileName, "The client's own coverage profile, when it has one; absent: the deployment's. Listings leave it out (read the client).")),
-  keys: z.array(Key).check(z.minLength(1)).register(z.globalRegistry, {"description": "One or more keys; several during a rollover."}),
+  keys: z.array(Key).check(z.minLength(1)).register(z.globalRegistry, {"description": "One or more keys; several during a rollover. For a client with a key source, the keys its last successful fetch found."}),
+  keySource: z.optional(KeySource),
+  keysFetchedAt: z.optional(described(Instant, "The last successful fetch of the key source.")),
+  keySourceStatus: z.optional(described(KeySourceStatus, "What the last fetches of the key source found (read the client; listings leave it out).")),
   version: Version,
   createdAt: Instant,
   updatedAt: Instant,
@@ -107,7 +149,9 @@ export const CreateClientResponse = z.extend(Client, {
 export const CreateClientRequest = z.strictObject({
   name: ClientName,
   networkWhitelist: NetworkWhitelist,
-  publicKey: PublicKeyInput,
+  publicKey: z.optional(described(PublicKeyInput, "The client's key. Exactly one of `publicKey`, `jwksUri` and `signatureAgent`.")),
+  jwksUri: z.optional(described(KeySourceInput, "A JWKS URL (https) the client publishes its keys at: fetched now (a source that yields no usable key is refused with `key_source_refused`) and refreshed by Signet.")),
+  signatureAgent: z.optional(described(KeySourceInput, "A Web Bot Auth agent's origin (https): its keys are fetched from `/.well-known/http-message-signatures-directory` now and refreshed by Signet. The client's profile defaults to `web-bot-auth`.")),
   algorithm: z.optional(described(SignatureAlgorithmName, "The key's algorithm; needed only for `rsa-pss-sha512` (an RSA key is `rsa-v1_5-sha256` otherwise).")),
   roles: Roles,
   profile: z.optional(CoverageProfileName),
@@ -119,10 +163,25 @@ export const UpdateClientRequest = z.strictObject({
   name: z.optional(ClientName),
   networkWhitelist: z.optional(NetworkWhitelist),
   roles: z.optional(Roles),
-  publicKey: z.optional(described(PublicKeyInput, "Replaces every key of the client with this one.")),
+  publicKey: z.optional(described(PublicKeyInput, "Replaces every key of the client with this one (a client with a key source leaves it).")),
   algorithm: z.optional(described(SignatureAlgorithmName, "The algorithm of `publicKey` (only with it).")),
   profile: z.optional(CoverageProfileName),
+  jwksUri: z.optional(described(KeySourceInput, "Switches the client to this JWKS URL: fetched now, its keys replace the client's.")),
+  signatureAgent: z.optional(described(KeySourceInput, "Switches the client to this Web Bot Auth agent's key directory: fetched now, its keys replace the client's.")),
 }).register(z.globalRegistry, {"id": "UpdateClientRequest", "minProperties": 1});
+
+export const KeyRefresh = z.strictObject({
+  ok: z.boolean().register(z.globalRegistry, {"description": "Whether the fetch succeeded. A failed fetch keeps the keys; its error is recorded in `keySourceStatus`."}),
+  added: z.array(Fingerprint).register(z.globalRegistry, {"description": "Keys the source published that the client did not have."}),
+  removed: z.array(Fingerprint).register(z.globalRegistry, {"description": "Keys gone from the source: they stopped verifying now."}),
+  unchanged: z.boolean().register(z.globalRegistry, {"description": "The fetch found the keys the client already had."}),
+  error: z.optional(z.strictObject({ code: z.string(), message: z.string(), status: z.optional(z.int()) })),
+}).register(z.globalRegistry, {"id": "KeyRefresh"});
+
+export const KeyRefreshResponse = z.strictObject({
+  client: Client,
+  refresh: KeyRefresh,
+}).register(z.globalRegistry, {"id": "KeyRefreshResponse"});
 
 export const AddKeyRequest = z.strictObject({
   publicKey: PublicKeyInput,
@@ -176,7 +235,7 @@ export const AuditEntry = z.strictObject({
   at: Instant,
   actor: z.string().register(z.globalRegistry, {"description": "The acting clientId, or `bootstrap` / `rotation` for changes made outside the API."}),
   actorAccountId: z.optional(described(AccountId, "The acting client's account (absent for changes made outside the API, and on entries written before accounts existed).")),
-  action: z.enum(["client.created", "client.updated", "client.disabled", "client.enabled", "key.added", "key.removed", "key.not_after_set"]),
+  action: z.enum(["client.created", "client.updated", "client.disabled", "client.enabled", "key.added", "key.removed", "key.not_after_set", "key_source.refreshed"]),
   version: Version,
   changes: z.optional(z.strictObject({
   name: z.optional(FieldChange),
@@ -184,6 +243,7 @@ export const AuditEntry = z.strictObject({
   networkWhitelist: z.optional(FieldChange),
   roles: z.optional(FieldChange),
   profile: z.optional(FieldChange),
+  keySource: z.optional(FieldChange),
 })),
   keysAdded: z.optional(z.array(Fingerprint)),
   keysRemoved: z.optional(z.array(Fingerprint)),

@@ -1,0 +1,128 @@
+/**
+ * From a successful fetch of a client's key source to the keys the client gets, and the status
+ * the fetch leaves: shared by registration (lambda/registry/registry-service.ts) and the
+ * refresher (./key-source-refresher.ts), so both take and refuse the same keys.
+ *
+ * A key is used unless the reader refused it, another client already holds it (`key_in_use`:
+ * keys are bound to their (source, key) pair, a key fetched for one client never verifies for
+ * another), or the directory is signed and the key's signature is missing or wrong, or signed
+ * directories are required and it is not signed (`unsigned_directory_key`).
+ */
+import { MAX_KEY_SOURCE_MAX_AGE_S, MIN_KEY_SOURCE_MAX_AGE_S } from '../core/defaults';
+import type { StoredPublicKey } from '../domain/client-record';
+import type { KeySourceStatus, RefusedSourceKey } from '../domain/key-source-store';
+import type { KeySourceFetch } from './fetch-key-source';
+
+/** A fetch that found keys. */
+export type FetchedKeySet = Extract<KeySourceFetch, { ok: true }>;
+
+/** What a fetch gives one client: the keys it uses, and the keys of the set it does not. */
+export interface KeySelection {
+  readonly keys: readonly StoredPublicKey[];
+  readonly refused: readonly RefusedSourceKey[];
+}
+
+export interface KeySelectionOptions {
+  /** The client the keys are for (keys it already holds are its own, not "in use"). */
+  readonly clientId?: string;
+  /** ISO-8601 instant of the fetch: a new key's `addedAt`. */
+  readonly at: string;
+  /** Which client holds each of these keys, by fingerprint. */
+  readonly owners: (fingerprints: readonly string[]) => Promise<ReadonlyMap<string, string>>;
+  /** Refuse keys a directory does not sign (SIGNET_REQUIRE_SIGNED_DIRECTORIES). */
+  readonly requireSignedDirectories: boolean;
+  /**
+   * The thumbprints of the keys whose signature of the answer verifies, or undefined when the
+   * answer is not signed. @default - {@link directorySignedThumbprints}
+   */
+  readonly signedThumbprints?: (fetched: FetchedKeySet) => ReadonlySet<string> | undefined;
+}
+
+/** The keys of a fetch the client may use, each as the record stores it (`published: true`). */
+export async function selectPublishedKeys(fetched: FetchedKeySet, options: KeySelectionOptions): Promise<KeySelection> {
+  const refused: RefusedSourceKey[] = fetched.refused.map((r) => ({ ...(r.kid !== undefined ? { kid: r.kid } : {}), reason: r.code }));
+  const signed = options.signedThumbprints?.(fetched);
+  let candidates = fetched.keys;
+  if (signed !== undefined || options.requireSignedDirectories) {
+    const valid = new Set(signed ?? []);
+    const reason = signed === undefined ? 'unsigned_directory_key' : 'directory_signature_invalid';
+    for (const key of candidates) if (!valid.has(key.thumbprint)) refused.push({ ...(key.kid !== undefined ? { kid: key.kid } : {}), thumbprint: key.thumbprint, reason });
+    candidates = candidates.filter((key) => valid.has(key.thumbprint));
+  }
+  const owners = candidates.length === 0 ? new Map<string, string>() : await options.owners(candidates.map((k) => k.fingerprint));
+  const keys: StoredPublicKey[] = [];
+  for (const key of candidates) {
+    const owner = owners.get(key.fingerprint);
+    if (owner !== undefined && owner !== options.clientId) {
+      refused.push({ ...(key.kid !== undefined ? { kid: key.kid } : {}), thumbprint: key.thumbprint, reason: 'key_in_use' });
+      continue;
+    }
+    keys.push({
+      fingerprint: key.fingerprint,
+      spkiPem: key.spkiPem,
+      algorithm: key.algorithm,
+      addedAt: options.at,
+      thumbprint: key.thumbprint,
+      published: true,
+      ...(key.kid !== undefined ? { kid: key.kid } : {}),
+      ...(key.notBeforeS !== undefined ? { notBefore: new Date(key.notBeforeS * 1000).toISOString() } : {}),
+      ...(key.expiresS !== undefined ? { expires: new Date(key.expiresS * 1000).toISOString() } : {}),
+    });
+  }
+  return { keys, refused };
+}
+
+/** A max-age within [1 min, 24 h]. */
+export function clampMaxAgeS(seconds: number): number {
+  return Math.min(Math.max(Math.round(seconds), MIN_KEY_SOURCE_MAX_AGE_S), MAX_KEY_SOURCE_MAX_AGE_S);
+}
+
+/** The status after a successful fetch at `nowMs`: the next one after the source's max-age, or the refresh interval. */
+export function successStatus(clientId: string, fetched: FetchedKeySet, refused: readonly RefusedSourceKey[], nowMs: number, refreshIntervalS: number): KeySourceStatus {
+  const at = new Date(nowMs).toISOString();
+  const waitS = clampMaxAgeS(fetched.maxAgeS ?? refreshIntervalS);
+  return {
+    clientId,
+    url: fetched.url,
+    lastFetchAt: at,
+    nextFetchAt: new Date(nowMs + waitS * 1000).toISOString(),
+    lastSuccessAt: at,
+    consecutiveFailures: 0,
+    ...(refused.length > 0 ? { refusedKeys: [...refused] } : {}),
+    ...(fetched.maxAgeS !== undefined ? { maxAgeS: fetched.maxAgeS } : {}),
+  };
+}
+
+/** The first wait after a failure; each failure in a row doubles it, up to the refresh interval. */
+export const FIRST_RETRY_S = 60;
+
+/**
+ * The status after a failed fetch at `nowMs` (the keys stay as they are): the failure counted,
+ * the next fetch after an exponential backoff (1 min doubling, at most the refresh interval), and
+ * no sooner than the source's Retry-After (itself at most 24 h).
+ */
+export function failureStatus(
+  clientId: string,
+  previous: KeySourceStatus | undefined,
+  error: { code: string; message: string; url?: string; status?: number; retryAfterS?: number },
+  fallbackUrl: string,
+  nowMs: number,
+  refreshIntervalS: number,
+): KeySourceStatus {
+  const at = new Date(nowMs).toISOString();
+  const failures = (previous?.consecutiveFailures ?? 0) + 1;
+  const backoffS = Math.min(FIRST_RETRY_S * 2 ** Math.min(failures - 1, 30), Math.max(refreshIntervalS, FIRST_RETRY_S));
+  const waitS = Math.max(backoffS, Math.min(error.retryAfterS ?? 0, MAX_KEY_SOURCE_MAX_AGE_S));
+  return {
+    clientId,
+    url: error.url ?? previous?.url ?? fallbackUrl,
+    lastFetchAt: at,
+    nextFetchAt: new Date(nowMs + waitS * 1000).toISOString(),
+    ...(previous?.lastSuccessAt !== undefined ? { lastSuccessAt: previous.lastSuccessAt } : {}),
+    failingSince: previous?.failingSince ?? at,
+    consecutiveFailures: failures,
+    lastError: { code: error.code, message: error.message, at, ...(error.status !== undefined ? { status: error.status } : {}) },
+    ...(previous?.refusedKeys !== undefined ? { refusedKeys: previous.refusedKeys } : {}),
+    ...(previous?.maxAgeS !== undefined ? { maxAgeS: previous.maxAgeS } : {}),
+  };
+}

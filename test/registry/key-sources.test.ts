@@ -1,0 +1,404 @@
+/**
+ * Clients whose keys are published elsewhere (a JWKS URL, a Web Bot Auth key directory): the
+ * registry's create / PATCH / view / refresh, and the refresher, against DynamoDB Local and a real
+ * HTTP server on 127.0.0.1 (`allowLocalHttp`, as the local gateway fetches). Every registry answer
+ * is checked against docs/openapi/registry.json. One table, one handler and one key server for the
+ * file; the clock is injected.
+ */
+import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { compileRoleCatalogue } from '../../lambda/core/role-policy';
+import { isCoverageProfile } from '../../lambda/core/profiles';
+import { createKeySourceRefresher, REFRESHER_ACTOR } from '../../lambda/key-sources/key-source-refresher';
+import { createRegistryHandler, type RegistryHandler } from '../../lambda/registry/registry-handler';
+import { DynamoClientStore } from '../../lambda/store/client-store';
+import { DynamoKeySourceStore } from '../../lambda/store/key-source-store';
+import { ITEM, LIST_INDEX_PARTITION_KEY, LIST_INDEX_SORT_KEY } from '../../lambda/store/table-schema';
+import { startTestDynamoDb, type TestDynamoDb } from '../support/dynamodb';
+import { DIRECTORY_PATH, type KeySourceServer, keySet, publishedKey, startKeySourceServer } from '../support/key-source-server';
+import { type CallOptions, type CallResult, callRegistry } from '../support/registry-harness';
+import { loadRegistryOpenApi } from '../support/registry-openapi';
+import { spkiPem, testKey } from '../support/registry-fixtures';
+
+const doc = loadRegistryOpenApi();
+const roles = compileRoleCatalogue({ 'registry:admin': ['* /registry/**'], demo: ['* /api/*'] });
+const T0 = Date.parse('2026-04-05T09:30:00.000Z');
+const INTERVAL_S = 900;
+const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+let ddb: TestDynamoDb;
+let server: KeySourceServer;
+let nowMs = T0;
+let tableName: string;
+let store: DynamoClientStore;
+let keySources: DynamoKeySourceStore;
+let handler: RegistryHandler;
+
+function registryOn(table: string): { store: DynamoClientStore; keySources: DynamoKeySourceStore; handler: RegistryHandler } {
+  const clients = new DynamoClientStore({ tableName: table, client: ddb.client, now: () => new Date(nowMs) });
+  const sources = new DynamoKeySourceStore({ tableName: table, client: ddb.client, now: () => new Date(nowMs) }, clients);
+  const registry = createRegistryHandler({
+    store: clients,
+    keySources: sources,
+    roles,
+    logger: silent,
+    now: () => new Date(nowMs),
+    fetchKeySource: (source) => server.fetch(source),
+    keySourceRefreshIntervalS: INTERVAL_S,
+  });
+  return { store: clients, keySources: sources, handler: registry };
+}
+
+beforeAll(async () => {
+  [ddb, server] = await Promise.all([startTestDynamoDb(), startKeySourceServer(() => Math.floor(nowMs / 1000))]);
+  tableName = await ddb.createTable();
+  ({ store, keySources, handler } = registryOn(tableName));
+});
+
+afterAll(async () => {
+  await Promise.all([ddb?.stop(), server?.stop()]);
+});
+
+async function call(options: CallOptions, on: RegistryHandler = handler): Promise<CallResult> {
+  const result = await callRegistry(on, options, doc);
+  expect(result.schemaProblems).toEqual([]);
+  return result;
+}
+
+let sourceCounter = 0;
+/** A fresh path on the key server, serving these keys. */
+function newSource(body: unknown, headers: Record<string, string> = {}): string {
+  const path = `/jwks-${++sourceCounter}`;
+  server.serve(path, body, headers);
+  return path;
+}
+
+function createBody(overrides: Record<string, unknown>): Record<string, unknown> {
+  return { name: `Published ${++sourceCounter}`, networkWhitelist: ['0.0.0.0'], roles: ['demo'], ...overrides };
+}
+
+async function rawItem(pk: string, sk: string, table = tableName): Promise<Record<string, unknown> | undefined> {
+  return (await ddb.doc.send(new GetCommand({ TableName: table, Key: { pk, sk }, ConsistentRead: true }))).Item;
+}
+
+async function clientCount(): Promise<number> {
+  const out = await ddb.doc.send(new ScanCommand({ TableName: tableName, FilterExpression: '#t = :c', ExpressionAttributeNames: { '#t': 'type' }, ExpressionAttributeValues: { ':c': 'client' }, ConsistentRead: true }));
+  return out.Items?.length ?? 0;
+}
+
+function expectError(res: CallResult, status: number, code: string): void {
+  expect({ status: res.status, error: res.body.error }).toEqual({ status, error: code });
+}
+
+type ViewKey = { fingerprint: string; thumbprint?: string; kid?: string; published?: boolean; notBefore?: string; expires?: string };
+const fingerprints = (body: Record<string, unknown>): string[] => (body.keys as ViewKey[]).map((k) => k.fingerprint).sort();
+
+// ----------------------------------------------------------------------------- registration
+
+describe('registering a client by its key source', () => {
+  test('jwksUri: fetched once, its keys stored as published with thumbprint, kid, nbf and exp; the status and index items written', async () => {
+    const nbf = Math.floor(T0 / 1000) - 60;
+    const exp = Math.floor(T0 / 1000) + 30 * 86_400;
+    const a = publishedKey({ nbf, exp, kid: 'signing-2026' });
+    const b = publishedKey();
+    const path = newSource(keySet(a, b), { 'cache-control': 'max-age=3600' });
+    const res = await call({ method: 'POST', path: '/registry/clients', body: createBody({ jwksUri: server.url(path) }) });
+    expect(res.status).toBe(201);
+    expect(server.hits.get(path)).toBe(1);
+    expect(res.body.keySource).toEqual({ jwksUri: server.url(path) });
+    expect(res.body.keysFetchedAt).toBe(new Date(T0).toISOString());
+    const keys = res.body.keys as ViewKey[];
+    expect(keys.find((k) => k.fingerprint === a.fingerprint)).toMatchObject({
+      published: true,
+      thumbprint: a.thumbprint,
+      kid: 'signing-2026',
+      notBefore: new Date(nbf * 1000).toISOString(),
+      expires: new Date(exp * 1000).toISOString(),
+      algorithm: 'ed25519',
+      active: true,
+    });
+    expect(keys.find((k) => k.fingerprint === b.fingerprint)).toMatchObject({ published: true, thumbprint: b.thumbprint, kid: b.thumbprint });
+    // max-age 3600 sets the next fetch; the keys are kept 7 days past the last success.
+    expect(res.body.keySourceStatus).toEqual({
+      url: server.url(path),
+      lastFetchAt: new Date(T0).toISOString(),
+      nextFetchAt: new Date(T0 + 3_600_000).toISOString(),
+      lastSuccessAt: new Date(T0).toISOString(),
+      consecutiveFailures: 0,
+      keptUntil: new Date(T0 + 7 * 86_400_000).toISOString(),
+    });
+    const clientId = res.body.clientId as string;
+    expect(await rawItem(ITEM.thumbprintPk(a.thumbprint), ITEM.thumbprintSk)).toMatchObject({ clientId, fingerprint: a.fingerprint });
+    expect(await rawItem(ITEM.keyPk(b.fingerprint), ITEM.keySk)).toMatchObject({ clientId });
+    expect(await rawItem(ITEM.keySourcePk(clientId), ITEM.keySourceSk)).toMatchObject({
+      [LIST_INDEX_PARTITION_KEY]: ITEM.keySourcesPartition,
+      [LIST_INDEX_SORT_KEY]: `${new Date(T0 + 3_600_000).toISOString()}#${clientId}`,
+      clientId,
+      url: server.url(path),
+    });
+    const audit = await call({ method: 'GET', path: `/registry/clients/${clientId}/audit` });
+    expect((audit.body.entries as Array<Record<string, unknown>>)[0]).toMatchObject({
+      action: 'client.created',
+      changes: expect.objectContaining({ keySource: { to: server.url(path) } }),
+      keysAdded: expect.arrayContaining([a.fingerprint, b.fingerprint]),
+    });
+    // The view of GET is the same.
+    const read = await call({ method: 'GET', path: `/registry/clients/${clientId}` });
+    expect(read.body.keySourceStatus).toEqual(res.body.keySourceStatus);
+  });
+
+  test('signatureAgent: the directory at the well-known path of the origin is fetched; the agent gets the web-bot-auth profile once the deployment knows it', async () => {
+    const key = publishedKey();
+    server.serve(DIRECTORY_PATH, keySet(key), { 'content-type': 'application/http-message-signatures-directory+json' });
+    const res = await call({ method: 'POST', path: '/registry/clients', body: createBody({ signatureAgent: server.origin }) });
+    expect(res.status).toBe(201);
+    expect(res.body.keySource).toEqual({ signatureAgent: server.origin });
+    expect(fingerprints(res.body)).toEqual([key.fingerprint]);
+    expect((res.body.keySourceStatus as { url: string }).url).toBe(server.url(DIRECTORY_PATH));
+    expect(res.body.profile).toBe(isCoverageProfile('web-bot-auth') ? 'web-bot-auth' : undefined);
+    const explicit = await call({ method: 'POST', path: '/registry/clients', body: createBody({ signatureAgent: server.origin, profile: 'rfc9421' }) });
+    // The same directory, registered again: its key is in use by the first client.
+    expectError(explicit, 400, 'key_source_refused');
+    expect(explicit.body.message).toMatch(/key_in_use/);
+  });
+
+  test.each([
+    ['a 5xx', { status: 503, body: 'down', headers: { 'retry-after': '120' } }, 'http_error'],
+    ['a timeout', { hang: true }, 'timeout'],
+    ['an oversize body', { body: ' '.repeat(70_000) }, 'body_too_large'],
+    ['a redirect', { status: 302, headers: { location: 'http://169.254.169.254/latest/meta-data/' } }, 'redirect_refused'],
+    ['invalid JSON', { body: '{"keys": [' }, 'invalid_json'],
+    ['no keys', { body: { keys: [] } }, 'no_usable_key'],
+    ['only refused keys', { body: { keys: [{ kty: 'oct', k: 'c2VjcmV0', kid: 'hmac' }] } }, 'no_usable_key'],
+  ])('a source answering with %s is refused: 400 key_source_refused naming the fetch code and the URL; nothing is written', async (_kind, answer, code) => {
+    const path = `/failing-${++sourceCounter}`;
+    server.answer(path, answer as never);
+    const before = await clientCount();
+    const res = await call({ method: 'POST', path: '/registry/clients', body: createBody({ jwksUri: server.url(path) }) });
+    expectError(res, 400, 'key_source_refused');
+    expect(res.body.message).toContain(code);
+    expect(res.body.message).toContain(server.url(path));
+    expect(await clientCount()).toBe(before);
+  });
+
+  test('a URL that is not an allowed source is refused before any connection', async () => {
+    const res = await call({ method: 'POST', path: '/registry/clients', body: createBody({ jwksUri: 'http://10.0.0.7/jwks' }) });
+    expectError(res, 400, 'key_source_refused');
+    expect(res.body.message).toMatch(/scheme_not_allowed|address_not_public/);
+  });
+
+  test('publicKey with a key source, or both sources, is invalid_request; a source is a string', async () => {
+    const path = newSource(keySet(publishedKey()));
+    const both = await call({ method: 'POST', path: '/registry/clients', body: createBody({ jwksUri: server.url(path), publicKey: spkiPem(testKey(0)) }) });
+    expectError(both, 400, 'invalid_request');
+    expect(both.body.message).toMatch(/one of publicKey, jwksUri and signatureAgent/);
+    const none = await call({ method: 'POST', path: '/registry/clients', body: createBody({}) });
+    expectError(none, 400, 'invalid_request');
+    const notString = await call({ method: 'POST', path: '/registry/clients', body: createBody({ signatureAgent: 42 }) });
+    expectError(notString, 400, 'invalid_request');
+  });
+
+  test('a published key another client holds is key_in_use: the other keys are used, the refused one is reported', async () => {
+    const shared = publishedKey();
+    const own = publishedKey();
+    const first = await call({ method: 'POST', path: '/registry/clients', body: createBody({ jwksUri: server.url(newSource(keySet(shared))) }) });
+    expect(first.status).toBe(201);
+    const second = await call({ method: 'POST', path: '/registry/clients', body: createBody({ jwksUri: server.url(newSource(keySet(shared, own))) }) });
+    expect(second.status).toBe(201);
+    expect(fingerprints(second.body)).toEqual([own.fingerprint]);
+    expect((second.body.keySourceStatus as { refusedKeys: unknown[] }).refusedKeys).toEqual([{ kid: shared.thumbprint, thumbprint: shared.thumbprint, reason: 'key_in_use' }]);
+    // The thumbprint still names the first client's key only.
+    expect(await rawItem(ITEM.thumbprintPk(shared.thumbprint), ITEM.thumbprintSk)).toMatchObject({ clientId: first.body.clientId });
+  });
+});
+
+// ----------------------------------------------------------------------------- managed keys, PATCH
+
+describe('a client with a key source', () => {
+  let clientId: string;
+  let path: string;
+  const a = publishedKey();
+
+  beforeAll(async () => {
+    path = newSource(keySet(a));
+    clientId = (await call({ method: 'POST', path: '/registry/clients', body: createBody({ jwksUri: server.url(path) }) })).body.clientId as string;
+  });
+
+  test('key add, remove and expiry are key_source_managed (409): the source holds the keys', async () => {
+    const add = await call({ method: 'POST', path: `/registry/clients/${clientId}/keys`, body: { publicKey: spkiPem(testKey(1)) } });
+    expectError(add, 409, 'key_source_managed');
+    expect(add.body.message).toContain(server.url(path));
+    const remove = await call({ method: 'DELETE', path: `/registry/clients/${clientId}/keys/${a.fingerprint}` });
+    expectError(remove, 409, 'key_source_managed');
+    await expect(store.setKeyNotAfter(clientId, a.fingerprint, '2030-01-01T00:00:00Z', 'rotation')).rejects.toMatchObject({ code: 'key_source_managed' });
+  });
+
+  test('PATCH publicKey switches it back to a registered key: the source, its status and the published keys go', async () => {
+    const read = await call({ method: 'GET', path: `/registry/clients/${clientId}` });
+    const res = await call({ method: 'PATCH', path: `/registry/clients/${clientId}`, body: { version: read.body.version, publicKey: spkiPem(testKey(2)) } });
+    expect(res.status).toBe(200);
+    expect(res.body.keySource).toBeUndefined();
+    expect(res.body.keySourceStatus).toBeUndefined();
+    expect(fingerprints(res.body)).toEqual([testKey(2).fingerprint]);
+    expect(await rawItem(ITEM.keySourcePk(clientId), ITEM.keySourceSk)).toBeUndefined();
+    expect(await rawItem(ITEM.thumbprintPk(a.thumbprint), ITEM.thumbprintSk)).toBeUndefined();
+    expect(await rawItem(ITEM.keyPk(a.fingerprint), ITEM.keySk)).toBeUndefined();
+
+    // And PATCH jwksUri switches it to a source again: fetched, its keys replace the registered one.
+    const again = await call({ method: 'PATCH', path: `/registry/clients/${clientId}`, body: { version: res.body.version, jwksUri: server.url(path) } });
+    expect(again.status).toBe(200);
+    expect(again.body.keySource).toEqual({ jwksUri: server.url(path) });
+    expect(fingerprints(again.body)).toEqual([a.fingerprint]);
+    expect(await rawItem(ITEM.keyPk(testKey(2).fingerprint), ITEM.keySk)).toBeUndefined();
+    expect(await rawItem(ITEM.keySourcePk(clientId), ITEM.keySourceSk)).toMatchObject({ clientId });
+  });
+
+  test('PATCH to a failing source changes nothing (400 key_source_refused)', async () => {
+    const read = await call({ method: 'GET', path: `/registry/clients/${clientId}` });
+    const failing = `/failing-${++sourceCounter}`;
+    server.serve(failing, 'oops', {}, 500);
+    const res = await call({ method: 'PATCH', path: `/registry/clients/${clientId}`, body: { version: read.body.version, jwksUri: server.url(failing) } });
+    expectError(res, 400, 'key_source_refused');
+    const after = await call({ method: 'GET', path: `/registry/clients/${clientId}` });
+    expect(after.body.version).toBe(read.body.version);
+    expect(after.body.keySource).toEqual({ jwksUri: server.url(path) });
+  });
+});
+
+// ----------------------------------------------------------------------------- refresh
+
+describe('POST /registry/clients/{clientId}/keys/refresh and the refresher', () => {
+  test('rotation at the source: a new key appears, a removed key is gone (version + 1, audited); the same keys only move keysFetchedAt', async () => {
+    const old = publishedKey();
+    const next = publishedKey();
+    const path = newSource(keySet(old));
+    const created = await call({ method: 'POST', path: '/registry/clients', body: createBody({ jwksUri: server.url(path) }) });
+    const clientId = created.body.clientId as string;
+
+    nowMs = T0 + 60_000;
+    server.serve(path, keySet(old, next));
+    const overlap = await call({ method: 'POST', path: `/registry/clients/${clientId}/keys/refresh` });
+    expect(overlap.status).toBe(200);
+    expect(overlap.body.refresh).toEqual({ ok: true, added: [next.fingerprint], removed: [], unchanged: false });
+    const client = overlap.body.client as Record<string, unknown>;
+    expect(fingerprints(client)).toEqual([old.fingerprint, next.fingerprint].sort());
+    expect(client.version).toBe(2);
+
+    nowMs = T0 + 120_000;
+    server.serve(path, keySet(next));
+    const refresher = createKeySourceRefresher({ store: keySources, fetch: (s) => server.fetch(s), nowMs: () => nowMs, refreshIntervalS: INTERVAL_S, requireSignedDirectories: false });
+    const rotated = await refresher.refreshClient(clientId, REFRESHER_ACTOR);
+    expect(rotated).toMatchObject({ ok: true, added: [], removed: [old.fingerprint], unchanged: false });
+    const record = await store.getClient(clientId, { consistentRead: true });
+    expect(record?.keys.map((k) => k.fingerprint)).toEqual([next.fingerprint]);
+    expect(record?.version).toBe(3);
+    expect(record?.keysFetchedAt).toBe(new Date(nowMs).toISOString());
+    expect(await rawItem(ITEM.thumbprintPk(old.thumbprint), ITEM.thumbprintSk)).toBeUndefined();
+    const audit = await store.listAudit(clientId);
+    expect(audit.items[0]).toMatchObject({ action: 'key_source.refreshed', actor: REFRESHER_ACTOR, version: 3, keysRemoved: [old.fingerprint] });
+
+    nowMs = T0 + 180_000;
+    const same = await refresher.refreshClient(clientId, REFRESHER_ACTOR);
+    expect(same).toMatchObject({ ok: true, unchanged: true, added: [], removed: [] });
+    const touched = await store.getClient(clientId, { consistentRead: true });
+    expect({ version: touched?.version, keysFetchedAt: touched?.keysFetchedAt }).toEqual({ version: 3, keysFetchedAt: new Date(nowMs).toISOString() });
+    expect((await store.listAudit(clientId)).items).toHaveLength(3);
+    nowMs = T0;
+  });
+
+  test('a failed fetch keeps the keys, records the error with backoff and Retry-After, and answers 200 ok:false', async () => {
+    const key = publishedKey();
+    const path = newSource(keySet(key));
+    const clientId = (await call({ method: 'POST', path: '/registry/clients', body: createBody({ jwksUri: server.url(path) }) })).body.clientId as string;
+
+    nowMs = T0 + 1_000;
+    server.serve(path, 'maintenance', { 'retry-after': '600' }, 503);
+    const failed = await call({ method: 'POST', path: `/registry/clients/${clientId}/keys/refresh` });
+    expect(failed.status).toBe(200);
+    expect(failed.body.refresh).toMatchObject({ ok: false, added: [], removed: [], unchanged: false, error: { code: 'http_error', status: 503 } });
+    const client = failed.body.client as Record<string, unknown>;
+    expect(fingerprints(client)).toEqual([key.fingerprint]);
+    const at = new Date(nowMs).toISOString();
+    expect(client.keySourceStatus).toMatchObject({
+      lastFetchAt: at,
+      lastSuccessAt: new Date(T0).toISOString(),
+      failingSince: at,
+      consecutiveFailures: 1,
+      lastError: { code: 'http_error', status: 503, at },
+      // Retry-After 600 s is longer than the first backoff (60 s).
+      nextFetchAt: new Date(nowMs + 600_000).toISOString(),
+      keptUntil: new Date(T0 + 7 * 86_400_000).toISOString(),
+    });
+
+    // Without Retry-After: the backoff doubles (2nd failure: 120 s), failingSince stays.
+    nowMs = T0 + 2_000;
+    server.serve(path, 'broken', {}, 500);
+    const refresher = createKeySourceRefresher({ store: keySources, fetch: (s) => server.fetch(s), nowMs: () => nowMs, refreshIntervalS: INTERVAL_S, requireSignedDirectories: false });
+    const second = await refresher.refreshClient(clientId, REFRESHER_ACTOR);
+    expect(second.status).toMatchObject({ consecutiveFailures: 2, failingSince: at, nextFetchAt: new Date(nowMs + 120_000).toISOString() });
+    // Up to the interval at most.
+    for (let i = 0; i < 6; i++) await refresher.refreshClient(clientId, REFRESHER_ACTOR);
+    expect((await keySources.getStatus(clientId))?.nextFetchAt).toBe(new Date(nowMs + INTERVAL_S * 1000).toISOString());
+    expect((await store.getClient(clientId))?.keys.map((k) => k.fingerprint)).toEqual([key.fingerprint]);
+
+    // A success ends the failure run.
+    server.serve(path, keySet(key));
+    const healed = await refresher.refreshClient(clientId, REFRESHER_ACTOR);
+    expect(healed).toMatchObject({ ok: true, unchanged: true });
+    expect(healed.status).toEqual(expect.not.objectContaining({ failingSince: expect.anything() }));
+    expect(healed.status?.consecutiveFailures).toBe(0);
+    nowMs = T0;
+  });
+
+  test('a Retry-After beyond 24 h waits 24 h; a max-age below a minute is read as one minute', async () => {
+    const key = publishedKey();
+    const path = newSource(keySet(key), { 'cache-control': 'max-age=5' });
+    const created = await call({ method: 'POST', path: '/registry/clients', body: createBody({ jwksUri: server.url(path) }) });
+    expect((created.body.keySourceStatus as { nextFetchAt: string }).nextFetchAt).toBe(new Date(T0 + 60_000).toISOString());
+    server.serve(path, '', { 'retry-after': String(10 * 86_400) }, 429);
+    const refresher = createKeySourceRefresher({ store: keySources, fetch: (s) => server.fetch(s), nowMs: () => nowMs, refreshIntervalS: INTERVAL_S, requireSignedDirectories: false });
+    const outcome = await refresher.refreshClient(created.body.clientId as string, REFRESHER_ACTOR);
+    expect(outcome.status?.nextFetchAt).toBe(new Date(T0 + 86_400_000).toISOString());
+  });
+
+  test('refreshing a client with registered keys is invalid_request; an unknown client is not_found', async () => {
+    const registered = await call({ method: 'POST', path: '/registry/clients', body: createBody({ publicKey: spkiPem(testKey(3)) }) });
+    const res = await call({ method: 'POST', path: `/registry/clients/${registered.body.clientId as string}/keys/refresh` });
+    expectError(res, 400, 'invalid_request');
+    expectError(await call({ method: 'POST', path: '/registry/clients/c_AAAAAAAAAAAAAAAAAAAAAA/keys/refresh' }), 404, 'not_found');
+  });
+});
+
+describe('refreshDue', () => {
+  test('pages through the due sources only (two a page), refreshes each once, and counts what it did', async () => {
+    const table = await ddb.createTable();
+    const own = registryOn(table);
+    const keys = Array.from({ length: 5 }, () => publishedKey());
+    const paths = keys.map((k) => newSource(keySet(k)));
+    const ids: string[] = [];
+    for (const path of paths) ids.push((await call({ method: 'POST', path: '/registry/clients', body: createBody({ jwksUri: server.url(path) }) }, own.handler)).body.clientId as string);
+    const refresher = createKeySourceRefresher({ store: own.keySources, fetch: (s) => server.fetch(s), nowMs: () => nowMs, refreshIntervalS: INTERVAL_S, requireSignedDirectories: false, pageSize: 2, concurrency: 2 });
+
+    // Nothing is due before the interval has passed.
+    expect(await refresher.refreshDue()).toEqual({ checked: 0, refreshed: 0, unchanged: 0, failed: 0, failingOverAnHour: 0, keysAdded: 0, keysRemoved: 0 });
+
+    nowMs = T0 + INTERVAL_S * 1000;
+    const rotated = publishedKey();
+    server.serve(paths[0], keySet(keys[0], rotated));
+    server.serve(paths[1], 'down', {}, 503);
+    const hitsBefore = paths.map((p) => server.hits.get(p) ?? 0);
+    const run = await refresher.refreshDue();
+    expect(run).toEqual({ checked: 5, refreshed: 1, unchanged: 3, failed: 1, failingOverAnHour: 0, keysAdded: 1, keysRemoved: 0 });
+    expect(paths.map((p, i) => (server.hits.get(p) ?? 0) - hitsBefore[i])).toEqual([1, 1, 1, 1, 1]);
+    // Each is rescheduled: an immediate second run finds none due.
+    expect((await refresher.refreshDue()).checked).toBe(0);
+
+    // Two hours later the failing source has been failing for over an hour; a limit stops the run early.
+    nowMs = T0 + INTERVAL_S * 1000 + 2 * 3_600_000;
+    const limited = await refresher.refreshDue({ limit: 3 });
+    expect(limited.checked).toBe(3);
+    const rest = await refresher.refreshDue();
+    expect(rest.checked).toBe(2);
+    expect(limited.failingOverAnHour + rest.failingOverAnHour).toBe(1);
+    nowMs = T0;
+  });
+});
