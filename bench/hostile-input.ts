@@ -105,7 +105,7 @@ export async function measureHostileInput(budgetMs = 1_500): Promise<HostileInpu
     updatedAt: new Date().toISOString(),
     version: 1,
   };
-  const directory = new ClientDirectory({ getClient: async (id: string) => (id === KNOWN_CLIENT ? record : undefined) });
+  const directory = new ClientDirectory({ getClient: async (id: string) => (id === KNOWN_CLIENT ? record : undefined), getClientByThumbprint: async () => undefined });
   const deps = { verifier: createVerifier({ policy: defaultVerifyPolicy() }), directory, roles: compileRoleCatalogue({ demo: ['* /api/*'] }) };
   const query = longQuery();
   const nowS = Math.floor(Date.now() / 1000);

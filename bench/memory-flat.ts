@@ -86,6 +86,10 @@ class GeneratingReader implements ClientReader {
       updatedAt: '2026-01-01T00:00:00.000Z',
     };
   }
+  /** The bench's clients are found by clientId only. */
+  async getClientByThumbprint(): Promise<undefined> {
+    return undefined;
+  }
 }
 
 function sample(label: string, verifications: number, directory: ClientDirectory, keyCache: PublicKeyCache): MemoryPoint {

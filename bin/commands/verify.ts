@@ -12,7 +12,7 @@ import { RECEIVED_REQUEST_FLAGS, RECEIVED_REQUEST_OPTIONS, readReceivedRequest }
 
 export const HELP: CommandHelp = {
   summary: 'check a received request as the authorizer does: prints `valid`, or `invalid: <code>: <sentence>` (exit 1)',
-  usage: "verify --public-key FILE... --method M --url URL -H 'Name: value'... [--data STR | --data-file FILE] [--now UNIX] [--allow-legacy] [--profile signet|rfc9421] [--key-alg ALG]",
+  usage: "verify --public-key FILE... --method M --url URL -H 'Name: value'... [--data STR | --data-file FILE] [--now UNIX] [--allow-legacy] [--profile signet|rfc9421|web-bot-auth] [--key-alg ALG]",
   options: RECEIVED_REQUEST_OPTIONS,
   flags: RECEIVED_REQUEST_FLAGS,
   notes: ['--public-key takes any key the registry accepts: RSA, Ed25519, ECDSA P-256/P-384, as PEM, Base64 DER or a JWK.', 'With a body (--data or --data-file) it also runs the backend\'s check that the body hashes to the signed Content-Digest; without one it says the body was not checked.'],

@@ -24,6 +24,14 @@ export const CONTEXT_KEYS = {
   keyFingerprint: 'keyFingerprint',
   /** Allow: the signed `Content-Digest` header value, `''` when the request had none. */
   contentDigest: 'contentDigest',
+  /** Allow: the coverage profile that admitted the request (`signet`, `rfc9421`, `web-bot-auth`). */
+  profile: 'signetProfile',
+  /**
+   * Allow: `'true'` when this exact request was signed (its method and its path, with the query,
+   * or `@target-uri`, covered), else `'false'`: a `web-bot-auth` signature of the authority alone
+   * says who the agent is, not what it asked for.
+   */
+  requestBound: 'signetRequestBound',
   /** Deny: the stable error code (lambda/core/errors.ts). */
   error: 'signetError',
   /** Deny: the human sentence for that code. */
@@ -37,6 +45,8 @@ export type SignetAllowContext = {
   readonly accountId: string;
   readonly keyFingerprint: string;
   readonly contentDigest: string;
+  readonly signetProfile: string;
+  readonly signetRequestBound: 'true' | 'false';
 };
 
 /** What a REST Deny carries to the ACCESS_DENIED gateway response. */
@@ -54,6 +64,10 @@ export interface AllowFacts {
   readonly keyFingerprint: string;
   /** The signed `Content-Digest` header value; omitted or undefined when not signed. */
   readonly contentDigest?: string;
+  /** The coverage profile that admitted the request. */
+  readonly profile: string;
+  /** Whether the method and the path/target were covered. */
+  readonly requestBound: boolean;
 }
 
 /** A refusal: a stable code and a sentence (a `SignetError` fits). */
@@ -73,6 +87,8 @@ export function allowContext(facts: AllowFacts): SignetAllowContext {
     [CONTEXT_KEYS.accountId]: facts.accountId ?? '',
     [CONTEXT_KEYS.keyFingerprint]: facts.keyFingerprint,
     [CONTEXT_KEYS.contentDigest]: facts.contentDigest ?? '',
+    [CONTEXT_KEYS.profile]: facts.profile,
+    [CONTEXT_KEYS.requestBound]: facts.requestBound ? 'true' : 'false',
   };
 }
 

@@ -7,12 +7,14 @@
  *      the core's checks every coverage profile makes (both fields parse, a known `alg`, the
  *      component cap, keyid, the created/expires window, `@method` and the target covered, digest
  *      and date fields): only a signature that passed them costs a registry lookup (cache first,
- *      unknown ones negatively cached). Its client's profile (or the deployment's) says which
- *      labels it may sign with: `signet` only `sig`, `rfc9421` any. The first that fits is taken.
+ *      unknown ones negatively cached; a keyid is a clientId or the JWK thumbprint of a key). Its
+ *      client's profile (or the deployment's) says which labels it may sign with: `signet` only
+ *      `sig`, `rfc9421` and `web-bot-auth` any. The first that fits is taken.
  *      None fits: a signature that passed but whose keyid names no client → `unknown_client`;
  *      a client whose profile refuses the label → that profile's refusal; none passed → the
  *      refusal of the deployment's profile (e.g. `signature_label_missing`, `expired`).
- *   1. the profile's own checks and the signature base
+ *   1. the profile's own checks and the signature base; under `web-bot-auth`, a covered
+ *      Signature-Agent must name the client's registered agent → `signature_agent_mismatch`
  *   2. the signature with the client's keys → `signature_mismatch`, `key_expired`
  *   3. the client's status → `client_disabled` (after the signature, so only the client's own
  *      key learns that it is disabled)
@@ -30,7 +32,9 @@
  * names — also `key_expired`: a retired key is no longer guarded as a live one is, so its
  * signature proves nothing about who sent the request.
  */
+import { WEB_BOT_AUTH_TAG } from '../core/defaults';
 import { SignetError, isSignetError } from '../core/errors';
+import type { KeySource } from '../core/key-source-url';
 import { MAX_KEYID_LENGTH } from '../core/keyid';
 import { CompiledRoleCatalogue } from '../core/role-policy';
 import type { CoverageProfile } from '../core/profiles';
@@ -67,6 +71,13 @@ export type Decision =
       readonly accountId: string;
       readonly fingerprint: string;
       readonly contentDigest?: string;
+      /** The coverage profile the signature was checked under. */
+      readonly profile: CoverageProfile;
+      /**
+       * Whether this exact request was signed (method and path/target covered): under
+       * `web-bot-auth` a signature of the authority alone says who the agent is, not what it asked.
+       */
+      readonly requestBound: boolean;
     }
   | Refusal;
 
@@ -93,6 +104,7 @@ export async function authorize(input: AuthorizeInput, deps: AuthorizeDeps): Pro
     const { client, policy } = choice;
     clientId = client.record.clientId;
     const parsed = verifier.parseChecked(set, choice.member, policy, input.targetUriCandidates);
+    if (policy.profile === 'web-bot-auth') checkSignatureAgent(parsed.signatureAgent, client.record.keySource);
     const signer = verifier.signingKey(parsed, client.keys, policy);
     const { fingerprint } = verifyWithClientKeys(verifier, parsed, client, policy, signer);
     authenticated = true;
@@ -109,7 +121,16 @@ export async function authorize(input: AuthorizeInput, deps: AuthorizeDeps): Pro
     if (verifier.replay !== undefined && !(await verifier.claim(set, parsed, policy))) {
       throw new SignetError('replayed_request', 'This signed request was already used. Sign every request anew (fresh created and Date).');
     }
-    return { allowed: true, clientId, roles: client.record.roles, accountId: client.record.accountId, fingerprint, contentDigest: parsed.contentDigest };
+    return {
+      allowed: true,
+      clientId,
+      roles: client.record.roles,
+      accountId: client.record.accountId,
+      fingerprint,
+      contentDigest: parsed.contentDigest,
+      profile: parsed.profile,
+      requestBound: parsed.coversMethod && parsed.coversPath,
+    };
   } catch (error) {
     if (!isSignetError(error)) throw error;
     if (clientId === undefined) return { allowed: false, error };
@@ -118,13 +139,63 @@ export async function authorize(input: AuthorizeInput, deps: AuthorizeDeps): Pro
 }
 
 /**
+ * Under `web-bot-auth`, the agent a covered Signature-Agent names must be the client's: the
+ * origin of its registered `signatureAgent` source; for a client whose keys come from a JWKS URL,
+ * that URL itself (draft-ietf-webbotauth-httpsig-protocol-01 makes every Signature-Agent value a
+ * JWKS URL); a client with registered keys names no agent, so any is refused. Without the field,
+ * the keyid alone names the key.
+ */
+function checkSignatureAgent(agent: string | undefined, source: KeySource | undefined): void {
+  if (agent === undefined) return;
+  const named = parseUrl(agent);
+  if (source !== undefined && 'signatureAgent' in source) {
+    const registered = parseUrl(source.signatureAgent);
+    if (named !== undefined && registered !== undefined && named.origin === registered.origin) return;
+    throw new SignetError(
+      'signature_agent_mismatch',
+      `The Signature-Agent this request signed names ${describeAgent(named)}, but this client's agent is ${registered?.origin ?? 'another origin'}. Sign with the keys your own agent directory publishes, and name that agent.`,
+    );
+  }
+  if (source !== undefined && 'jwksUri' in source) {
+    const registered = parseUrl(source.jwksUri);
+    if (named !== undefined && registered !== undefined && named.href === registered.href) return;
+    throw new SignetError('signature_agent_mismatch', `The Signature-Agent this request signed names ${describeAgent(named)}, but this client's keys are published at another URL. Send no Signature-Agent, or name the client's JWKS URL.`);
+  }
+  throw new SignetError(
+    'signature_agent_mismatch',
+    `The Signature-Agent this request signed names ${describeAgent(named)}, but this client has no published agent directory: its keys are registered with the API. Send no Signature-Agent, or ask the API owner to register the client by its agent (signatureAgent).`,
+  );
+}
+
+function parseUrl(text: string): URL | undefined {
+  try {
+    return new URL(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The agent named, as a log-safe origin: never the request's raw text. */
+function describeAgent(url: URL | undefined): string {
+  return url === undefined || !/^https?:$/.test(url.protocol) ? 'something that is not an http(s) URL' : url.origin.slice(0, 200);
+}
+
+/**
  * The core's verdict (`refuseUnlessUsable`) for the key that signed; when stored keys were refused
- * (weak or unreadable) the refusal says so, since signing again cannot help.
+ * (weak or unreadable) the refusal says so, since signing again cannot help; when published keys
+ * stopped verifying because their source has not been fetched for the keep bound, it says that.
  */
 function verifyWithClientKeys(verifier: Verifier, parsed: ParsedSignature, client: ResolvedClient, policy: VerifyPolicy, signer: VerificationKey | undefined): { fingerprint: string } {
   try {
     return verifier.refuseUnlessUsable(parsed, client.keys, policy, signer);
   } catch (error) {
+    if (isSignetError(error) && error.code === 'key_expired' && client.keptUntilS !== undefined && policy.nowS() > client.keptUntilS) {
+      const since = client.record.keysFetchedAt ?? 'it was registered';
+      throw new SignetError(
+        'key_expired',
+        `This client's keys come from its key source, which has not been fetched successfully since ${since}; published keys stop verifying when a source stays unreachable that long. Ask the API owner to check the source and refresh it (signet keys refresh ${client.record.clientId}).`,
+      );
+    }
     if (!isSignetError(error) || error.code !== 'signature_mismatch' || client.refusedKeys.length === 0) throw error;
     const reasons = [...new Set(client.refusedKeys.map((k) => k.reason))].join(', ');
     throw new SignetError(
@@ -195,7 +266,7 @@ async function chooseSignature(set: SignatureSet, deps: AuthorizeDeps): Promise<
   if (unknown !== undefined) {
     const error = new SignetError(
       'unknown_client',
-      'No registered client has this keyid. Put your clientId in keyid, exactly as the registry gave it (a key thumbprint or another name for the key is not a clientId).',
+      'No registered client has this keyid. Put your clientId in keyid, exactly as the registry gave it, or the JWK thumbprint of a key registered with (or published to) the API (keys registered before thumbprints were indexed are found by clientId only).',
     );
     return { refusal: { allowed: false, error, keyId: unknown.keyId } };
   }
@@ -235,11 +306,12 @@ function refusalUnder(set: SignatureSet, policy: VerifyPolicy, deps: AuthorizeDe
 
 /**
  * The refusal of a request no signature of which passed the checks every profile makes: the one
- * the deployment's profile gives, attributed without a read (only to a client whose record the
+ * the deployment's profile gives (or, for a signature tagged `web-bot-auth`, the one that profile
+ * gives: what its signer aimed at), attributed without a read (only to a client whose record the
  * directory holds).
  */
 function refuseUnread(set: SignatureSet, deps: AuthorizeDeps): SignatureChoice {
-  const policy = deps.verifier.policy;
+  const policy = refusalPolicy(set, deps);
   const error =
     refusalUnder(set, policy, deps) ??
     // Not reached: a request with a signature that passes under the deployment's profile passed stage 1 too.
@@ -248,6 +320,19 @@ function refuseUnread(set: SignatureSet, deps: AuthorizeDeps): SignatureChoice {
   if (keyId === undefined) return { refusal: { allowed: false, error } };
   const client = deps.directory.cached(keyId);
   return { refusal: client !== undefined ? { allowed: false, error, clientId: client.record.clientId } : { allowed: false, error, keyId } };
+}
+
+/** The deployment's policy, or the `web-bot-auth` one when the signature it reads by default is tagged so. */
+function refusalPolicy(set: SignatureSet, deps: AuthorizeDeps): VerifyPolicy {
+  const deployment = deps.verifier.policy;
+  if (deployment.profile === 'web-bot-auth' || !set.present) return deployment;
+  const agentPolicy = deps.verifier.policyFor('web-bot-auth');
+  try {
+    return set.input(set.defaultLabel(agentPolicy), agentPolicy).checked.input.tag === WEB_BOT_AUTH_TAG ? agentPolicy : deployment;
+  } catch (error) {
+    if (isSignetError(error)) return deployment;
+    throw error;
+  }
 }
 
 /** The keyid of the signature the policy reads by default, when its Signature-Input parses and gives a keyid of a bounded length. */

@@ -1,6 +1,9 @@
 /**
- * The authorizer's view of the registry: client records by clientId, through bounded in-memory
- * caches, with their keys imported once.
+ * The authorizer's view of the registry: client records by keyid, through bounded in-memory
+ * caches, with their keys imported once. A keyid is a clientId, or the RFC 7638 thumbprint of
+ * one of a client's keys (how Web Bot Auth agents and JWKS publishers name their keys), found
+ * through the thumbprint index; then the client's only key is the one with that thumbprint, so a
+ * key fetched for one client never verifies for another.
  *
  * - A fresh hit (younger than the TTL) makes no DynamoDB read: the warm path is read-free.
  * - Unknown clientIds are remembered for a short time in a SEPARATE bounded cache, so a flood
@@ -17,11 +20,13 @@ import { BoundedCache } from '../core/bounded-cache';
 import {
   DEFAULT_CLIENT_CACHE_MAX_ENTRIES,
   DEFAULT_CLIENT_CACHE_TTL_MS,
+  DEFAULT_KEY_SOURCE_KEEP_DAYS,
   DEFAULT_NEGATIVE_CACHE_TTL_MS,
   DEFAULT_STALE_IF_ERROR_MS,
 } from '../core/defaults';
 import { SignetError, isSignetError } from '../core/errors';
 import { IpAllowList, compileAllowList } from '../core/ip-policy';
+import { isThumbprintKeyId } from '../core/jwk-thumbprint';
 import { PublicKeyCache } from '../core/keys';
 import { VerificationKey } from '../core/verify';
 import type { ClientReader } from '../domain/authorizer-ports';
@@ -38,6 +43,12 @@ export interface ResolvedClient {
   /** Stored keys left out of `keys`, with the reason code (`weak_key`, `invalid_public_key`, ...). */
   readonly refusedKeys: readonly { readonly fingerprint: string; readonly reason: string }[];
   readonly allowList: IpAllowList;
+  /**
+   * For a client whose keys come from a published source: unix seconds after which they stop
+   * verifying because the source has not been fetched successfully since `keysFetchedAt`
+   * (the keep bound, SIGNET_KEY_SOURCE_KEEP_DAYS).
+   */
+  readonly keptUntilS?: number;
 }
 
 export interface ClientDirectoryOptions {
@@ -55,6 +66,12 @@ export interface ClientDirectoryOptions {
   readonly keyCache?: PublicKeyCache;
   /** Clock in ms. @default Date.now */
   readonly nowMs?: () => number;
+  /**
+   * How long published keys keep verifying after their source's last successful fetch, in days:
+   * each one's not-after is the earlier of its `exp` and `keysFetchedAt` + this.
+   * @default DEFAULT_KEY_SOURCE_KEEP_DAYS (7)
+   */
+  readonly keySourceKeepDays?: number;
   /** Told when a stale record is served because the store failed (for logs and metrics). */
   readonly onStaleServed?: (clientId: string, error: unknown) => void;
   /**
@@ -81,9 +98,11 @@ export class ClientDirectory {
   private readonly staleRetryMs: number;
   private readonly keyCache: PublicKeyCache;
   private readonly nowMs: () => number;
+  private readonly keepS: number;
   /**
-   * Lookups passed to the store, for the benchmarks' "reads per request": an upper bound on
-   * DynamoDB reads (the store answers keyids that cannot be clientIds without a read).
+   * Reads asked of the store, for the benchmarks' "reads per request": an upper bound on
+   * DynamoDB reads (one per clientId lookup, two per thumbprint lookup; the store answers keyids
+   * of neither shape without a read).
    */
   reads = 0;
 
@@ -100,30 +119,32 @@ export class ClientDirectory {
     this.staleRetryMs = options.staleRetryMs ?? DEFAULT_STALE_RETRY_MS;
     this.keyCache = options.keyCache ?? new PublicKeyCache();
     this.nowMs = options.nowMs ?? Date.now;
+    this.keepS = (options.keySourceKeepDays ?? DEFAULT_KEY_SOURCE_KEEP_DAYS) * 86_400;
   }
 
   /**
-   * The client for `clientId`, or undefined when no such client exists.
+   * The client `keyId` names (a clientId, or the thumbprint of one of its keys: then with that key
+   * only), or undefined when it names none. Cached by keyid: a warm lookup reads nothing.
    * @throws SignetError `dependency_unavailable` when the store fails and no usable cached record exists
    */
-  async get(clientId: string): Promise<ResolvedClient | undefined> {
+  async get(keyId: string): Promise<ResolvedClient | undefined> {
     const now = this.nowMs();
-    const hit = this.known.get(clientId, now);
+    const hit = this.known.get(keyId, now);
     if (hit !== undefined) return hit.client;
-    if (this.unknown.get(clientId, now) !== undefined) return undefined;
-    const pending = this.inFlight.get(clientId);
+    if (this.unknown.get(keyId, now) !== undefined) return undefined;
+    const pending = this.inFlight.get(keyId);
     if (pending !== undefined) return pending;
-    const lookup = this.load(clientId).finally(() => this.inFlight.delete(clientId));
-    this.inFlight.set(clientId, lookup);
+    const lookup = this.load(keyId).finally(() => this.inFlight.delete(keyId));
+    this.inFlight.set(keyId, lookup);
     return lookup;
   }
 
   /**
-   * The client for `clientId` when a fresh record of it is cached, else undefined; never reads
+   * The client for `keyId` when a fresh record of it is cached, else undefined; never reads
    * the store (what a refusal is attributed with: junk must not cost a read).
    */
-  cached(clientId: string): ResolvedClient | undefined {
-    return this.known.get(clientId, this.nowMs())?.client;
+  cached(keyId: string): ResolvedClient | undefined {
+    return this.known.get(keyId, this.nowMs())?.client;
   }
 
   /**
@@ -141,24 +162,43 @@ export class ClientDirectory {
     return this.known.size + this.unknown.size;
   }
 
-  private async load(clientId: string): Promise<ResolvedClient | undefined> {
-    let record: ClientRecord | undefined;
+  private async load(keyId: string): Promise<ResolvedClient | undefined> {
+    let client: ResolvedClient | undefined;
     try {
-      this.reads += 1;
-      record = await this.reader.getClient(clientId);
+      client = isThumbprintKeyId(keyId) ? await this.loadByThumbprint(keyId) : await this.loadByClientId(keyId);
     } catch (error) {
-      return this.staleOrFail(clientId, error);
+      return this.staleOrFail(keyId, error);
     }
     const now = this.nowMs();
-    if (record === undefined) {
-      this.known.delete(clientId);
-      this.unknown.set(clientId, true, now + this.negativeTtlMs);
+    if (client === undefined) {
+      this.known.delete(keyId);
+      this.unknown.set(keyId, true, now + this.negativeTtlMs);
       return undefined;
     }
-    const client = this.resolve(record);
-    this.unknown.delete(clientId);
-    this.known.set(clientId, { client, fetchedAtMs: now }, now + this.ttlMs);
+    this.unknown.delete(keyId);
+    this.known.set(keyId, { client, fetchedAtMs: now }, now + this.ttlMs);
     return client;
+  }
+
+  private async loadByClientId(clientId: string): Promise<ResolvedClient | undefined> {
+    this.reads += 1;
+    const record = await this.reader.getClient(clientId);
+    return record === undefined ? undefined : this.resolve(record);
+  }
+
+  /**
+   * The client holding the key with this thumbprint, resolved with that one key: a thumbprint
+   * names a key, never the client's other keys. Undefined when the index names no key, or the
+   * record no longer holds the key it names (removed since, or another key under that thumbprint).
+   */
+  private async loadByThumbprint(thumbprint: string): Promise<ResolvedClient | undefined> {
+    this.reads += 2;
+    const found = await this.reader.getClientByThumbprint(thumbprint);
+    if (found === undefined) return undefined;
+    const stored = found.record.keys.find((k) => k.fingerprint === found.fingerprint && (k.thumbprint === undefined || k.thumbprint === thumbprint));
+    if (stored === undefined) return undefined;
+    const client = this.resolve({ ...found.record, keys: [stored] });
+    return client.keys.length === 0 && client.refusedKeys.length === 0 ? undefined : client;
   }
 
   private staleOrFail(clientId: string, error: unknown): ResolvedClient {
@@ -179,19 +219,51 @@ export class ClientDirectory {
   private resolve(record: ClientRecord): ResolvedClient {
     const keys: VerificationKey[] = [];
     const refusedKeys: { fingerprint: string; reason: string }[] = [];
+    const keptUntilS = record.keySource === undefined ? undefined : keptUntil(record.keysFetchedAt, this.keepS);
     for (const stored of record.keys) {
       // A corrupt or weak stored key is skipped, never trusted: the other keys still verify.
       try {
         const key = this.keyCache.get(stored.fingerprint, stored.spkiPem, stored.algorithm);
-        const notAfterS = stored.notAfter === undefined ? undefined : Math.floor(Date.parse(stored.notAfter) / 1000);
-        keys.push({ fingerprint: stored.fingerprint, key, algorithm: stored.algorithm ?? DEFAULT_RSA_ALGORITHM, notAfterS: Number.isNaN(notAfterS) ? 0 : notAfterS });
+        // A published key verifies from its nbf until the earliest of its exp and the keep bound
+        // after the last successful fetch (for one with no fetch time, the fetch that added it).
+        const bounds = [unixSeconds(stored.notAfter), unixSeconds(stored.expires)];
+        if (stored.published === true) bounds.push(keptUntilS ?? keptUntil(stored.addedAt, this.keepS));
+        const notAfterS = minimum(bounds);
+        const notBeforeS = unixSeconds(stored.notBefore);
+        keys.push({
+          fingerprint: stored.fingerprint,
+          key,
+          algorithm: stored.algorithm ?? DEFAULT_RSA_ALGORITHM,
+          notAfterS,
+          ...(notBeforeS === undefined ? {} : { notBeforeS }),
+        });
       } catch (error) {
         refusedKeys.push({ fingerprint: stored.fingerprint, reason: isSignetError(error) ? error.code : 'unreadable' });
         this.options.onKeyRefused?.(record.clientId, stored.fingerprint, error);
       }
     }
-    return { record, keys, refusedKeys, allowList: safeAllowList(record.networkWhitelist) };
+    const client: ResolvedClient = { record, keys, refusedKeys, allowList: safeAllowList(record.networkWhitelist) };
+    return keptUntilS === undefined ? client : { ...client, keptUntilS };
   }
+}
+
+/** An ISO-8601 instant as unix seconds; undefined when absent; 0 (long past: fail closed) when it does not parse. */
+function unixSeconds(iso: string | undefined): number | undefined {
+  if (iso === undefined) return undefined;
+  const ms = Date.parse(iso);
+  return Number.isNaN(ms) ? 0 : Math.floor(ms / 1000);
+}
+
+/** `fetchedAt` + `keepS`, in unix seconds; 0 (fail closed) when there is no fetch time. */
+function keptUntil(fetchedAt: string | undefined, keepS: number): number {
+  const fetched = unixSeconds(fetchedAt);
+  return fetched === undefined ? 0 : fetched + keepS;
+}
+
+function minimum(values: readonly (number | undefined)[]): number | undefined {
+  let least: number | undefined;
+  for (const value of values) if (value !== undefined && (least === undefined || value < least)) least = value;
+  return least;
 }
 
 /** A stored whitelist that no longer parses allows nobody (fail closed) rather than failing every lookup. */

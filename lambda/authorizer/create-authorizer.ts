@@ -95,5 +95,7 @@ function allowFacts(decision: Extract<Decision, { allowed: true }>) {
     accountId: decision.accountId,
     keyFingerprint: decision.fingerprint,
     contentDigest: decision.contentDigest,
+    profile: decision.profile,
+    requestBound: decision.requestBound,
   };
 }

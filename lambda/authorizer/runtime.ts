@@ -97,6 +97,7 @@ export class AuthorizerRuntime {
       staleIfErrorMs: config.staleIfErrorMs,
       keyCache: new PublicKeyCache(),
       nowMs,
+      keySourceKeepDays: config.keySourceKeepDays,
       onKeyRefused: (clientId, fingerprint, error) => {
         const reason = isSignetError(error) ? error.code : 'unreadable';
         logger.error('stored public key refused: it is not used to verify this client', { clientId, keyFingerprint: fingerprint, reason, detail: isSignetError(error) ? error.message : String(error) });
@@ -114,6 +115,7 @@ export class AuthorizerRuntime {
           maxSkewS: config.maxSkewS,
           maxCoveredComponents: config.maxCoveredComponents,
           allowLegacy: config.allowLegacy,
+          maxValidityS: config.webBotAuthMaxValidityS,
           nowS: () => Math.floor(nowMs() / 1000),
         }),
         profile: config.profile,

@@ -5,10 +5,17 @@
  */
 import type { ClientRecord } from './client-record';
 
-/** What the authorizer needs from the store: one read by clientId. */
+/** What the authorizer needs from the store: one read by clientId, or two by a key's JWK thumbprint. */
 export interface ClientReader {
   /** The record, or undefined when no client has this id. Throws on a storage failure. */
   getClient(clientId: string): Promise<ClientRecord | undefined>;
+  /**
+   * The client whose key has this RFC 7638 thumbprint, with that key's fingerprint: one read of
+   * the thumbprint index, then the client record. Undefined when no key has it (or the keyid
+   * cannot be a thumbprint, answered without a read). The record may no longer hold the key (a
+   * change between the two reads): the caller checks. Throws on a storage failure.
+   */
+  getClientByThumbprint(thumbprint: string): Promise<{ readonly record: ClientRecord; readonly fingerprint: string } | undefined>;
 }
 
 /**

@@ -310,10 +310,10 @@ function parseKeySource(body: Json): KeySource | undefined {
 /** Longest `jwksUri` / `signatureAgent`, in characters. */
 export const MAX_KEY_SOURCE_URL_CHARS = 2048;
 
-/** A client's coverage profile: `signet` or `rfc9421` (lambda/core/profiles.ts). */
+/** A client's coverage profile: `signet`, `rfc9421` or `web-bot-auth` (lambda/core/profiles.ts). */
 function parseProfile(value: unknown): CoverageProfile {
   if (!isCoverageProfile(value)) {
-    fail('invalid_request', `profile must be one of ${COVERAGE_PROFILES.join(', ')}: signet (the default scheme) or rfc9421 (what any RFC 9421 signer sends, e.g. curl --httpsig).`);
+    fail('invalid_request', `profile must be one of ${COVERAGE_PROFILES.join(', ')}: signet (the default scheme), rfc9421 (what any RFC 9421 signer sends, e.g. curl --httpsig) or web-bot-auth (what Web Bot Auth agents send).`);
   }
   return value;
 }

@@ -1,6 +1,6 @@
 /**
  * What the authorizer needs from the client table, and nothing the registry writes: one GetItem
- * per client ({@link ClientReader}, ./client-records.ts), the failure log's two writes
+ * per client, two by a key's thumbprint ({@link ClientReader}, ./client-records.ts), the failure log's two writes
  * ({@link AuthFailureRecorder}, ./failure-log.ts) and the keys' last use ({@link KeyUseRecorder},
  * ./key-use.ts). A facade over those three small stores, so the authorizer's bundle carries no
  * registry write.
@@ -32,7 +32,12 @@ export class DynamoClientReader implements ClientReader, AuthFailureRecorder, Ke
     return this.records.getClient(clientId, options);
   }
 
-  /** Records a refused request in the client's failure log (./failure-log.ts). */
+  /** The client whose key has this JWK thumbprint, with the key's fingerprint: two GetItems (./client-records.ts). */
+  getClientByThumbprint(thumbprint: string, options?: { consistentRead?: boolean }): Promise<{ record: ClientRecord; fingerprint: string } | undefined> {
+    return this.records.getClientByThumbprint(thumbprint, options);
+  }
+
+    /** Records a refused request in the client's failure log (./failure-log.ts). */
   recordAuthFailure(clientId: string, reason: string, detail?: string | AuthFailureDetail): Promise<boolean> {
     return this.failureLog.recordAuthFailure(clientId, reason, detail);
   }

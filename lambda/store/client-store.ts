@@ -87,6 +87,11 @@ export class DynamoClientStore implements RegistryStore {
     return this.records.getClient(clientId, options);
   }
 
+  /** The client whose key has this JWK thumbprint, with the key's fingerprint (./client-records.ts). */
+  getClientByThumbprint(thumbprint: string, options?: { consistentRead?: boolean }): Promise<{ record: ClientRecord; fingerprint: string } | undefined> {
+    return this.records.getClientByThumbprint(thumbprint, options);
+  }
+
   listClients(cursor?: string, limit?: number, accountId?: string): Promise<Page<ClientRecord>> {
     return this.queries.listClients(cursor, limit, accountId);
   }

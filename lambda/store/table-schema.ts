@@ -37,6 +37,12 @@
  * - **Key ownership**: one item per registered public key. Writing it with
  *   `attribute_not_exists(pk)` in the same transaction as the client record is what makes a key
  *   belong to at most one client; finding the client that holds a key is one GetItem.
+ * - **Thumbprint index**: one item per key that has a JWK thumbprint (RFC 7638), holding the
+ *   `clientId` and the key's `fingerprint`, written with `attribute_not_exists(pk)` in the same
+ *   transaction as the key's ownership item and deleted with it. A keyid that is a thumbprint
+ *   (Web Bot Auth agents, JWKS publishers) finds its key with one GetItem, then the client record
+ *   with another; never a scan. Keys registered before the index existed have no item: they are
+ *   found by clientId only.
  * - **The authorizer writes only partitions of its own** ({@link AUTHORIZER_WRITE_PREFIXES}:
  *   failure log, key last use, replay markers), never one under `CLIENT#`, `KEY#`, `ACCOUNT#` or
  *   `ROSTER#`. IAM can limit a write to partition-key prefixes (`dynamodb:LeadingKeys`) but not to

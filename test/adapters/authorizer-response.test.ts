@@ -23,6 +23,8 @@ const FACTS = {
   accountId: 'acct_default',
   keyFingerprint: 'sha256:q1w2e3',
   contentDigest: 'sha-256=:X48E9qOokqqrvdts8nOJRJN3OWDUoyWxBf7kbu9DBPE=:',
+  profile: 'signet',
+  requestBound: true,
 };
 
 function thrown(fn: () => unknown): unknown {
@@ -40,18 +42,22 @@ function renderTemplate(template: string, values: Record<string, string>): strin
 }
 
 describe('authorizer context', () => {
-  test('Allow context: the five agreed keys, all strings, roles comma-joined', () => {
+  test('Allow context: the seven agreed keys, all strings, roles comma-joined', () => {
     expect(allowContext(FACTS)).toEqual({
       clientId: 'c_9f2KxQ1v',
       roles: 'demo,registry:admin',
       accountId: 'acct_default',
       keyFingerprint: 'sha256:q1w2e3',
       contentDigest: 'sha-256=:X48E9qOokqqrvdts8nOJRJN3OWDUoyWxBf7kbu9DBPE=:',
+      signetProfile: 'signet',
+      signetRequestBound: 'true',
     });
     expect(allowContext({ ...FACTS, contentDigest: undefined }).contentDigest).toBe('');
     expect(allowContext({ ...FACTS, accountId: undefined }).accountId).toBe('');
+    // A web-bot-auth signature of the authority alone: who the agent is, not what it asked for.
+    expect(allowContext({ ...FACTS, profile: 'web-bot-auth', requestBound: false })).toMatchObject({ signetProfile: 'web-bot-auth', signetRequestBound: 'false' });
     expect(Object.keys(allowContext(FACTS)).sort()).toEqual(
-      [CONTEXT_KEYS.clientId, CONTEXT_KEYS.roles, CONTEXT_KEYS.accountId, CONTEXT_KEYS.keyFingerprint, CONTEXT_KEYS.contentDigest].sort(),
+      [CONTEXT_KEYS.clientId, CONTEXT_KEYS.roles, CONTEXT_KEYS.accountId, CONTEXT_KEYS.keyFingerprint, CONTEXT_KEYS.contentDigest, CONTEXT_KEYS.profile, CONTEXT_KEYS.requestBound].sort(),
     );
   });
 

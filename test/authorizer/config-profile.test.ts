@@ -10,10 +10,18 @@ import { settingsFromContext } from '../../lib/app-context';
 
 const base = { [ENV.tableName]: 'signet-test' };
 
-test('defaults to signet; takes rfc9421; refuses anything else, naming the choices', () => {
+test('defaults to signet; takes rfc9421 and web-bot-auth; refuses anything else, naming the choices', () => {
   expect(loadConfig(base).profile).toBe('signet');
   expect(loadConfig({ ...base, [ENV.profile]: ' rfc9421 ' }).profile).toBe('rfc9421');
-  expect(() => loadConfig({ ...base, [ENV.profile]: 'RFC9421' })).toThrow('SIGNET_PROFILE must be one of signet, rfc9421; got "RFC9421".');
+  expect(loadConfig({ ...base, [ENV.profile]: 'web-bot-auth' }).profile).toBe('web-bot-auth');
+  expect(() => loadConfig({ ...base, [ENV.profile]: 'RFC9421' })).toThrow('SIGNET_PROFILE must be one of signet, rfc9421, web-bot-auth; got "RFC9421".');
+});
+
+test('the web-bot-auth validity bound and the published keys\' keep bound: defaults, lower values, and values out of range refused', () => {
+  expect(loadConfig(base)).toMatchObject({ webBotAuthMaxValidityS: 86_400, keySourceKeepDays: 7 });
+  expect(loadConfig({ ...base, [ENV.webBotAuthMaxValidityS]: '300', [ENV.keySourceKeepDays]: '1' })).toMatchObject({ webBotAuthMaxValidityS: 300, keySourceKeepDays: 1 });
+  expect(() => loadConfig({ ...base, [ENV.webBotAuthMaxValidityS]: '86401' })).toThrow('SIGNET_WEB_BOT_AUTH_MAX_VALIDITY_S must be a whole number from 60 to 86400; got "86401".');
+  expect(() => loadConfig({ ...base, [ENV.keySourceKeepDays]: '91' })).toThrow('SIGNET_KEY_SOURCE_KEEP_DAYS must be a whole number from 1 to 90; got "91".');
 });
 
 test('with only the table named, every runtime setting holds its default from the settings table', () => {

@@ -369,7 +369,10 @@ async function countWork(
     }
   }
   const store = new DynamoClientStore({ tableName: tableNameOf(), client: ddb.client });
-  const directory = new ClientDirectory({ getClient: (id) => ((work.lookups += 1), store.getClient(id)) });
+  const directory = new ClientDirectory({
+    getClient: (id) => ((work.lookups += 1), store.getClient(id)),
+    getClientByThumbprint: (thumbprint) => ((work.lookups += 1), store.getClientByThumbprint(thumbprint)),
+  });
   const deps = { verifier: createVerifier({ policy: defaultVerifyPolicy({ onBase: () => (work.bases += 1) }), profile }), directory, roles: compileRoleCatalogue({ partner: ['GET /api/*'] }) };
   const adapted = adaptHttpApiEvent(event);
   // What the runtime passes (the cast and fallback let this test run against older code, to see it fail there).

@@ -33,7 +33,7 @@ function signedDigest(body: string | Uint8Array): string {
 }
 
 function authorizerContext(digest: string | undefined) {
-  return allowContext({ clientId: CLIENT_ID, roles: ['partner'], keyFingerprint: key.fingerprint, contentDigest: digest });
+  return allowContext({ clientId: CLIENT_ID, roles: ['partner'], keyFingerprint: key.fingerprint, contentDigest: digest, profile: 'signet', requestBound: true });
 }
 
 /** The HTTP API 2.0 proxy capture with a Lambda authorizer context, carrying `body`. */

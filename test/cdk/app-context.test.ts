@@ -107,7 +107,7 @@ test('every bad value is reported at once, naming its key', () => {
   for (const part of [
     'apiType must be http or rest; got "graphql"',
     'allowLegacy must be true or false; got "yes"',
-    'profile must be one of signet, rfc9421; got "strict"',
+    'profile must be one of signet, rfc9421, web-bot-auth; got "strict"',
     'maxAgeS must be a whole number >= 1; got "-1"',
     'maxSkewS must be a whole number >= 0; got "1.5"',
     'replicaRegions must be a comma-separated list or a JSON array of strings',

@@ -41,12 +41,19 @@ describe('RFC 9421 Appendix B.2 through signet explain --profile rfc9421', () =>
     ...APPENDIX_B2_CASES.map((c) => [c.label, c.signatureInput, c.signature, 'pss.pem', ['--key-alg', 'rsa-pss-sha512']] as const),
     [APPENDIX_B26.label, APPENDIX_B26.signatureInput, APPENDIX_B26.signature, 'ed25519.pem', []] as const,
     [`${APPENDIX_B26.label} (key as a JWK)`, APPENDIX_B26.signatureInput, APPENDIX_B26.signature, 'ed25519.jwk', []] as const,
-  ])('%s: the RFC signature verifies over the verifier\'s base; what the profile requires beyond it is named', async (_label, input, signature, keyFile, extra) => {
+  ])('%s: the RFC signature verifies over the verifier\'s base; what the profile requires beyond it is named', async (label, input, signature, keyFile, extra) => {
     const out = await cli('explain', '--public-key', join(dir, keyFile), ...extra, ...vectorArgs(input, signature));
     expect(out.stdout).toMatch(/\[ok {2}\] +\d+\. The signature verifies over the verifier's base with key /);
-    // The vectors send sha-512 digests (Signet's backend compares sha-256) or leave the body's digest or the query uncovered.
+    if (label === 'sig-b23') {
+      // The one vector that covers the method, the whole target and the body's sha-512 digest
+      // (RFC 9530: accepted alone) meets everything the profile requires.
+      expect(out.code).toBe(0);
+      expect(out.stdout).toMatch(/result: valid/);
+      return;
+    }
+    // The others leave the body's digest or the query uncovered.
     expect(out.code).toBe(1);
-    expect(out.stdout).toMatch(/result: invalid: (missing_component|digest_required|malformed_digest)/);
+    expect(out.stdout).toMatch(/result: invalid: (missing_component|digest_required)/);
   });
 
   test('a signature altered by one byte is not recognised: the explain item fails', async () => {

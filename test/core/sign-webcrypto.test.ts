@@ -106,6 +106,9 @@ test("X-Date requests signed with WebCrypto verify with the core verifier's defa
       created: now,
       covered: body ? ['"@method"', '"@target-uri"', '"content-digest"', '"x-date"'] : ['"@method"', '"@target-uri"', '"x-date"'],
       contentDigest: headers['content-digest'],
+      profile: 'signet',
+      coversMethod: true,
+      coversPath: true,
     });
   }
 });
@@ -162,6 +165,9 @@ describe('the WebCrypto signer with every key type WebCrypto holds', () => {
       created: 1_800_000_000,
       covered: ['"@method"', '"@target-uri"', '"content-digest"', '"x-date"'],
       contentDigest: headers['content-digest'],
+      profile: 'signet',
+      coversMethod: true,
+      coversPath: true,
     });
   });
 
@@ -175,6 +181,9 @@ describe('the WebCrypto signer with every key type WebCrypto holds', () => {
       fingerprint: signer.fingerprint,
       created: 1_800_000_000,
       covered: ['"@method"', '"@target-uri"', '"date"'],
+      profile: 'signet',
+      coversMethod: true,
+      coversPath: true,
     });
     await expect(verifyRequest(request, policy, () => [{ fingerprint: signer.fingerprint, key: signer.publicKey }])).rejects.toMatchObject({ code: 'algorithm_mismatch' });
   });

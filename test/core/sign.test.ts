@@ -214,6 +214,9 @@ describe('interoperability with the http-message-signatures package', () => {
       created: NOW_S,
       covered: ['"@method"', '"@target-uri"', '"content-digest"', '"date"'],
       contentDigest: `sha-256=:${sha256B64(body)}:`,
+      profile: 'signet',
+      coversMethod: true,
+      coversPath: true,
     });
   });
 

@@ -85,6 +85,9 @@ describe('signRequest dateField', () => {
       created: NOW_S,
       covered: ['"@method"', '"@target-uri"', '"content-digest"', '"x-date"'],
       contentDigest: headers['content-digest'],
+      profile: 'signet',
+      coversMethod: true,
+      coversPath: true,
     });
   });
 

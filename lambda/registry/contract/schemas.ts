@@ -67,8 +67,9 @@ export const SignatureAlgorithmName = z.enum(SIGNATURE_ALGORITHMS).register(z.gl
 export const CoverageProfileName = z.enum(COVERAGE_PROFILES).register(z.globalRegistry, {"id": "CoverageProfile", "description": "What the client's signatures must cover, overriding the deployment's SIGNET_PROFILE: `signet` " +
     "(label `sig`, `alg`, `@method` `@target-uri` `date`) or `rfc9421` (any label; `@method` and " +
     "`@target-uri`, or `@authority` `@path` (+ `@query` with a query); `alg` and `date` optional — what " +
-    "curl --httpsig and other RFC 9421 signers send). Both require `created` in the window and " +
-    "`content-digest` with a body."});
+    "curl --httpsig and other RFC 9421 signers send) or `web-bot-auth` (any label; `tag=\"web-bot-auth\"`, " +
+    "`created` and `expires` at most a day apart, `@authority` or `@target-uri`; what Web Bot Auth agents send). " +
+    "All require `created` in the window and `content-digest` with a body."});
 
 export const Key = z.strictObject({
   fingerprint: Fingerprint,
