@@ -8,7 +8,6 @@
  * role away, or replaces the keys, asks first.
  */
 import type { ClientView } from '../lambda/registry/view-types';
-import type { SourcedClientView } from './key-source-view';
 import { confirmChange } from './confirm';
 import { focusField, trapFocus } from './dialogs';
 import { $, announce, codeOf, el, input, messageOf, showError } from './dom';
@@ -62,7 +61,7 @@ export function openClientForm(client: ClientView | undefined, opener: HTMLEleme
   $('client-key-ok').hidden = true;
   resetKeyBox('client-key');
   defaultKeyType('client-key', undefined);
-  const source = (client as SourcedClientView | undefined)?.keySource;
+  const source = (client)?.keySource;
   const choice: KeyChoice = source === undefined ? 'registered' : 'jwksUri' in source ? 'jwksUri' : 'signatureAgent';
   input('source-url').value = source === undefined ? '' : 'jwksUri' in source ? source.jwksUri : source.signatureAgent;
   showError('source-url-error', '', { field: input('source-url') });
@@ -92,7 +91,7 @@ function formSource(): KeySource | undefined {
  * back to a pasted key), the URL field (a source), or the note that keys are edited in the details.
  */
 function showKeyChoice() {
-  const editing = form.editing as SourcedClientView | undefined;
+  const editing = form.editing;
   const choice = keyChoice();
   const hadSource = editing?.keySource !== undefined;
   $('source-url-field').hidden = choice === 'registered';
@@ -255,7 +254,7 @@ async function onSubmitClient(event: SubmitEvent) {
     input('whitelist-entry').focus();
     return;
   }
-  const editing = form.editing as SourcedClientView | undefined;
+  const editing = form.editing;
   const source = formSource();
   const keyBoxShown = !$('client-key-field').hidden;
   if (keyBoxShown && !privateKeySaved('client-key')) return;

@@ -15,7 +15,6 @@ import { failuresPanel } from './failures-panel';
 import { keyPanel } from './key-panel';
 import { type ListQuery, list, state, whenItApplies, whenItAppliesSentence } from './page-state';
 import { toast } from './toasts';
-import type { SourcedClientView } from './key-source-view';
 import { keySourceLabel, keySummary, lastUsedText } from './view-model';
 
 /** Clients per page (one registry call each). */
@@ -128,10 +127,9 @@ function clientRows(client: ClientView, now: number): HTMLElement[] {
 
 /** Where a client's keys come from, when it publishes them: ` (JWKS URL)`, ` (Web Bot Auth directory)`, with a warning while its source fails. */
 function sourceNote(client: ClientView): Array<string | HTMLElement> {
-  const sourced = client as SourcedClientView;
-  const label = keySourceLabel(sourced.keySource);
+  const label = keySourceLabel(client.keySource);
   if (label === undefined) return [];
-  const failing = sourced.keySourceStatus?.failingSince !== undefined;
+  const failing = client.keySourceStatus?.failingSince !== undefined;
   return [el('span', { class: failing ? 'source-note warning' : 'source-note' }, [` from a ${label.kind}${failing ? ', failing' : ''}`])];
 }
 

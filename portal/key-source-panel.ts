@@ -9,7 +9,6 @@
  */
 import type { ClientView } from '../lambda/registry/view-types';
 import { button, el, formatInstant, messageOf } from './dom';
-import type { SourcedClientView } from './key-source-view';
 import { list, state } from './page-state';
 import { toast } from './toasts';
 import { keySourceLabel, keySourceRows, keyType, lastUsedText, refreshOutcomeText } from './view-model';
@@ -22,12 +21,11 @@ const stateRead = new Set<string>();
 
 /** Whether the client's keys come from a published source. */
 export function hasKeySource(client: ClientView): boolean {
-  return keySourceLabel((client as SourcedClientView).keySource) !== undefined;
+  return keySourceLabel(client.keySource) !== undefined;
 }
 
 /** The published keys panel of a client with a source. */
-export function keySourcePanel(view: ClientView): HTMLElement {
-  const client = view as SourcedClientView;
+export function keySourcePanel(client: ClientView): HTMLElement {
   const source = keySourceLabel(client.keySource);
   const outcomeId = `refresh-outcome-${client.clientId}`;
   // A listing leaves the source's state out: read the client once, then draw it with its state.
@@ -74,7 +72,7 @@ export function keySourcePanel(view: ClientView): HTMLElement {
   ]);
 }
 
-async function refreshKeys(client: SourcedClientView, opener: HTMLButtonElement, outcome: HTMLElement) {
+async function refreshKeys(client: ClientView, opener: HTMLButtonElement, outcome: HTMLElement) {
   const registry = state.registry;
   if (!registry) return;
   opener.disabled = true;
@@ -82,7 +80,7 @@ async function refreshKeys(client: SourcedClientView, opener: HTMLButtonElement,
   outcome.textContent = `Fetching the keys of ${client.name}…`;
   try {
     const answer = await registry.refreshKeys(client.clientId);
-    const updated = answer.client as SourcedClientView;
+    const updated = answer.client;
     const text = refreshOutcomeText(updated.name, answer.refresh, updated.keySourceStatus?.keptUntil, formatInstant);
     outcomes.set(client.clientId, { text, failed: !answer.refresh.ok });
     state.open.add(client.clientId);
@@ -101,7 +99,7 @@ async function refreshKeys(client: SourcedClientView, opener: HTMLButtonElement,
 async function readState(clientId: string) {
   try {
     const fresh = await state.registry?.getClient(clientId);
-    if (fresh !== undefined && (fresh as SourcedClientView).keySourceStatus !== undefined) list.clientChanged(fresh);
+    if (fresh !== undefined && (fresh).keySourceStatus !== undefined) list.clientChanged(fresh);
   } catch {
     // The list's Refresh, or Refresh keys now, reads it again.
   }
