@@ -61,7 +61,7 @@ export function openClientForm(client: ClientView | undefined, opener: HTMLEleme
   $('client-key-ok').hidden = true;
   resetKeyBox('client-key');
   defaultKeyType('client-key', undefined);
-  const source = (client)?.keySource;
+  const source = client?.keySource;
   const choice: KeyChoice = source === undefined ? 'registered' : 'jwksUri' in source ? 'jwksUri' : 'signatureAgent';
   input('source-url').value = source === undefined ? '' : 'jwksUri' in source ? source.jwksUri : source.signatureAgent;
   showError('source-url-error', '', { field: input('source-url') });

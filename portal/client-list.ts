@@ -89,7 +89,7 @@ function clientRows(client: ClientView, now: number): HTMLElement[] {
   const copy = el('button', { type: 'button', class: 'icon-button', 'aria-label': `Copy the clientId of ${client.name}`, title: 'Copy clientId' }, [icon('copy')]);
   copy.addEventListener('click', () => void copyClientId(copy, client.clientId));
   const edit = el('button', { type: 'button', class: 'icon-button edit-client', 'aria-label': `Edit ${client.name}`, title: 'Edit' }, [icon('edit')]);
-  edit.addEventListener('click', () => openClientForm(client, edit));
+  edit.addEventListener('click', () => void editClient(client, edit));
   const toggle = el('button', { type: 'button', 'aria-expanded': String(isOpen), 'aria-controls': detailsId }, ['Details']);
   toggle.addEventListener('click', () => toggleDetails(client.clientId));
   const enabled = client.status === 'active';
@@ -125,12 +125,24 @@ function clientRows(client: ClientView, now: number): HTMLElement[] {
   return [row, details];
 }
 
-/** Where a client's keys come from, when it publishes them: ` (JWKS URL)`, ` (Web Bot Auth directory)`, with a warning while its source fails. */
+/** Opens the edit form; a client with published keys is read first (a listing leaves its source out). */
+async function editClient(client: ClientView, opener: HTMLElement) {
+  if (client.keySource !== undefined || !client.keys.some((key) => key.published === true)) return openClientForm(client, opener);
+  try {
+    const fresh = (await state.registry?.getClient(client.clientId)) ?? client;
+    openClientForm(fresh, opener);
+  } catch (error) {
+    toast(`${client.name} could not be read: ${messageOf(error)}`, 'error');
+  }
+}
+
+/** Where a client's keys come from, when it publishes them: ` from a JWKS URL`, ` from a Web Bot Auth directory` (` published` from a listing, which leaves the source out), with a warning while its source fails. */
 function sourceNote(client: ClientView): Array<string | HTMLElement> {
   const label = keySourceLabel(client.keySource);
-  if (label === undefined) return [];
+  // A listing leaves the source out; its keys still say they are published.
+  if (label === undefined && !client.keys.some((key) => key.published === true)) return [];
   const failing = client.keySourceStatus?.failingSince !== undefined;
-  return [el('span', { class: failing ? 'source-note warning' : 'source-note' }, [` from a ${label.kind}${failing ? ', failing' : ''}`])];
+  return [el('span', { class: failing ? 'source-note warning' : 'source-note' }, [` ${label === undefined ? 'published' : `from a ${label.kind}`}${failing ? ', failing' : ''}`])];
 }
 
 /** A client's details: its keys, its whitelist, its recent failures, its changes. */

@@ -21,18 +21,20 @@ const stateRead = new Set<string>();
 
 /** Whether the client's keys come from a published source. */
 export function hasKeySource(client: ClientView): boolean {
-  return keySourceLabel(client.keySource) !== undefined;
+  // A listing leaves keySource out, but its keys say they are published.
+  return keySourceLabel(client.keySource) !== undefined || client.keys.some((key) => key.published === true);
 }
 
 /** The published keys panel of a client with a source. */
 export function keySourcePanel(client: ClientView): HTMLElement {
   const source = keySourceLabel(client.keySource);
   const outcomeId = `refresh-outcome-${client.clientId}`;
-  // A listing leaves the source's state out: read the client once, then draw it with its state.
-  if (client.keySourceStatus === undefined && !stateRead.has(client.clientId)) {
+  // A listing leaves the source and its state out: read the client once, then draw it with them.
+  const complete = client.keySource !== undefined && client.keySourceStatus !== undefined;
+  if (!complete && !stateRead.has(client.clientId)) {
     stateRead.add(client.clientId);
     void readState(client.clientId);
-  } else if (client.keySourceStatus !== undefined) {
+  } else if (complete) {
     stateRead.delete(client.clientId);
   }
   const rows = keySourceRows(client.keySourceStatus, formatInstant);
@@ -61,7 +63,7 @@ export function keySourcePanel(client: ClientView): HTMLElement {
   const refresh = button('Refresh keys now', { name: `Refresh the keys of ${client.name} now`, className: 'primary', onClick: (b) => void refreshKeys(client, b, outcome) });
   refresh.setAttribute('aria-describedby', outcomeId);
   return el('div', { class: 'key-panel key-source' }, [
-    el('p', {}, [el('strong', {}, [`Keys from ${source?.kind ?? 'a published source'}: `]), el('code', {}, [source?.value ?? '?'])]),
+    el('p', {}, source === undefined ? [el('strong', {}, ['Keys from a published source']), ' (reading it…)'] : [el('strong', {}, [`Keys from ${source.kind}: `]), el('code', {}, [source.value])]),
     status,
     table,
     el('div', { class: 'panel-actions' }, [
@@ -99,7 +101,7 @@ async function refreshKeys(client: ClientView, opener: HTMLButtonElement, outcom
 async function readState(clientId: string) {
   try {
     const fresh = await state.registry?.getClient(clientId);
-    if (fresh !== undefined && (fresh).keySourceStatus !== undefined) list.clientChanged(fresh);
+    if (fresh !== undefined && (fresh.keySource !== undefined || fresh.keySourceStatus !== undefined)) list.clientChanged(fresh);
   } catch {
     // The list's Refresh, or Refresh keys now, reads it again.
   }

@@ -407,14 +407,16 @@ browserTest('a client whose keys come from a JWKS URL: chosen in the form, its s
     await add.getByRole('button', { name: 'Add', exact: true }).click();
     await hidden(add);
     await containsText(lastToast(page), 'JWKS Partner added with clientId');
-    const created = (await registry('/registry/clients?limit=100')).body.clients.find((c: { name: string }) => c.name === 'JWKS Partner');
+    const listed = (await registry('/registry/clients?limit=100')).body.clients.find((c: { name: string }) => c.name === 'JWKS Partner');
+    const created = (await registry(`/registry/clients/${listed.clientId}`)).body;
     expect(created.keySource).toEqual({ jwksUri: url });
     const row = rowOf(page, 'JWKS Partner');
-    await containsText(row, 'from a JWKS URL');
-
+    // A listing leaves the source out (its keys say they are published); the details read the client.
+    await containsText(row, '1 key published');
     await row.getByRole('button', { name: 'Details' }).click();
     const details = page.locator(`#details-${created.clientId}`);
     await containsText(details, `Keys from JWKS URL: ${url}`);
+    await containsText(row, '1 key from a JWKS URL');
     await containsText(details.locator('dl.source-state'), 'Last success');
     const keys = details.getByRole('table', { name: 'Published keys of JWKS Partner' });
     await texts(keys.locator('tbody tr td:first-child'), ['one']);
@@ -426,6 +428,16 @@ browserTest('a client whose keys come from a JWKS URL: chosen in the form, its s
     await refresh.click();
     await hasText(details.locator('.refresh-outcome'), 'Keys of JWKS Partner refreshed: 1 key added, 1 removed.');
     await texts(keys.locator('tbody tr td:first-child'), ['two']);
+
+    // Edit opens on the client's source (read from the registry: a listing leaves it out).
+    await row.getByRole('button', { name: 'Edit JWKS Partner' }).click();
+    const edit = page.getByRole('dialog', { name: 'Edit JWKS Partner' });
+    await visible(edit);
+    expect(await edit.getByRole('radio', { name: 'JWKS URL' }).isChecked()).toBe(true);
+    expect(await edit.getByRole('textbox', { name: 'JWKS URL' }).inputValue()).toBe(url);
+    await containsText(edit.locator('#edit-keys-note'), 'JWKS Partner takes its keys from a JWKS URL');
+    await edit.getByRole('button', { name: 'Cancel' }).click();
+    await hidden(edit);
 
     // The source fails: said, recorded, and nothing is removed.
     source.status = 503;
