@@ -50,6 +50,7 @@ export const SECTION_TITLES = {
   hostile: 'Hostile input: CPU per request a stranger can send (refused)',
   keyChecks: 'Key checks: refusing an RSA modulus anyone can factor (registration, key load)',
   registrySearch: 'Registry search: one page of an account of 5,000 clients (DynamoDB Local)',
+  keySourceRefresh: 'Key-source refresh: one scheduled run over 1,000 sources (DynamoDB Local, loopback JWKS)',
 } as const;
 
 /** What the authorizer may write per allowed request, on average (log lines and EMF), in bytes. */

@@ -13,6 +13,7 @@ import { measureColdInit, printColdInit } from './cold-init';
 import { measureGatewayThroughput, printGatewayThroughput } from './gateway-throughput';
 import { measureHostileInput, printHostileInput } from './hostile-input';
 import { measureKeyChecks, printKeyChecks } from './key-checks';
+import { measureKeySourceRefresh, printKeySourceRefresh } from './key-source-refresh';
 import { describeMachine, machineLine } from './machine';
 import { measureMemoryFlat, printMemoryFlat } from './memory-flat';
 import { measureRegistrySearch, printRegistrySearch } from './registry-search';
@@ -57,6 +58,7 @@ async function main(): Promise<void> {
   results.hostile = await section(SECTION_TITLES.hostile, () => measureHostileInput(), printHostileInput);
   await section(SECTION_TITLES.keyChecks, () => measureKeyChecks(), printKeyChecks);
   await section(SECTION_TITLES.registrySearch, () => measureRegistrySearch(), printRegistrySearch);
+  await section(SECTION_TITLES.keySourceRefresh, () => measureKeySourceRefresh(), printKeySourceRefresh);
 
   results.durationS = (Date.now() - started) / 1000;
   results.failures = failures;

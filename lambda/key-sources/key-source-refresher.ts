@@ -123,8 +123,10 @@ export function createKeySourceRefresher(deps: KeySourceRefresherDeps): KeySourc
     const selection = await selectPublishedKeys(fetched, {
       clientId: record.clientId,
       at,
+      held: new Set(record.keys.map((k) => k.fingerprint)),
       owners: (fingerprints) => store.keyOwners(fingerprints),
       requireSignedDirectories: deps.requireSignedDirectories,
+      directory: record.keySource !== undefined && 'signatureAgent' in record.keySource,
     });
     if (selection.keys.length === 0) return undefined;
     const status = successStatus(record.clientId, fetched, selection.refused, nowMs, deps.refreshIntervalS);
@@ -161,8 +163,14 @@ export function createKeySourceRefresher(deps: KeySourceRefresherDeps): KeySourc
       cursor = page.nextCursor;
       const ids = page.items.slice(0, limit - summary.checked);
       for (let i = 0; i < ids.length; i += concurrency) {
-        const outcomes = await Promise.all(ids.slice(i, i + concurrency).map((id) => refreshClient(id, REFRESHER_ACTOR)));
+        const outcomes = await Promise.all(ids.slice(i, i + concurrency).map((id) => refreshClient(id, REFRESHER_ACTOR).catch(() => undefined)));
         for (const outcome of outcomes) {
+          // A source whose storage call failed counts as failed; it stays due, so the next run tries it again.
+          if (outcome === undefined) {
+            summary.checked += 1;
+            summary.failed += 1;
+            continue;
+          }
           if (outcome.record === undefined) continue;
           summary.checked += 1;
           if (!outcome.ok) summary.failed += 1;

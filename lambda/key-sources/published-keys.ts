@@ -8,7 +8,9 @@
  * another), or the directory is signed and the key's signature is missing or wrong, or signed
  * directories are required and it is not signed (`unsigned_directory_key`).
  */
+import { createPublicKey } from 'node:crypto';
 import { MAX_KEY_SOURCE_MAX_AGE_S, MIN_KEY_SOURCE_MAX_AGE_S } from '../core/defaults';
+import { verifyDirectorySignatures } from '../core/directory-signature';
 import type { StoredPublicKey } from '../domain/client-record';
 import type { KeySourceStatus, RefusedSourceKey } from '../domain/key-source-store';
 import type { KeySourceFetch } from './fetch-key-source';
@@ -27,10 +29,14 @@ export interface KeySelectionOptions {
   readonly clientId?: string;
   /** ISO-8601 instant of the fetch: a new key's `addedAt`. */
   readonly at: string;
+  /** Fingerprints the client already holds: theirs, so nobody else's (their owners are not read). */
+  readonly held?: ReadonlySet<string>;
   /** Which client holds each of these keys, by fingerprint. */
   readonly owners: (fingerprints: readonly string[]) => Promise<ReadonlyMap<string, string>>;
   /** Refuse keys a directory does not sign (SIGNET_REQUIRE_SIGNED_DIRECTORIES). */
   readonly requireSignedDirectories: boolean;
+  /** The source is a Web Bot Auth key directory (`signatureAgent`): only then are unsigned keys refused under `requireSignedDirectories`. */
+  readonly directory: boolean;
   /**
    * The thumbprints of the keys whose signature of the answer verifies, or undefined when the
    * answer is not signed. @default - {@link directorySignedThumbprints}
@@ -41,15 +47,16 @@ export interface KeySelectionOptions {
 /** The keys of a fetch the client may use, each as the record stores it (`published: true`). */
 export async function selectPublishedKeys(fetched: FetchedKeySet, options: KeySelectionOptions): Promise<KeySelection> {
   const refused: RefusedSourceKey[] = fetched.refused.map((r) => ({ ...(r.kid !== undefined ? { kid: r.kid } : {}), reason: r.code }));
-  const signed = options.signedThumbprints?.(fetched);
+  const signed = (options.signedThumbprints ?? ((f) => directorySignedThumbprints(f, Math.floor(Date.parse(options.at) / 1000))))(fetched);
   let candidates = fetched.keys;
-  if (signed !== undefined || options.requireSignedDirectories) {
+  if (signed !== undefined || (options.requireSignedDirectories && options.directory)) {
     const valid = new Set(signed ?? []);
     const reason = signed === undefined ? 'unsigned_directory_key' : 'directory_signature_invalid';
     for (const key of candidates) if (!valid.has(key.thumbprint)) refused.push({ ...(key.kid !== undefined ? { kid: key.kid } : {}), thumbprint: key.thumbprint, reason });
     candidates = candidates.filter((key) => valid.has(key.thumbprint));
   }
-  const owners = candidates.length === 0 ? new Map<string, string>() : await options.owners(candidates.map((k) => k.fingerprint));
+  const unknown = candidates.filter((k) => options.held?.has(k.fingerprint) !== true).map((k) => k.fingerprint);
+  const owners = unknown.length === 0 ? new Map<string, string>() : await options.owners(unknown);
   const keys: StoredPublicKey[] = [];
   for (const key of candidates) {
     const owner = owners.get(key.fingerprint);
@@ -70,6 +77,22 @@ export async function selectPublishedKeys(fetched: FetchedKeySet, options: KeySe
     });
   }
   return { keys, refused };
+}
+
+/**
+ * The keys of a fetch that signed its answer (tag `http-message-signatures-directory`,
+ * lambda/core/directory-signature.ts), or undefined when the answer carries no such signature.
+ */
+export function directorySignedThumbprints(fetched: FetchedKeySet, nowS: number): ReadonlySet<string> | undefined {
+  if (fetched.responseSignature === undefined) return undefined;
+  const check = verifyDirectorySignatures({
+    signature: fetched.responseSignature.signature,
+    signatureInput: fetched.responseSignature.signatureInput,
+    authority: new URL(fetched.url).host,
+    keys: fetched.keys.map((k) => ({ thumbprint: k.thumbprint, key: createPublicKey(k.spkiPem), algorithm: k.algorithm })),
+    nowS,
+  });
+  return check.signed ? check.verified : undefined;
 }
 
 /** A max-age within [1 min, 24 h]. */

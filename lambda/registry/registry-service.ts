@@ -336,6 +336,7 @@ export class RegistryService {
         return new Map(owners.flatMap((o) => (o === undefined ? [] : [[o.fingerprint, o.clientId] as const])));
       },
       requireSignedDirectories: this.requireSignedDirectories,
+      directory: 'signatureAgent' in source,
     });
     if (selection.keys.length === 0) {
       const reasons = [...new Set(selection.refused.map((r) => r.reason))].join(', ');

@@ -7,6 +7,7 @@
  */
 import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { compileRoleCatalogue } from '../../lambda/core/role-policy';
+import { ACCOUNT_ADMIN_ROLE } from '../../lambda/core/defaults';
 import { isCoverageProfile } from '../../lambda/core/profiles';
 import { createKeySourceRefresher, REFRESHER_ACTOR } from '../../lambda/key-sources/key-source-refresher';
 import { createRegistryHandler, type RegistryHandler } from '../../lambda/registry/registry-handler';
@@ -14,13 +15,13 @@ import { DynamoClientStore } from '../../lambda/store/client-store';
 import { DynamoKeySourceStore } from '../../lambda/store/key-source-store';
 import { ITEM, LIST_INDEX_PARTITION_KEY, LIST_INDEX_SORT_KEY } from '../../lambda/store/table-schema';
 import { startTestDynamoDb, type TestDynamoDb } from '../support/dynamodb';
-import { DIRECTORY_PATH, type KeySourceServer, keySet, publishedKey, startKeySourceServer } from '../support/key-source-server';
-import { type CallOptions, type CallResult, callRegistry } from '../support/registry-harness';
+import { DIRECTORY_PATH, type KeySourceServer, type PublishedTestKey, keySet, publishedKey, startKeySourceServer } from '../support/key-source-server';
+import { type CallOptions, type CallResult, callRegistry, checkAgainstDocument, httpApiEvent } from '../support/registry-harness';
 import { loadRegistryOpenApi } from '../support/registry-openapi';
-import { spkiPem, testKey } from '../support/registry-fixtures';
+import { signDirectory } from '../support/signed-directory';
 
 const doc = loadRegistryOpenApi();
-const roles = compileRoleCatalogue({ 'registry:admin': ['* /registry/**'], demo: ['* /api/*'] });
+const roles = compileRoleCatalogue({ 'registry:admin': ['* /registry/**'], demo: ['* /api/*'], 'orders:read': ['GET /api/orders'] });
 const T0 = Date.parse('2026-04-05T09:30:00.000Z');
 const INTERVAL_S = 900;
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -33,7 +34,7 @@ let store: DynamoClientStore;
 let keySources: DynamoKeySourceStore;
 let handler: RegistryHandler;
 
-function registryOn(table: string): { store: DynamoClientStore; keySources: DynamoKeySourceStore; handler: RegistryHandler } {
+function registryOn(table: string, requireSignedDirectories = false): { store: DynamoClientStore; keySources: DynamoKeySourceStore; handler: RegistryHandler } {
   const clients = new DynamoClientStore({ tableName: table, client: ddb.client, now: () => new Date(nowMs) });
   const sources = new DynamoKeySourceStore({ tableName: table, client: ddb.client, now: () => new Date(nowMs) }, clients);
   const registry = createRegistryHandler({
@@ -44,6 +45,7 @@ function registryOn(table: string): { store: DynamoClientStore; keySources: Dyna
     now: () => new Date(nowMs),
     fetchKeySource: (source) => server.fetch(source),
     keySourceRefreshIntervalS: INTERVAL_S,
+    requireSignedDirectories,
   });
   return { store: clients, keySources: sources, handler: registry };
 }
@@ -90,6 +92,10 @@ function expectError(res: CallResult, status: number, code: string): void {
 }
 
 type ViewKey = { fingerprint: string; thumbprint?: string; kid?: string; published?: boolean; notBefore?: string; expires?: string };
+/** A key to register (Ed25519: no RSA generation in this file), as its SPKI PEM. */
+const pem = (key: PublishedTestKey): string => key.publicKey.export({ type: 'spki', format: 'pem' }) as string;
+const registered = [publishedKey(), publishedKey(), publishedKey(), publishedKey()];
+
 const fingerprints = (body: Record<string, unknown>): string[] => (body.keys as ViewKey[]).map((k) => k.fingerprint).sort();
 
 // ----------------------------------------------------------------------------- registration
@@ -188,7 +194,7 @@ describe('registering a client by its key source', () => {
 
   test('publicKey with a key source, or both sources, is invalid_request; a source is a string', async () => {
     const path = newSource(keySet(publishedKey()));
-    const both = await call({ method: 'POST', path: '/registry/clients', body: createBody({ jwksUri: server.url(path), publicKey: spkiPem(testKey(0)) }) });
+    const both = await call({ method: 'POST', path: '/registry/clients', body: createBody({ jwksUri: server.url(path), publicKey: pem(registered[0]) }) });
     expectError(both, 400, 'invalid_request');
     expect(both.body.message).toMatch(/one of publicKey, jwksUri and signatureAgent/);
     const none = await call({ method: 'POST', path: '/registry/clients', body: createBody({}) });
@@ -224,7 +230,7 @@ describe('a client with a key source', () => {
   });
 
   test('key add, remove and expiry are key_source_managed (409): the source holds the keys', async () => {
-    const add = await call({ method: 'POST', path: `/registry/clients/${clientId}/keys`, body: { publicKey: spkiPem(testKey(1)) } });
+    const add = await call({ method: 'POST', path: `/registry/clients/${clientId}/keys`, body: { publicKey: pem(registered[1]) } });
     expectError(add, 409, 'key_source_managed');
     expect(add.body.message).toContain(server.url(path));
     const remove = await call({ method: 'DELETE', path: `/registry/clients/${clientId}/keys/${a.fingerprint}` });
@@ -234,11 +240,11 @@ describe('a client with a key source', () => {
 
   test('PATCH publicKey switches it back to a registered key: the source, its status and the published keys go', async () => {
     const read = await call({ method: 'GET', path: `/registry/clients/${clientId}` });
-    const res = await call({ method: 'PATCH', path: `/registry/clients/${clientId}`, body: { version: read.body.version, publicKey: spkiPem(testKey(2)) } });
+    const res = await call({ method: 'PATCH', path: `/registry/clients/${clientId}`, body: { version: read.body.version, publicKey: pem(registered[2]) } });
     expect(res.status).toBe(200);
     expect(res.body.keySource).toBeUndefined();
     expect(res.body.keySourceStatus).toBeUndefined();
-    expect(fingerprints(res.body)).toEqual([testKey(2).fingerprint]);
+    expect(fingerprints(res.body)).toEqual([registered[2].fingerprint]);
     expect(await rawItem(ITEM.keySourcePk(clientId), ITEM.keySourceSk)).toBeUndefined();
     expect(await rawItem(ITEM.thumbprintPk(a.thumbprint), ITEM.thumbprintSk)).toBeUndefined();
     expect(await rawItem(ITEM.keyPk(a.fingerprint), ITEM.keySk)).toBeUndefined();
@@ -248,7 +254,7 @@ describe('a client with a key source', () => {
     expect(again.status).toBe(200);
     expect(again.body.keySource).toEqual({ jwksUri: server.url(path) });
     expect(fingerprints(again.body)).toEqual([a.fingerprint]);
-    expect(await rawItem(ITEM.keyPk(testKey(2).fingerprint), ITEM.keySk)).toBeUndefined();
+    expect(await rawItem(ITEM.keyPk(registered[2].fingerprint), ITEM.keySk)).toBeUndefined();
     expect(await rawItem(ITEM.keySourcePk(clientId), ITEM.keySourceSk)).toMatchObject({ clientId });
   });
 
@@ -361,10 +367,96 @@ describe('POST /registry/clients/{clientId}/keys/refresh and the refresher', () 
   });
 
   test('refreshing a client with registered keys is invalid_request; an unknown client is not_found', async () => {
-    const registered = await call({ method: 'POST', path: '/registry/clients', body: createBody({ publicKey: spkiPem(testKey(3)) }) });
-    const res = await call({ method: 'POST', path: `/registry/clients/${registered.body.clientId as string}/keys/refresh` });
+    const plain = await call({ method: 'POST', path: '/registry/clients', body: createBody({ publicKey: pem(registered[3]) }) });
+    const res = await call({ method: 'POST', path: `/registry/clients/${plain.body.clientId as string}/keys/refresh` });
     expectError(res, 400, 'invalid_request');
     expectError(await call({ method: 'POST', path: '/registry/clients/c_AAAAAAAAAAAAAAAAAAAAAA/keys/refresh' }), 404, 'not_found');
+  });
+});
+
+// ----------------------------------------------------------------------------- directory signatures
+
+describe('a Web Bot Auth directory that signs its answer', () => {
+  const directoryType = { 'content-type': 'application/http-message-signatures-directory+json' };
+  /** Serves these keys as the origin's directory, signed by `signers` (none: unsigned). */
+  async function serveDirectory(keys: ReturnType<typeof publishedKey>[], signers: ReturnType<typeof publishedKey>[]): Promise<void> {
+    const fields = signers.length === 0 ? undefined : await signDirectory(server.url(DIRECTORY_PATH), signers.map((k) => k.privateKey), Math.floor(nowMs / 1000) - 10);
+    server.serve(DIRECTORY_PATH, keySet(...keys), { ...directoryType, ...(fields === undefined ? {} : { signature: fields.signature, 'signature-input': fields.signatureInput }) });
+  }
+
+  test('only the keys whose signature of the answer verifies are used; the others are reported', async () => {
+    const signer = publishedKey();
+    const stranger = publishedKey();
+    await serveDirectory([signer, stranger], [signer]);
+    const res = await call({ method: 'POST', path: '/registry/clients', body: createBody({ signatureAgent: server.origin }) });
+    expect(res.status).toBe(201);
+    expect(fingerprints(res.body)).toEqual([signer.fingerprint]);
+    expect((res.body.keySourceStatus as { refusedKeys: unknown[] }).refusedKeys).toEqual([{ kid: stranger.thumbprint, thumbprint: stranger.thumbprint, reason: 'directory_signature_invalid' }]);
+  });
+
+  test('with requireSignedDirectories an unsigned directory is refused (unsigned_directory_key), a signed one is used; a JWKS is not a directory', async () => {
+    const strict = registryOn(tableName, true).handler;
+    const unsigned = publishedKey();
+    await serveDirectory([unsigned], []);
+    const refused = await call({ method: 'POST', path: '/registry/clients', body: createBody({ signatureAgent: server.origin }) }, strict);
+    expectError(refused, 400, 'key_source_refused');
+    expect(refused.body.message).toContain('unsigned_directory_key');
+    // The same directory without the setting is used as it is.
+    expect((await call({ method: 'POST', path: '/registry/clients', body: createBody({ signatureAgent: server.origin }) })).status).toBe(201);
+
+    const signed = publishedKey();
+    await serveDirectory([signed], [signed]);
+    const ok = await call({ method: 'POST', path: '/registry/clients', body: createBody({ signatureAgent: server.origin }) }, strict);
+    expect(ok.status).toBe(201);
+    expect(fingerprints(ok.body)).toEqual([signed.fingerprint]);
+
+    const jwks = await call({ method: 'POST', path: '/registry/clients', body: createBody({ jwksUri: server.url(newSource(keySet(publishedKey()))) }) }, strict);
+    expect(jwks.status).toBe(201);
+
+    // A refresh under the setting that finds the directory unsigned is a failure: the signed key stays.
+    await serveDirectory([signed, publishedKey()], []);
+    const refresher = createKeySourceRefresher({ store: keySources, fetch: (s) => server.fetch(s), nowMs: () => nowMs, refreshIntervalS: INTERVAL_S, requireSignedDirectories: true });
+    const outcome = await refresher.refreshClient(ok.body.clientId as string, REFRESHER_ACTOR);
+    expect(outcome).toMatchObject({ ok: false, error: { code: 'no_usable_key' } });
+    expect((await store.getClient(ok.body.clientId as string))?.keys.map((k) => k.fingerprint)).toEqual([signed.fingerprint]);
+  });
+});
+
+// ----------------------------------------------------------------------------- account admins
+
+describe('an account admin', () => {
+  /** Calls the registry as an account admin of `accountId`. */
+  async function callAs(clientId: string, accountId: string, options: CallOptions): Promise<CallResult> {
+    const event = httpApiEvent(options);
+    Object.assign((event.requestContext as unknown as { authorizer: { lambda: Record<string, unknown> } }).authorizer.lambda, { clientId, roles: ACCOUNT_ADMIN_ROLE, accountId });
+    const result = await handler(event, { awsRequestId: 'test' });
+    const body = JSON.parse(result.body) as Record<string, unknown>;
+    expect(checkAgainstDocument(doc, options, result.statusCode, body)).toEqual([]);
+    return { status: result.statusCode, body, headers: {}, schemaProblems: [] };
+  }
+
+  test('refreshes and sets the key source of its own clients only, and not of a client holding a role above its ceiling', async () => {
+    const account = (await store.createAccount({ name: `Agents ${++sourceCounter}`, roleCeiling: ['demo'] }, 'test')).accountId;
+    const admin = `c_AcctAdmin${String(sourceCounter).padStart(13, '0')}`;
+    const own = await call({ method: 'POST', path: '/registry/clients', body: createBody({ accountId: account, jwksUri: server.url(newSource(keySet(publishedKey()))) }) });
+    const above = await call({ method: 'POST', path: '/registry/clients', body: createBody({ accountId: account, roles: ['orders:read'], jwksUri: server.url(newSource(keySet(publishedKey()))) }) });
+    const elsewhere = await call({ method: 'POST', path: '/registry/clients', body: createBody({ jwksUri: server.url(newSource(keySet(publishedKey()))) }) });
+
+    expect((await callAs(admin, account, { method: 'POST', path: `/registry/clients/${own.body.clientId as string}/keys/refresh` })).status).toBe(200);
+    expectError(await callAs(admin, account, { method: 'POST', path: `/registry/clients/${elsewhere.body.clientId as string}/keys/refresh` }), 404, 'not_found');
+    expectError(await callAs(admin, account, { method: 'POST', path: `/registry/clients/${above.body.clientId as string}/keys/refresh` }), 403, 'client_above_ceiling');
+    const abovePath = newSource(keySet(publishedKey()));
+    expectError(await callAs(admin, account, { method: 'PATCH', path: `/registry/clients/${above.body.clientId as string}`, body: { version: 1, jwksUri: server.url(abovePath) } }), 403, 'client_above_ceiling');
+    expect(server.hits.get(abovePath)).toBeUndefined();
+
+    // Switching a client outside its reach to a source is refused before anything is fetched.
+    const path = newSource(keySet(publishedKey()));
+    const patch = await callAs(admin, account, { method: 'PATCH', path: `/registry/clients/${elsewhere.body.clientId as string}`, body: { version: 1, jwksUri: server.url(path) } });
+    expectError(patch, 404, 'not_found');
+    expect(server.hits.get(path)).toBeUndefined();
+    const created = await callAs(admin, account, { method: 'POST', path: '/registry/clients', body: createBody({ jwksUri: server.url(path) }) });
+    expect(created.status).toBe(201);
+    expect(created.body.accountId).toBe(account);
   });
 });
 
@@ -399,6 +491,15 @@ describe('refreshDue', () => {
     const rest = await refresher.refreshDue();
     expect(rest.checked).toBe(2);
     expect(limited.failingOverAnHour + rest.failingOverAnHour).toBe(1);
+
+    // A source whose storage call fails is counted as failed and the run goes on with the others.
+    nowMs += 2 * 3_600_000;
+    const faulty: typeof own.keySources = Object.create(own.keySources, {
+      getClient: { value: (id: string) => (id === ids[2] ? Promise.reject(new Error('throttled')) : own.keySources.getClient(id)) },
+    });
+    const survivor = createKeySourceRefresher({ store: faulty, fetch: (s) => server.fetch(s), nowMs: () => nowMs, refreshIntervalS: INTERVAL_S, requireSignedDirectories: false, pageSize: 2 });
+    const partial = await survivor.refreshDue();
+    expect({ checked: partial.checked, failed: partial.failed }).toEqual({ checked: 5, failed: 2 });
     nowMs = T0;
   });
 });

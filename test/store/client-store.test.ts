@@ -233,6 +233,21 @@ describe('key rollover', () => {
     expect(await rawItem(tableName, ITEM.thumbprintPk(first), ITEM.thumbprintSk)).toMatchObject({ clientId: record.clientId });
   });
 
+  test('a thumbprint names one client: the same key under another fingerprint is key_already_registered, and nothing is written', async () => {
+    const { store, tableName } = await freshStore();
+    const holder = await create(store, 0);
+    // Only made-up data can give one key two fingerprints: the thumbprint item still refuses it.
+    const disguised = { fingerprint: 'A'.repeat(43), spkiPem: newKey(0).spkiPem };
+    const created = await rejection(store.createClient(newClient(1, { key: disguised }), 'a'));
+    expect(created.code).toBe('key_already_registered');
+    expect(created.message).toContain(holder.clientId);
+    expect(await rawItem(tableName, ITEM.keyPk(disguised.fingerprint), ITEM.keySk)).toBeUndefined();
+    const other = await create(store, 3);
+    const added = await rejection(store.addKey(other.clientId, disguised, 'a'));
+    expect(added.code).toBe('key_already_registered');
+    expect((await store.getClient(other.clientId))?.version).toBe(1);
+  });
+
   test('the last active key cannot be removed; an unknown fingerprint is not_found', async () => {
     const { store } = await freshStore();
     const record = await create(store, 0);
