@@ -80,7 +80,9 @@ const FLAG_HELP: Readonly<Record<string, FlagHelp>> = {
   'public-key': { meaning: "the client's PUBLIC key file (public.pem, any SPKI PEM, or a JWK); a private key is refused before anything is sent", value: 'FILE' },
   algorithm: { meaning: "the key's algorithm: only for an RSA key that signs rsa-pss-sha512 (RSA keys are rsa-v1_5-sha256 otherwise; Ed25519 and ECDSA keys have one each)", value: 'ALG' },
   profile: {
-    meaning: "what the client's signatures must cover, overriding the deployment's SIGNET_PROFILE: signet (label sig, alg, @target-uri, date), rfc9421 (any RFC 9421 signer, e.g. curl --httpsig) or web-bot-auth (Web Bot Auth agents: tag, expires, @authority)",
+    meaning:
+      "what the client's signatures must cover, overriding the deployment's SIGNET_PROFILE: signet (label sig, alg, @target-uri, date), " +
+      'rfc9421 (any RFC 9421 signer, e.g. curl --httpsig) or web-bot-auth (Web Bot Auth agents: tag, expires, @authority)',
     value: 'signet|rfc9421|web-bot-auth',
     default: "the deployment's; web-bot-auth with --signature-agent",
   },

@@ -170,7 +170,7 @@ function checkSignatureHeaders(input: ExplainInput, list: Checklist): VerifyPoli
       return policy;
     } catch (error) {
       if (!isSignetError(error)) throw error;
-      const title = error.code === 'missing_component' && policy.profile === 'rfc9421' ? 'Required components covered (@method; @target-uri, or @authority @path and @query)' : CHECK_TITLES[error.code];
+      const title = error.code === 'missing_component' && policy.profile !== 'signet' ? PROFILE_COVERAGE_TITLES[policy.profile] : CHECK_TITLES[error.code];
       list.fail(title ?? 'Signature headers', error);
       const next = relax(error, policy, request, relaxed);
       if (next === undefined) return policy;
@@ -179,6 +179,12 @@ function checkSignatureHeaders(input: ExplainInput, list: Checklist): VerifyPoli
   }
   return policy;
 }
+
+/** What the profiles that accept any label require covered, as the checklist names it. */
+const PROFILE_COVERAGE_TITLES: Readonly<Record<'rfc9421' | 'web-bot-auth', string>> = {
+  rfc9421: 'Required components covered (@method; @target-uri, or @authority @path and @query)',
+  'web-bot-auth': 'Required components covered (@authority or @target-uri; @query with a covered @path)',
+};
 
 const CHECK_TITLES: Partial<Record<string, string>> = {
   expired: 'Freshness (created, expires, Date)',

@@ -34,7 +34,13 @@ export const RECEIVED_REQUEST_FLAGS: Readonly<Record<keyof typeof RECEIVED_REQUE
   'data-file': { meaning: 'the body: the exact bytes of FILE', value: 'FILE' },
   now: { meaning: 'check freshness as if it were this unix time', value: 'UNIX', default: 'now' },
   'allow-legacy': { meaning: 'accept the legacy form that does not cover date (SIGNET_ALLOW_LEGACY=true)' },
-  profile: { meaning: 'what the signature must cover: signet (label sig, alg, @target-uri, date) , rfc9421 (any label, @method + @target-uri or @authority/@path(/@query)) or web-bot-auth (any label, tag, created + expires, @authority or @target-uri); as SIGNET_PROFILE or the client\'s profile', value: 'PROFILE', default: DEFAULT_PROFILE },
+  profile: {
+    meaning:
+      'what the signature must cover: signet (label sig, alg, @target-uri, date), rfc9421 (any label, @method + @target-uri or @authority/@path(/@query)) ' +
+      "or web-bot-auth (any label, tag, created + expires, @authority or @target-uri); as SIGNET_PROFILE or the client's profile",
+    value: 'PROFILE',
+    default: DEFAULT_PROFILE,
+  },
   'key-alg': { meaning: "the algorithm the public key is registered for: the key type's own by default; rsa-pss-sha512 for an RSA key registered for it", value: 'ALG' },
   'client-id': { meaning: 'the clientId the signature must name in keyid', value: 'ID', default: 'not checked' },
 };
@@ -100,8 +106,8 @@ export function receivedRequestOf(values: Record<string, unknown>, onBase?: (bas
     policy: defaultVerifyPolicy({
       allowLegacy: values['allow-legacy'] === true,
       profile,
-      // Under rfc9421 any label: the first signature declared (explain's relaxed checks read it too).
-      ...(profile === 'rfc9421' ? { label: firstSignatureLabel(headers['signature-input']) ?? SIGNATURE_LABEL } : {}),
+      // Under rfc9421 and web-bot-auth any label: the first signature declared (explain's relaxed checks read it too).
+      ...(profile !== 'signet' ? { label: firstSignatureLabel(headers['signature-input']) ?? SIGNATURE_LABEL } : {}),
       ...(now !== undefined ? { nowS: () => now } : {}),
       ...(onBase ? { onBase } : {}),
     }),

@@ -219,7 +219,7 @@ export class ClientDirectory {
   private resolve(record: ClientRecord): ResolvedClient {
     const keys: VerificationKey[] = [];
     const refusedKeys: { fingerprint: string; reason: string }[] = [];
-    const keptUntilS = record.keySource === undefined ? undefined : keptUntil(record.keysFetchedAt, this.keepS);
+    const keptUntilS = record.keySource === undefined || record.keysFetchedAt === undefined ? undefined : keptUntil(record.keysFetchedAt, this.keepS);
     for (const stored of record.keys) {
       // A corrupt or weak stored key is skipped, never trusted: the other keys still verify.
       try {
@@ -254,10 +254,10 @@ function unixSeconds(iso: string | undefined): number | undefined {
   return Number.isNaN(ms) ? 0 : Math.floor(ms / 1000);
 }
 
-/** `fetchedAt` + `keepS`, in unix seconds; 0 (fail closed) when there is no fetch time. */
-function keptUntil(fetchedAt: string | undefined, keepS: number): number {
-  const fetched = unixSeconds(fetchedAt);
-  return fetched === undefined ? 0 : fetched + keepS;
+/** `fetchedAt` + `keepS`, in unix seconds; 0 (long past: fail closed) when the instant does not parse. */
+function keptUntil(fetchedAt: string, keepS: number): number {
+  const fetched = unixSeconds(fetchedAt) ?? 0;
+  return fetched === 0 ? 0 : fetched + keepS;
 }
 
 function minimum(values: readonly (number | undefined)[]): number | undefined {

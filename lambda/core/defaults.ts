@@ -28,7 +28,7 @@ export const DEFAULT_WEB_BOT_AUTH_MAX_VALIDITY_S = 86_400;
 /** The smallest `web-bot-auth` validity a deployment may set, in seconds. */
 export const MIN_WEB_BOT_AUTH_MAX_VALIDITY_S = 60;
 
-/** The `tag` every `web-bot-auth` signature carries (draft-meunier-webbotauth-httpsig-protocol §3.1). */
+/** The `tag` every `web-bot-auth` signature carries (draft-meunier-webbotauth-httpsig-protocol, "Generating HTTP Message Signature"). */
 export const WEB_BOT_AUTH_TAG = 'web-bot-auth';
 
 /**

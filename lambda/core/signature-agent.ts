@@ -1,6 +1,6 @@
 /**
- * The `Signature-Agent` request field of Web Bot Auth (draft-meunier-webbotauth-httpsig-protocol
- * §3.1.1): where the agent's keys are published. A Structured Field dictionary whose members are
+ * The `Signature-Agent` request field of Web Bot Auth (draft-meunier-webbotauth-httpsig-protocol,
+ * "Signature-Agent"): where the agent's keys are published. A Structured Field dictionary whose members are
  * String items (`sig1="https://agent.example"`), one per signature label; or, as earlier drafts
  * sent it and agents still do, one bare String (`"https://agent.example"`), which stands for a
  * single member keyed to the label of the signature that covers it. The two are told apart by the

@@ -866,7 +866,7 @@ function checkProfileCoverage(checked: CheckedInput, policy: VerifyPolicy): void
 }
 
 /**
- * The `web-bot-auth` profile's parameters (draft-meunier-webbotauth-httpsig-protocol §3.1):
+ * The `web-bot-auth` profile's parameters (draft-meunier-webbotauth-httpsig-protocol, "Generating HTTP Message Signature"):
  * `tag="web-bot-auth"`, and `expires` after `created` by at most the policy's `maxValidityS`.
  * (`created` is required under every profile.)
  */
@@ -949,7 +949,7 @@ function requiresTarget(policy: VerifyPolicy): boolean {
  */
 function checkTargetCoverage({ names }: CheckedInput, policy: VerifyPolicy, targetRequired: boolean): void {
   if (policy.profile === 'web-bot-auth') {
-    // The agent's identity is bound to this API at least: its authority (draft §3.1).
+    // The agent's identity is bound to this API at least: its authority (the draft's "Generating HTTP Message Signature").
     if (targetRequired && !names.has('@authority') && !names.has('@target-uri')) {
       fail('missing_component', `A web-bot-auth signature must cover "@authority" or "@target-uri". Cover ${coverageExample(policy)}.`);
     }

@@ -496,6 +496,28 @@ describe('junk costs no registry read: every check every profile makes runs befo
     expect(await countWork(five, 'rfc9421')).toMatchObject({ code: 'invalid_signature_input', lookups: 0 });
   });
 
+  test('web-bot-auth junk (a validity over the bound, no tag, or a Signature-Agent it does not cover) costs 0 registry reads under every deployment profile', async () => {
+    const thumbprint = 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs';
+    const agent = (members: Record<string, string>, signatureAgent?: string) => {
+      const event = eventWith(members);
+      if (signatureAgent !== undefined) event.headers = { ...event.headers, 'signature-agent': signatureAgent };
+      return event;
+    };
+    const now = nowS();
+    const cases: readonly [APIGatewayRequestAuthorizerEventV2, string][] = [
+      [agent({ sig1: `("@authority");created=${now};expires=${now + 2 * 86_400};keyid="${thumbprint}";tag="web-bot-auth"` }), 'invalid_signature_input'],
+      [agent({ sig1: `("@authority");created=${now};expires=${now + 60};keyid="${thumbprint}"` }), ''],
+      [agent({ sig1: `("@authority");created=${now};expires=${now + 60};keyid="${thumbprint}";tag="web-bot-auth"` }, 'sig1="https://agent.example"'), 'signature_agent_mismatch'],
+    ];
+    for (const profile of ['signet', 'rfc9421', 'web-bot-auth'] as const) {
+      for (const [event, code] of cases) {
+        const work = await countWork(event, profile);
+        expect({ profile, lookups: work.lookups }).toEqual({ profile, lookups: 0 });
+        if (code !== '') expect({ profile, code: work.code }).toEqual({ profile, code });
+      }
+    }
+  });
+
   test("a signature that passes the shared checks but whose keyid (a key thumbprint) names no client is unknown_client, not the deployment's label or coverage rule", async () => {
     // What a generic RFC 9421 signer sends: its own label, the target as @authority and @path, no alg, no date.
     const thumbprint = 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs';

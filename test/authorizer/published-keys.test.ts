@@ -68,7 +68,7 @@ interface PublishedKey {
  * test never signs with), then given the published keys and the source fields, and a thumbprint
  * index item per published key.
  */
-async function publishedClient(source: KeySource, keys: readonly PublishedKey[], options: { keysFetchedAt?: string; profile?: ClientRecord['profile'] } = {}): Promise<string> {
+async function publishedClient(source: KeySource, keys: readonly PublishedKey[], options: { keysFetchedAt?: string | null; profile?: ClientRecord['profile'] } = {}): Promise<string> {
   const placeholder = ed25519();
   const { record } = await store.createClient(
     { name: 'Agent', networkWhitelist: ['0.0.0.0'], roles: ['partner'], key: { fingerprint: placeholder.fingerprint, spkiPem: placeholder.spkiPem }, profile: options.profile ?? 'web-bot-auth' },
@@ -89,9 +89,13 @@ async function publishedClient(source: KeySource, keys: readonly PublishedKey[],
     new UpdateCommand({
       TableName: tableName,
       Key: { [PARTITION_KEY]: ITEM.clientPk(record.clientId), [SORT_KEY]: ITEM.clientSk },
-      UpdateExpression: 'SET #keys = :keys, keySource = :source, keysFetchedAt = :fetched',
+      UpdateExpression: options.keysFetchedAt === null ? 'SET #keys = :keys, keySource = :source' : 'SET #keys = :keys, keySource = :source, keysFetchedAt = :fetched',
       ExpressionAttributeNames: { '#keys': 'keys' },
-      ExpressionAttributeValues: { ':keys': stored, ':source': source, ':fetched': options.keysFetchedAt ?? new Date(T0_MS - 3_600_000).toISOString() },
+      ExpressionAttributeValues: {
+        ':keys': stored,
+        ':source': source,
+        ...(options.keysFetchedAt === null ? {} : { ':fetched': options.keysFetchedAt ?? new Date(T0_MS - 3_600_000).toISOString() }),
+      },
     }),
   );
   for (const { key } of keys) await putThumbprint(key.thumbprint, record.clientId, key.fingerprint);
@@ -298,6 +302,17 @@ describe("a published key's validity", () => {
     expect(String((refused.context as Record<string, unknown>).signetMessage)).toContain(`not been fetched successfully since ${fetchedAt}`);
     // A deployment that keeps published keys longer still verifies it.
     const keeping = authorizerAt({ ms: T0_MS }, { [ENV.keySourceKeepDays]: '9' });
+    expect(await keeping.decide(agentRequest(key, { agent: AGENT_A }))).toMatchObject({ isAuthorized: true });
+    keeping.destroy();
+    destroy();
+  });
+
+  test('without a recorded fetch time, a published key is bounded by the fetch that added it (30 days ago here: refused)', async () => {
+    const key = ed25519();
+    await publishedClient({ signatureAgent: AGENT_A }, [{ key }], { keysFetchedAt: null });
+    const { decide, destroy } = authorizerAt({ ms: T0_MS });
+    expect(await decide(agentRequest(key, { agent: AGENT_A }))).toMatchObject({ isAuthorized: false, context: { signetError: 'key_expired' } });
+    const keeping = authorizerAt({ ms: T0_MS }, { [ENV.keySourceKeepDays]: '31' });
     expect(await keeping.decide(agentRequest(key, { agent: AGENT_A }))).toMatchObject({ isAuthorized: true });
     keeping.destroy();
     destroy();

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from '../../bin/cli';
 import { APPENDIX_B26, APPENDIX_B2_CASES, TEST_KEY_ED25519_PRIVATE_PEM, TEST_KEY_ED25519_PUBLIC_PEM, TEST_KEY_RSA_PSS_PUBLIC_PEM, TEST_REQUEST } from '../fixtures/rfc9421';
+import { WEB_BOT_AUTH_VECTORS, WEB_BOT_AUTH_VECTOR_CREATED } from '../fixtures/web-bot-auth-drafts';
 
 let dir: string;
 beforeAll(() => {
@@ -89,6 +90,25 @@ describe('a curl --httpsig ed25519 request through signet verify', () => {
     } finally {
       err.mockRestore();
     }
+  });
+});
+
+describe("a Web Bot Auth draft's appendix example through signet verify --profile web-bot-auth", () => {
+  const legacy = WEB_BOT_AUTH_VECTORS.find((v) => v.algorithm === 'ed25519' && v.signatureAgent?.startsWith('"'));
+  const args = (...more: string[]) => {
+    if (legacy?.signatureAgent === undefined) throw new Error('fixture: the legacy Ed25519 vector');
+    const headers = [`Signature-Agent: ${legacy.signatureAgent}`, `Signature-Input: ${legacy.signatureInput}`, `Signature: ${legacy.signature}`].flatMap((h) => ['-H', h]);
+    return ['verify', '--public-key', join(dir, 'ed25519.pem'), '--method', 'GET', '--url', 'https://example.com/foo', ...headers, '--now', String(WEB_BOT_AUTH_VECTOR_CREATED + 5), ...more];
+  };
+
+  test('valid under --profile web-bot-auth (any label, @authority and the Signature-Agent it names)', async () => {
+    expect(await cli(...args('--profile', 'web-bot-auth'))).toEqual({ code: 0, stdout: 'valid\n' });
+  });
+
+  test('refused under --profile rfc9421, which requires @method and the target', async () => {
+    const out = await cli(...args('--profile', 'rfc9421'));
+    expect(out.code).toBe(1);
+    expect(out.stdout).toMatch(/^invalid: missing_component: /);
   });
 });
 

@@ -10,6 +10,7 @@ import { SignetError } from '../../lambda/core/errors';
 import { isThumbprintKeyId, thumbprintOfKey } from '../../lambda/core/jwk-thumbprint';
 import { importPublicKey } from '../../lambda/core/keys';
 import { readSignatureAgentField, signedSignatureAgent } from '../../lambda/core/signature-agent';
+import { buildSignatureBase } from '../../lambda/core/signature-base';
 import { readSignatureInput } from '../../lambda/core/signature-params';
 import type { SignedRequest } from '../../lambda/core/types';
 import { type VerificationKey, type VerifyPolicy, createVerifier, defaultVerifyPolicy, verifyRequest } from '../../lambda/core/verify';
@@ -65,6 +66,16 @@ describe("the Web Bot Auth drafts' appendix vectors verify with the RFC 9421 tes
     expect(verdict.coversMethod).toBe(false);
     expect(verdict.coversPath).toBe(false);
     expect(verdict.signatureAgent).toBe(vector.agent);
+  });
+
+  it("builds the drafts' printed signature base for a Signature-Agent dictionary member and for the legacy string", () => {
+    for (const vector of WEB_BOT_AUTH_VECTORS.filter((v) => v.algorithm === 'ed25519' && v.signatureAgent !== undefined)) {
+      const label = vector.signatureInput.slice(0, vector.signatureInput.indexOf('='));
+      const input = readSignatureInput(vector.signatureInput, label);
+      const member = vector.signatureAgent?.startsWith('"') ? '"signature-agent"' : '"signature-agent";key="agent2"';
+      const printed = ['"@authority": example.com', `${member}: "https://signature-agent.test"`, `"@signature-params": ${vector.signatureInput.slice(label.length + 1)}`].join('\n');
+      expect(buildSignatureBase(request(vector), input.covered, input.signatureParams)).toBe(printed);
+    }
   });
 
   it('the keyid of the Ed25519 vectors is the RFC 8037 thumbprint of the test key, and has the thumbprint shape', () => {

@@ -507,7 +507,9 @@ function buildCases(): HostileCase[] {
     const c = handSigned('digest without its body', 'GET covering a digest of a body that is not sent', { method: 'GET', components: POST_COMPONENTS, headers: { 'content-digest': computeContentDigest(BODY) } });
     cases.push({ ...c, sentBody: undefined, expect: ['digest_mismatch'] });
   }
-  cases.push(handSigned('digest without its body', 'covered digest without sha-256', { method: 'POST', body: BODY, headers: { 'content-digest': `sha-512=:${randomBytes(64).toString('base64')}:` }, expect: ['malformed_digest'] }));
+  // sha-512 alone is a digest Signet checks (RFC 9530): the authorizer passes it on, the body check refuses it.
+  cases.push(handSigned('digest without its body', 'covered sha-512 digest of other bytes', { method: 'POST', body: BODY, headers: { 'content-digest': `sha-512=:${randomBytes(64).toString('base64')}:` }, expect: ['digest_mismatch'] }));
+  cases.push(handSigned('digest without its body', 'covered digest with no algorithm Signet checks', { method: 'POST', body: BODY, headers: { 'content-digest': `md5=:${randomBytes(16).toString('base64')}:` }, expect: ['malformed_digest'] }));
   cases.push(handSigned('digest without its body', 'covered digest that is not a dictionary', { method: 'POST', body: BODY, headers: { 'content-digest': 'sha-256=abc' }, expect: ['malformed_digest'] }));
   cases.push(handSigned('digest without its body', 'covered digest of 31 bytes', { method: 'POST', body: BODY, headers: { 'content-digest': `sha-256=:${randomBytes(31).toString('base64')}:` }, expect: ['malformed_digest'] }));
   cases.push(handSigned('digest without its body', 'covered empty digest dictionary', { method: 'POST', body: BODY, headers: { 'content-digest': '' }, expect: ['malformed_digest', 'absent_component'] }));
