@@ -123,7 +123,9 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
       notes: [
         'Registering a public key that a client of the account already holds prints that client (registration: skipped) instead of a second one.',
         "A key held by a client of another account is refused (key_already_registered). If the key pair is yours, an operator finds the holder (clients find --fingerprint FP) and releases the key.",
-        'With --jwks-uri or --signature-agent the registry fetches the source once before registering: a source that cannot be fetched, or holds no key Signet can use, is refused (key_source_refused, with the reason) and nothing is created. The keys are then refreshed on a schedule; `signet keys refresh CLIENT_ID` refreshes now.',
+        'With --jwks-uri or --signature-agent the registry fetches the source once before registering: a source that cannot be fetched, ' +
+          'or holds no key Signet can use, is refused (key_source_refused, with the reason) and nothing is created. ' +
+          'The keys are then refreshed on a schedule; `signet keys refresh CLIENT_ID` refreshes now.',
       ],
       examples: [
         "clients create --name 'Acme' --role demo --network 203.0.113.0/24 --public-key acme/public.pem",
@@ -179,7 +181,9 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
       arguments: CLIENT_ID_ARG,
       notes: [
         "An account admin may not replace the key (--public-key) of a client holding a role outside its account's ceiling (client_above_ceiling), unless the same update brings --role within the ceiling; otherwise an operator does it.",
-        '--jwks-uri or --signature-agent switches the client to that published source: it is fetched first, and its keys replace the client\'s (a source that yields no usable key is refused, key_source_refused, and nothing changes). --public-key on a client with a source switches it back to that one registered key.',
+        "--jwks-uri or --signature-agent switches the client to that published source: it is fetched first, and its keys replace the client's " +
+          '(a source that yields no usable key is refused, key_source_refused, and nothing changes). ' +
+          '--public-key on a client with a source switches it back to that one registered key.',
       ],
       examples: ['clients update c_... --network 203.0.113.0/24 --network 198.51.100.7', 'clients update c_... --jwks-uri https://partner.example/.well-known/jwks.json'],
     },
