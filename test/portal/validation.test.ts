@@ -161,5 +161,8 @@ describe('the form against POST /registry/clients and PATCH validation', () => {
     expect(out[4].errors.source.message).toBe('The JWKS URI is not an absolute URL; give e.g. https://partner.example/.well-known/jwks.json.');
     expect(out[5]).toEqual({ errors: {}, body: {} });
     expect(out[6]).toEqual({ errors: {}, body: { signatureAgent: 'https://agent.example' } });
+    // What the form sends is what the registry's contract accepts.
+    expect(parseCreateRequest(out[0].body, catalogue)).toMatchObject({ keySource: jwks });
+    expect(() => parsePatchRequest({ ...out[6].body, version: 1 }, catalogue)).not.toThrow();
   });
 });
