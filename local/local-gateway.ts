@@ -1,6 +1,11 @@
 /**
  * Starts the whole local gateway: the services and clients (./bootstrap.ts), an HTTP server on
- * 127.0.0.1, and the deployed Lambda handlers (authorizer, registry, echo) configured for them.
+ * 127.0.0.1, and the deployed Lambda handlers (authorizer, registry, echo) configured for them,
+ * with the key source refresher on a timer in this process (./key-source-schedule.ts).
+ *
+ * Published key sources (docs/published-keys.md) may be `http://127.0.0.1` and `http://localhost`
+ * URLs here besides https ones (`allowLocalHttp`, for the registry's fetch and the refresher's),
+ * so a demo or a test serves its JWKS or key directory from this machine; a deployment never does.
  *
  * The handlers are built by the factories the Lambda entries use, from the configuration a
  * deployment would put in the functions' environment ({@link handlerEnvironment}), read by the
@@ -18,12 +23,18 @@ import { createAuthorizer } from '../lambda/authorizer/create-authorizer';
 import { handler as echo } from '../lambda/handlers/echo';
 import { SignetConfig, loadConfig } from '../lambda/config';
 import { SERVICE_NAMES } from '../lambda/observability';
+import { fetchKeySource } from '../lambda/key-sources/fetch-key-source';
+import { createKeySourceRefresher } from '../lambda/key-sources/key-source-refresher';
 import { createRegistry } from '../lambda/registry/create-registry';
+import { DynamoClientStore } from '../lambda/store/client-store';
+import { createDocumentClient } from '../lambda/store/dynamodb-client';
+import { DynamoKeySourceStore } from '../lambda/store/key-source-store';
 import { AUTHORIZER_CACHE_TTL_HEADER, MIN_LAST_USED_RECORD_INTERVAL_MS } from '../lambda/core/defaults';
 import { ENV } from '../lambda/config-env';
 import { LocalServices, bootstrapLocal } from './bootstrap';
 import { writeLocalState } from './local-state';
 import { GatewayHandlers, createGatewayListener } from './gateway';
+import { KeySourceSchedule, scheduleKeySourceRefresh } from './key-source-schedule';
 import { withPortal } from './portal-assets';
 import { LOCAL_ROLE_CATALOGUE } from './role-catalogue';
 import { DEFAULT_LOCAL_PORT, LOCAL_HOST } from './signet-home';
@@ -49,7 +60,9 @@ export interface LocalGateway {
   readonly url: string;
   readonly port: number;
   readonly services: LocalServices;
-  /** Stops serving, then stops the stand-in and DynamoDB Local. Safe to call more than once. */
+  /** Published key sources: loopback http accepted; refreshed in this process every `refreshMinutes`. */
+  readonly keySources: { readonly allowLocalHttp: true; readonly refreshMinutes: number };
+  /** Stops serving and the refresher's timer, then the stand-in and DynamoDB Local. Safe to call more than once. */
   stop(): Promise<void>;
 }
 
@@ -86,7 +99,7 @@ function localHandlers(config: SignetConfig, verbose: boolean): GatewayHandlers 
   // No metrics: CloudWatch's EMF lines mean nothing on a laptop. The handlers' INFO lines only when asked.
   const logLevel = verbose ? 'INFO' : 'WARN';
   const authorizer = createAuthorizer(config, { logger: new Logger({ serviceName: SERVICE_NAMES.authorizer, logLevel }) });
-  const registry = createRegistry(config, { logger: new Logger({ serviceName: SERVICE_NAMES.registry, logLevel }) });
+  const registry = createRegistry(config, { logger: new Logger({ serviceName: SERVICE_NAMES.registry, logLevel }), allowLocalHttp: true });
   return {
     authorizer: (event) => authorizer.httpApiHandler(event),
     // Registry and authorizer share this process: a write applies to the very next request.
@@ -103,6 +116,23 @@ function localHandlers(config: SignetConfig, verbose: boolean): GatewayHandlers 
   };
 }
 
+/**
+ * The refresher the deployed schedule runs, on a timer here: loopback http sources allowed; after
+ * a run that changed keys the authorizer forgets its cached records (the refresher writes the
+ * table itself, not through the registry handler).
+ */
+function localKeySourceSchedule(config: SignetConfig, forgetCachedClients: () => void, log: (line: string) => void): KeySourceSchedule {
+  const doc = createDocumentClient({ endpoint: config.dynamoDbEndpoint });
+  const clients = new DynamoClientStore({ tableName: config.tableName, client: doc });
+  const refresher = createKeySourceRefresher({
+    store: new DynamoKeySourceStore({ tableName: config.tableName, client: doc }, clients),
+    fetch: (source) => fetchKeySource(source, { allowLocalHttp: true, nowS: () => Math.floor(Date.now() / 1000) }),
+    nowMs: Date.now,
+    refreshIntervalS: config.keySourceRefreshMinutes * 60,
+    requireSignedDirectories: config.requireSignedDirectories,
+  });
+  return scheduleKeySourceRefresh({ refreshDue: () => refresher.refreshDue(), intervalMs: config.keySourceRefreshMinutes * 60_000, onKeysChanged: forgetCachedClients, log });
+}
 
 /** How long an idle keep-alive connection to the gateway stays open (an ALB's default idle timeout is 60 s). */
 const GATEWAY_KEEP_ALIVE_MS = 65_000;
@@ -137,13 +167,15 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     writeLocalState(services.paths.localState, { ...services.state, clientCacheTtlMs: config.clientCacheTtlMs, rotationSettleMs: 0 });
     // /portal/ (the client portal's static files) is answered before the gateway's routes.
     listener = withPortal(createGatewayListener(serve, { log: options.log }), { baseUrl: url, log: options.log });
+    const schedule = localKeySourceSchedule(config, () => handlers.forgetCachedClients(), options.log ?? (() => undefined));
     let stopping: Promise<void> | undefined;
     const stop = (): Promise<void> =>
       (stopping ??= (async () => {
+        await schedule.stop();
         await closeServer(server);
         await services.stop();
       })());
-    return { url, port, services, stop };
+    return { url, port, services, keySources: { allowLocalHttp: true, refreshMinutes: config.keySourceRefreshMinutes }, stop };
   } catch (error) {
     await closeServer(server).catch(() => undefined);
     await services.stop().catch(() => undefined);

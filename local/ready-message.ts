@@ -1,5 +1,6 @@
 /**
- * What `npm start` prints once it serves: the services, the two clients, a line containing
+ * What `npm start` prints once it serves: the services, the two clients, that loopback key
+ * sources are accepted and how often they are refreshed, a line containing
  * `ready: <url>`, commands to copy and paste, and the client portal's URL with how to sign in.
  */
 import { join } from 'node:path';
@@ -22,6 +23,7 @@ export function readyMessage(gateway: LocalGateway, cwd: string = process.cwd())
     `  Secrets Manager stand-in on ${services.secretsManager.endpoint} (demo key: secret ${services.state.demoSecretId})`,
     `  admin client ${services.admin.clientId} (registry:admin, ${services.admin.registration}) in ${adminDir}`,
     `  demo client  ${services.demo.clientId} (demo, ${services.demo.registration}) in ${demoDir}`,
+    keySourcesLine(gateway.keySources.refreshMinutes),
     '',
     `ready: ${url}  (Ctrl-C to stop)`,
     '',
@@ -34,6 +36,11 @@ export function readyMessage(gateway: LocalGateway, cwd: string = process.cwd())
     `  sign in with the admin key: choose ${adminFile('private.pkcs8.b64')} and ${adminFile('client-id')}, then "Use this key"`,
     '',
   ].join('\n');
+}
+
+/** The one line saying that this gateway, unlike a deployment, fetches key sources on this machine. */
+export function keySourcesLine(refreshMinutes: number): string {
+  return `  key sources: http://127.0.0.1 and http://localhost accepted besides https (local gateway only); refreshed every ${refreshMinutes} min`;
 }
 
 /** Quotes a path for a POSIX shell when it needs it. */

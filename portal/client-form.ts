@@ -1,8 +1,11 @@
 /**
  * The client form (#client-dialog): + Client (name, network whitelist entered one address at a
- * time, public key, roles) and Edit (name, whitelist, roles; keys are added and removed in the
- * client's details, ./key-panel.ts). Every field is checked as the registry will check it
- * (./validation.ts), shown inline; an edit that takes a role away asks first.
+ * time, keys, roles) and Edit (name, whitelist, roles; keys are added and removed in the
+ * client's details, ./key-panel.ts). Keys are a registered public key, or a published source: a
+ * JWKS URL or a Web Bot Auth agent's directory (its origin), which the registry fetches before it
+ * saves anything. Edit can switch a client to a source, or back to a pasted key. Every field is
+ * checked as the registry will check it (./validation.ts), shown inline; an edit that takes a
+ * role away, or replaces the keys, asks first.
  */
 import type { ClientView } from '../lambda/registry/view-types';
 import { confirmChange } from './confirm';
@@ -11,9 +14,27 @@ import { $, announce, codeOf, el, input, messageOf, showError } from './dom';
 import { type FormField, formWords } from './form-words';
 import { KEY_ERROR_CODES, defaultKeyType, initKeyBox, keyBoxMayClose, privateKeySaved, resetKeyBox } from './key-box';
 import { type Registry, list, state, whenItApplies, whenItAppliesSentence } from './page-state';
-import { MAX_WHITELIST_ENTRIES, SignetError, listReach, normaliseNetworkEntry } from './signet-core';
+import { type KeySource, MAX_WHITELIST_ENTRIES, SignetError, listReach, normaliseNetworkEntry } from './signet-core';
 import { toast } from './toasts';
 import { checkClientForm, validateRoles } from './validation';
+import { keySourceLabel } from './view-model';
+
+/** Where the client's keys come from, as the form's radio buttons say it. */
+type KeyChoice = 'registered' | 'jwksUri' | 'signatureAgent';
+
+/** What the URL field asks for, per choice. */
+const SOURCE_FIELD: Record<Exclude<KeyChoice, 'registered'>, { label: string; hint: string; placeholder: string }> = {
+  jwksUri: {
+    label: 'JWKS URL',
+    hint: "The https URL where the partner publishes its public keys (a JSON Web Key Set, e.g. its jwks_uri). Signet fetches it when you save: a URL that cannot be fetched, or holds no key Signet can use, is refused and nothing is saved.",
+    placeholder: 'https://partner.example/.well-known/jwks.json',
+  },
+  signatureAgent: {
+    label: 'Agent origin',
+    hint: "The Web Bot Auth agent's origin (https://agent.example, no path): its key directory is fetched from /.well-known/http-message-signatures-directory when you save. The client gets the web-bot-auth profile unless it has one.",
+    placeholder: 'https://agent.example',
+  },
+};
 
 const form = {
   /** The client being edited, or undefined when adding. */
@@ -40,16 +61,60 @@ export function openClientForm(client: ClientView | undefined, opener: HTMLEleme
   $('client-key-ok').hidden = true;
   resetKeyBox('client-key');
   defaultKeyType('client-key', undefined);
-  $('client-key-field').hidden = client !== undefined;
-  $('edit-keys-note').hidden = client === undefined;
-  if (client) {
-    $('edit-keys-note').textContent = `${client.name} has ${client.keys.length === 1 ? '1 key' : `${client.keys.length} keys`}. Keys are added and removed in its details (Details, then Add key / Remove), so a rollover never stops the current key by surprise.`;
-  }
+  const source = client?.keySource;
+  const choice: KeyChoice = source === undefined ? 'registered' : 'jwksUri' in source ? 'jwksUri' : 'signatureAgent';
+  input('source-url').value = source === undefined ? '' : 'jwksUri' in source ? source.jwksUri : source.signatureAgent;
+  showError('source-url-error', '', { field: input('source-url') });
+  input(`key-source-${choice === 'registered' ? 'registered' : choice === 'jwksUri' ? 'jwks' : 'agent'}`).checked = true;
+  showKeyChoice();
   renderWhitelist();
   renderRoles(client?.roles ?? []);
   ($('client-dialog') as HTMLDialogElement).showModal();
   input('client-name').focus();
   $('client-dialog').scrollTop = 0;
+}
+
+/** The key choice ticked. */
+function keyChoice(): KeyChoice {
+  return (document.querySelector<HTMLInputElement>('input[name="key-source"]:checked')?.value as KeyChoice | undefined) ?? 'registered';
+}
+
+/** The published source the form names, or undefined for a registered key. */
+function formSource(): KeySource | undefined {
+  const choice = keyChoice();
+  const value = input('source-url').value.trim();
+  return choice === 'registered' ? undefined : choice === 'jwksUri' ? { jwksUri: value } : { signatureAgent: value };
+}
+
+/**
+ * Shows the fields of the key choice: the Public Key box (adding, or switching a sourced client
+ * back to a pasted key), the URL field (a source), or the note that keys are edited in the details.
+ */
+function showKeyChoice() {
+  const editing = form.editing;
+  const choice = keyChoice();
+  const hadSource = editing?.keySource !== undefined;
+  $('source-url-field').hidden = choice === 'registered';
+  $('client-key-field').hidden = choice !== 'registered' || (editing !== undefined && !hadSource);
+  const note = $('edit-keys-note');
+  note.hidden = editing === undefined;
+  if (choice !== 'registered') {
+    const field = SOURCE_FIELD[choice];
+    $('source-url-label').textContent = field.label;
+    $('source-url-hint').textContent = field.hint;
+    input('source-url').placeholder = field.placeholder;
+  }
+  if (editing === undefined) return;
+  const keys = editing.keys.length === 1 ? '1 key' : `${editing.keys.length} keys`;
+  const current = keySourceLabel(editing.keySource);
+  note.textContent =
+    choice === 'registered' && !hadSource
+      ? `${editing.name} has ${keys}. Keys are added and removed in its details (Details, then Add key / Remove), so a rollover never stops the current key by surprise.`
+      : choice === 'registered'
+        ? `${editing.name} takes its keys from a ${current?.kind ?? 'published source'}. Paste a public key to register it instead: the source and its ${keys} are dropped.`
+        : hadSource
+          ? `${editing.name} takes its keys from a ${current?.kind ?? 'published source'} (${current?.value ?? ''}). A new URL is fetched when you update: its keys replace the current ones.`
+          : `${editing.name} has ${keys}. The source is fetched when you update: its keys replace the ${keys} registered now.`;
 }
 
 /** Closes the form; with a generated private key not yet downloaded, only once that is confirmed. */
@@ -190,22 +255,32 @@ async function onSubmitClient(event: SubmitEvent) {
     return;
   }
   const editing = form.editing;
-  if (!editing && !privateKeySaved('client-key')) return;
+  const source = formSource();
+  const keyBoxShown = !$('client-key-field').hidden;
+  if (keyBoxShown && !privateKeySaved('client-key')) return;
   const keyBox = $('client-key') as HTMLTextAreaElement;
   const check = await checkClientForm(
-    { name: input('client-name').value, networkWhitelist: form.whitelist, publicKey: editing ? '' : keyBox.value, roles: selectedRoles() },
-    { mode: editing ? 'edit' : 'create', knownRoles: knownRoles(), current: editing },
+    { name: input('client-name').value, networkWhitelist: form.whitelist, publicKey: keyBoxShown ? keyBox.value : '', roles: selectedRoles(), source },
+    {
+      mode: editing ? 'edit' : 'create',
+      knownRoles: knownRoles(),
+      current: editing,
+      // The local gateway fetches http://127.0.0.1 and http://localhost sources; a deployed portal is served over https.
+      allowLocalHttp: window.location.protocol === 'http:',
+    },
   );
   const fields = [
     ['name', 'client-name-error', 'client-name'],
     ['networkWhitelist', 'whitelist-error', 'whitelist-entry'],
     ['publicKey', 'client-key-error', 'client-key'],
+    ['source', 'source-url-error', 'source-url'],
     ['roles', 'roles-error', 'role-options'],
   ] as const;
   let firstInvalid: HTMLElement | null | undefined;
   for (const [name, errorId, fieldId] of fields) {
     const error = check.errors[name];
     if (fieldId === 'role-options') showRolesError(error);
+    else if (name === 'source') showError(errorId, error?.message ?? '', { code: error?.code, field: $(fieldId) });
     else showError(errorId, error ? wordsFor(name, error) : '', { code: error?.code, field: $(fieldId) });
     if (error && firstInvalid === undefined) firstInvalid = fieldId === 'role-options' ? $('role-options').querySelector('input') : $(fieldId);
   }
@@ -213,15 +288,35 @@ async function onSubmitClient(event: SubmitEvent) {
     focusField(firstInvalid);
     return;
   }
-  if (editing && Object.keys(check.body).length === 0) {
-    showError('form-error', 'Nothing to change: edit the name, the whitelist or the roles.');
+  // Switching a sourced client back to a registered key needs that key.
+  if (editing && keyBoxShown && keyBox.value.trim() === '') {
+    const refusal = new SignetError('invalid_public_key', `Paste the public key to register for ${editing.name} instead of its published source, or choose its source again.`);
+    showError('client-key-error', refusal.message, { code: refusal.code, field: keyBox });
+    focusField(keyBox);
+    return;
+  }
+  const body = check.body;
+  if (editing && Object.keys(body).length === 0) {
+    showError('form-error', 'Nothing to change: edit the name, the whitelist, the roles or where the keys come from.');
     return;
   }
   const submit = $('dialog-submit') as HTMLButtonElement;
   if (editing) {
     // What the edit takes away, said before it is sent.
-    const roles = check.body.roles as string[] | undefined;
+    const roles = body.roles as string[] | undefined;
     const removed = roles === undefined ? [] : editing.roles.filter((role) => !roles.includes(role));
+    const replacesKeys = 'jwksUri' in body || 'signatureAgent' in body || 'publicKey' in body;
+    if (
+      replacesKeys &&
+      !(await confirmChange(
+        `Replace the keys of ${editing.name}?`,
+        `The ${editing.keys.length === 1 ? 'key' : `${editing.keys.length} keys`} of ${editing.name} will be replaced by ${'publicKey' in body ? 'the key you pasted' : 'the keys fetched from the source'}: requests signed with a key that is not among them are refused ${whenItApplies()}.`,
+        'Replace keys',
+        submit,
+      ))
+    ) {
+      return;
+    }
     if (
       removed.length > 0 &&
       !(await confirmChange(
@@ -237,14 +332,13 @@ async function onSubmitClient(event: SubmitEvent) {
   submit.disabled = true;
   try {
     if (editing) {
-      const updated = await registry.updateClient(editing.clientId, editing.version, check.body);
+      const updated = await registry.updateClient(editing.clientId, editing.version, body);
       ($('client-dialog') as HTMLDialogElement).close();
       list.clientChanged(updated);
       toast(`${updated.name} updated. ${whenItAppliesSentence()}`.trim());
     } else {
       // checkClientForm in create mode puts every field of POST /registry/clients in the body, checked.
-      const body = { ...check.body, ...(state.operator && state.account ? { accountId: state.account } : {}) } as Parameters<Registry['createClient']>[0];
-      const created = await registry.createClient(body);
+      const created = await registry.createClient({ ...body, ...(state.operator && state.account ? { accountId: state.account } : {}) } as Parameters<Registry['createClient']>[0]);
       if (created.registration === 'skipped') {
         showError('form-error', `This public key is already registered on ${created.name} (${created.clientId}); nothing was created.`, { code: 'registration_skipped' });
         return;
@@ -271,6 +365,11 @@ function showServerError(error: unknown) {
   if (code === 'unknown_role' || code === 'role_not_allowed') {
     showRolesError(refusal);
     focusField($('role-options').querySelector('input') ?? $('roles-error'));
+    return;
+  }
+  if (code === 'key_source_refused' && !$('source-url-field').hidden) {
+    showError('source-url-error', message, { code, field: input('source-url') });
+    focusField(input('source-url'));
     return;
   }
   const byCode: Record<string, [FormField, string, string]> = { invalid_network: ['networkWhitelist', 'whitelist-error', 'whitelist-entry'] };
@@ -314,5 +413,7 @@ export function initClientForm() {
     }
   });
   input('whitelist-entry').addEventListener('input', () => showError('whitelist-error', '', { field: input('whitelist-entry') }));
+  for (const radio of Array.from(document.querySelectorAll<HTMLInputElement>('input[name="key-source"]'))) radio.addEventListener('change', () => showKeyChoice());
+  input('source-url').addEventListener('input', () => showError('source-url-error', '', { field: input('source-url') }));
   initKeyBox('client-key');
 }

@@ -15,7 +15,7 @@ import { failuresPanel } from './failures-panel';
 import { keyPanel } from './key-panel';
 import { type ListQuery, list, state, whenItApplies, whenItAppliesSentence } from './page-state';
 import { toast } from './toasts';
-import { keySummary, lastUsedText } from './view-model';
+import { keySourceLabel, keySummary, lastUsedText } from './view-model';
 
 /** Clients per page (one registry call each). */
 export const PAGE_SIZE = 25;
@@ -89,7 +89,7 @@ function clientRows(client: ClientView, now: number): HTMLElement[] {
   const copy = el('button', { type: 'button', class: 'icon-button', 'aria-label': `Copy the clientId of ${client.name}`, title: 'Copy clientId' }, [icon('copy')]);
   copy.addEventListener('click', () => void copyClientId(copy, client.clientId));
   const edit = el('button', { type: 'button', class: 'icon-button edit-client', 'aria-label': `Edit ${client.name}`, title: 'Edit' }, [icon('edit')]);
-  edit.addEventListener('click', () => openClientForm(client, edit));
+  edit.addEventListener('click', () => void editClient(client, edit));
   const toggle = el('button', { type: 'button', 'aria-expanded': String(isOpen), 'aria-controls': detailsId }, ['Details']);
   toggle.addEventListener('click', () => toggleDetails(client.clientId));
   const enabled = client.status === 'active';
@@ -114,7 +114,7 @@ function clientRows(client: ClientView, now: number): HTMLElement[] {
     el('td', { 'data-label': 'Client ID', class: 'id-cell' }, [el('code', { class: 'client-id' }, [client.clientId]), copy]),
     el('td', { 'data-label': 'Status' }, [el('span', { class: `badge ${client.status}` }, [client.status]), ...(you ? [' ', el('span', { class: 'badge you', title: 'the client you are signed in as' }, ['you'])] : [])]),
     el('td', { 'data-label': 'Roles' }, [client.roles.join(', ')]),
-    el('td', { 'data-label': 'Keys', class: summary.due > 0 ? 'due' : '' }, [summary.due > 0 ? `⚠ ${summary.text}` : summary.text]),
+    el('td', { 'data-label': 'Keys', class: summary.due > 0 ? 'due' : '' }, [summary.due > 0 ? `⚠ ${summary.text}` : summary.text, ...sourceNote(client)]),
     el('td', { 'data-label': 'Created', class: 'created', title: formatInstant(client.createdAt) }, [formatDay(client.createdAt)]),
     el('td', { 'data-label': 'Last used', class: 'last-used', ...(client.lastUsedAt ? { title: formatInstant(client.lastUsedAt) } : {}) }, [lastUsedText(client, formatDay)]),
     el('td', { class: 'actions-cell' }, [el('div', { class: 'row-actions' }, [edit, toggle, status]), ...selfNote]),
@@ -123,6 +123,26 @@ function clientRows(client: ClientView, now: number): HTMLElement[] {
   const details = el('tr', { id: detailsId, class: 'details' }, [cell]);
   details.hidden = !isOpen;
   return [row, details];
+}
+
+/** Opens the edit form; a client with published keys is read first (a listing leaves its source out). */
+async function editClient(client: ClientView, opener: HTMLElement) {
+  if (client.keySource !== undefined || !client.keys.some((key) => key.published === true)) return openClientForm(client, opener);
+  try {
+    const fresh = (await state.registry?.getClient(client.clientId)) ?? client;
+    openClientForm(fresh, opener);
+  } catch (error) {
+    toast(`${client.name} could not be read: ${messageOf(error)}`, 'error');
+  }
+}
+
+/** Where a client's keys come from, when it publishes them: ` from a JWKS URL`, ` from a Web Bot Auth directory` (` published` from a listing, which leaves the source out), with a warning while its source fails. */
+function sourceNote(client: ClientView): Array<string | HTMLElement> {
+  const label = keySourceLabel(client.keySource);
+  // A listing leaves the source out; its keys still say they are published.
+  if (label === undefined && !client.keys.some((key) => key.published === true)) return [];
+  const failing = client.keySourceStatus?.failingSince !== undefined;
+  return [el('span', { class: failing ? 'source-note warning' : 'source-note' }, [` ${label === undefined ? 'published' : `from a ${label.kind}`}${failing ? ', failing' : ''}`])];
 }
 
 /** A client's details: its keys, its whitelist, its recent failures, its changes. */

@@ -3,13 +3,15 @@
  * interval), last use and state; Add key (#key-dialog: both keys verify from then on) and Remove
  * (asks first, naming the key and what stops working). The last active key cannot be removed (the
  * registry refuses it, `last_key`): its Remove button is disabled, and the panel says why and what
- * to do instead.
+ * to do instead. A client whose keys come from a published source shows them as
+ * ./key-source-panel.ts does instead.
  */
 import type { ClientView } from '../lambda/registry/view-types';
 import { confirmChange } from './confirm';
 import { $, button, codeOf, el, formatDay, formatInstant, messageOf, showError } from './dom';
 import { focusField, trapFocus } from './dialogs';
 import { KEY_ERROR_CODES, defaultKeyType, initKeyBox, keyBoxMayClose, privateKeySaved, resetKeyBox } from './key-box';
+import { hasKeySource, keySourcePanel } from './key-source-panel';
 import { checkPublicKey } from './keys';
 import { list, state, whenItApplies } from './page-state';
 import { SignetError } from './signet-core';
@@ -27,6 +29,7 @@ const addKeyButtonId = (clientId: string) => `add-key-${clientId}`;
  * The keys part of a client's details.
  */
 export function keyPanel(client: ClientView): HTMLElement {
+  if (hasKeySource(client)) return keySourcePanel(client);
   const lines = keySummary(client, Date.now()).lines;
   const lastKeyNoteId = `last-key-${client.clientId}`;
   const rows = lines.map((line) => {

@@ -6,13 +6,17 @@
  */
 import type { AccountView, AuthFailuresView, ClientView, ExpiringKeyView } from '../lambda/registry/view-types';
 import type { AccountAuditEntry, AuditEntry } from '../lambda/domain/store-types';
-import { AUTHORIZER_CACHE_TTL_HEADER, SIGNET_ERROR_HEADER, signRequest } from './signet-core';
+import type { KeyRefreshAnswer } from './key-source-view';
+import { AUTHORIZER_CACHE_TTL_HEADER, type KeySource, SIGNET_ERROR_HEADER, signRequest } from './signet-core';
 
 /** A page of a listing, as the registry answers it. */
 type Page<Name extends string, Item> = { readonly [K in Name]: Item[] } & { readonly nextCursor?: string };
 
 /** POST /registry/clients: the client, and whether it was created or its key was already registered. */
 type CreateClientAnswer = ClientView & { readonly registration: 'created' | 'skipped' };
+
+/** POST /registry/clients: a registered key (publicKey), or a published source (jwksUri or signatureAgent). */
+type CreateClientBody = { name: string; networkWhitelist: string[]; roles: string[]; accountId?: string } & ({ publicKey: string } | KeySource);
 
 /** A refusal from the registry or the authorizer in front of it. */
 export class RegistryError extends Error {
@@ -163,8 +167,12 @@ export function createRegistryClient(options: RegistryClientOptions) {
         query: { limit: page.limit, cursor: page.cursor, account: page.account, q: page.q, status: page.status, role: page.role, sort: page.sort, order: page.order },
       }),
     getClient: (clientId: string) => request<ClientView>('GET', `registry/clients/${id(clientId)}`),
-    createClient: (body: { name: string; networkWhitelist: string[]; publicKey: string; roles: string[]; accountId?: string }) =>
-      request<CreateClientAnswer>('POST', 'registry/clients', { body }),
+    createClient: (body: CreateClientBody) => request<CreateClientAnswer>('POST', 'registry/clients', { body }),
+    /**
+     * Fetches a client's published key source now. A failed fetch is an answer too (`refresh.ok`
+     * false, the error recorded, the keys kept), not a refusal.
+     */
+    refreshKeys: (clientId: string) => request<KeyRefreshAnswer>('POST', `registry/clients/${id(clientId)}/keys/refresh`),
     /** Adds a key (rollover: both keys verify until the old one is removed). Keys past their not-after go in the same change. */
     addKey: (clientId: string, publicKey: string, version: number) =>
       request<ClientView>('POST', `registry/clients/${id(clientId)}/keys`, { body: { publicKey, version } }),

@@ -7,6 +7,7 @@
  */
 export { SignetError, fail } from '../lambda/core/errors';
 export { listReach, normaliseNetworkEntry } from '../lambda/core/network-entries';
+export { type KeySource, keySourceRequest } from '../lambda/core/key-source-url';
 export { PRIVATE_KEY_SUBMITTED_MESSAGE, looksLikePrivateKey } from '../lambda/core/private-key-scan';
 export { gatedPublicKeyOfText } from '../lambda/core/public-key-text';
 export { RSA_ENCRYPTION_OID, isPkcs1PrivateKey, pkcs8AlgorithmOid, pkcs8OfPkcs1, spkiOfPkcs1, spkiSubjectPublicKey } from '../lambda/core/der';

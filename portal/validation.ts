@@ -5,7 +5,7 @@
  * authority: anything it refuses is shown at the field too.
  */
 import { checkPublicKey, looksLikePrivateKey } from './keys';
-import { MAX_PUBLIC_KEY_CHARS, SignetError, fail, parseClientName, parseClientRoles, parseNetworkWhitelist } from './signet-core';
+import { type KeySource, MAX_PUBLIC_KEY_CHARS, SignetError, fail, keySourceRequest, parseClientName, parseClientRoles, parseNetworkWhitelist } from './signet-core';
 
 /**
  * Roles against the role catalogue's names (GET /registry/roles), as POST /registry/clients checks them.
@@ -40,11 +40,13 @@ interface ClientFormValues {
   publicKey: string;
   /** the roles ticked */
   roles: readonly string[];
+  /** a published key source instead of the Public Key box (JWKS URL or Web Bot Auth directory) */
+  source?: KeySource;
 }
 
 interface FormCheck {
   /** by field */
-  errors: Partial<Record<'name' | 'networkWhitelist' | 'publicKey' | 'roles', SignetError>>;
+  errors: Partial<Record<'name' | 'networkWhitelist' | 'publicKey' | 'roles' | 'source', SignetError>>;
   /** the request body when there are no errors */
   body: Record<string, unknown>;
   /** what the registry will store, when checked here */
@@ -56,7 +58,16 @@ interface FormCheck {
  * for `edit` only changed fields go into the body (as PATCH), and an empty Public Key box keeps
  * the keys.
  */
-export async function checkClientForm(values: ClientFormValues, options: { mode: 'create' | 'edit'; knownRoles: readonly string[]; current?: { name: string; networkWhitelist: readonly string[]; roles: readonly string[]; }; }): Promise<FormCheck> {
+export async function checkClientForm(
+  values: ClientFormValues,
+  options: {
+    mode: 'create' | 'edit';
+    knownRoles: readonly string[];
+    current?: { name: string; networkWhitelist: readonly string[]; roles: readonly string[]; keySource?: KeySource };
+    /** also accept http://127.0.0.1 and http://localhost sources (a portal served by the local gateway) */
+    allowLocalHttp?: boolean;
+  },
+): Promise<FormCheck> {
   const errors: FormCheck['errors'] = {};
   const body: Record<string, unknown> = {};
   let key: FormCheck['key'];
@@ -72,8 +83,12 @@ export async function checkClientForm(values: ClientFormValues, options: { mode:
   const name = (attempt('name', () => parseClientName(values.name)) as string | undefined);
   const whitelist = (attempt('networkWhitelist', () => parseNetworkWhitelist(values.networkWhitelist)) as string[] | undefined);
   const roles = (attempt('roles', () => validateRoles(values.roles, options.knownRoles)) as string[] | undefined);
-  const keyText = values.publicKey;
-  if (options.mode === 'create' || keyText.trim() !== '') {
+  const keyText = values.source === undefined ? values.publicKey : '';
+  const source = values.source;
+  if (source !== undefined) {
+    const checked = keySourceRequest(source, options.allowLocalHttp === true);
+    if (!checked.ok) errors.source = new SignetError('key_source_refused', checked.message);
+  } else if (options.mode === 'create' || keyText.trim() !== '') {
     try {
       screenPublicKey(keyText);
       key = await checkPublicKey(keyText);
@@ -86,8 +101,13 @@ export async function checkClientForm(values: ClientFormValues, options: { mode:
   if (name !== undefined && (current === undefined || name !== current.name)) body.name = name;
   if (whitelist !== undefined && (current === undefined || !sameList(whitelist, current.networkWhitelist))) body.networkWhitelist = whitelist;
   if (keyText.trim() !== '' && errors.publicKey === undefined) body.publicKey = keyText;
+  if (source !== undefined && errors.source === undefined && !sameSource(source, options.current?.keySource)) Object.assign(body, source);
   if (roles !== undefined && (current === undefined || !sameList(roles, current.roles))) body.roles = roles;
   return { errors, body, key };
+}
+
+function sameSource(a: KeySource, b: KeySource | undefined) {
+  return b !== undefined && ('jwksUri' in a ? 'jwksUri' in b && a.jwksUri === b.jwksUri : 'signatureAgent' in b && a.signatureAgent === b.signatureAgent);
 }
 
 function sameList(a: readonly string[], b: readonly string[]) {

@@ -182,3 +182,87 @@ export function auditLine(entry: ListedAuditEntry, context: { readonly signerId?
   const client = entry.clientId === undefined ? undefined : nameOf(entry.clientId) ? `${nameOf(entry.clientId)} (${entry.clientId})` : entry.clientId;
   return { at: entry.at, who, what, action: entry.action, client };
 }
+
+/** A client's key source in words: what kind, and the URL or origin it names. */
+export function keySourceLabel(source: { readonly jwksUri?: string; readonly signatureAgent?: string } | undefined) {
+  if (source?.jwksUri !== undefined) return { kind: 'JWKS URL', value: source.jwksUri };
+  if (source?.signatureAgent !== undefined) return { kind: 'Web Bot Auth directory', value: source.signatureAgent };
+  return undefined;
+}
+
+/** A recorded fetch error in one line: `http_error (HTTP 503): sentence`. */
+export function fetchErrorText(error: { readonly code: string; readonly message: string; readonly status?: number }) {
+  return `${error.code}${error.status !== undefined ? ` (HTTP ${error.status})` : ''}: ${error.message}`;
+}
+
+/**
+ * The state of a client's key source as label/value rows, in the order they read: what is
+ * fetched, when last and next, the last success, since when it fails and why, until when the
+ * keys are kept, and the keys of the last fetch that are not used.
+ * @param format how an instant is written
+ */
+export function keySourceRows(
+  status: {
+    readonly url?: string;
+    readonly lastFetchAt?: string;
+    readonly nextFetchAt?: string;
+    readonly lastSuccessAt?: string;
+    readonly failingSince?: string;
+    readonly consecutiveFailures?: number;
+    readonly lastError?: { readonly code: string; readonly message: string; readonly status?: number; readonly at?: string };
+    readonly refusedKeys?: ReadonlyArray<{ readonly kid?: string; readonly thumbprint?: string; readonly reason: string }>;
+    readonly keptUntil?: string;
+  } | undefined,
+  format: (iso: string) => string,
+) {
+  const when = (iso: string | undefined) => (iso === undefined ? 'never' : format(iso));
+  const rows: Array<{ label: string; value: string; warning?: boolean }> = [];
+  if (status?.url !== undefined) rows.push({ label: 'Fetched from', value: status.url });
+  rows.push({ label: 'Last fetch', value: when(status?.lastFetchAt) }, { label: 'Next fetch', value: when(status?.nextFetchAt) }, { label: 'Last success', value: when(status?.lastSuccessAt) });
+  if (status?.failingSince !== undefined) {
+    const times = status.consecutiveFailures !== undefined && status.consecutiveFailures > 0 ? ` (${status.consecutiveFailures} failed ${status.consecutiveFailures === 1 ? 'fetch' : 'fetches in a row'})` : '';
+    rows.push({ label: 'Failing since', value: `${format(status.failingSince)}${times}`, warning: true });
+  }
+  if (status?.lastError !== undefined) rows.push({ label: 'Last error', value: `${fetchErrorText(status.lastError)}${status.lastError.at !== undefined ? ` (${format(status.lastError.at)})` : ''}`, warning: status.failingSince !== undefined });
+  if (status?.keptUntil !== undefined) {
+    rows.push({ label: 'Keys kept until', value: `${format(status.keptUntil)}: if no fetch succeeds by then, its keys stop verifying (key_expired)` });
+  }
+  for (const key of status?.refusedKeys ?? []) {
+    rows.push({ label: 'Not used', value: `${key.kid !== undefined ? `kid ${key.kid}` : `thumbprint ${key.thumbprint ?? '?'}`}: ${key.reason}` });
+  }
+  return rows;
+}
+
+/** How many keys a refresh names (a count, or a list of keys). */
+function refreshCount(keys: number | ReadonlyArray<unknown> | undefined) {
+  return typeof keys === 'number' ? keys : (keys?.length ?? 0);
+}
+
+/**
+ * What a "Refresh keys now" did, in one sentence: the keys added, removed and unchanged, or the
+ * error it recorded and that the keys were kept.
+ */
+export function refreshOutcomeText(
+  name: string,
+  refresh: {
+    readonly ok: boolean;
+    readonly added?: number | ReadonlyArray<unknown>;
+    readonly removed?: number | ReadonlyArray<unknown>;
+    /** a count, the keys, or whether the key set stayed the same */
+    readonly unchanged?: number | ReadonlyArray<unknown> | boolean;
+    readonly error?: { readonly code: string; readonly message: string; readonly status?: number };
+  },
+  keptUntil: string | undefined,
+  format: (iso: string) => string,
+) {
+  if (!refresh.ok) {
+    const why = refresh.error !== undefined ? fetchErrorText(refresh.error) : 'no reason given';
+    const kept = keptUntil !== undefined ? `: they verify until ${format(keptUntil)} unless a fetch succeeds before` : '';
+    return `The keys of ${name} could not be fetched (${why}). Nothing was removed: its keys are kept${kept}.`;
+  }
+  if (refresh.unchanged === true) return `Keys of ${name} refreshed: unchanged (the source lists the same keys).`;
+  const [added, removed] = [refresh.added, refresh.removed].map(refreshCount);
+  const counted = (n: number, word: string) => `${n} ${n === 1 ? 'key' : 'keys'} ${word}`;
+  const unchanged = typeof refresh.unchanged === 'boolean' ? '' : `, ${refreshCount(refresh.unchanged)} unchanged`;
+  return `Keys of ${name} refreshed: ${counted(added, 'added')}, ${removed} removed${unchanged}.`;
+}

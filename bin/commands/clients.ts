@@ -3,14 +3,19 @@
  * routes (docs/openapi/registry.json), signed with the admin key. See ./registry-client.ts for
  * `--endpoint` and `--admin`.
  *
- *   signet clients create --name NAME --role ROLE... --network ADDR_OR_CIDR... (--public-key FILE | --out DIR) [--account ACCOUNT_ID]
+ *   signet clients create --name NAME --role ROLE... --network ADDR_OR_CIDR... (--public-key FILE | --out DIR | --jwks-uri URL | --signature-agent ORIGIN) [--account ACCOUNT_ID]
  *   signet clients list [--search TEXT] [--status active|disabled] [--role ROLE] [--sort name|created|last-used] [--order asc|desc] [--account ACCOUNT_ID] [--limit N] [--cursor C] [--json]
- *   signet clients get CLIENT_ID
- *   signet clients update CLIENT_ID [--name NAME] [--role ROLE...] [--network ...] [--public-key FILE] [--version N]
+ *   signet clients get|show CLIENT_ID
+ *   signet clients update CLIENT_ID [--name NAME] [--role ROLE...] [--network ...] [--public-key FILE | --jwks-uri URL | --signature-agent ORIGIN] [--version N]
  *   signet clients disable|enable CLIENT_ID [--version N]
  *   signet clients find (--public-key FILE | --fingerprint FP) [--account ACCOUNT_ID]
  *   signet clients failures CLIENT_ID
  *   signet clients audit CLIENT_ID [--limit N] [--cursor C]
+ *
+ * `--jwks-uri URL` and `--signature-agent ORIGIN` give the client a published key source instead of a
+ * pasted key (docs/published-keys.md): the registry fetches it once before it registers anything,
+ * and refreshes it from then on. The URL is checked here by the core's rules first (with the
+ * local gateway's `http://127.0.0.1` allowance: a deployed registry refuses plain http itself).
  *
  * `--out DIR` makes a new key pair and writes it with the new clientId as a client directory
  * (usable with `signet request --client DIR`). Edits without `--version` read the current
@@ -29,6 +34,7 @@
  */
 import { type ListReach, listReach } from '../../lambda/core/network-entries';
 import { generateRsaKeyPair, spkiPemOf } from '../../lambda/core/keys';
+import { type KeySource, keySourceRequest } from '../../lambda/core/key-source-url';
 import { hasClientKey, writeClientDir } from '../../local/client-dir';
 import { Options, UsageError, parse, readPublicKeyFile } from './args';
 import { CommandHelp, FlagHelp, GroupHelp } from './help';
@@ -52,6 +58,8 @@ const FIELD_OPTIONS = {
   'public-key': { type: 'string' },
   algorithm: { type: 'string' },
   profile: { type: 'string' },
+  'jwks-uri': { type: 'string' },
+  'signature-agent': { type: 'string' },
 } as const;
 
 const VERSION_OPTION = { version: { type: 'string' } } as const;
@@ -76,8 +84,10 @@ const FLAG_HELP: Readonly<Record<string, FlagHelp>> = {
       "what the client's signatures must cover, overriding the deployment's SIGNET_PROFILE: signet (label sig, alg, @target-uri, date), " +
       'rfc9421 (any RFC 9421 signer, e.g. curl --httpsig) or web-bot-auth (Web Bot Auth agents: tag, expires, @authority)',
     value: 'signet|rfc9421|web-bot-auth',
-    default: "the deployment's",
+    default: "the deployment's; web-bot-auth with --signature-agent",
   },
+  'jwks-uri': { meaning: "take the client's keys from the JWKS the partner publishes at this https URL (fetched now, then refreshed; instead of a pasted key)", value: 'URL' },
+  'signature-agent': { meaning: "take the client's keys from this Web Bot Auth agent's key directory (ORIGIN/.well-known/http-message-signatures-directory; fetched now, then refreshed)", value: 'ORIGIN' },
   ...VERSION_FLAG,
   account: { meaning: 'the account (partner organisation) to work in', value: 'ACCOUNT_ID', default: "acct_default for operators, an account admin's own account" },
   limit: { meaning: 'at most this many per page', value: 'N', default: 'the registry\'s page size' },
@@ -97,19 +107,32 @@ const LIST_FLAG_HELP: Readonly<Record<string, FlagHelp>> = {
   order: { meaning: 'ascending or descending', value: 'asc|desc', default: 'asc for name, desc for created and last-used' },
 };
 
+const SHOW_SUMMARY = "show one client: each key's fingerprint, thumbprint, algorithm and last use, and a published key source's state";
+
+const SHOW_NOTE =
+  "A client with a published key source also shows the source, when it was last fetched and will be next, its last success, since when it fails and the last error, and until when its keys are kept if no fetch succeeds; each published key shows its kid and its nbf/exp.";
+
 const CLIENT_ID_ARG = { CLIENT_ID: 'the clientId as the registry gave it (c_...)' };
 
 const SUBCOMMANDS: Record<string, Subcommand> = {
   create: {
     help: {
-      summary: 'register a client: its name, roles, networks and public key (or a key pair made here)',
-      usage: 'clients create --name NAME --role ROLE... --network ADDR_OR_CIDR... (--public-key FILE [--algorithm ALG] | --out DIR) [--profile signet|rfc9421|web-bot-auth] [--account ACCOUNT_ID]',
+      summary: 'register a client: its name, roles, networks and public key (or a key pair made here, or the URL where it publishes its keys)',
+      usage: 'clients create --name NAME --role ROLE... --network ADDR_OR_CIDR... (--public-key FILE [--algorithm ALG] | --out DIR | --jwks-uri URL | --signature-agent ORIGIN) [--profile signet|rfc9421|web-bot-auth] [--account ACCOUNT_ID]',
       flags: FLAG_HELP,
       notes: [
         'Registering a public key that a client of the account already holds prints that client (registration: skipped) instead of a second one.',
         "A key held by a client of another account is refused (key_already_registered). If the key pair is yours, an operator finds the holder (clients find --fingerprint FP) and releases the key.",
+        'With --jwks-uri or --signature-agent the registry fetches the source once before registering: a source that cannot be fetched, ' +
+          'or holds no key Signet can use, is refused (key_source_refused, with the reason) and nothing is created. ' +
+          'The keys are then refreshed on a schedule; `signet keys refresh CLIENT_ID` refreshes now.',
       ],
-      examples: ["clients create --name 'Acme' --role demo --network 203.0.113.0/24 --public-key acme/public.pem", "clients create --name 'Local test' --role demo --network 127.0.0.1 --out .signet/test"],
+      examples: [
+        "clients create --name 'Acme' --role demo --network 203.0.113.0/24 --public-key acme/public.pem",
+        "clients create --name 'Local test' --role demo --network 127.0.0.1 --out .signet/test",
+        "clients create --name 'Partner' --role demo --network 203.0.113.0/24 --jwks-uri https://partner.example/.well-known/jwks.json",
+        "clients create --name 'Agent' --role demo --network 0.0.0.0 --signature-agent https://agent.example",
+      ],
     },
     options: { ...FIELD_OPTIONS, ...ACCOUNT_OPTION, out: { type: 'string' } },
     positionals: 0,
@@ -137,7 +160,14 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
     run: (registry, values) => registry.call('GET', '/registry/clients', { query: { account: text(values.account), ...searchQuery(values), limit: text(values.limit), cursor: text(values.cursor) } }),
   },
   get: {
-    help: { summary: 'show one client, with the fingerprint and last use of each of its keys', usage: 'clients get CLIENT_ID [--json]', flags: FLAG_HELP, arguments: CLIENT_ID_ARG, examples: ['clients get c_...'] },
+    help: { summary: SHOW_SUMMARY, usage: 'clients get CLIENT_ID [--json]', flags: FLAG_HELP, arguments: CLIENT_ID_ARG, notes: [SHOW_NOTE], examples: ['clients get c_...'] },
+    options: {},
+    positionals: 1,
+    format: clientSummary,
+    run: (registry, _values, [id]) => registry.call('GET', clientPath(id)),
+  },
+  show: {
+    help: { summary: `${SHOW_SUMMARY} (the same as clients get)`, usage: 'clients show CLIENT_ID [--json]', flags: FLAG_HELP, arguments: CLIENT_ID_ARG, notes: [SHOW_NOTE], examples: ['clients show c_...'] },
     options: {},
     positionals: 1,
     format: clientSummary,
@@ -145,12 +175,17 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
   },
   update: {
     help: {
-      summary: "change a client's name, roles, networks or key (each repeatable flag replaces the whole list)",
-      usage: 'clients update CLIENT_ID [--name NAME] [--role ROLE...] [--network ADDR_OR_CIDR...] [--public-key FILE [--algorithm ALG]] [--profile signet|rfc9421|web-bot-auth] [--version N]',
+      summary: "change a client's name, roles, networks, key or key source (each repeatable flag replaces the whole list)",
+      usage: 'clients update CLIENT_ID [--name NAME] [--role ROLE...] [--network ADDR_OR_CIDR...] [--public-key FILE [--algorithm ALG] | --jwks-uri URL | --signature-agent ORIGIN] [--profile signet|rfc9421|web-bot-auth] [--version N]',
       flags: FLAG_HELP,
       arguments: CLIENT_ID_ARG,
-      notes: ["An account admin may not replace the key (--public-key) of a client holding a role outside its account's ceiling (client_above_ceiling), unless the same update brings --role within the ceiling; otherwise an operator does it."],
-      examples: ['clients update c_... --network 203.0.113.0/24 --network 198.51.100.7'],
+      notes: [
+        "An account admin may not replace the key (--public-key) of a client holding a role outside its account's ceiling (client_above_ceiling), unless the same update brings --role within the ceiling; otherwise an operator does it.",
+        "--jwks-uri or --signature-agent switches the client to that published source: it is fetched first, and its keys replace the client's " +
+          '(a source that yields no usable key is refused, key_source_refused, and nothing changes). ' +
+          '--public-key on a client with a source switches it back to that one registered key.',
+      ],
+      examples: ['clients update c_... --network 203.0.113.0/24 --network 198.51.100.7', 'clients update c_... --jwks-uri https://partner.example/.well-known/jwks.json'],
     },
     options: { ...FIELD_OPTIONS, ...VERSION_OPTION },
     positionals: 1,
@@ -222,7 +257,7 @@ export const CLIENTS_SUBCOMMANDS = Object.keys(SUBCOMMANDS);
 
 /** `signet help clients [subcommand]`. */
 export const HELP: GroupHelp = {
-  summary: "the registry's clients: create, list, get, update, disable, enable, find, and read refusals and audit",
+  summary: "the registry's clients: create, list, get, show, update, disable, enable, find, and read refusals and audit",
   subcommands: Object.fromEntries(Object.entries(SUBCOMMANDS).map(([name, sub]) => [name, subcommandHelp(sub)])),
 };
 
@@ -282,14 +317,20 @@ async function create(registry: RegistryClient, values: Record<string, unknown>)
   if (networkWhitelist.length === 0) throw new UsageError('give at least one --network address or CIDR (--network 0.0.0.0 allows everyone)');
   const publicKeyFile = text(values['public-key']);
   const out = text(values.out);
-  if ((publicKeyFile === undefined) === (out === undefined)) throw new UsageError('give --public-key FILE (your public.pem), or --out DIR to make a new key pair there');
+  const source = keySourceOf(values);
+  const given = [publicKeyFile !== undefined && '--public-key', out !== undefined && '--out', source !== undefined && `--${source.flag}`].filter((flag): flag is string => flag !== false);
+  if (given.length !== 1) {
+    const what = 'give one of: --public-key FILE (your public.pem), --out DIR (make a new key pair there), --jwks-uri URL or --signature-agent ORIGIN (keys the client publishes)';
+    throw new UsageError(given.length === 0 ? what : `${what}; not ${given.join(' and ')} together`);
+  }
+  if (text(values.algorithm) !== undefined && publicKeyFile === undefined) throw new UsageError('--algorithm goes with --public-key only (a published key names its own algorithm; --out makes an RSA key)');
   if (out !== undefined && hasClientKey(out)) throw new UsageError(`${out} already holds a private key; choose an empty directory`);
 
   const generated = out !== undefined ? generateRsaKeyPair() : undefined;
-  const publicKey = generated !== undefined ? spkiPemOf(generated.publicKey) : readPublicKeyFile(publicKeyFile as string);
+  const key = source !== undefined ? source.body : { publicKey: generated !== undefined ? spkiPemOf(generated.publicKey) : readPublicKeyFile(publicKeyFile as string) };
   const accountId = text(values.account);
   const extra = { ...(text(values.algorithm) !== undefined ? { algorithm: text(values.algorithm) } : {}), ...(text(values.profile) !== undefined ? { profile: text(values.profile) } : {}) };
-  const answer = await registry.call('POST', '/registry/clients', { body: { name, networkWhitelist, publicKey, roles, ...extra, ...(accountId !== undefined ? { accountId } : {}) } });
+  const answer = await registry.call('POST', '/registry/clients', { body: { name, networkWhitelist, ...key, roles, ...extra, ...(accountId !== undefined ? { accountId } : {}) } });
   const clientId = (answer.body as { clientId?: unknown } | undefined)?.clientId;
   if (generated !== undefined && out !== undefined && answer.status === 201 && typeof clientId === 'string') {
     writeClientDir(out, clientId, generated);
@@ -305,12 +346,32 @@ async function update(registry: RegistryClient, values: Record<string, unknown>,
   if (values.role !== undefined) changes.roles = list(values.role);
   if (values.network !== undefined) changes.networkWhitelist = list(values.network);
   const publicKeyFile = text(values['public-key']);
+  const source = keySourceOf(values);
+  if (publicKeyFile !== undefined && source !== undefined) throw new UsageError(`give --public-key FILE or --${source.flag}, not both: a client has registered keys or a published key source`);
+  if (text(values.algorithm) !== undefined && publicKeyFile === undefined) throw new UsageError('--algorithm goes with --public-key only (a published key names its own algorithm)');
   if (publicKeyFile !== undefined) changes.publicKey = readPublicKeyFile(publicKeyFile);
+  if (source !== undefined) Object.assign(changes, source.body);
   if (text(values.algorithm) !== undefined) changes.algorithm = text(values.algorithm);
   if (text(values.profile) !== undefined) changes.profile = text(values.profile);
-  if (Object.keys(changes).length === 0) throw new UsageError('nothing to change: give --name, --role, --network, --public-key or --profile');
+  if (Object.keys(changes).length === 0) throw new UsageError('nothing to change: give --name, --role, --network, --public-key, --jwks-uri, --signature-agent or --profile');
   const version = versionOf(values) ?? (await registry.currentVersion(id));
   return registry.call('PATCH', clientPath(id), { body: { version, ...changes } });
+}
+
+/**
+ * `--jwks-uri URL` or `--signature-agent ORIGIN`, checked by the core's rules before anything is
+ * sent (plain http allowed to 127.0.0.1 and localhost only: the local gateway's sources).
+ */
+function keySourceOf(values: Record<string, unknown>): { flag: 'jwks-uri' | 'signature-agent'; body: KeySource } | undefined {
+  const jwksUri = text(values['jwks-uri']);
+  const signatureAgent = text(values['signature-agent']);
+  if (jwksUri !== undefined && signatureAgent !== undefined) throw new UsageError('give --jwks-uri URL or --signature-agent ORIGIN, not both: a client has one key source');
+  if (jwksUri === undefined && signatureAgent === undefined) return undefined;
+  const flag = jwksUri !== undefined ? 'jwks-uri' : 'signature-agent';
+  const body: KeySource = jwksUri !== undefined ? { jwksUri } : { signatureAgent: signatureAgent as string };
+  const checked = keySourceRequest(body, true);
+  if (!checked.ok) throw new UsageError(`--${flag}: ${checked.message}`);
+  return { flag, body };
 }
 
 async function statusChange(registry: RegistryClient, values: Record<string, unknown>, id: string, action: 'disable' | 'enable'): Promise<RegistryAnswer> {

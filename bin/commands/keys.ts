@@ -1,10 +1,15 @@
 /**
- * `signet keys add|remove|expiring`: key rollover on the registry, and the keys due for rotation,
- * signed with the admin key. See ./registry-client.ts for `--endpoint` and `--admin`.
+ * `signet keys add|remove|refresh|expiring`: key rollover on the registry, fetching a published
+ * key source now, and the keys due for rotation, signed with the admin key. See
+ * ./registry-client.ts for `--endpoint` and `--admin`.
  *
  *   signet keys add CLIENT_ID --public-key FILE [--not-after ISO-8601] [--version N]
  *   signet keys remove CLIENT_ID FINGERPRINT [--version N]
+ *   signet keys refresh CLIENT_ID
  *   signet keys expiring [--older-than-days N] [--limit N] [--cursor C]
+ *
+ * `refresh` prints what the fetch did (keys added, removed, unchanged) or the error it recorded
+ * (the keys are then kept, and the command exits 1 so a script sees it), then the client.
  *
  * `expiring` lists keys added more than N days ago (default 90, the rotation interval): the
  * partner-held keys that are not rotated through Secrets Manager and are due for a rollover.
@@ -12,7 +17,7 @@
 import { Options, UsageError, parse, readPublicKeyFile } from './args';
 import { CommandHelp, GroupHelp } from './help';
 import { REGISTRY_FLAGS, REGISTRY_OPTIONS, RegistryAnswer, RegistryClient, clientPath, runRegistryCommand, versionOf, VERSION_FLAG } from './registry-client';
-import { Formatter, clientSummary, expiringTable } from './registry-output';
+import { Formatter, clientSummary, expiringTable, refreshSummary } from './registry-output';
 
 interface Subcommand {
   readonly help: Omit<CommandHelp, 'options'>;
@@ -81,6 +86,23 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
       return registry.call('DELETE', clientPath(id, `/keys/${encodeURIComponent(fingerprint)}`), version === undefined ? {} : { body: { version } });
     },
   },
+  refresh: {
+    help: {
+      summary: "fetch a client's published key source now (JWKS or Web Bot Auth directory): keys added, removed, unchanged, or the error",
+      usage: 'keys refresh CLIENT_ID [--json]',
+      arguments: { CLIENT_ID: 'a client registered with --jwks-uri or --signature-agent' },
+      flags: { ...REGISTRY_FLAGS },
+      notes: [
+        'A key gone from the source stops verifying now; a new one verifies now. A failed fetch removes nothing: the error is recorded on the client (signet clients show CLIENT_ID), its keys are kept until the keep bound, and the command exits 1.',
+      ],
+      examples: ['keys refresh c_...'],
+    },
+    options: {},
+    positionals: 1,
+    usage: 'keys refresh takes one CLIENT_ID',
+    format: refreshSummary,
+    run: (registry, _values, [id]) => registry.call('POST', clientPath(id, '/keys/refresh')),
+  },
   expiring: {
     help: {
       summary: 'keys added more than N days ago: the partner-held keys due for a rollover',
@@ -104,7 +126,7 @@ export const KEYS_SUBCOMMANDS = Object.keys(SUBCOMMANDS);
 
 /** `signet help keys [subcommand]`. */
 export const HELP: GroupHelp = {
-  summary: "key rollover on the registry, and the keys due for rotation",
+  summary: 'key rollover on the registry, refreshing a published key source, and the keys due for rotation',
   subcommands: Object.fromEntries(Object.entries(SUBCOMMANDS).map(([name, sub]) => [name, { ...sub.help, options: { ...sub.options, ...REGISTRY_OPTIONS } }])),
 };
 
@@ -115,7 +137,14 @@ export async function run(argv: string[]): Promise<number> {
   const { values, positionals } = parse(rest, { ...sub.options, ...REGISTRY_OPTIONS });
   if (positionals.length !== sub.positionals) throw new UsageError(sub.usage);
   const registry = RegistryClient.fromOptions(values);
-  return runRegistryCommand(() => sub.run(registry, values, positionals), { json: values.json === true, format: sub.format });
+  let failedRefresh = false;
+  const code = await runRegistryCommand(async () => {
+    const answer = await sub.run(registry, values, positionals);
+    failedRefresh = name === 'refresh' && answer.status === 200 && (answer.body as { refresh?: { ok?: unknown } } | undefined)?.refresh?.ok === false;
+    return answer;
+  }, { json: values.json === true, format: sub.format });
+  // A refresh whose fetch failed is answered 200 (the error is recorded, the keys kept); a script still sees it.
+  return code === 0 && failedRefresh ? 1 : code;
 }
 
 function str(value: unknown): string | undefined {

@@ -57,7 +57,11 @@ export const clientTable: Formatter = (body) => {
   return withCursor(table(['CLIENT ID', 'NAME', 'STATUS', 'ROLES', 'KEYS', 'LAST USED', 'ACCOUNT'], rows), body, rows.length, ['client', 'clients']);
 };
 
-/** One client: its fields, then one line per key (fingerprint, added, not-after, last use). */
+/**
+ * One client: its fields, its published key source and that source's state (when it has one),
+ * then per key a line (fingerprint, added, not-after, last use) and a line of what names it
+ * (thumbprint, algorithm; a published key's kid and nbf/exp).
+ */
 export const clientSummary: Formatter = (body) => {
   const c = body as Row | undefined;
   if (typeof c?.clientId !== 'string') return json(body);
@@ -68,16 +72,108 @@ export const clientSummary: Formatter = (body) => {
     `account   ${str(c.accountId)}`,
     `roles     ${str(c.roles)}`,
     `networks  ${str(c.networkWhitelist)}`,
+    ...(typeof c.profile === 'string' ? [`profile   ${c.profile}`] : []),
     `version   ${str(c.version)}   updated ${str(c.updatedAt)}`,
     `last used ${lastUse(c.lastUsedAt)}`,
+    ...keySourceLines(c),
   ];
   const keys = rowsOf(c, 'keys') ?? [];
-  lines.push(`keys      ${keys.length}`);
+  const published = keys.some((k) => k.published === true);
+  lines.push(`keys      ${keys.length}${published ? ' (published: fetched from the source, replaced at each refresh)' : ''}`);
   for (const k of keys) {
     const notAfter = typeof k.notAfter === 'string' ? `, verifies until ${k.notAfter}` : '';
     lines.push(`  ${str(k.fingerprint)}  added ${str(k.addedAt)}${notAfter}${k.active === false ? ', inactive' : ''}, last used ${lastUse(k.lastUsedAt)}`);
+    const names = [
+      ...(k.published === true ? [`kid ${str(k.kid)}`] : []),
+      `thumbprint ${str(k.thumbprint)}`,
+      `algorithm ${str(k.algorithm)}`,
+      ...(k.published === true ? [`nbf ${str(k.notBefore)}`, `exp ${str(k.expires)}`] : []),
+    ];
+    lines.push(`      ${names.join('  ')}`);
   }
   return lines.join('\n');
+};
+
+/** What a key source is, in words: `JWKS https://...` or `Web Bot Auth agent https://...`. */
+export function keySourceText(source: unknown): string | undefined {
+  const s = source as Row | undefined;
+  if (typeof s?.jwksUri === 'string') return `JWKS ${s.jwksUri}`;
+  if (typeof s?.signatureAgent === 'string') return `Web Bot Auth agent ${s.signatureAgent} (its key directory)`;
+  return undefined;
+}
+
+/** A client's key source and its state, or nothing for a client with registered keys. */
+function keySourceLines(c: Row): string[] {
+  const source = keySourceText(c.keySource);
+  if (source === undefined) return [];
+  const status = (c.keySourceStatus ?? {}) as Row;
+  const lines = [`source    ${source}`];
+  if (typeof status.url === 'string') lines.push(`  fetched from  ${status.url}`);
+  lines.push(`  last fetch    ${str(status.lastFetchAt)}   next fetch ${str(status.nextFetchAt)}`);
+  lines.push(`  last success  ${str(status.lastSuccessAt)}`);
+  if (typeof status.failingSince === 'string') {
+    const times = typeof status.consecutiveFailures === 'number' && status.consecutiveFailures > 0 ? ` (${status.consecutiveFailures} failed ${status.consecutiveFailures === 1 ? 'fetch' : 'fetches in a row'})` : '';
+    lines.push(`  failing since ${status.failingSince}${times}`);
+  }
+  const error = status.lastError as Row | undefined;
+  if (typeof error?.code === 'string') lines.push(`  last error    ${errorText(error)}`);
+  if (typeof status.keptUntil === 'string') {
+    lines.push(`  kept until    ${status.keptUntil} (if no fetch succeeds by then, the keys stop verifying: key_expired)`);
+  }
+  for (const refused of rowsOf(status, 'refusedKeys') ?? []) {
+    const name = typeof refused.kid === 'string' ? `kid ${refused.kid}` : `thumbprint ${str(refused.thumbprint)}`;
+    lines.push(`  not used      ${name}: ${str(refused.reason)}`);
+  }
+  return lines;
+}
+
+/** A recorded fetch error: `code (HTTP 503): sentence, at ...`. */
+function errorText(error: Row): string {
+  const status = typeof error.status === 'number' ? ` (HTTP ${error.status})` : '';
+  const at = typeof error.at === 'string' ? ` [${error.at}]` : '';
+  return `${str(error.code)}${status}: ${str(error.message)}${at}`;
+}
+
+/** How many keys a refresh field names: a count, or a list of keys. */
+function keysIn(value: unknown): { count: number; names: string[] } {
+  if (typeof value === 'number') return { count: value, names: [] };
+  if (!Array.isArray(value)) return { count: 0, names: [] };
+  const names = value.map((k) => (typeof k === 'string' ? k : typeof (k as Row)?.kid === 'string' ? String((k as Row).kid) : str((k as Row)?.thumbprint ?? (k as Row)?.fingerprint)));
+  return { count: value.length, names };
+}
+
+/**
+ * `keys refresh`: what the refresh did (keys added, removed, unchanged), or the error it recorded
+ * and that the keys were kept; then the client as it is now.
+ */
+export const refreshSummary: Formatter = (body) => {
+  const b = body as Row | undefined;
+  const refresh = b?.refresh as Row | undefined;
+  const client = b?.client as Row | undefined;
+  if (typeof refresh?.ok !== 'boolean' || typeof client?.clientId !== 'string') return json(body);
+  const lines: string[] = [];
+  if (refresh.ok) {
+    const keys = rowsOf(client, 'keys')?.length ?? 0;
+    const fields = typeof refresh.unchanged === 'boolean' ? (['added', 'removed'] as const) : (['added', 'removed', 'unchanged'] as const);
+    const parts = fields.map((field) => {
+      const { count, names } = keysIn(refresh[field]);
+      return `${count} ${field}${names.length > 0 ? ` (${names.join(', ')})` : ''}`;
+    });
+    lines.push(
+      refresh.unchanged === true
+        ? `refreshed ${client.clientId}: keys unchanged (the source lists the same ${keys === 1 ? 'key' : `${keys} keys`})`
+        : `refreshed ${client.clientId}: keys ${parts.join(', ')}`,
+    );
+  } else {
+    const error = (refresh.error ?? (client.keySourceStatus as Row | undefined)?.lastError) as Row | undefined;
+    const keys = rowsOf(client, 'keys')?.length ?? 0;
+    const keptUntil = (client.keySourceStatus as Row | undefined)?.keptUntil;
+    lines.push(`refresh of ${client.clientId} FAILED: ${error !== undefined ? errorText(error) : 'no reason given'}`);
+    lines.push(
+      `nothing was removed: its ${keys === 1 ? 'key is' : `${keys} keys are`} kept${typeof keptUntil === 'string' ? ` and ${keys === 1 ? 'verifies' : 'verify'} until ${keptUntil} unless a fetch succeeds before` : ''}; the error is recorded on the client and the refresher tries again.`,
+    );
+  }
+  return `${lines.join('\n')}\n\n${clientSummary(client)}`;
 };
 
 /** `clients failures`: the recent refusals. */

@@ -7,7 +7,10 @@
  * gateway, and output piped into `head`.
  */
 import { spawnSync } from 'node:child_process';
+import { createPublicKey } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { type Server, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findFreePort } from '../../local/dynamodb-local';
@@ -532,3 +535,105 @@ describe('signet accounts', () => {
     expect(audit.stdout).toMatch(/^AT +ACTION +RECORD +ACTOR +VERSION +CHANGED\n/);
   });
 });
+
+/**
+ * A partner that publishes its keys: a JWKS served by this test on 127.0.0.1 (the local gateway
+ * fetches loopback http sources), holding the public keys of the key pairs it names, or failing
+ * with a status. The gateway fetches it when the client is registered and on `keys refresh`.
+ */
+describe('signet with a published key source (JWKS on this machine)', () => {
+  let server: Server;
+  let jwksUrl: string;
+  /** What the source answers: the client directories whose public keys it lists, or an HTTP status. */
+  const source = { keys: [] as string[], status: 200 };
+  const keyDir = (name: string) => join(work, 'published', name);
+
+  beforeAll(async () => {
+    server = createServer((_req, res) => {
+      if (source.status !== 200) return void res.writeHead(source.status, { 'content-type': 'text/plain' }).end('down\n');
+      const keys = source.keys.map((name) => ({ ...createPublicKey(readFileSync(join(keyDir(name), 'public.pem'), 'utf8')).export({ format: 'jwk' }), kid: name, use: 'sig' }));
+      res.writeHead(200, { 'content-type': 'application/jwk-set+json' }).end(JSON.stringify({ keys }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    jwksUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks.json`;
+    for (const name of ['one', 'two']) expect((await signet('keygen', '--alg', 'ed25519', '--out', keyDir(name))).code).toBe(0);
+  });
+
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  /** A signed GET of /api/echo with one of the published key pairs, as the given client. */
+  const call = (name: string, clientId: string) => signet('request', '--key', join(keyDir(name), 'private.pkcs8.b64'), '--client-id', clientId, '/api/echo');
+
+  test('create --jwks-uri registers the keys fetched from it, show prints the source and each key; rotation at the source, a refresh, and a failing source that keeps the keys', async () => {
+    source.keys = ['one'];
+    const created = await signet('clients', 'create', '--name', 'JWKS partner', '--role', 'demo', '--network', '127.0.0.1', '--jwks-uri', jwksUrl);
+    expect(created.code).toBe(0);
+    const clientId = /^client +(c_\S+)/.exec(created.stdout)![1];
+    expect(created.stdout).toContain(`\nsource    JWKS ${jwksUrl}\n`);
+    expect(created.stdout).toMatch(/\n {6}kid one {2}thumbprint \S{43} {2}algorithm ed25519 {2}nbf - {2}exp -$/m);
+    expect((await call('one', clientId)).code).toBe(0);
+
+    // The partner rotates at its source: the new key verifies after a refresh, the old one stops.
+    source.keys = ['two'];
+    const refreshed = await signet('keys', 'refresh', clientId);
+    expect(refreshed.code).toBe(0);
+    expect(refreshed.stdout.split('\n')[0]).toMatch(new RegExp(`^refreshed ${clientId}: keys 1 added \\(\\S+\\), 1 removed \\(\\S+\\)`));
+    expect(refreshed.stdout).toMatch(/\n {6}kid two {2}/);
+    expect((await call('two', clientId)).code).toBe(0);
+    const old = await call('one', clientId);
+    expect(old.code).toBe(1);
+    expect(old.stdout).toMatch(/^HTTP 401 /);
+
+    // The source fails: nothing is removed, the error is recorded and shown, the command exits 1.
+    source.status = 503;
+    const failed = await signet('keys', 'refresh', clientId);
+    expect(failed.code).toBe(1);
+    expect(failed.stdout).toMatch(new RegExp(`^refresh of ${clientId} FAILED: http_error \\(HTTP 503\\): `));
+    expect(failed.stdout).toContain('nothing was removed: its key is kept and verifies until ');
+    expect((await call('two', clientId)).code).toBe(0);
+    const shown = await signet('clients', 'show', clientId);
+    expect(shown.stdout).toMatch(/\n {2}failing since 20\S+ \(1 failed fetch\)\n {2}last error {4}http_error \(HTTP 503\): /);
+    expect(shown.stdout).toMatch(/\n {2}kept until {4}20\S+ \(if no fetch succeeds by then/);
+    source.status = 200;
+
+    // Back to a registered key: the source and its state go.
+    const back = await signetJson('clients', 'update', clientId, '--public-key', join(keyDir('one'), 'public.pem'));
+    expect(back.code).toBe(0);
+    expect(json(back.stdout).keySource).toBeUndefined();
+    expect((await call('one', clientId)).code).toBe(0);
+  });
+
+  test('a source with no usable key is refused with the reason and nothing is created; --signature-agent gives the web-bot-auth profile', async () => {
+    source.keys = [];
+    const refused = await signet('clients', 'create', '--name', 'Empty source', '--role', 'demo', '--network', '127.0.0.1', '--jwks-uri', jwksUrl);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^HTTP 400 key_source_refused: .*127\.0\.0\.1/);
+    expect(json((await signetJson('clients', 'list', '--search', 'Empty source')).stdout).clients).toEqual([]);
+
+    // An agent's origin: its directory is fetched at the well-known path; the client gets the agent profile.
+    source.keys = ['two'];
+    const origin = new URL(jwksUrl).origin;
+    const agent = await signet('clients', 'create', '--name', 'Agent', '--role', 'demo', '--network', '127.0.0.1', '--signature-agent', origin);
+    expect(agent.code).toBe(0);
+    expect(agent.stdout).toContain('\nprofile   web-bot-auth\n');
+    expect(agent.stdout).toContain(`\nsource    Web Bot Auth agent ${origin} (its key directory)\n  fetched from  ${origin}/.well-known/http-message-signatures-directory\n`);
+  });
+
+  test('argument mistakes are named before anything is sent (exit 2)', async () => {
+    const cases: Array<[string[], RegExp]> = [
+      [['clients', 'create', '--name', 'x', '--role', 'demo', '--network', '127.0.0.1'], /give one of: --public-key FILE .*, --jwks-uri URL or --signature-agent ORIGIN/],
+      [['clients', 'create', '--name', 'x', '--role', 'demo', '--network', '127.0.0.1', '--public-key', 'k.pem', '--jwks-uri', 'https://p.example/j'], /not --public-key and --jwks-uri together/],
+      [['clients', 'create', '--name', 'x', '--role', 'demo', '--network', '127.0.0.1', '--jwks-uri', 'https://p.example/j', '--signature-agent', 'https://a.example'], /give --jwks-uri URL or --signature-agent ORIGIN, not both/],
+      [['clients', 'create', '--name', 'x', '--role', 'demo', '--network', '127.0.0.1', '--jwks-uri', 'https://p.example/j', '--algorithm', 'ed25519'], /--algorithm goes with --public-key only/],
+      [['clients', 'create', '--name', 'x', '--role', 'demo', '--network', '127.0.0.1', '--signature-agent', 'https://agent.example/bot'], /--signature-agent: The signature agent is an origin/],
+      [['clients', 'create', '--name', 'x', '--role', 'demo', '--network', '127.0.0.1', '--jwks-uri', 'http://partner.example/jwks.json'], /--jwks-uri: The JWKS URI uses http; key sources are fetched over https, or http only to 127\.0\.0\.1 or localhost/],
+      [['clients', 'update', 'c_x', '--public-key', 'k.pem', '--signature-agent', 'https://a.example'], /give --public-key FILE or --signature-agent, not both/],
+      [['keys', 'refresh'], /keys refresh takes one CLIENT_ID/],
+    ];
+    for (const [args, message] of cases) {
+      const result = await signet(...args);
+      expect({ args, code: result.code, stderr: message.test(result.stderr) }).toEqual({ args, code: 2, stderr: true });
+    }
+  });
+});
+

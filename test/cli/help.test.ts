@@ -83,7 +83,7 @@ describe('a mistyped command, subcommand or flag names the nearest one and exits
   test.each([
     [['client', 'list'], 'signet: unknown command "client". Did you mean "clients"? Run `signet --help` for the commands.'],
     [['acounts', 'audit', 'acct_default'], 'signet: unknown command "acounts". Did you mean "accounts"?'],
-    [['clients', 'lst'], 'signet clients: unknown subcommand "lst". Did you mean "list"? It takes: create, list, get, update, disable, enable, find, failures, audit.'],
+    [['clients', 'lst'], 'signet clients: unknown subcommand "lst". Did you mean "list"? It takes: create, list, get, show, update, disable, enable, find, failures, audit.'],
     [['keys', 'expring'], 'signet keys: unknown subcommand "expring". Did you mean "expiring"?'],
     [['help', 'clients', 'adit'], 'signet clients: unknown subcommand "adit". Did you mean "audit"?'],
     [['help', 'clients', 'zzzzzz'], 'signet clients: unknown subcommand "zzzzzz". It takes:'],
@@ -134,7 +134,7 @@ test('every help renders (no flag without a meaning)', () => {
 
 test('the group help names its subcommands as they are called (get, update), not in other words', async () => {
   const result = await cli('clients', '--help');
-  expect(result.stdout.split('\n')[0]).toBe("signet clients: the registry's clients: create, list, get, update, disable, enable, find, and read refusals and audit");
+  expect(result.stdout.split('\n')[0]).toBe("signet clients: the registry's clients: create, list, get, show, update, disable, enable, find, and read refusals and audit");
 });
 
 test('--version means the same on every command that takes it', () => {

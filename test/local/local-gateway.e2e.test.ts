@@ -52,6 +52,8 @@ describe('first start', () => {
     expect(gateway.url).toBe(`http://127.0.0.1:${gateway.port}`);
     expect(gateway.output()).toContain(`npm run -s signet -- request --client ${join(home, 'demo')} '${gateway.url}/api/echo?x=1'`);
     expect(gateway.output()).toMatch(/admin client c_\S+ \(registry:admin, created\)/);
+    // Unlike a deployment, it fetches key sources on this machine, and says so in one line.
+    expect(gateway.output()).toContain('\n  key sources: http://127.0.0.1 and http://localhost accepted besides https (local gateway only); refreshed every 15 min\n');
     for (const who of ['admin', 'demo']) {
       for (const file of ['private.pkcs8.b64', 'private.pem', 'public.pem', 'client-id']) expect(existsSync(join(home, who, file))).toBe(true);
       expect(statSync(join(home, who, 'private.pem')).mode & 0o777).toBe(0o600);

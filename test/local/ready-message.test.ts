@@ -11,6 +11,7 @@ function gateway(home: string, port: number): LocalGateway {
     url: `http://127.0.0.1:${port}`,
     port,
     stop: async () => undefined,
+    keySources: { allowLocalHttp: true, refreshMinutes: 15 },
     services: {
       paths,
       dynamoDb: { pid: 4242, endpoint: 'http://127.0.0.1:40000' },
@@ -30,6 +31,7 @@ test('the default home and port: ready line, commands, and the portal with how t
   const cwd = CWD;
   const text = readyMessage(gateway(join(cwd, '.signet'), 3000), cwd);
   expect(text).toContain('ready: http://127.0.0.1:3000  (Ctrl-C to stop)');
+  expect(text).toContain('\n  key sources: http://127.0.0.1 and http://localhost accepted besides https (local gateway only); refreshed every 15 min\n');
   expect(text).toContain("npm run -s signet -- request --client .signet/demo 'http://127.0.0.1:3000/api/echo?x=1'");
   expect(text).toContain('Client portal: http://127.0.0.1:3000/portal/');
   expect(text).toContain('sign in with the admin key: choose .signet/admin/private.pkcs8.b64 and .signet/admin/client-id, then "Use this key"');

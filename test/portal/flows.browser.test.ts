@@ -13,10 +13,15 @@
  *   creation and last use go to the registry (q, status, role, sort, order) and show its answer,
  *   with created and last used columns ("never" when no use is recorded), and an empty search
  *   says how to get back.
+ * - a client whose keys come from a JWKS URL (served by the test on 127.0.0.1): chosen in the form,
+ *   its source's state and its keys (kid, thumbprint) in the details, and "Refresh keys now" saying
+ *   what a fetch did, or that it failed and the keys were kept.
  * The key "added 120 days ago" is written through the gateway's own store (DynamoDB Local) with a
  * clock 120 days back, never a mock.
  */
-import { generateRsaKeyPair, spkiPemOf } from '../../lambda/core/keys';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { generateKeyPair, generateRsaKeyPair, spkiPemOf } from '../../lambda/core/keys';
 import { sendSigned } from '../local/gateway-process';
 import {
   type Page,
@@ -36,6 +41,7 @@ import {
   signIn,
   startPortalSession,
   storeAt,
+  texts,
   visible,
 } from '../support/portal-browser';
 
@@ -370,3 +376,80 @@ browserTest('search, filters and sort go to the registry and show its answer; cr
   await containsText(page.locator(`#details-${used.clientId} tbody tr`), usedToday.replace('T', ' ').replace(/\.\d+Z$/, ' UTC'));
   expect(session.pageErrors).toEqual([]);
 });
+
+browserTest('a client whose keys come from a JWKS URL: chosen in the form, its source state and keys in the details, and Refresh keys now saying what a fetch did or that it failed and the keys were kept', async () => {
+  const [one, two] = [generateKeyPair('ed25519'), generateKeyPair('ed25519')];
+  const source = { keys: [['one', one]] as Array<[string, typeof one]>, status: 200 };
+  const server = createServer((_req, res) => {
+    if (source.status !== 200) return void res.writeHead(source.status, { 'content-type': 'text/plain' }).end('down');
+    const keys = source.keys.map(([kid, pair]) => ({ ...pair.publicKey.export({ format: 'jwk' }), kid, use: 'sig' }));
+    res.writeHead(200, { 'content-type': 'application/jwk-set+json' }).end(JSON.stringify({ keys }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks.json`;
+  try {
+    await page.getByRole('button', { name: '+ Client' }).click();
+    const add = page.getByRole('dialog', { name: 'Add client' });
+    await visible(add);
+    await add.getByLabel('Name').fill('JWKS Partner');
+    await add.getByLabel('Address or CIDR range').fill('127.0.0.1');
+    await add.getByRole('button', { name: 'Add to list' }).click();
+    await add.getByRole('group', { name: 'Keys' }).getByRole('radio', { name: 'JWKS URL' }).check();
+    await hidden(add.getByLabel('Public Key'));
+    const field = add.getByRole('textbox', { name: 'JWKS URL' });
+    // The core's URL rules, before anything is sent.
+    await field.fill('ftp://partner.example/jwks.json');
+    await add.getByRole('group', { name: 'Assign roles' }).getByLabel('demo', { exact: true }).check();
+    await add.getByRole('button', { name: 'Add', exact: true }).click();
+    await hasText(add.locator('#source-url-error'), /^The JWKS URI uses ftp; key sources are fetched over https, or http only to 127\.0\.0\.1 or localhost\.$/);
+    expect(await field.getAttribute('aria-invalid')).toBe('true');
+    await field.fill(url);
+    await add.getByRole('button', { name: 'Add', exact: true }).click();
+    await hidden(add);
+    await containsText(lastToast(page), 'JWKS Partner added with clientId');
+    const listed = (await registry('/registry/clients?limit=100')).body.clients.find((c: { name: string }) => c.name === 'JWKS Partner');
+    const created = (await registry(`/registry/clients/${listed.clientId}`)).body;
+    expect(created.keySource).toEqual({ jwksUri: url });
+    const row = rowOf(page, 'JWKS Partner');
+    // A listing leaves the source out (its keys say they are published); the details read the client.
+    await containsText(row, '1 key published');
+    await row.getByRole('button', { name: 'Details' }).click();
+    const details = page.locator(`#details-${created.clientId}`);
+    await containsText(details, `Keys from JWKS URL: ${url}`);
+    await containsText(row, '1 key from a JWKS URL');
+    await containsText(details.locator('dl.source-state'), 'Last success');
+    const keys = details.getByRole('table', { name: 'Published keys of JWKS Partner' });
+    await texts(keys.locator('tbody tr td:first-child'), ['one']);
+    await hasText(keys.locator('tbody tr td').nth(1), created.keys[0].thumbprint);
+
+    // The partner rotates at its source; the button fetches now and says what changed.
+    source.keys = [['two', two]];
+    const refresh = details.getByRole('button', { name: 'Refresh the keys of JWKS Partner now' });
+    await refresh.click();
+    await hasText(details.locator('.refresh-outcome'), 'Keys of JWKS Partner refreshed: 1 key added, 1 removed.');
+    await texts(keys.locator('tbody tr td:first-child'), ['two']);
+
+    // Edit opens on the client's source (read from the registry: a listing leaves it out).
+    await row.getByRole('button', { name: 'Edit JWKS Partner' }).click();
+    const edit = page.getByRole('dialog', { name: 'Edit JWKS Partner' });
+    await visible(edit);
+    expect(await edit.getByRole('radio', { name: 'JWKS URL' }).isChecked()).toBe(true);
+    expect(await edit.getByRole('textbox', { name: 'JWKS URL' }).inputValue()).toBe(url);
+    await containsText(edit.locator('#edit-keys-note'), 'JWKS Partner takes its keys from a JWKS URL');
+    await edit.getByRole('button', { name: 'Cancel' }).click();
+    await hidden(edit);
+
+    // The source fails: said, recorded, and nothing is removed.
+    source.status = 503;
+    await details.getByRole('button', { name: 'Refresh the keys of JWKS Partner now' }).click();
+    await containsText(details.locator('.refresh-outcome'), 'The keys of JWKS Partner could not be fetched (http_error (HTTP 503)');
+    await containsText(details.locator('.refresh-outcome'), 'Nothing was removed: its keys are kept: they verify until ');
+    await containsText(details.locator('dl.source-state'), 'Failing since');
+    await texts(keys.locator('tbody tr td:first-child'), ['two']);
+    expect((await registry(`/registry/clients/${created.clientId}`)).body.keys.map((k: { kid: string }) => k.kid)).toEqual(['two']);
+    expect(session.pageErrors).toEqual([]);
+  } finally {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+});
+

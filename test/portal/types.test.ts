@@ -27,6 +27,8 @@ test('the portal holds its page, its stylesheet and TypeScript, and no JavaScrip
     'key-box.ts',
     'key-generation.ts',
     'key-panel.ts',
+    'key-source-panel.ts',
+    'key-source-view.ts',
     'key-store.ts',
     'keys.ts',
     'page-state.ts',

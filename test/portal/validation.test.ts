@@ -131,4 +131,38 @@ describe('the form against POST /registry/clients and PATCH validation', () => {
     expect(out[4]).toEqual({ errors: ['publicKey'], body: {} });
     for (const o of out.slice(1, 4)) expect(() => parsePatchRequest({ ...o.body, version: 1 }, catalogue)).not.toThrow();
   });
+
+  test('a published source instead of a key: checked by the core URL rules (http to 127.0.0.1 only where the portal is served over http), sent only when it changes', () => {
+    const jwks = { jwksUri: 'https://partner.example/.well-known/jwks.json' };
+    const local = { signatureAgent: 'http://127.0.0.1:8088' };
+    const current = { name: 'Partner', networkWhitelist: ['203.0.113.7'], roles: ['demo'], keySource: jwks };
+    const out = runInPortal<Array<{ errors: Record<string, { code: string; message: string }>; body: Record<string, unknown> }>>(
+      `return Promise.all(input.cases.map(async ([values, options]) => {
+        const r = await m.validation.checkClientForm(values, { knownRoles: input.known, ...options });
+        return { errors: Object.fromEntries(Object.entries(r.errors).map(([f, e]) => [f, { code: e.code, message: e.message }])), body: r.body };
+      }));`,
+      {
+        known,
+        cases: [
+          [{ ...valid(), publicKey: '', source: jwks }, { mode: 'create' }],
+          [{ ...valid(), publicKey: '', source: local }, { mode: 'create' }],
+          [{ ...valid(), publicKey: '', source: local }, { mode: 'create', allowLocalHttp: true }],
+          [{ ...valid(), publicKey: '', source: { signatureAgent: 'https://agent.example/path' } }, { mode: 'create' }],
+          [{ ...valid(), publicKey: '', source: { jwksUri: 'partner.example' } }, { mode: 'create' }],
+          [{ ...current, publicKey: '', source: jwks }, { mode: 'edit', current }],
+          [{ ...current, publicKey: '', source: { signatureAgent: 'https://agent.example' } }, { mode: 'edit', current }],
+        ],
+      },
+    );
+    expect(out[0]).toEqual({ errors: {}, body: { name: 'Partner', networkWhitelist: ['203.0.113.7'], roles: ['demo'], ...jwks } });
+    expect(out[1].errors.source).toEqual({ code: 'key_source_refused', message: 'The signature agent origin uses http; key sources are fetched over https (plain http to 127.0.0.1 and localhost is for the local gateway only).' });
+    expect(out[2]).toEqual({ errors: {}, body: expect.objectContaining(local) });
+    expect(out[3].errors.source.message).toMatch(/^The signature agent is an origin \(scheme, host and port, e\.g\. https:\/\/agent\.example\)/);
+    expect(out[4].errors.source.message).toBe('The JWKS URI is not an absolute URL; give e.g. https://partner.example/.well-known/jwks.json.');
+    expect(out[5]).toEqual({ errors: {}, body: {} });
+    expect(out[6]).toEqual({ errors: {}, body: { signatureAgent: 'https://agent.example' } });
+    // What the form sends is what the registry's contract accepts.
+    expect(parseCreateRequest(out[0].body, catalogue)).toMatchObject({ keySource: jwks });
+    expect(() => parsePatchRequest({ ...out[6].body, version: 1 }, catalogue)).not.toThrow();
+  });
 });

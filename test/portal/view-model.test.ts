@@ -145,3 +145,64 @@ test('audit lines: who (you, a listed client by name, or a fixed actor), and wha
     ['bootstrap', 'Account created', undefined],
   ]);
 });
+
+describe("a client's published key source", () => {
+  const format = (iso: string) => `<${iso}>`;
+  const status = {
+    url: 'https://agent.example/.well-known/http-message-signatures-directory',
+    lastFetchAt: '2026-06-01T12:00:00.000Z',
+    nextFetchAt: '2026-06-01T12:01:00.000Z',
+    failingSince: '2026-06-01T11:00:00.000Z',
+    consecutiveFailures: 1,
+    lastError: { code: 'http_error', status: 503, message: 'The key source answered HTTP 503.', at: '2026-06-01T12:00:00.000Z' },
+    refusedKeys: [{ kid: 'k9', reason: 'key_in_use' }, { thumbprint: 'T', reason: 'expired' }],
+    keptUntil: '2026-06-08T11:00:00.000Z',
+  };
+  // One child process for the three cases below.
+  let out: { labels: unknown[]; rows: Array<{ label: string; value: string; warning?: boolean }>; outcomes: string[] };
+  beforeAll(() => {
+    out = runInPortal(
+      `const f = (iso) => '<' + iso + '>';
+       return {
+         labels: [m.view.keySourceLabel({ jwksUri: 'https://partner.example/jwks.json' }), m.view.keySourceLabel({ signatureAgent: 'https://agent.example' }), m.view.keySourceLabel(undefined) ?? null],
+         rows: m.view.keySourceRows(input, f),
+         outcomes: [
+           m.view.refreshOutcomeText('Agent', { ok: true, added: 1, removed: 2, unchanged: 0 }, undefined, f),
+           m.view.refreshOutcomeText('Agent', { ok: true, added: [{ kid: 'a' }, { kid: 'b' }], removed: [], unchanged: ['x'] }, undefined, f),
+           m.view.refreshOutcomeText('Agent', { ok: true, added: ['fpNew'], removed: [], unchanged: false }, undefined, f),
+           m.view.refreshOutcomeText('Agent', { ok: true, added: [], removed: [], unchanged: true }, undefined, f),
+           m.view.refreshOutcomeText('Agent', { ok: false, added: 0, removed: 0, unchanged: 0, error: { code: 'timeout', message: 'No answer within 5 s.' } }, '2026-06-08T11:00:00.000Z', f),
+         ],
+       };`,
+      status,
+    );
+  });
+
+  test('reads as the kind chosen in the form and the URL or origin it names', () => {
+    expect(out.labels).toEqual([{ kind: 'JWKS URL', value: 'https://partner.example/jwks.json' }, { kind: 'Web Bot Auth directory', value: 'https://agent.example' }, null]);
+  });
+
+  test("its state: what is fetched, last and next fetch, last success, failing since with the error, keys kept until, keys not used; none yet: 'never'", () => {
+    expect(out.rows).toEqual([
+      { label: 'Fetched from', value: status.url },
+      { label: 'Last fetch', value: format(status.lastFetchAt) },
+      { label: 'Next fetch', value: format(status.nextFetchAt) },
+      { label: 'Last success', value: 'never' },
+      { label: 'Failing since', value: `${format(status.failingSince)} (1 failed fetch)`, warning: true },
+      { label: 'Last error', value: `http_error (HTTP 503): The key source answered HTTP 503. (${format(status.lastError.at)})`, warning: true },
+      { label: 'Keys kept until', value: `${format(status.keptUntil)}: if no fetch succeeds by then, its keys stop verifying (key_expired)` },
+      { label: 'Not used', value: 'kid k9: key_in_use' },
+      { label: 'Not used', value: 'thumbprint T: expired' },
+    ]);
+  });
+
+  test('a refresh says what it added, removed and left, or the error and that the keys were kept', () => {
+    expect(out.outcomes).toEqual([
+      'Keys of Agent refreshed: 1 key added, 2 removed, 0 unchanged.',
+      'Keys of Agent refreshed: 2 keys added, 0 removed, 1 unchanged.',
+      'Keys of Agent refreshed: 1 key added, 0 removed.',
+      'Keys of Agent refreshed: unchanged (the source lists the same keys).',
+      'The keys of Agent could not be fetched (timeout: No answer within 5 s.). Nothing was removed: its keys are kept: they verify until <2026-06-08T11:00:00.000Z> unless a fetch succeeds before.',
+    ]);
+  });
+});
