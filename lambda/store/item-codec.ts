@@ -9,7 +9,7 @@ import type { KeySourceStatus } from '../domain/key-source-store';
 import { isSignatureAlgorithm } from '../core/algorithms';
 import { SignetError } from '../core/errors';
 import { isCoverageProfile } from '../core/profiles';
-import type { ClientRecord, StoredPublicKey } from '../domain/client-record';
+import type { ClientRecord, KeySource, StoredPublicKey } from '../domain/client-record';
 import type { Actor, AuditEntry, KeyOwner, NewKey } from '../domain/store-types';
 import { ITEM, LIST_INDEX_PARTITION_KEY, LIST_INDEX_SORT_KEY, PARTITION_KEY, SORT_KEY } from './table-schema';
 
