@@ -21,6 +21,8 @@ export const handler = withSignedBody(async (event: ProxyEvent) => {
         roles: context.roles,
         keyFingerprint: context.keyFingerprint,
         contentDigest: context.contentDigest,
+        signetProfile: context.signetProfile,
+        signetRequestBound: context.signetRequestBound,
       },
     }),
   };

@@ -79,7 +79,14 @@ test('the body as signed passes; the backend sees method, path, query, body and 
     path: '/api/echo',
     query: 'x=1&x=2',
     body,
-    authorizer: { clientId: partner.clientId, roles: 'partner', keyFingerprint: partner.key.fingerprint, contentDigest: expect.stringMatching(/^sha-256=:/) },
+    authorizer: {
+      clientId: partner.clientId,
+      roles: 'partner',
+      keyFingerprint: partner.key.fingerprint,
+      contentDigest: expect.stringMatching(/^sha-256=:/),
+      signetProfile: 'signet',
+      signetRequestBound: 'true',
+    },
   });
 });
 

@@ -7,16 +7,20 @@
  * gateway, and output piped into `head`.
  */
 import { spawnSync } from 'node:child_process';
-import { createPublicKey } from 'node:crypto';
+import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { signatureHeaders } from 'web-bot-auth';
+import { signerFromJWK } from 'web-bot-auth/crypto';
+import { KEY_DIRECTORY_MEDIA_TYPE, KEY_DIRECTORY_PATH } from '../../lambda/core/defaults';
 import { findFreePort } from '../../local/dynamodb-local';
 import { run as rotate } from '../../bin/commands/rotate';
 import { GatewayProcess, REPO_ROOT, gatewayEnv, runSignet, startGatewayProcess } from '../local/gateway-process';
 import { SignetRun, runSignetInProcess } from '../support/signet-in-process';
+import { signDirectory } from '../support/signed-directory';
 
 jest.setTimeout(240_000);
 
@@ -637,3 +641,75 @@ describe('signet with a published key source (JWKS on this machine)', () => {
   });
 });
 
+
+/**
+ * A Web Bot Auth agent as the world runs one: its key directory served by this test on 127.0.0.1
+ * at the well-known path (signed with its own keys, as a publisher does, or not), the client
+ * registered by the agent's origin, and requests signed with Cloudflare's `web-bot-auth` npm
+ * signer exactly as its README shows (keyid = the key's JWK thumbprint, `@authority` covered,
+ * created + expires, tag web-bot-auth), sent to `npm start`'s gateway.
+ */
+describe("a Web Bot Auth agent signing with Cloudflare's web-bot-auth package", () => {
+  /** One agent: its Ed25519 key pair and its directory server. */
+  interface Agent {
+    readonly origin: string;
+    readonly privateJwk: JsonWebKey;
+    readonly server: Server;
+  }
+  const agents: Agent[] = [];
+
+  /** Starts an agent whose directory lists its public key, its answer signed by that key when `signed`. */
+  async function startAgent(signed: boolean): Promise<Agent> {
+    const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+    let origin = '';
+    const server = createServer((req, res) => {
+      if (req.url !== KEY_DIRECTORY_PATH) return void res.writeHead(404).end();
+      const body = JSON.stringify({ keys: [publicKey.export({ format: 'jwk' })] });
+      const headers: Record<string, string> = { 'content-type': KEY_DIRECTORY_MEDIA_TYPE };
+      const answer = (extra: Record<string, string>) => res.writeHead(200, { ...headers, ...extra }).end(body);
+      if (!signed) return void answer({});
+      void signDirectory(`${origin}${KEY_DIRECTORY_PATH}`, [privateKey], Math.floor(Date.now() / 1000)).then((s) => answer({ signature: s.signature, 'signature-input': s.signatureInput }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const agent = { origin, privateJwk: privateKey.export({ format: 'jwk' }) as JsonWebKey, server };
+    agents.push(agent);
+    return agent;
+  }
+
+  afterAll(() => Promise.all(agents.map((a) => new Promise<void>((resolve) => a.server.close(() => resolve())))));
+
+  /** A GET of /api/echo signed as Cloudflare's README signs, with a Signature-Agent header when given. */
+  async function agentCall(agent: Agent, signatureAgent?: string): Promise<{ status: number; body: Record<string, unknown> }> {
+    const url = `${gateway.url}/api/echo`;
+    const extra: Record<string, string> = signatureAgent === undefined ? {} : { 'Signature-Agent': signatureAgent };
+    const request = new Request(url, { headers: extra });
+    const now = new Date();
+    const headers = await signatureHeaders(request, await signerFromJWK(agent.privateJwk), { created: now, expires: new Date(now.getTime() + 300_000) });
+    const response = await fetch(url, { headers: { ...extra, Signature: headers['Signature'], 'Signature-Input': headers['Signature-Input'] } });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  }
+
+  test.each([
+    ['a directory that signs its answer', true],
+    ['a directory that does not sign it', false],
+  ])('registered by its origin (%s), the agent gets through as its own client under web-bot-auth; a Signature-Agent naming another agent is refused', async (_, signed) => {
+    const agent = await startAgent(signed);
+    const created = await signetJson('clients', 'create', '--name', `Agent ${signed ? 'signed' : 'unsigned'}`, '--role', 'demo', '--network', '127.0.0.1', '--signature-agent', agent.origin);
+    expect(created.code).toBe(0);
+    const client = json(created.stdout) as { clientId: string; profile: string; keys: { thumbprint: string }[] };
+    expect(client.profile).toBe('web-bot-auth');
+
+    const plain = await agentCall(agent);
+    expect(plain).toEqual({
+      status: 200,
+      body: expect.objectContaining({ authorizer: expect.objectContaining({ clientId: client.clientId, signetProfile: 'web-bot-auth', signetRequestBound: 'false' }) }),
+    });
+    const announced = await agentCall(agent, `"${agent.origin}"`);
+    expect(announced.status).toBe(200);
+    expect(announced.body).toMatchObject({ authorizer: { clientId: client.clientId } });
+
+    const other = await agentCall(agent, '"https://another-agent.example"');
+    expect(other).toEqual({ status: 401, body: expect.objectContaining({ error: 'signature_agent_mismatch' }) });
+  });
+});
