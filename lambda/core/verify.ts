@@ -370,8 +370,14 @@ export class Verifier {
   readonly signatureMemberLists = new BoundedMemo<string, readonly SignatureMemberSummary[]>(SIGNATURE_INPUT_MEMO_ENTRIES);
   /** Covered lists by text, with their facts and the coverage rules they pass (see COVERED_LIST_MEMO_ENTRIES). */
   readonly coveredLists = new BoundedMemo<string, CoveredList>(COVERED_LIST_MEMO_ENTRIES);
+  /** The covered list the reader last found memoized: {@link coveredList} then needs no second lookup. */
+  private lastKnownList: CoveredList | undefined;
   /** The components of the covered lists memoized, for the Signature-Input reader. */
-  private readonly knownLists: KnownCoveredLists = (text) => this.coveredLists.get(text)?.components;
+  private readonly knownLists: KnownCoveredLists = (text) => {
+    const list = this.coveredLists.get(text);
+    if (list !== undefined) this.lastKnownList = list;
+    return list?.components;
+  };
   /** Date header values by text (see DATE_MEMO_ENTRIES). */
   readonly dates = new BoundedMemo<string, number>(DATE_MEMO_ENTRIES);
   /** Facts of the keys verified with (see KEY_FACTS_ENTRIES). */
@@ -664,6 +670,9 @@ export class Verifier {
 
   /** The facts of `input`'s covered list and the coverage rules it passes, memoized by the list's text. */
   private coveredList(input: SignatureInput): CoveredList {
+    // Each entry's components are its own array: the reader handed out these ones.
+    const known = this.lastKnownList;
+    if (known !== undefined && known.components === input.covered) return known;
     // signatureParams is the list serialized (each identifier, one space between) and then the parameters.
     let length = 2;
     for (const component of input.covered) length += component.serialized.length + 1;
