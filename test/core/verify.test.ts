@@ -919,6 +919,11 @@ describe('two stages: the checks every profile makes, then the profile\'s own', 
       const backwards = [...requests].reverse().map((req) => outcome(() => warm.parse(warm.read(req)))).reverse();
       expect({ profile, forwards, backwards }).toEqual({ profile, forwards: fresh, backwards: fresh });
       expect(new Set(fresh).size).toBeGreaterThan(2);
+      if (profile === 'web-bot-auth') {
+        // The authority alone, each parameter set in turn: only a web-bot-auth tag with expires within the bound passes.
+        const bad = 'invalid_signature_input';
+        expect(fresh.slice(params.length, 2 * params.length)).toEqual([bad, bad, 'unsupported_algorithm', 'missing_keyid', 'missing_keyid', 'passed', 'passed', bad, bad, bad, bad]);
+      }
     }
   });
 
