@@ -228,11 +228,7 @@ export const KEY_FACTS_ENTRIES = 1024;
 /** Bases up to this many bytes are encoded into the verifier's own buffer; longer ones get their own. */
 const BASE_BUFFER_BYTES = 16 * 1024;
 
-/**
- * A parsed Signature-Input member as the memo keeps it: its facts, and the verifier's policies
- * (one per profile) under which the checks that depend only on it and the policy pass. Worked out
- * once, when the value is first parsed; never changed after.
- */
+/** A covered list as the verifier keeps it (see COVERED_LIST_MEMO_ENTRIES): its facts and the coverage rules it passes, per policy. */
 interface CoveredList extends CoveredFacts {
   /** The components as read, shared by every member over this list (read-only). */
   readonly components: readonly ComponentId[];
@@ -242,6 +238,11 @@ interface CoveredList extends CoveredFacts {
   readonly requiredPasses: readonly VerifyPolicy[];
 }
 
+/**
+ * A parsed Signature-Input member as the memo keeps it: its facts, and the verifier's policies
+ * (one per profile) under which the checks that depend only on it and the policy pass. Worked out
+ * once, when the value is first parsed; never changed after.
+ */
 interface MemoizedInput {
   readonly checked: CheckedInput;
   /** Policies under which stage 1's policy-only checks pass: a known `alg`, the keyid, `@method` and the target covered. */
