@@ -25,13 +25,21 @@ export interface SignatureInput {
 }
 
 /**
+ * The components of a covered list already read, by the list's canonical text (`("@method" "date")`),
+ * or undefined: a reader that has one (a Verifier keeps them) skips reading a list it has seen.
+ * It must only answer with the components a reader gave for exactly that text.
+ */
+export type KnownCoveredLists = (listText: string) => readonly ComponentId[] | undefined;
+
+/**
  * Parses the Signature-Input field and returns the member `label`.
  * @param maxComponents the most components the member may cover (see DEFAULT_MAX_COVERED_COMPONENTS)
+ * @param knownLists covered lists read before (the result is the same with or without them)
  * @throws SignetError `malformed_signature_input`, `signature_label_missing`, `invalid_signature_input` (too many components)
  */
-export function readSignatureInput(fieldValue: string, label: string, maxComponents: number = DEFAULT_MAX_COVERED_COMPONENTS): SignatureInput {
+export function readSignatureInput(fieldValue: string, label: string, maxComponents: number = DEFAULT_MAX_COVERED_COMPONENTS, knownLists?: KnownCoveredLists): SignatureInput {
   guardSize(fieldValue, 'Signature-Input', 'malformed_signature_input');
-  return canonicalSignatureInput(fieldValue, label, maxComponents) ?? parseSignatureInputMember(fieldValue, label, maxComponents);
+  return canonicalSignatureInput(fieldValue, label, maxComponents, knownLists) ?? parseSignatureInputMember(fieldValue, label, maxComponents);
 }
 
 /**
@@ -222,32 +230,49 @@ function isPlainStringChar(c: number): boolean {
  * as anything is not in the canonical form described above (or would be refused: duplicate
  * components or parameters, an integer parameter given as a string, or the reverse).
  */
-function canonicalSignatureInput(text: string, label: string, maxComponents: number): SignatureInput | undefined {
+function canonicalSignatureInput(text: string, label: string, maxComponents: number, knownLists: KnownCoveredLists | undefined): SignatureInput | undefined {
   const n = text.length;
   if (!text.startsWith(label) || text.charCodeAt(label.length) !== 0x3d /* = */ || text.charCodeAt(label.length + 1) !== 0x28 /* ( */ || !KEY.test(label)) {
     return undefined;
   }
   let i = label.length + 2;
-  const covered: ComponentId[] = [];
-  if (text.charCodeAt(i) !== 0x29 /* ) */) {
-    for (;;) {
-      if (text.charCodeAt(i) !== 0x22 /* " */) return undefined;
-      const open = i++;
-      while (isNameChar(text.charCodeAt(i))) i++;
-      if (i === open + 1 || text.charCodeAt(i) !== 0x22) return undefined;
-      const serialized = text.slice(open, ++i);
-      // Past the cap the full parser gives the refusal (and the duplicate scan stays short).
-      if (covered.length === maxComponents) return undefined;
-      for (const c of covered) if (c.serialized === serialized) return undefined;
-      covered.push({ name: serialized.slice(1, -1), params: NO_PARAMS, serialized });
-      const next = text.charCodeAt(i);
-      if (next === 0x29) break;
-      if (next !== 0x20 /* SP */) return undefined;
-      i++;
+  // A list seen before is known by its text up to the first ")": canonical names hold none, and a
+  // known text is a whole canonical list, so reading the components again would give the same ones.
+  const close = knownLists === undefined ? -1 : text.indexOf(')', i);
+  const known = close < 0 ? undefined : knownLists?.(text.slice(label.length + 1, close + 1));
+  let covered: readonly ComponentId[];
+  if (known !== undefined && known.length <= maxComponents) {
+    covered = known;
+    i = close;
+  } else {
+    const read: ComponentId[] = [];
+    covered = read;
+    if (text.charCodeAt(i) !== 0x29 /* ) */) {
+      for (;;) {
+        if (text.charCodeAt(i) !== 0x22 /* " */) return undefined;
+        const open = i++;
+        while (isNameChar(text.charCodeAt(i))) i++;
+        if (i === open + 1 || text.charCodeAt(i) !== 0x22) return undefined;
+        const serialized = text.slice(open, ++i);
+        // Past the cap the full parser gives the refusal (and the duplicate scan stays short).
+        if (read.length === maxComponents) return undefined;
+        for (const c of read) if (c.serialized === serialized) return undefined;
+        read.push({ name: serialized.slice(1, -1), params: NO_PARAMS, serialized });
+        const next = text.charCodeAt(i);
+        if (next === 0x29) break;
+        if (next !== 0x20 /* SP */) return undefined;
+        i++;
+      }
     }
   }
   i++;
-  const params: { created?: number; expires?: number; keyid?: string; alg?: string; nonce?: string; tag?: string } = {};
+  // The parameters go into locals, not an object keyed by name: a keyed store per parameter cost more than reading it.
+  let created: number | undefined;
+  let expires: number | undefined;
+  let keyid: string | undefined;
+  let alg: string | undefined;
+  let nonce: string | undefined;
+  let tag: string | undefined;
   const keys: string[] = [];
   while (i < n) {
     if (text.charCodeAt(i) !== 0x3b /* ; */) return undefined;
@@ -263,31 +288,49 @@ function canonicalSignatureInput(text: string, label: string, maxComponents: num
       while (isPlainStringChar(text.charCodeAt(i))) i++;
       if (text.charCodeAt(i) !== 0x22) return undefined;
       const value = text.slice(start, i++);
-      if (key === 'created' || key === 'expires') return undefined;
-      if (key === 'keyid' || key === 'alg' || key === 'nonce' || key === 'tag') params[key] = value;
+      switch (key) {
+        case 'created':
+        case 'expires':
+          return undefined;
+        case 'keyid':
+          keyid = value;
+          break;
+        case 'alg':
+          alg = value;
+          break;
+        case 'nonce':
+          nonce = value;
+          break;
+        case 'tag':
+          tag = value;
+          break;
+      }
     } else {
-      // 0, or an optional minus and 1 to 15 digits without a leading zero.
+      // 0, or an optional minus and 1 to 15 digits without a leading zero: exact as a double, summed as read.
       const start = i;
       if (text.charCodeAt(i) === 0x2d /* - */) i++;
       const digitsStart = i;
-      while (isDigit(text.charCodeAt(i))) i++;
+      let value = 0;
+      for (let c = text.charCodeAt(i); isDigit(c); c = text.charCodeAt(++i)) value = value * 10 + (c - 0x30);
       const digits = i - digitsStart;
       if (digits === 0 || digits > 15 || (text.charCodeAt(digitsStart) === 0x30 && (digits > 1 || digitsStart > start))) return undefined;
-      if (key === 'keyid' || key === 'alg' || key === 'nonce' || key === 'tag') return undefined;
-      if (key === 'created' || key === 'expires') params[key] = Number(text.slice(start, i));
+      if (digitsStart > start) value = -value;
+      switch (key) {
+        case 'keyid':
+        case 'alg':
+        case 'nonce':
+        case 'tag':
+          return undefined;
+        case 'created':
+          created = value;
+          break;
+        case 'expires':
+          expires = value;
+          break;
+      }
     }
   }
-  return {
-    label,
-    covered,
-    created: params.created,
-    expires: params.expires,
-    keyid: params.keyid,
-    alg: params.alg,
-    nonce: params.nonce,
-    tag: params.tag,
-    signatureParams: text.slice(label.length + 1),
-  };
+  return { label, covered, created, expires, keyid, alg, nonce, tag, signatureParams: text.slice(label.length + 1) };
 }
 
 function canonicalSignatureValue(fieldValue: string, label: string): Buffer | undefined {

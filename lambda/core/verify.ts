@@ -22,7 +22,7 @@
  * same steps on a fresh Verifier: no memo carries over from one call to the next.
  */
 import type { KeyObject } from 'node:crypto';
-import { type SignatureAlgorithm, algorithmFits, algorithmForKey, checkAlgorithmName, signatureLength, signatureShapeHint, verifySignature } from './algorithms';
+import { type SignatureAlgorithm, algorithmFits, algorithmForKey, checkAlgorithmName, isSignatureAlgorithm, signatureLength, signatureShapeHint, verifySignature } from './algorithms';
 import { BoundedMemo } from './bounded-cache';
 import { ANY_KNOWN_DIGEST, checkContentDigestField } from './content-digest';
 import { DATE_FIELDS, type DateField, WEB_BOT_AUTH_TAG } from './defaults';
@@ -32,7 +32,7 @@ import { MAX_KEYID_LENGTH } from './keyid';
 import { COVERAGE_PROFILES, type CoverageProfile, MAX_SIGNATURES_READ } from './profiles';
 import { type VerifyPolicy, defaultVerifyPolicy, policyForProfile } from './verify-policy';
 import { buildSignatureBase, trimOws } from './signature-base';
-import { ComponentId, SignatureInput, type SignatureMemberSummary, checkComponentCount, listSignatureMembers, readSignatureInput, readSignatureValue } from './signature-params';
+import { ComponentId, type KnownCoveredLists, SignatureInput, type SignatureMemberSummary, checkComponentCount, listSignatureMembers, readSignatureInput, readSignatureValue } from './signature-params';
 import { signatureReplayId } from './replay-id';
 import { SIGNATURE_AGENT_FIELD, signedSignatureAgent } from './signature-agent';
 import { SignedRequest } from './types';
@@ -57,14 +57,16 @@ export interface CheckedInput {
   readonly coversMethod: boolean;
 }
 
-function checkedInput(input: SignatureInput): CheckedInput {
-  const names = new Set(input.covered.map((c: ComponentId) => (c.name === 'content-digest' && !coversWholeField(c) ? 'content-digest;partial' : c.name)));
+/** What a covered list says, whatever the parameters beside it: a {@link CheckedInput} without its input. */
+type CoveredFacts = Omit<CheckedInput, 'input'>;
+
+function coveredFacts(covered: readonly ComponentId[]): CoveredFacts {
+  const names = new Set(covered.map((c: ComponentId) => (c.name === 'content-digest' && !coversWholeField(c) ? 'content-digest;partial' : c.name)));
   return {
-    input,
     names,
     dateFields: DATE_FIELDS.filter((field) => names.has(field)),
-    coversUrl: input.covered.some((c) => c.name !== '@method' && c.name.startsWith('@')),
-    serialized: Object.freeze(input.covered.map((c) => c.serialized)),
+    coversUrl: covered.some((c) => c.name !== '@method' && c.name.startsWith('@')),
+    serialized: Object.freeze(covered.map((c) => c.serialized)),
     coversDigest: names.has('content-digest'),
     coversMethod: names.has('@method'),
   };
@@ -201,6 +203,19 @@ export const SIGNATURE_INPUT_MEMO_ENTRIES = 512;
 /** Longest Signature-Input value memoized, in characters (a typical one is ~130). */
 export const SIGNATURE_INPUT_MEMO_MAX_CHARS = 512;
 
+/**
+ * Covered lists kept by a Verifier, by their text (the inner list of a Signature-Input member, such
+ * as `("@method" "@target-uri" "content-digest" "date")`), each with its facts and the coverage
+ * rules each of the verifier's policies passes. A signer covers the same list in every request,
+ * while the Signature-Input value around it changes every second (`created`) and with every keyid:
+ * a request whose value is new finds its list here, and only its parameters are checked. The facts
+ * are a pure function of the text and the verifier's policies, and read-only. Only lists up to
+ * SIGNATURE_INPUT_MEMO_MAX_CHARS long are kept, at most this many (a BoundedMemo). Memory: under
+ * 1 KB per entry for a list of a few components (its names, its serialized identifiers, two short
+ * arrays of policies), so under 256 KB full.
+ */
+export const COVERED_LIST_MEMO_ENTRIES = 256;
+
 /** Parsed Date header values kept, by exact text (all requests signed in the same second share one): two minutes of seconds stay. */
 export const DATE_MEMO_ENTRIES = 256;
 
@@ -212,6 +227,16 @@ export const KEY_FACTS_ENTRIES = 1024;
 
 /** Bases up to this many bytes are encoded into the verifier's own buffer; longer ones get their own. */
 const BASE_BUFFER_BYTES = 16 * 1024;
+
+/** A covered list as the verifier keeps it (see COVERED_LIST_MEMO_ENTRIES): its facts and the coverage rules it passes, per policy. */
+interface CoveredList extends CoveredFacts {
+  /** The components as read, shared by every member over this list (read-only). */
+  readonly components: readonly ComponentId[];
+  /** Policies whose target rule (`@method` and the target covered, see checkTargetCoverage) the list passes. */
+  readonly targetPasses: readonly VerifyPolicy[];
+  /** Policies whose required components and date rule (checkRequiredCoverage) the list passes. */
+  readonly requiredPasses: readonly VerifyPolicy[];
+}
 
 /**
  * A parsed Signature-Input member as the memo keeps it: its facts, and the verifier's policies
@@ -344,6 +369,16 @@ export class Verifier {
   readonly signatureInputs = new BoundedMemo<string, MemoizedInput>(SIGNATURE_INPUT_MEMO_ENTRIES);
   /** The member lists of Signature-Input values by field text, same bounds. */
   readonly signatureMemberLists = new BoundedMemo<string, readonly SignatureMemberSummary[]>(SIGNATURE_INPUT_MEMO_ENTRIES);
+  /** Covered lists by text, with their facts and the coverage rules they pass (see COVERED_LIST_MEMO_ENTRIES). */
+  readonly coveredLists = new BoundedMemo<string, CoveredList>(COVERED_LIST_MEMO_ENTRIES);
+  /** The covered list the reader last found memoized: {@link coveredList} then needs no second lookup. */
+  private lastKnownList: CoveredList | undefined;
+  /** The components of the covered lists memoized, for the Signature-Input reader. */
+  private readonly knownLists: KnownCoveredLists = (text) => {
+    const list = this.coveredLists.get(text);
+    if (list !== undefined) this.lastKnownList = list;
+    return list?.components;
+  };
   /** Date header values by text (see DATE_MEMO_ENTRIES). */
   readonly dates = new BoundedMemo<string, number>(DATE_MEMO_ENTRIES);
   /** Facts of the keys verified with (see KEY_FACTS_ENTRIES). */
@@ -585,11 +620,11 @@ export class Verifier {
 
   /** Member `label` of Signature-Input, memoized with the checks it passes under each of this verifier's policies. */
   signatureInput(field: string, label: string, policy: VerifyPolicy): MemoizedInput {
-    if (field.length > SIGNATURE_INPUT_MEMO_MAX_CHARS) return this.judged(readSignatureInput(field, label, policy.maxCoveredComponents));
+    if (field.length > SIGNATURE_INPUT_MEMO_MAX_CHARS) return this.judged(readSignatureInput(field, label, policy.maxCoveredComponents, this.knownLists));
     const hit = this.signatureInputs.get(field);
     // A hit parsed under another policy's component limit is checked against this one's by checkMember.
     if (hit !== undefined && hit.checked.input.label === label) return hit;
-    const read = this.judged(readSignatureInput(field, label, policy.maxCoveredComponents));
+    const read = this.judged(readSignatureInput(field, label, policy.maxCoveredComponents, this.knownLists));
     this.signatureInputs.set(field, read);
     return read;
   }
@@ -604,20 +639,61 @@ export class Verifier {
     return members;
   }
 
-  /** `input`'s facts, and which of this verifier's policies its policy-only checks pass under. */
+  /**
+   * `input`'s facts, and which of this verifier's policies its policy-only checks pass under: the
+   * coverage rules come with the covered list ({@link coveredList}); the parameters' rules are
+   * decided here, as predicates that mirror the checks (checkKeyAndAlgorithm, checkAlgorithm,
+   * checkWebBotAuthParams) without building a refusal: the checks themselves still run, and give
+   * the refusal, for a policy the member does not pass.
+   */
   private judged(input: SignatureInput): MemoizedInput {
-    const checked = checkedInput(input);
+    const list = this.coveredList(input);
+    const checked: CheckedInput = {
+      input,
+      names: list.names,
+      dateFields: list.dateFields,
+      coversUrl: list.coversUrl,
+      serialized: list.serialized,
+      coversDigest: list.coversDigest,
+      coversMethod: list.coversMethod,
+    };
     const sharedPasses: VerifyPolicy[] = [];
     const profilePasses: VerifyPolicy[] = [];
-    const sharedOk = passes(() => checkKeyAndAlgorithm(input));
+    const sharedOk = passesKeyAndAlgorithm(input);
     for (const profile of COVERAGE_PROFILES) {
       const policy = this.policies[profile];
-      if (sharedOk && passes(() => checkTargetCoverage(checked, policy, requiresTarget(policy))) && (policy.profile !== 'web-bot-auth' || passes(() => checkWebBotAuthParams(input, policy)))) {
-        sharedPasses.push(policy);
-      }
-      if (passes(() => checkProfileCoverage(checked, policy))) profilePasses.push(policy);
+      const paramsOk = policy.profile !== 'web-bot-auth' || passesWebBotAuthParams(input, policy);
+      if (sharedOk && paramsOk && list.targetPasses.includes(policy)) sharedPasses.push(policy);
+      if (paramsOk && (input.alg !== undefined || !policy.requireAlg) && list.requiredPasses.includes(policy)) profilePasses.push(policy);
     }
     return { checked, sharedPasses, profilePasses };
+  }
+
+  /** The facts of `input`'s covered list and the coverage rules it passes, memoized by the list's text. */
+  private coveredList(input: SignatureInput): CoveredList {
+    // Each entry's components are its own array: the reader handed out these ones.
+    const known = this.lastKnownList;
+    if (known !== undefined && known.components === input.covered) return known;
+    // signatureParams is the list serialized (each identifier, one space between) and then the parameters.
+    let length = 2;
+    for (const component of input.covered) length += component.serialized.length + 1;
+    if (input.covered.length > 0) length--;
+    const text = input.signatureParams.slice(0, length);
+    const memoized = text.length <= SIGNATURE_INPUT_MEMO_MAX_CHARS;
+    const hit = memoized ? this.coveredLists.get(text) : undefined;
+    if (hit !== undefined) return hit;
+    const facts = coveredFacts(input.covered);
+    const targetPasses: VerifyPolicy[] = [];
+    const requiredPasses: VerifyPolicy[] = [];
+    const checked: CheckedInput = { input, ...facts };
+    for (const profile of COVERAGE_PROFILES) {
+      const policy = this.policies[profile];
+      if (passes(() => checkTargetCoverage(checked, policy, requiresTarget(policy)))) targetPasses.push(policy);
+      if (passes(() => checkRequiredCoverage(checked, policy))) requiredPasses.push(policy);
+    }
+    const list: CoveredList = { ...facts, components: Object.freeze(input.covered as ComponentId[]), targetPasses, requiredPasses };
+    if (memoized) this.coveredLists.set(text, list);
+    return list;
   }
 
   /**
@@ -856,6 +932,18 @@ export function verdictOf(parsed: ParsedSignature, fingerprint: string): Verdict
 function checkKeyAndAlgorithm(input: SignatureInput): void {
   if (input.alg !== undefined) checkAlgorithmName(input.alg);
   checkKeyId(input);
+}
+
+/** Whether {@link checkKeyAndAlgorithm} passes, without building its refusal. */
+function passesKeyAndAlgorithm(input: SignatureInput): boolean {
+  const { alg, keyid } = input;
+  return (alg === undefined || isSignatureAlgorithm(alg)) && keyid !== undefined && keyid !== '' && keyid.length <= MAX_KEYID_LENGTH;
+}
+
+/** Whether {@link checkWebBotAuthParams} passes, without building its refusal. */
+function passesWebBotAuthParams(input: SignatureInput, policy: VerifyPolicy): boolean {
+  if (input.tag !== WEB_BOT_AUTH_TAG || input.expires === undefined) return false;
+  return input.created === undefined || (input.expires - input.created > 0 && input.expires - input.created <= policy.maxValidityS);
 }
 
 /** Stage 2's checks of the profile's coverage: `alg` when required, the required components, a date. */

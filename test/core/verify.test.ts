@@ -4,7 +4,7 @@ import { checkContentDigest } from '../../lambda/core/content-digest';
 import { ERROR_CODES, SignetError, SignetErrorCode } from '../../lambda/core/errors';
 import { signRequest } from '../../lambda/core/sign';
 import { SignedRequest } from '../../lambda/core/types';
-import { Verdict, VerificationKey, VerifyPolicy, checkSignatureMember, defaultVerifyPolicy, parseCheckedSignature, parseRequestSignature, verifyParsedSignature, verifyRequest } from '../../lambda/core/verify';
+import { Verdict, VerificationKey, VerifyPolicy, checkSignatureMember, createVerifier, defaultVerifyPolicy, parseCheckedSignature, parseRequestSignature, verifyParsedSignature, verifyRequest } from '../../lambda/core/verify';
 import {
   PROXY_REQUEST,
   PROXY_SIG_BASE,
@@ -883,6 +883,48 @@ describe('two stages: the checks every profile makes, then the profile\'s own', 
     const member = checkSignatureMember(generic as SignedRequest, 'sig', signet);
     expect(() => parseCheckedSignature(generic as SignedRequest, member, signet)).toThrow(expect.objectContaining({ code: 'unsupported_algorithm' }));
     expect(parseCheckedSignature(generic as SignedRequest, member, rfc9421).keyId).toBe('client-1');
+  });
+
+  it('a verifier that has seen a covered list decides a new member over it as a fresh verifier does, under every profile', () => {
+    // The covered list's checks are memoized by its text; the parameters beside it (alg, keyid, tag, expires) are judged per member.
+    const lists = ['("@method" "@target-uri" "date")', '("@authority")', '("@method" "@authority" "@path" "@query")', '("@authority" "date")', '()'];
+    const params = [
+      `;created=${NOW_S};keyid="client-1";alg="rsa-v1_5-sha256"`,
+      `;created=${NOW_S};keyid="client-1"`,
+      `;created=${NOW_S};keyid="client-1";alg="rsa-sha1"`,
+      `;created=${NOW_S};keyid=""`,
+      `;created=${NOW_S};keyid="${'k'.repeat(257)}"`,
+      `;created=${NOW_S};keyid="client-1";tag="web-bot-auth";expires=${NOW_S + 60}`,
+      `;created=${NOW_S};keyid="client-1";alg="ed25519";tag="web-bot-auth";expires=${NOW_S + 60}`,
+      `;created=${NOW_S};keyid="client-1";tag="web-bot-auth"`,
+      `;created=${NOW_S};keyid="client-1";tag="web-bot-auth";expires=${NOW_S + 100_000}`,
+      `;created=${NOW_S};keyid="client-1";tag="web-bot-auth";expires=${NOW_S}`,
+      `;created=${NOW_S};keyid="client-1";tag="other";expires=${NOW_S + 60}`,
+    ];
+    const requests = lists.flatMap((list) => params.map((p) => unsigned(`sig=${list}${p}`, { host: 'api.example.com' }) as SignedRequest));
+    for (const profile of ['signet', 'rfc9421', 'web-bot-auth'] as const) {
+      const policy = defaultVerifyPolicy({ nowS: () => NOW_S, profile });
+      const outcome = (run: () => unknown): string => {
+        try {
+          run();
+          return 'passed';
+        } catch (error) {
+          return (error as SignetError).code;
+        }
+      };
+      const fresh = requests.map((req) => outcome(() => parseRequestSignature(req, policy)));
+      const warm = createVerifier({ policy });
+      // Forwards, then backwards: each list is first seen with other parameters than the member checked.
+      const forwards = requests.map((req) => outcome(() => warm.parse(warm.read(req))));
+      const backwards = [...requests].reverse().map((req) => outcome(() => warm.parse(warm.read(req)))).reverse();
+      expect({ profile, forwards, backwards }).toEqual({ profile, forwards: fresh, backwards: fresh });
+      expect(new Set(fresh).size).toBeGreaterThan(2);
+      if (profile === 'web-bot-auth') {
+        // The authority alone, each parameter set in turn: only a web-bot-auth tag with expires within the bound passes.
+        const bad = 'invalid_signature_input';
+        expect(fresh.slice(params.length, 2 * params.length)).toEqual([bad, bad, 'unsupported_algorithm', 'missing_keyid', 'missing_keyid', 'passed', 'passed', bad, bad, bad, bad]);
+      }
+    }
   });
 
   it('stage 2 holds its own profile\'s target rule whatever policy stage 1 ran under', () => {
