@@ -7,7 +7,7 @@ import type { SignatureAlgorithm } from '../core/algorithm-names';
 import type { CoverageProfile } from '../core/profile-names';
 import type { AccountRecord, AuthFailure, KeyOwner, UnauthenticatedFailureWindow } from '../domain/store-types';
 import type { KeySource } from '../core/key-source-url';
-import type { KeySourceError, RefusedSourceKey } from '../domain/key-source-store';
+import type { KeySourceStatus } from '../domain/key-source-status';
 
 export interface KeyView {
   readonly fingerprint: string;
@@ -37,19 +37,11 @@ export interface KeyView {
   readonly expires?: string;
 }
 
-/** What the last fetches of a client's key source found. */
-export interface KeySourceStatusView {
-  readonly url: string;
-  readonly lastFetchAt: string;
-  readonly nextFetchAt: string;
-  readonly lastSuccessAt?: string;
-  readonly failingSince?: string;
-  readonly consecutiveFailures: number;
-  readonly lastError?: KeySourceError;
-  readonly refusedKeys?: readonly RefusedSourceKey[];
+/** What the last fetches of a client's key source found: its status item, and until when its keys are kept. */
+export type KeySourceStatusView = Omit<KeySourceStatus, 'clientId' | 'maxAgeS'> & {
   /** The published keys stop verifying then unless a fetch succeeds before. */
   readonly keptUntil?: string;
-}
+};
 
 export interface ClientView {
   readonly clientId: string;

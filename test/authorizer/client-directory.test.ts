@@ -3,7 +3,6 @@
  * moves. DynamoDB calls are counted by a middleware on the real SDK client (every command the
  * store sends, whatever its kind), so "zero reads" means no request left the process.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { ClientDirectory } from '../../lambda/authorizer/client-directory';
@@ -14,8 +13,7 @@ import { DynamoClientStore } from '../../lambda/store/client-store';
 import { newClientId } from '../../lambda/store/client-id';
 import { toDocumentClient } from '../../lambda/store/dynamodb-client';
 import { ITEM, PARTITION_KEY, SORT_KEY } from '../../lambda/store/table-schema';
-import { dynamoDbLocalClientConfig } from '../../local/dynamodb-local';
-import { startTestDynamoDb, type TestDynamoDb } from '../support/dynamodb';
+import { countingClient, startTestDynamoDb, type TestDynamoDb } from '../support/dynamodb';
 import { HTTP_API_HOST, Signer, authorizerEnv, httpApiAuthorizerEvent, registerClient, sign } from './support';
 
 let ddb: TestDynamoDb;
@@ -36,22 +34,9 @@ afterAll(async () => {
 
 const T0 = Date.parse('2026-03-01T12:00:00Z');
 
-/** A real SDK client on DynamoDB Local that records the name of every command it sends. */
-function countingClient(): { client: DynamoDBClient; commands: string[] } {
-  const client = new DynamoDBClient(dynamoDbLocalClientConfig(ddb.endpoint));
-  const commands: string[] = [];
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      commands.push(String(context.commandName));
-      return next(args);
-    },
-    { step: 'initialize', name: 'countCommands' },
-  );
-  return { client, commands };
-}
 
 function directoryWith(options: ConstructorParameters<typeof ClientDirectory>[1] = {}) {
-  const { client, commands } = countingClient();
+  const { client, commands } = countingClient(ddb.endpoint);
   const clock = { ms: T0 };
   const store = new DynamoClientStore({ tableName, client });
   const directory = new ClientDirectory(store, { nowMs: () => clock.ms, ...options });
@@ -71,7 +56,7 @@ describe('warm path', () => {
   });
 
   test("a whole authorizer decision on a warm cache makes zero DynamoDB calls (the key's last use is written once, on the first)", async () => {
-    const { client, commands } = countingClient();
+    const { client, commands } = countingClient(ddb.endpoint);
     const runtime = new AuthorizerRuntime({
       config: loadConfig(authorizerEnv(tableName, ddb.endpoint)),
       doc: toDocumentClient(client),

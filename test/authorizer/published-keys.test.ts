@@ -9,7 +9,6 @@
  * lambda/store/table-schema.ts describes (the registry writes them in a deployment).
  * DynamoDB calls are counted by a middleware on the real SDK client.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
@@ -28,8 +27,7 @@ import type { ClientRecord, KeySource } from '../../lambda/domain/client-record'
 import { DynamoClientStore } from '../../lambda/store/client-store';
 import { toDocumentClient } from '../../lambda/store/dynamodb-client';
 import { ITEM, PARTITION_KEY, SORT_KEY } from '../../lambda/store/table-schema';
-import { dynamoDbLocalClientConfig } from '../../local/dynamodb-local';
-import { startTestDynamoDb, type TestDynamoDb } from '../support/dynamodb';
+import { countingClient, startTestDynamoDb, type TestDynamoDb } from '../support/dynamodb';
 import { HTTP_API_HOST, authorizerEnv, fixture, httpApiAuthorizerEvent, registerClient } from './support';
 
 const T0_MS = Date.parse('2026-03-01T12:00:00Z');
@@ -122,23 +120,10 @@ function agentRequest(
   return { method, url, headers: { ...headers, 'signature-input': field, signature: `sig1=:${signature}:` } };
 }
 
-/** A real SDK client on DynamoDB Local that records the name of every command it sends. */
-function countingClient(): { client: DynamoDBClient; commands: string[] } {
-  const client = new DynamoDBClient(dynamoDbLocalClientConfig(ddb.endpoint));
-  const commands: string[] = [];
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      commands.push(String(context.commandName));
-      return next(args);
-    },
-    { step: 'initialize', name: 'countCommands' },
-  );
-  return { client, commands };
-}
 
 /** An authorizer built as the Lambda entry builds it, on its own counting client, at the test's clock. */
 function authorizerAt(clock: { ms: number }, extra: Record<string, string> = {}) {
-  const { client, commands } = countingClient();
+  const { client, commands } = countingClient(ddb.endpoint);
   const config = loadConfig(authorizerEnv(tableName, ddb.endpoint, { [ENV.lastUsedRecordIntervalMs]: '0', ...extra }));
   const authorizer = createAuthorizer(config, { logger: new Logger({ serviceName: 'test', logLevel: 'SILENT' }), doc: toDocumentClient(client), nowMs: () => clock.ms });
   const decide = async (request: { method: string; url: string; headers: Record<string, string>; body?: string }) =>

@@ -3,7 +3,7 @@
  * (see {@link independentBase}), so a symmetric bug in sign and verify cannot hide.
  */
 import { KeyObject, constants, createHash, generateKeyPairSync, sign as rsaSign } from 'node:crypto';
-import { SignetErrorCode, isSignetError } from '../../lambda/core/errors';
+import { SignetError, SignetErrorCode, isSignetError } from '../../lambda/core/errors';
 import { VerificationKey, VerifyPolicy, defaultVerifyPolicy } from '../../lambda/core/verify';
 import { fingerprintOf } from '../../lambda/core/keys';
 
@@ -142,4 +142,15 @@ export function errorOf(action: () => unknown): { code: SignetErrorCode; message
     throw new Error(`expected a SignetError, got ${String(error)}`, { cause: error });
   }
   throw new Error('expected a SignetError, but nothing was thrown');
+}
+
+/** The SignetError `promise` rejects with; fails the test when it resolves or rejects with anything else. */
+export async function refusal(promise: Promise<unknown>): Promise<SignetError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof SignetError) return error;
+    throw error;
+  }
+  throw new Error('expected a SignetError refusal, but the promise resolved');
 }

@@ -6,7 +6,6 @@
  */
 import { createPrivateKey } from 'node:crypto';
 import { createSignature, verifySignature } from '../../lambda/core/algorithms';
-import { SignetError } from '../../lambda/core/errors';
 import { importPrivateKey, importPublicKey } from '../../lambda/core/keys';
 import { readSignatureInput, readSignatureValue } from '../../lambda/core/signature-params';
 import type { SignedRequest } from '../../lambda/core/types';
@@ -28,6 +27,7 @@ import {
   TEST_REQUEST,
   toSignedRequest,
 } from '../fixtures/rfc9421';
+import { refusal } from './helpers';
 
 const CREATED = 1618884473;
 
@@ -52,15 +52,6 @@ function withSignature(vector: AppendixB2Case, hasBody?: boolean): SignedRequest
   return { ...req, headers: { ...req.headers, 'signature-input': vector.signatureInput, signature: vector.signature }, ...(hasBody === undefined ? {} : { hasBody }) };
 }
 
-async function refusal(promise: Promise<unknown>): Promise<SignetError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof SignetError) return error;
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
 
 const coversDigest = (v: AppendixB2Case) => v.signatureInput.includes('"content-digest"');
 

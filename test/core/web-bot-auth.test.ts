@@ -16,6 +16,7 @@ import type { SignedRequest } from '../../lambda/core/types';
 import { type VerificationKey, type VerifyPolicy, createVerifier, defaultVerifyPolicy, verifyRequest } from '../../lambda/core/verify';
 import { TEST_KEY_ED25519_PRIVATE_PEM, TEST_KEY_ED25519_PUBLIC_PEM, TEST_KEY_RSA_PSS_PUBLIC_PEM } from '../fixtures/rfc9421';
 import { TEST_KEY_ED25519_THUMBPRINT, WEB_BOT_AUTH_VECTORS, WEB_BOT_AUTH_VECTOR_CREATED, WEB_BOT_AUTH_VECTOR_TARGET } from '../fixtures/web-bot-auth-drafts';
+import { refusal } from './helpers';
 
 const NOW_S = 1_800_000_000;
 
@@ -31,15 +32,6 @@ function wba(overrides: Partial<VerifyPolicy> = {}): VerifyPolicy {
   return defaultVerifyPolicy({ profile: 'web-bot-auth', nowS: () => NOW_S, ...overrides });
 }
 
-async function refusal(promise: Promise<unknown>): Promise<SignetError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof SignetError) return error;
-    throw error;
-  }
-  throw new Error('expected a SignetError, but the request verified');
-}
 
 describe("the Web Bot Auth drafts' appendix vectors verify with the RFC 9421 test key given directly", () => {
   // The drafts sign RFC 9421's test-request; its body is left out here (Signet requires the

@@ -115,3 +115,17 @@ async function waitForSharedEmulator(endpoint: string): Promise<void> {
     probe.destroy();
   }
 }
+
+/** A real SDK client on the emulator at `endpoint` that records the name of every command it sends. */
+export function countingClient(endpoint: string): { client: DynamoDBClient; commands: string[] } {
+  const client = new DynamoDBClient(dynamoDbLocalClientConfig(endpoint));
+  const commands: string[] = [];
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      commands.push(String(context.commandName));
+      return next(args);
+    },
+    { step: 'initialize', name: 'countCommands' },
+  );
+  return { client, commands };
+}
