@@ -13,7 +13,7 @@ import type { ClientRecord, StoredPublicKey } from './client-record';
 import type { KeySourceStatus } from './key-source-status';
 import type { Actor, Page } from './store-types';
 
-export type { KeySourceError, KeySourceStatus, PublishedKeys, RefusedSourceKey } from './key-source-status';
+export type { KeySourceStatus, PublishedKeys, RefusedSourceKey } from './key-source-status';
 
 export interface KeySourceStore {
   /**
