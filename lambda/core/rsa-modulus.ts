@@ -102,30 +102,41 @@ function charsOf(cacheKey: string, verdict: string | null): number {
 /**
  * Fermat's method: n = a² − b² = (a − b)(a + b). From a = ⌈√n⌉, look for a² − n that is a square;
  * the quadratic-residue filters reject almost every non-square with one small remainder each.
+ * a and a² − n are followed modulo {@link SQUARE_FILTER_MODULUS} in plain numbers, so a step costs
+ * no big-integer arithmetic; only the few candidates the filters let through (about 1 in 120) are
+ * computed and checked exactly.
  */
 function fermatFactorable(n: bigint, floorRoot: bigint): boolean {
-  let a = floorRoot + 1n;
-  let b2 = a * a - n;
+  const first = floorRoot + 1n;
+  const modulus = BigInt(SQUARE_FILTER_MODULUS);
+  let aMod = Number(first % modulus);
+  let b2Mod = Number((first * first - n) % modulus);
   for (let step = 0; step < FERMAT_STEPS; step++) {
-    if (couldBeSquare(b2)) {
+    if (couldBeSquare(b2Mod)) {
+      const a = first + BigInt(step);
+      const b2 = a * a - n;
       const b = isqrt(b2);
       if (b * b === b2 && a - b > 1n) return true;
     }
-    b2 += 2n * a + 1n; // (a + 1)² − n
-    a += 1n;
+    b2Mod = (b2Mod + 2 * aMod + 1) % SQUARE_FILTER_MODULUS; // (a + 1)² − n
+    aMod = aMod + 1 === SQUARE_FILTER_MODULUS ? 0 : aMod + 1;
   }
   return false;
 }
 
 /** For a few small moduli m, the squares mod m: a number whose remainder is not among them is no square. */
-const SQUARES_MOD: readonly { readonly m: bigint; readonly residues: ReadonlySet<number> }[] = [64, 63, 65, 11].map((m) => {
+const SQUARES_MOD: readonly { readonly m: number; readonly residues: ReadonlySet<number> }[] = [64, 63, 65, 11].map((m) => {
   const residues = new Set<number>();
   for (let i = 0; i < m; i++) residues.add((i * i) % m);
-  return { m: BigInt(m), residues };
+  return { m, residues };
 });
 
-function couldBeSquare(x: bigint): boolean {
-  for (const { m, residues } of SQUARES_MOD) if (!residues.has(Number(x % m))) return false;
+/** The product of the moduli of {@link SQUARES_MOD}: a remainder by it gives the remainder by each. */
+const SQUARE_FILTER_MODULUS = 64 * 63 * 65 * 11;
+
+/** Whether a number whose remainder by {@link SQUARE_FILTER_MODULUS} is `remainder` may be a square. */
+function couldBeSquare(remainder: number): boolean {
+  for (const { m, residues } of SQUARES_MOD) if (!residues.has(remainder % m)) return false;
   return true;
 }
 
