@@ -34,7 +34,6 @@
  */
 import { WEB_BOT_AUTH_TAG } from '../core/defaults';
 import { SignetError, isSignetError } from '../core/errors';
-import type { KeySource } from '../core/key-source-url';
 import { MAX_KEYID_LENGTH } from '../core/keyid';
 import { CompiledRoleCatalogue } from '../core/role-policy';
 import type { CoverageProfile } from '../core/profiles';
@@ -104,7 +103,7 @@ export async function authorize(input: AuthorizeInput, deps: AuthorizeDeps): Pro
     const { client, policy } = choice;
     clientId = client.record.clientId;
     const parsed = verifier.parseChecked(set, choice.member, policy, input.targetUriCandidates);
-    if (policy.profile === 'web-bot-auth') checkSignatureAgent(parsed.signatureAgent, client.record.keySource);
+    if (policy.profile === 'web-bot-auth') checkSignatureAgent(parsed.signatureAgent, client);
     const signer = verifier.signingKey(parsed, client.keys, policy);
     const { fingerprint } = verifyWithClientKeys(verifier, parsed, client, policy, signer);
     authenticated = true;
@@ -145,20 +144,22 @@ export async function authorize(input: AuthorizeInput, deps: AuthorizeDeps): Pro
  * JWKS URL); a client with registered keys names no agent, so any is refused. Without the field,
  * the keyid alone names the key.
  */
-function checkSignatureAgent(agent: string | undefined, source: KeySource | undefined): void {
+function checkSignatureAgent(agent: string | undefined, client: ResolvedClient): void {
   if (agent === undefined) return;
   const named = parseUrl(agent);
+  const source = client.record.keySource;
+  const registered = client.agent;
   if (source !== undefined && 'signatureAgent' in source) {
-    const registered = parseUrl(source.signatureAgent);
-    if (named !== undefined && registered !== undefined && named.origin === registered.origin) return;
+    const origin = registered !== undefined && 'origin' in registered ? registered.origin : undefined;
+    if (named !== undefined && origin !== undefined && named.origin === origin) return;
     throw new SignetError(
       'signature_agent_mismatch',
-      `The Signature-Agent this request signed names ${describeAgent(named)}, but this client's agent is ${registered?.origin ?? 'another origin'}. Sign with the keys your own agent directory publishes, and name that agent.`,
+      `The Signature-Agent this request signed names ${describeAgent(named)}, but this client's agent is ${origin ?? 'another origin'}. Sign with the keys your own agent directory publishes, and name that agent.`,
     );
   }
   if (source !== undefined && 'jwksUri' in source) {
-    const registered = parseUrl(source.jwksUri);
-    if (named !== undefined && registered !== undefined && named.href === registered.href) return;
+    const href = registered !== undefined && 'href' in registered ? registered.href : undefined;
+    if (named !== undefined && href !== undefined && named.href === href) return;
     throw new SignetError('signature_agent_mismatch', `The Signature-Agent this request signed names ${describeAgent(named)}, but this client's keys are published at another URL. Send no Signature-Agent, or name the client's JWKS URL.`);
   }
   throw new SignetError(

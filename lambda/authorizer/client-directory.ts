@@ -49,6 +49,12 @@ export interface ResolvedClient {
    * (the keep bound, SIGNET_KEY_SOURCE_KEEP_DAYS).
    */
   readonly keptUntilS?: number;
+  /**
+   * The agent a covered Signature-Agent must name (lambda/authorizer/authorize.ts), read once per
+   * record: the origin of a `signatureAgent` source, the URL of a `jwksUri` source; absent for a
+   * client with registered keys, or a stored source that no longer parses (then none matches).
+   */
+  readonly agent?: { readonly origin: string } | { readonly href: string };
 }
 
 export interface ClientDirectoryOptions {
@@ -242,8 +248,15 @@ export class ClientDirectory {
         this.options.onKeyRefused?.(record.clientId, stored.fingerprint, error);
       }
     }
-    const client: ResolvedClient = { record, keys, refusedKeys, allowList: safeAllowList(record.networkWhitelist) };
-    return keptUntilS === undefined ? client : { ...client, keptUntilS };
+    const agent = agentOf(record.keySource);
+    return {
+      record,
+      keys,
+      refusedKeys,
+      allowList: safeAllowList(record.networkWhitelist),
+      ...(keptUntilS === undefined ? {} : { keptUntilS }),
+      ...(agent === undefined ? {} : { agent }),
+    };
   }
 }
 
@@ -272,5 +285,15 @@ function safeAllowList(entries: readonly string[]): IpAllowList {
     return compileAllowList(entries);
   } catch {
     return { allowsEveryone: false, allows: () => false };
+  }
+}
+
+/** What a covered Signature-Agent must name for a client with `source` (see ResolvedClient.agent). */
+function agentOf(source: ClientRecord['keySource']): ResolvedClient['agent'] {
+  if (source === undefined) return undefined;
+  try {
+    return 'signatureAgent' in source ? { origin: new URL(source.signatureAgent).origin } : { href: new URL(source.jwksUri).href };
+  } catch {
+    return undefined;
   }
 }
