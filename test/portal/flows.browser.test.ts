@@ -373,7 +373,7 @@ browserTest('search, filters and sort go to the registry and show its answer; cr
   await hasText(rowOf(page, neverUsed).locator('td.created'), byName(neverUsed).createdAt.slice(0, 10));
   // The key's own last use, in the details.
   await rowOf(page, 'Zeta Used Today').getByRole('button', { name: 'Details' }).click();
-  await containsText(page.locator(`#details-${used.clientId} tbody tr`), usedToday.replace('T', ' ').replace(/\.\d+Z$/, ' UTC'));
+  await containsText(page.locator(`#details-${used.clientId}`).getByRole('table', { name: 'Keys of Zeta Used Today' }).locator('tbody tr'), usedToday.replace('T', ' ').replace(/\.\d+Z$/, ' UTC'));
   expect(session.pageErrors).toEqual([]);
 });
 
