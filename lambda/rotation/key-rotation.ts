@@ -30,7 +30,7 @@
  */
 import { DEFAULT_RSA_BITS, DEFAULT_ROTATION_GRACE_S } from '../core/defaults';
 import { SignetError, isSignetError } from '../core/errors';
-import { generateKeyPair, keyTypeNameOf, spkiPemOf } from '../core/keys';
+import { generateKeyPair, type KeyTypeName, keyTypeNameOf, type PrivateKeyInfo, spkiPemOf } from '../core/keys';
 import { ParsedSigningSecret, parseSigningSecret, serializeSigningSecret, signingSecretFor } from '../signer/signing-secret';
 import { ClientRecord, StoredPublicKey, isKeyActive } from '../domain/client-record';
 import { probePendingKey } from './rotation-probe';
@@ -73,6 +73,8 @@ export interface KeyRotationOptions {
   readonly settleMs?: number;
   /** The clock, ms since the epoch. @default Date.now */
   readonly nowMs?: () => number;
+  /** Makes the new key: of the current key's type, RSA of `keyBits` bits. @default generateKeyPair (a fresh key) */
+  readonly generateKey?: (type: KeyTypeName, rsaBits: number) => PrivateKeyInfo;
   /** How to wait `ms` (tests with a fake clock advance it instead). @default setTimeout */
   readonly sleep?: (ms: number) => Promise<void>;
   /** @default - no logging */
@@ -101,6 +103,7 @@ export class KeyRotation {
   private readonly graceS: number;
   private readonly settleMs: number;
   private readonly nowMs: () => number;
+  private readonly generateKey: (type: KeyTypeName, rsaBits: number) => PrivateKeyInfo;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly log: RotationLogger;
 
@@ -111,6 +114,7 @@ export class KeyRotation {
     this.graceS = wholeNonNegative(options.graceS ?? DEFAULT_ROTATION_GRACE_S, 'graceS');
     this.settleMs = wholeNonNegative(options.settleMs ?? 0, 'settleMs');
     this.nowMs = options.nowMs ?? Date.now;
+    this.generateKey = options.generateKey ?? generateKeyPair;
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.log = options.logger ?? SILENT;
   }
@@ -153,7 +157,7 @@ export class KeyRotation {
     const current = await this.currentValue(secretId);
     const clientId = clientIdOfSecret(current, secretId);
     // The new key is of the current key's type (an Ed25519 client stays Ed25519); RSA at keyBits.
-    const key = generateKeyPair(keyTypeNameOf(keyOfSecret(current)?.key.key ?? null), this.keyBits);
+    const key = this.generateKey(keyTypeNameOf(keyOfSecret(current)?.key.key ?? null), this.keyBits);
     const value = serializeSigningSecret(signingSecretFor(clientId, key, new Date(this.nowMs())));
     try {
       await this.secrets.putPendingVersion(secretId, token, value);
