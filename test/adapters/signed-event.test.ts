@@ -3,7 +3,7 @@
  * API Gateway turns the call into an event (built here from the real captures, changed the way
  * API Gateway changes them), the adapter rebuilds the request and the core verifies it.
  */
-import { generateRsaKeyPair, PrivateKeyInfo } from '../../lambda/core/keys';
+import { PrivateKeyInfo } from '../../lambda/core/keys';
 import { signRequest } from '../../lambda/core/sign';
 import { defaultVerifyPolicy, verifyRequest } from '../../lambda/core/verify';
 import { isSignetError } from '../../lambda/core/errors';
@@ -11,13 +11,14 @@ import { adaptHttpApiEvent } from '../../lambda/adapters/http-api-event';
 import { fromRestApiAuthorizerEvent, RestApiEventLike } from '../../lambda/adapters/rest-api-event';
 import { AdaptedRequest, TargetUriOptions } from '../../lambda/adapters/target-uri';
 import { loadFixture } from './fixtures';
+import { nextTestKey } from '../support/test-keys';
 
 const CREATED = 1_718_639_559;
 const policy = defaultVerifyPolicy({ nowS: () => CREATED + 1 });
 let client: PrivateKeyInfo;
 
 beforeAll(() => {
-  client = generateRsaKeyPair(2048);
+  client = nextTestKey();
 });
 
 interface Call {

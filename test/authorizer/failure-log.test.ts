@@ -6,7 +6,6 @@
  * the client's entries out. Real DynamoDB Local, the real authorizer and registry handlers.
  */
 import { randomBytes } from 'node:crypto';
-import { generateRsaKeyPair } from '../../lambda/core/keys';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { adaptHttpApiEvent } from '../../lambda/adapters/http-api-event';
 import { AuthorizerRuntime } from '../../lambda/authorizer/runtime';
@@ -30,6 +29,7 @@ import {
   registerClient,
   sign,
 } from './support';
+import { nextTestKey } from '../support/test-keys';
 
 let ddb: TestDynamoDb;
 let tableName: string;
@@ -151,7 +151,7 @@ test('a signature by an expired key is counted, never listed: a retired key may 
   const client = await registerClient(store, { name: 'Target 4', networkWhitelist: ['15.248.3.126'] });
   randomSigner = await registerClient(store, { name: 'Somebody else 4' });
   // The client's old key, still on record after its rollover grace ended.
-  const retired = generateRsaKeyPair(2048);
+  const retired = nextTestKey();
   await store.addKey(client.clientId, { fingerprint: retired.fingerprint, spkiPem: retired.publicKey.export({ type: 'spki', format: 'pem' }) as string, notAfter: new Date(Date.now() - 3_600_000).toISOString() }, 'test-setup');
   await ownRefusals(client, client);
   const before = await store.listAuthFailures(client.clientId);

@@ -20,7 +20,6 @@ import { compileRoleCatalogue } from '../../lambda/core/role-policy';
 import { createVerifier, defaultVerifyPolicy } from '../../lambda/core/verify';
 import { ERROR_CODES } from '../../lambda/core/errors';
 import { formatHttpDate } from '../../lambda/core/http-date';
-import { generateRsaKeyPair } from '../../lambda/core/keys';
 import { DynamoClientStore } from '../../lambda/store/client-store';
 import { startTestDynamoDb, type TestDynamoDb } from '../support/dynamodb';
 import {
@@ -38,6 +37,7 @@ import {
   restAuthorizerEvent,
   sign,
 } from './support';
+import { nextTestKey } from '../support/test-keys';
 
 let ddb: TestDynamoDb;
 let authorizer: AuthorizerModule;
@@ -182,7 +182,7 @@ function hostileCases(): Hostile[] {
   add('keyid missing', { edit: editInput((s) => s.replace(/;keyid="[^"]*"/, '')) });
   add('keyid twice, other client last', { edit: editInput((s) => `${s};keyid="${other.clientId}"`) });
   add('signed by another client, keyid of the target', { signer: () => ({ clientId: partner.clientId, key: other.key }) });
-  add('signed by an unregistered key, keyid of the target', { signer: () => ({ clientId: partner.clientId, key: generateRsaKeyPair(2048) }) });
+  add('signed by an unregistered key, keyid of the target', { signer: () => ({ clientId: partner.clientId, key: nextTestKey() }) });
 
   // --- A mutated byte in every covered header (and in the covered parameters)
   for (const name of ['signature-input', 'signature', 'date', 'host']) {

@@ -4,7 +4,6 @@
  * by the handler exactly as Lambda would call it. Every refusal code the handler can produce,
  * the context handed to the backend, and the failures recorded per client.
  */
-import { generateRsaKeyPair } from '../../lambda/core/keys';
 import { ENV } from '../../lambda/config-env';
 import type { DynamoClientStore } from '../../lambda/store/client-store';
 import { newClientId } from '../../lambda/store/client-id';
@@ -26,6 +25,7 @@ import {
   expectRecorded,
   startHandlerTestBed,
 } from './support';
+import { nextTestKey } from '../support/test-keys';
 
 let ddb: TestDynamoDb;
 let tableName: string;
@@ -194,7 +194,7 @@ describe('every refusal code, through the handler', () => {
     ['unsupported_algorithm', () => decide(get, partner, { edit: (h) => { h['signature-input'] = h['signature-input'].replace('rsa-v1_5-sha256', 'hmac-sha256'); } }), () => partner],
     ['unknown_client', () => decide({ ...get, keyId: newClientId() }, partner), null],
     ['client_disabled', () => decide(get, disabled), () => disabled],
-    ['signature_mismatch', () => decide(get, { clientId: partner.clientId, key: generateRsaKeyPair(2048) }), () => partner],
+    ['signature_mismatch', () => decide(get, { clientId: partner.clientId, key: nextTestKey() }), () => partner],
     ['expired', () => decide({ ...get, created: nowS() - 3_600 }, partner), () => partner],
     ['clock_skew', () => decide({ ...get, created: nowS() + 600 }, partner), () => partner],
     ['digest_required', () => decide(get, partner, { edit: (h) => { h['content-length'] = '13'; } }), () => partner],

@@ -12,7 +12,7 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import { createAuthorizer } from '../../lambda/authorizer/create-authorizer';
 import { loadConfig } from '../../lambda/config';
 import { ENV } from '../../lambda/config-env';
-import { generateRsaKeyPair, type PrivateKeyInfo } from '../../lambda/core/keys';
+import { type PrivateKeyInfo } from '../../lambda/core/keys';
 import { DynamoClientStore } from '../../lambda/store/client-store';
 import { newClientId } from '../../lambda/store/client-id';
 import { AUTHORIZER_METRICS_INTERVAL_MS, METRICS_NAMESPACE, SERVICE_NAMES } from '../../lambda/observability';
@@ -35,6 +35,7 @@ import {
   restAuthorizerEvent,
   sign,
 } from './support';
+import { nextTestKey } from '../support/test-keys';
 
 let ddb: TestDynamoDb;
 let logs: Record<string, unknown>[];
@@ -55,7 +56,7 @@ beforeAll(async () => {
   partner = await registerClient(store, { name: 'Partner', roles: ['partner'] });
   reader = await registerClient(store, { name: 'Reader', roles: ['reader'] });
   office = await registerClient(store, { name: 'Office', networkWhitelist: ['10.0.0.0/8'] });
-  const stranger = generateRsaKeyPair(2048);
+  const stranger = nextTestKey();
   keysUsed.push(partner.key, reader.key, office.key, stranger);
   unknownId = newClientId();
 

@@ -20,7 +20,7 @@ import { ENV } from '../../lambda/config-env';
 import { createSignature } from '../../lambda/core/algorithms';
 import { thumbprintOfKey } from '../../lambda/core/jwk-thumbprint';
 import { formatHttpDate } from '../../lambda/core/http-date';
-import { type PrivateKeyInfo, generateRsaKeyPair, importPublicKey } from '../../lambda/core/keys';
+import { type PrivateKeyInfo, importPublicKey } from '../../lambda/core/keys';
 import { buildSignatureBase } from '../../lambda/core/signature-base';
 import { readSignatureInput } from '../../lambda/core/signature-params';
 import type { ClientRecord, KeySource } from '../../lambda/domain/client-record';
@@ -29,6 +29,7 @@ import { toDocumentClient } from '../../lambda/store/dynamodb-client';
 import { ITEM, PARTITION_KEY, SORT_KEY } from '../../lambda/store/table-schema';
 import { countingClient, startTestDynamoDb, type TestDynamoDb } from '../support/dynamodb';
 import { HTTP_API_HOST, authorizerEnv, fixture, httpApiAuthorizerEvent, registerClient } from './support';
+import { nextTestKey } from '../support/test-keys';
 
 const T0_MS = Date.parse('2026-03-01T12:00:00Z');
 const T0 = T0_MS / 1000;
@@ -316,7 +317,7 @@ describe("a published key's validity", () => {
 describe('a sha-512-only Content-Digest, end to end', () => {
   let signer: { clientId: string; key: PrivateKeyInfo };
   beforeAll(async () => {
-    signer = await registerClient(store, { name: 'sha-512 partner', key: generateRsaKeyPair(2048) });
+    signer = await registerClient(store, { name: 'sha-512 partner', key: nextTestKey() });
   });
 
   /** A POST signed under the signet profile whose Content-Digest carries sha-512 only. */

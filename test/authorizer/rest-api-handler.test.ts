@@ -5,7 +5,6 @@
  * A 401 is a thrown `Error('Unauthorized')`, a 403 a Deny policy carrying signetError and
  * signetMessage, a 5xx any other thrown error.
  */
-import { generateRsaKeyPair } from '../../lambda/core/keys';
 import { ENV } from '../../lambda/config-env';
 import type { DynamoClientStore } from '../../lambda/store/client-store';
 import { newClientId } from '../../lambda/store/client-id';
@@ -28,6 +27,7 @@ import {
   expectRecorded,
   startHandlerTestBed,
 } from './support';
+import { nextTestKey } from '../support/test-keys';
 
 let ddb: TestDynamoDb;
 let tableName: string;
@@ -151,7 +151,7 @@ describe('refusals: 401 thrown, 403 Deny policy, 500 thrown', () => {
     ['algorithm_mismatch', () => decide(get, partner, { edit: (h) => { h['signature-input'] = h['signature-input'].replace('rsa-v1_5-sha256', 'rsa-pss-sha512'); } }), () => partner],
     ['unknown_client', () => decide({ ...get, keyId: newClientId() }, partner), null],
     ['client_disabled', () => decide(get, disabled), () => disabled],
-    ['signature_mismatch', () => decide(get, { clientId: partner.clientId, key: generateRsaKeyPair(2048) }), () => partner],
+    ['signature_mismatch', () => decide(get, { clientId: partner.clientId, key: nextTestKey() }), () => partner],
     ['expired', () => decide({ ...get, created: nowS() - 3_600 }, partner), () => partner],
     ['clock_skew', () => decide({ ...get, created: nowS() + 600 }, partner), () => partner],
     ['digest_required', () => decide(get, partner, { edit: (h) => { h['content-length'] = '13'; } }), () => partner],

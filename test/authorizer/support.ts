@@ -14,7 +14,8 @@ import { flushingMetrics } from '../../lambda/handlers/entry';
 import { loadConfig } from '../../lambda/config';
 import { ENV } from '../../lambda/config-env';
 import { METRICS_NAMESPACE, SERVICE_NAMES } from '../../lambda/observability';
-import { generateRsaKeyPair, type PrivateKeyInfo } from '../../lambda/core/keys';
+import { type PrivateKeyInfo } from '../../lambda/core/keys';
+import { nextTestKey } from '../support/test-keys';
 import { signRequest } from '../../lambda/core/sign';
 import { DynamoClientStore } from '../../lambda/store/client-store';
 import type { NewClient } from '../../lambda/domain/store-types';
@@ -54,7 +55,7 @@ export async function registerClient(
   store: DynamoClientStore,
   options: Partial<Omit<NewClient, 'key'>> & { key?: PrivateKeyInfo; notAfter?: string } = {},
 ): Promise<Signer> {
-  const key = options.key ?? generateRsaKeyPair(2048);
+  const key = options.key ?? nextTestKey();
   const { record, created } = await store.createClient(
     {
       name: options.name ?? 'Test partner',

@@ -9,11 +9,12 @@ import type middyType from '@middy/core' with { 'resolution-mode': 'import' };
 import type { APIGatewayProxyEvent, APIGatewayProxyEventV2 } from 'aws-lambda';
 import { allowContext } from '../../lambda/adapters/authorizer-context';
 import { checkSignedBody, signedBody, withSignedBody } from '../../lambda/backend/signed-body';
-import { generateRsaKeyPair, type PrivateKeyInfo } from '../../lambda/core/keys';
+import { type PrivateKeyInfo } from '../../lambda/core/keys';
 import { isSignetError } from '../../lambda/core/errors';
 import { signRequest } from '../../lambda/core/sign';
 import { fixture } from '../authorizer/support';
 import { HELLO_WORLD_LF_SHA512_B64, HELLO_WORLD_SHA256_B64, TEST_REQUEST } from '../fixtures/rfc9421';
+import { nextTestKey } from '../support/test-keys';
 
 // @middy/core 4 ships CommonJS at its "require" entry; the types are the ESM ones.
  
@@ -23,7 +24,7 @@ const CLIENT_ID = 'c_AAAAAAAAAAAAAAAAAAAAAA';
 let key: PrivateKeyInfo;
 
 beforeAll(() => {
-  key = generateRsaKeyPair(2048);
+  key = nextTestKey();
 });
 
 /** The Content-Digest the client signed for `body` (what the authorizer passes on as contentDigest). */

@@ -7,7 +7,6 @@ import { generateKeyPairSync } from 'node:crypto';
 import { Duration, Stack } from 'aws-cdk-lib';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { generateRsaKeyPair } from '../../lambda/core/keys';
 import { AdminBootstrap } from '../../lib/admin-bootstrap';
 import { ClientRegistry } from '../../lib/client-registry';
 import { RegistryApi } from '../../lib/registry-api';
@@ -17,6 +16,7 @@ import { loadConfig } from '../../lambda/config';
 import { ENV } from '../../lambda/config-env';
 import { SignatureAuthorizer } from '../../lib/signature-authorizer';
 import { appWithoutBundling } from './helpers';
+import { nextTestKey } from '../support/test-keys';
 
 function scope(): { stack: Stack; registry: ClientRegistry } {
   const stack = new Stack(appWithoutBundling(), 'Props');
@@ -186,7 +186,7 @@ describe('RotatingSigningKey props', () => {
 });
 
 describe('AdminBootstrap props', () => {
-  const pair = generateRsaKeyPair(2048);
+  const pair = nextTestKey();
   const privatePem = pair.key.export({ type: 'pkcs8', format: 'pem' }) as string;
 
   test('a private key is refused with a sentence that says what to do, and is never echoed', () => {

@@ -15,12 +15,13 @@ import { generateRsaKeyPair } from '../../lambda/core/keys';
 import { signRequest } from '../../lambda/core/sign';
 import { SignedRequest } from '../../lambda/core/types';
 import { defaultVerifyPolicy } from '../../lambda/core/verify';
+import { nextTestKey } from '../support/test-keys';
 
 const CLIENT = 'c_ExplainPartner000000000';
 const CREATED = 1767225600;
 const DATE = 'Thu, 01 Jan 2026 00:00:00 GMT';
-const KEY = generateRsaKeyPair();
-const OTHER_KEY = generateRsaKeyPair();
+const KEY = nextTestKey();
+const OTHER_KEY = nextTestKey();
 const KEYS = [{ fingerprint: KEY.fingerprint, key: KEY.publicKey }];
 const POLICY = defaultVerifyPolicy({ nowS: () => CREATED });
 
@@ -239,7 +240,7 @@ describe('through the command line', () => {
     const h = Object.entries(headers).flatMap(([name, value]) => ['-H', `${name}: ${value}`]);
     const common = ['--now', String(CREATED), '--method', 'GET', '--url', url, ...h];
     expect((await cli('verify', '--public-key', other, '--public-key', join(dir, 'public.pem'), ...common)).stdout).toBe('valid\n');
-    const stranger = generateRsaKeyPair();
+    const stranger = nextTestKey();
     const signedByStranger = signRequest({ method: 'GET', url, keyId: CLIENT, privateKey: stranger.key, created: CREATED }).headers;
     const hs = Object.entries(signedByStranger).flatMap(([name, value]) => ['-H', `${name}: ${value}`]);
     const wrong = await cli('explain', '--public-key', other, '--public-key', join(dir, 'public.pem'), '--now', String(CREATED), '--method', 'GET', '--url', url, ...hs);

@@ -6,18 +6,19 @@
  */
 import { webcrypto } from 'node:crypto';
 import fc from 'fast-check';
-import { type PrivateKeyInfo, generateKeyPair, generateRsaKeyPair } from '../../lambda/core/keys';
+import { type PrivateKeyInfo, generateKeyPair } from '../../lambda/core/keys';
 import { signRequest } from '../../lambda/core/sign';
 import { RSASSA_PKCS1_SHA256, WEBCRYPTO_ALGORITHMS, computeContentDigestWebCrypto, signRequestWebCrypto } from '../../lambda/core/sign-webcrypto';
 import { computeContentDigest } from '../../lambda/core/content-digest';
 import { defaultVerifyPolicy, verifyRequest } from '../../lambda/core/verify';
 import { isSignetError } from '../../lambda/core/errors';
+import { nextTestKey } from '../support/test-keys';
 
 const subtle = webcrypto.subtle as unknown as SubtleCrypto;
 let signer: PrivateKeyInfo;
 let cryptoKey: CryptoKey;
 beforeAll(async () => {
-  signer = generateRsaKeyPair(2048);
+  signer = nextTestKey();
   // Non-extractable, sign only: as the portal keeps the admin's key.
   cryptoKey = await subtle.importKey('pkcs8', Buffer.from(signer.pkcs8Base64, 'base64'), RSASSA_PKCS1_SHA256, false, ['sign']);
 });

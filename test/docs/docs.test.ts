@@ -15,13 +15,13 @@ import { withSettingsTable } from '../../lambda/settings-docs';
 import { REST_UNAUTHORIZED_ERROR } from '../../lambda/adapters/authorizer-response';
 import { SIGNATURE_ALGORITHMS } from '../../lambda/core/algorithm-names';
 import { ERROR_CODES } from '../../lambda/core/errors';
-import { generateRsaKeyPair } from '../../lambda/core/keys';
 import { COVERAGE_PROFILES } from '../../lambda/core/profile-names';
 import { signRequest } from '../../lambda/core/sign';
 import { LOCAL_ROLE_CATALOGUE } from '../../local/role-catalogue';
 import { INSTALL, PREREQUISITES } from '../../scripts/prerequisites.cjs';
 import { COMMANDS } from '../../bin/cli';
 import { isGroup } from '../../bin/commands/help';
+import { nextTestKey } from '../support/test-keys';
 
 const ROOT = resolve(__dirname, '..', '..');
 const read = (path: string): string => readFileSync(join(ROOT, path), 'utf8');
@@ -134,7 +134,7 @@ test("the scheme's example is what the core signs: same base, same Content-Diges
     url: 'https://api.example.com/api/echo?x=1',
     body: '{"hello":"world"}',
     keyId: 'c_9qC8Fq0vYxkT2mWn4sLd1A',
-    privateKey: generateRsaKeyPair().key,
+    privateKey: nextTestKey().key,
     created: 1767225600,
   });
   expect(base).toBe(coreBase);

@@ -9,12 +9,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkContentDigest } from '../../lambda/core/content-digest';
-import { generateRsaKeyPair, PrivateKeyInfo } from '../../lambda/core/keys';
+import { PrivateKeyInfo } from '../../lambda/core/keys';
 import { signRequest } from '../../lambda/core/sign';
 import { SignedRequest } from '../../lambda/core/types';
 import { defaultVerifyPolicy, verifyRequest } from '../../lambda/core/verify';
 import { testNeeding } from '../support/prerequisites';
 import { ExampleRunner, exampleRunners, headerLinesToMap, runExample } from './example-runners';
+import { nextTestKey } from '../support/test-keys';
 
 jest.setTimeout(180_000);
 
@@ -27,7 +28,7 @@ let pemKeyFile: string;
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'signet-examples-'));
-  key = generateRsaKeyPair();
+  key = nextTestKey();
   seedKeyFile = join(dir, 'private.pkcs8.b64');
   pemKeyFile = join(dir, 'private.pem');
   writeFileSync(seedKeyFile, `${key.pkcs8Base64}\n`);

@@ -35,6 +35,7 @@ import {
 } from '../authorizer/support';
 import { ReasonTally, Verdict, flipSignatureBit, handSign, isKnownCode, verdictOf, type SigningAlgorithm } from './hostile-support';
 import { report } from '../support/report';
+import { nextTestKey } from '../support/test-keys';
 
 let ddb: TestDynamoDb;
 let authorizer: AuthorizerModule;
@@ -254,7 +255,7 @@ function buildCases(): HostileCase[] {
   // ---- 4. Algorithm confusion.
   const ecKey = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
   const edKey = generateKeyPairSync('ed25519').privateKey;
-  const strangerRsa = generateRsaKeyPair(2048);
+  const strangerRsa = nextTestKey();
   const rsa3072 = generateRsaKeyPair(3072);
   const publicPem = spkiPemOf(partner.key.publicKey);
   for (const alg of ['none', 'hmac-sha256', 'rsa-pss-sha512', 'rsa-pss-sha256', 'ecdsa-p256-sha256', 'ecdsa-p384-sha384', 'ed25519', 'RSA-V1_5-SHA256', 'rsa-v1_5-sha256 ', 'rsa-v1_5-sha512', 'rsa-v1_5-sha1', 'rsa-v1_5', 'rsa-v1_5-sha256\\', '', 'rsa-v1_5-sha256, hmac-sha256']) {

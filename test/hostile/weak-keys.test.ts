@@ -17,7 +17,7 @@
 import { createHash, createPublicKey, randomUUID, verify } from 'node:crypto';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { isSignetError } from '../../lambda/core/errors';
-import { type PrivateKeyInfo, checkRsaKeyStrength, generateRsaKeyPair, importPrivateKey, importPublicKey } from '../../lambda/core/keys';
+import { type PrivateKeyInfo, checkRsaKeyStrength, importPrivateKey, importPublicKey } from '../../lambda/core/keys';
 import { compileRoleCatalogue } from '../../lambda/core/role-policy';
 import { createRegistryHandler, type RegistryHandler } from '../../lambda/registry/registry-handler';
 import { SecretsManagerSecretStore } from '../../lambda/rotation/secrets-manager-secret-store';
@@ -44,6 +44,7 @@ import {
   smallFactorModulus,
   squareModulus,
 } from '../support/weak-rsa-keys';
+import { nextTestKey } from '../support/test-keys';
 
 let world: RotationWorld;
 let store: DynamoClientStore;
@@ -91,7 +92,7 @@ describe('the rule (lambda/core/keys.ts checkRsaKeyStrength)', () => {
   test.each(WEAK)('a key with %s is refused with weak_key, and one of 65537 with an odd modulus is accepted', (_name, weak) => {
     expect(codeOf(() => importPublicKey(weak.spkiPem))).toBe('weak_key');
     expect(codeOf(() => importPublicKey(weak.spkiDer.toString('base64')))).toBe('weak_key');
-    expect(() => checkRsaKeyStrength(generateRsaKeyPair(2048).publicKey)).not.toThrow();
+    expect(() => checkRsaKeyStrength(nextTestKey().publicKey)).not.toThrow();
   });
 
   test('a private key with e = 1 is refused as well (signing secrets, rotation)', () => {
@@ -115,7 +116,7 @@ describe('the rule (lambda/core/keys.ts checkRsaKeyStrength)', () => {
 describe('1. registration: the registry API answers 400 weak_key and stores nothing', () => {
   let existing: string;
   beforeAll(async () => {
-    const key = generateRsaKeyPair(2048);
+    const key = nextTestKey();
     const { record } = await store.createClient({ name: 'Holder', networkWhitelist: ['0.0.0.0'], roles: ['demo'], key: { fingerprint: key.fingerprint, spkiPem: key.publicKey.export({ type: 'spki', format: 'pem' }) as string } }, 'test');
     existing = record.clientId;
   });
@@ -197,7 +198,7 @@ describe('3. verification: a weak key already stored is not used, the refusal is
     );
     const call = { method: 'GET', url: `https://${HTTP_API_HOST}/api/echo?q=2` };
     // Any key makes the headers; the signature is then replaced by one computed from the public key alone.
-    const signed = sign(call, { clientId: record.clientId, key: generateRsaKeyPair(2048) });
+    const signed = sign(call, { clientId: record.clientId, key: nextTestKey() });
     const forged = forgeForPrimeModulus((primeModulusKey as { n: bigint }).n, signed.base);
     expect(verify('sha256', Buffer.from(signed.base), createPublicKey(primeModulusKey.spkiPem), forged)).toBe(true);
 
@@ -210,7 +211,7 @@ describe('3. verification: a weak key already stored is not used, the refusal is
   });
 
   test('a client holding a weak key and a good one still verifies with the good one', async () => {
-    const good = generateRsaKeyPair(2048);
+    const good = nextTestKey();
     const { record } = await store.createClient(
       { name: 'Mixed', networkWhitelist: ['0.0.0.0'], roles: ['partner'], key: { fingerprint: evenModulus.fingerprint, spkiPem: evenModulus.spkiPem } },
       'test',

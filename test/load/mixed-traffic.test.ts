@@ -13,10 +13,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { generateRsaKeyPair, spkiPemOf, type PrivateKeyInfo } from '../../lambda/core/keys';
+import { spkiPemOf, type PrivateKeyInfo } from '../../lambda/core/keys';
 import { readClientDir } from '../../local/client-dir';
 import { GatewayProcess, sendSigned, startGatewayProcess } from '../local/gateway-process';
 import { PlannedRequest, REFUSAL_KINDS, TrafficSetup, answerProblem, refusedRequest, validRequest } from '../../bench/gateway-traffic';
+import { nextTestKey } from '../support/test-keys';
 
 const IN_FLIGHT = 50;
 const REQUESTS = 3_000;
@@ -43,7 +44,7 @@ beforeAll(async () => {
   const admin = readClientDir(path.join(home, 'admin'));
   const adminSigner = { clientId: admin.clientId, privateKey: admin.key.key };
   const register = async (name: string, networkWhitelist: string[]) => {
-    const key = generateRsaKeyPair(2048);
+    const key = nextTestKey();
     const res = await sendSigned(adminSigner, `${gateway.url}/registry/clients`, {
       body: JSON.stringify({ name, networkWhitelist, publicKey: spkiPemOf(key.publicKey), roles: ['demo'] }),
       headers: NO_IDLE_CONNECTION,

@@ -2,8 +2,9 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { generateRsaKeyPair, importPublicKey } from '../../lambda/core/keys';
+import { importPublicKey } from '../../lambda/core/keys';
 import { hasClientKey, readClientDir, readClientKey, writeClientDir, writeKeyFiles } from '../../local/client-dir';
+import { nextTestKey } from '../support/test-keys';
 
 let dir: string;
 beforeEach(() => {
@@ -12,7 +13,7 @@ beforeEach(() => {
 afterEach(() => rmSync(join(dir, '..'), { recursive: true, force: true }));
 
 test('writes the four files (private ones 0600, the directory 0700) and reads them back', () => {
-  const key = generateRsaKeyPair();
+  const key = nextTestKey();
   writeClientDir(dir, 'c_AbcdefghijklmnopqrstuV', key);
   expect(statSync(dir).mode & 0o777).toBe(0o700);
   expect(statSync(join(dir, 'private.pkcs8.b64')).mode & 0o777).toBe(0o600);
@@ -25,7 +26,7 @@ test('writes the four files (private ones 0600, the directory 0700) and reads th
 });
 
 test('falls back to private.pem when the Base64 file is absent', () => {
-  const key = generateRsaKeyPair();
+  const key = nextTestKey();
   writeKeyFiles(dir, key);
   rmSync(join(dir, 'private.pkcs8.b64'));
   expect(hasClientKey(dir)).toBe(true);
@@ -35,7 +36,7 @@ test('falls back to private.pem when the Base64 file is absent', () => {
 test('says what is missing, without key material', () => {
   expect(hasClientKey(dir)).toBe(false);
   expect(() => readClientKey(dir)).toThrow(/holds no private key .*npm start/);
-  const key = generateRsaKeyPair();
+  const key = nextTestKey();
   writeKeyFiles(dir, key);
   expect(existsSync(join(dir, 'client-id'))).toBe(false);
   expect(() => readClientDir(dir)).toThrow(/client-id is missing/);

@@ -10,12 +10,13 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run as rotate } from '../../bin/commands/rotate';
-import { generateRsaKeyPair, spkiPemOf } from '../../lambda/core/keys';
+import { spkiPemOf } from '../../lambda/core/keys';
 import { readClientDir } from '../../local/client-dir';
 import { readLocalState } from '../../local/local-state';
 import { exampleRunners, runExample } from '../examples/example-runners';
 import { testNeeding } from '../support/prerequisites';
 import { GatewayProcess, TestSigner, isAlive, sendSigned, startGatewayProcess, waitUntilGone } from './gateway-process';
+import { nextTestKey } from '../support/test-keys';
 
 jest.setTimeout(240_000);
 
@@ -82,7 +83,7 @@ describe('first start', () => {
 
 describe('a client registered through the registry API', () => {
   beforeAll(async () => {
-    const pair = generateRsaKeyPair();
+    const pair = nextTestKey();
     const created = await register({ name: 'e2e partner', networkWhitelist: ['127.0.0.1', '::1'], publicKey: spkiPemOf(pair.publicKey), roles: ['demo'] });
     expect(created.status).toBe(201);
     expect(created.body.registration).toBe('created');
@@ -110,7 +111,7 @@ describe('a client registered through the registry API', () => {
   });
 
   test('a wrong key is refused: 401 signature_mismatch, with x-signet-error and a request id', async () => {
-    const answer = await sendSigned({ clientId: partner.clientId, privateKey: generateRsaKeyPair().key }, `${gateway.url}/api/echo`);
+    const answer = await sendSigned({ clientId: partner.clientId, privateKey: nextTestKey().key }, `${gateway.url}/api/echo`);
     expect(answer.status).toBe(401);
     expect(answer.code).toBe('signature_mismatch');
     expect(answer.body).toMatchObject({ error: 'signature_mismatch', message: expect.any(String), requestId: expect.any(String) });
@@ -135,7 +136,7 @@ describe('a client registered through the registry API', () => {
   });
 
   test('an IP outside the whitelist is refused: 403 ip_not_allowed', async () => {
-    const pair = generateRsaKeyPair();
+    const pair = nextTestKey();
     const created = await register({ name: 'elsewhere', networkWhitelist: ['203.0.113.0/24'], publicKey: spkiPemOf(pair.publicKey), roles: ['demo'] });
     expect(created.status).toBe(201);
     const answer = await sendSigned({ clientId: created.body.clientId as string, privateKey: pair.key }, `${gateway.url}/api/echo`);
@@ -153,7 +154,7 @@ describe('a client registered through the registry API', () => {
   });
 
   test('a registry write applies to the next request: disabled, the cached partner is refused at once; enabled, it passes again', async () => {
-    const pair = generateRsaKeyPair();
+    const pair = nextTestKey();
     const created = await register({ name: 'to disable', networkWhitelist: ['127.0.0.1', '::1'], publicKey: spkiPemOf(pair.publicKey), roles: ['demo'] });
     const signer = { clientId: created.body.clientId as string, privateKey: pair.key };
     expect((await sendSigned(signer, `${gateway.url}/api/echo`)).status).toBe(200); // now cached (60 s TTL)

@@ -11,10 +11,11 @@
  * (test/support/portal-browser.ts).
  */
 import { join } from 'node:path';
-import { generateRsaKeyPair, spkiPemOf } from '../../lambda/core/keys';
+import { spkiPemOf } from '../../lambda/core/keys';
 import { writeClientDir } from '../../local/client-dir';
 import type { TestSigner } from '../local/gateway-process';
 import { type Page, type PortalSession, browserTest, containsText, count, eventually, hidden, registryCall, signIn as signInAt, startPortalSession, visible } from '../support/portal-browser';
+import { nextTestKey } from '../support/test-keys';
 
 jest.setTimeout(240_000);
 
@@ -32,7 +33,7 @@ async function registry(signer: TestSigner, path: string, body?: unknown): Promi
 }
 
 async function createClient(body: Record<string, unknown>): Promise<string> {
-  const answer = await registry(operator, '/registry/clients', { networkWhitelist: ['0.0.0.0'], publicKey: spkiPemOf(generateRsaKeyPair().publicKey), ...body });
+  const answer = await registry(operator, '/registry/clients', { networkWhitelist: ['0.0.0.0'], publicKey: spkiPemOf(nextTestKey().publicKey), ...body });
   expect(answer.status).toBe(201);
   return answer.body.clientId as string;
 }
@@ -44,7 +45,7 @@ beforeAll(async () => {
 
   accountA = (await registry(operator, '/registry/accounts', { name: 'Acme', roleCeiling: ['demo'] })).body.accountId;
   accountB = (await registry(operator, '/registry/accounts', { name: 'Globex', roleCeiling: ['demo'] })).body.accountId;
-  const acmeKey = generateRsaKeyPair();
+  const acmeKey = nextTestKey();
   const created = await registry(operator, '/registry/clients', {
     accountId: accountA,
     name: 'Acme admin',
@@ -92,7 +93,7 @@ browserTest("an account admin sees its account and only its clients, is offered 
   await dialog.getByLabel('Name').fill('Acme mobile');
   await dialog.getByLabel('Address or CIDR range').fill('0.0.0.0');
   await dialog.getByRole('button', { name: 'Add to list' }).click();
-  await dialog.getByLabel('Public Key').fill(spkiPemOf(generateRsaKeyPair().publicKey));
+  await dialog.getByLabel('Public Key').fill(spkiPemOf(nextTestKey().publicKey));
   await roleBoxes.first().check();
   await dialog.getByRole('button', { name: 'Add', exact: true }).click();
   await hidden(dialog);
@@ -130,7 +131,7 @@ browserTest('the operator view: every account in a picker, each one\'s clients, 
   await dialog.getByLabel('Name').fill('Globex reports');
   await dialog.getByLabel('Address or CIDR range').fill('203.0.113.0/24');
   await dialog.getByRole('button', { name: 'Add to list' }).click();
-  await dialog.getByLabel('Public Key').fill(spkiPemOf(generateRsaKeyPair().publicKey));
+  await dialog.getByLabel('Public Key').fill(spkiPemOf(nextTestKey().publicKey));
   await dialog.getByRole('group', { name: 'Assign roles' }).getByLabel('demo', { exact: true }).check();
   await dialog.getByRole('button', { name: 'Add', exact: true }).click();
   await hidden(dialog);

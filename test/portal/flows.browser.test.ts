@@ -21,7 +21,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { generateKeyPair, generateRsaKeyPair, spkiPemOf } from '../../lambda/core/keys';
+import { generateKeyPair, spkiPemOf } from '../../lambda/core/keys';
 import { sendSigned } from '../local/gateway-process';
 import {
   type Page,
@@ -44,6 +44,7 @@ import {
   texts,
   visible,
 } from '../support/portal-browser';
+import { nextTestKey } from '../support/test-keys';
 
 jest.setTimeout(240_000);
 
@@ -64,7 +65,7 @@ beforeAll(async () => {
     const url = new URL(request.url());
     if (request.method() === 'GET' && url.pathname === '/registry/clients') listCalls.push(url.search);
   });
-  const key = generateRsaKeyPair();
+  const key = nextTestKey();
   const aged = await storeAt(session.home, 120).createClient(
     { name: 'Old Partner', networkWhitelist: ['0.0.0.0'], roles: ['demo'], key: { fingerprint: key.fingerprint, spkiPem: spkiPemOf(key.publicKey) } },
     'bootstrap',
@@ -114,7 +115,7 @@ browserTest('an operator creates an account from the portal, lands on its empty 
   await add.getByLabel('Name').fill('Initech billing');
   await add.getByLabel('Address or CIDR range').fill('198.51.100.0/24');
   await add.getByRole('button', { name: 'Add to list' }).click();
-  await add.getByLabel('Public Key').fill(spkiPemOf(generateRsaKeyPair().publicKey));
+  await add.getByLabel('Public Key').fill(spkiPemOf(nextTestKey().publicKey));
   await add.getByRole('group', { name: 'Assign roles' }).getByLabel('demo', { exact: true }).check();
   await add.getByRole('button', { name: 'Add', exact: true }).click();
   await hidden(add);
@@ -203,7 +204,7 @@ browserTest('keys older than 90 days are flagged in the list and the details, ex
   expect(flagged).toEqual(expiring.keys.map((k: { fingerprint: string }) => k.fingerprint));
 
   // Rotate: add the new key (the old one stays flagged), then remove the old one.
-  const next = generateRsaKeyPair();
+  const next = nextTestKey();
   await page.getByRole('button', { name: 'Add key to Old Partner' }).click();
   const dialog = page.getByRole('dialog', { name: 'Add a key to Old Partner' });
   await dialog.getByLabel('New public key').fill(spkiPemOf(next.publicKey));
@@ -280,7 +281,7 @@ browserTest('the list shows 25 clients at a time and "Load more" fetches the nex
 
 browserTest('search, filters and sort go to the registry and show its answer; created and last used columns ("never" when unused); an empty search says how to get back', async () => {
   // Uses: one real signed request (the authorizer records it), two recorded 3 and 40 days ago.
-  const partner = generateRsaKeyPair();
+  const partner = nextTestKey();
   const used = await createClientFor(session.gateway, session.admin, { name: 'Zeta Used Today', publicKey: spkiPemOf(partner.publicKey) });
   expect((await sendSigned({ clientId: used.clientId, privateKey: partner.key }, `${session.gateway.url}/api/echo`)).status).toBe(200);
   const all = (await registry('/registry/clients?limit=100')).body.clients as Array<Record<string, any>>;

@@ -13,7 +13,7 @@
  * background Tab takes it over (3:1 at least).
  */
 import { join } from 'node:path';
-import { generateRsaKeyPair, spkiPemOf } from '../../lambda/core/keys';
+import { spkiPemOf } from '../../lambda/core/keys';
 import {
   type Page,
   type PortalSession,
@@ -32,6 +32,7 @@ import {
   storeAt,
   visible,
 } from '../support/portal-browser';
+import { nextTestKey } from '../support/test-keys';
 
 /** Colour arithmetic the contrast checks run in the page (WCAG 2.x relative luminance). */
 interface SignetColour {
@@ -73,13 +74,13 @@ beforeAll(async () => {
   folder = screenshotFolder();
   console.log(`portal screenshots: ${folder}`);
   // A partner whose first key is 120 days old (flagged) and who has since added a new one.
-  const key = generateRsaKeyPair();
+  const key = nextTestKey();
   const aged = await storeAt(session.home, 120).createClient(
     { name: 'Acme Payments (production)', networkWhitelist: ['203.0.113.0/24', '2001:db8::/32'], roles: ['demo'], key: { fingerprint: key.fingerprint, spkiPem: spkiPemOf(key.publicKey) } },
     'bootstrap',
   );
   old = { clientId: aged.record.clientId, fingerprint: key.fingerprint };
-  const added = await registryCall(session.gateway, session.admin, `/registry/clients/${old.clientId}/keys`, { body: { publicKey: spkiPemOf(generateRsaKeyPair().publicKey) } });
+  const added = await registryCall(session.gateway, session.admin, `/registry/clients/${old.clientId}/keys`, { body: { publicKey: spkiPemOf(nextTestKey().publicKey) } });
   expect(added.status).toBe(201);
   const names = ['Globex Orders', 'Initech Billing', 'Umbrella Reports', 'Hooli Search', 'Stark Logistics', 'Wayne Payroll', 'Wonka Inventory', 'Tyrell Archive', 'Cyberdyne Telemetry', 'Soylent Supply'];
   for (let i = 0; i < 30; i++) {
@@ -186,7 +187,7 @@ for (const size of SIZES) {
     await inView('#whitelist-entry', '#client-dialog fieldset legend');
     await add.getByLabel('Address or CIDR range').fill('203.0.113.7');
     await page.keyboard.press('Enter');
-    await add.getByLabel('Public Key').fill(spkiPemOf(generateRsaKeyPair().publicKey));
+    await add.getByLabel('Public Key').fill(spkiPemOf(nextTestKey().publicKey));
     await add.locator('#dialog-submit').focus();
     await page.keyboard.press('Enter');
     await inView('#role-options input', '#roles-field legend');
@@ -210,7 +211,7 @@ for (const size of SIZES) {
 
     await page.getByRole('button', { name: 'Add key to Acme Payments (production)' }).click();
     const dialog = page.getByRole('dialog', { name: 'Add a key to Acme Payments (production)' });
-    const next = generateRsaKeyPair();
+    const next = nextTestKey();
     await dialog.getByLabel('New public key').fill(spkiPemOf(next.publicKey));
     await containsText(dialog.locator('#new-key-ok'), next.fingerprint);
     await fitsTheWindow(size.width);

@@ -7,12 +7,12 @@
 import { webcrypto } from 'node:crypto';
 import { createContext, runInContext } from 'node:vm';
 import { transformSync } from 'esbuild';
-import { generateRsaKeyPair } from '../../lambda/core/keys';
 import { signRequest } from '../../lambda/core/sign';
 import { normaliseNetworkEntry } from '../../lambda/core/network-entries';
 import { join } from 'node:path';
 import { buildPortalScript } from '../../lib/portal-bundle';
 import { PORTAL_DIR } from './portal-modules';
+import { nextTestKey } from '../support/test-keys';
 
 type Bundle = {
   signRequest: (input: Record<string, unknown>) => Promise<{ headers: Record<string, string>; base: string }>;
@@ -36,7 +36,7 @@ function loadInBrowserLikeContext(): { bundle: Bundle; context: Record<string, u
 
 test('signs without Node exactly what the node signer signs (Base64 through btoa, digests through WebCrypto)', async () => {
   const { bundle } = loadInBrowserLikeContext();
-  const signer = generateRsaKeyPair(2048);
+  const signer = nextTestKey();
   const privateKey = await webcrypto.subtle.importKey('pkcs8', Buffer.from(signer.pkcs8Base64, 'base64'), bundle.RSASSA_PKCS1_SHA256, false, ['sign']);
   const input = { method: 'POST', url: 'http://127.0.0.1:3000/registry/clients?x=1', body: '{"name":"Zoë"}', keyId: 'c_AdminAdminAdminAdmin0A', created: 1_700_000_001, dateField: 'x-date' };
   const fromBundle = await bundle.signRequest({ ...input, privateKey });

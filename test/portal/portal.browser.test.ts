@@ -22,7 +22,7 @@
  * ends with a toast. Screenshot: reports/portal-screenshots/private-key-refused.png.
  */
 import { join } from 'node:path';
-import { type PrivateKeyInfo, generateRsaKeyPair, spkiPemOf } from '../../lambda/core/keys';
+import { type PrivateKeyInfo, spkiPemOf } from '../../lambda/core/keys';
 import { writeClientDir } from '../../local/client-dir';
 import { sendSigned } from '../local/gateway-process';
 import {
@@ -46,6 +46,7 @@ import {
   texts,
   visible,
 } from '../support/portal-browser';
+import { nextTestKey } from '../support/test-keys';
 
 jest.setTimeout(240_000);
 
@@ -72,8 +73,8 @@ async function clientNamed(name: string): Promise<Record<string, any>> {
 beforeAll(async () => {
   session = await startPortalSession('portal', { width: 1280, height: 1100 });
   page = session.page;
-  firstKey = generateRsaKeyPair();
-  secondKey = generateRsaKeyPair();
+  firstKey = nextTestKey();
+  secondKey = nextTestKey();
   await session.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: session.gateway.url });
   page.on('request', (request: Request) => requests.push(request));
 });
@@ -504,7 +505,7 @@ browserTest('sign-in refusals say what to do and keep the chosen files: public.p
   expect(registryCalls()).toBe(callsBefore);
 
   // A client with only the demo role: the registry answers role_forbidden; the page says what it means.
-  const key = generateRsaKeyPair();
+  const key = nextTestKey();
   const partner = await createClientFor(session.gateway, session.admin, { name: 'No Role Partner', publicKey: spkiPemOf(key.publicKey) });
   const dir = join(session.home, 'no-role-partner');
   writeClientDir(dir, partner.clientId, key);

@@ -7,13 +7,14 @@
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { signRequest } from '../../lambda/core/sign';
-import { type PrivateKeyInfo, generateKeyPair, generateRsaKeyPair } from '../../lambda/core/keys';
+import { type PrivateKeyInfo, generateKeyPair } from '../../lambda/core/keys';
 import { defaultVerifyPolicy, verifyRequest } from '../../lambda/core/verify';
 import { OUTCOME, runInPortal } from './portal-modules';
+import { nextTestKey } from '../support/test-keys';
 
 let signer: PrivateKeyInfo;
 beforeAll(() => {
-  signer = generateRsaKeyPair(2048);
+  signer = nextTestKey();
 });
 
 test("the page's bundle signs, with the key importSigningKey loaded, exactly what the core's node signer signs", () => {

@@ -13,6 +13,7 @@ import { CreateSecretCommand, DescribeSecretCommand, RotateSecretCommand, Secret
 import { AuthorizeDeps, Decision, authorize } from '../../lambda/authorizer/authorize';
 import { ClientDirectory } from '../../lambda/authorizer/client-directory';
 import { type KeyTypeName, PrivateKeyInfo, generateKeyPair, spkiPemOf } from '../../lambda/core/keys';
+import { nextTestKey } from '../support/test-keys';
 import { compileRoleCatalogue } from '../../lambda/core/role-policy';
 import { signRequest } from '../../lambda/core/sign';
 import { createVerifier, defaultVerifyPolicy } from '../../lambda/core/verify';
@@ -103,13 +104,18 @@ export interface RotatingClient {
 
 let secrets = 0;
 
+/** A new key of `type`: 2048-bit RSA from the test key pool (test/support/test-keys.ts), others generated. */
+function pooledKey(type: KeyTypeName, rsaBits: number): PrivateKeyInfo {
+  return type === 'rsa' && rsaBits === 2048 ? nextTestKey() : generateKeyPair(type, rsaBits);
+}
+
 export async function newRotatingClient(
   world: RotationWorld,
   store: DynamoClientStore,
   clock: TestClock,
   options: { bootstrapOnly?: boolean; rotationEnabled?: boolean; keyType?: KeyTypeName } = {},
 ): Promise<RotatingClient> {
-  const initialKey = generateKeyPair(options.keyType ?? 'rsa', 2048);
+  const initialKey = pooledKey(options.keyType ?? 'rsa', 2048);
   const { record } = await store.createClient(
     { name: 'Rotating partner', networkWhitelist: ['0.0.0.0'], roles: ['demo'], key: { fingerprint: initialKey.fingerprint, spkiPem: spkiPemOf(initialKey.publicKey), algorithm: initialKey.algorithm } },
     'test',
@@ -138,6 +144,7 @@ export function rotationFor(
     registry,
     graceS: GRACE_S,
     nowMs: clock.nowMs,
+    generateKey: pooledKey,
     ...overrides,
   });
 }

@@ -5,12 +5,12 @@
  */
 import { DeleteSecretCommand, PutSecretValueCommand, ResourceNotFoundException, RestoreSecretCommand } from '@aws-sdk/client-secrets-manager';
 import { SignetError } from '../../lambda/core/errors';
-import { generateRsaKeyPair } from '../../lambda/core/keys';
 import { SecretsManagerKeyProvider } from '../../lambda/signer/secrets-manager-key-provider';
 import { StandInFixture, createKeySecret, putKeySecret, startStandInFixture } from './helpers';
+import { nextTestKey } from '../support/test-keys';
 
-const k1 = generateRsaKeyPair(2048);
-const k2 = generateRsaKeyPair(2048);
+const k1 = nextTestKey();
+const k2 = nextTestKey();
 const MAX_AGE_MS = 60_000;
 
 let fx: StandInFixture;

@@ -8,17 +8,18 @@ import { AddressInfo } from 'node:net';
 import { DeleteSecretCommand } from '@aws-sdk/client-secrets-manager';
 import { checkContentDigest } from '../../lambda/core/content-digest';
 import { SignetError, fail, isSignetError } from '../../lambda/core/errors';
-import { PrivateKeyInfo, generateRsaKeyPair } from '../../lambda/core/keys';
+import { PrivateKeyInfo } from '../../lambda/core/keys';
 import { SignedRequest } from '../../lambda/core/types';
 import { VerificationKey, defaultVerifyPolicy, verifyRequest } from '../../lambda/core/verify';
 import { REST_UNAUTHORIZED_ERROR } from '../../lambda/adapters/authorizer-response';
 import { UNKNOWN_REASON_ERRORS, signatureFailureReason, signedFetch } from '../../lambda/signer/signed-fetch';
 import { Signer, createSigner } from '../../lambda/signer/signer';
 import { StandInFixture, createKeySecret, putKeySecret, startStandInFixture } from './helpers';
+import { nextTestKey } from '../support/test-keys';
 
-const k1 = generateRsaKeyPair(2048);
-const k2 = generateRsaKeyPair(2048);
-const k3 = generateRsaKeyPair(2048);
+const k1 = nextTestKey();
+const k2 = nextTestKey();
+const k3 = nextTestKey();
 const CLIENT = 'c_partner';
 
 /**

@@ -4,14 +4,15 @@
  */
 import { computeContentDigest } from '../../lambda/core/content-digest';
 import { isSignetError } from '../../lambda/core/errors';
-import { PrivateKeyInfo, generateKeyPair, generateRsaKeyPair } from '../../lambda/core/keys';
+import { PrivateKeyInfo, generateKeyPair } from '../../lambda/core/keys';
 import { SignedRequest } from '../../lambda/core/types';
 import { defaultVerifyPolicy, verifyRequest } from '../../lambda/core/verify';
 import { createSigner } from '../../lambda/signer/signer';
 import { StandInFixture, createKeySecret, putKeySecret, startStandInFixture } from './helpers';
+import { nextTestKey } from '../support/test-keys';
 
-const k1 = generateRsaKeyPair(2048);
-const k2 = generateRsaKeyPair(2048);
+const k1 = nextTestKey();
+const k2 = nextTestKey();
 const NOW_MS = 1_800_000_000_500;
 const URL_ = 'https://api.example.com/api/echo?x=1&y=%20z';
 

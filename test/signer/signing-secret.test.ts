@@ -1,10 +1,11 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { isSignetError } from '../../lambda/core/errors';
-import { generateRsaKeyPair, spkiPemOf } from '../../lambda/core/keys';
+import { spkiPemOf } from '../../lambda/core/keys';
 import { parseSigningSecret, serializeSigningSecret, signingSecretFor } from '../../lambda/signer/signing-secret';
+import { nextTestKey } from '../support/test-keys';
 
-const key = generateRsaKeyPair(2048);
-const other = generateRsaKeyPair(2048);
+const key = nextTestKey();
+const other = nextTestKey();
 const createdAt = new Date('2026-01-31T12:00:00.000Z');
 
 function codeOf(fn: () => unknown): { code: string; message: string } {

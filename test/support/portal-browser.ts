@@ -11,7 +11,8 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { generateRsaKeyPair, spkiPemOf } from '../../lambda/core/keys';
+import { spkiPemOf } from '../../lambda/core/keys';
+import { nextTestKey } from './test-keys';
 import { DynamoClientStore } from '../../lambda/store/client-store';
 import { createDocumentClient } from '../../lambda/store/dynamodb-client';
 import { readClientDir } from '../../local/client-dir';
@@ -121,7 +122,7 @@ export async function registryCall(
 /** Creates a client through the registry API (a fresh key unless one is given); returns its record. */
 export async function createClientFor(gateway: GatewayProcess, signer: TestSigner, body: Record<string, unknown>): Promise<Record<string, any>> {
   const answer = await registryCall(gateway, signer, '/registry/clients', {
-    body: { networkWhitelist: ['0.0.0.0'], roles: ['demo'], publicKey: spkiPemOf(generateRsaKeyPair().publicKey), ...body },
+    body: { networkWhitelist: ['0.0.0.0'], roles: ['demo'], publicKey: spkiPemOf(nextTestKey().publicKey), ...body },
   });
   if (answer.status !== 201) throw new Error(`creating ${String(body.name)} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
   return answer.body;

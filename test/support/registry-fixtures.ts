@@ -1,23 +1,13 @@
 /**
- * Keys and inputs for the registry and store tests. RSA key generation is slow, so each test
- * file draws from a small pool generated on first use.
+ * Keys and inputs for the registry and store tests. The keys come from the test key pool
+ * (./test-keys.ts): `testKey(i)` is the same key for the same `i` within a test file.
  */
 import { generateKeyPairSync } from 'node:crypto';
-import { generateRsaKeyPair, type PrivateKeyInfo } from '../../lambda/core/keys';
+import { type PrivateKeyInfo } from '../../lambda/core/keys';
 import type { NewClient, NewKey } from '../../lambda/domain/store-types';
+import { testKey } from './test-keys';
 
-/** Keyed by index, generated only when asked for: `testKey(100)` makes one key, not 101. */
-const pool = new Map<number, PrivateKeyInfo>();
-
-/** The i-th test key pair of this file (2048-bit RSA), generated once. */
-export function testKey(i: number): PrivateKeyInfo {
-  let key = pool.get(i);
-  if (key === undefined) {
-    key = generateRsaKeyPair(2048);
-    pool.set(i, key);
-  }
-  return key;
-}
+export { testKey };
 
 /** The public half of the i-th key, as the store takes it. */
 export function newKey(i: number): NewKey {
