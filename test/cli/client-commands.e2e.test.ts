@@ -46,7 +46,7 @@ beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), 'signet-cli-home-'));
   work = mkdtempSync(join(tmpdir(), 'signet-cli-work-'));
   // No client cache in the gateway: `signet rotate` below waits on an injected clock, not the real one.
-  gateway = await startGatewayProcess(home, { env: { SIGNET_CLIENT_CACHE_TTL_MS: '0' } });
+  gateway = await startGatewayProcess(home, { seedKeys: true, env: { SIGNET_CLIENT_CACHE_TTL_MS: '0' } });
   env = gatewayEnv(home, gateway.port);
 });
 

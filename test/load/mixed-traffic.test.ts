@@ -39,7 +39,7 @@ let disabled: { clientId: string; key: PrivateKeyInfo };
 
 beforeAll(async () => {
   home = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-load-'));
-  gateway = await startGatewayProcess(home);
+  gateway = await startGatewayProcess(home, { seedKeys: true });
   demo = readClientDir(path.join(home, 'demo'));
   const admin = readClientDir(path.join(home, 'admin'));
   const adminSigner = { clientId: admin.clientId, privateKey: admin.key.key };

@@ -54,7 +54,7 @@ async function send(url: string, init: { method?: string; headers: Record<string
 
 beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), 'signet-home-'));
-  gateway = await startGatewayProcess(home, { env: { SIGNET_PROFILE: 'rfc9421' } });
+  gateway = await startGatewayProcess(home, { seedKeys: true, env: { SIGNET_PROFILE: 'rfc9421' } });
   const adminDir = readClientDir(join(home, 'admin'));
   admin = { clientId: adminDir.clientId, privateKey: adminDir.key.key };
 

@@ -12,6 +12,9 @@ import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { KeyObject } from 'node:crypto';
 import { resolve } from 'node:path';
 import { signRequest } from '../../lambda/core/sign';
+import { hasClientKey, writeKeyFiles } from '../../local/client-dir';
+import { localPaths } from '../../local/signet-home';
+import { nextTestKey } from '../support/test-keys';
 
 export const REPO_ROOT = resolve(__dirname, '..', '..');
 
@@ -35,8 +38,17 @@ export function gatewayEnv(home: string, port: number, extra: Record<string, str
   return { ...inherited, SIGNET_HOME: home, PORT: String(port), ...extra };
 }
 
-/** Starts the gateway and resolves once it printed `ready: <url>`. */
-export async function startGatewayProcess(home: string, options: { port?: number; env?: Record<string, string> } = {}): Promise<GatewayProcess> {
+/**
+ * Starts the gateway and resolves once it printed `ready: <url>`.
+ * @param options.seedKeys give the admin and demo clients keys from the test key pool
+ *   (test/support/test-keys.ts) before the first start, as if an earlier start had made them,
+ *   instead of having the gateway generate two RSA keys; for tests that are not about the first start
+ */
+export async function startGatewayProcess(home: string, options: { port?: number; env?: Record<string, string>; seedKeys?: boolean } = {}): Promise<GatewayProcess> {
+  if (options.seedKeys === true) {
+    const { adminDir, demoDir } = localPaths(home);
+    for (const dir of [adminDir, demoDir]) if (!hasClientKey(dir)) writeKeyFiles(dir, nextTestKey());
+  }
   // PORT=0 by default: the gateway binds a port the system picks. A port found free here first could be
   // taken by another process (a test worker's emulator, say) before the gateway binds it.
   const port = options.port ?? 0;

@@ -76,7 +76,7 @@ export async function startPortalSession(name: string, viewport: { width: number
     rmSync(profile, { recursive: true, force: true });
   };
   try {
-    gateway = await startGatewayProcess(home);
+    gateway = await startGatewayProcess(home, { seedKeys: true });
     const dir = join(home, 'admin');
     const client = readClientDir(dir);
     const admin = { clientId: client.clientId, privateKey: client.key.key, fingerprint: client.key.fingerprint, keyText: readFileSync(join(dir, 'private.pkcs8.b64'), 'utf8').trim(), dir };
