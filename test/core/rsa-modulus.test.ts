@@ -6,9 +6,11 @@ import { generateKeyPairSync } from 'node:crypto';
 import { ModulusVerdicts, modulusWeakness } from '../../lambda/core/rsa-modulus';
 import { closePrimesModulus, nextPrime, primeModulus, smallFactorModulus, squareModulus } from '../support/weak-rsa-keys';
 import { generatePrimeSync } from 'node:crypto';
+import { nextTestKey } from '../support/test-keys';
 
+/** The modulus of a real key: 2048-bit ones from the test key pool, others generated. */
 function modulusOf(bits: number): bigint {
-  const { publicKey } = generateKeyPairSync('rsa', { modulusLength: bits });
+  const publicKey = bits === 2048 ? nextTestKey().publicKey : generateKeyPairSync('rsa', { modulusLength: bits }).publicKey;
   return BigInt(`0x${Buffer.from((publicKey.export({ format: 'jwk' }) as { n: string }).n, 'base64url').toString('hex')}`);
 }
 

@@ -84,7 +84,7 @@ test('100 concurrent edits across 10 clients through the registry handler: no lo
     const created = await call({
       method: 'POST',
       path: '/registry/clients',
-      body: { name: `Contended ${c}`, networkWhitelist: ['203.0.113.7'], publicKey: spkiPem(testKey(100 + c)), roles: ['demo'] },
+      body: { name: `Contended ${c}`, networkWhitelist: ['203.0.113.7'], publicKey: spkiPem(testKey(c)), roles: ['demo'] },
     });
     expect(created.status).toBe(201);
     clientIds.push(created.body.clientId as string);

@@ -199,7 +199,7 @@ test('--endpoint: the wait is the authorizer client cache TTL that API reports (
   const demo = await newRotatingClient(world, store, clock);
   writeLocalJson(demo.secretName);
   // An API as a deployment serves it: the deployed authorizer and registry handlers, a 45 s client cache.
-  const adminKey = testKey(90);
+  const adminKey = testKey(0);
   const admin = await store.createClient({ name: 'operator', networkWhitelist: ['127.0.0.1', '::1'], roles: ['registry:admin'], key: { fingerprint: adminKey.fingerprint, spkiPem: spkiPemOf(adminKey.publicKey) } }, 'test');
   writeClientDir(join(home, 'operator'), admin.record.clientId, adminKey);
   const server = createServer();
