@@ -6,6 +6,7 @@ import { KeyObject, constants, createHash, generateKeyPairSync, sign as rsaSign 
 import { SignetError, SignetErrorCode, isSignetError } from '../../lambda/core/errors';
 import { VerificationKey, VerifyPolicy, defaultVerifyPolicy } from '../../lambda/core/verify';
 import { fingerprintOf } from '../../lambda/core/keys';
+import { nextTestKey } from '../support/test-keys';
 
 /** A fixed "now" for the verification tests (2023-11-14T22:13:20Z). */
 export const NOW_S = 1_700_000_000;
@@ -17,8 +18,12 @@ export interface TestKeys {
   readonly fingerprint: string;
 }
 
-/** A fresh RSA pair; generate a few once per file (2048-bit generation is slow). */
+/** An RSA pair this file has not had before: 2048-bit ones from the test key pool (generation is slow), others generated. */
 export function rsaKeys(bits = 2048): TestKeys {
+  if (bits === 2048) {
+    const { key, publicKey } = nextTestKey();
+    return { privateKey: key, publicKey, fingerprint: fingerprintOf(publicKey) };
+  }
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: bits });
   return { privateKey, publicKey, fingerprint: fingerprintOf(publicKey) };
 }
