@@ -2,6 +2,7 @@
  * Reading one signature out of `Signature-Input` and `Signature` (RFC 9421 §4.1, §4.2):
  * the covered components, the signature parameters (§2.3) and the signature bytes.
  */
+import { SIGNATURE_ALGORITHMS } from './algorithm-names';
 import { DEFAULT_MAX_COVERED_COMPONENTS, MAX_SIGNATURE_HEADER_BYTES } from './defaults';
 import { fail } from './errors';
 import type { ComponentId } from './types';
@@ -296,7 +297,8 @@ function canonicalSignatureInput(text: string, label: string, maxComponents: num
           keyid = value;
           break;
         case 'alg':
-          alg = value;
+          // A name Signet verifies is kept as its constant: every later comparison with it is then by identity.
+          alg = SIGNATURE_ALGORITHMS.find((name) => name === value) ?? value;
           break;
         case 'nonce':
           nonce = value;

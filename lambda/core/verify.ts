@@ -31,7 +31,7 @@ import { parseHttpDate } from './http-date';
 import { MAX_KEYID_LENGTH } from './keyid';
 import { COVERAGE_PROFILES, type CoverageProfile, MAX_SIGNATURES_READ } from './profiles';
 import { type VerifyPolicy, defaultVerifyPolicy, policyForProfile } from './verify-policy';
-import { buildSignatureBase, trimOws } from './signature-base';
+import { baseHeads, buildBaseWithHeads, buildSignatureBase, trimOws } from './signature-base';
 import { ComponentId, type KnownCoveredLists, SignatureInput, type SignatureMemberSummary, checkComponentCount, listSignatureMembers, readSignatureInput, readSignatureValue } from './signature-params';
 import { signatureReplayId } from './replay-id';
 import { SIGNATURE_AGENT_FIELD, signedSignatureAgent } from './signature-agent';
@@ -236,6 +236,8 @@ interface CoveredList extends CoveredFacts {
   readonly targetPasses: readonly VerifyPolicy[];
   /** Policies whose required components and date rule (checkRequiredCoverage) the list passes. */
   readonly requiredPasses: readonly VerifyPolicy[];
+  /** What precedes each value in a base over the list (./signature-base.ts, baseHeads). */
+  readonly heads: readonly string[];
 }
 
 /**
@@ -249,6 +251,8 @@ interface MemoizedInput {
   readonly sharedPasses: readonly VerifyPolicy[];
   /** Policies under which the profile's own checks pass: `alg` required, required components, a date covered. */
   readonly profilePasses: readonly VerifyPolicy[];
+  /** Its covered list's base heads (./signature-base.ts, baseHeads). */
+  readonly heads: readonly string[];
 }
 
 /** What a key's KeyObject says, worked out once: `asymmetricKeyDetails` builds a new object on every read. */
@@ -421,18 +425,21 @@ export class Verifier {
       const policy = this.policy;
       const parsed = this.parse(set, policy, targetUriCandidates);
       const keys = resolveKeys(parsed.keyId);
-      const finish = (resolved: readonly VerificationKey[]): Verdict | Promise<Verdict> => {
-        const verdict = verdictOf(parsed, this.verifyParsed(parsed, resolved, policy).fingerprint);
-        if (this.replay === undefined) return verdict;
-        return this.claim(set, parsed, policy).then((fresh) => {
-          if (!fresh) fail('replayed_request', 'This signed request was already used. Sign every request anew (fresh created and Date).');
-          return verdict;
-        });
-      };
-      return isPromiseLike(keys) ? Promise.resolve(keys).then(finish) : Promise.resolve(finish(keys));
+      if (isPromiseLike(keys)) return Promise.resolve(keys).then((resolved) => this.finish(set, parsed, resolved, policy));
+      return Promise.resolve(this.finish(set, parsed, keys, policy));
     } catch (error) {
       return Promise.reject(error);
     }
+  }
+
+  /** {@link verify} once the keys are known: the verdict, after the claim under replay protection. */
+  private finish(set: SignatureSet, parsed: ParsedSignature, keys: readonly VerificationKey[], policy: VerifyPolicy): Verdict | Promise<Verdict> {
+    const verdict = verdictOf(parsed, this.usableSigner(parsed, keys, policy, this.signingKey(parsed, keys, policy)).fingerprint);
+    if (this.replay === undefined) return verdict;
+    return this.claim(set, parsed, policy).then((fresh) => {
+      if (!fresh) fail('replayed_request', 'This signed request was already used. Sign every request anew (fresh created and Date).');
+      return verdict;
+    });
   }
 
   /**
@@ -501,12 +508,14 @@ export class Verifier {
     const req = set.request;
     const { checked } = member;
     const { input } = checked;
-    if (!set.input(member.label, policy).profilePasses.includes(policy)) checkProfileCoverage(checked, policy);
+    const read = set.input(member.label, policy);
+    if (!read.profilePasses.includes(policy)) checkProfileCoverage(checked, policy);
     if (!member.targetChecked && requiresTarget(policy)) {
       checkTargetCoverage(checked, policy, true);
       checkQueryCoverage(checked, req);
     }
-    const base = buildSignatureBase(req, input.covered, input.signatureParams);
+    const heads = read.checked.input === input ? read.heads : baseHeads(input.covered);
+    const base = buildBaseWithHeads(req, input.covered, heads, input.signatureParams);
     policy.onBase?.(base);
     const alternativeBases = checked.coversUrl && targetUriCandidates !== NO_ALTERNATIVES ? new AlternativeBases(req, input, policy, targetUriCandidates) : NO_ALTERNATIVES;
     return {
@@ -553,8 +562,13 @@ export class Verifier {
    *   `algorithm_mismatch` when `alg` names an algorithm none of the usable keys has, `signature_mismatch` otherwise
    */
   refuseUnlessUsable(parsed: ParsedSignature, keys: readonly VerificationKey[], policy: VerifyPolicy, signer: VerificationKey | undefined): { fingerprint: string } {
+    return { fingerprint: this.usableSigner(parsed, keys, policy, signer).fingerprint };
+  }
+
+  /** {@link refuseUnlessUsable}, returning the key itself. */
+  private usableSigner(parsed: ParsedSignature, keys: readonly VerificationKey[], policy: VerifyPolicy, signer: VerificationKey | undefined): VerificationKey {
     const now = policy.nowS();
-    if (signer !== undefined && isUsable(signer, now)) return { fingerprint: signer.fingerprint };
+    if (signer !== undefined && isUsable(signer, now)) return signer;
     const usable = keys.filter((k) => isUsable(k, now));
     // Choosing the actionable reason: a retired key signed, or only retired keys are left.
     if (signer !== undefined || (keys.length > 0 && usable.length === 0)) {
@@ -666,7 +680,7 @@ export class Verifier {
       if (sharedOk && paramsOk && list.targetPasses.includes(policy)) sharedPasses.push(policy);
       if (paramsOk && (input.alg !== undefined || !policy.requireAlg) && list.requiredPasses.includes(policy)) profilePasses.push(policy);
     }
-    return { checked, sharedPasses, profilePasses };
+    return { checked, sharedPasses, profilePasses, heads: list.heads };
   }
 
   /** The facts of `input`'s covered list and the coverage rules it passes, memoized by the list's text. */
@@ -691,7 +705,7 @@ export class Verifier {
       if (passes(() => checkTargetCoverage(checked, policy, requiresTarget(policy)))) targetPasses.push(policy);
       if (passes(() => checkRequiredCoverage(checked, policy))) requiredPasses.push(policy);
     }
-    const list: CoveredList = { ...facts, components: Object.freeze(input.covered as ComponentId[]), targetPasses, requiredPasses };
+    const list: CoveredList = { ...facts, components: Object.freeze(input.covered as ComponentId[]), targetPasses, requiredPasses, heads: baseHeads(input.covered) };
     if (memoized) this.coveredLists.set(text, list);
     return list;
   }
@@ -767,7 +781,8 @@ export class Verifier {
   private utf8Bytes(text: string): Uint8Array {
     if (text.length * 3 > BASE_BUFFER_BYTES) return Buffer.from(text, 'utf8');
     this.baseBuffer ??= Buffer.alloc(BASE_BUFFER_BYTES);
-    return this.baseBuffer.subarray(0, this.baseBuffer.write(text, 0, 'utf8'));
+    // write(text): UTF-8 from offset 0, without the argument checks of write(text, 0, 'utf8').
+    return this.baseBuffer.subarray(0, this.baseBuffer.write(text));
   }
 
   private factsOf(key: KeyObject): KeyFacts {

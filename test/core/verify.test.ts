@@ -1,6 +1,7 @@
 import { constants, createHash, createPrivateKey, createPublicKey, sign as rsaSign, verify as cryptoVerify } from 'node:crypto';
 import fc from 'fast-check';
 import { checkContentDigest } from '../../lambda/core/content-digest';
+import { readSignatureInput } from '../../lambda/core/signature-params';
 import { ERROR_CODES, SignetError, SignetErrorCode } from '../../lambda/core/errors';
 import { signRequest } from '../../lambda/core/sign';
 import { SignedRequest } from '../../lambda/core/types';
@@ -23,6 +24,7 @@ import {
   PlainRequest,
   codeOf,
   imfDate,
+  independentBase,
   policyAt,
   profileParams,
   rsaKeys,
@@ -297,6 +299,35 @@ describe('verifyRequest: the happy paths', () => {
     await verifyRequest(req, policyAt(NOW_S, { onBase: (b) => seen.push(b) }), aliceKeys);
     expect(seen).toHaveLength(1);
     expect(seen[0]).toBe(`"@method": GET\n"@target-uri": https://api.example.com/orders?id=7\n"date": ${imfDate(NOW_S)}\n"@signature-params": ("@method" "@target-uri" "date")${profileParams(NOW_S)}`);
+  });
+
+  it('a verifier that keeps covered lists builds the independent base, whatever list, values and order it sees them in', async () => {
+    const seen: string[] = [];
+    const verifier = createVerifier({ policy: policyAt(NOW_S, { onBase: (b) => seen.push(b) }), resolveKeys: aliceKeys });
+    const lists = [
+      ['@method', '@target-uri', 'date'],
+      ['date', '@method', '@target-uri'],
+      ['@method', '@target-uri', 'date', 'x-a'],
+      ['@method', 'x-b', '@target-uri', 'date', 'x-a'],
+    ];
+    const requests = [0, 1, 2].flatMap((age) =>
+      lists.map((components) => ({
+        components,
+        req: signCustom(
+          { method: 'GET', targetUri: 'https://api.example.com/orders?id=7', headers: { date: imfDate(NOW_S - age), 'x-a': 'a', 'x-b': `b${age}` } },
+          { components, params: profileParams(NOW_S - age) },
+          alice.privateKey,
+        ),
+      })),
+    );
+    for (let pass = 0; pass < 2; pass++) {
+      for (const { components, req } of requests) {
+        seen.length = 0;
+        await verifier.verify(req);
+        const input = readSignatureInput(req.headers['signature-input'] as string, 'sig');
+        expect(seen).toEqual([independentBase(req, components, input.signatureParams)]);
+      }
+    }
   });
 
   it('tries the extra target-URI spellings it is given (one base each)', async () => {
