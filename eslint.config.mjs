@@ -33,7 +33,17 @@ export default tseslint.config(
   },
   {
     files: ['portal/**/*.js'],
-    languageOptions: { sourceType: 'module', globals: { window: 'readonly', document: 'readonly', crypto: 'readonly', fetch: 'readonly', console: 'readonly', localStorage: 'readonly', indexedDB: 'readonly', navigator: 'readonly', TextEncoder: 'readonly', TextDecoder: 'readonly', atob: 'readonly', btoa: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', URL: 'readonly', Headers: 'readonly', Response: 'readonly', FileReader: 'readonly', HTMLElement: 'readonly', CryptoKey: 'readonly', Event: 'readonly', CustomEvent: 'readonly', location: 'readonly' } },
+    languageOptions: {
+      sourceType: 'module',
+      globals: {
+        window: 'readonly', document: 'readonly', crypto: 'readonly', fetch: 'readonly', console: 'readonly',
+        localStorage: 'readonly', indexedDB: 'readonly', navigator: 'readonly', TextEncoder: 'readonly',
+        TextDecoder: 'readonly', atob: 'readonly', btoa: 'readonly', setTimeout: 'readonly',
+        clearTimeout: 'readonly', URL: 'readonly', Headers: 'readonly', Response: 'readonly',
+        FileReader: 'readonly', HTMLElement: 'readonly', CryptoKey: 'readonly', Event: 'readonly',
+        CustomEvent: 'readonly', location: 'readonly',
+      },
+    },
   },
   {
     files: ['examples/**/*.mjs', 'bin/**/*.cjs'],
