@@ -6,7 +6,7 @@ import { SIGNATURE_ALGORITHMS } from './algorithm-names';
 import { DEFAULT_MAX_COVERED_COMPONENTS, MAX_SIGNATURE_HEADER_BYTES } from './defaults';
 import { fail } from './errors';
 import type { ComponentId } from './types';
-import { InnerList, isDigit, isInnerList, isKeyChar, isKeyStart, parseDictionaryField, serializeItem, serializeParameters } from './structured-fields';
+import { type Dictionary, InnerList, isDigit, isInnerList, isKeyChar, isKeyStart, parseDictionaryField, serializeItem, serializeParameters } from './structured-fields';
 
 export type { ComponentId } from './types';
 
@@ -39,8 +39,28 @@ export type KnownCoveredLists = (listText: string) => readonly ComponentId[] | u
  * @throws SignetError `malformed_signature_input`, `signature_label_missing`, `invalid_signature_input` (too many components)
  */
 export function readSignatureInput(fieldValue: string, label: string, maxComponents: number = DEFAULT_MAX_COVERED_COMPONENTS, knownLists?: KnownCoveredLists): SignatureInput {
+  return readCanonicalSignatureInput(fieldValue, label, maxComponents, knownLists) ?? parseSignatureInputMember(fieldValue, label, maxComponents);
+}
+
+/**
+ * One pass over a Signature-Input member in canonical form (the usual signer's), or undefined when
+ * the text is not in that form: then only the full parse ({@link parseSignatureInputField}) can
+ * read it, and give the precise refusal.
+ * @throws SignetError `malformed_signature_input` when the field is over the size limit
+ */
+export function readCanonicalSignatureInput(fieldValue: string, label: string, maxComponents: number, knownLists?: KnownCoveredLists): SignatureInput | undefined {
   guardSize(fieldValue, 'Signature-Input', 'malformed_signature_input');
-  return canonicalSignatureInput(fieldValue, label, maxComponents, knownLists) ?? parseSignatureInputMember(fieldValue, label, maxComponents);
+  return canonicalSignatureInput(fieldValue, label, maxComponents, knownLists);
+}
+
+/**
+ * The full RFC 8941 parse of a Signature-Input field: what every member is read from when the
+ * field is not in canonical form. A request's SignatureSet makes it at most once.
+ * @throws SignetError `malformed_signature_input`
+ */
+export function parseSignatureInputField(fieldValue: string): Dictionary {
+  guardSize(fieldValue, 'Signature-Input', 'malformed_signature_input');
+  return parseDictionaryField(fieldValue, 'malformed_signature_input', 'Signature-Input', 'sig=("@method" "@target-uri" "date");created=<unix seconds>;keyid="<clientId>";alg="rsa-v1_5-sha256"');
 }
 
 /**
@@ -48,7 +68,14 @@ export function readSignatureInput(fieldValue: string, label: string, maxCompone
  * not in canonical form (and by the tests that check the fast path agrees with it).
  */
 export function parseSignatureInputMember(fieldValue: string, label: string, maxComponents: number = DEFAULT_MAX_COVERED_COMPONENTS): SignatureInput {
-  const dict = parseDictionaryField(fieldValue, 'malformed_signature_input', 'Signature-Input', `${label}=("@method" "@target-uri" "date");created=<unix seconds>;keyid="<clientId>";alg="rsa-v1_5-sha256"`);
+  return signatureInputMember(parseSignatureInputField(fieldValue), label, maxComponents);
+}
+
+/**
+ * Member `label` of a parsed Signature-Input field, read as {@link readSignatureInput} reads it.
+ * @throws SignetError `signature_label_missing`, `malformed_signature_input`, `invalid_signature_input` (too many components)
+ */
+export function signatureInputMember(dict: Dictionary, label: string, maxComponents: number): SignatureInput {
   const member = dict.get(label);
   if (member === undefined) {
     fail('signature_label_missing', `Signature-Input has no "${label}" signature${labelsNote(dict.keys())}. Sign with the label ${label}=(...).`);
@@ -77,8 +104,11 @@ export interface SignatureMemberSummary {
  * @throws SignetError `malformed_signature_input`, `invalid_signature_input` (more than `maxMembers`)
  */
 export function listSignatureMembers(fieldValue: string, maxMembers: number): SignatureMemberSummary[] {
-  guardSize(fieldValue, 'Signature-Input', 'malformed_signature_input');
-  const dict = parseDictionaryField(fieldValue, 'malformed_signature_input', 'Signature-Input', 'sig1=("@method" "@authority" "@path");created=<unix seconds>;keyid="<clientId>"');
+  return signatureMembersOf(parseSignatureInputField(fieldValue), maxMembers);
+}
+
+/** {@link listSignatureMembers} of a parsed Signature-Input field. @throws SignetError `invalid_signature_input` (more than `maxMembers`) */
+export function signatureMembersOf(dict: Dictionary, maxMembers: number): SignatureMemberSummary[] {
   if (dict.size > maxMembers) {
     fail('invalid_signature_input', `Signature-Input declares ${dict.size} signatures; Signet reads at most ${maxMembers}. Send only the signature(s) this API checks.`);
   }
@@ -116,13 +146,35 @@ export function checkComponentCount(label: string, count: number, maxComponents:
  * @throws SignetError `malformed_signature`, `signature_label_missing`
  */
 export function readSignatureValue(fieldValue: string, label: string): Buffer {
+  return readCanonicalSignatureValue(fieldValue, label) ?? parseSignatureMember(fieldValue, label);
+}
+
+/**
+ * The bytes of a Signature field that holds only member `label`, in canonical form, or undefined:
+ * then only the full parse ({@link parseSignatureField}) can read it.
+ * @throws SignetError `malformed_signature` when the field is over the size limit
+ */
+export function readCanonicalSignatureValue(fieldValue: string, label: string): Buffer | undefined {
   guardSize(fieldValue, 'Signature', 'malformed_signature');
-  return canonicalSignatureValue(fieldValue, label) ?? parseSignatureMember(fieldValue, label);
+  return canonicalSignatureValue(fieldValue, label);
+}
+
+/**
+ * The full RFC 8941 parse of a Signature field. A request's SignatureSet makes it at most once.
+ * @throws SignetError `malformed_signature`
+ */
+export function parseSignatureField(fieldValue: string): Dictionary {
+  guardSize(fieldValue, 'Signature', 'malformed_signature');
+  return parseDictionaryField(fieldValue, 'malformed_signature', 'Signature', 'sig=:<base64 signature>:');
 }
 
 /** The reference path of {@link readSignatureValue}: the full RFC 8941 parse. */
 export function parseSignatureMember(fieldValue: string, label: string): Buffer {
-  const dict = parseDictionaryField(fieldValue, 'malformed_signature', 'Signature', `${label}=:<base64 signature>:`);
+  return signatureValueMember(parseSignatureField(fieldValue), label);
+}
+
+/** The signature bytes of member `label` of a parsed Signature field. @throws SignetError `signature_label_missing`, `malformed_signature` */
+export function signatureValueMember(dict: Dictionary, label: string): Buffer {
   const member = dict.get(label);
   if (member === undefined) {
     fail('signature_label_missing', `Signature has no "${label}" value${labelsNote(dict.keys())}. Send Signature: ${label}=:<base64>:.`);

@@ -26,13 +26,29 @@ import { type SignatureAlgorithm, algorithmFits, algorithmForKey, checkAlgorithm
 import { BoundedMemo } from './bounded-cache';
 import { ANY_KNOWN_DIGEST, checkContentDigestField } from './content-digest';
 import { DATE_FIELDS, type DateField, WEB_BOT_AUTH_TAG } from './defaults';
-import { fail, isSignetError } from './errors';
+import { SignetError, fail, isSignetError } from './errors';
 import { parseHttpDate } from './http-date';
 import { MAX_KEYID_LENGTH } from './keyid';
 import { COVERAGE_PROFILES, type CoverageProfile, MAX_SIGNATURES_READ } from './profiles';
 import { type VerifyPolicy, defaultVerifyPolicy, policyForProfile } from './verify-policy';
 import { baseHeads, buildBaseWithHeads, buildSignatureBase, trimOws } from './signature-base';
-import { ComponentId, type KnownCoveredLists, SignatureInput, type SignatureMemberSummary, checkComponentCount, listSignatureMembers, readSignatureInput, readSignatureValue } from './signature-params';
+import {
+  ComponentId,
+  type KnownCoveredLists,
+  SignatureInput,
+  type SignatureMemberSummary,
+  checkComponentCount,
+  listSignatureMembers,
+  parseSignatureField,
+  parseSignatureInputField,
+  readCanonicalSignatureInput,
+  readCanonicalSignatureValue,
+  readSignatureInput,
+  signatureInputMember,
+  signatureMembersOf,
+  signatureValueMember,
+} from './signature-params';
+import type { Dictionary } from './structured-fields';
 import { signatureReplayId } from './replay-id';
 import { SIGNATURE_AGENT_FIELD, signedSignatureAgent } from './signature-agent';
 import { SignedRequest } from './types';
@@ -187,6 +203,11 @@ export interface VerifierOptions {
   readonly resolveKeys?: KeyResolver;
   /** Single use: when set, {@link Verifier.claim} records every signature of an accepted request. */
   readonly replay?: ReplayGuard;
+  /**
+   * Told each time a request's Signature-Input or Signature text is read (a memo hit reads
+   * nothing): for the tests and benchmarks that count what a request costs. Production leaves it unset.
+   */
+  readonly onFieldRead?: (field: 'Signature-Input' | 'Signature') => void;
 }
 
 /**
@@ -280,6 +301,12 @@ export class SignatureSet {
   private valueLabel: string | undefined;
   private value: Buffer | undefined;
   private otherValues: Map<string, Buffer> | undefined;
+  // Each field's full parse, made at most once (only for text not in canonical form), and every
+  // refusal given, by what was asked: a stranger's malformed field is read once however many
+  // steps of the refusal ask for it.
+  private inputDictionary: Dictionary | undefined;
+  private signatureDictionary: Dictionary | undefined;
+  private refusals: Map<string, SignetError> | undefined;
 
   constructor(
     readonly request: SignedRequest,
@@ -299,8 +326,27 @@ export class SignatureSet {
    * @throws SignetError `malformed_signature_input`, `invalid_signature_input`
    */
   members(): readonly SignatureMemberSummary[] {
-    this.memberList ??= this.verifier.memberList(this.inputField ?? '');
+    this.memberList ??= this.soleMember();
+    if (this.memberList === undefined) {
+      this.throwIfRefused('members', '');
+      try {
+        this.memberList = this.verifier.memberList(this.inputField ?? '', this);
+      } catch (error) {
+        throw this.refused('members', '', error);
+      }
+    }
     return this.memberList;
+  }
+
+  /**
+   * The member list of a field that is exactly the one member already read (`label=` and its
+   * canonical serialization: the usual signer's field), without parsing the field again; else undefined.
+   */
+  private soleMember(): readonly SignatureMemberSummary[] | undefined {
+    const input = this.firstInput?.checked.input;
+    if (input === undefined || this.inputField !== `${input.label}=${input.signatureParams}`) return undefined;
+    const { label, keyid, created } = input;
+    return Object.freeze([{ label, components: input.covered.length, ...(keyid !== undefined ? { keyid } : {}), ...(created !== undefined ? { created } : {}) }]);
   }
 
   /** Member `label` of Signature-Input with its facts. @throws SignetError as readSignatureInput */
@@ -308,7 +354,12 @@ export class SignatureSet {
     if (label === this.firstLabel) return this.firstInput as MemoizedInput;
     let read = this.otherInputs?.get(label);
     if (read === undefined) {
-      read = this.verifier.signatureInput(this.inputField ?? '', label, policy);
+      this.throwIfRefused('input', label);
+      try {
+        read = this.verifier.signatureInput(this.inputField ?? '', label, policy, this);
+      } catch (error) {
+        throw this.refused('input', label, error);
+      }
       if (this.firstLabel === undefined) {
         this.firstLabel = label;
         this.firstInput = read;
@@ -324,7 +375,12 @@ export class SignatureSet {
     if (label === this.valueLabel) return this.value as Buffer;
     let value = this.otherValues?.get(label);
     if (value === undefined) {
-      value = readSignatureValue(this.signatureField ?? '', label);
+      this.throwIfRefused('signature', label);
+      try {
+        value = this.readValue(label);
+      } catch (error) {
+        throw this.refused('signature', label, error);
+      }
       if (this.valueLabel === undefined) {
         this.valueLabel = label;
         this.value = value;
@@ -333,6 +389,60 @@ export class SignatureSet {
       }
     }
     return value;
+  }
+
+  /**
+   * Signature-Input parsed in full, the first time it is asked for; every later call returns
+   * that parse (or throws its refusal again).
+   * @throws SignetError `malformed_signature_input`
+   */
+  inputFieldParsed(): Dictionary {
+    if (this.inputDictionary === undefined) {
+      this.throwIfRefused('parse', 'Signature-Input');
+      this.verifier.onFieldRead?.('Signature-Input');
+      try {
+        this.inputDictionary = parseSignatureInputField(this.inputField ?? '');
+      } catch (error) {
+        throw this.refused('parse', 'Signature-Input', error);
+      }
+    }
+    return this.inputDictionary;
+  }
+
+  /** Whether {@link inputFieldParsed} has run and succeeded (then members are read from it, not from the text). */
+  get inputFieldIsParsed(): boolean {
+    return this.inputDictionary !== undefined;
+  }
+
+  private readValue(label: string): Buffer {
+    const field = this.signatureField ?? '';
+    if (this.signatureDictionary === undefined) {
+      const canonical = readCanonicalSignatureValue(field, label);
+      if (canonical !== undefined) {
+        this.verifier.onFieldRead?.('Signature');
+        return canonical;
+      }
+      this.throwIfRefused('parse', 'Signature');
+      this.verifier.onFieldRead?.('Signature');
+      try {
+        this.signatureDictionary = parseSignatureField(field);
+      } catch (error) {
+        throw this.refused('parse', 'Signature', error);
+      }
+    }
+    return signatureValueMember(this.signatureDictionary, label);
+  }
+
+  /** Throws the refusal given the first time `what` of `label` was asked for, if one was. */
+  private throwIfRefused(what: 'input' | 'signature' | 'members' | 'parse', label: string): void {
+    const refused = this.refusals?.get(`${what} ${label}`);
+    if (refused !== undefined) throw refused;
+  }
+
+  /** `error`, kept (when it is a refusal) as the answer to every later ask for `what` of `label`. */
+  private refused(what: 'input' | 'signature' | 'members' | 'parse', label: string, error: unknown): unknown {
+    if (isSignetError(error)) (this.refusals ??= new Map()).set(`${what} ${label}`, error);
+    return error;
   }
 
   /** The signature the policy reads when no label is chosen (the policy's label, `sig`, or under a profile that accepts any label and without a `sig` signature, the first one declared). */
@@ -366,6 +476,8 @@ export class Verifier {
   /** The deployment's policy: its profile's. */
   readonly policy: VerifyPolicy;
   readonly replay: ReplayGuard | undefined;
+  /** See {@link VerifierOptions.onFieldRead}. */
+  readonly onFieldRead: VerifierOptions['onFieldRead'];
   private readonly resolveKeys: KeyResolver | undefined;
   /** Each profile's policy, derived once from the deployment's `signet` policy. */
   private readonly policies: Readonly<Record<CoverageProfile, VerifyPolicy>>;
@@ -398,6 +510,7 @@ export class Verifier {
     this.policy = policies[options.profile ?? options.policy.profile];
     this.resolveKeys = options.resolveKeys;
     this.replay = options.replay;
+    this.onFieldRead = options.onFieldRead;
   }
 
   /** The policy of `profile`: the deployment's windows and limits with that profile's coverage rules. The same object every time. */
@@ -633,22 +746,40 @@ export class Verifier {
   }
 
   /** Member `label` of Signature-Input, memoized with the checks it passes under each of this verifier's policies. */
-  signatureInput(field: string, label: string, policy: VerifyPolicy): MemoizedInput {
-    if (field.length > SIGNATURE_INPUT_MEMO_MAX_CHARS) return this.judged(readSignatureInput(field, label, policy.maxCoveredComponents, this.knownLists));
+  signatureInput(field: string, label: string, policy: VerifyPolicy, set?: SignatureSet): MemoizedInput {
+    if (field.length > SIGNATURE_INPUT_MEMO_MAX_CHARS) return this.judged(this.readMember(field, label, policy, set));
     const hit = this.signatureInputs.get(field);
     // A hit parsed under another policy's component limit is checked against this one's by checkMember.
     if (hit !== undefined && hit.checked.input.label === label) return hit;
-    const read = this.judged(readSignatureInput(field, label, policy.maxCoveredComponents, this.knownLists));
+    const read = this.judged(this.readMember(field, label, policy, set));
     this.signatureInputs.set(field, read);
     return read;
   }
 
+  /**
+   * Member `label` of Signature-Input `field`: read in one pass when it is in canonical form,
+   * else from the field's full parse, which `set` (the request's) makes at most once.
+   */
+  private readMember(field: string, label: string, policy: VerifyPolicy, set: SignatureSet | undefined): SignatureInput {
+    const max = policy.maxCoveredComponents;
+    if (set === undefined) return readSignatureInput(field, label, max, this.knownLists);
+    if (!set.inputFieldIsParsed) {
+      const canonical = readCanonicalSignatureInput(field, label, max, this.knownLists);
+      if (canonical !== undefined) {
+        this.onFieldRead?.('Signature-Input');
+        return canonical;
+      }
+    }
+    return signatureInputMember(set.inputFieldParsed(), label, max);
+  }
+
   /** {@link listSignatureMembers} of `field`, memoized like the Signature-Input members. */
-  memberList(field: string): readonly SignatureMemberSummary[] {
-    if (field.length > SIGNATURE_INPUT_MEMO_MAX_CHARS) return listSignatureMembers(field, MAX_SIGNATURES_READ);
+  memberList(field: string, set?: SignatureSet): readonly SignatureMemberSummary[] {
+    const list = () => (set === undefined ? listSignatureMembers(field, MAX_SIGNATURES_READ) : signatureMembersOf(set.inputFieldParsed(), MAX_SIGNATURES_READ));
+    if (field.length > SIGNATURE_INPUT_MEMO_MAX_CHARS) return list();
     const hit = this.signatureMemberLists.get(field);
     if (hit !== undefined) return hit;
-    const members = Object.freeze(listSignatureMembers(field, MAX_SIGNATURES_READ));
+    const members = Object.freeze(list());
     this.signatureMemberLists.set(field, members);
     return members;
   }

@@ -355,12 +355,17 @@ describe('property: random mutations of a valid signed request never verify', ()
   });
 });
 
-/** Counts the work one decision does: query parses (URLSearchParams built), signature bases built, registry lookups. */
+/**
+ * Counts the work one decision does: query parses (URLSearchParams built), signature bases built,
+ * registry lookups, and readings of the Signature-Input and Signature texts (each verifier is new,
+ * so no memo of an earlier request answers for it).
+ */
 async function countWork(
   event: APIGatewayRequestAuthorizerEventV2,
   profile?: CoverageProfile,
-): Promise<{ code: string; queryParses: number; bases: number; lookups: number; candidates: number; decision: Decision }> {
-  const work = { queryParses: 0, bases: 0, lookups: 0 };
+): Promise<{ code: string; queryParses: number; bases: number; lookups: number; inputReads: number; signatureReads: number; candidates: number; decision: Decision }> {
+  const work = { queryParses: 0, bases: 0, lookups: 0, inputReads: 0, signatureReads: 0 };
+  const onFieldRead = (field: 'Signature-Input' | 'Signature') => (field === 'Signature-Input' ? (work.inputReads += 1) : (work.signatureReads += 1));
   const Original = globalThis.URLSearchParams;
   class CountingSearchParams extends Original {
     constructor(...args: ConstructorParameters<typeof URLSearchParams>) {
@@ -373,7 +378,7 @@ async function countWork(
     getClient: (id) => ((work.lookups += 1), store.getClient(id)),
     getClientByThumbprint: (thumbprint) => ((work.lookups += 1), store.getClientByThumbprint(thumbprint)),
   });
-  const deps = { verifier: createVerifier({ policy: defaultVerifyPolicy({ onBase: () => (work.bases += 1) }), profile }), directory, roles: compileRoleCatalogue({ partner: ['GET /api/*'] }) };
+  const deps = { verifier: createVerifier({ policy: defaultVerifyPolicy({ onBase: () => (work.bases += 1) }), profile, onFieldRead }), directory, roles: compileRoleCatalogue({ partner: ['GET /api/*'] }) };
   const adapted = adaptHttpApiEvent(event);
   // What the runtime passes (the cast and fallback let this test run against older code, to see it fail there).
   const lazy = (adapted as { alternativeTargetUris?: Iterable<string> }).alternativeTargetUris ?? adapted.targetUriCandidates;
@@ -515,6 +520,26 @@ describe('junk costs no registry read: every check every profile makes runs befo
         expect({ profile, lookups: work.lookups }).toEqual({ profile, lookups: 0 });
         if (code !== '') expect({ profile, code: work.code }).toEqual({ profile, code });
       }
+    }
+  });
+
+  test('each request reads Signature-Input once and Signature at most once, whatever its label and however many steps its refusal takes', async () => {
+    const malformedInput = '("@method" "@target-uri" "date";created=1';
+    // [what, the request, the deployment's profile, the outcome, times Signature is read]
+    const cases: readonly [string, APIGatewayRequestAuthorizerEventV2, CoverageProfile, string, number][] = [
+      ['a valid request of a registered client, label sig', httpApiAuthorizerEvent({ method: 'GET', url: URL }, { headers: sign({ method: 'GET', url: URL }, partner).headers }), 'signet', 'allowed', 1],
+      ['a made-up keyid, label sig', eventWith({ sig: params(MADE_UP) }), 'signet', 'unknown_client', 1],
+      // The sig label is looked for first, then the member list, then sig1: one parse serves all three.
+      ['a made-up keyid, label sig1', eventWith({ sig1: params(MADE_UP) }), 'rfc9421', 'unknown_client', 1],
+      ['junk labelled sig1 under the signet profile (refused for its label)', eventWith({ sig1: params(MADE_UP, { created: 1 }) }), 'signet', 'signature_label_missing', 1],
+      ['two signatures, one junk', eventWith({ a: params('c_NobodyA', { created: 1 }), b: params('c_NobodyB') }), 'rfc9421', 'unknown_client', 1],
+      ['a malformed Signature-Input', eventWith({ sig: malformedInput }), 'rfc9421', 'malformed_signature_input', 0],
+      ['a malformed Signature-Input under the signet profile', eventWith({ sig: malformedInput }), 'signet', 'malformed_signature_input', 0],
+      ['a malformed Signature', eventWith({ sig1: params(MADE_UP) }, { sig1: ':not base64!:' }), 'rfc9421', 'malformed_signature', 1],
+    ];
+    for (const [name, event, profile, code, signatureReads] of cases) {
+      const work = await countWork(event, profile);
+      expect({ name, code: work.code, inputReads: work.inputReads, signatureReads: work.signatureReads }).toEqual({ name, code, inputReads: 1, signatureReads });
     }
   });
 
