@@ -56,8 +56,17 @@ export const SECTION_TITLES = {
 /** What the authorizer may write per allowed request, on average (log lines and EMF), in bytes. */
 const LOG_BYTES_TARGET = 100;
 
-/** The verifier's overhead budget, for every algorithm: full verify ≥ 0.85 × raw crypto.verify with the same key type. */
-const VERIFY_RATIO_TARGET = 0.85;
+/**
+ * The verifier's overhead budget: a full verify of a request whose Signature-Input the verifier
+ * has seen before (a memo hit) ≥ 0.90 × raw crypto.verify with the same key type, for every algorithm.
+ */
+const VERIFY_RATIO_TARGET = 0.9;
+
+/** The same when every Signature-Input is new (no memo hit), for the default algorithm: ≥ 0.88. */
+const NO_MEMO_RATIO_TARGET = 0.88;
+
+/** The algorithms the no-memo-hit target applies to; the others' figures are given for reference. */
+const NO_MEMO_TARGET_ALGORITHMS: readonly string[] = ['rsa-v1_5-sha256'];
 
 const yes = (ok: boolean): string => (ok ? 'yes' : '**no**');
 const f = (n: number, digits = 2): string => n.toFixed(digits);
@@ -70,9 +79,14 @@ function targetsTable(r: BenchResults): string[] {
       const spread = `rounds p10–p90 ${f(a.coreRawRoundRatio.p10)}–${f(a.coreRawRoundRatio.p90)}; per process ${a.coreRawPerProcess.map((x) => f(x)).join(', ')}`;
       const cpu = `${f(a.cpu.coreRawRatio)} in CPU time (${f(a.cpu.coreRawRoundRatio.p10)}–${f(a.cpu.coreRawRoundRatio.p90)})`;
       rows.push(
-        `| core verify / raw crypto.verify, ${a.algorithm} | ≥ ${f(VERIFY_RATIO_TARGET)} | ${f(a.coreRawRatio)} (${spread}), ${cpu}; ` +
-          `when no Signature-Input repeats ${f(a.distinctRawRatio)} wall, ${f(a.cpu.distinctRawRatio)} CPU ` +
+        `| core verify / raw crypto.verify, ${a.algorithm}, Signature-Input seen before (memo hit) | ≥ ${f(VERIFY_RATIO_TARGET)} | ${f(a.coreRawRatio)} (${spread}), ${cpu} ` +
           `| ${yes(a.coreRawRatio >= VERIFY_RATIO_TARGET)} wall, ${yes(a.cpu.coreRawRatio >= VERIFY_RATIO_TARGET)} CPU |`,
+      );
+      const noMemo = `${f(a.distinctRawRatio)} wall, ${f(a.cpu.distinctRawRatio)} CPU (${f(a.cpu.distinctRawRoundRatio.p10)}–${f(a.cpu.distinctRawRoundRatio.p90)})`;
+      rows.push(
+        NO_MEMO_TARGET_ALGORITHMS.includes(a.algorithm)
+          ? `| (same, every Signature-Input new: no memo hit) | ≥ ${f(NO_MEMO_RATIO_TARGET)} | ${noMemo} | ${yes(a.distinctRawRatio >= NO_MEMO_RATIO_TARGET)} wall, ${yes(a.cpu.distinctRawRatio >= NO_MEMO_RATIO_TARGET)} CPU |`
+          : `| (same, every Signature-Input new: no memo hit) | — | ${noMemo} | — |`,
       );
     }
     rows.push(`| core verify / http-message-signatures (rsa-v1_5-sha256) | — | ${f(r.verify.corePeerRatio)} | — |`);
@@ -121,12 +135,21 @@ function targetsTable(r: BenchResults): string[] {
 function notesSection(r: BenchResults): string[] {
   const out: string[] = [];
   for (const a of r.verify?.algorithms ?? []) {
-    if (a.coreRawRatio >= VERIFY_RATIO_TARGET && a.cpu.coreRawRatio >= VERIFY_RATIO_TARGET) continue;
     const { coreUs, rawUs } = a.cpu;
-    out.push(
-      `- **core/raw ${f(a.coreRawRatio)} wall, ${f(a.cpu.coreRawRatio)} CPU for ${a.algorithm}** (${a.keyType}): in CPU time ${f(coreUs - rawUs, 1)} µs of Signet's own work per verification`,
-      `  against ${f(rawUs, 1)} µs of crypto.verify; ${f(VERIFY_RATIO_TARGET)} allows ${f(rawUs / VERIFY_RATIO_TARGET - rawUs, 1)} µs (rounds p10–p90 ${f(a.coreRawRoundRatio.p10)}–${f(a.coreRawRoundRatio.p90)} wall).`,
-    );
+    if (a.coreRawRatio < VERIFY_RATIO_TARGET || a.cpu.coreRawRatio < VERIFY_RATIO_TARGET) {
+      out.push(
+        `- **core/raw ${f(a.coreRawRatio)} wall, ${f(a.cpu.coreRawRatio)} CPU for ${a.algorithm}** (${a.keyType}), memo hit: in CPU time ${f(coreUs - rawUs, 1)} µs of Signet's own work per verification`,
+        `  against ${f(rawUs, 1)} µs of crypto.verify; ${f(VERIFY_RATIO_TARGET)} allows ${f(rawUs / VERIFY_RATIO_TARGET - rawUs, 1)} µs (rounds p10–p90 ${f(a.coreRawRoundRatio.p10)}–${f(a.coreRawRoundRatio.p90)} wall).`,
+      );
+    }
+    if (NO_MEMO_TARGET_ALGORITHMS.includes(a.algorithm) && (a.distinctRawRatio < NO_MEMO_RATIO_TARGET || a.cpu.distinctRawRatio < NO_MEMO_RATIO_TARGET)) {
+      // Signet's own work from the ratio (core = raw / ratio), against the raw figure of the same rounds.
+      const own = rawUs * (1 / a.cpu.distinctRawRatio - 1);
+      out.push(
+        `- **core/raw ${f(a.distinctRawRatio)} wall, ${f(a.cpu.distinctRawRatio)} CPU for ${a.algorithm}, no memo hit**: about ${f(own, 1)} µs of Signet's own work per verification`,
+        `  against ${f(rawUs, 1)} µs of crypto.verify; ${f(NO_MEMO_RATIO_TARGET)} allows ${f(rawUs / NO_MEMO_RATIO_TARGET - rawUs, 1)} µs.`,
+      );
+    }
   }
   if (r.authorizer && (r.authorizer.warm.cpuMs.p99 > 0.3 || r.authorizer.warm.wallMs.p99 > 0.3)) {
     const w = r.authorizer.warm.cpuMs;
@@ -207,7 +230,7 @@ function algorithmsSection(r: BenchResults): string[] | undefined {
   if (!r.verify) return undefined;
   const us = (opsPerS: number) => f(1e6 / opsPerS, 1);
   return [
-    `| Algorithm (key) | raw µs (wall / CPU) | core µs (wall / CPU) | core/raw wall (p10–p90) | core/raw CPU (p10–p90) | no memo hit: core/raw wall, CPU | ≥ ${f(VERIFY_RATIO_TARGET)} |`,
+    `| Algorithm (key) | raw µs (wall / CPU) | core µs (wall / CPU) | core/raw wall (p10–p90) | core/raw CPU (p10–p90) | no memo hit: core/raw wall, CPU | memo hit ≥ ${f(VERIFY_RATIO_TARGET)} |`,
     '|---|---|---|---|---|---|---|',
     ...r.verify.algorithms.map(
       (a) =>
@@ -220,21 +243,17 @@ function algorithmsSection(r: BenchResults): string[] | undefined {
   ];
 }
 
-/**
- * The no-memo-hit figure is reported, not a target; where it is under the target, what a miss
- * costs against the algorithm's own verify time.
- */
+/** The no-memo-hit figures of the algorithms the target does not apply to, where they are under the memo-hit target. */
 function noMemoNote(v: VerifyThroughput): string[] {
-  const under = v.algorithms.filter((a) => a.cpu.distinctRawRatio < VERIFY_RATIO_TARGET);
+  const under = v.algorithms.filter((a) => !NO_MEMO_TARGET_ALGORITHMS.includes(a.algorithm) && a.cpu.distinctRawRatio < VERIFY_RATIO_TARGET);
   if (under.length === 0) return [];
   // Signet's own work from the ratio (core = raw / ratio), the raw figure of the same rounds' algorithm.
   const own = (a: (typeof under)[number]) => a.cpu.rawUs * (1 / a.cpu.distinctRawRatio - 1);
   return [
     '',
-    `With no Signature-Input seen before (not a target: the worst case for the memo), core/raw in CPU time is under ${f(VERIFY_RATIO_TARGET)} for:`,
+    `With no Signature-Input seen before (a target for ${NO_MEMO_TARGET_ALGORITHMS.join(', ')} only: see the targets table), core/raw in CPU time is under ${f(VERIFY_RATIO_TARGET)} for:`,
     '',
-    ...under.map((a) => `- ${a.algorithm}: ${f(a.cpu.distinctRawRatio)}, about ${f(own(a), 1)} µs of Signet's work against ${f(a.cpu.rawUs, 1)} µs of crypto.verify, where ${f(VERIFY_RATIO_TARGET)} allows ${f(a.cpu.rawUs / VERIFY_RATIO_TARGET - a.cpu.rawUs, 1)} µs.`,
-    ),
+    ...under.map((a) => `- ${a.algorithm}: ${f(a.cpu.distinctRawRatio)}, about ${f(own(a), 1)} µs of Signet's work against ${f(a.cpu.rawUs, 1)} µs of crypto.verify.`),
   ];
 }
 
