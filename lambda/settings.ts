@@ -3,13 +3,14 @@
  * config field and `-c` context key (the row's key), the construct prop that carries it, its
  * default, the rule that parses it and one sentence saying what it does. Everything else is
  * derived from {@link SETTINGS}: `loadConfig` (lambda/config.ts), the functions' environments
- * (lib/setting-props.ts), the CDK context keys (lib/app-context.ts) and the configuration table of
- * docs/configuration.md (scripts/settings-docs.ts, checked by test/docs/docs.test.ts).
+ * (lib/setting-props.ts), the constructs' checks of the props (the same rules, lib/setting-props.ts),
+ * the CDK context keys (lib/app-context.ts), the configuration table of docs/configuration.md and
+ * the stack properties of docs/deploy.md (lambda/settings-docs.ts, checked by test/docs/docs.test.ts).
  *
  * Adding a setting is one row here, then `npm run -s docs:settings`. A row with a `prop` and
  * `lambdas` reaches those functions through their constructs, and the compiler names the construct
  * (and, with `context`, SignetStackProps) until it declares the prop; the Lambdas read it as
- * `loadConfig().<key>`; docs/deploy.md's test asks for a context setting's line there.
+ * `loadConfig().<key>`.
  *
  * No AWS SDK and no CDK here: the Lambdas bundle this module.
  */
