@@ -31,6 +31,7 @@ import {
   DEFAULT_WEB_BOT_AUTH_MAX_VALIDITY_S,
   LAST_USED_RECORD_INTERVAL_MS,
   MAX_KEY_SOURCE_KEEP_DAYS,
+  MAX_RSA_BITS,
   MIN_WEB_BOT_AUTH_MAX_VALIDITY_S,
   MAX_COVERED_COMPONENTS_LIMIT,
   MIN_COVERED_COMPONENTS_LIMIT,
@@ -207,6 +208,20 @@ const lastUsedInterval: Rule<number> = {
     const value = wholeNumber(0).parse(raw);
     if (value !== 0 && value < MIN_LAST_USED_RECORD_INTERVAL_MS) throw new SettingProblem(`must be 0 (off) or at least ${MIN_LAST_USED_RECORD_INTERVAL_MS} ms; got ${value}`);
     return value;
+  },
+};
+
+/** The longest rotation interval Secrets Manager schedules, in days. */
+export const MAX_ROTATION_DAYS = 1000;
+
+/** The RSA size of a rotated key: a multiple of 8 the registry accepts (MIN_RSA_BITS to MAX_RSA_BITS). */
+const rsaKeyBits: Rule<number> = {
+  parse(raw) {
+    const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
+    if (!Number.isInteger(n) || n < MIN_RSA_BITS || n > MAX_RSA_BITS || n % 8 !== 0) {
+      throw new SettingProblem(`must be a multiple of 8 from ${MIN_RSA_BITS} to ${MAX_RSA_BITS}; got ${got(raw)}`);
+    }
+    return n;
   },
 };
 
@@ -400,7 +415,14 @@ export const SETTINGS = {
     doc: "use only the keys of a Web Bot Auth key directory that signs its answer with them (tag `http-message-signatures-directory`); a signed directory's keys without a valid signature are ignored either way",
   }),
   signingKeyClientIds: setting({ context: true, prop: 'signingKeyClientIds', rule: list, unset: 'none', doc: 'clients whose private key Signet keeps in Secrets Manager and rotates' }),
-  rotationIntervalDays: setting({ context: true, prop: 'rotationInterval', unit: 'days', rule: wholeNumber(1), default: DEFAULT_ROTATION_DAYS, doc: 'days between scheduled key rotations' }),
+  rotationIntervalDays: setting({
+    context: true,
+    prop: 'rotationInterval',
+    unit: 'days',
+    rule: wholeNumber(1, MAX_ROTATION_DAYS),
+    default: DEFAULT_ROTATION_DAYS,
+    doc: `days between scheduled key rotations (1 to ${MAX_ROTATION_DAYS}, Secrets Manager's limit)`,
+  }),
   deniedAlarmThreshold: setting({ context: true, prop: 'deniedAlarmThreshold', rule: wholeNumber(1), default: 100, doc: 'how many refusals in 5 minutes count as a spike' }),
   alarmTopicArn: setting({ context: true, prop: 'alarmTopicArn', rule: text, unset: 'none: alarms only change state', doc: 'an SNS topic that receives every alarm' }),
   restStageName: setting({ context: true, prop: 'restStageName', rule: text, default: 'prod', doc: 'the REST API stage, part of every URL clients sign' }),
@@ -436,9 +458,9 @@ export const SETTINGS = {
     env: 'SIGNET_ROTATION_KEY_BITS',
     prop: 'keyBits',
     lambdas: ['rotation'],
-    rule: wholeNumber(MIN_RSA_BITS),
+    rule: rsaKeyBits,
     default: DEFAULT_RSA_BITS,
-    doc: 'RSA size of rotated RSA keys (a rotated Ed25519 or ECDSA key stays of its type)',
+    doc: `RSA size of rotated RSA keys, a multiple of 8 from ${MIN_RSA_BITS} to ${MAX_RSA_BITS} (a rotated Ed25519 or ECDSA key stays of its type)`,
   }),
   dynamoDbEndpoint: setting({ env: 'SIGNET_DYNAMODB_ENDPOINT', rule: text, unset: 'none (AWS)', doc: 'local runs and tests only: DynamoDB Local' }),
   secretsManagerEndpoint: setting({ env: 'SIGNET_SECRETSMANAGER_ENDPOINT', rule: text, unset: 'none (AWS)', doc: 'local runs and tests only: the Secrets Manager stand-in' }),

@@ -224,9 +224,10 @@ describe('RotatingSigningKey props', () => {
     );
     expect(message).toMatch(/^Props\/Key: invalid RotatingSigningKey props: /);
     expect(message).toContain('clientId must be the registry\'s clientId');
-    expect(message).toContain('rotationInterval must be a whole number of days between 1 and 1000');
-    expect(message).toContain('keyBits must be a multiple of 8 between 2048 and 8192; got 1024');
-    expect(message).toContain('clientCacheTtl must be whole milliseconds between 0 and 12 minutes');
+    // The settings table's rules (lambda/settings.ts), then the construct's own bound.
+    expect(message).toContain('rotationInterval in days must be a whole number from 1 to 1000; got 1.5 (1 day 12 hours)');
+    expect(message).toContain('keyBits must be a multiple of 8 from 2048 to 8192; got 1024');
+    expect(message).toContain('clientCacheTtl must be at most 12 minutes (it is waited out inside one Lambda run); got 20 minutes');
   });
 
   test('a grace as long as the interval is refused', () => {
