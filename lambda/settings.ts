@@ -118,6 +118,17 @@ export function wholeNumber(min: number, max = Number.MAX_SAFE_INTEGER): Rule<nu
   };
 }
 
+/** A number from `min`, fractions allowed, given as a decimal or as a JSON number. */
+export function numberFrom(min: number): Rule<number> {
+  return {
+    parse(raw) {
+      const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^(\d+(\.\d*)?|\.\d+)$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
+      if (!Number.isFinite(n) || n < min) throw new SettingProblem(`must be a number >= ${min}; got ${got(raw)}`);
+      return n;
+    },
+  };
+}
+
 /** `true` or `false`, as text (any case) or as a JSON boolean. */
 export const flag: Rule<boolean> = {
   parse(raw) {
@@ -428,7 +439,7 @@ export const SETTINGS = {
   restStageName: setting({ context: true, prop: 'restStageName', rule: text, default: 'prod', doc: 'the REST API stage, part of every URL clients sign' }),
   clientPortal: setting({ context: true, prop: 'clientPortal', rule: flag, default: false, doc: 'serve the client portal at `<ApiUrl>portal/`' }),
   logRetention: setting({ context: true, prop: 'logRetention', rule: retentionDays, default: 30, doc: 'days every log group is kept (`infinite`: forever)' }),
-  throttleRateLimit: setting({ context: true, prop: 'throttleRateLimit', rule: wholeNumber(1), default: 500, doc: 'requests per second the stage accepts before answering 429' }),
+  throttleRateLimit: setting({ context: true, prop: 'throttleRateLimit', rule: numberFrom(1), default: 500, doc: 'requests per second the stage accepts before answering 429' }),
   throttleBurstLimit: setting({ context: true, prop: 'throttleBurstLimit', rule: wholeNumber(1), default: 1000, doc: 'requests the stage accepts at once above the rate' }),
   authorizerReservedConcurrency: setting({
     context: true,
