@@ -41,8 +41,9 @@ export const KEY_SOURCE_REFRESH_METRIC_NAMES = {
 export const ALLOWED_LOG_SAMPLE = 0.01;
 
 /**
- * How often an authorizer instance publishes its `Allowed` count (one EMF line with every count
- * gathered since the last), in ms: CloudWatch's standard resolution, so nothing finer is lost.
- * A refusal or a stale answer publishes at once. @default 60_000
+ * How often an authorizer instance hands its `Allowed` count to its metrics (every count gathered
+ * since the last; the entry publishes them as one EMF line after that invocation), in ms:
+ * CloudWatch's standard resolution, so nothing finer is lost. A refusal or a stale answer hands
+ * them over at once. @default 60_000
  */
 export const AUTHORIZER_METRICS_INTERVAL_MS = 60_000;

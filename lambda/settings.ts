@@ -3,13 +3,14 @@
  * config field and `-c` context key (the row's key), the construct prop that carries it, its
  * default, the rule that parses it and one sentence saying what it does. Everything else is
  * derived from {@link SETTINGS}: `loadConfig` (lambda/config.ts), the functions' environments
- * (lib/setting-props.ts), the CDK context keys (lib/app-context.ts) and the configuration table of
- * docs/configuration.md (scripts/settings-docs.ts, checked by test/docs/docs.test.ts).
+ * (lib/setting-props.ts), the constructs' checks of the props (the same rules, lib/setting-props.ts),
+ * the CDK context keys (lib/app-context.ts), the configuration table of docs/configuration.md and
+ * the stack properties of docs/deploy.md (lambda/settings-docs.ts, checked by test/docs/docs.test.ts).
  *
  * Adding a setting is one row here, then `npm run -s docs:settings`. A row with a `prop` and
  * `lambdas` reaches those functions through their constructs, and the compiler names the construct
  * (and, with `context`, SignetStackProps) until it declares the prop; the Lambdas read it as
- * `loadConfig().<key>`; docs/deploy.md's test asks for a context setting's line there.
+ * `loadConfig().<key>`.
  *
  * No AWS SDK and no CDK here: the Lambdas bundle this module.
  */
@@ -30,6 +31,7 @@ import {
   DEFAULT_WEB_BOT_AUTH_MAX_VALIDITY_S,
   LAST_USED_RECORD_INTERVAL_MS,
   MAX_KEY_SOURCE_KEEP_DAYS,
+  MAX_RSA_BITS,
   MIN_WEB_BOT_AUTH_MAX_VALIDITY_S,
   MAX_COVERED_COMPONENTS_LIMIT,
   MIN_COVERED_COMPONENTS_LIMIT,
@@ -111,6 +113,17 @@ export function wholeNumber(min: number, max = Number.MAX_SAFE_INTEGER): Rule<nu
       if (!Number.isInteger(n) || n < min || n > max) {
         throw new SettingProblem(`must be a whole number ${max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `from ${min} to ${max}`}; got ${got(raw)}`);
       }
+      return n;
+    },
+  };
+}
+
+/** A number from `min`, fractions allowed, given as a decimal or as a JSON number. */
+export function numberFrom(min: number): Rule<number> {
+  return {
+    parse(raw) {
+      const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^(\d+(\.\d*)?|\.\d+)$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
+      if (!Number.isFinite(n) || n < min) throw new SettingProblem(`must be a number >= ${min}; got ${got(raw)}`);
       return n;
     },
   };
@@ -206,6 +219,20 @@ const lastUsedInterval: Rule<number> = {
     const value = wholeNumber(0).parse(raw);
     if (value !== 0 && value < MIN_LAST_USED_RECORD_INTERVAL_MS) throw new SettingProblem(`must be 0 (off) or at least ${MIN_LAST_USED_RECORD_INTERVAL_MS} ms; got ${value}`);
     return value;
+  },
+};
+
+/** The longest rotation interval Secrets Manager schedules, in days. */
+export const MAX_ROTATION_DAYS = 1000;
+
+/** The RSA size of a rotated key: a multiple of 8 the registry accepts (MIN_RSA_BITS to MAX_RSA_BITS). */
+const rsaKeyBits: Rule<number> = {
+  parse(raw) {
+    const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
+    if (!Number.isInteger(n) || n < MIN_RSA_BITS || n > MAX_RSA_BITS || n % 8 !== 0) {
+      throw new SettingProblem(`must be a multiple of 8 from ${MIN_RSA_BITS} to ${MAX_RSA_BITS}; got ${got(raw)}`);
+    }
+    return n;
   },
 };
 
@@ -399,13 +426,20 @@ export const SETTINGS = {
     doc: "use only the keys of a Web Bot Auth key directory that signs its answer with them (tag `http-message-signatures-directory`); a signed directory's keys without a valid signature are ignored either way",
   }),
   signingKeyClientIds: setting({ context: true, prop: 'signingKeyClientIds', rule: list, unset: 'none', doc: 'clients whose private key Signet keeps in Secrets Manager and rotates' }),
-  rotationIntervalDays: setting({ context: true, prop: 'rotationInterval', unit: 'days', rule: wholeNumber(1), default: DEFAULT_ROTATION_DAYS, doc: 'days between scheduled key rotations' }),
+  rotationIntervalDays: setting({
+    context: true,
+    prop: 'rotationInterval',
+    unit: 'days',
+    rule: wholeNumber(1, MAX_ROTATION_DAYS),
+    default: DEFAULT_ROTATION_DAYS,
+    doc: `days between scheduled key rotations (1 to ${MAX_ROTATION_DAYS}, Secrets Manager's limit)`,
+  }),
   deniedAlarmThreshold: setting({ context: true, prop: 'deniedAlarmThreshold', rule: wholeNumber(1), default: 100, doc: 'how many refusals in 5 minutes count as a spike' }),
   alarmTopicArn: setting({ context: true, prop: 'alarmTopicArn', rule: text, unset: 'none: alarms only change state', doc: 'an SNS topic that receives every alarm' }),
   restStageName: setting({ context: true, prop: 'restStageName', rule: text, default: 'prod', doc: 'the REST API stage, part of every URL clients sign' }),
   clientPortal: setting({ context: true, prop: 'clientPortal', rule: flag, default: false, doc: 'serve the client portal at `<ApiUrl>portal/`' }),
   logRetention: setting({ context: true, prop: 'logRetention', rule: retentionDays, default: 30, doc: 'days every log group is kept (`infinite`: forever)' }),
-  throttleRateLimit: setting({ context: true, prop: 'throttleRateLimit', rule: wholeNumber(1), default: 500, doc: 'requests per second the stage accepts before answering 429' }),
+  throttleRateLimit: setting({ context: true, prop: 'throttleRateLimit', rule: numberFrom(1), default: 500, doc: 'requests per second the stage accepts before answering 429' }),
   throttleBurstLimit: setting({ context: true, prop: 'throttleBurstLimit', rule: wholeNumber(1), default: 1000, doc: 'requests the stage accepts at once above the rate' }),
   authorizerReservedConcurrency: setting({
     context: true,
@@ -435,9 +469,9 @@ export const SETTINGS = {
     env: 'SIGNET_ROTATION_KEY_BITS',
     prop: 'keyBits',
     lambdas: ['rotation'],
-    rule: wholeNumber(MIN_RSA_BITS),
+    rule: rsaKeyBits,
     default: DEFAULT_RSA_BITS,
-    doc: 'RSA size of rotated RSA keys (a rotated Ed25519 or ECDSA key stays of its type)',
+    doc: `RSA size of rotated RSA keys, a multiple of 8 from ${MIN_RSA_BITS} to ${MAX_RSA_BITS} (a rotated Ed25519 or ECDSA key stays of its type)`,
   }),
   dynamoDbEndpoint: setting({ env: 'SIGNET_DYNAMODB_ENDPOINT', rule: text, unset: 'none (AWS)', doc: 'local runs and tests only: DynamoDB Local' }),
   secretsManagerEndpoint: setting({ env: 'SIGNET_SECRETSMANAGER_ENDPOINT', rule: text, unset: 'none (AWS)', doc: 'local runs and tests only: the Secrets Manager stand-in' }),

@@ -9,11 +9,11 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { DEFAULT_CLIENT_CACHE_TTL_MS, DEFAULT_RSA_BITS, DEFAULT_ROTATION_DAYS, DEFAULT_ROTATION_GRACE_S, MIN_RSA_BITS } from '../lambda/core/defaults';
+import { DEFAULT_CLIENT_CACHE_TTL_MS, DEFAULT_RSA_BITS, DEFAULT_ROTATION_DAYS, DEFAULT_ROTATION_GRACE_S } from '../lambda/core/defaults';
 import type { SigningKeyClientProperties } from '../lambda/rotation/signing-key-client-check';
 import { isClientId } from '../lambda/store/client-id';
 import { IClientRegistry } from './client-registry';
-import { settingsEnvironment } from './setting-props';
+import { settingPropsProblems, settingsEnvironment } from './setting-props';
 import { SignetFunction } from './signet-function';
 import { SERVICE_NAMES } from '../lambda/observability';
 
@@ -96,7 +96,7 @@ export class RotatingSigningKey extends Construct {
     const grace = props.grace ?? Duration.seconds(DEFAULT_ROTATION_GRACE_S);
     const keyBits = props.keyBits ?? DEFAULT_RSA_BITS;
     const settle = props.clientCacheTtl ?? Duration.millis(DEFAULT_CLIENT_CACHE_TTL_MS);
-    validateRotationProps(this.node.path, props, this.rotationInterval, grace, keyBits, settle);
+    validateRotationProps(this.node.path, props, this.rotationInterval, grace, settle);
 
     const secret = new secretsmanager.Secret(this, 'Resource', {
       secretName: props.secretName,
@@ -158,41 +158,24 @@ export class RotatingSigningKey extends Construct {
   }
 }
 
-function validateRotationProps(
-  path: string,
-  props: RotatingSigningKeyProps,
-  interval: Duration,
-  grace: Duration,
-  keyBits: number,
-  settle: Duration,
-): void {
-  const problems: string[] = [];
-  if (!settle.isUnresolved()) {
-    const ms = settle.toMilliseconds({ integral: false });
-    if (!Number.isInteger(ms) || ms < 0 || ms > MAX_SETTLE_MS) {
-      problems.push(`clientCacheTtl must be whole milliseconds between 0 and ${MAX_SETTLE_MS / 60_000} minutes (it is waited out inside one Lambda run); got ${settle.toHumanString()}`);
-    }
+/**
+ * Checks the rotation props; every problem in one error naming the prop. The props that carry a
+ * setting (rotationInterval, grace, keyBits, clientCacheTtl) are checked by their rows' rules in
+ * lambda/settings.ts; the rest are this construct's own: the clientId's shape, a clientCacheTtl
+ * short enough to wait out inside one run, a grace shorter than the interval.
+ */
+function validateRotationProps(path: string, props: RotatingSigningKeyProps, interval: Duration, grace: Duration, settle: Duration): void {
+  const problems = settingPropsProblems('rotation', props, ['rotationIntervalDays']);
+  if (!settle.isUnresolved() && problems.every((problem) => !problem.startsWith('clientCacheTtl ')) && settle.toMilliseconds({ integral: false }) > MAX_SETTLE_MS) {
+    problems.push(`clientCacheTtl must be at most ${MAX_SETTLE_MS / 60_000} minutes (it is waited out inside one Lambda run); got ${settle.toHumanString()}`);
   }
   // The registry's own id shape, not just any keyid: the id lands in an IAM StringLike condition
   // (dynamodb:LeadingKeys), where a * or ? would widen the grant to other clients.
   if (!Token.isUnresolved(props.clientId) && !isClientId(props.clientId)) {
     problems.push(`clientId must be the registry's clientId (c_ and 22 URL-safe characters); got ${JSON.stringify(String(props.clientId).slice(0, 64))}`);
   }
-  if (!interval.isUnresolved()) {
-    const days = interval.toDays({ integral: false });
-    if (!Number.isInteger(days) || days < 1 || days > 1000) {
-      problems.push(`rotationInterval must be a whole number of days between 1 and 1000 (Secrets Manager's limits); got ${interval.toHumanString()}`);
-    }
-  }
-  if (!grace.isUnresolved()) {
-    const seconds = grace.toSeconds({ integral: false });
-    if (!Number.isInteger(seconds) || seconds < 0) problems.push(`grace must be a whole number of seconds >= 0; got ${grace.toHumanString()}`);
-    else if (!interval.isUnresolved() && seconds >= interval.toSeconds()) {
-      problems.push(`grace (${grace.toHumanString()}) must be shorter than rotationInterval (${interval.toHumanString()}), or two old keys would verify at once`);
-    }
-  }
-  if (!Number.isInteger(keyBits) || keyBits < MIN_RSA_BITS || keyBits > 8192 || keyBits % 8 !== 0) {
-    problems.push(`keyBits must be a multiple of 8 between ${MIN_RSA_BITS} and 8192; got ${keyBits}`);
+  if (!grace.isUnresolved() && !interval.isUnresolved() && grace.toSeconds({ integral: false }) >= interval.toSeconds({ integral: false })) {
+    problems.push(`grace (${grace.toHumanString()}) must be shorter than rotationInterval (${interval.toHumanString()}), or two old keys would verify at once`);
   }
   if (problems.length > 0) throw new Error(`${path}: invalid RotatingSigningKey props: ${problems.join('; ')}.`);
 }

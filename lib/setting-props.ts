@@ -49,19 +49,48 @@ export function settingsEnvironment<L extends SignetLambda, P extends object>(la
   return environment;
 }
 
+/** The words a message gives a setting's unit. */
+const UNIT_WORDS: Readonly<Record<NonNullable<Setting['unit']>, string>> = { s: 'seconds', ms: 'milliseconds', days: 'days' };
+
+/** A Duration as a number of `unit`, fractions kept so the rule can refuse them. */
+function durationIn(value: Duration, unit: NonNullable<Setting['unit']>): number {
+  return unit === 's' ? value.toSeconds({ integral: false }) : unit === 'ms' ? value.toMilliseconds({ integral: false }) : value.toDays({ integral: false });
+}
+
 /**
- * What is wrong with a construct prop that carries a plain setting (no unit), by the rule of its
- * row: `"<prop> must be …; got …"`, or undefined when it is fine, not given or a token.
+ * What is wrong with a construct prop that carries a setting, by the rule of its row (the bound is
+ * written there once): `"<prop> must be …; got …"`, or undefined when it is fine, not given or a
+ * token. A Duration is checked as a number of the setting's unit, and the message says which.
  * @example settingPropProblem('keySourceRefreshMinutes', 0) // 'keySourceRefreshMinutes must be a whole number from 1 to 1440; got 0'
+ * @example settingPropProblem('maxAgeS', Duration.millis(1500)) // 'maxAge in seconds must be a whole number >= 1; got 1.5 (1 second 500 millis)'
  */
 export function settingPropProblem<K extends keyof Settings>(key: K, value: unknown): string | undefined {
-  if (value === undefined || Token.isUnresolved(value)) return undefined;
+  if (value === undefined || Token.isUnresolved(value) || (value instanceof Duration && value.isUnresolved())) return undefined;
   const row = SETTINGS[key] as Setting;
+  const name = row.prop ?? key;
+  const duration = row.unit !== undefined && value instanceof Duration ? { unit: row.unit, value } : undefined;
   try {
-    row.rule.parse(value);
+    row.rule.parse(duration === undefined ? value : durationIn(duration.value, duration.unit));
     return undefined;
   } catch (error) {
     if (!(error instanceof SettingProblem)) throw error;
-    return `${row.prop ?? key} ${error.message}`;
+    if (duration === undefined) return `${name} ${error.message}`;
+    return `${name} in ${UNIT_WORDS[duration.unit]} ${error.message} (${duration.value.toHumanString()})`;
   }
+}
+
+/**
+ * The problems of every prop in `props` that carries a setting the table passes to `lambda`, and
+ * of the `also` settings (deploy-only ones the construct takes), each by its row's rule, in table order.
+ * @example settingPropsProblems('authorizer', props, ['apiType'])
+ */
+export function settingPropsProblems(lambda: SignetLambda, props: object, also: readonly (keyof Settings)[] = []): string[] {
+  const given = props as Readonly<Record<string, unknown>>;
+  const problems: string[] = [];
+  for (const row of SETTING_ROWS) {
+    if (row.prop === undefined || !(row.lambdas?.includes(lambda) === true || also.includes(row.key))) continue;
+    const problem = settingPropProblem(row.key, given[row.prop]);
+    if (problem !== undefined) problems.push(problem);
+  }
+  return problems;
 }

@@ -10,12 +10,10 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { REST_GATEWAY_RESPONSES, RestGatewayResponse } from '../lambda/adapters/authorizer-response';
-import { publicBaseUrlProblem } from '../lambda/adapters/target-uri';
 import { DEFAULT_ROLE_CATALOGUE, SETTINGS } from '../lambda/settings';
-import { MAX_COVERED_COMPONENTS_LIMIT, MIN_COVERED_COMPONENTS_LIMIT, MIN_LAST_USED_RECORD_INTERVAL_MS } from '../lambda/core/defaults';
-import { RoleCatalogue, compileRoleCatalogue } from '../lambda/core/role-policy';
+import type { RoleCatalogue } from '../lambda/core/role-policy';
 import { IClientRegistry } from './client-registry';
-import { settingPropProblem, settingsEnvironment } from './setting-props';
+import { settingPropsProblems, settingsEnvironment } from './setting-props';
 import { METRICS_NAMESPACE, SignetFunction } from './signet-function';
 import { AUTHORIZER_METRIC_NAMES, SERVICE_NAMES } from '../lambda/observability';
 
@@ -360,41 +358,13 @@ const GATEWAY_RESPONSE_IDS: Readonly<Record<RestGatewayResponse['type'], string>
 /** Largest role catalogue (JSON bytes) that fits in the function's environment beside the other settings. */
 const MAX_ROLE_CATALOGUE_BYTES = 3_000;
 
-/** Checks the authorizer props; every problem in one error naming the prop. */
+/**
+ * Checks the authorizer props; every problem in one error naming the prop. A prop that carries a
+ * setting is checked by its row's rule in lambda/settings.ts (the bound is written there once);
+ * the rest are the function's own (memory, concurrency, the catalogue's size).
+ */
 function validateAuthorizerProps(path: string, props: SignatureAuthorizerProps, catalogue: RoleCatalogue): void {
-  const problems: string[] = [];
-  if (props.apiType !== undefined && props.apiType !== 'http' && props.apiType !== 'rest') {
-    problems.push(`apiType must be 'http' or 'rest'; got ${JSON.stringify(props.apiType)}`);
-  }
-  checkDuration(problems, 'maxAge', props.maxAge, 1, 'seconds');
-  checkDuration(problems, 'maxSkew', props.maxSkew, 0, 'seconds');
-  checkDuration(problems, 'clientCacheTtl', props.clientCacheTtl, 0, 'millis');
-  const limit = props.maxCoveredComponents;
-  if (limit !== undefined && (!Number.isInteger(limit) || limit < MIN_COVERED_COMPONENTS_LIMIT || limit > MAX_COVERED_COMPONENTS_LIMIT)) {
-    problems.push(`maxCoveredComponents must be a whole number from ${MIN_COVERED_COMPONENTS_LIMIT} to ${MAX_COVERED_COMPONENTS_LIMIT}; got ${limit}`);
-  }
-  checkDuration(problems, 'staleIfError', props.staleIfError, 0, 'millis');
-  for (const problem of [settingPropProblem('keySourceKeepDays', props.keySourceKeepDays), settingPropProblem('webBotAuthMaxValidityS', props.webBotAuthMaxValidityS)]) {
-    if (problem !== undefined) problems.push(problem);
-  }
-  checkDuration(problems, 'lastUsedRecordInterval', props.lastUsedRecordInterval, 0, 'millis');
-  const lastUsedMs = props.lastUsedRecordInterval?.isUnresolved() === false ? props.lastUsedRecordInterval.toMilliseconds({ integral: false }) : undefined;
-  if (lastUsedMs !== undefined && lastUsedMs > 0 && lastUsedMs < MIN_LAST_USED_RECORD_INTERVAL_MS) {
-    problems.push(`lastUsedRecordInterval must be 0 (off) or at least ${MIN_LAST_USED_RECORD_INTERVAL_MS} ms, so it never becomes a write per request; got ${props.lastUsedRecordInterval?.toHumanString()}`);
-  }
-  const sample = props.allowedLogSample;
-  if (sample !== undefined && !Token.isUnresolved(sample) && !(sample >= 0 && sample <= 1)) {
-    problems.push(`allowedLogSample must be a number from 0 to 1 (0.01: one allowed request in a hundred gets a log line); got ${sample}`);
-  }
-  if (props.publicBaseUrl !== undefined && !Token.isUnresolved(props.publicBaseUrl)) {
-    const problem = publicBaseUrlProblem(props.publicBaseUrl);
-    if (problem !== undefined) problems.push(problem);
-  }
-  try {
-    compileRoleCatalogue(catalogue);
-  } catch (error) {
-    problems.push(`roleCatalogue: ${(error as Error).message}`);
-  }
+  const problems = settingPropsProblems('authorizer', { ...props, roleCatalogue: catalogue }, ['apiType']);
   const catalogueBytes = Buffer.byteLength(JSON.stringify(catalogue));
   if (catalogueBytes > MAX_ROLE_CATALOGUE_BYTES) {
     problems.push(
@@ -409,12 +379,3 @@ function validateAuthorizerProps(path: string, props: SignatureAuthorizerProps, 
   }
   if (problems.length > 0) throw new Error(`${path}: invalid SignatureAuthorizer props: ${problems.join('; ')}.`);
 }
-
-function checkDuration(problems: string[], name: string, value: Duration | undefined, min: number, unit: 'seconds' | 'millis'): void {
-  if (value === undefined || value.isUnresolved()) return;
-  const amount = unit === 'seconds' ? value.toSeconds({ integral: false }) : value.toMilliseconds({ integral: false });
-  if (!Number.isInteger(amount) || amount < min) {
-    problems.push(`${name} must be a whole number of ${unit === 'seconds' ? 'seconds' : 'milliseconds'} >= ${min}; got ${value.toHumanString()}`);
-  }
-}
-

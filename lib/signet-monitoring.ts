@@ -8,6 +8,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { SETTINGS } from '../lambda/settings';
 import { KeySourceRefresher } from './key-source-refresher';
+import { settingPropProblem } from './setting-props';
 import { RotatingSigningKey } from './rotating-signing-key';
 import { SignatureAuthorizer } from './signature-authorizer';
 
@@ -57,9 +58,8 @@ export class SignetMonitoring extends Construct {
   constructor(scope: Construct, id: string, props: SignetMonitoringProps) {
     super(scope, id);
     const threshold = props.deniedAlarmThreshold ?? DEFAULT_DENIED_ALARM_THRESHOLD;
-    if (!Number.isInteger(threshold) || threshold < 1) {
-      throw new Error(`${this.node.path}: deniedAlarmThreshold must be a whole number >= 1; got ${threshold}.`);
-    }
+    const problem = settingPropProblem('deniedAlarmThreshold', props.deniedAlarmThreshold); // its row's rule in lambda/settings.ts
+    if (problem !== undefined) throw new Error(`${this.node.path}: ${problem}.`);
     const fiveMinutes = Duration.minutes(5);
     const authorizerFn = props.authorizer.handler;
 

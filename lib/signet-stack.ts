@@ -27,7 +27,7 @@ import { RotatingSigningKey } from './rotating-signing-key';
 import { SignatureAuthorizer, SignatureAuthorizerProps, acknowledgeSignetAuthorization } from './signature-authorizer';
 import { DEFAULT_LOG_RETENTION, SignetFunction } from './signet-function';
 import { SignetMonitoring } from './signet-monitoring';
-import { type SettingPropName } from './setting-props';
+import { type SettingPropName, settingPropProblem } from './setting-props';
 import { SERVICE_NAMES } from '../lambda/observability';
 
 /** The stack's role catalogue when none is given: the registry admin, and `demo` for the echo API. */
@@ -348,13 +348,8 @@ function publicApiUrl(publicBaseUrl: string): string {
 
 /** Checks the stack's own props (the constructs check theirs); every problem in one error naming the prop. */
 function validateStackProps(path: string, props: SignetStackProps, apiType: string): void {
-  const problems: string[] = [];
-  const positive = (name: string, value: number | undefined, whole: boolean): void => {
-    if (value === undefined || Token.isUnresolved(value)) return;
-    if (!Number.isFinite(value) || value < 1 || (whole && !Number.isInteger(value))) problems.push(`${name} must be a ${whole ? 'whole ' : ''}number >= 1; got ${value}`);
-  };
-  positive('throttleRateLimit', props.throttleRateLimit, false);
-  positive('throttleBurstLimit', props.throttleBurstLimit, true);
+  // The throttles by their rows' rules in lambda/settings.ts.
+  const problems = [settingPropProblem('throttleRateLimit', props.throttleRateLimit), settingPropProblem('throttleBurstLimit', props.throttleBurstLimit)].filter((problem) => problem !== undefined);
   if (props.webAclArn !== undefined) {
     if (apiType !== 'rest') {
       problems.push("webAclArn needs apiType 'rest': AWS WAF cannot be associated with an HTTP API (put a CloudFront distribution with the web ACL in front of it instead)");

@@ -20,7 +20,7 @@ import { Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { createAuthorizer } from '../lambda/authorizer/create-authorizer';
-import { handler as echo } from '../lambda/handlers/echo';
+import { createEcho } from '../lambda/backend/echo';
 import { SignetConfig, loadConfig } from '../lambda/config';
 import { SERVICE_NAMES } from '../lambda/observability';
 import { fetchKeySource } from '../lambda/key-sources/fetch-key-source';
@@ -100,6 +100,7 @@ function localHandlers(config: SignetConfig, verbose: boolean): GatewayHandlers 
   const logLevel = verbose ? 'INFO' : 'WARN';
   const authorizer = createAuthorizer(config, { logger: new Logger({ serviceName: SERVICE_NAMES.authorizer, logLevel }) });
   const registry = createRegistry(config, { logger: new Logger({ serviceName: SERVICE_NAMES.registry, logLevel }), allowLocalHttp: true });
+  const echo = createEcho({ logger: new Logger({ serviceName: SERVICE_NAMES.echo, logLevel }) });
   return {
     authorizer: (event) => authorizer.httpApiHandler(event),
     // Registry and authorizer share this process: a write applies to the very next request.

@@ -29,9 +29,9 @@ import { AuthorizerRuntime } from './runtime';
 export interface AuthorizerDependencies {
   readonly logger: Logger;
   /**
-   * Where the Allowed/Denied/StaleRecordServed counts go (added up in memory and published at most
-   * once a minute, or at once on a refusal; anything else an invocation counts is published by
-   * lambda/handlers/entry.ts); none: not published.
+   * Where the Allowed/Denied/StaleRecordServed counts go: added up in memory and added here at
+   * most once a minute, or at once on a refusal. The handlers never publish: the caller does after
+   * each invocation (the Lambda entry with `flushingMetrics`, lambda/handlers/entry.ts); none: not counted.
    */
   readonly metrics?: Metrics;
   /**
@@ -65,7 +65,7 @@ export function createAuthorizer(config: SignetConfig, dependencies: AuthorizerD
   const targetUriOptions = { publicBaseUrl: config.publicBaseUrl };
 
   return {
-    // The runtime publishes the metrics (every count since the last publish, in one EMF line).
+    // The runtime adds its counts to the metrics when due; the caller publishes them after the invocation.
     async httpApiHandler(event) {
       const decision = await runtime.decideEvent(() => adaptHttpApiEvent(event, targetUriOptions));
       return decision.allowed ? httpApiAllowResponse(allowFacts(decision)) : httpApiRefusal(decision.error);

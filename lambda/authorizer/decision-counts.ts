@@ -3,14 +3,19 @@
  * cost that does not grow with the allowed traffic:
  *
  * - {@link DecisionCounts}: the `Allowed`, `Denied` and `StaleRecordServed` counts, added up in
- *   memory and published as ONE EMF line (Powertools Metrics) holding every count gathered since
- *   the last. Allowed decisions publish at most once per interval (the first decision after the
- *   interval has passed publishes); a refusal or a stale answer publishes at once, with the
- *   allowed count gathered so far, so the deny alarm sees every refusal without delay.
- *   Loss bound: an instance that is retired loses the allowed decisions counted since its last
- *   publish, which all arrived within one interval (a later one would have published them).
- *   The counts are published with the time of the publish, so an allowed count may land in the
- *   minute after the decisions it counts.
+ *   memory and added to the function's Powertools Metrics all together, as the counts gathered
+ *   since the last addition. Allowed decisions are added at most once per interval (the first
+ *   decision after the interval has passed adds them); a refusal or a stale answer adds them at
+ *   once, with the allowed count gathered so far, so the deny alarm sees every refusal without
+ *   delay. The counts never publish: the Lambda entry does (`flushingMetrics`,
+ *   lambda/handlers/entry.ts), after the invocation that added them, as ONE EMF line; an
+ *   invocation that added nothing writes nothing. A warm allowed request thus adds nothing and
+ *   writes nothing most of the time.
+ *   Loss bound: what was added is published when its invocation ends (returned or thrown). An
+ *   instance that is retired loses only the allowed decisions counted since the last addition,
+ *   which all arrived within one interval (a later one would have added them).
+ *   The counts are published with the time of the invocation that added them, so an allowed
+ *   count may land in the minute after the decisions it counts.
  * - {@link EvenSample}: which allowed decisions get a log line of their own: the first, then one
  *   in 1/rate, evenly spaced (no randomness: the same traffic logs the same lines).
  */
@@ -18,7 +23,7 @@ import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
 import { AUTHORIZER_METRIC_NAMES } from '../observability';
 
 export interface DecisionCountsOptions {
-  /** Where the counts go; none: only counted. */
+  /** Where the counts are added (the entry publishes them); none: only counted. */
   readonly metrics?: Metrics;
   /** The longest an allowed count waits in memory while decisions keep coming, in ms. */
   readonly intervalMs: number;
@@ -30,46 +35,48 @@ export class DecisionCounts {
   private allowed = 0;
   private denied = 0;
   private staleServed = 0;
-  /** When the allowed count is next published (by the first allowed decision at or after it). */
-  private publishDueMs: number;
+  /** When the allowed count is next added (by the first allowed decision at or after it). */
+  private addDueMs: number;
 
   constructor(private readonly options: DecisionCountsOptions) {
-    this.publishDueMs = options.nowMs() + options.intervalMs;
+    this.addDueMs = options.nowMs() + options.intervalMs;
   }
 
-  /** Counts an allowed decision; publishes when the interval since the last publish has passed. */
+  /** Counts an allowed decision; adds the counts to the metrics when the interval since the last addition has passed. */
   countAllowed(): void {
     this.allowed += 1;
-    if (this.options.nowMs() >= this.publishDueMs) this.publish();
+    if (this.options.nowMs() >= this.addDueMs) this.addToMetrics();
   }
 
-  /** Counts a refusal and publishes every count at once. */
+  /** Counts a refusal and adds every count to the metrics at once. */
   countDenied(): void {
     this.denied += 1;
-    this.publish();
+    this.addToMetrics();
   }
 
-  /** Counts an answer from a stale record; published with the decision it served. */
+  /** Counts an answer from a stale record; added with the decision it served. */
   countStaleServed(): void {
     this.staleServed += 1;
-    this.publishDueMs = Number.NEGATIVE_INFINITY;
+    this.addDueMs = Number.NEGATIVE_INFINITY;
   }
 
-  /** The counts not yet published. */
+  /** The counts not yet added to the metrics: what a retired instance would lose. */
   pending(): { readonly allowed: number; readonly denied: number; readonly staleServed: number } {
     return { allowed: this.allowed, denied: this.denied, staleServed: this.staleServed };
   }
 
-  /** Publishes the counts gathered since the last publish as one EMF line (nothing when all are 0). */
-  publish(): void {
+  /**
+   * Adds the counts gathered since the last addition to the metrics (nothing when all are 0) and
+   * starts the interval again. Publishing them is the entry's job, after the invocation.
+   */
+  addToMetrics(): void {
     const { metrics, intervalMs, nowMs } = this.options;
-    this.publishDueMs = nowMs() + intervalMs;
+    this.addDueMs = nowMs() + intervalMs;
     if (this.allowed === 0 && this.denied === 0 && this.staleServed === 0) return;
     if (metrics !== undefined) {
       if (this.allowed > 0) metrics.addMetric(AUTHORIZER_METRIC_NAMES.allowed, MetricUnit.Count, this.allowed);
       if (this.denied > 0) metrics.addMetric(AUTHORIZER_METRIC_NAMES.denied, MetricUnit.Count, this.denied);
       if (this.staleServed > 0) metrics.addMetric(AUTHORIZER_METRIC_NAMES.staleServed, MetricUnit.Count, this.staleServed);
-      metrics.publishStoredMetrics();
     }
     this.allowed = 0;
     this.denied = 0;

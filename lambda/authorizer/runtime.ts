@@ -9,9 +9,10 @@
  * only when it falls in the sample (SIGNET_ALLOWED_LOG_SAMPLE, by default one in a hundred,
  * evenly spaced): at thousands of requests a second a line per allowed request would cost about
  * as much in log ingestion as the function itself. Every decision is counted in the `Allowed` /
- * `Denied` metrics, added up in memory and published as one EMF line at most once a minute, or at
- * once on a refusal (./decision-counts.ts, which states what an instance retired may lose).
- * A warm allowed request therefore writes nothing most of the time and builds no log object.
+ * `Denied` metrics, added up in memory and handed to the metrics at most once a minute, or at
+ * once on a refusal; the entry publishes them as one EMF line after that invocation
+ * (./decision-counts.ts, which states what an instance retired may lose). A warm allowed request
+ * therefore writes nothing most of the time and builds no log object.
  *
  * The failure record is kept in two places:
  *
@@ -80,7 +81,7 @@ export class AuthorizerRuntime {
   private readonly nowMs: () => number;
   /** Records each (client, key)'s last use; undefined when the interval is 0 (off). */
   private readonly lastUse: LastUseRecorder | undefined;
-  /** The Allowed / Denied / StaleRecordServed counts, published in batches. */
+  /** The Allowed / Denied / StaleRecordServed counts, added to the metrics in batches. */
   readonly counts: DecisionCounts;
   /** Which allowed decisions get a log line. */
   private readonly allowedLines: EvenSample;

@@ -21,7 +21,8 @@ import { SignetError, isSignetError } from '../core/errors';
 
 /** Either proxy event shape. */
 export type ProxyEvent = APIGatewayProxyEventV2 | APIGatewayProxyEvent;
-type ProxyResult = APIGatewayProxyStructuredResultV2 & APIGatewayProxyResult;
+/** A proxy result both formats accept. */
+export type ProxyResult = APIGatewayProxyStructuredResultV2 & APIGatewayProxyResult;
 
 /** The context key under which the authorizer passes the signed Content-Digest (one name, in the adapters). */
 export const CONTENT_DIGEST_CONTEXT_KEY = CONTEXT_KEYS.contentDigest;
@@ -57,14 +58,24 @@ export function signedBodyErrorResponse(error: SignetError, event: ProxyEvent): 
   };
 }
 
+/** What {@link withSignedBody} may also do. */
+export interface SignedBodyOptions<E extends ProxyEvent> {
+  /** Called with the refusal before the 400 is answered (to log it, say). @default - nothing */
+  readonly onRefused?: (error: SignetError, event: E) => void;
+}
+
 /** Wraps a proxy handler so it only runs when the body matches the signed digest. */
-export function withSignedBody<E extends ProxyEvent, R>(handler: (event: E, context: unknown) => Promise<R>): (event: E, context: unknown) => Promise<R | ProxyResult> {
+export function withSignedBody<E extends ProxyEvent, R>(
+  handler: (event: E, context: unknown) => Promise<R>,
+  options: SignedBodyOptions<E> = {},
+): (event: E, context?: unknown) => Promise<R | ProxyResult> {
   return async (event, context) => {
     try {
       checkSignedBody(event);
     } catch (error) {
-      if (isSignetError(error)) return signedBodyErrorResponse(error, event);
-      throw error;
+      if (!isSignetError(error)) throw error;
+      options.onRefused?.(error, event);
+      return signedBodyErrorResponse(error, event);
     }
     return handler(event, context);
   };

@@ -24,6 +24,13 @@ test('the web-bot-auth validity bound and the published keys\' keep bound: defau
   expect(() => loadConfig({ ...base, [ENV.keySourceKeepDays]: '91' })).toThrow('SIGNET_KEY_SOURCE_KEEP_DAYS must be a whole number from 1 to 90; got "91".');
 });
 
+test('the rotated RSA size: a multiple of 8 the registry accepts, refused at the cold start otherwise (as the construct refuses it)', () => {
+  expect(loadConfig({ ...base, [ENV.rotationKeyBits]: '3072' }).rotationKeyBits).toBe(3072);
+  for (const bits of ['1024', '16384', '3001']) {
+    expect(() => loadConfig({ ...base, [ENV.rotationKeyBits]: bits })).toThrow(`SIGNET_ROTATION_KEY_BITS must be a multiple of 8 from 2048 to 8192; got "${bits}".`);
+  }
+});
+
 test('with only the table named, every runtime setting holds its default from the settings table', () => {
   const config = loadConfig(base);
   const runtime = SETTING_ROWS.filter((row) => row.env !== undefined);

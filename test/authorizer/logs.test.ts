@@ -10,6 +10,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { createAuthorizer } from '../../lambda/authorizer/create-authorizer';
+import { flushingMetrics } from '../../lambda/handlers/entry';
 import { loadConfig } from '../../lambda/config';
 import { ENV } from '../../lambda/config-env';
 import { type PrivateKeyInfo } from '../../lambda/core/keys';
@@ -192,7 +193,9 @@ describe('allowed lines sampled, metrics published in batches (clock injected)',
     const clock = { ms: Date.now() };
     const logger = new Logger({ serviceName: SERVICE_NAMES.authorizer, logLevel: 'INFO' });
     const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAMES.authorizer, logger });
-    const handler = createAuthorizer(loadConfig(authorizerEnv(tableName, ddb.endpoint, extra)), { logger, metrics, nowMs: () => clock.ms });
+    const authorizer = createAuthorizer(loadConfig(authorizerEnv(tableName, ddb.endpoint, extra)), { logger, metrics, nowMs: () => clock.ms });
+    // As the Lambda entry runs it: the entry publishes what an invocation added to the metrics.
+    const handler = { httpApiHandler: flushingMetrics(metrics, authorizer.httpApiHandler) };
     return { handler, clock };
   };
   const echo = `https://${HTTP_API_HOST}/api/echo`;
@@ -214,7 +217,7 @@ describe('allowed lines sampled, metrics published in batches (clock injected)',
     expect(first[0]).toMatchObject({ clientId: partner.clientId, keyFingerprint: partner.key.fingerprint, method: 'GET', path: '/api/echo', latencyMs: expect.any(Number) });
 
     const refusal = parse((await captureOutput(async () => expect(await outcomeOf(handler.httpApiHandler(refused))).toMatchObject({ value: { isAuthorized: false } }))).lines);
-    // The refusal is logged in full, and publishes every count gathered so far in one EMF line.
+    // The refusal is logged in full, and every count gathered so far is published in one EMF line after it.
     expect(refusal.filter((line) => line.message === 'refused')).toEqual([
       expect.objectContaining({ reason: 'signature_mismatch', clientId: partner.clientId, status: 401, detail: expect.stringMatching(/^.{20,}$/), latencyMs: expect.any(Number) }),
     ]);

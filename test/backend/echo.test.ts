@@ -5,7 +5,9 @@
  * the echo handler checks the body against the signed digest and echoes the request.
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { handler as echo } from '../../lambda/handlers/echo';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { createEcho } from '../../lambda/backend/echo';
+import { SERVICE_NAMES } from '../../lambda/observability';
 import { DynamoClientStore } from '../../lambda/store/client-store';
 import { startTestDynamoDb, type TestDynamoDb } from '../support/dynamodb';
 import {
@@ -23,6 +25,8 @@ import {
   sign,
 } from '../authorizer/support';
 
+const logger = new Logger({ serviceName: SERVICE_NAMES.echo, logLevel: 'SILENT' });
+const echo = createEcho({ logger });
 let ddb: TestDynamoDb;
 let authorizer: AuthorizerModule;
 let partner: Signer;
@@ -93,9 +97,13 @@ test('the body as signed passes; the backend sees method, path, query, body and 
 test('a body changed after signing (the authorizer cannot see it) is refused by the backend: 400 digest_mismatch', async () => {
   const call = { method: 'POST', url, body: '{"amount":10}' };
   const event = await throughGateway(call, { body: '{"amount":10000}' });
+  const logged = jest.spyOn(logger, 'info');
   const { status, body } = await callEcho(event);
   expect(status).toBe(400);
   expect(body).toEqual({ error: 'digest_mismatch', message: expect.any(String), requestId: event.requestContext.requestId });
+  // The refusal is logged through Powertools with who and which request, never the body.
+  expect(logged.mock.calls).toEqual([['refused: the body does not match its signature', { reason: 'digest_mismatch', clientId: partner.clientId, requestId: event.requestContext.requestId }]]);
+  logged.mockRestore();
 });
 
 test('a body API Gateway delivered base64-encoded passes on its decoded bytes', async () => {

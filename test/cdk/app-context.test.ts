@@ -142,8 +142,10 @@ test('spend bounds, WAF and the REST CloudWatch role are settable by context', (
     settings({ throttleRateLimit: '200', throttleBurstLimit: 400, authorizerReservedConcurrency: '50', webAclArn, restCloudWatchRole: 'false' }).props,
   ).toMatchObject({ throttleRateLimit: 200, throttleBurstLimit: 400, authorizerReservedConcurrency: 50, webAclArn, restCloudWatchRole: false });
   expect(() => settings({ throttleRateLimit: '0', authorizerReservedConcurrency: 'many' })).toThrow(
-    /throttleRateLimit must be a whole number >= 1; got "0"; authorizerReservedConcurrency must be a whole number >= 1; got "many"/,
+    /throttleRateLimit must be a number >= 1; got "0"; authorizerReservedConcurrency must be a whole number >= 1; got "many"/,
   );
+  // API Gateway's steady rate is a number of requests per second, fractions allowed, by context as by prop.
+  expect(settings({ throttleRateLimit: '2.5' }).props).toMatchObject({ throttleRateLimit: 2.5 });
 });
 
 test('the stack properties of docs/deploy.md are the context settings: every key in its table and its short list, and no property the settings table lacks', () => {

@@ -14,6 +14,8 @@ import { RotatingSigningKey } from '../../lib/rotating-signing-key';
 import { parsePublicBaseUrl } from '../../lambda/adapters/target-uri';
 import { loadConfig } from '../../lambda/config';
 import { ENV } from '../../lambda/config-env';
+import { MAX_COVERED_COMPONENTS_LIMIT, MAX_KEY_SOURCE_KEEP_DAYS, MIN_LAST_USED_RECORD_INTERVAL_MS, MIN_WEB_BOT_AUTH_MAX_VALIDITY_S } from '../../lambda/core/defaults';
+import { SETTINGS, SETTING_ROWS } from '../../lambda/settings';
 import { SignatureAuthorizer } from '../../lib/signature-authorizer';
 import { appWithoutBundling } from './helpers';
 import { nextTestKey } from '../support/test-keys';
@@ -51,17 +53,67 @@ describe('SignatureAuthorizer props', () => {
     );
     expect(message).toMatch(/^Props\/Authorizer: invalid SignatureAuthorizer props: /);
     for (const part of [
-      `apiType must be 'http' or 'rest'; got "soap"`,
-      'maxAge must be a whole number of seconds >= 1; got 1 second 500 millis',
-      'clientCacheTtl must be a whole number of milliseconds >= 0',
-      'lastUsedRecordInterval must be 0 (off) or at least 1000 ms, so it never becomes a write per request; got 10 millis',
-      'allowedLogSample must be a number from 0 to 1 (0.01: one allowed request in a hundred gets a log line); got 1.5',
+      'apiType must be http or rest; got "soap"',
+      'maxAge in seconds must be a whole number >= 1; got 1.5 (1 second 500 millis)',
+      'clientCacheTtl in milliseconds must be a whole number >= 0; got 0.5',
+      'lastUsedRecordInterval in milliseconds must be 0 (off) or at least 1000 ms; got 10 (10 millis)',
+      'allowedLogSample must be a number from 0 to 1, e.g. 0.01 for one in a hundred; got 1.5',
       'publicBaseUrl must not carry a query or a fragment',
-      'roleCatalogue: Invalid role catalogue',
+      'roleCatalogue is not usable: Invalid role catalogue',
       'memorySizeMb must be a whole number of MB between 128 and 10240; got 64',
     ]) {
       expect(message).toContain(part);
     }
+  });
+
+  // Every prop that carries a setting is checked by its row of lambda/settings.ts: the bound and
+  // the sentence are the table's, the Duration given in the row's unit.
+  test('each setting prop is refused by its settings-table rule, with the table\'s bound', () => {
+    const refused: Partial<Record<keyof typeof SETTINGS, unknown>> = {
+      apiType: 'soap',
+      publicBaseUrl: 'api.example.com/v1',
+      roleCatalogue: { 'registry:admin': ['/registry/**'] },
+      maxAgeS: Duration.millis(1500),
+      maxSkewS: Duration.millis(250),
+      maxCoveredComponents: MAX_COVERED_COMPONENTS_LIMIT + 1,
+      allowLegacy: 'yes',
+      profile: 'strict',
+      webBotAuthMaxValidityS: MIN_WEB_BOT_AUTH_MAX_VALIDITY_S - 1,
+      replayProtection: 'no',
+      recordAuthFailures: 1,
+      lastUsedRecordIntervalMs: Duration.millis(MIN_LAST_USED_RECORD_INTERVAL_MS - 1),
+      allowedLogSample: 2,
+      clientCacheTtlMs: Duration.millis(0.5),
+      staleIfErrorMs: Duration.millis(0.25),
+      keySourceKeepDays: MAX_KEY_SOURCE_KEEP_DAYS + 1,
+    };
+    const rows = SETTING_ROWS.filter((row) => row.prop !== undefined && row.key !== 'tableName' && (row.lambdas?.includes('authorizer') === true || row.key === 'apiType'));
+    expect(rows.map((row) => row.key).sort()).toEqual(Object.keys(refused).sort());
+    const { stack, registry } = scope();
+    const props = Object.fromEntries(rows.map((row) => [row.prop, refused[row.key]]));
+    const message = errorOf(() => new SignatureAuthorizer(stack, 'Authorizer', { registry, ...props }));
+    // Each problem is "<prop>[ in <unit>] <the rule's own sentence>", in table order.
+    const expected = rows.map((row) => {
+      const value = refused[row.key];
+      const asNumber = value instanceof Duration ? (row.unit === 's' ? value.toSeconds({ integral: false }) : value.toMilliseconds({ integral: false })) : value;
+      let sentence = '';
+      try {
+        row.rule.parse(asNumber);
+      } catch (error) {
+        sentence = (error as Error).message;
+      }
+      expect(sentence).not.toBe('');
+      const unit = value instanceof Duration ? ` in ${row.unit === 's' ? 'seconds' : 'milliseconds'}` : '';
+      return `${row.prop}${unit} ${sentence}${value instanceof Duration ? ` (${value.toHumanString()})` : ''}`;
+    });
+    expect(message).toBe(`Props/Authorizer: invalid SignatureAuthorizer props: ${expected.join('; ')}.`);
+    // The bounds themselves, as the table writes them.
+    expect(expected).toEqual(expect.arrayContaining([
+      'maxCoveredComponents must be a whole number from 4 to 64; got 65',
+      'webBotAuthMaxValidityS must be a whole number from 60 to 86400; got 59',
+      'staleIfError in milliseconds must be a whole number >= 0; got 0.25 (0.25 millis)',
+      'lastUsedRecordInterval in milliseconds must be 0 (off) or at least 1000 ms; got 999 (999 millis)',
+    ]));
   });
 
   test('a role catalogue too large for the Lambda environment is refused', () => {
@@ -172,9 +224,10 @@ describe('RotatingSigningKey props', () => {
     );
     expect(message).toMatch(/^Props\/Key: invalid RotatingSigningKey props: /);
     expect(message).toContain('clientId must be the registry\'s clientId');
-    expect(message).toContain('rotationInterval must be a whole number of days between 1 and 1000');
-    expect(message).toContain('keyBits must be a multiple of 8 between 2048 and 8192; got 1024');
-    expect(message).toContain('clientCacheTtl must be whole milliseconds between 0 and 12 minutes');
+    // The settings table's rules (lambda/settings.ts), then the construct's own bound.
+    expect(message).toContain('rotationInterval in days must be a whole number from 1 to 1000; got 1.5 (1 day 12 hours)');
+    expect(message).toContain('keyBits must be a multiple of 8 from 2048 to 8192; got 1024');
+    expect(message).toContain('clientCacheTtl must be at most 12 minutes (it is waited out inside one Lambda run); got 20 minutes');
   });
 
   test('a grace as long as the interval is refused', () => {

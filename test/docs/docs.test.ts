@@ -11,7 +11,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { DEFAULT_ROLE_CATALOGUE, ENV } from '../../lambda/config-env';
 import { DEFAULT_STALE_IF_ERROR_MS } from '../../lambda/core/defaults';
-import { withSettingsTable } from '../../lambda/settings-docs';
+import { withSettingsTable, withStackPropertiesTable } from '../../lambda/settings-docs';
 import { REST_UNAUTHORIZED_ERROR } from '../../lambda/adapters/authorizer-response';
 import { SIGNATURE_ALGORITHMS } from '../../lambda/core/algorithm-names';
 import { ERROR_CODES } from '../../lambda/core/errors';
@@ -116,6 +116,14 @@ test('the configuration table is the settings table of lambda/settings.ts, every
   const rows = new Map(tableRows(configuration).map((cells) => [cells[0].replace(/`/g, ''), cells[2]]));
   expect(rows.get(ENV.staleIfErrorMs)).toBe(`\`${DEFAULT_STALE_IF_ERROR_MS}\``);
   expect(rows.get(ENV.roleCatalogue)).toBe(`\`${JSON.stringify(DEFAULT_ROLE_CATALOGUE)}\``);
+});
+
+test('the stack properties of docs/deploy.md are the context settings of lambda/settings.ts, rendered from the table (regenerate: npm run -s docs:settings)', () => {
+  const deploy = read('docs/deploy.md');
+  expect(deploy).toBe(withStackPropertiesTable(deploy));
+  const rows = new Map(tableRows(section(deploy, 'Stack properties')).map((cells) => [cells[0], cells[1]]));
+  expect(rows.get('`staleIfError` (`staleIfErrorMs`)')).toBe(`15 min (\`${DEFAULT_STALE_IF_ERROR_MS}\`)`);
+  expect(rows.get('`stackName` (context only)')).toBe('`Signet`');
 });
 
 test('the local role catalogue table is the one npm start configures', () => {

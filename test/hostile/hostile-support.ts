@@ -11,13 +11,18 @@
  *   crash        any other exception escaped (must never happen).
  */
 import { constants, createHmac, sign as cryptoSign, type KeyObject } from 'node:crypto';
+import { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEventV2, APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
 import { ERROR_CODES } from '../../lambda/core/errors';
 import { buildSignatureBase } from '../../lambda/core/signature-base';
 import { readSignatureInput } from '../../lambda/core/signature-params';
 import type { SignedRequest } from '../../lambda/core/types';
-import { handler as echoHandler } from '../../lambda/handlers/echo';
+import { createEcho } from '../../lambda/backend/echo';
+import { SERVICE_NAMES } from '../../lambda/observability';
 import type { AuthorizerModule } from '../authorizer/support';
+
+/** The echo backend as deployed, with its refusal lines kept quiet. */
+const echoHandler = createEcho({ logger: new Logger({ serviceName: SERVICE_NAMES.echo, logLevel: 'SILENT' }) });
 
 /** How a hand-made signature is computed over the signature base. */
 export type SigningAlgorithm =

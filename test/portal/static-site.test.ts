@@ -1,19 +1,22 @@
 /**
  * Serving the portal's files (lambda/portal/static-site.ts) and the Lambda adapter
- * (lambda/portal/portal-handler.ts) on realistic HTTP API 2.0 and REST v1 events: the index,
+ * (lambda/portal/portal-handler.ts, `createPortal`) on realistic HTTP API 2.0 and REST v1 events: the index,
  * the modules with their content types, the CSP on every answer, the relative redirect that keeps
- * a stage, 304 on a matching ETag, HEAD, 405 and 404.
+ * a stage, 304 on a matching ETag, HEAD, 405 and 404 (each logged with its method and path).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEvent, APIGatewayProxyEventV2 } from 'aws-lambda';
-import { createPortalHandler } from '../../lambda/portal/portal-handler';
+import { createPortal } from '../../lambda/portal/portal-handler';
+import { SERVICE_NAMES } from '../../lambda/observability';
 import { PORTAL_CSP, PORTAL_SCRIPT_FILE, loadPortalAssets, portalPathOf, servePortal } from '../../lambda/portal/static-site';
 import { buildPortalScript } from '../../lib/portal-bundle';
 import { PORTAL_DIR } from './portal-modules';
 
 const assets = loadPortalAssets(PORTAL_DIR, { [PORTAL_SCRIPT_FILE]: buildPortalScript() });
-const handler = createPortalHandler(assets);
+const logger = new Logger({ serviceName: SERVICE_NAMES.portal, logLevel: 'SILENT' });
+const handler = createPortal(assets, { logger });
 
 function v2(rawPath: string, method = 'GET', headers: Record<string, string> = {}): APIGatewayProxyEventV2 {
   return {
@@ -110,14 +113,18 @@ test('a matching ETag gets 304 without a body; HEAD gets the headers without a b
   expect((await handler(v2('/portal/portal.css', 'GET', { 'if-none-match': '"other"' }))).statusCode).toBe(200);
 });
 
-test('writes are 405 with Allow; unknown files, package.json and traversal are 404', async () => {
+test('writes are 405 with Allow; unknown files, package.json and traversal are 404; each is logged', async () => {
+  const logged = jest.spyOn(logger, 'info');
   const post = await handler(v2('/portal/', 'POST'));
+  expect(logged).toHaveBeenLastCalledWith('portal: no file served', { status: 405, method: 'POST', path: '/portal/' });
   expect([post.statusCode, post.headers?.allow]).toEqual([405, 'GET, HEAD']);
   for (const path of ['/portal/nope.js', '/portal/package.json', '/portal/../lambda/config.ts', '/portal/sub/portal.js', '/portal/%2e%2e/x']) {
     const res = await handler(v2(path));
     expect([path, res.statusCode]).toEqual([path, 404]);
     expect(res.headers?.['content-security-policy']).toBe(PORTAL_CSP);
   }
+  expect(logged.mock.calls.map(([, fields]) => (fields as { status: number }).status)).toEqual([405, 404, 404, 404, 404, 404]);
+  logged.mockRestore();
 });
 
 test('portalPathOf finds the mount point after a stage, and nothing else', () => {
