@@ -9,12 +9,13 @@
  * onResponse: status, the `x-signet-error` code of a refusal (or the backend's `error` field), and
  * for a 200 that the echo is of this very request (its `i=` query) for the demo client. Anything
  * else is a misclassification. Two runs: all valid (the throughput figure), then mixed valid and
- * invalid. The requests and their check are ./gateway-traffic.ts, which the load test sends too.
+ * invalid: the mix the load test sends too (./gateway-traffic.ts mixedTraffic, 3 in 5 valid), with the
+ * same check.
  *
  * Both processes share this machine's CPUs: autocannon's own CPU use is part of the picture.
  */
 import fs from 'node:fs';
-import { type PlannedRequest, type RefusalKind, type TrafficSetup, answerProblem, refusedRequest, validRequest } from './gateway-traffic';
+import { type PlannedRequest, type TrafficSetup, answerProblem, mixedTraffic, validRequest } from './gateway-traffic';
 import { loadAverage } from './machine';
 import { median } from './percentiles';
 import { startGatewayChild } from './local-gateway-process';
@@ -76,13 +77,6 @@ function validPool(setup: TrafficSetup, size: number): PlannedRequest[] {
   return Array.from({ length: size }, (_, i) => validRequest(setup, i));
 }
 
-/** The refusals of the mixed run: one each of the common mistakes and attacks, all by the demo client. */
-const MIXED_REFUSALS: readonly RefusalKind[] = ['bad signature', 'stale created', 'unknown client', 'tampered body', 'role forbidden'];
-
-/** One in five requests refused, the kinds of MIXED_REFUSALS in turn. */
-function mixedPool(setup: TrafficSetup, size: number): PlannedRequest[] {
-  return Array.from({ length: size }, (_, i) => (i % 5 === 4 ? refusedRequest(setup, MIXED_REFUSALS[((i - 4) / 5) % MIXED_REFUSALS.length], i) : validRequest(setup, i)));
-}
 
 /** User + system CPU seconds of a process, from /proc/<pid>/stat (Linux); undefined elsewhere. */
 function processCpuS(pid: number): number | undefined {
@@ -168,7 +162,7 @@ export async function measureGatewayThroughput(options: GatewayThroughputOptions
   try {
     const setup: TrafficSetup = { baseUrl: gateway.url, created: Math.floor(Date.now() / 1000), demo: gateway.demo };
     const valid = validPool(setup, poolSize);
-    const mixed = mixedPool(setup, poolSize);
+    const mixed = mixedTraffic(setup, poolSize);
     // Warm-up: caches, JIT, keep-alive sockets (not reported).
     await drive(gateway.url, valid, 'warm-up', connections, 2, gateway.pid);
     const validRun = await drive(gateway.url, valid, 'valid', connections, options.validSeconds ?? 10, gateway.pid);

@@ -1,9 +1,9 @@
 /**
  * Signed traffic for `npm start`'s local gateway, signed beforehand, each request with the answer
- * it must get: valid calls to the echo backend and a catalogue of refusals. The throughput
- * benchmark (./gateway-throughput.ts) cycles a pool of it under autocannon; the load test
- * (test/load/mixed-traffic.test.ts) sends a few thousand once at a fixed concurrency. Both check
- * every answer with {@link answerProblem}.
+ * it must get: valid calls to the echo backend and a catalogue of refusals, mixed by
+ * {@link mixedTraffic}. The throughput benchmark (./gateway-throughput.ts) cycles a pool of it
+ * under autocannon; the load test (test/load/mixed-traffic.test.ts) sends a few thousand once at a
+ * fixed concurrency. Both send the same mix and check every answer with {@link answerProblem}.
  */
 import { randomBytes, type KeyObject } from 'node:crypto';
 import { signRequest } from '../lambda/core/sign';
@@ -64,6 +64,22 @@ export const REFUSAL_KINDS = [
 ] as const;
 
 export type RefusalKind = (typeof REFUSAL_KINDS)[number];
+
+/** The refusals a setup can make: those that need a restricted or a disabled client only when it has one. */
+export function refusalsFor(setup: TrafficSetup): RefusalKind[] {
+  return REFUSAL_KINDS.filter((kind) => (kind !== 'IP not in the whitelist' || setup.restricted !== undefined) && (kind !== 'disabled client' || setup.disabled !== undefined));
+}
+
+/**
+ * The mixed traffic both the load test and the throughput benchmark send: `size` distinct
+ * requests, 3 in 5 valid (GET and POST in turn), the others cycling through every refusal the
+ * setup can make ({@link refusalsFor}).
+ */
+export function mixedTraffic(setup: TrafficSetup, size: number): PlannedRequest[] {
+  const refusals = refusalsFor(setup);
+  let refused = 0;
+  return Array.from({ length: size }, (_, i) => (i % 5 < 3 ? validRequest(setup, i) : refusedRequest(setup, refusals[refused++ % refusals.length], i)));
+}
 
 function signedHeaders(setup: TrafficSetup, signer: TrafficSigner, method: string, path: string, body: string | undefined, created = setup.created, keyId = signer.clientId): Record<string, string> {
   const { headers } = signRequest({ method, url: `${setup.baseUrl}${path}`, body, keyId, privateKey: signer.key.key, created });

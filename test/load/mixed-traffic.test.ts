@@ -16,7 +16,7 @@ import path from 'node:path';
 import { spkiPemOf, type PrivateKeyInfo } from '../../lambda/core/keys';
 import { readClientDir } from '../../local/client-dir';
 import { GatewayProcess, sendSigned, startGatewayProcess } from '../local/gateway-process';
-import { PlannedRequest, REFUSAL_KINDS, TrafficSetup, answerProblem, refusedRequest, validRequest } from '../../bench/gateway-traffic';
+import { PlannedRequest, REFUSAL_KINDS, TrafficSetup, answerProblem, mixedTraffic } from '../../bench/gateway-traffic';
 import { nextTestKey } from '../support/test-keys';
 
 const IN_FLIGHT = 50;
@@ -63,14 +63,10 @@ afterAll(async () => {
   if (home) fs.rmSync(home, { recursive: true, force: true });
 });
 
-/**
- * The plan: REQUESTS distinct requests, 60% valid (GET and POST in turn), the rest cycling through
- * every kind of refusal in the shared catalogue.
- */
+/** The plan: REQUESTS distinct requests of the mix the throughput benchmark sends too (every kind of refusal). */
 function plan(): PlannedRequest[] {
   const setup: TrafficSetup = { baseUrl: gateway.url, created: Math.floor(Date.now() / 1000), demo, restricted, disabled };
-  let refusals = 0;
-  return Array.from({ length: REQUESTS }, (_, i) => (i % 5 < 3 ? validRequest(setup, i) : refusedRequest(setup, REFUSAL_KINDS[refusals++ % REFUSAL_KINDS.length], i)));
+  return mixedTraffic(setup, REQUESTS);
 }
 
 test(`${REQUESTS} mixed valid and invalid signed requests at concurrency ${IN_FLIGHT}: every one classified correctly`, async () => {
