@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { App, Duration, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import * as cxapi from 'aws-cdk-lib/cx-api';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { ENV } from '../../lambda/config-env';
 import {
@@ -24,7 +25,7 @@ import { AUTHORIZER_TIMEOUT_S } from '../../lib/signature-authorizer';
 import { DEFAULT_STACK_ROLE_CATALOGUE, DEFAULT_THROTTLE_BURST_LIMIT, DEFAULT_THROTTLE_RATE_LIMIT, SignetStack, signingKeyOutputId } from '../../lib/signet-stack';
 import { DYNAMODB_REQUEST_TIMEOUT_MS } from '../../lambda/core/defaults';
 import { spkiPem, testKey } from '../support/registry-fixtures';
-import { Statement, acknowledgements, actionsOf, appWithoutBundling, statementsOfRole, unacknowledgedFindings, withoutBundlingProgress } from './helpers';
+import { Statement, acknowledgements, actionsOf, appWithoutBundling, statementsOfRole, testApp, unacknowledgedFindings, withoutBundlingProgress } from './helpers';
 
 const ROTATED_CLIENT = 'c_AAAAAAAAAAAAAAAAAAAAAA';
 
@@ -41,7 +42,7 @@ function fn(prefix: string): { logicalId: string; props: Record<string, any>; as
 }
 
 beforeAll(() => {
-  app = new App({ context: { 'aws:cdk:enable-asset-metadata': true } }); // as the CLI sets it: records each bundle's path
+  app = testApp({ context: { 'aws:cdk:enable-asset-metadata': true } }); // as the CLI sets it: records each bundle's path
   stack = withoutBundlingProgress(() => new SignetStack(app, 'Signet', { adminPublicKey: spkiPem(testKey(0)), signingKeyClientIds: [ROTATED_CLIENT] }));
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   app.synth(); // runs the validation plugins too
@@ -457,6 +458,21 @@ describe('cdk-nag', () => {
     }
     // Only these rules are acknowledged in the HTTP stack.
     expect([...new Set(acks.map((a) => a.id.replace(/^annotation::/i, '')))]).toEqual(['AwsSolutions-L1']);
+  });
+});
+
+describe('CloudFormation validation', () => {
+  // The other tests' apps leave the CDK's built-in template validation out (helpers.ts testApp); here it runs
+  // once per shape of the stack, strict: any finding, error or warning, fails the synth.
+  test.each([
+    ['the HTTP stack with an admin key, a rotated signing key, replay protection and the client portal', { adminPublicKey: spkiPem(testKey(0)), signingKeyClientIds: [ROTATED_CLIENT], replayProtection: true, clientPortal: true }],
+    ['the REST stack with the client portal', { apiType: 'rest', clientPortal: true }],
+  ] as const)("%s passes the CDK's CloudFormation template validation with no finding", (_shape, props) => {
+    const validated = new App({ context: { 'aws:cdk:bundling-stacks': [], [cxapi.VALIDATE_AGAINST_DEFAULT_RULES]: true, [cxapi.STRICT_CFN_VALIDATE_ERRORS]: true } });
+    new SignetStack(validated, 'Validated', props);
+    const assembly = validated.synth(); // throws with the report on any finding
+    const report = JSON.parse(fs.readFileSync(path.join(assembly.directory, cxapi.VALIDATION_REPORT_FILE), 'utf8')) as { pluginReports: unknown[] };
+    expect(report.pluginReports).toEqual([]);
   });
 });
 

@@ -10,14 +10,14 @@ import { ClientRegistry } from '../../lib/client-registry';
 import { RegistryApi } from '../../lib/registry-api';
 import { SignatureAuthorizer } from '../../lib/signature-authorizer';
 import { DEFAULT_REST_STAGE_NAME, DEFAULT_THROTTLE_BURST_LIMIT, DEFAULT_THROTTLE_RATE_LIMIT, SignetStack } from '../../lib/signet-stack';
-import { acknowledgements, appWithoutBundling, unacknowledgedFindings, withoutBundlingProgress } from './helpers';
+import { acknowledgements, appWithoutBundling, testApp, unacknowledgedFindings, withoutBundlingProgress } from './helpers';
 
 let app: App;
 let stack: SignetStack;
 let template: Template;
 
 beforeAll(() => {
-  app = new App();
+  app = testApp();
   stack = withoutBundlingProgress(() => new SignetStack(app, 'SignetRest', { apiType: 'rest' }));
   template = Template.fromStack(stack);
 });
