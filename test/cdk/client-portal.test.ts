@@ -14,7 +14,7 @@ import { ClientPortal, PORTAL_SERVICE_NAME, portalFiles } from '../../lib/client
 import { SignetStack } from '../../lib/signet-stack';
 import { PORTAL_CSP, PORTAL_SCRIPT_FILE } from '../../lambda/portal/static-site';
 import { buildPortalScript } from '../../lib/portal-bundle';
-import { acknowledgements, appWithoutBundling, statementsOfRole, unacknowledgedFindings, withoutBundlingProgress } from './helpers';
+import { acknowledgements, appWithoutBundling, statementsOfRole, testApp, unacknowledgedFindings, withoutBundlingProgress } from './helpers';
 
 function httpStack(app: App = appWithoutBundling()): { stack: Stack; portal: ClientPortal } {
   const stack = new Stack(app, 'PortalHttp');
@@ -112,7 +112,7 @@ describe('SignetStack clientPortal', () => {
 });
 
 test('bundled for real, the deployed handler serves the portal files and the core bundled for the browser, with the CSP', async () => {
-  const app = new App({ context: { 'aws:cdk:enable-asset-metadata': true } });
+  const app = testApp({ context: { 'aws:cdk:enable-asset-metadata': true } });
   const { stack } = withoutBundlingProgress(() => httpStack(app));
   app.synth();
   const fn = Object.values(Template.fromStack(stack).findResources('AWS::Lambda::Function'))[0] as { Metadata: Record<string, string> };

@@ -8,11 +8,22 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { IConstruct } from 'constructs';
 
 /**
+ * `new App(props)` for the CDK tests, without the CDK's built-in CloudFormation template validation
+ * (`builtinCloudFormationValidation`, on by default in every app): it reports its findings as
+ * warnings that no test reads, and its WASM engine costs about 2.5 s of CPU to start in each test
+ * file and 0.3-1 s per synth. Signet's stacks are validated once, with the findings as errors, in
+ * signet-stack-http.test.ts ("CloudFormation validation").
+ */
+export function testApp(props: AppProps = {}): App {
+  return new App({ builtinCloudFormationValidation: false, ...props });
+}
+
+/**
  * An app that skips asset bundling (the CDK's `aws:cdk:bundling-stacks` context set to none):
  * for tests about props and resources, not about the Lambda bundles.
  */
 export function appWithoutBundling(props: AppProps = {}): App {
-  return new App({ ...props, context: { 'aws:cdk:bundling-stacks': [], ...props.context } });
+  return testApp({ ...props, context: { 'aws:cdk:bundling-stacks': [], ...props.context } });
 }
 
 /**

@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { App, Duration, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import * as cxapi from 'aws-cdk-lib/cx-api';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { ENV } from '../../lambda/config-env';
 import {
@@ -28,6 +29,9 @@ import { Statement, acknowledgements, actionsOf, appWithoutBundling, statementsO
 
 const ROTATED_CLIENT = 'c_AAAAAAAAAAAAAAAAAAAAAA';
 
+/** The CDK's built-in CloudFormation template validation, strict: any finding, error or warning, fails the synth. */
+const STRICT_VALIDATION = { [cxapi.VALIDATE_AGAINST_DEFAULT_RULES]: true, [cxapi.STRICT_CFN_VALIDATE_ERRORS]: true };
+
 let app: App;
 let stack: SignetStack;
 let template: Template;
@@ -41,7 +45,8 @@ function fn(prefix: string): { logicalId: string; props: Record<string, any>; as
 }
 
 beforeAll(() => {
-  app = new App({ context: { 'aws:cdk:enable-asset-metadata': true } }); // as the CLI sets it: records each bundle's path
+  // As the CLI sets it: records each bundle's path. The built-in validation runs (strict) on this stack's synth.
+  app = new App({ context: { 'aws:cdk:enable-asset-metadata': true, ...STRICT_VALIDATION } });
   stack = withoutBundlingProgress(() => new SignetStack(app, 'Signet', { adminPublicKey: spkiPem(testKey(0)), signingKeyClientIds: [ROTATED_CLIENT] }));
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   app.synth(); // runs the validation plugins too
@@ -457,6 +462,23 @@ describe('cdk-nag', () => {
     }
     // Only these rules are acknowledged in the HTTP stack.
     expect([...new Set(acks.map((a) => a.id.replace(/^annotation::/i, '')))]).toEqual(['AwsSolutions-L1']);
+  });
+});
+
+describe('CloudFormation validation', () => {
+  // The other tests' apps leave the CDK's built-in template validation out (helpers.ts testApp);
+  // the stack above and the REST stack here run it strict, so a synth with any finding throws its report.
+  const findings = (validated: App): unknown[] =>
+    (JSON.parse(fs.readFileSync(path.join(validated.synth().directory, cxapi.VALIDATION_REPORT_FILE), 'utf8')) as { pluginReports: unknown[] }).pluginReports;
+
+  test("the HTTP stack with an admin key and a rotated signing key passes the CDK's CloudFormation template validation with no finding", () => {
+    expect(findings(app)).toEqual([]);
+  });
+
+  test("the REST stack with the client portal and replay protection passes it too", () => {
+    const rest = new App({ context: { 'aws:cdk:bundling-stacks': [], ...STRICT_VALIDATION } });
+    new SignetStack(rest, 'Validated', { apiType: 'rest', clientPortal: true, replayProtection: true });
+    expect(findings(rest)).toEqual([]);
   });
 });
 

@@ -28,6 +28,7 @@ import {
   TEST_KEY_RSA_PSS_PUBLIC_PEM,
   TEST_KEY_RSA_PUBLIC_PEM,
 } from '../fixtures/rfc9421';
+import { nextTestKey } from '../support/test-keys';
 import { errorOf } from './helpers';
 import { OIDS, asPrivateText, asPublicText, infinityPointSpki, malformedJwk, malformedPrivateDer, malformedPublicDer, pemOf, tlv } from './key-fuzz-inputs';
 
@@ -327,7 +328,7 @@ describe('looksLikePrivateKey judges the whole text', () => {
   const pkcs1Base64 = (rsaPrivate.export({ type: 'pkcs1', format: 'der' }) as Buffer).toString('base64');
   const sec1Base64 = (ec.privateKey.export({ type: 'sec1', format: 'der' }) as Buffer).toString('base64');
   const ed25519Base64 = (ed.privateKey.export({ type: 'pkcs8', format: 'der' }) as Buffer).toString('base64');
-  const otherPublic = generateRsaKeyPair(2048).publicKey.export({ type: 'spki', format: 'pem' }) as string;
+  const otherPublic = nextTestKey().publicKey.export({ type: 'spki', format: 'pem' }) as string;
 
   it.each([
     ['a public PEM followed by a PKCS#8 Base64 private key', `${RSA.spkiPem}${RSA.seedPkcs8Base64}\n`],
@@ -421,7 +422,7 @@ describe('private keys in less common forms, and no guessing when a body is too 
   });
 
   it('public keys in every encoding never look private (property over fresh keys)', () => {
-    const publics = [generateRsaKeyPair(2048).publicKey, generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey, generateKeyPairSync('ed25519').publicKey];
+    const publics = [nextTestKey().publicKey, generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey, generateKeyPairSync('ed25519').publicKey];
     fc.assert(
       fc.property(fc.constantFrom(...publics), fc.constantFrom('spki-pem', 'spki-b64', 'spki-hex', 'jwk', 'jwk-single', 'escaped'), fc.string({ maxLength: 20 }), (key, form, noise) => {
         const der = key.export({ type: 'spki', format: 'der' }) as Buffer;
@@ -483,7 +484,7 @@ describe('PublicKeyCache', () => {
   });
 
   it('stays bounded: never more than maxEntries keys, least recently used evicted', () => {
-    const pems = [RSA.spkiPem, TEST_KEY_RSA_PSS_PUBLIC_PEM, ...[1, 2, 3].map(() => generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ type: 'spki', format: 'pem' }) as string)];
+    const pems = [RSA.spkiPem, TEST_KEY_RSA_PSS_PUBLIC_PEM, ...[1, 2, 3].map(() => nextTestKey().publicKey.export({ type: 'spki', format: 'pem' }) as string)];
     const fingerprints = pems.map((pem) => importPublicKey(pem).fingerprint);
     const cache = new PublicKeyCache(2);
     const first = cache.get(fingerprints[0], pems[0]);

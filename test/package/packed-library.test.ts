@@ -6,6 +6,9 @@
  * The same tarball, installed alone with production dependencies only (`npm install --omit=dev`)
  * in an empty folder, runs the compiled `signet` CLI without tsx.
  *
+ * The test builds dist/ itself as `npm pack` would (prepack: build:dist, pinned by a test below), in
+ * this process, then packs with `--ignore-scripts`: the app's type check then takes the declarations
+ * the build parsed (aws-cdk-lib's, a million lines) instead of parsing them again, about 8 s of CPU.
  * The installs use npm's cache (`--prefer-offline`) and run side by side. The app takes aws-cdk-lib,
  * constructs and esbuild (and @types/node) as links to the copies this repository has installed,
  * at their versions (npm checks the package's peer ranges against them): unpacking aws-cdk-lib
@@ -31,8 +34,8 @@ function installedCopy(name: string): string {
 }
 
 /** Runs a command; fails the test with its output if it exits non-zero. */
-function run(command: string, args: readonly string[], cwd: string): string {
-  const result = spawnSync(command, args, { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: { ...process.env, npm_config_update_notifier: 'false' } });
+function run(command: string, args: readonly string[], cwd: string, env: Record<string, string> = {}): string {
+  const result = spawnSync(command, args, { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: { ...process.env, npm_config_update_notifier: 'false', ...env } });
   if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} (in ${cwd}) exited ${result.status}:\n${result.stdout}\n${result.stderr}`);
   return result.stdout;
 }
@@ -139,6 +142,56 @@ const TSCONFIG = {
   files: ['app.ts'],
 };
 
+/**
+ * A compiler host that keeps every declaration file it parses under node_modules, by path and parse
+ * options, for the next program made with `cache`: the build and the app's check read the same
+ * aws-cdk-lib and @types/node (the app links the repository's copies, and TypeScript follows the links).
+ * A kept file is also bound once; each program still checks it with a checker of its own.
+ */
+function sharedDeclarationsHost(options: ts.CompilerOptions, cache: Map<string, ts.SourceFile>): ts.CompilerHost {
+  const host = ts.createCompilerHost(options);
+  const parse = host.getSourceFile.bind(host);
+  host.getSourceFile = (fileName, languageVersionOrOptions, onError, shouldCreateNewSourceFile) => {
+    if (shouldCreateNewSourceFile || !fileName.includes('/node_modules/')) return parse(fileName, languageVersionOrOptions, onError, shouldCreateNewSourceFile);
+    const parseOptions = typeof languageVersionOrOptions === 'object' ? languageVersionOrOptions : { languageVersion: languageVersionOrOptions };
+    const key = `${fileName}|${parseOptions.languageVersion}|${parseOptions.impliedNodeFormat}|${parseOptions.jsDocParsingMode}`;
+    let file = cache.get(key);
+    if (file === undefined) {
+      file = parse(fileName, languageVersionOrOptions, onError);
+      if (file !== undefined) cache.set(key, file);
+    }
+    return file;
+  };
+  return host;
+}
+
+function formatted(diagnostics: readonly ts.Diagnostic[], dir: string): string {
+  return ts.formatDiagnostics(diagnostics, { getCanonicalFileName: (name) => name, getCurrentDirectory: () => dir, getNewLine: () => '\n' });
+}
+
+/**
+ * What prepack runs (`npm run build:dist`): dist/ removed, then tsconfig.build.json compiled; any
+ * diagnostic fails it, as it fails `tsc`.
+ */
+function buildDist(cache: Map<string, ts.SourceFile>): void {
+  rmSync(join(ROOT, 'dist'), { recursive: true, force: true });
+  const config = ts.getParsedCommandLineOfConfigFile(join(ROOT, 'tsconfig.build.json'), {}, {
+    ...ts.sys,
+    onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
+      throw new Error(`tsconfig.build.json cannot be read:\n${formatted([diagnostic], ROOT)}`);
+    },
+  }) as ts.ParsedCommandLine;
+  const program = ts.createProgram({
+    rootNames: config.fileNames,
+    options: config.options,
+    host: sharedDeclarationsHost(config.options, cache),
+    configFileParsingDiagnostics: ts.getConfigFileParsingDiagnostics(config),
+  });
+  const emitted = program.emit();
+  const diagnostics = [...ts.getPreEmitDiagnostics(program), ...emitted.diagnostics];
+  if (diagnostics.length > 0 || emitted.emitSkipped) throw new Error(`dist/ did not build:\n${formatted(diagnostics, ROOT)}`);
+}
+
 interface PackResult {
   filename: string;
   size: number;
@@ -164,9 +217,9 @@ interface Resource {
  * install one. Diagnostics are asked of those files only: the checker reads what they use of
  * aws-cdk-lib's thousands of declaration files without checking each one whole, as `tsc` would.
  */
-function typeCheckAndCompile(app: string): void {
+function typeCheckAndCompile(app: string, cache: Map<string, ts.SourceFile>): void {
   const config = ts.parseJsonConfigFileContent(TSCONFIG, ts.sys, app);
-  const program = ts.createProgram({ rootNames: config.fileNames, options: config.options });
+  const program = ts.createProgram({ rootNames: config.fileNames, options: config.options, host: sharedDeclarationsHost(config.options, cache) });
   const appFile = program.getSourceFile(config.fileNames[0]) as ts.SourceFile;
   const declarations = program.getSourceFiles().filter((file) => file.fileName.includes(`/node_modules/${PACKAGE_NAME}/`));
   expect(declarations.map((file) => relative(app, file.fileName))).toEqual(expect.arrayContaining([`node_modules/${PACKAGE_NAME}/dist/lib/index.d.ts`]));
@@ -176,10 +229,9 @@ function typeCheckAndCompile(app: string): void {
     ...program.getGlobalDiagnostics(),
     ...[appFile, ...declarations].flatMap((file) => [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)]),
   ];
-  const host = { getCanonicalFileName: (name: string) => name, getCurrentDirectory: () => app, getNewLine: () => '\n' };
-  if (diagnostics.length > 0) throw new Error(`the app or the package's declarations do not type-check:\n${ts.formatDiagnostics(diagnostics, host)}`);
+  if (diagnostics.length > 0) throw new Error(`the app or the package's declarations do not type-check:\n${formatted(diagnostics, app)}`);
   const emitted = program.emit(appFile);
-  if (emitted.emitSkipped) throw new Error(`the app did not compile:\n${ts.formatDiagnostics(emitted.diagnostics, host)}`);
+  if (emitted.emitSkipped) throw new Error(`the app did not compile:\n${formatted(emitted.diagnostics, app)}`);
 }
 
 let work: string;
@@ -191,8 +243,9 @@ let resources: Record<string, Resource>;
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'signet-packed-'));
-  // `npm pack` runs prepack (build:dist) first; --json keeps the build's output out of the answer.
-  packed = (JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], ROOT).replace(/^[^[]*/, '')) as PackResult[])[0];
+  const parsed = new Map<string, ts.SourceFile>();
+  buildDist(parsed);
+  packed = (JSON.parse(run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], ROOT)) as PackResult[])[0];
 
   cliOnly = join(work, 'cli-only');
   mkdirSync(cliOnly);
@@ -214,8 +267,11 @@ beforeAll(async () => {
   writeFileSync(join(app, 'tsconfig.json'), JSON.stringify(TSCONFIG));
   writeFileSync(join(app, 'app.ts'), APP_TS);
   await Promise.all([runInBackground('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], app), cliInstall]);
-  typeCheckAndCompile(app);
-  output = JSON.parse(run(process.execPath, [join(app, 'out', 'app.js'), join(app, 'cdk.out')], app)) as AppOutput;
+  typeCheckAndCompile(app, parsed);
+  parsed.clear();
+  // Without the CDK's built-in template validation (`cdk synth --no-validation`), about 6 s of CPU here:
+  // test/cdk/signet-stack-http.test.ts validates Signet's stacks.
+  output = JSON.parse(run(process.execPath, [join(app, 'out', 'app.js'), join(app, 'cdk.out')], app, { CDK_VALIDATION: 'false' })) as AppOutput;
   resources = (JSON.parse(readFileSync(output.template, 'utf8')) as { Resources: Record<string, Resource> }).Resources;
 }, 6 * MINUTES);
 
@@ -226,6 +282,12 @@ afterAll(() => {
 function ofType(type: string): [string, Resource][] {
   return Object.entries(resources).filter(([, resource]) => resource.Type === type);
 }
+
+test('npm pack builds dist/ as this test does: prepack runs build:dist, which removes dist/ and compiles tsconfig.build.json', () => {
+  const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  expect(scripts.prepack).toBe('npm run build:dist');
+  expect(scripts['build:dist']).toBe(`node -e "require('fs').rmSync('dist',{recursive:true,force:true})" && tsc -p tsconfig.build.json`);
+});
 
 test('the tarball holds the built entry points with their declarations, and the Lambda sources the constructs bundle', () => {
   const files = new Set(packed.files.map((file) => file.path));

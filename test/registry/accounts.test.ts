@@ -11,8 +11,9 @@
  *   account admin (403 client_above_ceiling): the real authorizer then refuses a request signed
  *   as that client with the admin's key;
  * - the operator (registry:admin) sees and manages both;
- * - an account admin's listing of an account with 1,000 clients is one Query per page, plus one
- *   BatchGetItem for the page's keys' last use;
+ * - an account of 1,000 clients: the store lists it one Query per page, an account admin's listing
+ *   through the registry one Query per page plus one BatchGetItem for the page's keys' last use
+ *   (the store's test lives here to share the 1,000 registrations);
  * - the audit trail names the account and the acting client;
  * - end to end: the real authorizer puts the caller's account in the context the registry scopes by.
  */
@@ -407,12 +408,14 @@ describe('accounts (operator routes)', () => {
   });
 });
 
-describe('listing an account of 1,000 clients as its admin', () => {
-  test("every page is one Query and one BatchGetItem per 50 keys (the keys' last use): 1,000 clients once each, nothing from other accounts", async () => {
-    const account = (await call(OPERATOR, { method: 'POST', path: '/registry/accounts', body: { name: 'Big partner', roleCeiling: ['demo'] } })).body.accountId as string;
-    const admin: Caller = { clientId: 'c_BigAdminBigAdminBigA0A', roles: [ACCOUNT_ADMIN_ROLE], accountId: account };
+describe('an account of 1,000 clients', () => {
+  // Read by the store's listing and by the registry's: each registration is one DynamoDB
+  // transaction (the 1,000 cost about 7 s of CPU on DynamoDB Local), so they are made once.
+  let account: string;
+  const expected = new Set<string>();
+  beforeAll(async () => {
+    account = (await call(OPERATOR, { method: 'POST', path: '/registry/accounts', body: { name: 'Big partner', roleCeiling: ['demo'] } })).body.accountId as string;
     const spki = newKey(0).spkiPem;
-    const expected = new Set<string>();
     for (let batch = 0; batch < 1000; batch += 25) {
       const results = await Promise.all(
         Array.from({ length: 25 }, (_, j) =>
@@ -422,8 +425,49 @@ describe('listing an account of 1,000 clients as its admin', () => {
           ),
         ),
       );
-      for (const r of results) expected.add(r.record.clientId);
+      for (const { record, created } of results) {
+        expect(created).toBe(true);
+        expected.add(record.clientId);
+      }
     }
+  }, 120_000);
+
+  test("the store lists it exactly one Query per page, all 1,000 once, no other account's client; the other accounts list only their own", async () => {
+    const spki = newKey(0).spkiPem;
+    const other = await store.createAccount({ name: 'Other partner', roleCeiling: [] }, OPERATOR.clientId);
+    const others = await Promise.all(
+      [1001, 1002, 1003].map((i) => store.createClient({ accountId: other.accountId, name: `other ${i}`, networkWhitelist: ['0.0.0.0'], roles: ['demo'], key: syntheticKey(`store-other-${i}`, spki) }, OPERATOR.clientId)),
+    );
+    const defaultsBefore = (await store.listClients(undefined, 100)).items.map((c) => c.clientId);
+    const defaultOne = await store.createClient({ name: 'default one', networkWhitelist: ['0.0.0.0'], roles: ['demo'], key: syntheticKey('store-default-one', spki) }, OPERATOR.clientId);
+
+    const calls: string[] = [];
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      commands.length = 0;
+      const page = await store.listClients(cursor, 100, account);
+      expect(commands).toEqual(['QueryCommand']);
+      calls.push(...commands);
+      expect(page.items.length).toBeLessThanOrEqual(100);
+      for (const item of page.items) expect(item.accountId).toBe(account);
+      seen.push(...page.items.map((c) => c.clientId));
+      cursor = page.nextCursor;
+      pages++;
+    } while (cursor !== undefined && pages < 20);
+    expect(cursor).toBeUndefined();
+    expect(seen).toHaveLength(1000);
+    expect(new Set(seen)).toEqual(expected);
+    expect(calls).toHaveLength(pages);
+    for (const o of others) expect(seen).not.toContain(o.record.clientId);
+    // The other accounts list only their own: the new one its three, the default one what it held and the client made without an account.
+    expect((await store.listClients(undefined, 100, other.accountId)).items.map((c) => c.clientId).sort()).toEqual(others.map((o) => o.record.clientId).sort());
+    expect((await store.listClients(undefined, 100)).items.map((c) => c.clientId).sort()).toEqual([...defaultsBefore, defaultOne.record.clientId].sort());
+  });
+
+  test("as its admin, every page is one Query and one BatchGetItem per 50 keys (the keys' last use): 1,000 clients once each, nothing from other accounts", async () => {
+    const admin: Caller = { clientId: 'c_BigAdminBigAdminBigA0A', roles: [ACCOUNT_ADMIN_ROLE], accountId: account };
     const seen: string[] = [];
     let cursor: string | undefined;
     let pages = 0;

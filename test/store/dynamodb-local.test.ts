@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { DYNAMODB_LOCAL_HOST, dynamoDbLocalClientConfig, startDynamoDbLocal } from '../../local/dynamodb-local';
+import { DYNAMODB_LOCAL_HOST, type DynamoDbLocal, dynamoDbLocalClientConfig, startDynamoDbLocal } from '../../local/dynamodb-local';
 import { ensureClientTable } from '../../lambda/store/table-setup';
 import { nonLoopbackAddresses, postRaw, probeAll, tcpConnect } from '../support/network';
 
@@ -23,10 +23,16 @@ function isRunning(pid: number | undefined): boolean {
   }
 }
 
-test('listens on 127.0.0.1 only: a TCP connect to any other address of this machine is refused, a request naming another Host is 403', async () => {
-  const others = nonLoopbackAddresses();
-  const ddb = await startDynamoDbLocal();
-  try {
+describe('an emulator started with the defaults (in memory, no port)', () => {
+  // One JVM for both tests (a start costs about 2 s of CPU); neither creates a table.
+  let ddb: DynamoDbLocal;
+  beforeAll(async () => {
+    ddb = await startDynamoDbLocal();
+  });
+  afterAll(() => ddb?.stop());
+
+  test('listens on 127.0.0.1 only: a TCP connect to any other address of this machine is refused, a request naming another Host is 403', async () => {
+    const others = nonLoopbackAddresses();
     expect(await tcpConnect('127.0.0.1', ddb.port)).toBe('connected');
     expect(await probeAll(others, ddb.port)).toEqual(others.map((address) => `${address} refused`));
 
@@ -51,9 +57,19 @@ test('listens on 127.0.0.1 only: a TCP connect to any other address of this mach
       const answer = await listTables(host);
       expect([host, answer.status, Array.isArray(answer.json.TableNames)]).toEqual([host, 200, true]);
     }
-  } finally {
-    await ddb.stop();
-  }
+  });
+
+  test('without a port, the launcher binds one the system picks and says which: no window in which another process can take it', async () => {
+    // The old way (find a free port, release it, let the JVM bind it a second later) lost the port to
+    // another test process now and then; the gateway then refused to start with "port ... is in use".
+    const args = spawnSync('ps', ['-o', 'args=', '-p', String(ddb.pid)], { encoding: 'utf8' }).stdout.trim().split(/\s+/);
+    expect(args[args.indexOf('-port') + 1]).toBe('0');
+    expect(ddb.port).toBeGreaterThan(0);
+    expect(ddb.endpoint).toBe(`http://${DYNAMODB_LOCAL_HOST}:${ddb.port}`);
+    const client = new DynamoDBClient(dynamoDbLocalClientConfig(ddb.endpoint));
+    expect((await client.send(new ListTablesCommand({}))).TableNames).toEqual([]);
+    client.destroy();
+  });
 });
 
 test('keeps tables under dbPath across restarts, and stop() ends the JVM', async () => {
@@ -81,23 +97,6 @@ test('keeps tables under dbPath across restarts, and stop() ends the JVM', async
     expect(isRunning(second.pid)).toBe(false);
   } finally {
     rmSync(dir, { recursive: true, force: true });
-  }
-});
-
-test('without a port, the launcher binds one the system picks and says which: no window in which another process can take it', async () => {
-  // The old way (find a free port, release it, let the JVM bind it a second later) lost the port to
-  // another test process now and then; the gateway then refused to start with "port ... is in use".
-  const db = await startDynamoDbLocal();
-  try {
-    const args = spawnSync('ps', ['-o', 'args=', '-p', String(db.pid)], { encoding: 'utf8' }).stdout.trim().split(/\s+/);
-    expect(args[args.indexOf('-port') + 1]).toBe('0');
-    expect(db.port).toBeGreaterThan(0);
-    expect(db.endpoint).toBe(`http://${DYNAMODB_LOCAL_HOST}:${db.port}`);
-    const client = new DynamoDBClient(dynamoDbLocalClientConfig(db.endpoint));
-    expect((await client.send(new ListTablesCommand({}))).TableNames).toEqual([]);
-    client.destroy();
-  } finally {
-    await db.stop();
   }
 });
 
