@@ -96,7 +96,7 @@ export function policyForProfile(policy: VerifyPolicy, profile: CoverageProfile)
       return Object.freeze({ ...policy, profile, requiredComponents: ['@method'], requireAlg: false, allowLegacy: true });
     case 'web-bot-auth':
       // The method is not required (an agent may sign only its authority); the target rule, the
-      // tag and the validity window are the profile's own (./verify.ts).
+      // tag and the validity window are the profile's own (./signature-checks.ts).
       return Object.freeze({ ...policy, profile, requiredComponents: [], requireAlg: false, allowLegacy: true });
     default:
       return Object.freeze({
