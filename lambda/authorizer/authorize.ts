@@ -38,7 +38,8 @@ import { MAX_KEYID_LENGTH } from '../core/keyid';
 import { CompiledRoleCatalogue } from '../core/role-policy';
 import type { CoverageProfile } from '../core/profiles';
 import { SignedRequest } from '../core/types';
-import { type CheckedSignature, ParsedSignature, type SignatureSet, VerificationKey, type Verifier, VerifyPolicy } from '../core/verify';
+import { type CheckedSignature, ParsedSignature, VerificationKey, type Verifier, VerifyPolicy } from '../core/verify';
+import type { SignatureSet } from '../core/signature-set';
 import { ClientDirectory, ResolvedClient } from './client-directory';
 
 export interface AuthorizeDeps {

@@ -13,7 +13,8 @@ export { readSignatureInput, readSignatureValue } from './signature-params';
 export type { ComponentId, SignatureInput } from './signature-params';
 export { signRequest } from './sign';
 export type { SignRequestInput, SignResult, SignatureHeaders } from './sign';
-export { SignatureSet, Verifier, createVerifier, defaultVerifyPolicy, parseRequestSignature, verifyParsedSignature, verifyRequest, verdictOf } from './verify';
+export { Verifier, createVerifier, defaultVerifyPolicy, parseRequestSignature, verifyParsedSignature, verifyRequest, verdictOf } from './verify';
+export { SignatureSet } from './signature-set';
 export type { KeyResolver, ParsedSignature, ReplayClaim, ReplayGuard, Verdict, VerificationKey, VerifierOptions, VerifyPolicy } from './verify';
 export {
   PublicKeyCache,

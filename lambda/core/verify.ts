@@ -26,7 +26,7 @@ import type { KeyObject } from 'node:crypto';
 import { type SignatureAlgorithm, algorithmFits, algorithmForKey, signatureLength, signatureShapeHint, verifySignature } from './algorithms';
 import { BoundedMemo } from './bounded-cache';
 import { type DateField, WEB_BOT_AUTH_TAG } from './defaults';
-import { SignetError, fail, isSignetError } from './errors';
+import { fail, isSignetError } from './errors';
 import { parseHttpDate } from './http-date';
 import { COVERAGE_PROFILES, type CoverageProfile, MAX_SIGNATURES_READ } from './profiles';
 import { type VerifyPolicy, defaultVerifyPolicy, policyForProfile } from './verify-policy';
@@ -38,17 +38,13 @@ import {
   type SignatureMemberSummary,
   checkComponentCount,
   listSignatureMembers,
-  parseSignatureField,
-  parseSignatureInputField,
   readCanonicalSignatureInput,
-  readCanonicalSignatureValue,
   readSignatureInput,
   signatureInputMember,
   signatureMembersOf,
-  signatureValueMember,
 } from './signature-params';
-import type { Dictionary } from './structured-fields';
 import { signatureReplayId } from './replay-id';
+import { type MemoizedInput, type SignatureFieldReader, SignatureSet } from './signature-set';
 import {
   type CheckedInput,
   type CoveredFacts,
@@ -246,21 +242,6 @@ interface CoveredList extends CoveredFacts {
   readonly heads: readonly string[];
 }
 
-/**
- * A parsed Signature-Input member as the memo keeps it: its facts, and the verifier's policies
- * (one per profile) under which the checks that depend only on it and the policy pass. Worked out
- * once, when the value is first parsed; never changed after.
- */
-interface MemoizedInput {
-  readonly checked: CheckedInput;
-  /** Policies under which stage 1's policy-only checks pass: a known `alg`, the keyid, `@method` and the target covered. */
-  readonly sharedPasses: readonly VerifyPolicy[];
-  /** Policies under which the profile's own checks pass: `alg` required, required components, a date covered. */
-  readonly profilePasses: readonly VerifyPolicy[];
-  /** Its covered list's base heads (./signature-base.ts, baseHeads). */
-  readonly heads: readonly string[];
-}
-
 /** What a key's KeyObject says, worked out once: `asymmetricKeyDetails` builds a new object on every read. */
 interface KeyFacts {
   /** Its algorithm when the VerificationKey names none. */
@@ -270,194 +251,13 @@ interface KeyFacts {
 }
 
 /**
- * The Signature-Input and Signature fields of one request, each read once: the labels and keyids
- * declared, each member asked for and each signature value. Choosing the signature to check and
- * verifying it read the same set. Built by {@link Verifier.read}; lives as long as the request.
- */
-export class SignatureSet {
-  readonly inputField: string | undefined;
-  readonly signatureField: string | undefined;
-  private memberList: readonly SignatureMemberSummary[] | undefined;
-  // The usual request has one signature: its member and value are held in fields, and a map is
-  // made only for a second label.
-  private firstLabel: string | undefined;
-  private firstInput: MemoizedInput | undefined;
-  private otherInputs: Map<string, MemoizedInput> | undefined;
-  private valueLabel: string | undefined;
-  private value: Buffer | undefined;
-  private otherValues: Map<string, Buffer> | undefined;
-  // Each field's full parse, made at most once (only for text not in canonical form), and every
-  // refusal given, by what was asked: a stranger's malformed field is read once however many
-  // steps of the refusal ask for it.
-  private inputDictionary: Dictionary | undefined;
-  private signatureDictionary: Dictionary | undefined;
-  private refusals: Map<string, SignetError> | undefined;
-
-  constructor(
-    readonly request: SignedRequest,
-    private readonly verifier: Verifier,
-  ) {
-    this.inputField = request.headers['signature-input'];
-    this.signatureField = request.headers['signature'];
-  }
-
-  /** Whether both fields are present (without them every refusal is `missing_signature`). */
-  get present(): boolean {
-    return this.inputField !== undefined && this.signatureField !== undefined;
-  }
-
-  /**
-   * The signatures Signature-Input declares (labels, keyids, `created`), at most MAX_SIGNATURES_READ.
-   * @throws SignetError `malformed_signature_input`, `invalid_signature_input`
-   */
-  members(): readonly SignatureMemberSummary[] {
-    this.memberList ??= this.soleMember();
-    if (this.memberList === undefined) {
-      this.throwIfRefused('members', '');
-      try {
-        this.memberList = this.verifier.memberList(this.inputField ?? '', this);
-      } catch (error) {
-        throw this.refused('members', '', error);
-      }
-    }
-    return this.memberList;
-  }
-
-  /**
-   * The member list of a field that is exactly the one member already read (`label=` and its
-   * canonical serialization: the usual signer's field), without parsing the field again; else undefined.
-   */
-  private soleMember(): readonly SignatureMemberSummary[] | undefined {
-    const input = this.firstInput?.checked.input;
-    if (input === undefined || this.inputField !== `${input.label}=${input.signatureParams}`) return undefined;
-    const { label, keyid, created } = input;
-    return Object.freeze([{ label, components: input.covered.length, ...(keyid !== undefined ? { keyid } : {}), ...(created !== undefined ? { created } : {}) }]);
-  }
-
-  /** Member `label` of Signature-Input with its facts. @throws SignetError as readSignatureInput */
-  input(label: string, policy: VerifyPolicy): MemoizedInput {
-    if (label === this.firstLabel) return this.firstInput as MemoizedInput;
-    let read = this.otherInputs?.get(label);
-    if (read === undefined) {
-      this.throwIfRefused('input', label);
-      try {
-        read = this.verifier.signatureInput(this.inputField ?? '', label, policy, this);
-      } catch (error) {
-        throw this.refused('input', label, error);
-      }
-      if (this.firstLabel === undefined) {
-        this.firstLabel = label;
-        this.firstInput = read;
-      } else {
-        (this.otherInputs ??= new Map()).set(label, read);
-      }
-    }
-    return read;
-  }
-
-  /** The signature bytes of member `label` of Signature. @throws SignetError as readSignatureValue */
-  signature(label: string): Buffer {
-    if (label === this.valueLabel) return this.value as Buffer;
-    let value = this.otherValues?.get(label);
-    if (value === undefined) {
-      this.throwIfRefused('signature', label);
-      try {
-        value = this.readValue(label);
-      } catch (error) {
-        throw this.refused('signature', label, error);
-      }
-      if (this.valueLabel === undefined) {
-        this.valueLabel = label;
-        this.value = value;
-      } else {
-        (this.otherValues ??= new Map()).set(label, value);
-      }
-    }
-    return value;
-  }
-
-  /**
-   * Signature-Input parsed in full, the first time it is asked for; every later call returns
-   * that parse (or throws its refusal again).
-   * @throws SignetError `malformed_signature_input`
-   */
-  inputFieldParsed(): Dictionary {
-    if (this.inputDictionary === undefined) {
-      this.throwIfRefused('parse', 'Signature-Input');
-      this.verifier.onFieldRead?.('Signature-Input');
-      try {
-        this.inputDictionary = parseSignatureInputField(this.inputField ?? '');
-      } catch (error) {
-        throw this.refused('parse', 'Signature-Input', error);
-      }
-    }
-    return this.inputDictionary;
-  }
-
-  /** Whether {@link inputFieldParsed} has run and succeeded (then members are read from it, not from the text). */
-  get inputFieldIsParsed(): boolean {
-    return this.inputDictionary !== undefined;
-  }
-
-  private readValue(label: string): Buffer {
-    const field = this.signatureField ?? '';
-    if (this.signatureDictionary === undefined) {
-      const canonical = readCanonicalSignatureValue(field, label);
-      if (canonical !== undefined) {
-        this.verifier.onFieldRead?.('Signature');
-        return canonical;
-      }
-      this.throwIfRefused('parse', 'Signature');
-      this.verifier.onFieldRead?.('Signature');
-      try {
-        this.signatureDictionary = parseSignatureField(field);
-      } catch (error) {
-        throw this.refused('parse', 'Signature', error);
-      }
-    }
-    return signatureValueMember(this.signatureDictionary, label);
-  }
-
-  /** Throws the refusal given the first time `what` of `label` was asked for, if one was. */
-  private throwIfRefused(what: 'input' | 'signature' | 'members' | 'parse', label: string): void {
-    const refused = this.refusals?.get(`${what} ${label}`);
-    if (refused !== undefined) throw refused;
-  }
-
-  /** `error`, kept (when it is a refusal) as the answer to every later ask for `what` of `label`. */
-  private refused(what: 'input' | 'signature' | 'members' | 'parse', label: string, error: unknown): unknown {
-    if (isSignetError(error)) (this.refusals ??= new Map()).set(`${what} ${label}`, error);
-    return error;
-  }
-
-  /** The signature the policy reads when no label is chosen (the policy's label, `sig`, or under a profile that accepts any label and without a `sig` signature, the first one declared). */
-  defaultLabel(policy: VerifyPolicy): string {
-    // Without both fields the refusal is missing_signature, whatever the label.
-    if (!this.present || policy.profile === 'signet') return policy.label;
-    const members = this.members();
-    if (members.some((m) => m.label === policy.label) || members.length === 0) return policy.label;
-    return members[0].label;
-  }
-
-  /** The keyid signature `label` gives, when Signature-Input has that signature and it parses within the policy's component limit. */
-  keyIdOf(label: string, policy: VerifyPolicy): string | undefined {
-    try {
-      return this.input(label, policy).checked.input.keyid;
-    } catch (error) {
-      if (isSignetError(error)) return undefined;
-      throw error;
-    }
-  }
-}
-
-/**
  * The verifier: built once (per authorizer, per CLI run) from the policy, a key resolver and the
  * optional replay guard; then every request goes through {@link read} → {@link checkMember}
  * (stage 1) → {@link parseChecked} (stage 2) → {@link signingKey} / {@link refuseUnlessUsable} →
  * {@link claim}, or all at once through {@link verify}. Its memos are its own fields, bounded
  * and named; nothing it keeps changes the outcome of a check, only its time.
  */
-export class Verifier {
+export class Verifier implements SignatureFieldReader {
   /** The deployment's policy: its profile's. */
   readonly policy: VerifyPolicy;
   readonly replay: ReplayGuard | undefined;
