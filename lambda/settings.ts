@@ -473,7 +473,12 @@ export const SETTINGS = {
     default: DEFAULT_RSA_BITS,
     doc: `RSA size of rotated RSA keys, a multiple of 8 from ${MIN_RSA_BITS} to ${MAX_RSA_BITS} (a rotated Ed25519 or ECDSA key stays of its type)`,
   }),
-  dynamoDbEndpoint: setting({ env: 'SIGNET_DYNAMODB_ENDPOINT', rule: text, unset: 'none (AWS)', doc: 'local runs and tests only: DynamoDB Local' }),
+  dynamoDbEndpoint: setting({
+    env: 'SIGNET_DYNAMODB_ENDPOINT',
+    rule: text,
+    unset: 'none (AWS)',
+    doc: 'local runs and tests only: DynamoDB Local; set before `npm start`, a DynamoDB you already run, used instead of starting one ([local gateway](local-gateway.md#on-a-dynamodb-you-already-run))',
+  }),
   secretsManagerEndpoint: setting({ env: 'SIGNET_SECRETSMANAGER_ENDPOINT', rule: text, unset: 'none (AWS)', doc: 'local runs and tests only: the Secrets Manager stand-in' }),
 };
 

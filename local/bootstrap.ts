@@ -1,6 +1,7 @@
 /**
  * Everything `npm start` needs before it can serve: DynamoDB Local with its files under
- * `$SIGNET_HOME/dynamodb`, the Secrets Manager stand-in with its state in
+ * `$SIGNET_HOME/dynamodb` (or a DynamoDB the user already runs, `SIGNET_DYNAMODB_ENDPOINT`, which
+ * is only checked to answer, and left running), the Secrets Manager stand-in with its state in
  * `$SIGNET_HOME/secrets-manager.json` (both listen on 127.0.0.1 only; the stand-in accepts only
  * requests signed with the key pair in `$SIGNET_HOME/secrets-manager-credentials.json`, created
  * on the first start, mode 0600), the client table, and two clients:
@@ -30,7 +31,7 @@ import {
   RotateSecretCommand,
   SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { DEFAULT_ROTATION_DAYS } from '../lambda/core/defaults';
 import { PrivateKeyInfo, generateRsaKeyPair, spkiPemOf } from '../lambda/core/keys';
 import { ParsedSigningSecret, parseSigningSecret, serializeSigningSecret, signingSecretFor } from '../lambda/signer/signing-secret';
@@ -38,13 +39,13 @@ import { DEFAULT_ACCOUNT_ID } from '../lambda/store/account-id';
 import { DynamoClientStore } from '../lambda/store/client-store';
 import { ensureClientTable } from '../lambda/store/table-setup';
 import { hasClientKey, readClientKey, writeClientDir } from './client-dir';
-import { DynamoDbLocal, dynamoDbLocalClientConfig, startDynamoDbLocal } from './dynamodb-local';
+import { dynamoDbLocalClientConfig, startDynamoDbLocal } from './dynamodb-local';
 import { lockHome } from './home-lock';
 import { LocalStateFile, removeLocalState, writeLocalState } from './local-state';
 import { ADMIN_ROLE, DEMO_ROLE } from './role-catalogue';
 import { loadOrCreateStandInCredentials } from './secrets-manager-credentials';
 import { SecretsManagerStandIn, startSecretsManagerStandIn } from './secrets-manager-standin';
-import { LOCAL_DEMO_SECRET_ID, LOCAL_REGION, LOCAL_TABLE_NAME, LocalPaths, localPaths } from './signet-home';
+import { GivenDynamoDb, LOCAL_DEMO_SECRET_ID, LOCAL_ENV, LOCAL_REGION, LOCAL_TABLE_NAME, LocalPaths, localPaths } from './signet-home';
 
 /** The actor the audit trail records for clients `npm start` creates. */
 export const LOCAL_BOOTSTRAP_ACTOR = 'local-bootstrap';
@@ -64,6 +65,24 @@ export interface LocalBootstrapOptions {
   readonly home: string;
   /** DynamoDB Local's port. @default - a free port */
   readonly dynamoDbPort?: number;
+  /**
+   * A DynamoDB the user runs (`SIGNET_DYNAMODB_ENDPOINT`, read by givenDynamoDb in ./signet-home.ts): used with its
+   * table instead of starting DynamoDB Local, and left running on stop.
+   * @default - DynamoDB Local started here, its files in `$SIGNET_HOME/dynamodb`, table LOCAL_TABLE_NAME
+   */
+  readonly dynamoDb?: GivenDynamoDb;
+}
+
+/** How long a given DynamoDB has to answer its first request before the start fails, in ms. @default 5_000 */
+export const GIVEN_DYNAMODB_ANSWER_TIMEOUT_MS = 5_000;
+
+/** The DynamoDB the gateway's table lives in. */
+export interface LocalDynamoDb {
+  readonly endpoint: string;
+  /** The DynamoDB Local process this start runs; undefined for a given DynamoDB (not ours to stop). */
+  readonly pid: number | undefined;
+  /** `started`: DynamoDB Local run by this gateway; `given`: the one `SIGNET_DYNAMODB_ENDPOINT` names. */
+  readonly origin: 'started' | 'given';
 }
 
 /** A client `npm start` made sure of. */
@@ -79,12 +98,12 @@ export interface BootstrappedClient {
 /** The running local services, and how to stop them. */
 export interface LocalServices {
   readonly paths: LocalPaths;
-  readonly dynamoDb: DynamoDbLocal;
+  readonly dynamoDb: LocalDynamoDb;
   readonly secretsManager: SecretsManagerStandIn;
   readonly state: LocalStateFile;
   readonly admin: BootstrappedClient;
   readonly demo: BootstrappedClient;
-  /** Stops the stand-in and DynamoDB Local (waiting for the JVM to exit), removes local.json and the pid file. */
+  /** Stops the stand-in and DynamoDB Local if started here (waiting for the JVM to exit), removes local.json and the pid file. */
   stop(): Promise<void>;
 }
 
@@ -107,8 +126,8 @@ export async function bootstrapLocal(options: LocalBootstrapOptions): Promise<Lo
   };
 
   try {
-    const dynamoDb = await startDynamoDbLocal({ dbPath: paths.dynamoDbDir, port: options.dynamoDbPort });
-    stops.push(() => dynamoDb.stop());
+    const dynamoDb = await localDynamoDb(options, paths, stops);
+    const tableName = options.dynamoDb?.tableName ?? LOCAL_TABLE_NAME;
     const secretsManager = await startSecretsManagerStandIn({
       statePath: paths.secretsManagerState,
       region: LOCAL_REGION,
@@ -119,14 +138,14 @@ export async function bootstrapLocal(options: LocalBootstrapOptions): Promise<Lo
     const ddbClient = new DynamoDBClient(dynamoDbLocalClientConfig(dynamoDb.endpoint));
     const sm = new SecretsManagerClient({ ...secretsManager.clientConfig, maxAttempts: 1 });
     try {
-      await ensureClientTable(ddbClient, LOCAL_TABLE_NAME);
-      const store = new DynamoClientStore({ tableName: LOCAL_TABLE_NAME, client: ddbClient });
+      await ensureClientTable(ddbClient, tableName);
+      const store = new DynamoClientStore({ tableName, client: ddbClient });
       const admin = await ensureAdminClient(store, paths.adminDir);
       const demo = await ensureDemoClient(store, sm, paths.demoDir);
       const state: LocalStateFile = {
         dynamoDbEndpoint: dynamoDb.endpoint,
         secretsManagerEndpoint: secretsManager.endpoint,
-        tableName: LOCAL_TABLE_NAME,
+        tableName,
         demoSecretId: LOCAL_DEMO_SECRET_ID,
         region: LOCAL_REGION,
       };
@@ -141,6 +160,47 @@ export async function bootstrapLocal(options: LocalBootstrapOptions): Promise<Lo
     await stopAll().catch(() => undefined);
     throw error;
   }
+}
+
+/** DynamoDB Local started for this home (its stop queued in `stops`), or the given DynamoDB once it answers. */
+async function localDynamoDb(options: LocalBootstrapOptions, paths: LocalPaths, stops: (() => Promise<void>)[]): Promise<LocalDynamoDb> {
+  if (options.dynamoDb === undefined) {
+    const started = await startDynamoDbLocal({ dbPath: paths.dynamoDbDir, port: options.dynamoDbPort });
+    stops.push(() => started.stop());
+    return { endpoint: started.endpoint, pid: started.pid, origin: 'started' };
+  }
+  await checkAnswers(options.dynamoDb.endpoint);
+  return { endpoint: options.dynamoDb.endpoint, pid: undefined, origin: 'given' };
+}
+
+/**
+ * One ListTables with a short timeout and no retry.
+ * @throws Error naming SIGNET_DYNAMODB_ENDPOINT and what to do, when it does not answer as DynamoDB
+ */
+async function checkAnswers(endpoint: string): Promise<void> {
+  const client = new DynamoDBClient({ ...dynamoDbLocalClientConfig(endpoint), maxAttempts: 1 });
+  try {
+    await client.send(new ListTablesCommand({ Limit: 1 }), { abortSignal: AbortSignal.timeout(GIVEN_DYNAMODB_ANSWER_TIMEOUT_MS) });
+  } catch (error) {
+    throw new Error(
+      `${LOCAL_ENV.dynamoDbEndpoint}=${endpoint} does not answer as DynamoDB (${failureReason(error)}). ` +
+        `Start that DynamoDB first, or unset ${LOCAL_ENV.dynamoDbEndpoint} to have npm start run DynamoDB Local itself.`,
+      { cause: error },
+    );
+  } finally {
+    client.destroy();
+  }
+}
+
+/** What went wrong, in a word where there is one: ECONNREFUSED, ENOTFOUND, a timeout, the service's error name. */
+function failureReason(error: unknown): string {
+  const { code, name, message } = (error ?? {}) as { code?: unknown; name?: unknown; message?: unknown };
+  if (name === 'AbortError' || name === 'TimeoutError') return `no answer within ${GIVEN_DYNAMODB_ANSWER_TIMEOUT_MS} ms`;
+  if (typeof code === 'string') return code;
+  // A network error the SDK wrapped keeps its code only in the message ("connect ECONNREFUSED 127.0.0.1:8000").
+  const errno = typeof message === 'string' ? /\bE[A-Z]{3,}\b/.exec(message)?.[0] : undefined;
+  if (errno !== undefined) return errno;
+  return typeof name === 'string' && name !== 'Error' ? name : String(message ?? error);
 }
 
 /** The admin: the key in `dir` (or a new one), registered with `registry:admin`. */

@@ -37,7 +37,7 @@ import { GatewayHandlers, createGatewayListener } from './gateway';
 import { KeySourceSchedule, scheduleKeySourceRefresh } from './key-source-schedule';
 import { withPortal } from './portal-assets';
 import { LOCAL_ROLE_CATALOGUE } from './role-catalogue';
-import { DEFAULT_LOCAL_PORT, LOCAL_HOST } from './signet-home';
+import { DEFAULT_LOCAL_PORT, GivenDynamoDb, LOCAL_HOST } from './signet-home';
 
 export interface LocalGatewayOptions {
   /** The state directory, absolute (see ./signet-home.ts). */
@@ -52,6 +52,12 @@ export interface LocalGatewayOptions {
    * @default false
    */
   readonly verbose?: boolean;
+  /**
+   * A DynamoDB the user runs (`SIGNET_DYNAMODB_ENDPOINT`) and the table to use there, instead of
+   * starting DynamoDB Local; it is left running when the gateway stops.
+   * @default - DynamoDB Local started with the gateway, its files in `$SIGNET_HOME/dynamodb`
+   */
+  readonly dynamoDb?: GivenDynamoDb;
 }
 
 /** A running local gateway. */
@@ -62,7 +68,7 @@ export interface LocalGateway {
   readonly services: LocalServices;
   /** Published key sources: loopback http accepted; refreshed in this process every `refreshMinutes`. */
   readonly keySources: { readonly allowLocalHttp: true; readonly refreshMinutes: number };
-  /** Stops serving and the refresher's timer, then the stand-in and DynamoDB Local. Safe to call more than once. */
+  /** Stops serving and the refresher's timer, then the stand-in and DynamoDB Local (if it started it). Safe to call more than once. */
   stop(): Promise<void>;
 }
 
@@ -143,7 +149,7 @@ const GATEWAY_KEEP_ALIVE_MS = 65_000;
  * @throws Error when the state directory is in use, a service cannot start, or the port is taken (nothing is left running)
  */
 export async function startLocalGateway(options: LocalGatewayOptions): Promise<LocalGateway> {
-  const services = await bootstrapLocal({ home: options.home });
+  const services = await bootstrapLocal({ home: options.home, dynamoDb: options.dynamoDb });
   let serve: GatewayHandlers | undefined;
   let listener: ReturnType<typeof createGatewayListener> | undefined;
   const server = createServer((req, res) => {

@@ -2,6 +2,7 @@
  * `npm start`: the local gateway on DynamoDB Local, with the same handler code that runs in
  * Lambda. State under `$SIGNET_HOME` (default `.signet/`), served on 127.0.0.1:${PORT:-3000}.
  * Ctrl-C (SIGINT) or SIGTERM stops the gateway, DynamoDB Local and the Secrets Manager stand-in.
+ * With `SIGNET_DYNAMODB_ENDPOINT` set, it uses that DynamoDB instead of starting one (and leaves it running).
  *
  * One line per request (`GET /api/echo 200 3ms`, with the refusal code when refused);
  * `npm start -- --verbose` also prints the handlers' JSON log lines (decisions, registry requests)
@@ -12,7 +13,7 @@ import { startLocalGateway } from './local-gateway';
 import { printWarningsOnOneLine } from './node-warnings';
 import { startOptions } from './start-options';
 import { readyMessage } from './ready-message';
-import { localPort, signetHome } from './signet-home';
+import { givenDynamoDb, localPort, signetHome } from './signet-home';
 
 printWarningsOnOneLine('npm start');
 
@@ -22,7 +23,9 @@ async function main(): Promise<void> {
     console.error(options.error);
     process.exit(2);
   }
-  const missing = checkPrerequisites('start').flatMap((p) => (p.problem === undefined ? [] : [missingMessage(p.id, p.problem)]));
+  const dynamoDb = givenDynamoDb();
+  // Java runs DynamoDB Local, and nothing else: a DynamoDB the user runs needs none here.
+  const missing = checkPrerequisites('start', dynamoDb === undefined ? [] : ['java']).flatMap((p) => (p.problem === undefined ? [] : [missingMessage(p.id, p.problem)]));
   if (missing.length > 0) {
     for (const message of missing) console.error(message);
     process.exit(1);
@@ -30,13 +33,14 @@ async function main(): Promise<void> {
   const home = signetHome();
   const port = localPort();
   console.log(`Starting Signet's local gateway (state in ${home}) ...`);
-  const gateway = await startLocalGateway({ home, port, log: (line) => console.log(line), verbose: options.verbose });
+  const gateway = await startLocalGateway({ home, port, dynamoDb, log: (line) => console.log(line), verbose: options.verbose });
 
   let stopping = false;
   const stop = (signal: NodeJS.Signals): void => {
     if (stopping) return;
     stopping = true;
-    console.log(`\n${signal}: stopping the gateway, DynamoDB Local and the Secrets Manager stand-in ...`);
+    const services = dynamoDb === undefined ? 'the gateway, DynamoDB Local and the Secrets Manager stand-in' : `the gateway and the Secrets Manager stand-in (the DynamoDB on ${dynamoDb.endpoint} keeps running)`;
+    console.log(`\n${signal}: stopping ${services} ...`);
     gateway.stop().then(
       () => process.exit(0),
       (error: unknown) => {

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import type { LocalGateway } from './local-gateway';
 import { portalUrl } from './portal-assets';
-import { displayPath } from './signet-home';
+import { LOCAL_ENV, displayPath } from './signet-home';
 
 /** The text printed when the gateway is ready. */
 export function readyMessage(gateway: LocalGateway, cwd: string = process.cwd()): string {
@@ -19,7 +19,7 @@ export function readyMessage(gateway: LocalGateway, cwd: string = process.cwd())
   const adminFile = (name: string): string => shellWord(displayPath(join(services.admin.dir, name), cwd));
   return [
     '',
-    `  DynamoDB Local pid ${services.dynamoDb.pid ?? '?'} on ${services.dynamoDb.endpoint} (table ${services.state.tableName})`,
+    dynamoDbLine(services),
     `  Secrets Manager stand-in on ${services.secretsManager.endpoint} (demo key: secret ${services.state.demoSecretId})`,
     `  admin client ${services.admin.clientId} (registry:admin, ${services.admin.registration}) in ${adminDir}`,
     `  demo client  ${services.demo.clientId} (demo, ${services.demo.registration}) in ${demoDir}`,
@@ -36,6 +36,13 @@ export function readyMessage(gateway: LocalGateway, cwd: string = process.cwd())
     `  sign in with the admin key: choose ${adminFile('private.pkcs8.b64')} and ${adminFile('client-id')}, then "Use this key"`,
     '',
   ].join('\n');
+}
+
+/** Where the table is: DynamoDB Local this gateway runs (its pid), or the DynamoDB the user gave it. */
+function dynamoDbLine({ dynamoDb, state }: LocalGateway['services']): string {
+  return dynamoDb.origin === 'started'
+    ? `  DynamoDB Local pid ${dynamoDb.pid ?? '?'} on ${dynamoDb.endpoint} (table ${state.tableName})`
+    : `  DynamoDB on ${dynamoDb.endpoint} (${LOCAL_ENV.dynamoDbEndpoint}; table ${state.tableName}; not started nor stopped by this gateway)`;
 }
 
 /** The one line saying that this gateway, unlike a deployment, fetches key sources on this machine. */

@@ -2,10 +2,13 @@
  * Where `npm start` keeps its state, and the few environment variables the local tools read.
  *
  * The Lambdas read their environment only in lambda/config.ts; the local gateway and the
- * `signet` client commands read only these two, here:
+ * `signet` client commands read only these, here:
  * - `SIGNET_HOME`: the state directory (DynamoDB Local's files, the Secrets Manager stand-in's
  *   file, the admin and demo key directories). @default `.signet` in the current directory
  * - `PORT`: the port the local gateway serves on. @default 3000
+ * - `SIGNET_DYNAMODB_ENDPOINT` (the gateway only): a DynamoDB the user already runs (a DynamoDB
+ *   Local, say), used instead of starting one, with the table `SIGNET_TABLE_NAME`
+ *   (@default `signet-local-clients`). @default - the gateway starts DynamoDB Local itself
  *
  * Layout of `$SIGNET_HOME` (see {@link localPaths}):
  * ```
@@ -19,11 +22,15 @@
  * ```
  */
 import { isAbsolute, join, relative, resolve } from 'node:path';
+import { ENV } from '../lambda/config-env';
 
 /** The environment variables the local gateway and the client commands read. */
 export const LOCAL_ENV = {
   home: 'SIGNET_HOME',
   port: 'PORT',
+  /** The same names the deployed handlers read their DynamoDB endpoint and table from. */
+  dynamoDbEndpoint: ENV.dynamoDbEndpoint,
+  tableName: ENV.tableName,
 } as const;
 
 /** The state directory when `SIGNET_HOME` is not set, relative to the current directory. @default '.signet' */
@@ -63,6 +70,44 @@ export function localPort(env: Env = process.env): number {
     throw new Error(`${LOCAL_ENV.port} must be a port number from 0 to 65535; got ${JSON.stringify(raw.slice(0, 20))}.`);
   }
   return Number(raw);
+}
+
+/** A DynamoDB the user runs, for the local gateway to use instead of starting DynamoDB Local. */
+export interface GivenDynamoDb {
+  /** `http://host:port` (or https), from `SIGNET_DYNAMODB_ENDPOINT`. */
+  readonly endpoint: string;
+  /** The client table there, from `SIGNET_TABLE_NAME`. @default LOCAL_TABLE_NAME */
+  readonly tableName: string;
+}
+
+/** DynamoDB's rule for table names: 3 to 255 of letters, digits, `_`, `-` and `.`. */
+const TABLE_NAME = /^[A-Za-z0-9_.-]{3,255}$/;
+
+/**
+ * The DynamoDB named by `SIGNET_DYNAMODB_ENDPOINT` and its table (`SIGNET_TABLE_NAME`), or
+ * undefined when the variable is unset: the gateway then starts DynamoDB Local itself, with the
+ * table LOCAL_TABLE_NAME (`SIGNET_TABLE_NAME` alone changes nothing).
+ * @throws Error naming the variable when the endpoint is not an http(s) URL of a host and port
+ *   only, or the table name is not one DynamoDB accepts
+ */
+export function givenDynamoDb(env: Env = process.env): GivenDynamoDb | undefined {
+  const raw = env[LOCAL_ENV.dynamoDbEndpoint]?.trim();
+  if (raw === undefined || raw === '') return undefined;
+  const shown = JSON.stringify(raw.slice(0, 80));
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.pathname !== '/' || url.search !== '' || url.username !== '' || url.password !== '' || url.hash !== '') {
+    throw new Error(`${LOCAL_ENV.dynamoDbEndpoint} must be the http:// or https:// URL of a DynamoDB you run, host and port only (e.g. http://127.0.0.1:8000); got ${shown}. Unset it to have npm start run DynamoDB Local itself.`);
+  }
+  const tableName = env[LOCAL_ENV.tableName]?.trim() || LOCAL_TABLE_NAME;
+  if (!TABLE_NAME.test(tableName)) {
+    throw new Error(`${LOCAL_ENV.tableName} must be a DynamoDB table name (3 to 255 letters, digits, '_', '-' or '.'); got ${JSON.stringify(tableName.slice(0, 80))}.`);
+  }
+  return { endpoint: url.origin, tableName };
 }
 
 /** The local gateway's base URL, `http://127.0.0.1:${PORT:-3000}`: where client commands go by default. */

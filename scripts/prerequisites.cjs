@@ -136,9 +136,12 @@ function missingMessage(id, problem) {
   );
 }
 
-/** Every prerequisite `purpose` ('start' or 'test') needs, with its problem (undefined = present). */
-function checkPrerequisites(purpose) {
-  return PREREQUISITES.filter((p) => p.neededBy.includes(purpose)).map((p) => ({ id: p.id, what: p.what, problem: problemWith(p.id) }));
+/**
+ * Every prerequisite `purpose` ('start' or 'test') needs, with its problem (undefined = present);
+ * those named in `unneeded` are left out, unchecked (e.g. `java` for `npm start` on a DynamoDB the user runs).
+ */
+function checkPrerequisites(purpose, unneeded = []) {
+  return PREREQUISITES.filter((p) => p.neededBy.includes(purpose) && !unneeded.includes(p.id)).map((p) => ({ id: p.id, what: p.what, problem: problemWith(p.id) }));
 }
 
 /** Suffix that marks a test skipped because prerequisite `id` is missing; scripts/test.cjs reads it. */

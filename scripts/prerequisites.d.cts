@@ -15,7 +15,7 @@ export const ALLOW_SKIP_ENV: 'SIGNET_ALLOW_SKIP';
 export const INSTALL: { readonly debian: string; readonly macos: string };
 export const PREREQUISITES: readonly Prerequisite[];
 export function allowedSkips(env?: NodeJS.ProcessEnv): Set<string>;
-export function checkPrerequisites(purpose: Purpose): { id: PrerequisiteId; what: string; problem: string | undefined }[];
+export function checkPrerequisites(purpose: Purpose, unneeded?: readonly PrerequisiteId[]): { id: PrerequisiteId; what: string; problem: string | undefined }[];
 export function chromiumPath(): string | undefined;
 export function gate(id: PrerequisiteId, env?: NodeJS.ProcessEnv): Gate;
 export function missingMessage(id: PrerequisiteId, problem: string): string;

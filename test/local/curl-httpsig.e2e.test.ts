@@ -9,14 +9,17 @@
  * "@method" "@authority" "@path" (+ "@query" when the URL has one); `--httpsig-headers "method
  * authority path query content-digest: date:"` adds the header fields the user gives with -H
  * (curl never computes Content-Digest itself). The signer below builds that base by hand from the
- * hex seed, with node:crypto only: none of Signet's code makes these requests.
+ * hex seed, with node:crypto only: none of Signet's code makes these requests. The `signet`
+ * commands (keygen, sign, request) run in this process (test/support/signet-in-process.ts: the
+ * same code without a child's start-up; test/cli/client-commands.e2e.test.ts runs the bin itself).
  */
 import { createHash, createPrivateKey, sign as nodeSign } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readClientDir } from '../../local/client-dir';
-import { GatewayProcess, TestSigner, gatewayEnv, runSignet, sendSigned, startGatewayProcess } from './gateway-process';
+import { runSignetInProcess } from '../support/signet-in-process';
+import { GatewayProcess, TestSigner, gatewayEnv, sendSigned, startGatewayProcess } from './gateway-process';
 
 jest.setTimeout(240_000);
 
@@ -58,7 +61,7 @@ beforeAll(async () => {
   const adminDir = readClientDir(join(home, 'admin'));
   admin = { clientId: adminDir.clientId, privateKey: adminDir.key.key };
 
-  const keygen = runSignet(['keygen', '--out', join(home, 'bot'), '--alg', 'ed25519'], gatewayEnv(home, gateway.port));
+  const keygen = await runSignetInProcess(['keygen', '--out', join(home, 'bot'), '--alg', 'ed25519'], gatewayEnv(home, gateway.port));
   expect(keygen).toMatchObject({ code: 0 });
   expect(keygen.stdout).toContain('algorithm: ed25519');
   const registered = await sendSigned(admin, `${gateway.url}/registry/clients`, {
@@ -136,9 +139,9 @@ test('a client whose own profile is signet is held to it under the rfc9421 deplo
   }
 });
 
-test('signet request signs with the Ed25519 key in the default scheme, and gets through', () => {
+test('signet request signs with the Ed25519 key in the default scheme, and gets through', async () => {
   writeFileSync(join(home, 'bot', 'client-id'), `${bot.clientId}\n`);
-  const out = runSignet(['request', '--client', join(home, 'bot'), `${gateway.url}/api/echo?from=cli`], gatewayEnv(home, gateway.port));
+  const out = await runSignetInProcess(['request', '--client', join(home, 'bot'), `${gateway.url}/api/echo?from=cli`], gatewayEnv(home, gateway.port));
   expect(out.stderr).toBe('');
   expect(out.code).toBe(0);
 });
@@ -156,7 +159,7 @@ describe('every key type end to end through npm start: keygen, register, sign (s
   async function signedWithCli(dir: string, clientId: string, url: string, extra: string[] = [], body?: string): Promise<{ status: number; code: string | null }> {
     const args = ['sign', '--key', join(home, dir, 'private.pkcs8.b64'), '--client-id', clientId, '--method', body === undefined ? 'GET' : 'POST', '--url', url, ...extra];
     if (body !== undefined) args.push('--data', body);
-    const out = runSignet(args, gatewayEnv(home, gateway.port));
+    const out = await runSignetInProcess(args, gatewayEnv(home, gateway.port));
     expect(out).toMatchObject({ code: 0, stderr: '' });
     const headers = Object.fromEntries(out.stdout.trim().split('\n').map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 2)]));
     const response = await fetch(url, { method: body === undefined ? 'GET' : 'POST', headers: { ...headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }, body });
@@ -168,14 +171,14 @@ describe('every key type end to end through npm start: keygen, register, sign (s
     ['ecdsa-p256', 'ecdsa-p256-sha256'],
     ['ecdsa-p384', 'ecdsa-p384-sha384'],
   ])('%s: signs GET and POST in the default scheme (alg="%s"), and gets through', async (type, alg) => {
-    expect(runSignet(['keygen', '--out', join(home, type), '--alg', type], gatewayEnv(home, gateway.port)).code).toBe(0);
+    expect((await runSignetInProcess(['keygen', '--out', join(home, type), '--alg', type], gatewayEnv(home, gateway.port))).code).toBe(0);
     const clientId = await registerKey(type);
     expect(await signedWithCli(type, clientId, `${gateway.url}/api/echo?alg=${alg}`)).toEqual({ status: 200, code: null });
     expect(await signedWithCli(type, clientId, `${gateway.url}/api/echo`, [], '{"a":1}')).toEqual({ status: 200, code: null });
   });
 
   test('rsa-pss-sha512: an RSA key registered for PSS verifies PSS signatures only', async () => {
-    expect(runSignet(['keygen', '--out', join(home, 'pss')], gatewayEnv(home, gateway.port)).code).toBe(0);
+    expect((await runSignetInProcess(['keygen', '--out', join(home, 'pss')], gatewayEnv(home, gateway.port))).code).toBe(0);
     const clientId = await registerKey('pss', 'rsa-pss-sha512');
     expect(await signedWithCli('pss', clientId, `${gateway.url}/api/echo`, ['--alg', 'rsa-pss-sha512'])).toEqual({ status: 200, code: null });
     expect(await signedWithCli('pss', clientId, `${gateway.url}/api/echo?v15`)).toEqual({ status: 401, code: 'algorithm_mismatch' });

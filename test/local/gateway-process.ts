@@ -3,17 +3,21 @@
  * developer does, with a temporary SIGNET_HOME and a free port, and stops it with a signal.
  *
  * The child is `node -r tsx/cjs local/main.ts` (what `tsx local/main.ts` runs, in one process),
- * so the pid we signal is the gateway itself. The DynamoDB Local pid is read from the ready
- * output, to check that stopping leaves no emulator behind.
+ * so the pid we signal is the gateway itself. By default the gateway keeps its table on the test
+ * run's DynamoDB Local (test/support/dynamodb.ts), given through SIGNET_DYNAMODB_ENDPOINT as a
+ * user gives one they run, in a table named after its SIGNET_HOME: no JVM of its own per start.
+ * A test of the gateway's own DynamoDB Local asks for `dynamoDb: 'own'`; that emulator's pid is
+ * read from the ready output, to check that stopping leaves no emulator behind.
  *
  * Also: signing helpers for the tests (a client directory's identity, a core-signed fetch).
  */
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { KeyObject } from 'node:crypto';
+import { KeyObject, createHash } from 'node:crypto';
 import { resolve } from 'node:path';
 import { signRequest } from '../../lambda/core/sign';
 import { hasClientKey, writeKeyFiles } from '../../local/client-dir';
-import { localPaths } from '../../local/signet-home';
+import { LOCAL_ENV, localPaths } from '../../local/signet-home';
+import { type TestDynamoDb, startTestDynamoDb } from '../support/dynamodb';
 import { nextTestKey } from '../support/test-keys';
 
 export const REPO_ROOT = resolve(__dirname, '..', '..');
@@ -25,7 +29,8 @@ export interface GatewayProcess {
   readonly url: string;
   readonly port: number;
   readonly pid: number;
-  readonly dynamoDbPid: number;
+  /** The DynamoDB Local the gateway started (`dynamoDb: 'own'`); undefined on the run's emulator. */
+  readonly dynamoDbPid: number | undefined;
   /** Everything the gateway printed so far (stdout and stderr). */
   output(): string;
   /** Sends `signal` and resolves with the exit code once the process is gone. */
@@ -38,29 +43,57 @@ export function gatewayEnv(home: string, port: number, extra: Record<string, str
   return { ...inherited, SIGNET_HOME: home, PORT: String(port), ...extra };
 }
 
-/**
- * Starts the gateway and resolves once it printed `ready: <url>`.
- * @param options.seedKeys give the admin and demo clients keys from the test key pool
- *   (test/support/test-keys.ts) before the first start, as if an earlier start had made them,
- *   instead of having the gateway generate two RSA keys; for tests that are not about the first start
- */
-export async function startGatewayProcess(home: string, options: { port?: number; env?: Record<string, string>; seedKeys?: boolean } = {}): Promise<GatewayProcess> {
+export interface GatewayStartOptions {
+  /** @default 0: a port the system picks */
+  readonly port?: number;
+  /** More environment for the gateway (after SIGNET_HOME, PORT and the DynamoDB variables). */
+  readonly env?: Record<string, string>;
+  /**
+   * Give the admin and demo clients keys from the test key pool (test/support/test-keys.ts) before
+   * the first start, as if an earlier start had made them, instead of having the gateway generate
+   * two RSA keys; for tests that are not about the first start.
+   * @default false
+   */
+  readonly seedKeys?: boolean;
+  /**
+   * `run`: the test run's DynamoDB Local through SIGNET_DYNAMODB_ENDPOINT, with SIGNET_TABLE_NAME
+   * a table named after `home` (a restart on the same home finds it; other homes never see it);
+   * `own`: the gateway starts DynamoDB Local itself, as a plain `npm start` does.
+   * @default 'run'
+   */
+  readonly dynamoDb?: 'run' | 'own';
+}
+
+/** The table a gateway on the run's emulator keeps its clients in: one per SIGNET_HOME. */
+export function gatewayTableName(home: string): string {
+  return `signet-gateway-${createHash('sha256').update(home).digest('hex').slice(0, 16)}`;
+}
+
+/** Starts the gateway and resolves once it printed `ready: <url>`. */
+export async function startGatewayProcess(home: string, options: GatewayStartOptions = {}): Promise<GatewayProcess> {
   if (options.seedKeys === true) {
     const { adminDir, demoDir } = localPaths(home);
     for (const dir of [adminDir, demoDir]) if (!hasClientKey(dir)) writeKeyFiles(dir, nextTestKey());
   }
+  // The run's emulator answers before the gateway is pointed at it (the global setup does not wait for it).
+  const runDynamoDb: TestDynamoDb | undefined = (options.dynamoDb ?? 'run') === 'run' ? await startTestDynamoDb() : undefined;
+  const dynamoDbEnv: Record<string, string> = runDynamoDb === undefined ? {} : { [LOCAL_ENV.dynamoDbEndpoint]: runDynamoDb.endpoint, [LOCAL_ENV.tableName]: gatewayTableName(home) };
   // PORT=0 by default: the gateway binds a port the system picks. A port found free here first could be
   // taken by another process (a test worker's emulator, say) before the gateway binds it.
   const port = options.port ?? 0;
   const child = spawn(process.execPath, ['--no-warnings', '-r', 'tsx/cjs', 'local/main.ts'], {
     cwd: REPO_ROOT,
-    env: gatewayEnv(home, port, options.env),
+    env: gatewayEnv(home, port, { ...dynamoDbEnv, ...options.env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-  const exited = new Promise<number | null>((resolveExit) => child.once('exit', (code) => resolveExit(code)));
+  // The handle on the run's emulator is released once the gateway is gone (the tables stay: a restart on this home finds its own).
+  const exited = new Promise<number | null>((resolveExit) => child.once('exit', (code) => resolveExit(code))).then(async (code) => {
+    await runDynamoDb?.stop();
+    return code;
+  });
 
   const ready = await new Promise<boolean>((resolveReady) => {
     const timer = setTimeout(() => resolveReady(false), GATEWAY_START_TIMEOUT_MS);
@@ -82,7 +115,8 @@ export async function startGatewayProcess(home: string, options: { port?: number
   }
   const url = /ready: (http:\/\/\S+)/.exec(output)![1];
   const boundPort = Number(new URL(url).port);
-  const dynamoDbPid = Number(/DynamoDB Local pid (\d+)/.exec(output)?.[1]);
+  const ownPid = /DynamoDB Local pid (\d+)/.exec(output)?.[1];
+  const dynamoDbPid = ownPid === undefined ? undefined : Number(ownPid);
   return {
     url,
     port: boundPort,

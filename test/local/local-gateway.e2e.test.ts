@@ -4,7 +4,10 @@
  * DynamoDB Local. A client is registered through the registry API signed with the bootstrapped
  * admin key; then signed GET and POST pass, and each kind of bad request is refused with the
  * status and code of lambda/core/errors.ts. Finally the gateway is stopped (no DynamoDB Local
- * left), started again on the same state (everything reused), and stopped again.
+ * left), started again on the same state (everything reused), and stopped again. This file's
+ * gateway starts its own DynamoDB Local, as a plain `npm start` does; the last tests give one a
+ * DynamoDB that is already running (SIGNET_DYNAMODB_ENDPOINT: the test run's), as every other
+ * gateway test does, and one that does not answer.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,9 +16,13 @@ import { run as rotate } from '../../bin/commands/rotate';
 import { spkiPemOf } from '../../lambda/core/keys';
 import { readClientDir } from '../../local/client-dir';
 import { readLocalState } from '../../local/local-state';
+import { startLocalGateway } from '../../local/local-gateway';
+import { findFreePort } from '../../local/dynamodb-local';
+import { DynamoClientStore } from '../../lambda/store/client-store';
+import { startTestDynamoDb } from '../support/dynamodb';
 import { exampleRunners, runExample } from '../examples/example-runners';
 import { testNeeding } from '../support/prerequisites';
-import { GatewayProcess, TestSigner, isAlive, sendSigned, startGatewayProcess, waitUntilGone } from './gateway-process';
+import { GatewayProcess, TestSigner, gatewayTableName, isAlive, sendSigned, startGatewayProcess, waitUntilGone } from './gateway-process';
 import { nextTestKey } from '../support/test-keys';
 
 jest.setTimeout(240_000);
@@ -38,7 +45,7 @@ async function register(body: Record<string, unknown>): Promise<{ status: number
 
 beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), 'signet-home-'));
-  gateway = await startGatewayProcess(home);
+  gateway = await startGatewayProcess(home, { dynamoDb: 'own' });
   admin = signerOf(join(home, 'admin'));
   demo = signerOf(join(home, 'demo'));
 });
@@ -71,7 +78,8 @@ describe('first start', () => {
       'rotationSettleMs',
     ]);
     expect(state).toMatchObject({ tableName: 'signet-local-clients', demoSecretId: 'signet/local/demo', region: 'us-east-1', clientCacheTtlMs: 60_000, rotationSettleMs: 0 });
-    expect(isAlive(gateway.dynamoDbPid)).toBe(true);
+    expect(gateway.dynamoDbPid).toEqual(expect.any(Number));
+    expect(isAlive(gateway.dynamoDbPid!)).toBe(true);
   });
 
   test('the demo client calls /api/echo out of the box', async () => {
@@ -222,7 +230,7 @@ describe('the partner examples (examples/) against the gateway', () => {
 
 describe('one gateway per SIGNET_HOME', () => {
   test('a second gateway on the same state refuses to start and starts nothing', async () => {
-    await expect(startGatewayProcess(home)).rejects.toThrow(/Another local gateway \(pid \d+\) is using this SIGNET_HOME/);
+    await expect(startGatewayProcess(home, { dynamoDb: 'own' })).rejects.toThrow(/Another local gateway \(pid \d+\) is using this SIGNET_HOME/);
     const again = await sendSigned(demo, `${gateway.url}/api/echo`);
     expect(again.status).toBe(200);
   });
@@ -263,11 +271,11 @@ describe('stop and start again', () => {
     const credentials = readFileSync(join(home, 'secrets-manager-credentials.json'), 'utf8');
     const firstDynamoDbPid = gateway.dynamoDbPid;
     expect(await gateway.stop('SIGTERM')).toBe(0);
-    expect(await waitUntilGone(firstDynamoDbPid)).toBe(true);
+    expect(await waitUntilGone(firstDynamoDbPid!)).toBe(true);
     expect(existsSync(join(home, 'local.json'))).toBe(false);
     expect(existsSync(join(home, 'gateway.pid'))).toBe(false);
 
-    gateway = await startGatewayProcess(home);
+    gateway = await startGatewayProcess(home, { dynamoDb: 'own' });
     expect(gateway.dynamoDbPid).not.toBe(firstDynamoDbPid);
     expect(gateway.output()).toContain(`admin client ${admin.clientId} (registry:admin, reused)`);
     expect(gateway.output()).toContain(`demo client  ${demo.clientId} (demo, reused)`);
@@ -285,7 +293,47 @@ describe('stop and start again', () => {
   test('Ctrl-C (SIGINT) stops it too, leaving no DynamoDB Local process', async () => {
     const dynamoDbPid = gateway.dynamoDbPid;
     expect(await gateway.stop('SIGINT')).toBe(0);
-    expect(await waitUntilGone(dynamoDbPid)).toBe(true);
+    expect(await waitUntilGone(dynamoDbPid!)).toBe(true);
     expect(gateway.output()).toContain('SIGINT: stopping');
+  });
+});
+
+describe('on a DynamoDB the user already runs (SIGNET_DYNAMODB_ENDPOINT, SIGNET_TABLE_NAME)', () => {
+  test('the gateway keeps its clients in the given table there, starts no DynamoDB Local, and leaves that DynamoDB running when it stops', async () => {
+    const given = await startTestDynamoDb();
+    const otherHome = mkdtempSync(join(tmpdir(), 'signet-home-given-'));
+    const tableName = gatewayTableName(otherHome);
+    try {
+      const other = await startGatewayProcess(otherHome, { seedKeys: true, dynamoDb: 'run' });
+      expect(other.output()).toContain(`\n  DynamoDB on ${given.endpoint} (SIGNET_DYNAMODB_ENDPOINT; table ${tableName}; not started nor stopped by this gateway)\n`);
+      expect(other.output()).not.toContain('DynamoDB Local pid');
+      expect(other.dynamoDbPid).toBeUndefined();
+      expect(readLocalState(join(otherHome, 'local.json'))).toMatchObject({ dynamoDbEndpoint: given.endpoint, tableName });
+      const otherDemo = signerOf(join(otherHome, 'demo'));
+      expect((await sendSigned(otherDemo, `${other.url}/api/echo`)).status).toBe(200);
+
+      expect(await other.stop('SIGTERM')).toBe(0);
+      expect(other.output()).toContain(`SIGTERM: stopping the gateway and the Secrets Manager stand-in (the DynamoDB on ${given.endpoint} keeps running) ...`);
+      // The table outlives the gateway, with the clients it registered: the next start finds them.
+      const store = new DynamoClientStore({ tableName, client: given.client });
+      expect(await store.getClient(otherDemo.clientId)).toMatchObject({ clientId: otherDemo.clientId, name: 'local demo' });
+    } finally {
+      await given.stop();
+      rmSync(otherHome, { recursive: true, force: true });
+    }
+  });
+
+  test('one that does not answer stops the start with a sentence naming the variable and what to do; nothing is left running or written', async () => {
+    const otherHome = mkdtempSync(join(tmpdir(), 'signet-home-unanswered-'));
+    const endpoint = `http://127.0.0.1:${await findFreePort()}`;
+    try {
+      await expect(startLocalGateway({ home: otherHome, port: 0, dynamoDb: { endpoint, tableName: 'signet-local-clients' } })).rejects.toThrow(
+        `SIGNET_DYNAMODB_ENDPOINT=${endpoint} does not answer as DynamoDB (ECONNREFUSED). Start that DynamoDB first, or unset SIGNET_DYNAMODB_ENDPOINT to have npm start run DynamoDB Local itself.`,
+      );
+      expect(existsSync(join(otherHome, 'local.json'))).toBe(false);
+      expect(existsSync(join(otherHome, 'gateway.pid'))).toBe(false);
+    } finally {
+      rmSync(otherHome, { recursive: true, force: true });
+    }
   });
 });

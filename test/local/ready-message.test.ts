@@ -5,7 +5,7 @@ import type { LocalGateway } from '../../local/local-gateway';
 import { readyMessage } from '../../local/ready-message';
 import { localPaths } from '../../local/signet-home';
 
-function gateway(home: string, port: number): LocalGateway {
+function gateway(home: string, port: number, dynamoDb: 'started' | 'given' = 'started'): LocalGateway {
   const paths = localPaths(home);
   return {
     url: `http://127.0.0.1:${port}`,
@@ -14,7 +14,7 @@ function gateway(home: string, port: number): LocalGateway {
     keySources: { allowLocalHttp: true, refreshMinutes: 15 },
     services: {
       paths,
-      dynamoDb: { pid: 4242, endpoint: 'http://127.0.0.1:40000' },
+      dynamoDb: dynamoDb === 'started' ? { pid: 4242, endpoint: 'http://127.0.0.1:40000', origin: 'started' } : { pid: undefined, endpoint: 'http://127.0.0.1:8000', origin: 'given' },
       secretsManager: { endpoint: 'http://127.0.0.1:40001' },
       state: { tableName: 'signet-local-clients', demoSecretId: 'signet/local/demo' },
       admin: { dir: paths.adminDir, clientId: 'c_Admin0000000000000000', registration: 'created' },
@@ -42,4 +42,11 @@ test('another home and port are carried into the commands and the portal URL', (
   expect(text).toContain(`SIGNET_HOME='${OTHER_HOME}' PORT=3111 npm run -s signet -- clients list`);
   expect(text).toContain('Client portal: http://127.0.0.1:3111/portal/');
   expect(text).toContain(`choose '${join(OTHER_HOME, 'admin', 'private.pkcs8.b64')}' and '${join(OTHER_HOME, 'admin', 'client-id')}'`);
+});
+
+test('DynamoDB Local started by the gateway is shown with its pid; a DynamoDB the user gave, as not the gateway\'s to start or stop', () => {
+  expect(readyMessage(gateway(join(CWD, '.signet'), 3000), CWD)).toContain('\n  DynamoDB Local pid 4242 on http://127.0.0.1:40000 (table signet-local-clients)\n');
+  const given = readyMessage(gateway(join(CWD, '.signet'), 3000, 'given'), CWD);
+  expect(given).toContain('\n  DynamoDB on http://127.0.0.1:8000 (SIGNET_DYNAMODB_ENDPOINT; table signet-local-clients; not started nor stopped by this gateway)\n');
+  expect(given).not.toContain('DynamoDB Local pid');
 });

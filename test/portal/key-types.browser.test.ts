@@ -46,10 +46,17 @@ const clientNamed = async (name: string) => (await registry('/registry/clients?l
 const pageLeftovers = () =>
   page.evaluate(() => JSON.stringify({ local: { ...localStorage }, session: { ...sessionStorage }, html: document.documentElement.outerHTML })) as Promise<string>;
 
-/** Clicks the download button and returns what the page offered: the file's name and text. */
+let downloads = 0;
+
+/**
+ * Clicks the download button and returns what the page offered: the file's name and text (saved
+ * under the session's home first: the browser is the run's, so its own copy is not on this side).
+ */
 async function download(button: any): Promise<{ name: string; text: string }> {
   const [file] = await Promise.all([page.waitForEvent('download'), button.click()]);
-  return { name: file.suggestedFilename(), text: readFileSync(await file.path(), 'utf8') };
+  const saved = join(session.home, 'downloads', `${(downloads += 1)}-${file.suggestedFilename()}`);
+  await file.saveAs(saved);
+  return { name: file.suggestedFilename(), text: readFileSync(saved, 'utf8') };
 }
 
 beforeAll(async () => {

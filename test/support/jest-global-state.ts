@@ -22,3 +22,17 @@ export function takeSharedDynamoDb(): SharedDynamoDb | undefined {
   delete (globalThis as Holder)[KEY];
   return shared;
 }
+
+const CHROMIUM_KEY = Symbol.for('signet.test.sharedChromium');
+type ChromiumHolder = { [CHROMIUM_KEY]?: { close(): Promise<void> } };
+
+/** The run's browser server (test/support/shared-chromium.ts), for the teardown to close. */
+export function setSharedChromium(server: { close(): Promise<void> }): void {
+  (globalThis as ChromiumHolder)[CHROMIUM_KEY] = server;
+}
+
+export function takeSharedChromium(): { close(): Promise<void> } | undefined {
+  const server = (globalThis as ChromiumHolder)[CHROMIUM_KEY];
+  delete (globalThis as ChromiumHolder)[CHROMIUM_KEY];
+  return server;
+}

@@ -1,9 +1,10 @@
-/** Jest global teardown: stops the run's shared DynamoDB Local (see jest-global-setup.ts). */
+/** Jest global teardown: stops the run's shared DynamoDB Local and closes its Chromium (see jest-global-setup.ts). */
 import { rmSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { takeSharedDynamoDb } from './jest-global-state';
+import { takeSharedChromium, takeSharedDynamoDb } from './jest-global-state';
 
 export default async function globalTeardown(): Promise<void> {
+  await takeSharedChromium()?.close();
   const shared = takeSharedDynamoDb();
   if (shared === undefined) return;
   await (await shared.starting)?.stop();

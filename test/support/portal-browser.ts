@@ -1,7 +1,8 @@
 /**
  * Test support for the client portal's browser tests: Debian's Chromium (/usr/bin/chromium, or
  * $SIGNET_CHROMIUM) driven by playwright-core against `npm start`'s gateway (local/main.ts in a
- * child process, a temporary SIGNET_HOME, a free port), and the bounded waits the tests assert
+ * child process, a temporary SIGNET_HOME, a free port), each file in a browser context of its own
+ * on the run's one Chromium (./shared-chromium.ts), and the bounded waits the tests assert
  * with (playwright-core has no assertion library: these wait for the page to reach a state, then
  * assert with Jest; on timeout the last failed assertion is thrown).
  *
@@ -17,16 +18,13 @@ import { DynamoClientStore } from '../../lambda/store/client-store';
 import { createDocumentClient } from '../../lambda/store/dynamodb-client';
 import { readClientDir } from '../../local/client-dir';
 import { readLocalState } from '../../local/local-state';
-import { chromiumPath, missingMessage } from '../../scripts/prerequisites.cjs';
+import { missingMessage } from '../../scripts/prerequisites.cjs';
 import { type GatewayProcess, REPO_ROOT, type TestSigner, sendSigned, startGatewayProcess } from '../local/gateway-process';
 import { testNeeding } from './prerequisites';
+import { type Browser, CHROMIUM, testBrowser } from './shared-chromium';
 
-/** Chromium: $SIGNET_CHROMIUM or the usual path (scripts/prerequisites.cjs; .ci/run installs Debian's). */
-const CHROMIUM = chromiumPath() ?? '/usr/bin/chromium';
 /** `test`, for tests that need Chromium (skipped only where SIGNET_ALLOW_SKIP=chromium). */
 export const browserTest = testNeeding('chromium');
-/** The devDependency the browser tests need, at the version they were written against. */
-const PLAYWRIGHT = { name: 'playwright-core', version: '1.65.1' } as const;
 /** Where the browser tests keep their screenshots (reports/ is git-ignored; CI keeps it as an artifact). */
 export const SCREENSHOTS = join(REPO_ROOT, 'reports', 'portal-screenshots');
 
@@ -34,14 +32,6 @@ export const SCREENSHOTS = join(REPO_ROOT, 'reports', 'portal-screenshots');
 export type Page = any;
 export type BrowserContext = any;
 export type Locator = any;
-
-function loadPlaywright(): { chromium: { launchPersistentContext(dir: string, options: Record<string, unknown>): Promise<BrowserContext> } } {
-  try {
-    return require('playwright-core');
-  } catch (cause) {
-    throw new Error(`${PLAYWRIGHT.name} is not installed. Add "${PLAYWRIGHT.name}": "${PLAYWRIGHT.version}" to devDependencies and run npm install: the portal's browser tests drive Chromium with it.`, { cause });
-  }
-}
 
 /** A running gateway with a browser on it. */
 export interface PortalSession {
@@ -59,34 +49,31 @@ export interface PortalSession {
 }
 
 /**
- * Starts the gateway and Chromium.
- * @param name names the temporary folders
+ * Starts the gateway, and opens a browser context of this file's own (on the run's Chromium).
+ * @param name names the temporary folder
  */
 export async function startPortalSession(name: string, viewport: { width: number; height: number } = { width: 1280, height: 1000 }): Promise<PortalSession> {
   if (!existsSync(CHROMIUM)) throw new Error(missingMessage('chromium', `Chromium is not installed at ${CHROMIUM}`));
-  const playwright = loadPlaywright();
   const home = mkdtempSync(join(tmpdir(), `signet-${name}-home-`));
-  const profile = mkdtempSync(join(tmpdir(), `signet-${name}-chromium-`));
   let gateway: GatewayProcess | undefined;
+  let browser: Browser | undefined;
   let context: BrowserContext | undefined;
   const close = async () => {
     await context?.close().catch(() => undefined);
+    await browser?.close().catch(() => undefined);
     await gateway?.stop('SIGKILL');
     rmSync(home, { recursive: true, force: true });
-    rmSync(profile, { recursive: true, force: true });
   };
+  // The browser connects (or launches) while the gateway starts.
+  const opening: Promise<Browser | undefined> = testBrowser();
   try {
     gateway = await startGatewayProcess(home, { seedKeys: true });
+    browser = await opening;
     const dir = join(home, 'admin');
     const client = readClientDir(dir);
     const admin = { clientId: client.clientId, privateKey: client.key.key, fingerprint: client.key.fingerprint, keyText: readFileSync(join(dir, 'private.pkcs8.b64'), 'utf8').trim(), dir };
-    context = await playwright.chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-      viewport,
-    });
-    const page = context.pages()[0] ?? (await context.newPage());
+    context = await browser.newContext({ viewport });
+    const page = await context.newPage();
     const pageErrors: string[] = [];
     const consoleErrors: string[] = [];
     page.on('pageerror', (error: Error) => pageErrors.push(error.message));
@@ -95,6 +82,7 @@ export async function startPortalSession(name: string, viewport: { width: number
     });
     return { home, gateway, admin, context, page, pageErrors, consoleErrors, close };
   } catch (error) {
+    browser ??= await opening.catch(() => undefined);
     await close();
     throw error;
   }
