@@ -93,13 +93,14 @@ const TABLE_NAME = /^[A-Za-z0-9_.-]{3,255}$/;
 export function givenDynamoDb(env: Env = process.env): GivenDynamoDb | undefined {
   const raw = env[LOCAL_ENV.dynamoDbEndpoint]?.trim();
   if (raw === undefined || raw === '') return undefined;
-  const shown = JSON.stringify(raw.slice(0, 80));
   let url: URL | undefined;
   try {
     url = new URL(raw);
   } catch {
     url = undefined;
   }
+  // A URL with a user or password is refused, and not echoed: what follows "//" may be a secret.
+  const shown = url !== undefined && (url.username !== '' || url.password !== '') ? 'a URL with a user name or password' : JSON.stringify(raw.slice(0, 80));
   if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.pathname !== '/' || url.search !== '' || url.username !== '' || url.password !== '' || url.hash !== '') {
     throw new Error(`${LOCAL_ENV.dynamoDbEndpoint} must be the http:// or https:// URL of a DynamoDB you run, host and port only (e.g. http://127.0.0.1:8000); got ${shown}. Unset it to have npm start run DynamoDB Local itself.`);
   }

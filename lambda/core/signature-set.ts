@@ -112,11 +112,12 @@ export class SignatureSet {
     if (label === this.firstLabel) return this.firstInput as MemoizedInput;
     let read = this.otherInputs?.get(label);
     if (read === undefined) {
-      this.throwIfRefused('input', label);
+      // A refusal may come from the component cap (too many components): it answers for that cap only.
+      this.throwIfRefused('input', label, policy.maxCoveredComponents);
       try {
         read = this.verifier.signatureInput(this.inputField ?? '', label, policy, this);
       } catch (error) {
-        throw this.refused('input', label, error);
+        throw this.refused('input', label, error, policy.maxCoveredComponents);
       }
       if (this.firstLabel === undefined) {
         this.firstLabel = label;
@@ -191,15 +192,15 @@ export class SignatureSet {
     return signatureValueMember(this.signatureDictionary, label);
   }
 
-  /** Throws the refusal given the first time `what` of `label` was asked for, if one was. */
-  private throwIfRefused(what: 'input' | 'signature' | 'members' | 'parse', label: string): void {
-    const refused = this.refusals?.get(`${what} ${label}`);
+  /** Throws the refusal given the first time `what` of `label` was asked for (under component cap `cap`, for a member), if one was. */
+  private throwIfRefused(what: 'input' | 'signature' | 'members' | 'parse', label: string, cap = 0): void {
+    const refused = this.refusals?.get(`${what} ${cap} ${label}`);
     if (refused !== undefined) throw refused;
   }
 
-  /** `error`, kept (when it is a refusal) as the answer to every later ask for `what` of `label`. */
-  private refused(what: 'input' | 'signature' | 'members' | 'parse', label: string, error: unknown): unknown {
-    if (isSignetError(error)) (this.refusals ??= new Map()).set(`${what} ${label}`, error);
+  /** `error`, kept (when it is a refusal) as the answer to every later ask for `what` of `label` (under component cap `cap`). */
+  private refused(what: 'input' | 'signature' | 'members' | 'parse', label: string, error: unknown, cap = 0): unknown {
+    if (isSignetError(error)) (this.refusals ??= new Map()).set(`${what} ${cap} ${label}`, error);
     return error;
   }
 

@@ -547,7 +547,8 @@ export class Verifier implements SignatureFieldReader {
    */
   private readMember(field: string, label: string, policy: VerifyPolicy, set: SignatureSet | undefined): SignatureInput {
     const max = policy.maxCoveredComponents;
-    if (set === undefined) return readSignatureInput(field, label, max, this.knownLists);
+    // A set's parse answers only for its own field: what is memoized under `field` must come from `field`.
+    if (set === undefined || set.inputField !== field) return readSignatureInput(field, label, max, this.knownLists);
     if (!set.inputFieldIsParsed) {
       const canonical = readCanonicalSignatureInput(field, label, max, this.knownLists);
       if (canonical !== undefined) {
@@ -560,7 +561,8 @@ export class Verifier implements SignatureFieldReader {
 
   /** {@link listSignatureMembers} of `field`, memoized like the Signature-Input members. */
   memberList(field: string, set?: SignatureSet): readonly SignatureMemberSummary[] {
-    const list = () => (set === undefined ? listSignatureMembers(field, MAX_SIGNATURES_READ) : signatureMembersOf(set.inputFieldParsed(), MAX_SIGNATURES_READ));
+    // A set's parse answers only for its own field: what is memoized under `field` must come from `field`.
+    const list = () => (set === undefined || set.inputField !== field ? listSignatureMembers(field, MAX_SIGNATURES_READ) : signatureMembersOf(set.inputFieldParsed(), MAX_SIGNATURES_READ));
     if (field.length > SIGNATURE_INPUT_MEMO_MAX_CHARS) return list();
     const hit = this.signatureMemberLists.get(field);
     if (hit !== undefined) return hit;

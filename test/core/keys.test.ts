@@ -421,7 +421,7 @@ describe('private keys in less common forms, and no guessing when a body is too 
     expect(scanForPrivateKey({ notes: decoys.slice(0, 10) })).toBe('none');
   });
 
-  it('public keys in every encoding never look private (property over fresh keys)', () => {
+  it('public keys in every encoding never look private (property over an RSA, a P-256 and an Ed25519 key)', () => {
     const publics = [nextTestKey().publicKey, generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey, generateKeyPairSync('ed25519').publicKey];
     fc.assert(
       fc.property(fc.constantFrom(...publics), fc.constantFrom('spki-pem', 'spki-b64', 'spki-hex', 'jwk', 'jwk-single', 'escaped'), fc.string({ maxLength: 20 }), (key, form, noise) => {

@@ -1,7 +1,8 @@
 import { constants, createHash, createPrivateKey, createPublicKey, sign as rsaSign, verify as cryptoVerify } from 'node:crypto';
 import fc from 'fast-check';
 import { checkContentDigest } from '../../lambda/core/content-digest';
-import { readSignatureInput } from '../../lambda/core/signature-params';
+import { listSignatureMembers, readSignatureInput } from '../../lambda/core/signature-params';
+import { MAX_SIGNATURES_READ } from '../../lambda/core/profiles';
 import { ERROR_CODES, SignetError, SignetErrorCode } from '../../lambda/core/errors';
 import { signRequest } from '../../lambda/core/sign';
 import { SignedRequest } from '../../lambda/core/types';
@@ -994,5 +995,35 @@ describe('coverage of reason codes', () => {
     ];
     for (const code of verificationCodes) expect(ERROR_CODES[code]).toBeDefined();
     expect([...verificationCodes].filter((c) => !produced.has(c))).toEqual([]);
+  });
+});
+
+describe('SignatureSet: a request reads its signature fields once', () => {
+  const requestWith = (signatureInput: string): SignedRequest => ({ method: 'GET', targetUri: 'https://api.example.com/x', headers: { 'signature-input': signatureInput, signature: 'sig=:AAAA:' } });
+
+  test.each([
+    ['the default scheme', 'sig=("@method" "@target-uri" "date");created=1700000000;keyid="c_x";alg="rsa-v1_5-sha256"'],
+    ['a negative created', 'sig=("@method");created=-5;keyid="k"'],
+    ['no created', 'sig=("@method");keyid="k"'],
+    ['no keyid', 'sig=("@method");created=1'],
+    ['a keyid holding a comma and what looks like a second member', 'sig=("@method");created=1;keyid="a, b=(c)"'],
+    ['every parameter', 'sig=("@method" "@authority");created=1;expires=2;nonce="n";tag="t";keyid="k";alg="ed25519"'],
+    ['a member not in canonical form', 'sig=( "@method"  "@path" );keyid="k"'],
+    ['a component with a parameter', 'sig=("content-digest";sf);keyid="k"'],
+    ['two members', 'sig=("@method");keyid="a", sig2=("@method" "@path");created=3;keyid="b"'],
+  ])('with %s, the member list after reading sig is the full parse\'s', (_name, field) => {
+    const verifier = createVerifier({ policy: defaultVerifyPolicy() });
+    const set = verifier.read(requestWith(field));
+    set.input('sig', verifier.policy);
+    expect(set.members()).toEqual(listSignatureMembers(field, MAX_SIGNATURES_READ));
+  });
+
+  test('a member refused for the component cap is refused under that cap only', () => {
+    const verifier = createVerifier({ policy: defaultVerifyPolicy() });
+    const set = verifier.read(requestWith('sig=( "@method"  "@path" );keyid="k"'));
+    const capped = { ...verifier.policy, maxCoveredComponents: 1 };
+    expect(() => set.input('sig', capped)).toThrow(expect.objectContaining({ code: 'invalid_signature_input' }));
+    expect(() => set.input('sig', capped)).toThrow(expect.objectContaining({ code: 'invalid_signature_input' }));
+    expect(set.input('sig', verifier.policy).checked.input.covered.map((c) => c.name)).toEqual(['@method', '@path']);
   });
 });

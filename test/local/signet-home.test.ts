@@ -44,8 +44,21 @@ test('SIGNET_DYNAMODB_ENDPOINT unset: the gateway runs DynamoDB Local itself (SI
   expect(givenDynamoDb({ SIGNET_DYNAMODB_ENDPOINT: 'https://ddb.example.test' })).toEqual({ endpoint: 'https://ddb.example.test', tableName: 'signet-local-clients' });
 });
 
+test('a SIGNET_DYNAMODB_ENDPOINT with a user name or password is refused without echoing it', () => {
+  for (const withUser of ['http://admin:s3cret-pass@127.0.0.1:8000', 'http://s3cret-token@127.0.0.1:8000']) {
+    let message = '';
+    try {
+      givenDynamoDb({ SIGNET_DYNAMODB_ENDPOINT: withUser });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(/^SIGNET_DYNAMODB_ENDPOINT must be the http:\/\/ or https:\/\/ URL of a DynamoDB you run, host and port only .*; got a URL with a user name or password\./);
+    expect(message).not.toContain('s3cret');
+  }
+});
+
 test('a SIGNET_DYNAMODB_ENDPOINT that is not an http(s) host and port, or a table name DynamoDB refuses, is named with what to do', () => {
-  for (const bad of ['127.0.0.1:8000', 'ftp://127.0.0.1:8000', 'http://127.0.0.1:8000/tables', 'http://user:pw@127.0.0.1:8000', 'http://127.0.0.1:8000?x=1', 'not a url']) {
+  for (const bad of ['127.0.0.1:8000', 'ftp://127.0.0.1:8000', 'http://127.0.0.1:8000/tables', 'http://127.0.0.1:8000?x=1', 'not a url']) {
     expect(() => givenDynamoDb({ SIGNET_DYNAMODB_ENDPOINT: bad })).toThrow(
       `SIGNET_DYNAMODB_ENDPOINT must be the http:// or https:// URL of a DynamoDB you run, host and port only (e.g. http://127.0.0.1:8000); got ${JSON.stringify(bad)}. Unset it to have npm start run DynamoDB Local itself.`,
     );
