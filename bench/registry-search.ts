@@ -17,11 +17,10 @@
  *
  * Run alone: `npx tsx bench/registry-search.ts` (about a minute to register the clients).
  */
-import { createHash } from 'node:crypto';
+import { createHash, createPublicKey, randomBytes } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { ACCOUNT_ADMIN_ROLE, DEFAULT_ROLE_CATALOGUE } from '../lambda/config-env';
-import { generateRsaKeyPair } from '../lambda/core/keys';
 import { compileRoleCatalogue } from '../lambda/core/role-policy';
 import { MAX_SEARCHED_CLIENTS } from '../lambda/registry/client-search';
 import { createRegistryHandler } from '../lambda/registry/registry-handler';
@@ -86,8 +85,16 @@ export async function measureRegistrySearch(options: { clients?: number; runs?: 
     await ensureClientTable(sdk, tableName);
     const store = new DynamoClientStore({ tableName, client: sdk });
     const account = await store.createAccount({ name: 'Bench partner', roleCeiling: ['demo'] }, 'bench');
-    // Real-sized records: every client holds a 2048-bit RSA public key (one PEM shared; fingerprints distinct).
-    const spkiPem = generateRsaKeyPair(2048).publicKey.export({ type: 'spki', format: 'pem' }) as string;
+    // Real-sized records: every client holds a 2048-bit RSA public key of its own (a key belongs to
+    // one client only). Random odd moduli of the right size, made in microseconds where generating
+    // 5,000 real key pairs would take minutes; the listing reads them as stored text either way.
+    const spkiPemOf = (): string => {
+      const n = randomBytes(256);
+      n[0] |= 0x80;
+      n[255] |= 0x01;
+      const jwk = { kty: 'RSA', n: n.toString('base64url'), e: 'AQAB' };
+      return createPublicKey({ key: jwk, format: 'jwk' }).export({ type: 'spki', format: 'pem' }) as string;
+    };
     for (let start = 0; start < clientCount; start += 50) {
       await Promise.all(
         Array.from({ length: Math.min(50, clientCount - start) }, (_, j) =>
@@ -97,7 +104,7 @@ export async function measureRegistrySearch(options: { clients?: number; runs?: 
               name: `bench partner ${start + j}`,
               networkWhitelist: ['203.0.113.0/24', '198.51.100.7'],
               roles: ['demo'],
-              key: { fingerprint: createHash('sha256').update(`bench-search-${start + j}`).digest('base64url'), spkiPem },
+              key: { fingerprint: createHash('sha256').update(`bench-search-${start + j}`).digest('base64url'), spkiPem: spkiPemOf() },
             },
             'bench',
           ),
