@@ -25,6 +25,7 @@ import { ITEM, PARTITION_KEY, SORT_KEY } from '../../lambda/store/table-schema';
 import { startTestDynamoDb, type TestDynamoDb } from '../support/dynamodb';
 import { type CallOptions, checkAgainstDocument, httpApiEvent } from '../support/registry-harness';
 import { newClient, spkiPem, testKey } from '../support/registry-fixtures';
+import { refusal } from '../core/helpers';
 import { loadRegistryOpenApi } from '../support/registry-openapi';
 
 const doc = loadRegistryOpenApi();
@@ -60,16 +61,6 @@ async function client(store: DynamoClientStore, clientRoles: string[], accountId
   const { record, created } = await store.createClient(newClient(i, { roles: clientRoles, ...(accountId === undefined ? {} : { accountId }) }), 'test-setup');
   expect(created).toBe(true);
   return record;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<SignetError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof SignetError) return error;
-    throw error;
-  }
-  throw new Error('expected a rejection');
 }
 
 /** Active clients holding registry:admin, read back consistently. */
@@ -143,7 +134,7 @@ describe('last_admin: the registry keeps an active operator', () => {
     expect(await activeAdmins(f.store, [a.clientId, b.clientId, partner.clientId])).toEqual([b.clientId]);
     await f.store.updateClient(partner.clientId, 1, { roles: [REGISTRY_ADMIN_ROLE] }, 'test');
     await f.store.disable(b.clientId, 'test');
-    expect((await rejection(f.store.disable(partner.clientId, 'test'))).code).toBe('last_admin');
+    expect((await refusal(f.store.disable(partner.clientId, 'test'))).code).toBe('last_admin');
   });
 
   test('two operators disabling each other at the same moment: exactly one succeeds (10 rounds)', async () => {
@@ -188,7 +179,7 @@ describe('last_admin: the registry keeps an active operator', () => {
     // Forget the roster, as a table written by an older Signet has none.
     await ddb.doc.send(new DeleteCommand({ TableName: f.tableName, Key: { [PARTITION_KEY]: ITEM.adminRosterPk, [SORT_KEY]: ITEM.adminRosterSk } }));
     await f.store.disable(a.clientId, 'test');
-    expect((await rejection(f.store.disable(b.clientId, 'test'))).code).toBe('last_admin');
+    expect((await refusal(f.store.disable(b.clientId, 'test'))).code).toBe('last_admin');
     expect(await activeAdmins(f.store, [a.clientId, b.clientId, disabledAdmin.clientId])).toEqual([b.clientId]);
   });
 });
@@ -207,7 +198,7 @@ describe('last_admin through keys: the last operator keeps a key that lasts', ()
     expectRefusal(removal, 'last_admin', /leave it only keys that expire within 24 hours.*add a key that lasts longer/);
     expect((await f.store.getClient(a.clientId, { consistentRead: true }))?.keys.map((k) => k.fingerprint)).toContain(lasting);
     // Cutting the lasting key short is the same loss.
-    expect((await rejection(f.store.setKeyNotAfter(a.clientId, lasting, inMinutes(60), 'test'))).code).toBe('last_admin');
+    expect((await refusal(f.store.setKeyNotAfter(a.clientId, lasting, inMinutes(60), 'test'))).code).toBe('last_admin');
     // Replacing the keys by one without an end is fine.
     const replaced = await call(f, a, { method: 'PATCH', path: `/registry/clients/${a.clientId}`, body: { version: 2, publicKey: spkiPem(testKey(41)) } });
     expect(replaced.status).toBe(200);
@@ -222,7 +213,7 @@ describe('last_admin through keys: the last operator keeps a key that lasts', ()
     await f.store.addKey(b.clientId, { fingerprint: bShort.fingerprint, spkiPem: spkiPem(bShort), notAfter: inMinutes(60) }, 'test');
     await f.store.removeKey(b.clientId, b.keys[0].fingerprint, 'test');
     await f.store.addKey(a.clientId, { fingerprint: testKey(43).fingerprint, spkiPem: spkiPem(testKey(43)), notAfter: inMinutes(1) }, 'test');
-    expect((await rejection(f.store.removeKey(a.clientId, a.keys[0].fingerprint, 'test'))).code).toBe('last_admin');
+    expect((await refusal(f.store.removeKey(a.clientId, a.keys[0].fingerprint, 'test'))).code).toBe('last_admin');
     // b gets a lasting key: now a may go down to its short one.
     await f.store.addKey(b.clientId, { fingerprint: testKey(44).fingerprint, spkiPem: spkiPem(testKey(44)) }, 'test');
     await f.store.removeKey(a.clientId, a.keys[0].fingerprint, 'test');

@@ -5,14 +5,12 @@
  * 1,000 registrations with the registry's listing), guards run on the record a change is planned
  * from, and account items keep their own optimistic version and audit trail.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { SignetError, isSignetError } from '../../lambda/core/errors';
 import { DEFAULT_ACCOUNT_ID, isAccountId } from '../../lambda/store/account-id';
 import { DynamoClientStore, clientNotFound } from '../../lambda/store/client-store';
 import { ITEM } from '../../lambda/store/table-schema';
-import { dynamoDbLocalClientConfig } from '../../local/dynamodb-local';
-import { startTestDynamoDb, type TestDynamoDb } from '../support/dynamodb';
+import { countingClient, startTestDynamoDb, type TestDynamoDb } from '../support/dynamodb';
 import { newClient, newKey } from '../support/registry-fixtures';
 
 let ddb: TestDynamoDb;
@@ -46,16 +44,8 @@ async function rawItem(tableName: string, pk: string, sk: string): Promise<Recor
 
 /** A store whose SDK client counts the commands it sends, by name. */
 function countingStore(tableName: string): { store: DynamoClientStore; calls: string[]; destroy(): void } {
-  const client = new DynamoDBClient(dynamoDbLocalClientConfig(ddb.endpoint));
-  const calls: string[] = [];
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      calls.push(String(context.commandName));
-      return next(args);
-    },
-    { step: 'initialize', name: 'countCommands' },
-  );
-  return { store: new DynamoClientStore({ tableName, client }), calls, destroy: () => client.destroy() };
+  const { client, commands } = countingClient(ddb.endpoint);
+  return { store: new DynamoClientStore({ tableName, client }), calls: commands, destroy: () => client.destroy() };
 }
 
 /** A distinct, well-formed fingerprint for bulk records (the store takes keys as given). */
