@@ -262,7 +262,7 @@ function labelsNote(labels: Iterable<string>): string {
 
 const NO_PARAMS: ReadonlyMap<string, unknown> = new Map();
 
-/** Signature parameters the one-pass reader takes (RFC 9421 defines six); more go to the full parser. */
+/** Parameters RFC 9421 does not define that the one-pass reader takes (besides its six, each once); more go to the full parser. */
 const FAST_PATH_MAX_PARAMETERS = 8;
 
 /** An RFC 8941 key: lcalpha or "*", then lcalpha, DIGIT, "_", "-", ".", "*". */
@@ -319,43 +319,54 @@ function canonicalSignatureInput(text: string, label: string, maxComponents: num
     }
   }
   i++;
-  // The parameters go into locals, not an object keyed by name: a keyed store per parameter cost more than reading it.
+  // The parameters go into locals, not an object keyed by name: a keyed store per parameter cost
+  // more than reading it. A parameter RFC 9421 defines is told by its name in place (no copy of
+  // it), and read at most once (a bit each in `seen`); another is kept by name for the duplicate check.
   let created: number | undefined;
   let expires: number | undefined;
   let keyid: string | undefined;
   let alg: string | undefined;
   let nonce: string | undefined;
   let tag: string | undefined;
-  const keys: string[] = [];
+  let seen = 0;
+  let others: string[] | undefined;
   while (i < n) {
     if (text.charCodeAt(i) !== 0x3b /* ; */) return undefined;
     const keyStart = ++i;
     if (!isKeyStart(text.charCodeAt(i))) return undefined;
     while (isKeyChar(text.charCodeAt(i))) i++;
-    const key = text.slice(keyStart, i);
-    // Past a handful of parameters the full parser (linear) reads the rest: the duplicate scan stays short.
-    if (text.charCodeAt(i++) !== 0x3d /* = */ || keys.length === FAST_PATH_MAX_PARAMETERS || keys.includes(key)) return undefined;
-    keys.push(key);
+    const param = definedParameter(text, keyStart, i);
+    if (text.charCodeAt(i++) !== 0x3d /* = */) return undefined;
+    if (param !== 0) {
+      if ((seen & param) !== 0) return undefined;
+      seen |= param;
+    } else {
+      // Past a handful of other parameters the full parser (linear) reads the rest: the duplicate scan stays short.
+      const key = text.slice(keyStart, i - 1);
+      others ??= [];
+      if (others.length === FAST_PATH_MAX_PARAMETERS || others.includes(key)) return undefined;
+      others.push(key);
+    }
     if (text.charCodeAt(i) === 0x22) {
       const start = ++i;
       while (isPlainStringChar(text.charCodeAt(i))) i++;
       if (text.charCodeAt(i) !== 0x22) return undefined;
       const value = text.slice(start, i++);
-      switch (key) {
-        case 'created':
-        case 'expires':
+      switch (param) {
+        case CREATED:
+        case EXPIRES:
           return undefined;
-        case 'keyid':
+        case KEYID:
           keyid = value;
           break;
-        case 'alg':
+        case ALG:
           // A name Signet verifies is kept as its constant: every later comparison with it is then by identity.
-          alg = SIGNATURE_ALGORITHMS.find((name) => name === value) ?? value;
+          alg = knownAlgorithm(value);
           break;
-        case 'nonce':
+        case NONCE:
           nonce = value;
           break;
-        case 'tag':
+        case TAG:
           tag = value;
           break;
       }
@@ -369,22 +380,50 @@ function canonicalSignatureInput(text: string, label: string, maxComponents: num
       const digits = i - digitsStart;
       if (digits === 0 || digits > 15 || (text.charCodeAt(digitsStart) === 0x30 && (digits > 1 || digitsStart > start))) return undefined;
       if (digitsStart > start) value = -value;
-      switch (key) {
-        case 'keyid':
-        case 'alg':
-        case 'nonce':
-        case 'tag':
+      switch (param) {
+        case KEYID:
+        case ALG:
+        case NONCE:
+        case TAG:
           return undefined;
-        case 'created':
+        case CREATED:
           created = value;
           break;
-        case 'expires':
+        case EXPIRES:
           expires = value;
           break;
       }
     }
   }
   return { label, covered, created, expires, keyid, alg, nonce, tag, signatureParams: text.slice(label.length + 1) };
+}
+
+/** The parameters RFC 9421 §2.3 defines, one bit each (see {@link definedParameter}). */
+const CREATED = 1;
+const EXPIRES = 2;
+const KEYID = 4;
+const ALG = 8;
+const NONCE = 16;
+const TAG = 32;
+
+/** Which parameter RFC 9421 defines `text.slice(start, end)` names (one of the bits above), or 0 for another name. */
+function definedParameter(text: string, start: number, end: number): number {
+  switch (end - start) {
+    case 7:
+      return text.startsWith('created', start) ? CREATED : text.startsWith('expires', start) ? EXPIRES : 0;
+    case 5:
+      return text.startsWith('keyid', start) ? KEYID : text.startsWith('nonce', start) ? NONCE : 0;
+    case 3:
+      return text.startsWith('alg', start) ? ALG : text.startsWith('tag', start) ? TAG : 0;
+    default:
+      return 0;
+  }
+}
+
+/** `name` as the constant of SIGNATURE_ALGORITHMS it equals, else `name` itself. */
+function knownAlgorithm(name: string): string {
+  for (const known of SIGNATURE_ALGORITHMS) if (known === name) return known;
+  return name;
 }
 
 function canonicalSignatureValue(fieldValue: string, label: string): Buffer | undefined {
