@@ -202,6 +202,17 @@ export interface VerifierOptions {
  */
 export const SIGNATURE_INPUT_MEMO_ENTRIES = 512;
 
+/**
+ * Signature-Input values in a row not found in the memo after which the memo keeps only one new
+ * value in SIGNATURE_INPUT_CHURN_ADMITS_ONE_IN (any value found resets the run). With one client
+ * signing several requests a second, values are found again all the time; with every value new
+ * (many clients, each signing about once a second), keeping them only costs time. A value that
+ * comes back is kept after about SIGNATURE_INPUT_CHURN_ADMITS_ONE_IN of its requests, and from
+ * its first hit on every new value is kept again. It changes no outcome, only the time.
+ */
+export const SIGNATURE_INPUT_CHURN_MISSES = 64;
+export const SIGNATURE_INPUT_CHURN_ADMITS_ONE_IN = 8;
+
 /** Longest Signature-Input value memoized, in characters (a typical one is ~130). */
 export const SIGNATURE_INPUT_MEMO_MAX_CHARS = 512;
 
@@ -232,6 +243,8 @@ const BASE_BUFFER_BYTES = 16 * 1024;
 
 /** A covered list as the verifier keeps it (see COVERED_LIST_MEMO_ENTRIES): its facts and the coverage rules it passes, per policy. */
 interface CoveredList extends CoveredFacts {
+  /** Its text, `("@method" ...)`: what it is memoized by. */
+  readonly text: string;
   /** The components as read, shared by every member over this list (read-only). */
   readonly components: readonly ComponentId[];
   /** Policies whose target rule (`@method` and the target covered, see checkTargetCoverage) the list passes. */
@@ -240,6 +253,12 @@ interface CoveredList extends CoveredFacts {
   readonly requiredPasses: readonly VerifyPolicy[];
   /** What precedes each value in a base over the list (./signature-base.ts, baseHeads). */
   readonly heads: readonly string[];
+  /**
+   * The policies a member over this list passes, by what its parameters give (see Verifier's
+   * `judged`): filled in as combinations are met, each a pure function of the list and the
+   * combination, never changed once there.
+   */
+  readonly passesByParameters: ({ readonly sharedPasses: readonly VerifyPolicy[]; readonly profilePasses: readonly VerifyPolicy[] } | undefined)[];
 }
 
 /** What a key's KeyObject says, worked out once: `asymmetricKeyDetails` builds a new object on every read. */
@@ -268,15 +287,23 @@ export class Verifier implements SignatureFieldReader {
   private readonly policies: Readonly<Record<CoverageProfile, VerifyPolicy>>;
   /** Parsed Signature-Input members by field text (see SIGNATURE_INPUT_MEMO_ENTRIES). */
   readonly signatureInputs = new BoundedMemo<string, MemoizedInput>(SIGNATURE_INPUT_MEMO_ENTRIES);
+  /** Signature-Input values in a row not found in signatureInputs (see SIGNATURE_INPUT_CHURN_MISSES). */
+  private signatureInputMisses = 0;
   /** The member lists of Signature-Input values by field text, same bounds. */
   readonly signatureMemberLists = new BoundedMemo<string, readonly SignatureMemberSummary[]>(SIGNATURE_INPUT_MEMO_ENTRIES);
   /** Covered lists by text, with their facts and the coverage rules they pass (see COVERED_LIST_MEMO_ENTRIES). */
   readonly coveredLists = new BoundedMemo<string, CoveredList>(COVERED_LIST_MEMO_ENTRIES);
   /** The covered list the reader last found memoized: {@link coveredList} then needs no second lookup. */
   private lastKnownList: CoveredList | undefined;
-  /** The components of the covered lists memoized, for the Signature-Input reader. */
-  private readonly knownLists: KnownCoveredLists = (text) => {
-    const list = this.coveredLists.get(text);
+  /**
+   * The components of the covered lists memoized, for the Signature-Input reader. A signer covers
+   * the same list in every request: the list found last is compared first, so the usual new value
+   * costs no hash of its list's text and no lookup.
+   */
+  private readonly knownLists: KnownCoveredLists = (listText) => {
+    const last = this.lastKnownList;
+    if (last !== undefined && last.text === listText) return last.components;
+    const list = this.coveredLists.get(listText);
     if (list !== undefined) this.lastKnownList = list;
     return list?.components;
   };
@@ -284,6 +311,9 @@ export class Verifier implements SignatureFieldReader {
   readonly dates = new BoundedMemo<string, number>(DATE_MEMO_ENTRIES);
   /** Facts of the keys verified with (see KEY_FACTS_ENTRIES). */
   readonly keyFacts = new BoundedMemo<KeyObject, KeyFacts>(KEY_FACTS_ENTRIES);
+  /** The key {@link factsOf} was last asked about, and its facts (also in keyFacts). */
+  private lastKey: KeyObject | undefined;
+  private lastKeyFacts: KeyFacts | undefined;
   /** Where each base is encoded for crypto.verify, which is synchronous: one buffer per verifier, reused. */
   private baseBuffer: Buffer | undefined;
 
@@ -535,9 +565,16 @@ export class Verifier implements SignatureFieldReader {
     if (field.length > SIGNATURE_INPUT_MEMO_MAX_CHARS) return this.judged(this.readMember(field, label, policy, set));
     const hit = this.signatureInputs.get(field);
     // A hit parsed under another policy's component limit is checked against this one's by checkMember.
-    if (hit !== undefined && hit.checked.input.label === label) return hit;
+    if (hit !== undefined && hit.checked.input.label === label) {
+      this.signatureInputMisses = 0;
+      return hit;
+    }
     const read = this.judged(this.readMember(field, label, policy, set));
-    this.signatureInputs.set(field, read);
+    // Under churn (every value new: many clients, each signing once a second) keeping every value
+    // would cost an insertion and a generation of retained objects for nothing. Past a run of
+    // misses only one value in SIGNATURE_INPUT_CHURN_ADMITS_ONE_IN is kept: enough to notice values coming back.
+    const misses = ++this.signatureInputMisses;
+    if (misses < SIGNATURE_INPUT_CHURN_MISSES || misses % SIGNATURE_INPUT_CHURN_ADMITS_ONE_IN === 0) this.signatureInputs.set(field, read);
     return read;
   }
 
@@ -589,16 +626,24 @@ export class Verifier implements SignatureFieldReader {
       coversDigest: list.coversDigest,
       coversMethod: list.coversMethod,
     };
-    const sharedPasses: VerifyPolicy[] = [];
-    const profilePasses: VerifyPolicy[] = [];
     const sharedOk = passesKeyAndAlgorithm(input);
-    for (const profile of COVERAGE_PROFILES) {
-      const policy = this.policies[profile];
-      const paramsOk = policy.profile !== 'web-bot-auth' || passesWebBotAuthParams(input, policy);
-      if (sharedOk && paramsOk && list.targetPasses.includes(policy)) sharedPasses.push(policy);
-      if (paramsOk && (input.alg !== undefined || !policy.requireAlg) && list.requiredPasses.includes(policy)) profilePasses.push(policy);
+    const webBotAuthOk = passesWebBotAuthParams(input, this.policies['web-bot-auth']);
+    // Which policies pass depends on the list and on these three facts only: worked out once per list and combination.
+    const combination = (sharedOk ? 1 : 0) | (webBotAuthOk ? 2 : 0) | (input.alg !== undefined ? 4 : 0);
+    let passes = list.passesByParameters[combination];
+    if (passes === undefined) {
+      const sharedPasses: VerifyPolicy[] = [];
+      const profilePasses: VerifyPolicy[] = [];
+      for (const profile of COVERAGE_PROFILES) {
+        const policy = this.policies[profile];
+        const paramsOk = policy.profile !== 'web-bot-auth' || webBotAuthOk;
+        if (sharedOk && paramsOk && list.targetPasses.includes(policy)) sharedPasses.push(policy);
+        if (paramsOk && (input.alg !== undefined || !policy.requireAlg) && list.requiredPasses.includes(policy)) profilePasses.push(policy);
+      }
+      passes = { sharedPasses: Object.freeze(sharedPasses), profilePasses: Object.freeze(profilePasses) };
+      list.passesByParameters[combination] = passes;
     }
-    return { checked, sharedPasses, profilePasses, heads: list.heads };
+    return { checked, sharedPasses: passes.sharedPasses, profilePasses: passes.profilePasses, heads: list.heads };
   }
 
   /** The facts of `input`'s covered list and the coverage rules it passes, memoized by the list's text. */
@@ -623,7 +668,7 @@ export class Verifier implements SignatureFieldReader {
       if (passes(() => checkTargetCoverage(checked, policy, requiresTarget(policy)))) targetPasses.push(policy);
       if (passes(() => checkRequiredCoverage(checked, policy))) requiredPasses.push(policy);
     }
-    const list: CoveredList = { ...facts, components: Object.freeze(input.covered as ComponentId[]), targetPasses, requiredPasses, heads: baseHeads(input.covered) };
+    const list: CoveredList = { ...facts, text, components: Object.freeze(input.covered as ComponentId[]), targetPasses, requiredPasses, heads: baseHeads(input.covered), passesByParameters: [] };
     if (memoized) this.coveredLists.set(text, list);
     return list;
   }
@@ -704,11 +749,15 @@ export class Verifier implements SignatureFieldReader {
   }
 
   private factsOf(key: KeyObject): KeyFacts {
+    // A client signs request after request with one key: the last key's facts are at hand without a lookup.
+    if (key === this.lastKey) return this.lastKeyFacts as KeyFacts;
     let facts = this.keyFacts.get(key);
     if (facts === undefined) {
       facts = { algorithm: algorithmForKey(key), bytes: new Map() };
       this.keyFacts.set(key, facts);
     }
+    this.lastKey = key;
+    this.lastKeyFacts = facts;
     return facts;
   }
 

@@ -6,7 +6,14 @@ import { MAX_SIGNATURES_READ } from '../../lambda/core/profiles';
 import { ERROR_CODES, SignetError, SignetErrorCode } from '../../lambda/core/errors';
 import { signRequest } from '../../lambda/core/sign';
 import { SignedRequest } from '../../lambda/core/types';
-import { Verdict, VerificationKey, VerifyPolicy, checkSignatureMember, createVerifier, defaultVerifyPolicy, parseCheckedSignature, parseRequestSignature, verifyParsedSignature, verifyRequest } from '../../lambda/core/verify';
+import {
+  SIGNATURE_INPUT_CHURN_ADMITS_ONE_IN,
+  SIGNATURE_INPUT_CHURN_MISSES,
+  Verdict,
+  VerificationKey,
+  VerifyPolicy,
+  checkSignatureMember,
+  createVerifier, defaultVerifyPolicy, parseCheckedSignature, parseRequestSignature, verifyParsedSignature, verifyRequest } from '../../lambda/core/verify';
 import {
   PROXY_REQUEST,
   PROXY_SIG_BASE,
@@ -261,6 +268,21 @@ describe('verifyRequest: the happy paths', () => {
         expect(await codeOf(() => verifyRequest(req, policyAt(), () => [verificationKey(i % 2 === 0 ? bob : alice)]))).toBe('signature_mismatch');
       }
     }
+  });
+
+  it('keeps every new Signature-Input value until a long run of them is new, then one in a few, and every one again once a value comes back', () => {
+    const verifier = createVerifier({ policy: policyAt() });
+    const member = (i: number) => unsigned(`sig=("@method" "@target-uri" "date");created=${NOW_S};keyid="client-${i}";alg="rsa-v1_5-sha256"`) as SignedRequest;
+    const read = (i: number) => verifier.parse(verifier.read(member(i))).keyId;
+    const values = 200;
+    for (let i = 0; i < values; i++) expect(read(i)).toBe(`client-${i}`);
+    const keptInTheRun = SIGNATURE_INPUT_CHURN_MISSES - 1 + Math.floor(values / SIGNATURE_INPUT_CHURN_ADMITS_ONE_IN) - Math.floor((SIGNATURE_INPUT_CHURN_MISSES - 1) / SIGNATURE_INPUT_CHURN_ADMITS_ONE_IN);
+    expect(verifier.signatureInputs.size).toBe(keptInTheRun);
+    expect(keptInTheRun).toBeLessThan(values / 2);
+    // The first value, kept, is found again: new values are all kept once more.
+    expect(read(0)).toBe('client-0');
+    for (let i = values; i < values + 10; i++) read(i);
+    expect(verifier.signatureInputs.size).toBe(keptInTheRun + 10);
   });
 
   it('a memoized Signature-Input that passed under one policy is still checked in full under another (and the first still accepts)', async () => {
