@@ -265,6 +265,14 @@ const NO_PARAMS: ReadonlyMap<string, unknown> = new Map();
 /** Parameters RFC 9421 does not define that the one-pass reader takes (besides its six, each once); more go to the full parser. */
 const FAST_PATH_MAX_PARAMETERS = 8;
 
+/**
+ * The parameters of Signet's signers, `;created=<n>;keyid="<id>";alg="<name>"`, in canonical
+ * form: an integer of 1 to 15 digits without a leading zero, Strings of the characters that
+ * serialize as themselves (printable ASCII but `"` and `\`). Whatever else follows the list is
+ * read by the loop below it.
+ */
+const SIGNET_PARAMETERS = /^;created=(0|[1-9][0-9]{0,14});keyid="([\x20\x21\x23-\x5b\x5d-\x7e]*)";alg="([\x20\x21\x23-\x5b\x5d-\x7e]*)"$/;
+
 /** An RFC 8941 key: lcalpha or "*", then lcalpha, DIGIT, "_", "-", ".", "*". */
 const KEY = /^[a-z*][a-z0-9_.*-]*$/;
 
@@ -319,6 +327,11 @@ function canonicalSignatureInput(text: string, label: string, maxComponents: num
     }
   }
   i++;
+  // Signet's signers send three parameters, in this order: one native match reads them.
+  const signet = SIGNET_PARAMETERS.exec(text.slice(i));
+  if (signet !== null) {
+    return { label, covered, created: Number(signet[1]), expires: undefined, keyid: signet[2], alg: knownAlgorithm(signet[3]), nonce: undefined, tag: undefined, signatureParams: text.slice(label.length + 1) };
+  }
   // The parameters go into locals, not an object keyed by name: a keyed store per parameter cost
   // more than reading it. A parameter RFC 9421 defines is told by its name in place (no copy of
   // it), and read at most once (a bit each in `seen`); another is kept by name for the duplicate check.

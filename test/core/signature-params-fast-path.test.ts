@@ -73,7 +73,30 @@ const wildInput = fc
     fc.constantFrom('', ' ', ', other=("a")', '  ', ';'),
   )
   .map(([label, names, separator, params, tail]) => `${label}=(${names.map((n) => `"${n}"`).join(separator)})${params.join('')}${tail}`);
-const signatureInput = fc.oneof(canonicalInput, oneOddPart, editedInput, wildInput);
+/** Values of the parameters Signet's signers send (created, keyid, alg, in that order), canonical or just off it, and what may follow them. */
+const SIGNET_ORDER = {
+  created: ['0', '7', '1795305317', '999999999999999', '01', '-1', '-0', '1.5', '1234567890123456', '"1"', ''],
+  keyid: ['"c_1"', '""', '" ~!#Z_-0"', '"a\\"b"', '"a\\\\b"', '"é"', '"\t"', '5', '"'],
+  alg: ['"rsa-v1_5-sha256"', '"ed25519"', '"hmac-sha256"', '""', 'rsa', '"rsa-v1_5-sha256', '"a\\"b"'],
+  tail: ['', ';nonce="n"', ';keyid="x"', ';created=1', ' ', ',', ', proxy=("a")', ';'],
+};
+const signetOrder = fc
+  .tuple(fc.array(canonicalName, { maxLength: 4 }), fc.constantFrom(...SIGNET_ORDER.created), fc.oneof(keyid.map((k) => `"${k}"`), fc.constantFrom(...SIGNET_ORDER.keyid)), fc.constantFrom(...SIGNET_ORDER.alg), fc.constantFrom(...SIGNET_ORDER.tail))
+  .map(([names, created, id, alg, tail]) => `sig=(${names.map((n) => `"${n}"`).join(' ')});created=${created};keyid=${id};alg=${alg}${tail}`);
+const signatureInput = fc.oneof(canonicalInput, oneOddPart, editedInput, wildInput, signetOrder);
+
+test("Signature-Input in the order Signet's signers use: every combination of canonical and odd values reads as the full parse does", () => {
+  for (const created of SIGNET_ORDER.created) {
+    for (const id of SIGNET_ORDER.keyid) {
+      for (const alg of SIGNET_ORDER.alg) {
+        for (const tail of SIGNET_ORDER.tail) {
+          const text = `sig=("@method" "date");created=${created};keyid=${id};alg=${alg}${tail}`;
+          expect({ text, read: outcome(() => readSignatureInput(text, 'sig')) }).toEqual({ text, read: outcome(() => parseSignatureInputMember(text, 'sig')) });
+        }
+      }
+    }
+  }
+});
 
 test('Signature-Input: the fast path and the full parse agree on canonical and near-canonical text', () => {
   fc.assert(
