@@ -20,6 +20,7 @@ import {
 } from './lambda-cost';
 import type { MachineInfo } from './machine';
 import type { MemoryFlat } from './memory-flat';
+import { DEFAULT_RSA_ALGORITHM } from '../lambda/core/algorithms';
 import { type VerifySteps, type VerifyThroughput, rsaThroughput } from './verify-throughput';
 
 export interface BenchResults {
@@ -269,6 +270,17 @@ function stepsSection(r: BenchResults): string[] | undefined {
     '| Step | µs CPU |',
     '|---|---|',
     ...r.steps.steps.map((s) => `| ${s.name.trim()} | ${f(s.us)} |`),
+    ...allocationLines(r.steps),
+  ];
+}
+
+/** What a verification allocates (measured in every run since it was added; absent from results of older runs). */
+function allocationLines({ allocation: a }: VerifySteps): string[] {
+  if (a === undefined) return [];
+  return [
+    '',
+    `Allocated on V8's heap per call (${DEFAULT_RSA_ALGORITHM}; \`measureVerifyAllocation\`, which unlike time does not depend on how busy the host is): ` +
+      `raw crypto.verify ${f(a.rawBytes, 0)} B; Verifier.verify ${f(a.hitBytes, 0)} B with a memo hit, ${f(a.missBytes, 0)} B with no memo hit.`,
   ];
 }
 

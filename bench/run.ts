@@ -17,7 +17,7 @@ import { measureKeySourceRefresh, printKeySourceRefresh } from './key-source-ref
 import { describeMachine, machineLine } from './machine';
 import { measureMemoryFlat, printMemoryFlat } from './memory-flat';
 import { measureRegistrySearch, printRegistrySearch } from './registry-search';
-import { measureVerifySteps, measureVerifyThroughput, printVerifySteps, printVerifyThroughput } from './verify-throughput';
+import { measureVerifyStepsAndAllocation, measureVerifyThroughput, printVerifySteps, printVerifyThroughput } from './verify-throughput';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -49,7 +49,7 @@ async function main(): Promise<void> {
     }
   };
 
-  results.steps = await section(SECTION_TITLES.verifySteps, () => measureVerifySteps(), printVerifySteps);
+  results.steps = await section(SECTION_TITLES.verifySteps, () => measureVerifyStepsAndAllocation(), printVerifySteps);
   results.verify = await section(SECTION_TITLES.verifyThroughput, () => measureVerifyThroughput(), printVerifyThroughput);
   results.authorizer = await section(SECTION_TITLES.authorizer, () => measureAuthorizerLatency(), printAuthorizerLatency);
   results.coldInit = await section(SECTION_TITLES.coldInit, () => measureColdInit(), printColdInit);

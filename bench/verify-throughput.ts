@@ -28,6 +28,7 @@
 import { KeyObject, constants, createPublicKey, verify as nodeVerify } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import inspector from 'node:inspector';
 import os from 'node:os';
 import path from 'node:path';
 import { buildSync } from 'esbuild';
@@ -101,7 +102,8 @@ export function rsaThroughput(r: VerifyThroughput): AlgorithmThroughput {
   return rsa;
 }
 
-const NOW = 1_800_000_000;
+/** The clock of every benchmark request (unix seconds). */
+export const NOW = 1_800_000_000;
 
 /** The key type that signs with each algorithm (RSA-2048 for both RSA ones). */
 const KEY_TYPE: Readonly<Record<SignatureAlgorithm, KeyTypeName>> = {
@@ -117,7 +119,7 @@ const KEY_TYPE: Readonly<Record<SignatureAlgorithm, KeyTypeName>> = {
  * what a hand-written verifier holding the key and the base would call. Kept apart from
  * lambda/core/algorithms.ts on purpose: the floor must not share the core's code.
  */
-function rawVerifier(algorithm: SignatureAlgorithm, key: KeyObject): (data: Uint8Array, signature: Uint8Array) => boolean {
+export function rawVerifier(algorithm: SignatureAlgorithm, key: KeyObject): (data: Uint8Array, signature: Uint8Array) => boolean {
   switch (algorithm) {
     case 'rsa-v1_5-sha256':
       return (data, signature) => nodeVerify('sha256', data, { key, padding: constants.RSA_PKCS1_PADDING }, signature);
@@ -132,13 +134,13 @@ function rawVerifier(algorithm: SignatureAlgorithm, key: KeyObject): (data: Uint
   }
 }
 
-/** lambda/core bundled as deployed, loaded from a temporary file. */
-function loadBundledCore(): typeof sourceCore {
+/** lambda/core (by default this tree's; `entry`, another copy's index.ts) bundled as deployed, loaded from a temporary file. */
+export function loadBundledCore(entry = path.join(REPO_ROOT, 'lambda/core/index.ts')): typeof sourceCore {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-bench-core-'));
   try {
     const outfile = path.join(dir, 'core.js');
-    buildSync({ ...DEPLOYED_ESBUILD_OPTIONS, entryPoints: [path.join(REPO_ROOT, 'lambda/core/index.ts')], outfile });
-     
+    buildSync({ ...DEPLOYED_ESBUILD_OPTIONS, entryPoints: [entry], outfile });
+
     return require(outfile) as typeof sourceCore;
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
@@ -152,7 +154,7 @@ interface FixtureSample {
   readonly signature: string;
 }
 
-interface Fixture {
+export interface Fixture {
   readonly algorithm: SignatureAlgorithm;
   readonly keyType: string;
   readonly publicKeyPem: string;
@@ -168,7 +170,7 @@ type PerRound = Partial<Record<`${Contender}` | `${Contender}@cpu`, number[]>>;
 const series = (name: Contender, clock: Clock) => (clock === 'wall' ? name : (`${name}@cpu` as const));
 
 /** The signed requests every measuring process of one algorithm reads, so that all of them time the same requests. */
-function makeFixture(algorithm: SignatureAlgorithm, requests: number): Fixture {
+export function makeFixture(algorithm: SignatureAlgorithm, requests: number): Fixture {
   const pair = generateKeyPair(KEY_TYPE[algorithm]);
   const makeSamples = (keyIdOf: (i: number) => string): FixtureSample[] =>
     Array.from({ length: requests }, (_, i) => {
@@ -411,6 +413,15 @@ export async function measureVerifyThroughput(
 /** CPU µs per call of each step of a verification, each timed alone in a tight loop (bundled core). */
 export interface VerifySteps {
   readonly steps: readonly { readonly name: string; readonly us: number }[];
+  /** Bytes allocated per call, rsa-v1_5-sha256 (see {@link measureVerifyAllocation}). */
+  readonly allocation?: VerifyAllocation;
+}
+
+/** Bytes allocated on V8's heap per call: raw crypto.verify, and a whole Verifier.verify with and without a memo hit. */
+export interface VerifyAllocation {
+  readonly rawBytes: number;
+  readonly hitBytes: number;
+  readonly missBytes: number;
 }
 
 /**
@@ -456,8 +467,61 @@ export function measureVerifySteps(requests = 500, iterations = 60_000): VerifyS
   return { steps };
 }
 
+/**
+ * What a verification allocates, in bytes per call: unlike time, this does not change with how
+ * busy the host is, so it shows what a change to the verifier saves even on a noisy machine.
+ * V8's sampling heap profiler (through the inspector), keeping the objects collected since, over
+ * `calls` calls after a warm-up: raw crypto.verify and the bundled core's Verifier.verify, on the
+ * throughput benchmark's requests (one client, 60 Signature-Input values; for "no memo hit", a
+ * new keyid in every request). The benchmark's own await per call counts for every contender.
+ */
+export async function measureVerifyAllocation(calls = 20_000): Promise<VerifyAllocation> {
+  const core = loadBundledCore();
+  const fixture = makeFixture(DEFAULT_RSA_ALGORITHM, 500);
+  const imported = importPublicKey(fixture.publicKeyPem, DEFAULT_RSA_ALGORITHM);
+  const keys = [{ fingerprint: imported.fingerprint, key: imported.key, algorithm: imported.algorithm }];
+  const verifier = () => core.createVerifier({ policy: core.defaultVerifyPolicy({ nowS: () => NOW }), resolveKeys: () => keys });
+  const rawVerify = rawVerifier(DEFAULT_RSA_ALGORITHM, imported.key);
+  const raw = fixture.samples.map((s) => ({ base: Buffer.from(s.base, 'base64'), signature: Buffer.from(s.signature, 'base64') }));
+  const hit = verifier();
+  const miss = verifier();
+  const session = new inspector.Session();
+  session.connect();
+  const post = <T>(method: string, params?: object) =>
+    new Promise<T>((resolve, reject) => session.post(method, params, (error, result) => (error ? reject(error) : resolve(result as T))));
+  type ProfileNode = { selfSize: number; children: ProfileNode[] };
+  const total = (node: ProfileNode): number => node.selfSize + node.children.reduce((sum, child) => sum + total(child), 0);
+  const perCall = async (once: (i: number) => unknown): Promise<number> => {
+    for (let i = 0; i < 2_000; i++) await once(i % 500);
+    await post('HeapProfiler.startSampling', { samplingInterval: 64, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+    for (let i = 0; i < calls; i++) await once(i % 500);
+    const { profile } = await post<{ profile: { head: ProfileNode } }>('HeapProfiler.stopSampling');
+    return total(profile.head) / calls;
+  };
+  try {
+    return {
+      rawBytes: await perCall((i) => rawVerify(raw[i].base, raw[i].signature)),
+      hitBytes: await perCall((i) => hit.verify(fixture.samples[i].request)),
+      missBytes: await perCall((i) => miss.verify(fixture.distinctSamples[i].request)),
+    };
+  } finally {
+    session.disconnect();
+  }
+}
+
+/** {@link measureVerifySteps}, with {@link measureVerifyAllocation}'s figures. */
+export async function measureVerifyStepsAndAllocation(): Promise<VerifySteps> {
+  const steps = measureVerifySteps();
+  return { ...steps, allocation: await measureVerifyAllocation() };
+}
+
 export function printVerifySteps(r: VerifySteps): string[] {
-  return r.steps.map((s) => `${s.name}: ${s.us.toFixed(2)} µs CPU`);
+  const lines = r.steps.map((s) => `${s.name}: ${s.us.toFixed(2)} µs CPU`);
+  const a = r.allocation;
+  if (a !== undefined) {
+    lines.push(`allocated per call (${DEFAULT_RSA_ALGORITHM}): raw crypto.verify ${Math.round(a.rawBytes)} B, Verifier.verify with a memo hit ${Math.round(a.hitBytes)} B, with no memo hit ${Math.round(a.missBytes)} B`);
+  }
+  return lines;
 }
 
 const us = (opsPerS: number): string => `${(1e6 / opsPerS).toFixed(1)} µs`;
@@ -503,8 +567,8 @@ if (require.main === module && process.argv[2] === CHILD_FLAG) {
   const named = process.argv.slice(2);
   const unknown = named.filter((name) => !(SIGNATURE_ALGORITHMS as readonly string[]).includes(name));
   if (unknown.length > 0) throw new Error(`unknown algorithm ${unknown.join(', ')}; use ${SIGNATURE_ALGORITHMS.join(', ')}`);
-  const steps = measureVerifySteps();
-  measureVerifyThroughput(3, 500, 250, 12, named.length > 0 ? (named as SignatureAlgorithm[]) : SIGNATURE_ALGORITHMS).then((r) =>
-    console.log([...printVerifySteps(steps), ...printVerifyThroughput(r)].join('\n')),
-  );
+  measureVerifyStepsAndAllocation().then(async (steps) => {
+    const r = await measureVerifyThroughput(3, 500, 250, 12, named.length > 0 ? (named as SignatureAlgorithm[]) : SIGNATURE_ALGORITHMS);
+    console.log([...printVerifySteps(steps), ...printVerifyThroughput(r)].join('\n'));
+  });
 }
