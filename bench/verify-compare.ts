@@ -14,7 +14,6 @@
  * lambda/core imports nothing outside itself, so the ref's is complete on its own.
  */
 import { execFileSync } from 'node:child_process';
-import { constants, verify as nodeVerify } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,7 +21,7 @@ import { DEFAULT_RSA_ALGORITHM } from '../lambda/core/algorithms';
 import { importPublicKey } from '../lambda/core/keys';
 import { REPO_ROOT } from './authorizer-handler-loader';
 import { median } from './percentiles';
-import { NOW, loadBundledCore, makeFixture } from './verify-throughput';
+import { NOW, loadBundledCore, makeFixture, rawVerifier } from './verify-throughput';
 
 type Core = ReturnType<typeof loadBundledCore>;
 
@@ -64,10 +63,11 @@ export async function compareVerifiers(ref = 'HEAD', rounds = 40): Promise<Verif
   const verifierOf = (core: Core) => core.createVerifier({ policy: core.defaultVerifyPolicy({ nowS: () => NOW }), resolveKeys: () => keys });
   const refCore = coreAt(ref);
   const treeCore = loadBundledCore();
+  const rawVerify = rawVerifier(DEFAULT_RSA_ALGORITHM, imported.key);
   const raw = fixture.samples.map((s) => ({ base: Buffer.from(s.base, 'base64'), signature: Buffer.from(s.signature, 'base64') }));
   const [refHit, treeHit, refMiss, treeMiss] = [verifierOf(refCore), verifierOf(treeCore), verifierOf(refCore), verifierOf(treeCore)];
   const contenders: Record<string, (i: number) => unknown> = {
-    raw: (i) => nodeVerify('sha256', raw[i].base, { key: imported.key, padding: constants.RSA_PKCS1_PADDING }, raw[i].signature),
+    raw: (i) => rawVerify(raw[i].base, raw[i].signature),
     refHit: (i) => refHit.verify(fixture.samples[i].request),
     treeHit: (i) => treeHit.verify(fixture.samples[i].request),
     refMiss: (i) => refMiss.verify(fixture.distinctSamples[i].request),
