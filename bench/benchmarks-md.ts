@@ -94,14 +94,17 @@ function targetsTable(r: BenchResults): string[] {
   }
   if (r.authorizer) {
     const { warm } = r.authorizer;
-    rows.push(`| authorizer handler p99, warm cache hit | ≤ 0.3 ms | ${f(warm.wallMs.p99, 3)} ms wall, ${f(warm.cpuMs.p99, 3)} ms CPU (p50 ${f(warm.wallMs.p50, 3)} ms) | ${yes(warm.wallMs.p99 <= 0.3)} wall, ${yes(warm.cpuMs.p99 <= 0.3)} CPU |`);
+    // The call's own CPU time is judged (see bench/authorizer-latency.ts); the process's, every thread included, is shown beside it.
+    const call = `${f(warm.wallMs.p99, 3)} ms wall, ${f(warm.callCpuMs.p99, 3)} ms CPU of the call (p50 ${f(warm.wallMs.p50, 3)} ms)`;
+    const wholeProcess = `the process, every thread: p99 ${f(warm.cpuMs.p99, 3)} ms, other threads ${f(warm.otherThreadsCpuMsPerRequest * 1000, 1)} µs per call`;
+    rows.push(`| authorizer handler p99, warm cache hit | ≤ 0.3 ms | ${call}; ${wholeProcess} | ${yes(warm.wallMs.p99 <= 0.3)} wall, ${yes(warm.callCpuMs.p99 <= 0.3)} CPU |`);
     const quiet = r.authorizer.warmQuiet;
-    rows.push(`| (same, Powertools logs and metrics off) | — | ${f(quiet.cpuMs.p99, 3)} ms CPU (p50 ${f(quiet.cpuMs.p50, 3)} ms) | — |`);
+    rows.push(`| (same, Powertools logs and metrics off) | — | ${f(quiet.callCpuMs.p99, 3)} ms CPU of the call (p50 ${f(quiet.callCpuMs.p50, 3)} ms); the process: p99 ${f(quiet.cpuMs.p99, 3)} ms | — |`);
     rows.push(`| bytes written per allowed request (log lines and EMF, average) | < ${LOG_BYTES_TARGET} | ${f(warm.bytesPerRequest, 1)} | ${yes(warm.bytesPerRequest < LOG_BYTES_TARGET)} |`);
     rows.push(`| DynamoDB reads per request, warm path | 0 | ${warm.dynamoDbReadsPerRequest} | ${yes(warm.dynamoDbReadsPerRequest === 0)} |`);
     const { agent } = r.authorizer;
     if (agent !== undefined) {
-      const figures = `${f(agent.cpuMs.p99, 3)} ms CPU (p50 ${f(agent.cpuMs.p50, 3)} ms), ${agent.dynamoDbReadsPerRequest} DynamoDB reads per request, no outbound call (the bundle has no fetcher)`;
+      const figures = `${f(agent.callCpuMs.p99, 3)} ms CPU of the call (p50 ${f(agent.callCpuMs.p50, 3)} ms; the process: p99 ${f(agent.cpuMs.p99, 3)} ms), ${agent.dynamoDbReadsPerRequest} DynamoDB reads per request, no outbound call (the bundle has no fetcher)`;
       const met = agent.dynamoDbReadsPerRequest === 0;
       rows.push(`| authorizer handler p99, warm, Web Bot Auth agent (thumbprint keyid, Ed25519) | 0 reads, no outbound call | ${figures} | ${yes(met)} |`);
     }
@@ -152,9 +155,9 @@ function notesSection(r: BenchResults): string[] {
       );
     }
   }
-  if (r.authorizer && (r.authorizer.warm.cpuMs.p99 > 0.3 || r.authorizer.warm.wallMs.p99 > 0.3)) {
-    const w = r.authorizer.warm.cpuMs;
-    const q = r.authorizer.warmQuiet.cpuMs;
+  if (r.authorizer && (r.authorizer.warm.callCpuMs.p99 > 0.3 || r.authorizer.warm.wallMs.p99 > 0.3)) {
+    const w = r.authorizer.warm.callCpuMs;
+    const q = r.authorizer.warmQuiet.callCpuMs;
     const wall = r.authorizer.warm.wallMs;
     out.push(
       `- **warm p99 ${f(wall.p99, 3)} ms wall, ${f(w.p99, 3)} ms CPU** (p50 ${f(wall.p50, 3)} ms). With Powertools logs and metrics off the same path`,
