@@ -67,13 +67,16 @@ describe('BoundedCache', () => {
     expect(cache.size).toBe(1);
     cache.clear();
     expect(cache.size).toBe(0);
+    expect([...cache.peekAll()]).toEqual([]);
+    cache.set('c', 3);
+    expect([...cache.peekAll()]).toEqual([['c', { value: 3, expiresAtMs: Number.POSITIVE_INFINITY }]]);
   });
 
   it.each([0, -1, 1.5, Number.NaN])('refuses maxEntries %s', (maxEntries) => {
     expect(() => new BoundedCache(maxEntries)).toThrow(RangeError);
   });
 
-  it('never holds more than maxEntries, and behaves like a reference LRU model (property)', () => {
+  it('never holds more than maxEntries, and behaves like a reference LRU model, order included (property)', () => {
     const op = fc.oneof(
       fc.record({ kind: fc.constant('set' as const), key: fc.nat(9), value: fc.integer() }),
       fc.record({ kind: fc.constant('get' as const), key: fc.nat(9) }),
@@ -100,6 +103,8 @@ describe('BoundedCache', () => {
           }
           expect(cache.size).toBe(model.length);
           expect(cache.size).toBeLessThanOrEqual(max);
+          // peekAll walks the entries least recently used first, as the model orders them.
+          expect([...cache.peekAll()].map(([key, entry]) => [key, entry.value])).toEqual(model);
         }
       }),
       { numRuns: 300 },
