@@ -38,6 +38,7 @@ import { type KeyTypeName, generateKeyPair, generateRsaKeyPair, importPublicKey 
 import { median, percentile } from './percentiles';
 import { signRequest } from '../lambda/core/sign';
 import * as sourceCore from '../lambda/core/index';
+import { SIGNATURE_INPUT_CHURN_ADMITS_ONE_IN, SIGNATURE_INPUT_MEMO_ENTRIES } from '../lambda/core/verify';
 import { SignedRequest } from '../lambda/core/types';
 import { REPO_ROOT } from './authorizer-handler-loader';
 import { DEPLOYED_ESBUILD_OPTIONS } from './cold-init';
@@ -169,11 +170,20 @@ type Clock = 'wall' | 'cpu';
 type PerRound = Partial<Record<`${Contender}` | `${Contender}@cpu`, number[]>>;
 const series = (name: Contender, clock: Clock) => (clock === 'wall' ? name : (`${name}@cpu` as const));
 
+/**
+ * How many requests the "no memo hit" contender cycles through, each with a keyid of its own: more
+ * than the Signature-Input memo can reach, so that no value is ever found in it again. The memo
+ * holds at most SIGNATURE_INPUT_MEMO_ENTRIES values, and while every value is new it keeps only one
+ * in SIGNATURE_INPUT_CHURN_ADMITS_ONE_IN: a value kept is gone before the cycle brings it back.
+ * (With 500 requests, as the memo-hit contender has, about 3 requests in 10 found their value.)
+ */
+export const NO_MEMO_HIT_REQUESTS = Math.ceil(1.2 * SIGNATURE_INPUT_MEMO_ENTRIES * SIGNATURE_INPUT_CHURN_ADMITS_ONE_IN);
+
 /** The signed requests every measuring process of one algorithm reads, so that all of them time the same requests. */
-export function makeFixture(algorithm: SignatureAlgorithm, requests: number): Fixture {
+export function makeFixture(algorithm: SignatureAlgorithm, requests: number, distinctRequests = NO_MEMO_HIT_REQUESTS): Fixture {
   const pair = generateKeyPair(KEY_TYPE[algorithm]);
-  const makeSamples = (keyIdOf: (i: number) => string): FixtureSample[] =>
-    Array.from({ length: requests }, (_, i) => {
+  const makeSamples = (count: number, keyIdOf: (i: number) => string): FixtureSample[] =>
+    Array.from({ length: count }, (_, i) => {
       const url = `https://api.example.com/v1/orders/${i}?page=${i % 7}&q=a%20b`;
       const body = i % 2 === 0 ? JSON.stringify({ order: i, items: ['a', 'b'] }) : undefined;
       const signed = signRequest({ method: 'POST', url, body, keyId: keyIdOf(i), privateKey: pair.key, algorithm, created: NOW - (i % 60) });
@@ -186,9 +196,9 @@ export function makeFixture(algorithm: SignatureAlgorithm, requests: number): Fi
     keyType: pair.keyType,
     publicKeyPem: pair.publicKey.export({ type: 'spki', format: 'pem' }) as string,
     // One client signing over a minute: 60 distinct Signature-Input values (one per second) among the requests.
-    samples: makeSamples(() => 'c_bench'),
-    // Worst case for the core's Signature-Input memo: a different keyid, so a different value, every time.
-    distinctSamples: makeSamples((i) => `c_bench_${i}`),
+    samples: makeSamples(requests, () => 'c_bench'),
+    // Worst case for the core's Signature-Input memo: a different keyid, so a different value, every time, never found again.
+    distinctSamples: makeSamples(distinctRequests, (i) => `c_bench_${i}`),
   };
 }
 
@@ -236,12 +246,14 @@ async function measureRounds(fixture: Fixture, names: readonly Contender[], roun
     }
   }
 
+  // Each contender is called with a running count and cycles through its own requests.
+  const n = samples.length;
   const contenders: Record<Contender, (i: number) => unknown> = {
-    raw: (i) => rawVerify(samples[i].base, samples[i].signature),
-    core: (i) => verifier.verify(samples[i].request),
-    peer: (i) => peerVerify(samples[i].request),
-    coreSource: (i) => sourceVerifier.verify(samples[i].request),
-    coreDistinct: (i) => distinctVerifier.verify(distinctSamples[i].request),
+    raw: (i) => rawVerify(samples[i % n].base, samples[i % n].signature),
+    core: (i) => verifier.verify(samples[i % n].request),
+    peer: (i) => peerVerify(samples[i % n].request),
+    coreSource: (i) => sourceVerifier.verify(samples[i % n].request),
+    coreDistinct: (i) => distinctVerifier.verify(distinctSamples[i % distinctSamples.length].request),
   };
   const perRound: PerRound = {};
   const BATCH = 50;
@@ -256,7 +268,7 @@ async function measureRounds(fixture: Fixture, names: readonly Contender[], roun
         const once = contenders[name];
         const cpu = process.cpuUsage();
         const start = process.hrtime.bigint();
-        for (let j = 0; j < BATCH; j++) await once((next + j) % samples.length);
+        for (let j = 0; j < BATCH; j++) await once(next + j);
         ns[name] += Number(process.hrtime.bigint() - start);
         const used = process.cpuUsage(cpu);
         cpuUs[name] += used.user + used.system;
@@ -472,8 +484,8 @@ export function measureVerifySteps(requests = 500, iterations = 60_000): VerifyS
  * busy the host is, so it shows what a change to the verifier saves even on a noisy machine.
  * V8's sampling heap profiler (through the inspector), keeping the objects collected since, over
  * `calls` calls after a warm-up: raw crypto.verify and the bundled core's Verifier.verify, on the
- * throughput benchmark's requests (one client, 60 Signature-Input values; for "no memo hit", a
- * new keyid in every request). The benchmark's own await per call counts for every contender.
+ * throughput benchmark's requests (one client, 60 Signature-Input values; for "no memo hit",
+ * NO_MEMO_HIT_REQUESTS requests with a keyid each). The benchmark's own await per call counts for every contender.
  */
 export async function measureVerifyAllocation(calls = 20_000): Promise<VerifyAllocation> {
   const core = loadBundledCore();
@@ -492,17 +504,17 @@ export async function measureVerifyAllocation(calls = 20_000): Promise<VerifyAll
   type ProfileNode = { selfSize: number; children: ProfileNode[] };
   const total = (node: ProfileNode): number => node.selfSize + node.children.reduce((sum, child) => sum + total(child), 0);
   const perCall = async (once: (i: number) => unknown): Promise<number> => {
-    for (let i = 0; i < 2_000; i++) await once(i % 500);
+    for (let i = 0; i < 2_000; i++) await once(i);
     await post('HeapProfiler.startSampling', { samplingInterval: 64, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
-    for (let i = 0; i < calls; i++) await once(i % 500);
+    for (let i = 2_000; i < 2_000 + calls; i++) await once(i);
     const { profile } = await post<{ profile: { head: ProfileNode } }>('HeapProfiler.stopSampling');
     return total(profile.head) / calls;
   };
   try {
     return {
-      rawBytes: await perCall((i) => rawVerify(raw[i].base, raw[i].signature)),
-      hitBytes: await perCall((i) => hit.verify(fixture.samples[i].request)),
-      missBytes: await perCall((i) => miss.verify(fixture.distinctSamples[i].request)),
+      rawBytes: await perCall((i) => rawVerify(raw[i % raw.length].base, raw[i % raw.length].signature)),
+      hitBytes: await perCall((i) => hit.verify(fixture.samples[i % fixture.samples.length].request)),
+      missBytes: await perCall((i) => miss.verify(fixture.distinctSamples[i % fixture.distinctSamples.length].request)),
     };
   } finally {
     session.disconnect();
