@@ -559,7 +559,8 @@ export function printVerifyThroughput(r: VerifyThroughput): string[] {
   lines.push(
     `(ops/s: each pair timed alone, taking turns in batches of 50 calls, in ${r.processes} fresh processes × ${r.rounds} rounds of ~${r.roundMs} ms per contender; ` +
       `median over the rounds. "core" is lambda/core bundled by esbuild as deployed; per algorithm ${r.requests} requests from one client over a minute, ` +
-      `60 distinct Signature-Input values; load average ${r.loadAvg.before.toFixed(2)} before, ${r.loadAvg.after.toFixed(2)} after)`
+      `60 distinct Signature-Input values; "no memo hit": ${NO_MEMO_HIT_REQUESTS} requests with a keyid each, none found in the memo again; ` +
+      `load average ${r.loadAvg.before.toFixed(2)} before, ${r.loadAvg.after.toFixed(2)} after)`
   );
   return lines;
 }
