@@ -38,7 +38,7 @@ import { type KeyTypeName, generateKeyPair, generateRsaKeyPair, importPublicKey 
 import { median, percentile } from './percentiles';
 import { signRequest } from '../lambda/core/sign';
 import * as sourceCore from '../lambda/core/index';
-import { SIGNATURE_INPUT_CHURN_ADMITS_ONE_IN, SIGNATURE_INPUT_MEMO_ENTRIES } from '../lambda/core/verify';
+import { SIGNATURE_INPUT_CHURN_PROBES_ONE_IN, SIGNATURE_INPUT_MEMO_ENTRIES } from '../lambda/core/verify';
 import { SignedRequest } from '../lambda/core/types';
 import { REPO_ROOT } from './authorizer-handler-loader';
 import { DEPLOYED_ESBUILD_OPTIONS } from './cold-init';
@@ -173,11 +173,12 @@ const series = (name: Contender, clock: Clock) => (clock === 'wall' ? name : (`$
 /**
  * How many requests the "no memo hit" contender cycles through, each with a keyid of its own: more
  * than the Signature-Input memo can reach, so that no value is ever found in it again. The memo
- * holds at most SIGNATURE_INPUT_MEMO_ENTRIES values, and while every value is new it keeps only one
- * in SIGNATURE_INPUT_CHURN_ADMITS_ONE_IN: a value kept is gone before the cycle brings it back.
+ * holds at most SIGNATURE_INPUT_MEMO_ENTRIES values, and while every value is new only one request
+ * in SIGNATURE_INPUT_CHURN_PROBES_ONE_IN looks its value up and keeps it: a value kept is gone
+ * before the cycle brings it back.
  * (With 500 requests, as the memo-hit contender has, about 3 requests in 10 found their value.)
  */
-export const NO_MEMO_HIT_REQUESTS = Math.ceil(1.2 * SIGNATURE_INPUT_MEMO_ENTRIES * SIGNATURE_INPUT_CHURN_ADMITS_ONE_IN);
+export const NO_MEMO_HIT_REQUESTS = Math.ceil(1.2 * SIGNATURE_INPUT_MEMO_ENTRIES * SIGNATURE_INPUT_CHURN_PROBES_ONE_IN);
 
 /** The signed requests every measuring process of one algorithm reads, so that all of them time the same requests. */
 export function makeFixture(algorithm: SignatureAlgorithm, requests: number, distinctRequests = NO_MEMO_HIT_REQUESTS): Fixture {

@@ -7,7 +7,7 @@ import { ERROR_CODES, SignetError, SignetErrorCode } from '../../lambda/core/err
 import { signRequest } from '../../lambda/core/sign';
 import { SignedRequest } from '../../lambda/core/types';
 import {
-  SIGNATURE_INPUT_CHURN_ADMITS_ONE_IN,
+  SIGNATURE_INPUT_CHURN_PROBES_ONE_IN,
   SIGNATURE_INPUT_CHURN_MISSES,
   Verdict,
   VerificationKey,
@@ -270,19 +270,27 @@ describe('verifyRequest: the happy paths', () => {
     }
   });
 
-  it('keeps every new Signature-Input value until a long run of them is new, then one in a few, and every one again once a value comes back', () => {
-    const verifier = createVerifier({ policy: policyAt() });
+  it('keeps every new Signature-Input value until a long run of them is new, then looks up and keeps one request in a few, and every one again once a value comes back', () => {
+    let reads = 0;
+    const verifier = createVerifier({ policy: policyAt(), onFieldRead: (field) => (reads += field === 'Signature-Input' ? 1 : 0) });
     const member = (i: number) => unsigned(`sig=("@method" "@target-uri" "date");created=${NOW_S};keyid="client-${i}";alg="rsa-v1_5-sha256"`) as SignedRequest;
     const read = (i: number) => verifier.parse(verifier.read(member(i))).keyId;
     const values = 200;
     for (let i = 0; i < values; i++) expect(read(i)).toBe(`client-${i}`);
-    const keptInTheRun = SIGNATURE_INPUT_CHURN_MISSES - 1 + Math.floor(values / SIGNATURE_INPUT_CHURN_ADMITS_ONE_IN) - Math.floor((SIGNATURE_INPUT_CHURN_MISSES - 1) / SIGNATURE_INPUT_CHURN_ADMITS_ONE_IN);
+    // The first SIGNATURE_INPUT_CHURN_MISSES values, then the one request in SIGNATURE_INPUT_CHURN_PROBES_ONE_IN that probed the memo.
+    const keptInTheRun = SIGNATURE_INPUT_CHURN_MISSES + Math.floor((values - SIGNATURE_INPUT_CHURN_MISSES) / SIGNATURE_INPUT_CHURN_PROBES_ONE_IN);
     expect(verifier.signatureInputs.size).toBe(keptInTheRun);
     expect(keptInTheRun).toBeLessThan(values / 2);
-    // The first value, kept, is found again: new values are all kept once more.
-    expect(read(0)).toBe('client-0');
+    // Value 0 was kept. Asked for again and again, it is read anew until a request probes the memo and finds it.
+    reads = 0;
+    for (let k = 0; k < SIGNATURE_INPUT_CHURN_PROBES_ONE_IN; k++) expect(read(0)).toBe('client-0');
+    expect(reads).toBe(SIGNATURE_INPUT_CHURN_PROBES_ONE_IN - 1);
+    // That ended the run: every new value is looked up and kept again, and every value kept is found.
     for (let i = values; i < values + 10; i++) read(i);
     expect(verifier.signatureInputs.size).toBe(keptInTheRun + 10);
+    reads = 0;
+    for (let i = values; i < values + 10; i++) read(i);
+    expect(reads).toBe(0);
   });
 
   it('a memoized Signature-Input that passed under one policy is still checked in full under another (and the first still accepts)', async () => {
