@@ -228,7 +228,9 @@ async function chooseSignature(set: SignatureSet, deps: AuthorizeDeps): Promise<
   let named: ResolvedClient | undefined;
   // The usual request: a `sig` signature. Every profile accepts that label, and its parse is the
   // one the verifier reuses; only when it does not lead to a client are the other labels read.
-  const sig = checkedMember(set, deploymentPolicy.label, deps);
+  // A request without one (a Web Bot Auth agent signs as `sig1`) is not asked for it: that would
+  // build a refusal only to catch it.
+  const sig = set.declares(deploymentPolicy.label) ? checkedMember(set, deploymentPolicy.label, deps) : undefined;
   if (sig !== undefined) {
     const client = await lookUp(sig.keyId, deps);
     if (client !== undefined && 'refusal' in client) return client;

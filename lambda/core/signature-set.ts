@@ -107,6 +107,25 @@ export class SignatureSet {
     return Object.freeze([{ label, components: input.covered.length, ...(keyid !== undefined ? { keyid } : {}), ...(created !== undefined ? { created } : {}) }]);
   }
 
+  /**
+   * Whether Signature-Input may declare signature `label`: false only when the field parses and
+   * has no such member, i.e. when {@link input} would refuse it with `signature_label_missing`.
+   * A field that starts with `label=` declares it without a parse; any other field is parsed in
+   * full (once: {@link members} and {@link input} read the same parse). A field that does not
+   * parse may declare anything: asking for the member gives its refusal.
+   */
+  declares(label: string): boolean {
+    const field = this.inputField;
+    if (field === undefined || label === this.firstLabel) return true;
+    if (field.startsWith(label) && field.charCodeAt(label.length) === 0x3d /* = */) return true;
+    try {
+      return this.inputFieldParsed().has(label);
+    } catch (error) {
+      if (isSignetError(error)) return true;
+      throw error;
+    }
+  }
+
   /** Member `label` of Signature-Input with its facts. @throws SignetError as readSignatureInput */
   input(label: string, policy: VerifyPolicy): MemoizedInput {
     if (label === this.firstLabel) return this.firstInput as MemoizedInput;

@@ -1048,6 +1048,36 @@ describe('SignatureSet: a request reads its signature fields once', () => {
     expect(set.members()).toEqual(listSignatureMembers(field, MAX_SIGNATURES_READ));
   });
 
+  test.each([
+    ['the default scheme', 'sig=("@method" "@target-uri");created=1;keyid="k"', 'sig', true, 0],
+    ['only an agent\'s signature', 'sig1=("@authority");created=1;expires=2;keyid="k";tag="web-bot-auth"', 'sig', false, 1],
+    ['only an agent\'s signature, asked for its own label', 'sig1=("@authority");created=1;expires=2;keyid="k";tag="web-bot-auth"', 'sig1', true, 0],
+    ['the label as the second member', 'a=("@method");keyid="x", sig=("@method");keyid="k"', 'sig', true, 1],
+    ['a label that only begins like it', 'sig2=("@method");keyid="k"', 'sig', false, 1],
+    ['the label as a bare item', 'sig, sig1=("@method");keyid="k"', 'sig', true, 1],
+    ['a field that does not parse', 'sig1=("@method"', 'sig', true, 1],
+  ])('with %s, declares() says whether asking for the member could give anything but signature_label_missing', (_name, field, label, declared, parses) => {
+    let reads = 0;
+    const verifier = createVerifier({ policy: defaultVerifyPolicy(), onFieldRead: (read) => (reads += read === 'Signature-Input' ? 1 : 0) });
+    const set = verifier.read(requestWith(field));
+    expect(set.declares(label)).toBe(declared);
+    // A field that begins with the label is not parsed to say so; any other is parsed once, for every later step too.
+    expect(reads).toBe(parses);
+    const refusalOf = (step: () => unknown): string | undefined => {
+      try {
+        step();
+        return undefined;
+      } catch (error) {
+        return (error as { code?: string }).code;
+      }
+    };
+    const code = refusalOf(() => set.input(label, verifier.policy));
+    if (declared) expect(code).not.toBe('signature_label_missing');
+    else expect(code).toBe('signature_label_missing');
+    refusalOf(() => set.members());
+    expect(reads).toBeLessThanOrEqual(1);
+  });
+
   test('a member refused for the component cap is refused under that cap only', () => {
     const verifier = createVerifier({ policy: defaultVerifyPolicy() });
     const set = verifier.read(requestWith('sig=( "@method"  "@path" );keyid="k"'));
