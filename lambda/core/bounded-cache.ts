@@ -49,10 +49,8 @@ export class BoundedCache<K, V> {
       this.makeNewest(known);
       return;
     }
-    const node: CacheNode<K, V> = { key, entry, older: this.newest, newer: undefined };
-    if (this.newest === undefined) this.oldest = node;
-    else this.newest.newer = node;
-    this.newest = node;
+    const node: CacheNode<K, V> = { key, entry, older: undefined, newer: undefined };
+    this.append(node);
     this.entries.set(key, node);
     if (this.entries.size > this.maxEntries && this.oldest !== undefined) this.delete(this.oldest.key);
   }
@@ -78,8 +76,12 @@ export class BoundedCache<K, V> {
   private makeNewest(node: CacheNode<K, V>): void {
     if (node === this.newest) return;
     this.unlink(node);
+    this.append(node);
+  }
+
+  /** Links `node` (in no list) in as the newest entry. */
+  private append(node: CacheNode<K, V>): void {
     node.older = this.newest;
-    node.newer = undefined;
     if (this.newest === undefined) this.oldest = node;
     else this.newest.newer = node;
     this.newest = node;
