@@ -3,7 +3,7 @@
  * the covered components, the signature parameters (§2.3) and the signature bytes.
  */
 import { SIGNATURE_ALGORITHMS } from './algorithm-names';
-import { DEFAULT_MAX_COVERED_COMPONENTS, MAX_SIGNATURE_HEADER_BYTES } from './defaults';
+import { DEFAULT_MAX_COVERED_COMPONENTS, MAX_SIGNATURE_HEADER_BYTES, SIGNATURE_LABEL } from './defaults';
 import { fail } from './errors';
 import type { ComponentId } from './types';
 import { type Dictionary, InnerList, isDigit, isInnerList, isKeyChar, isKeyStart, parseDictionaryField, serializeItem, serializeParameters } from './structured-fields';
@@ -293,7 +293,7 @@ function isPlainStringChar(c: number): boolean {
  */
 function canonicalSignatureInput(text: string, label: string, maxComponents: number, knownLists: KnownCoveredLists | undefined): SignatureInput | undefined {
   const n = text.length;
-  if (!text.startsWith(label) || text.charCodeAt(label.length) !== 0x3d /* = */ || text.charCodeAt(label.length + 1) !== 0x28 /* ( */ || !KEY.test(label)) {
+  if (!text.startsWith(label) || text.charCodeAt(label.length) !== 0x3d /* = */ || text.charCodeAt(label.length + 1) !== 0x28 /* ( */ || (label !== SIGNATURE_LABEL && !KEY.test(label))) {
     return undefined;
   }
   let i = label.length + 2;

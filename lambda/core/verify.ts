@@ -300,16 +300,22 @@ export class Verifier implements SignatureFieldReader {
   readonly coveredLists = new BoundedMemo<string, CoveredList>(COVERED_LIST_MEMO_ENTRIES);
   /** The covered list the reader last found memoized: {@link coveredList} then needs no second lookup. */
   private lastKnownList: CoveredList | undefined;
+  /** The one found before it, when it was another. */
+  private previousKnownList: CoveredList | undefined;
   /**
    * The components of the covered lists memoized, for the Signature-Input reader. A signer covers
-   * the same list in every request: the list found last is compared first, so the usual new value
-   * costs no hash of its list's text and no lookup.
+   * one list for a request with a body and another without: the two lists found last are compared
+   * first, so the usual new value costs no hash of its list's text and no lookup.
    */
   private readonly knownLists: KnownCoveredLists = (listText) => {
     const last = this.lastKnownList;
     if (last !== undefined && last.text === listText) return last.components;
-    const list = this.coveredLists.get(listText);
-    if (list !== undefined) this.lastKnownList = list;
+    const previous = this.previousKnownList;
+    const list = previous !== undefined && previous.text === listText ? previous : this.coveredLists.get(listText);
+    if (list !== undefined) {
+      this.previousKnownList = last;
+      this.lastKnownList = list;
+    }
     return list?.components;
   };
   /** Date header values by text (see DATE_MEMO_ENTRIES). */

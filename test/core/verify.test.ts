@@ -341,8 +341,10 @@ describe('verifyRequest: the happy paths', () => {
       ['@method', '@target-uri', 'date', 'x-a'],
       ['@method', 'x-b', '@target-uri', 'date', 'x-a'],
     ];
+    // Two lists in turn (a client with and without a body), then others: each list is found again as the last, the one before it, or neither.
+    const order = [0, 1, 0, 1, 2, 3, 2, 3, 1, 3];
     const requests = [0, 1, 2].flatMap((age) =>
-      lists.map((components) => ({
+      order.map((i) => lists[i]).map((components) => ({
         components,
         req: signCustom(
           { method: 'GET', targetUri: 'https://api.example.com/orders?id=7', headers: { date: imfDate(NOW_S - age), 'x-a': 'a', 'x-b': `b${age}` } },
