@@ -243,6 +243,8 @@ export const KEY_FACTS_ENTRIES = 1024;
 
 /** Bases up to this many bytes are encoded into the verifier's own buffer; longer ones get their own. */
 const BASE_BUFFER_BYTES = 16 * 1024;
+/** How many views of the base buffer a verifier keeps (a power of two: a view's slot is its length's low bits). */
+const BASE_VIEW_SLOTS = 16;
 
 /** A covered list as the verifier keeps it (see COVERED_LIST_MEMO_ENTRIES): its facts and the coverage rules it passes, per policy. */
 interface CoveredList extends CoveredFacts {
@@ -327,6 +329,8 @@ export class Verifier implements SignatureFieldReader {
   private lastKeyFacts: KeyFacts | undefined;
   /** Where each base is encoded for crypto.verify, which is synchronous: one buffer per verifier, reused. */
   private baseBuffer: Buffer | undefined;
+  /** Views of baseBuffer, one per length seen last in each of BASE_VIEW_SLOTS slots. */
+  private readonly baseViews: (Buffer | undefined)[] = new Array<Buffer | undefined>(BASE_VIEW_SLOTS).fill(undefined);
 
   constructor(options: VerifierOptions) {
     const signet = policyForProfile(options.policy, 'signet');
@@ -761,7 +765,12 @@ export class Verifier implements SignatureFieldReader {
     if (text.length * 3 > BASE_BUFFER_BYTES) return Buffer.from(text, 'utf8');
     this.baseBuffer ??= Buffer.alloc(BASE_BUFFER_BYTES);
     // write(text): UTF-8 from offset 0, without the argument checks of write(text, 0, 'utf8').
-    return this.baseBuffer.subarray(0, this.baseBuffer.write(text));
+    const length = this.baseBuffer.write(text);
+    // A client's bases come in a few lengths: a view of each is kept (by its length's low bits), not made anew.
+    const slot = length & (BASE_VIEW_SLOTS - 1);
+    let view = this.baseViews[slot];
+    if (view === undefined || view.length !== length) this.baseViews[slot] = view = this.baseBuffer.subarray(0, length);
+    return view;
   }
 
   private factsOf(key: KeyObject): KeyFacts {
