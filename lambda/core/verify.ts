@@ -660,7 +660,8 @@ export class Verifier implements SignatureFieldReader {
         if (sharedOk && paramsOk && list.targetPasses.includes(policy)) sharedPasses.push(policy);
         if (paramsOk && (input.alg !== undefined || !policy.requireAlg) && list.requiredPasses.includes(policy)) profilePasses.push(policy);
       }
-      passes = { sharedPasses: Object.freeze(sharedPasses), profilePasses: Object.freeze(profilePasses) };
+      // Read-only by their types and kept inside the verifier, so not frozen: includes() on a frozen array takes a slower path.
+      passes = { sharedPasses, profilePasses };
       list.passesByParameters[combination] = passes;
     }
     return { checked, sharedPasses: passes.sharedPasses, profilePasses: passes.profilePasses, heads: list.heads };
