@@ -243,6 +243,7 @@ export const KEY_FACTS_ENTRIES = 1024;
 
 /** Bases up to this many bytes are encoded into the verifier's own buffer; longer ones get their own. */
 const BASE_BUFFER_BYTES = 16 * 1024;
+const UTF8 = new TextEncoder();
 /** How many views of the base buffer a verifier keeps (a power of two: a view's slot is its length's low bits). */
 const BASE_VIEW_SLOTS = 16;
 
@@ -765,8 +766,7 @@ export class Verifier implements SignatureFieldReader {
   private utf8Bytes(text: string): Uint8Array {
     if (text.length * 3 > BASE_BUFFER_BYTES) return Buffer.from(text, 'utf8');
     this.baseBuffer ??= Buffer.alloc(BASE_BUFFER_BYTES);
-    // write(text): UTF-8 from offset 0, without the argument checks of write(text, 0, 'utf8').
-    const length = this.baseBuffer.write(text);
+    const length = UTF8.encodeInto(text, this.baseBuffer).written;
     // A client's bases come in a few lengths: a view of each is kept (by its length's low bits), not made anew.
     const slot = length & (BASE_VIEW_SLOTS - 1);
     let view = this.baseViews[slot];
