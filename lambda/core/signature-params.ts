@@ -207,7 +207,7 @@ function toSignatureInput(label: string, member: InnerList, maxComponents: numbe
       fail('malformed_signature_input', `Signature-Input ${label}: component ${serialized} is listed twice (RFC 9421 §2.5).`);
     }
     seen.add(serialized);
-    covered.push({ name, params: itemParams, serialized });
+    covered.push({ name: knownComponentName(name), params: itemParams, serialized });
   }
   const created = integerParam(params.get('created'), 'created', label);
   const expires = integerParam(params.get('expires'), 'expires', label);
@@ -321,7 +321,7 @@ function canonicalSignatureInput(text: string, label: string, maxComponents: num
         // Past the cap the full parser gives the refusal (and the duplicate scan stays short).
         if (read.length === maxComponents) return undefined;
         for (const c of read) if (c.serialized === serialized) return undefined;
-        read.push({ name: serialized.slice(1, -1), params: NO_PARAMS, serialized });
+        read.push({ name: knownComponentName(serialized.slice(1, -1)), params: NO_PARAMS, serialized });
         const next = text.charCodeAt(i);
         if (next === 0x29) break;
         if (next !== 0x20 /* SP */) return undefined;
@@ -434,6 +434,36 @@ function definedParameter(text: string, start: number, end: number): number {
     default:
       return 0;
   }
+}
+
+/**
+ * The components Signet's profiles cover and the derived ones it computes. A name read from a
+ * request is swapped for its constant here, once per parsed list: every base built after that looks
+ * the header up and compares the name with V8's one copy of the literal, which costs less than
+ * with a copy cut from the request (a keyed lookup by a copy first has to find V8's).
+ */
+const KNOWN_COMPONENT_NAMES: readonly string[] = [
+  '@method',
+  '@target-uri',
+  '@authority',
+  '@scheme',
+  '@request-target',
+  '@path',
+  '@query',
+  '@query-param',
+  'content-digest',
+  'content-type',
+  'content-length',
+  'date',
+  'x-date',
+  'host',
+  'signature-agent',
+];
+
+/** `name` as the constant of KNOWN_COMPONENT_NAMES it equals, else `name` itself. */
+function knownComponentName(name: string): string {
+  for (const known of KNOWN_COMPONENT_NAMES) if (known === name) return known;
+  return name;
 }
 
 /** `name` as the constant of SIGNATURE_ALGORITHMS it equals, else `name` itself. */
