@@ -437,7 +437,7 @@ function definedParameter(text: string, start: number, end: number): number {
 }
 
 /**
- * The components Signet's profiles cover and the derived ones it computes. A name read from a
+ * The derived components Signet computes and the fields signers usually cover. A name read from a
  * request is swapped for its constant here, once per parsed list: every base built after that looks
  * the header up and compares the name with V8's one copy of the literal, which costs less than
  * with a copy cut from the request (a keyed lookup by a copy first has to find V8's).

@@ -243,6 +243,7 @@ export const KEY_FACTS_ENTRIES = 1024;
 
 /** Bases up to this many bytes are encoded into the verifier's own buffer; longer ones get their own. */
 const BASE_BUFFER_BYTES = 16 * 1024;
+/** Encodes bases into the buffer (stateless: one serves every verifier). */
 const UTF8 = new TextEncoder();
 /** How many views of the base buffer a verifier keeps (a power of two: a view's slot is its length's low bits). */
 const BASE_VIEW_SLOTS = 16;
