@@ -207,7 +207,7 @@ function toSignatureInput(label: string, member: InnerList, maxComponents: numbe
       fail('malformed_signature_input', `Signature-Input ${label}: component ${serialized} is listed twice (RFC 9421 §2.5).`);
     }
     seen.add(serialized);
-    covered.push({ name: knownComponentName(name), params: itemParams, serialized });
+    covered.push({ name: asConstant(name, KNOWN_COMPONENT_NAMES), params: itemParams, serialized });
   }
   const created = integerParam(params.get('created'), 'created', label);
   const expires = integerParam(params.get('expires'), 'expires', label);
@@ -321,7 +321,7 @@ function canonicalSignatureInput(text: string, label: string, maxComponents: num
         // Past the cap the full parser gives the refusal (and the duplicate scan stays short).
         if (read.length === maxComponents) return undefined;
         for (const c of read) if (c.serialized === serialized) return undefined;
-        read.push({ name: knownComponentName(serialized.slice(1, -1)), params: NO_PARAMS, serialized });
+        read.push({ name: asConstant(serialized.slice(1, -1), KNOWN_COMPONENT_NAMES), params: NO_PARAMS, serialized });
         const next = text.charCodeAt(i);
         if (next === 0x29) break;
         if (next !== 0x20 /* SP */) return undefined;
@@ -333,7 +333,7 @@ function canonicalSignatureInput(text: string, label: string, maxComponents: num
   // Signet's signers send three parameters, in this order: one native match reads them.
   const signet = SIGNET_PARAMETERS.exec(text.slice(i));
   if (signet !== null) {
-    return { label, covered, created: Number(signet[1]), expires: undefined, keyid: signet[2], alg: knownAlgorithm(signet[3]), nonce: undefined, tag: undefined, signatureParams: text.slice(label.length + 1) };
+    return { label, covered, created: Number(signet[1]), expires: undefined, keyid: signet[2], alg: asConstant(signet[3], SIGNATURE_ALGORITHMS), nonce: undefined, tag: undefined, signatureParams: text.slice(label.length + 1) };
   }
   // The parameters go into locals, not an object keyed by name: a keyed store per parameter cost
   // more than reading it. A parameter RFC 9421 defines is told by its name in place (no copy of
@@ -377,7 +377,7 @@ function canonicalSignatureInput(text: string, label: string, maxComponents: num
           break;
         case ALG:
           // A name Signet verifies is kept as its constant: every later comparison with it is then by identity.
-          alg = knownAlgorithm(value);
+          alg = asConstant(value, SIGNATURE_ALGORITHMS);
           break;
         case NONCE:
           nonce = value;
@@ -460,15 +460,9 @@ const KNOWN_COMPONENT_NAMES: readonly string[] = [
   'signature-agent',
 ];
 
-/** `name` as the constant of KNOWN_COMPONENT_NAMES it equals, else `name` itself. */
-function knownComponentName(name: string): string {
-  for (const known of KNOWN_COMPONENT_NAMES) if (known === name) return known;
-  return name;
-}
-
-/** `name` as the constant of SIGNATURE_ALGORITHMS it equals, else `name` itself. */
-function knownAlgorithm(name: string): string {
-  for (const known of SIGNATURE_ALGORITHMS) if (known === name) return known;
+/** `name` as the constant of `constants` it equals (the literal itself, see KNOWN_COMPONENT_NAMES), else `name` itself. */
+function asConstant(name: string, constants: readonly string[]): string {
+  for (const known of constants) if (known === name) return known;
   return name;
 }
 
