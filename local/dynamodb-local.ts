@@ -31,6 +31,7 @@ import { ChildProcess, spawn as spawnProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve as resolvePath } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 
@@ -111,6 +112,9 @@ export async function startDynamoDbLocal(opts: DynamoDbLocalOptions = {}): Promi
       '-XX:TieredStopAtLevel=1',
       '-XX:+UseSerialGC',
       `-Djava.library.path=${emulator.libDir}`,
+      // Java does not read TMPDIR: where it copies its native SQLite library, the temporary
+      // directory Node uses (a test run's own, which the run removes).
+      `-Djava.io.tmpdir=${tmpdir()}`,
       '-cp',
       [classDir, emulator.jar].join(delimiter),
       LAUNCHER_CLASS,

@@ -1,10 +1,11 @@
 /**
  * `npm test` (scripts/test.cjs) is loud about skips: a skipped test fails the run unless
- * SIGNET_ALLOW_SKIP names the prerequisite it was skipped for, and allowed skips are still listed.
- * Each case runs the real script on a one-file fixture suite, with its own report file.
+ * SIGNET_ALLOW_SKIP names the prerequisite it was skipped for, and allowed skips are still listed;
+ * and a run leaves nothing in the temporary directory. Each case runs the real script on a
+ * one-file fixture suite, with its own report file.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -18,7 +19,7 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Runs scripts/test.cjs on the fixture suite; `allow` is added to whatever this run allows. */
-function runSuite(skipCase: string, allow: string[]): { code: number | null; out: string } {
+function runSuite(skipCase: string, allow: string[], env: Record<string, string> = {}): { code: number | null; out: string } {
   const outer = process.env.SIGNET_ALLOW_SKIP ?? '';
   const result = spawnSync(
     process.execPath,
@@ -31,16 +32,21 @@ function runSuite(skipCase: string, allow: string[]): { code: number | null; out
         SKIP_POLICY_CASE: skipCase,
         SIGNET_ALLOW_SKIP: [outer, ...allow].filter((id) => id !== '').join(','),
         SIGNET_TEST_REPORT: join(dir, `${skipCase}-${allow.join('-')}.json`),
+        ...env,
       },
     },
   );
   return { code: result.status, out: `${result.stdout}${result.stderr}` };
 }
 
-test('nothing skipped: exit 0 and the plain closing line', () => {
-  const run = runSuite('none', []);
+test('nothing skipped: exit 0 and the plain closing line; what the tests wrote to the temporary directory is gone', () => {
+  const temp = join(dir, 'temp');
+  mkdirSync(temp);
+  const run = runSuite('none', [], { TMPDIR: temp });
   expect(run.out).toMatch(/^1 passed, 0 failed, 0 skipped$/m);
   expect(run.code).toBe(0);
+  // Only Jest's cache of transformed files, which is meant to outlive a run.
+  expect(readdirSync(temp).filter((name) => !name.startsWith('jest_'))).toEqual([]);
 });
 
 test('a test skipped for a missing prerequisite that is not allowed fails the run and is named', () => {

@@ -16,6 +16,12 @@
  * instead of launching Chromium itself (about a second of CPU per file). A run without browser
  * tests (the path patterns select none) launches none.
  *
+ * Every temporary file the run makes (CDK's `cdk.out` directories, the examples' builds, the
+ * portal's bundles, DynamoDB Local's native library) goes in one directory of the run's own: the
+ * setup points TMPDIR there for the test processes and their children, and the teardown removes
+ * it, so a run leaves nothing behind in the machine's temporary directory (the CDK alone made
+ * about 70 directories a run, and no test can remove those).
+ *
  * Also quiets, for the test processes and their children, npm's warnings and the AWS SDK's
  * notice that SDK releases from 2027 need Node 22: it is printed by every process that loads the
  * SDK, and the project runs on Node 20 locally and Node 22 on Lambda on purpose.
@@ -26,7 +32,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DYNAMODB_LOCAL_HOST, type DynamoDbLocal, findFreePort, startDynamoDbLocal } from '../../local/dynamodb-local';
 import { SHARED_DYNAMODB_ENDPOINT_ENV, SHARED_DYNAMODB_FAILURE_FILE_ENV } from './dynamodb';
-import { setSharedChromium, setSharedDynamoDb } from './jest-global-state';
+import { setRunTempDir, setSharedChromium, setSharedDynamoDb } from './jest-global-state';
 import { SHARED_CHROMIUM_ENDPOINT_ENV, launchSharedChromium, runHasBrowserTests } from './shared-chromium';
 
 export default async function globalSetup(globalConfig: GlobalConfig, projectConfig: ProjectConfig): Promise<void> {
@@ -35,9 +41,17 @@ export default async function globalSetup(globalConfig: GlobalConfig, projectCon
   // The CDK runs esbuild through `npx`, which repeats npm's warnings about the machine's own npm
   // configuration for every bundle; errors still print.
   process.env.npm_config_loglevel ??= 'error';
+  useRunTempDir();
 
   await startSharedDynamoDb();
   await startSharedChromium(globalConfig, projectConfig);
+}
+
+/** Points os.tmpdir() of every later process of the run (workers, their children) at a directory the teardown removes. */
+function useRunTempDir(): void {
+  const dir = mkdtempSync(join(tmpdir(), 'signet-test-run-'));
+  process.env.TMPDIR = dir;
+  setRunTempDir(dir);
 }
 
 /** The run's emulator, started and not waited for (test/support/dynamodb.ts waits), unless an outer run's is there. */

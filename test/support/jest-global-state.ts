@@ -36,3 +36,17 @@ export function takeSharedChromium(): { close(): Promise<void> } | undefined {
   delete (globalThis as ChromiumHolder)[CHROMIUM_KEY];
   return server;
 }
+
+const TEMP_DIR_KEY = Symbol.for('signet.test.runTempDir');
+type TempDirHolder = { [TEMP_DIR_KEY]?: string };
+
+/** The run's temporary directory (TMPDIR of its processes), for the teardown to remove. */
+export function setRunTempDir(dir: string): void {
+  (globalThis as TempDirHolder)[TEMP_DIR_KEY] = dir;
+}
+
+export function takeRunTempDir(): string | undefined {
+  const dir = (globalThis as TempDirHolder)[TEMP_DIR_KEY];
+  delete (globalThis as TempDirHolder)[TEMP_DIR_KEY];
+  return dir;
+}
