@@ -37,6 +37,7 @@ export const ERROR_CODES = {
   ip_not_allowed: 403,
   role_forbidden: 403,
   client_above_ceiling: 403,
+  request_not_bound: 403,
   // --- Backend body check (400): the body does not match the signed Content-Digest.
   digest_mismatch: 400,
   // --- Registry input (400/404/409/413).

@@ -6,6 +6,9 @@
  *
  * Before any route runs:
  * - the authorizer context must name the acting client (the registry is never served unguarded);
+ * - and say that the signature bound this exact request (403 `request_not_bound`): a
+ *   `web-bot-auth` signature of the authority alone passes the authorizer, and whoever saw one
+ *   could send its headers again with any other method and path within its window;
  * - the body is at most MAX_REGISTRY_BODY_BYTES (413 `payload_too_large`);
  * - the body matches the signed Content-Digest the authorizer passed on (the body half of the
  *   scheme: the authorizer never sees the body), else 400 `digest_mismatch`.
@@ -83,6 +86,12 @@ export function createRegistryHandler(deps: RegistryHandlerDeps): RegistryHandle
         throw new SignetError(
           'internal_error',
           'The registry was called without the Signet authorizer in front of it, so the caller is unknown. Protect the registry routes with the Signet authorizer.',
+        );
+      }
+      if (!request.actorRequestBound) {
+        throw new SignetError(
+          'request_not_bound',
+          "The registry takes only requests whose signature covers their method and path (@method and @target-uri, or @authority, @path and @query): this signature says who sent the request, not what it asked for. Sign registry requests with those components (signet sign does).",
         );
       }
       route = matchRoute(request.method, request.apiPath);

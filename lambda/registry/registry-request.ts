@@ -37,6 +37,12 @@ export interface RegistryRequest {
   readonly actorRoles: readonly string[];
   /** The acting client's account from the authorizer context, if any. */
   readonly actorAccountId?: string;
+  /**
+   * Whether the authorizer found this exact request signed (its method and its path with the
+   * query covered): false for a `web-bot-auth` signature of the authority alone, which proves
+   * who sent it and nothing of what it asked for, and when the context does not say.
+   */
+  readonly actorRequestBound: boolean;
   /** The address the request came from (API Gateway's sourceIp, canonical), when known. */
   readonly sourceIp?: string;
   readonly requestId: string;
@@ -56,6 +62,7 @@ export function readRegistryEvent(event: RegistryEvent, fallbackRequestId = '', 
   const actor = context[CONTEXT_KEYS.clientId];
   const roles = context[CONTEXT_KEYS.roles];
   const accountId = context[CONTEXT_KEYS.accountId];
+  const requestBound = context[CONTEXT_KEYS.requestBound];
   const decodedPath = safeDecode(path);
   const sourceIp = callerIpOf(v2 ? event.requestContext?.http?.sourceIp : event.requestContext?.identity?.sourceIp);
   return {
@@ -68,6 +75,7 @@ export function readRegistryEvent(event: RegistryEvent, fallbackRequestId = '', 
     ...(typeof actor === 'string' && actor !== '' ? { actor } : {}),
     actorRoles: typeof roles === 'string' ? roles.split(',').filter((r) => r !== '') : [],
     ...(typeof accountId === 'string' && accountId !== '' ? { actorAccountId: accountId } : {}),
+    actorRequestBound: requestBound === 'true',
     ...(sourceIp !== undefined ? { sourceIp } : {}),
     requestId: event.requestContext?.requestId || fallbackRequestId,
   };

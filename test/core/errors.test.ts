@@ -31,6 +31,7 @@ describe('ERROR_CODES', () => {
       ip_not_allowed: 403,
       role_forbidden: 403,
       client_above_ceiling: 403,
+      request_not_bound: 403,
       digest_mismatch: 400,
       invalid_request: 400,
       private_key_submitted: 400,

@@ -21,6 +21,9 @@ import { createHash } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { ACCOUNT_ADMIN_ROLE, DEFAULT_ROLE_CATALOGUE, ENV } from '../../lambda/config-env';
+import { createSignature } from '../../lambda/core/algorithms';
+import { buildSignatureBase } from '../../lambda/core/signature-base';
+import { readSignatureInput } from '../../lambda/core/signature-params';
 import { compileRoleCatalogue } from '../../lambda/core/role-policy';
 import { createRegistryHandler, type RegistryHandler } from '../../lambda/registry/registry-handler';
 import { DEFAULT_ACCOUNT_ID } from '../../lambda/store/account-id';
@@ -569,6 +572,45 @@ describe('end to end: the authorizer passes the account the registry scopes by',
     const accounts = { method: 'GET', url: `https://${HTTP_API_HOST}/registry/accounts` };
     const deny = await authorizer.httpApiHandler(httpApiAuthorizerEvent(accounts, { headers: sign(accounts, { clientId: record.clientId, key }).headers }));
     expect(deny).toMatchObject({ isAuthorized: false, context: { signetError: 'role_forbidden' } });
+  });
+  test('a web-bot-auth signature of the authority alone gets past the authorizer, but the registry refuses it on any route; one that covers the request is served', async () => {
+    const account = (await call(OPERATOR, { method: 'POST', path: '/registry/accounts', body: { name: 'Pied Piper', roleCeiling: ['demo'] } })).body.accountId as string;
+    const key = testKey(22);
+    const { record: admin } = await store.createClient(
+      { accountId: account, name: 'Pied Piper agent', networkWhitelist: ['0.0.0.0'], roles: [ACCOUNT_ADMIN_ROLE], key: newKey(22), profile: 'web-bot-auth' },
+      OPERATOR.clientId,
+    );
+    const { record: victim } = await store.createClient({ accountId: account, name: 'Pied Piper prod', networkWhitelist: ['0.0.0.0'], roles: ['demo'], key: newKey(23) }, OPERATOR.clientId);
+    const authorizer = loadAuthorizer(authorizerEnv(tableName, ddb.endpoint, { [ENV.roleCatalogue]: JSON.stringify(CATALOGUE) }));
+    /** Headers of a Web Bot Auth signature of `url` by the admin over `components`. */
+    const agentHeaders = (components: string, url: string, method: string): Record<string, string> => {
+      const created = Math.floor(Date.now() / 1000);
+      const field = `sig1=(${components});created=${created};expires=${created + 300};keyid="${admin.clientId}";tag="web-bot-auth"`;
+      const input = readSignatureInput(field, 'sig1');
+      const base = buildSignatureBase({ method, targetUri: url, headers: {} }, input.covered, input.signatureParams);
+      return { 'signature-input': field, signature: `sig1=:${createSignature('rsa-v1_5-sha256', Buffer.from(base), key.key).toString('base64')}:` };
+    };
+    /** The registry's answer to `method path` sent with `headers`, after the real authorizer allowed it. */
+    const through = async (method: string, path: string, headers: Record<string, string>) => {
+      const allow = await authorizer.httpApiHandler(httpApiAuthorizerEvent({ method, url: `https://${HTTP_API_HOST}${path}` }, { headers }));
+      expect(allow).toMatchObject({ isAuthorized: true, context: { clientId: admin.clientId, signetProfile: 'web-bot-auth' } });
+      const event = httpApiEvent({ method, path });
+      (event.requestContext as unknown as { authorizer: { lambda: unknown } }).authorizer.lambda = (allow as { context: unknown }).context;
+      const answer = await handler(event, { awsRequestId: 'e2e' });
+      return { status: answer.statusCode, body: JSON.parse(answer.body) as Record<string, unknown> };
+    };
+
+    // Signed for a harmless read, and sent again by whoever saw it as a write to another client.
+    const authorityOnly = agentHeaders('"@authority"', `https://${HTTP_API_HOST}/registry/clients`, 'GET');
+    const replayed = await through('POST', `/registry/clients/${victim.clientId}/disable`, authorityOnly);
+    expect(replayed).toEqual({ status: 403, body: expect.objectContaining({ error: 'request_not_bound' }) });
+    expect((await through('GET', '/registry/clients', authorityOnly)).body).toMatchObject({ error: 'request_not_bound' });
+    expect((await store.getClient(victim.clientId, { consistentRead: true }))?.status).toBe('active');
+
+    // The same agent covering the method and the target is served.
+    const path = `/registry/clients/${victim.clientId}/disable`;
+    const bound = await through('POST', path, agentHeaders('"@method" "@target-uri"', `https://${HTTP_API_HOST}${path}`, 'POST'));
+    expect([bound.status, bound.body.status]).toEqual([200, 'disabled']);
   });
 });
 

@@ -110,7 +110,7 @@ export function httpApiEvent(options: CallOptions): APIGatewayProxyEventV2 {
     requestContext: {
       accountId: '123456789012',
       apiId: 'abc123',
-      authorizer: { lambda: actor === null ? null : { clientId: actor, roles: 'registry:admin', keyFingerprint: 'x', contentDigest: digest ?? '' } },
+      authorizer: { lambda: actor === null ? null : { clientId: actor, roles: 'registry:admin', keyFingerprint: 'x', contentDigest: digest ?? '', signetProfile: 'signet', signetRequestBound: 'true' } },
       domainName: 'abc123.execute-api.eu-west-1.amazonaws.com',
       domainPrefix: 'abc123',
       http: { method: options.method, path: rawPath, protocol: 'HTTP/1.1', sourceIp: '203.0.113.7', userAgent: 'signet-test' },
@@ -154,7 +154,7 @@ export function restApiEvent(options: CallOptions): APIGatewayProxyEvent {
     stageVariables: null,
     requestContext: {
       resourceId: 'nmnny7',
-      authorizer: actor === null ? { principalId: 'user', integrationLatency: 5 } : { principalId: actor, clientId: actor, roles: 'registry:admin', contentDigest: digest ?? '', integrationLatency: 5 },
+      authorizer: actor === null ? { principalId: 'user', integrationLatency: 5 } : { principalId: actor, clientId: actor, roles: 'registry:admin', contentDigest: digest ?? '', signetProfile: 'signet', signetRequestBound: 'true', integrationLatency: 5 },
       resourcePath: '/{proxy+}',
       httpMethod: options.method,
       path: `${options.stage ?? '/prod'}${options.path}`,

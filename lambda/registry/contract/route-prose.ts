@@ -1131,7 +1131,9 @@ export const DOCUMENT_PROSE: DocumentProse = {
           "a bad signature included, with 403 `{\"message\":\"Forbidden\"}`); or an account " +
           "admin asked for an operator-only route (accounts, keys due for rotation), to change a client that " +
           "holds `registry:admin`, or to add, replace or remove a key of a client holding a role outside its " +
-          "account's ceiling (`client_above_ceiling`; answered by the registry).",
+          "account's ceiling (`client_above_ceiling`; answered by the registry); or the signature does not cover " +
+          "the request's method and path (a `web-bot-auth` signature of the authority alone: `request_not_bound`, " +
+          "answered by the registry on every route).",
         content: {
           "application/json": {
             schema: { $ref: "#/components/schemas/Error" },
@@ -1157,6 +1159,15 @@ export const DOCUMENT_PROSE: DocumentProse = {
                     "operators give such roles), so you may not add, replace or remove its keys: the key's holder would " +
                     "sign with those roles. Ask the API owner's operators to change its keys, or first remove those roles " +
                     "from the client (PATCH roles), then change its keys.",
+                  requestId: "ZhNHJhhLjoEEPiw=",
+                },
+              },
+              request_not_bound: {
+                value: {
+                  error: "request_not_bound",
+                  message: "The registry takes only requests whose signature covers their method and path (@method and " +
+                    "@target-uri, or @authority, @path and @query): this signature says who sent the request, not what it " +
+                    "asked for. Sign registry requests with those components (signet sign does).",
                   requestId: "ZhNHJhhLjoEEPiw=",
                 },
               },
