@@ -16,14 +16,19 @@
  *     2. clear the new key's not-after (it becomes permanent);
  *     3. give the previous key (the one AWSCURRENT holds) a not-after of now + grace (never later
  *        than one it already has);
- *     4. move AWSCURRENT to the token's version: the commit point. If 2-4 fail, the changes of 2
- *        and 3 are undone (best effort) and the error is rethrown: AWSCURRENT, the old key and
- *        the pending key's expiry are as before, and the service's next attempt repeats the step;
+ *     4. move AWSCURRENT to the token's version: the commit point. If 2-4 fail, the secret is
+ *        described again: when AWSCURRENT did move (a call whose answer was lost after the
+ *        service applied it), the finish goes on; otherwise the changes of 2 and 3 are undone
+ *        (best effort) and the error is rethrown: AWSCURRENT, the old key and the pending key's
+ *        expiry are as before, and the service's next attempt repeats the step;
  *     5. take AWSPENDING off (a failure is only logged: AWS documents AWSPENDING left on the
  *        AWSCURRENT version as a finished rotation);
  *     6. remove keys whose not-after has passed, never the new key nor the last one (failures
  *        logged; the next rotation, or the store's addKey, removes them).
- *   Rerun: the token is AWSCURRENT, so the protocol check returns before any change.
+ *   Rerun: the token is AWSCURRENT, so the protocol check returns; the record is then only
+ *   brought to what a finish leaves (the new key without a not-after, the previous one ending by
+ *   now + grace), which changes nothing after a finish that completed, and mends one whose undo
+ *   ran though AWSCURRENT had moved (the second describe failed too).
  *
  * The first rotation of a RotatingSigningKey starts from `{ "clientId": … }` (no key): there is no
  * previous key to expire, and keys the client already had are left as they are.
@@ -38,6 +43,7 @@ import { checkRotationProtocol, versionWithStage } from './rotation-protocol';
 import {
   AWSCURRENT,
   AWSPENDING,
+  AWSPREVIOUS,
   ROTATION_ACTOR,
   RotationEvent,
   RotationKeyRegistry,
@@ -128,6 +134,7 @@ export class KeyRotation {
     const description = await this.secrets.describe(secretId);
     if (checkRotationProtocol(description, token, secretId) === 'current') {
       this.log.info('The version is already AWSCURRENT: that rotation has finished, nothing to do.', { step, secretId, versionId: token });
+      if (step === 'finishSecret') await this.mendFinishedRecord(secretId, token, description);
       return { step, outcome: 'already_current' };
     }
     switch (step) {
@@ -253,8 +260,13 @@ export class KeyRotation {
       }
       await this.secrets.moveStage(secretId, AWSCURRENT, { toVersionId: token, fromVersionId: currentVersionId });
     } catch (error) {
-      await this.undo(clientId, undo.reverse());
-      throw error;
+      // Undoing after a move that did commit would leave the new AWSCURRENT key to expire and the
+      // previous key without an end: only a move known not to have happened is undone.
+      if (!(await this.isCurrent(secretId, token))) {
+        await this.undo(clientId, undo.reverse());
+        throw error;
+      }
+      this.log.warn('finishSecret: moving AWSCURRENT failed, but it did move (the answer was lost); finishing.', { secretId, versionId: token, reason: reasonOf(error) });
     }
 
     try {
@@ -273,6 +285,44 @@ export class KeyRotation {
       expiredKeysRemoved: removed,
     });
     return { step: 'finishSecret', outcome: 'done', clientId, fingerprint };
+  }
+
+  /** Whether version `token` holds AWSCURRENT now; false when the secret cannot be described. */
+  private async isCurrent(secretId: string, token: string): Promise<boolean> {
+    try {
+      return versionWithStage(await this.secrets.describe(secretId), AWSCURRENT) === token;
+    } catch (error) {
+      this.log.error('finishSecret: after a failed move of AWSCURRENT the secret could not be described; undoing (a rerun of finishSecret mends the record if it did move).', {
+        secretId,
+        versionId: token,
+        reason: reasonOf(error),
+      });
+      return false;
+    }
+  }
+
+  /**
+   * The record as a finish leaves it, once version `token` is AWSCURRENT: its key without a
+   * not-after, and the key of AWSPREVIOUS with one no later than now + grace. A finish that
+   * completed left it so already, and nothing is written.
+   */
+  private async mendFinishedRecord(secretId: string, token: string, description: SecretDescription): Promise<void> {
+    const version = await this.secrets.getVersion(secretId, { versionId: token });
+    if (version === undefined) return;
+    const held = keyOfSecret(version.secretString);
+    if (held === undefined) return;
+    const record = await this.client(clientIdOfSecret(version.secretString, secretId));
+    const current = record.keys.find((k) => k.fingerprint === held.key.fingerprint);
+    const previous = await this.previousKey(secretId, versionWithStage(description, AWSPREVIOUS), record, held.key.fingerprint);
+    const graceEnd = new Date(this.nowMs() + this.graceS * 1000).toISOString();
+    if (current?.notAfter !== undefined) {
+      await this.registry.setKeyNotAfter(record.clientId, current.fingerprint, undefined, ROTATION_ACTOR);
+      this.log.warn('finishSecret: the AWSCURRENT key had a not-after left by an undone finish; cleared it.', { clientId: record.clientId, fingerprint: current.fingerprint });
+    }
+    if (previous !== undefined && (previous.notAfter === undefined || Date.parse(previous.notAfter) > Date.parse(graceEnd))) {
+      await this.registry.setKeyNotAfter(record.clientId, previous.fingerprint, graceEnd, ROTATION_ACTOR);
+      this.log.warn('finishSecret: the previous key had no end left by an undone finish; it ends after the grace.', { clientId: record.clientId, fingerprint: previous.fingerprint, notAfter: graceEnd });
+    }
   }
 
   /** The key AWSCURRENT holds, as registered on the client (undefined: bootstrap value, or not registered). */

@@ -11,6 +11,8 @@ import type { NewKey } from '../domain/store-types';
 export const AWSCURRENT = 'AWSCURRENT';
 /** The version being rotated in. */
 export const AWSPENDING = 'AWSPENDING';
+/** The version AWSCURRENT left (Secrets Manager moves this label itself). */
+export const AWSPREVIOUS = 'AWSPREVIOUS';
 
 /** The four steps of the Secrets Manager rotation protocol, in the order the service invokes them. */
 export const ROTATION_STEPS = ['createSecret', 'setSecret', 'testSecret', 'finishSecret'] as const;

@@ -160,3 +160,60 @@ describe('failures after AWSCURRENT moved', () => {
     expect(outcome(await callWith(authorizerFor(store, clock), client.clientId, client.initialKey, clock))).not.toBe('allowed');
   });
 });
+
+describe('a move of AWSCURRENT whose answer is lost (Secrets Manager applied it, then the call failed)', () => {
+  /** A client rotated once, with the first move of AWSCURRENT answering an error after it went through. */
+  async function rotateLosingTheMove(alsoUndescribable: boolean) {
+    const clock = testClock();
+    const store = storeFor(world, clock);
+    const client = await newRotatingClient(world, store, clock);
+    const registry = new FlakyRegistry(store);
+    const secrets = new FlakySecrets(new SecretsManagerSecretStore(world.sm));
+    const rotation = rotationFor(world, clock, registry, { secrets });
+    let moved = false;
+    secrets.failOnce('moveStage', (args) => (moved = args[1] === 'AWSCURRENT'), { answerLost: true });
+    // The describe that would tell the move happened fails as well.
+    if (alsoUndescribable) secrets.failOnce('describe', () => moved);
+    world.standIn.setRotationHandler((event) => rotation.run(event));
+    await world.sm.send(new RotateSecretCommand({ SecretId: client.secretName })).catch(() => undefined);
+    const stages = await stagesOf(world, client.secretName);
+    const token = Object.keys(stages).find((v) => v !== client.initialVersionId)!;
+    const current = parseSigningSecret((await world.sm.send(new GetSecretValueCommand({ SecretId: client.secretName }))).SecretString!);
+    return { clock, store, client, rotation, secrets, token, stages, current };
+  }
+
+  /** The record a finished rotation leaves: the previous key ends after the grace, the new one lasts, and only it verifies then. */
+  async function expectFinishedRecord(world: Awaited<ReturnType<typeof rotateLosingTheMove>>, graceFromMs: number) {
+    const { clock, store, client, current } = world;
+    const record = (await store.getClient(client.clientId, { consistentRead: true }))!;
+    expect(record.keys.map((k) => [k.fingerprint, k.notAfter])).toEqual([
+      [client.initialKey.fingerprint, new Date(graceFromMs + GRACE_S * 1000).toISOString()],
+      [current.key.fingerprint, undefined],
+    ]);
+    clock.advanceS(GRACE_S + 1);
+    const deps = authorizerFor(store, clock);
+    expect(outcome(await callWith(deps, client.clientId, current.key, clock))).toBe('allowed');
+    expect(outcome(await callWith(deps, client.clientId, client.initialKey, clock))).toBe('key_expired');
+  }
+
+  test('the finish sees that AWSCURRENT moved and completes instead of undoing', async () => {
+    const rotated = await rotateLosingTheMove(false);
+    expect(rotated.secrets.failures).toBe(1);
+    expect(world.standIn.rotations().at(-1)).toMatchObject({ ok: true, versionId: rotated.token });
+    expect(rotated.stages).toEqual({ [rotated.client.initialVersionId]: ['AWSPREVIOUS'], [rotated.token]: ['AWSCURRENT'] });
+    expect(rotated.current.key.fingerprint).not.toBe(rotated.client.initialKey.fingerprint);
+    await expectFinishedRecord(rotated, rotated.clock.ms);
+  });
+
+  test('when the secret cannot be described either, the finish is undone, and its rerun mends the record', async () => {
+    const rotated = await rotateLosingTheMove(true);
+    expect(rotated.secrets.failures).toBe(2);
+    expect(world.standIn.rotations().at(-1)).toMatchObject({ ok: false, failedStep: 'finishSecret' });
+    expect(rotated.stages[rotated.token]).toContain('AWSCURRENT');
+    // The service's retry of the failed invocation: the version is current, and the record is brought to a finished one.
+    rotated.clock.advanceS(30);
+    const rerun = await rotated.rotation.run({ Step: 'finishSecret', SecretId: rotated.client.secretName, ClientRequestToken: rotated.token });
+    expect(rerun).toMatchObject({ outcome: 'already_current' });
+    await expectFinishedRecord(rotated, rotated.clock.ms);
+  });
+});

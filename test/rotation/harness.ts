@@ -222,23 +222,26 @@ export class FlakyRegistry implements RotationKeyRegistry {
   }
 }
 
-/** Secret-store wrapper whose named operation throws once when `when` says so. */
+/**
+ * Secret-store wrapper whose named operation throws once when `when` says so: before the call, or
+ * (`answerLost`) after it went through, as a call whose answer is lost once the service applied it.
+ */
 export class FlakySecrets implements RotationSecretStore {
-  private armed: { op: keyof RotationSecretStore; when: (args: unknown[]) => boolean } | undefined;
+  private armed: { op: keyof RotationSecretStore; when: (args: unknown[]) => boolean; answerLost: boolean }[] = [];
   failures = 0;
 
   constructor(private readonly inner: RotationSecretStore) {}
 
-  failOnce(op: keyof RotationSecretStore, when: (args: unknown[]) => boolean = () => true): void {
-    this.armed = { op, when };
+  failOnce(op: keyof RotationSecretStore, when: (args: unknown[]) => boolean = () => true, options: { answerLost?: boolean } = {}): void {
+    this.armed.push({ op, when, answerLost: options.answerLost ?? false });
   }
 
-  private maybeFail(op: keyof RotationSecretStore, args: unknown[]): void {
-    if (this.armed?.op === op && this.armed.when(args)) {
-      this.armed = undefined;
-      this.failures += 1;
-      throw new Error(`injected ${op} failure`);
-    }
+  private maybeFail(op: keyof RotationSecretStore, args: unknown[], answerLost = false): void {
+    const i = this.armed.findIndex((a) => a.op === op && a.answerLost === answerLost && a.when(args));
+    if (i < 0) return;
+    this.armed.splice(i, 1);
+    this.failures += 1;
+    throw new Error(answerLost ? `injected ${op} failure after the call went through` : `injected ${op} failure`);
   }
 
   async describe(...args: Parameters<RotationSecretStore['describe']>) {
@@ -255,6 +258,7 @@ export class FlakySecrets implements RotationSecretStore {
   }
   async moveStage(...args: Parameters<RotationSecretStore['moveStage']>) {
     this.maybeFail('moveStage', args);
-    return this.inner.moveStage(...args);
+    await this.inner.moveStage(...args);
+    this.maybeFail('moveStage', args, true);
   }
 }
