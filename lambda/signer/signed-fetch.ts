@@ -15,6 +15,11 @@
  * Any other reason (`expired`, `clock_skew`, `digest_required`, `role_forbidden`, ...) is a
  * signing, clock or permission problem a new key cannot fix: the refusal is returned as is.
  *
+ * A redirect is not followed (`redirect: 'manual'`, unless the caller asks for `'error'`): the
+ * 3xx answer is returned. The signature covers the URL signed, so it would verify nowhere else,
+ * and following would hand the signature and the body to the redirect's target, which could send
+ * them again to the URL signed within the signature's window.
+ *
  * Never more than one retry: the key is refreshed at most once per call, and the request is sent
  * again only if the refreshed key differs from the one that signed the refused request. If the
  * refresh itself fails, the original refusal is returned. A refusal of unknown reason costs one
@@ -80,7 +85,8 @@ export async function signedFetch(signer: Signer, url: string | URL, init: Signe
     for (const name of SIGNATURE_HEADERS) headers.delete(name);
     for (const [name, value] of Object.entries(signed.headers)) headers.set(name, value);
     // Node's fetch sends any Uint8Array; the DOM typing only admits ArrayBuffer-backed views.
-    const response = await fetch(href, { ...init, method, headers, body: body as string | Uint8Array<ArrayBuffer> | undefined });
+    const redirect = init.redirect === 'error' ? 'error' : 'manual';
+    const response = await fetch(href, { ...init, method, headers, body: body as string | Uint8Array<ArrayBuffer> | undefined, redirect });
     return { response, fingerprint: signed.fingerprint };
   };
 

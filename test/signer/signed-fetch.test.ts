@@ -151,6 +151,26 @@ describe('signedFetch', () => {
     ]);
   });
 
+  it('does not follow a redirect: the signature and the body go nowhere but the URL signed, and the 307 is the answer', async () => {
+    const { signer } = await warmSigner();
+    verifier.registry.set(CLIENT, register(k1));
+    // Another origin's redirect (an open redirect, say) to a host that would keep what it is sent.
+    const redirecting = createServer((_req, res) => res.writeHead(307, { location: `${verifier.origin}/collect` }).end());
+    await new Promise<void>((resolve) => redirecting.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(redirecting.address() as AddressInfo).port}/api/pay`;
+      const res = await signedFetch(signer, url, { method: 'POST', body: '{"amount":100}' });
+      expect([res.status, res.headers.get('location')]).toEqual([307, `${verifier.origin}/collect`]);
+      expect(verifier.seen).toEqual([]);
+      // A caller that asks for a redirect to fail gets that.
+      await expect(signedFetch(signer, url, { redirect: 'error' })).rejects.toThrow('fetch failed');
+      expect(verifier.seen).toEqual([]);
+    } finally {
+      redirecting.closeAllConnections();
+      await new Promise((resolve) => redirecting.close(resolve));
+    }
+  });
+
   it('rolls over: a 401 signature_mismatch after a rotation refreshes the key once and the retry succeeds', async () => {
     const { signer, secretId } = await warmSigner();
     await putKeySecret(fx.sm, secretId, CLIENT, k2); // rotation finished: k2 is AWSCURRENT
