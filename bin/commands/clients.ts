@@ -181,6 +181,7 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
       arguments: CLIENT_ID_ARG,
       notes: [
         "An account admin may not replace the key (--public-key) of a client holding a role outside its account's ceiling (client_above_ceiling), unless the same update brings --role within the ceiling; otherwise an operator does it.",
+        "Nor may it change such a client's --network or --profile (client_above_ceiling): an operator does, or the account admin takes those roles away first.",
         "--jwks-uri or --signature-agent switches the client to that published source: it is fetched first, and its keys replace the client's " +
           '(a source that yields no usable key is refused, key_source_refused, and nothing changes). ' +
           '--public-key on a client with a source switches it back to that one registered key.',
@@ -200,7 +201,14 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
     run: (registry, values, [id]) => statusChange(registry, values, id, 'disable'),
   },
   enable: {
-    help: { summary: 'accept a disabled client again', usage: 'clients enable CLIENT_ID [--version N]', flags: FLAG_HELP, arguments: CLIENT_ID_ARG, examples: ['clients enable c_...'] },
+    help: {
+      summary: 'accept a disabled client again',
+      usage: 'clients enable CLIENT_ID [--version N]',
+      flags: FLAG_HELP,
+      arguments: CLIENT_ID_ARG,
+      notes: ["An account admin may not enable a client holding a role outside its account's ceiling (client_above_ceiling): an operator does, or the account admin takes those roles away first."],
+      examples: ['clients enable c_...'],
+    },
     options: VERSION_OPTION,
     positionals: 1,
     format: clientSummary,

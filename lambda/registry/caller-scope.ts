@@ -14,10 +14,13 @@
  *   - `registry:admin` can never be given (operators cannot even put it in a ceiling);
  *   - a client holding `registry:admin` cannot be changed at all (403 `role_forbidden`): taking
  *     over its key would make the account admin an operator;
- *   - the keys (add, replace, remove) of a client that holds a role outside the ceiling (which
- *     only an operator can have given it) cannot be changed (403 `client_above_ceiling`):
- *     whoever sets a client's key signs as that client, with its roles. An operator changes
- *     them, or the account admin first takes the roles above the ceiling away. The caller's own
+ *   - a client that holds a role outside the ceiling (which only an operator can have given
+ *     it) cannot have its keys changed (add, replace, remove), be enabled, nor have its network
+ *     whitelist or coverage profile changed (403 `client_above_ceiling`): whoever sets a
+ *     client's key signs as that client, with its roles, and who may sign with such a role, from
+ *     where and how, is the operators' to decide (an operator who disabled it after a leak is
+ *     not overruled). An operator makes the change, or the account admin first takes the roles
+ *     above the ceiling away; the account admin may still rename or disable it. The caller's own
  *     client is exempt: it already signs as itself;
  *   - `account:admin` may be given like any other role when the operator put it in the ceiling:
  *     the operator decides whether a partner may appoint its own administrators.
@@ -127,26 +130,40 @@ export function changeGuard(scope: CallerScope, notFound: (clientId: string) => 
   };
 }
 
+/** The changes an account admin may not make to a client holding a role above its account's ceiling (see {@link aboveCeilingGuard}). */
+export type AboveCeilingChange = 'keys' | 'enable' | 'access';
+
+/** Each change in the refusal's words: "you may not …". */
+const ABOVE_CEILING_WORDS: Readonly<Record<AboveCeilingChange, string>> = {
+  keys: 'add, replace or remove its keys',
+  enable: 'enable it',
+  access: 'change its network whitelist or coverage profile',
+};
+
 /**
- * The guard of a change to a client's keys (add, replace, remove) by an account admin: refused
- * while the client holds a role outside the account's ceiling, since the new key's holder would
- * sign with that role. Undefined for operators. The caller's own client is exempt (it already
- * signs as itself). Checked on the record the change is planned from, after {@link changeGuard}.
+ * The guard of an account admin's change to a client that holds a role outside the account's
+ * ceiling (only an operator gives those): its keys (add, replace, remove; the new key's holder
+ * would sign with that role), enabling it, or its network whitelist or coverage profile (who may
+ * sign with the role, from where and how). Undefined for operators. The caller's own client is
+ * exempt (it already signs as itself). Checked on the record the change is planned from, after
+ * {@link changeGuard}.
  * @param account the caller's account (its ceiling), read for account admins
  * @param rolesAfter the client's roles after the change, when the same edit sets them (the new key signs with those)
  * @throws SignetError `client_above_ceiling` (403) naming the roles and what to do instead
  */
-export function keyChangeGuard(scope: CallerScope, account: AccountRecord | undefined, rolesAfter?: readonly string[]): ClientGuard | undefined {
+export function aboveCeilingGuard(scope: CallerScope, account: AccountRecord | undefined, change: AboveCeilingChange, rolesAfter?: readonly string[]): ClientGuard | undefined {
   if (scope.kind === 'operator' || account === undefined) return undefined;
   const allowed = grantableRoles(account);
   return (current) => {
     if (current.clientId === scope.caller.clientId) return;
     const above = (rolesAfter ?? current.roles).filter((role) => !allowed.includes(role));
     if (above.length === 0) return;
+    const held = `This client holds ${above.map((r) => JSON.stringify(r)).join(', ')}, outside your account's role ceiling (only the API owner's operators give such roles), so you may not ${ABOVE_CEILING_WORDS[change]}: `;
     throw new SignetError(
       'client_above_ceiling',
-      `This client holds ${above.map((r) => JSON.stringify(r)).join(', ')}, outside your account's role ceiling (only the API owner's operators give such roles), so you may not add, replace or remove its keys: ` +
-        "the key's holder would sign with those roles. Ask the API owner's operators to change its keys, or first remove those roles from the client (PATCH roles), then change its keys.",
+      change === 'keys'
+        ? `${held}the key's holder would sign with those roles. Ask the API owner's operators to change its keys, or first remove those roles from the client (PATCH roles), then change its keys.`
+        : `${held}who may sign with those roles, from where and how, is the operators' to decide. Ask the API owner's operators to make the change, or first remove those roles from the client (PATCH roles).`,
     );
   };
 }

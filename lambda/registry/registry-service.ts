@@ -27,7 +27,7 @@ import {
   changeGuard,
   checkRolesGiven,
   grantableRoles,
-  keyChangeGuard,
+  aboveCeilingGuard,
   requireOperator,
   scopeOf,
   selfLockoutGuard,
@@ -200,12 +200,14 @@ export class RegistryService {
       }
       const { version: _v, keySource, ...given } = patch;
       const keysChange = given.key !== undefined || keySource !== undefined;
+      const accessChange = given.networkWhitelist !== undefined || given.profile !== undefined;
       const roles = given.roles;
-      const account = scope.kind === 'account' && (roles !== undefined || keysChange) ? await this.existingAccount(scope.accountId) : undefined;
+      const account = scope.kind === 'account' && (roles !== undefined || keysChange || accessChange) ? await this.existingAccount(scope.accountId) : undefined;
       // The ceiling checks run on the record the edit is planned from: roles a client already holds may stay;
-      // its key may not be replaced (nor its key source set) while it holds a role above the ceiling.
+      // its key may not be replaced (nor its key source set), nor its whitelist or profile changed, while it holds a role above the ceiling.
       const rolesGiven: ClientGuard | undefined = account === undefined || roles === undefined ? undefined : (current) => checkRolesGiven(scope, account, roles, current.roles);
-      const also = bothGuards(keysChange ? keyChangeGuard(scope, account, roles) : undefined, rolesGiven);
+      const aboveCeiling = keysChange || accessChange ? aboveCeilingGuard(scope, account, keysChange ? 'keys' : 'access', roles) : undefined;
+      const also = bothGuards(aboveCeiling, rolesGiven);
       let published: PublishedKeys | undefined;
       if (keySource !== undefined) {
         // Fetched only for a client the caller may change (the guards run again on the record the edit is planned from).
@@ -219,7 +221,7 @@ export class RegistryService {
     },
     addKey: async ({ scope, actor, clientId, body, ifMatch }) => {
       const add = parseAddKeyRequest(body);
-      const keysGuard = keyChangeGuard(scope, await this.callerAccount(scope));
+      const keysGuard = aboveCeilingGuard(scope, await this.callerAccount(scope), 'keys');
       const record = await this.scoped(scope, () => this.store.addKey(clientId, add.key, actor, expectedVersion(add.version, ifMatch), guarded(scope, keysGuard)));
       return this.clientResponse(201, record);
     },
@@ -229,12 +231,12 @@ export class RegistryService {
       if (!isFingerprint(fingerprint)) {
         fail('not_found', 'The key fingerprint in the path is not a fingerprint (43 base64url characters). Take it from the client record.');
       }
-      const keysGuard = keyChangeGuard(scope, await this.callerAccount(scope));
+      const keysGuard = aboveCeilingGuard(scope, await this.callerAccount(scope), 'keys');
       return this.clientResponse(200, await this.store.removeKey(clientId, fingerprint, actor, version, guarded(scope, keysGuard)));
     },
     refreshKeys: async ({ scope, actor, clientId }) => {
       const current = await this.existing(scope, clientId);
-      guarded(scope, keyChangeGuard(scope, await this.callerAccount(scope))).guard?.(current);
+      guarded(scope, aboveCeilingGuard(scope, await this.callerAccount(scope), 'keys')).guard?.(current);
       if (current.keySource === undefined) {
         fail('invalid_request', `Client ${clientId} has registered keys, not a key source: there is nothing to refresh. Set jwksUri or signatureAgent (PATCH) to have its keys fetched.`);
       }
@@ -263,7 +265,8 @@ export class RegistryService {
     },
     enableClient: async ({ scope, actor, clientId, body, ifMatch }) => {
       const version = expectedVersion(parseVersionOnly(body), ifMatch);
-      return this.clientResponse(200, await this.store.enable(clientId, actor, version, guarded(scope)));
+      const aboveCeiling = aboveCeilingGuard(scope, await this.callerAccount(scope), 'enable');
+      return this.clientResponse(200, await this.store.enable(clientId, actor, version, guarded(scope, aboveCeiling)));
     },
     listAuthFailures: async ({ scope, clientId }) => {
       await this.existing(scope, clientId);

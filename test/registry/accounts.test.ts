@@ -535,6 +535,31 @@ describe('a client an operator raised above its account ceiling', () => {
     expect(lowered.body).toMatchObject({ roles: [ACCOUNT_ADMIN_ROLE], keys: [{ fingerprint: attackerKey.fingerprint }] });
   });
 
+  test("nor enable it, nor change its whitelist or profile (403 client_above_ceiling): an operator's disable after a leak stands; renaming and disabling stay the admin's", async () => {
+    const account = await createAccount('Kruger Industrial', [ACCOUNT_ADMIN_ROLE]);
+    const admin = await createClient(OPERATOR, clientBody(16, { accountId: account, roles: [ACCOUNT_ADMIN_ROLE], name: 'Kruger admin' }));
+    const adminCaller: Caller = { clientId: admin.clientId as string, roles: [ACCOUNT_ADMIN_ROLE], accountId: account };
+    const partner = await createClient(OPERATOR, clientBody(17, { accountId: account, roles: ['demo'], networkWhitelist: ['198.51.100.0/24'], name: 'Kruger partner' }));
+    const id = partner.clientId as string;
+    // Its key leaked: the operator disables it.
+    expect((await call(OPERATOR, { method: 'POST', path: `/registry/clients/${id}/disable`, body: { version: 1 } })).status).toBe(200);
+
+    for (const options of [
+      { method: 'POST', path: `/registry/clients/${id}/enable`, body: { version: 2 } },
+      { method: 'PATCH', path: `/registry/clients/${id}`, body: { version: 2, networkWhitelist: ['0.0.0.0'] } },
+      { method: 'PATCH', path: `/registry/clients/${id}`, body: { version: 2, profile: 'web-bot-auth' } },
+    ]) {
+      const refused = await call(adminCaller, options);
+      expectError(refused, 403, 'client_above_ceiling');
+      expect(refused.body.message).toMatch(/holds "demo", outside your account's role ceiling.*so you may not (enable it|change its network whitelist or coverage profile): who may sign with those roles, from where and how, is the operators' to decide/);
+    }
+    expect(await store.getClient(id, { consistentRead: true })).toMatchObject({ version: 2, status: 'disabled', networkWhitelist: ['198.51.100.0/24'] });
+
+    expect((await call(adminCaller, { method: 'PATCH', path: `/registry/clients/${id}`, body: { version: 2, name: 'Kruger partner (leaked)' } })).status).toBe(200);
+    expect((await call(OPERATOR, { method: 'POST', path: `/registry/clients/${id}/enable`, body: { version: 3 } })).status).toBe(200);
+    expect((await call(adminCaller, { method: 'POST', path: `/registry/clients/${id}/disable`, body: { version: 4 } })).body).toMatchObject({ status: 'disabled' });
+  });
+
   test("within the ceiling, and on the admin's own client, keys change as before", async () => {
     // The admin holds account:admin though the ceiling does not: the operator appointed it.
     const account = await createAccount('Kramerica', ['demo']);

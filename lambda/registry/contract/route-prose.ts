@@ -335,7 +335,9 @@ export const ROUTE_PROSE: Readonly<Record<RouteName, RouteProse>> = {
       "that holds a role outside its account's ceiling (only an operator gives such roles; whoever sets the " +
       "key would sign with them), its own client excepted: 403 `client_above_ceiling`. An operator changes " +
       "them, or the account admin first takes those roles away. (An edit that sets `publicKey` and brings " +
-      "`roles` within the ceiling is allowed.)",
+      "`roles` within the ceiling is allowed.) Nor may it change such a client's `networkWhitelist` or " +
+      "`profile` (403 `client_above_ceiling`): who may sign with those roles, from where and how, is the " +
+      "operators' to decide.",
     ifMatch: "The version you read (the ETag). Alternative to `version` in the body; if both are given they must agree.",
     requestExamples: {
       whitelist: { value: { version: 1, networkWhitelist: ["203.0.113.7","2001:db8::/32"] } },
@@ -615,6 +617,9 @@ export const ROUTE_PROSE: Readonly<Record<RouteName, RouteProse>> = {
   enableClient: {
     tag: "clients",
     summary: "Enable a disabled client. No change if already active.",
+    description: "An account admin may not enable a client that holds a role outside its account's ceiling, its own " +
+      "client excepted: 403 `client_above_ceiling` (an operator who disabled it, after a leak say, is not " +
+      "overruled). An operator enables it, or the account admin first takes those roles away.",
     ifMatch: "The version you read (the ETag). Alternative to `version` in the body; if both are given they must agree.",
     requestExamples: { version: { value: { version: 2 } } },
     responses: {
@@ -982,9 +987,9 @@ export const DOCUMENT_PROSE: DocumentProse = {
       "(`/registry/accounts`) and set each account's role ceiling. Callers with `account:admin` manage only " +
       "the clients of their own account (list, create, edit, rotate keys, disable, read auth failures and " +
       "audit): anything outside it answers 404 `not_found`, exactly as an id nobody holds, and a role " +
-      "outside the account's ceiling answers 400 `role_not_allowed` with `allowedRoles`; the keys of a " +
-      "client holding a role outside the ceiling (which only operators give) are the operators' to change " +
-      "(403 `client_above_ceiling`). Every audit entry names the client's account, the acting client and " +
+      "outside the account's ceiling answers 400 `role_not_allowed` with `allowedRoles`; the keys, the " +
+      "whitelist and the profile of a client holding a role outside the ceiling (which only operators give) " +
+      "are the operators' to change, and so is enabling it (403 `client_above_ceiling`). Every audit entry names the client's account, the acting client and " +
       "the acting client's account.\n\nPropagation: every successful response carries " +
       "`x-signet-authorizer-cache-ttl`: after a write (any method but GET), the seconds an authorizer that " +
       "already holds the client's record may go on deciding with the record as it was before the write (its " +
@@ -1131,7 +1136,8 @@ export const DOCUMENT_PROSE: DocumentProse = {
           "a bad signature included, with 403 `{\"message\":\"Forbidden\"}`); or an account " +
           "admin asked for an operator-only route (accounts, keys due for rotation), to change a client that " +
           "holds `registry:admin`, or to add, replace or remove a key of a client holding a role outside its " +
-          "account's ceiling (`client_above_ceiling`; answered by the registry); or the signature does not cover " +
+          "account's ceiling, enable it or change its whitelist or profile (`client_above_ceiling`; answered by " +
+          "the registry); or the signature does not cover " +
           "the request's method and path (a `web-bot-auth` signature of the authority alone: `request_not_bound`, " +
           "answered by the registry on every route).",
         content: {
