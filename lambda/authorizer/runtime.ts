@@ -55,6 +55,14 @@ import { LastUseRecorder } from './last-use-recorder';
 /** The most waiting unauthenticated counts one decision writes (the rest wait for the next decisions). */
 const MAX_COUNT_WRITES_PER_DECISION = 4;
 
+/** The most characters of the request's path (and keyid, method) a decision's log line holds: a longer one is cut and ends in `…`. */
+export const MAX_LOGGED_PATH_CHARS = 256;
+/** The most characters of a refusal's sentence a log line holds (a sentence may quote what the request sent). */
+export const MAX_LOGGED_DETAIL_CHARS = 512;
+
+function clipped(text: string | undefined, max: number): string | undefined {
+  return text === undefined || text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
 
 export interface AuthorizerRuntimeOptions {
   readonly config: SignetConfig;
@@ -163,7 +171,7 @@ export class AuthorizerRuntime {
       this.counts.countAllowed();
       if (this.allowedLines.take()) {
         const latencyMs = Number(process.hrtime.bigint() - started) / 1e6;
-        logger.info('allowed', { clientId: decision.clientId, keyFingerprint: decision.fingerprint, method: adapted?.request.method, path: adapted?.apiPath, latencyMs });
+        logger.info('allowed', { clientId: decision.clientId, keyFingerprint: decision.fingerprint, method: adapted?.request.method, path: clipped(adapted?.apiPath, MAX_LOGGED_PATH_CHARS), latencyMs });
       }
       this.lastUse?.note(decision.clientId, decision.fingerprint);
       if (this.nowMs() >= this.nextCountDueMs) await this.writeDueCounts();
@@ -175,7 +183,18 @@ export class AuthorizerRuntime {
     const { error, clientId, keyId } = decision;
     this.counts.countDenied();
     const sourceIp = adapted?.request.sourceIp;
-    const fields = { clientId, keyId, reason: error.code, status: error.status, detail: error.message, method, path, sourceIp, latencyMs };
+    // What a stranger sends sets the line's size no more than MAX_LOGGED_* allow (every refusal is logged).
+    const fields = {
+      clientId,
+      keyId: clipped(keyId, MAX_LOGGED_PATH_CHARS),
+      reason: error.code,
+      status: error.status,
+      detail: clipped(error.message, MAX_LOGGED_DETAIL_CHARS),
+      method: clipped(method, MAX_LOGGED_PATH_CHARS),
+      path: clipped(path, MAX_LOGGED_PATH_CHARS),
+      sourceIp,
+      latencyMs,
+    };
     if (error.status >= 500) logger.error('refused: fail closed', { ...fields, error: error.cause ?? error });
     else logger.info('refused', fields);
     if (clientId === undefined || !config.recordAuthFailures || error.status >= 500) {

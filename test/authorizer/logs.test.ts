@@ -114,6 +114,16 @@ test('every line written is JSON (Powertools logs and metrics)', () => {
   for (const line of rawLines) expect(() => JSON.parse(line)).not.toThrow();
 });
 
+test('a refusal line stays short whatever the request sends: a 9 KB path is cut to its first 256 characters', async () => {
+  const authorizer = loadAuthorizer(authorizerEnv(tableName, ddb.endpoint), { loud: true });
+  const path = `/api/${'a'.repeat(9_000)}`;
+  const call = { method: 'GET', url: `https://${HTTP_API_HOST}${path}` };
+  const run = await captureOutput(() => outcomeOf(authorizer.httpApiHandler(httpApiAuthorizerEvent(call, { headers: { signature: 'junk' } }))));
+  const refused = run.lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.message === 'refused');
+  expect(refused).toEqual([expect.objectContaining({ reason: 'missing_signature', path: `${path.slice(0, 255)}…` })]);
+  expect(Math.max(...run.lines.map((line) => line.length))).toBeLessThan(1_024);
+});
+
 test('no warnings: nothing the handlers log is dropped or rejected by Powertools', () => {
   expect(logs.filter((log) => log.level === 'WARN')).toEqual([]);
 });
