@@ -73,19 +73,25 @@ export function compileRoleCatalogue(catalogue: RoleCatalogue): CompiledRoleCata
 
 /**
  * Checks a list of role names against the catalogue.
+ * @param knownRoles the sentence naming the roles the caller may use, for the refusal
+ *   (by default the whole catalogue: "Known roles: …")
  * @returns the roles, de-duplicated, in the order given
- * @throws SignetError `unknown_role` naming the unknown roles and the known ones
+ * @throws SignetError `unknown_role` naming the unknown roles and, by `knownRoles`, the known ones
  */
-export function validateRoles(roles: unknown, catalogue: Pick<CompiledRoleCatalogue, 'roleNames'>): string[] {
+export function validateRoles(roles: unknown, catalogue: Pick<CompiledRoleCatalogue, 'roleNames'>, knownRoles: string = knownRolesSentence(catalogue)): string[] {
   if (!Array.isArray(roles) || roles.some((r) => typeof r !== 'string')) {
     fail('unknown_role', 'roles must be a list of role names.');
   }
   const unknown = (roles as string[]).filter((r) => !catalogue.roleNames.has(r));
   if (unknown.length > 0) {
-    const known = [...catalogue.roleNames].sort().join(', ');
-    fail('unknown_role', `Unknown role(s): ${unknown.map((r) => JSON.stringify(r.slice(0, 64))).join(', ')}. Known roles: ${known}.`);
+    fail('unknown_role', `Unknown role(s): ${unknown.map((r) => JSON.stringify(r.slice(0, 64))).join(', ')}. ${knownRoles}`);
   }
   return [...new Set(roles as string[])];
+}
+
+/** "Known roles: a, b, c." of the whole catalogue (sorted). */
+export function knownRolesSentence(catalogue: Pick<CompiledRoleCatalogue, 'roleNames'>): string {
+  return `Known roles: ${[...catalogue.roleNames].sort().join(', ')}.`;
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 import { fail } from '../core/errors';
 import { normaliseNetworkEntry } from '../core/network-entries';
-import { type CompiledRoleCatalogue, validateRoles } from '../core/role-policy';
+import { type CompiledRoleCatalogue, knownRolesSentence, validateRoles } from '../core/role-policy';
 
 /** Longest client name, in characters. @default 128 */
 export const MAX_NAME_CHARS = 128;
@@ -44,12 +44,18 @@ export function parseNetworkWhitelist(value: unknown): string[] {
 
 /**
  * A client's roles: 1 to MAX_ROLES names of the catalogue, de-duplicated, in the order given.
+ * @param knownRoles the sentence naming the roles the caller may give (see validateRoles)
  * @throws SignetError `unknown_role` naming the known roles
  */
-export function parseClientRoles(value: unknown, catalogue: Pick<CompiledRoleCatalogue, 'roleNames'>): string[] {
+export function parseClientRoles(value: unknown, catalogue: Pick<CompiledRoleCatalogue, 'roleNames'>, knownRoles: string = knownRolesSentence(catalogue)): string[] {
   if (!Array.isArray(value) || value.length === 0 || value.length > MAX_ROLES) {
-    const known = [...catalogue.roleNames].sort().join(', ');
-    fail('unknown_role', `roles must be a list of 1 to ${MAX_ROLES} role names. Known roles: ${known}.`);
+    fail('unknown_role', `roles must be a list of 1 to ${MAX_ROLES} role names. ${knownRoles}`);
   }
-  return validateRoles(value, catalogue);
+  return validateRoles(value, catalogue, knownRoles);
 }
+
+/**
+ * What an `unknown_role` refusal tells a caller scoped to an account about the roles there are:
+ * not the catalogue, which lists roles of other accounts' ceilings, but where its own are listed.
+ */
+export const ACCOUNT_KNOWN_ROLES = 'GET /registry/roles lists the roles you may give.';

@@ -50,6 +50,7 @@ import {
   parsePatchRequest,
   parseVersionOnly,
 } from './validation';
+import { ACCOUNT_KNOWN_ROLES } from './client-fields';
 import { listClients } from './client-listing';
 import type { SearchBudget } from './search-budget';
 import { accountTrailView, accountView, auditView, authFailuresView, clientView, expiringKeyView } from './views';
@@ -164,7 +165,7 @@ export class RegistryService {
   /** Each route's own work, after the checks of {@link handle}. */
   private readonly handlers: RouteHandlers<RouteCall, RegistryResponse> = {
     createClient: async ({ route, request, scope, actor, body }) => {
-      const { keySource, ...input } = parseCreateRequest(body, this.roles);
+      const { keySource, ...input } = parseCreateRequest(body, this.roles, knownRolesFor(scope));
       const accountId = targetAccount(scope, input.accountId);
       if (scope.kind === 'account' || accountId !== DEFAULT_ACCOUNT_ID) checkRolesGiven(scope, await this.existingAccount(accountId), input.roles);
       if (keySource !== undefined) {
@@ -193,7 +194,7 @@ export class RegistryService {
     },
     getClient: async ({ scope, clientId }) => this.clientResponse(200, await this.existing(scope, clientId)),
     updateClient: async ({ scope, actor, clientId, body, ifMatch }) => {
-      const patch = parsePatchRequest(body, this.roles);
+      const patch = parsePatchRequest(body, this.roles, knownRolesFor(scope));
       const version = expectedVersion(patch.version, ifMatch);
       if (version === undefined) {
         fail('invalid_request', 'An edit needs the version you read: put "version" in the body or send If-Match with the ETag.');
@@ -412,6 +413,11 @@ export class RegistryService {
       },
     };
   }
+}
+
+/** What an unknown role's refusal says of the roles there are: the catalogue to operators, where its own are listed to anyone else. */
+function knownRolesFor(scope: CallerScope): string | undefined {
+  return scope.kind === 'operator' ? undefined : ACCOUNT_KNOWN_ROLES;
 }
 
 /** A change made for the caller: the scope's guard first (a client outside the caller's account is not found), then self-lockout. */

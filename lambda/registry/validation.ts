@@ -84,8 +84,11 @@ export function checkBodySize(bytes: number): void {
   }
 }
 
-/** `POST /registry/clients`: `{name, networkWhitelist, publicKey, roles}`, all required, and an optional `accountId`. */
-export function parseCreateRequest(body: Json, roles: CompiledRoleCatalogue): CreateRequest {
+/**
+ * `POST /registry/clients`: `{name, networkWhitelist, publicKey, roles}`, all required, and an optional `accountId`.
+ * @param knownRoles what an unknown role's refusal says of the roles there are (see parseClientRoles)
+ */
+export function parseCreateRequest(body: Json, roles: CompiledRoleCatalogue, knownRoles?: string): CreateRequest {
   refusePrivateKey(body);
   checkFields(body, CREATE_CLIENT);
   const given = ['publicKey', 'jwksUri', 'signatureAgent'].filter((f) => body[f] !== undefined && body[f] !== null);
@@ -105,7 +108,7 @@ export function parseCreateRequest(body: Json, roles: CompiledRoleCatalogue): Cr
     ...(body.accountId !== undefined ? { accountId: parseAccountId(body.accountId, 'accountId') } : {}),
     name: parseClientName(body.name),
     networkWhitelist: parseNetworkWhitelist(body.networkWhitelist),
-    roles: parseClientRoles(body.roles, roles),
+    roles: parseClientRoles(body.roles, roles, knownRoles),
     ...(keySource === undefined ? { key: parsePublicKey(body.publicKey, body.algorithm) } : { keySource }),
     ...(body.profile !== undefined ? { profile: parseProfile(body.profile) } : {}),
   });
@@ -114,8 +117,9 @@ export function parseCreateRequest(body: Json, roles: CompiledRoleCatalogue): Cr
 /**
  * `PATCH /registry/clients/{clientId}`: any of `name`, `networkWhitelist`, `roles`, `publicKey`
  * (replaces every key), plus `version` (or an If-Match header).
+ * @param knownRoles what an unknown role's refusal says of the roles there are (see parseClientRoles)
  */
-export function parsePatchRequest(body: Json, roles: CompiledRoleCatalogue): PatchRequest {
+export function parsePatchRequest(body: Json, roles: CompiledRoleCatalogue, knownRoles?: string): PatchRequest {
   refusePrivateKey(body);
   checkFields(body, UPDATE_CLIENT);
   if (!['name', 'networkWhitelist', 'roles', 'publicKey', 'profile', 'jwksUri', 'signatureAgent'].some((f) => body[f] !== undefined)) {
@@ -132,7 +136,7 @@ export function parsePatchRequest(body: Json, roles: CompiledRoleCatalogue): Pat
     ...(body.version !== undefined ? { version: parseVersion(body.version) } : {}),
     ...(body.name !== undefined ? { name: parseClientName(body.name) } : {}),
     ...(body.networkWhitelist !== undefined ? { networkWhitelist: parseNetworkWhitelist(body.networkWhitelist) } : {}),
-    ...(body.roles !== undefined ? { roles: parseClientRoles(body.roles, roles) } : {}),
+    ...(body.roles !== undefined ? { roles: parseClientRoles(body.roles, roles, knownRoles) } : {}),
     ...(body.publicKey !== undefined ? { key: parsePublicKey(body.publicKey, body.algorithm) } : {}),
     ...(body.profile !== undefined ? { profile: parseProfile(body.profile) } : {}),
   });

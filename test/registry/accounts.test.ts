@@ -275,8 +275,20 @@ describe('two partner accounts', () => {
     expectError(admin, 400, 'role_not_allowed');
     expect(admin.body.allowedRoles).toEqual([ACCOUNT_ADMIN_ROLE, 'demo']);
     expect(await store.findByFingerprint(testKey(8).fingerprint, { consistentRead: true })).toBeUndefined();
-    // Unknown roles are still unknown_role (the catalogue first).
-    expectError(await call(adminA, { method: 'POST', path: '/registry/clients', body: clientBody(8, { roles: ['superuser'] }) }), 400, 'unknown_role');
+    // Unknown roles are still unknown_role (the catalogue first), and the sentence lists no role of
+    // another account's ceiling: it points to GET /registry/roles. An operator's lists the catalogue.
+    for (const options of [
+      { method: 'POST', path: '/registry/clients', body: clientBody(8, { roles: ['superuser'] }) },
+      { method: 'POST', path: '/registry/clients', body: clientBody(8, { roles: [] }) },
+      { method: 'PATCH', path: `/registry/clients/${(await createClient(adminA, clientBody(18))).clientId}`, body: { version: 1, roles: ['superuser'] } },
+    ]) {
+      const unknown = await call(adminA, options);
+      expectError(unknown, 400, 'unknown_role');
+      expect(unknown.body.message).toMatch(/GET \/registry\/roles lists the roles you may give\.$/);
+      expect(unknown.body.message).not.toMatch(/payments:refund|orders:read|registry:admin/);
+    }
+    const toOperator = await call(OPERATOR, { method: 'POST', path: '/registry/clients', body: clientBody(8, { roles: ['superuser'] }) });
+    expect(toOperator.body.message).toContain(`Known roles: ${ACCOUNT_ADMIN_ROLE}, demo, orders:read, payments:refund, registry:admin.`);
 
     // An edit may not add a role above the ceiling...
     const own = await createClient(adminA, clientBody(9));
