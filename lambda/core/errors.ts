@@ -62,6 +62,7 @@ export const ERROR_CODES = {
   last_admin: 409,
   self_lockout: 409,
   key_source_managed: 409,
+  key_source_in_use: 409,
   // --- Rate (429): one caller spent its budget of an expensive operation; retry after Retry-After.
   search_budget_exceeded: 429,
   // --- Service faults (5xx): never a reason to let a request through.

@@ -65,6 +65,17 @@ export function keySourceRequest(source: KeySource, allowLocalHttp = false): Key
   return { ok: true, url, accept, local };
 }
 
+/**
+ * What makes two key sources one, for the rule that a source serves one client: the URL its keys
+ * are fetched from (an agent's key directory, a JWKS URL), so that an agent's origin and a JWKS URI
+ * naming its directory are the same source; the text given when it names nothing fetchable.
+ */
+export function keySourceIdentity(source: KeySource): string {
+  const request = keySourceRequest(source, true);
+  if (request.ok) return request.url.href;
+  return 'signatureAgent' in source ? source.signatureAgent : source.jwksUri;
+}
+
 function refusal(code: KeySourceUrlRefusalCode, message: string): KeySourceRequest {
   return { ok: false, code, message };
 }

@@ -377,7 +377,8 @@ export class RegistryService {
 
   /**
    * Runs a store call for the caller. For an account admin, "this key is already registered on
-   * client X" never names the holder: it may be in another account.
+   * client X" (or "this key source already serves client X") never names the holder: it may be
+   * in another account.
    */
   private async scoped<T>(scope: CallerScope, call: () => Promise<T>): Promise<T> {
     try {
@@ -386,6 +387,7 @@ export class RegistryService {
       if (scope.kind === 'account' && error instanceof SignetError && error.code === 'key_already_registered' && !/on this client/.test(error.message)) {
         throw keyTakenElsewhere();
       }
+      if (scope.kind === 'account' && error instanceof SignetError && error.code === 'key_source_in_use') throw sourceTakenElsewhere();
       throw error;
     }
   }
@@ -449,6 +451,15 @@ function keyTakenElsewhere(): SignetError {
     'key_already_registered',
     'This public key is already registered on another client. A key belongs to one client only: generate a new key pair for this client. ' +
       "If that client is in your account, GET /registry/clients?fingerprint=<fingerprint> finds it; if not and the key pair is yours, ask the API owner's operators to release the key (they can see who holds it).",
+  );
+}
+
+/** A key source serving a client the caller may not see: taken, with no word on who holds it. */
+function sourceTakenElsewhere(): SignetError {
+  return new SignetError(
+    'key_source_in_use',
+    'This key source already serves another client. A key source serves one client only, as a key does (its new keys would go to whichever client fetched them first). ' +
+      "If that client is in your account, give it another source or a registered key first; if not and the source is yours, ask the API owner's operators to release it (they can see which client it serves).",
   );
 }
 

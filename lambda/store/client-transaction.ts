@@ -4,9 +4,10 @@
  * admin roster's part (./admin-roster.ts).
  */
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { ClientRecord, StoredPublicKey } from '../domain/client-record';
+import { keySourceIdentity } from '../core/key-source-url';
+import type { ClientRecord, KeySource, StoredPublicKey } from '../domain/client-record';
 import type { KeySourceStatus } from '../domain/key-source-store';
-import { clientKey, keyAttribute, keyItem, keyKey, keySourceItem, keySourceKey, keyUseKey, ownedBy, thumbprintItem, thumbprintKey } from './item-codec';
+import { clientKey, keyAttribute, keyItem, keyKey, keySourceItem, keySourceKey, keyUseKey, ownedBy, sourceOwnerItem, sourceOwnerKey, thumbprintItem, thumbprintKey } from './item-codec';
 import { PARTITION_KEY, SORT_KEY } from './table-schema';
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -154,4 +155,23 @@ export function putKeySourceItem(tableName: string, status: KeySourceStatus): Tr
 /** The client's key source status, deleted with the change that ends its source. */
 export function deleteKeySourceItem(tableName: string, clientId: string): TransactItem {
   return { Delete: { TableName: tableName, Key: keySourceKey(clientId) } };
+}
+
+/**
+ * The owner items a change of a client's key source writes: the new source claimed (its owner item
+ * must be absent or this client's: a source serves one client) and the old one released. `claim`
+ * is the put, first in `items`, whose failed condition means another client holds the source.
+ * None when the source stays the same.
+ */
+export function sourceOwnerChanges(tableName: string, clientId: string, before: KeySource | undefined, after: KeySource | undefined): { claim?: { identity: string }; items: TransactItem[] } {
+  const from = before === undefined ? undefined : keySourceIdentity(before);
+  const to = after === undefined ? undefined : keySourceIdentity(after);
+  if (from === to) return { items: [] };
+  const items: TransactItem[] = [];
+  if (to !== undefined) {
+    items.push({ Put: { TableName: tableName, Item: sourceOwnerItem(clientId, to), ...ownedBy(clientId), ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } });
+  }
+  // A source set before owner items were written has none: absent is fine (ownedBy allows it).
+  if (from !== undefined) items.push({ Delete: { TableName: tableName, Key: sourceOwnerKey(from), ...ownedBy(clientId) } });
+  return { ...(to !== undefined ? { claim: { identity: to } } : {}), items };
 }

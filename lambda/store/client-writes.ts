@@ -46,6 +46,7 @@ import {
   putKeySourceItem,
   putThumbprintItem,
   rewriteKeyItem,
+  sourceOwnerChanges,
   unchangedRecordItem,
   updateRecordItem,
 } from './client-transaction';
@@ -85,25 +86,27 @@ export class DynamoClientWrites extends DynamoTable {
       const { record, keys, audit } = newClient(input, newClientId(), accountId, this.now().toISOString(), actor);
       const operator = isActiveAdmin(record);
       const status = input.published === undefined ? undefined : { ...input.published.status, clientId: record.clientId };
+      const owner = sourceOwnerChanges(this.tableName, record.clientId, undefined, record.keySource);
+      const items = [
+        { Put: { TableName: this.tableName, Item: clientItem(record), ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': PARTITION_KEY } } },
+        // Key ownership items from index 1 on (the cancellation reasons below rely on it).
+        ...keys.map((key) => putKeyItem(this.tableName, record.clientId, key)),
+        { Put: { TableName: this.tableName, Item: auditItem(audit) } },
+        // A new operator joins the admin roster (created if need be: no read, no extra grant but this item's update).
+        ...(operator ? [this.parts.roster.change(record.clientId, 'added')] : []),
+        ...thumbprintPuts(this.tableName, record.clientId, keys),
+        ...(status !== undefined ? [putKeySourceItem(this.tableName, status)] : []),
+        // Last: the source's owner item, whose cancellation reason is read below.
+        ...owner.items,
+      ];
+      const ownerAt = items.length - owner.items.length;
       try {
-        await this.doc.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              { Put: { TableName: this.tableName, Item: clientItem(record), ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': PARTITION_KEY } } },
-              // Key ownership items from index 1 on (the cancellation reasons below rely on it).
-              ...keys.map((key) => putKeyItem(this.tableName, record.clientId, key)),
-              { Put: { TableName: this.tableName, Item: auditItem(audit) } },
-              // A new operator joins the admin roster (created if need be: no read, no extra grant but this item's update).
-              ...(operator ? [this.parts.roster.change(record.clientId, 'added')] : []),
-              ...thumbprintPuts(this.tableName, record.clientId, keys),
-              ...(status !== undefined ? [putKeySourceItem(this.tableName, status)] : []),
-            ],
-          }),
-        );
+        await this.doc.send(new TransactWriteCommand({ TransactItems: items }));
         return { record, created: true };
       } catch (error) {
         const reasons = cancellationReasons(error);
         if (reasons === undefined) throw storageError(error, 'create the client');
+        if (owner.claim !== undefined && reasons[ownerAt]?.Code === 'ConditionalCheckFailed') throw sourceTaken(owner.claim.identity, reasons[ownerAt]?.Item?.clientId?.S);
         const takenAt = keys.findIndex((_key, i) => reasons[i + 1]?.Code === 'ConditionalCheckFailed');
         if (takenAt >= 0 && input.published !== undefined) throw keyTaken(keys[takenAt].fingerprint, reasons[takenAt + 1]?.Item?.clientId?.S);
         if (takenAt >= 0) {
@@ -247,6 +250,7 @@ export class DynamoClientWrites extends DynamoTable {
       ];
       const source: TransactItem[] =
         change.sourceStatus === undefined ? [] : [change.sourceStatus === null ? deleteKeySourceItem(this.tableName, clientId) : putKeySourceItem(this.tableName, { ...change.sourceStatus, clientId })];
+      const owner = sourceOwnerChanges(this.tableName, clientId, current.keySource, next.keySource);
       const operator = operatorChange(current, next);
       if (operator === 'removed') await this.parts.roster.ensureBuilt();
       // An operator that stops being able to sign for long (its last lasting key removed, cut short
@@ -257,6 +261,7 @@ export class DynamoClientWrites extends DynamoTable {
       if (otherOperator === null) throw lastAdmin(describeLoss(current, next, nowMs));
       // The roster change, when there is one, comes after the record, key and audit items.
       const rosterIndex = operator === undefined ? undefined : keyWrites.length + 2;
+      const ownerAt = keyWrites.length + 2 + (operator !== undefined ? 1 : 0) + (otherOperator !== undefined ? 1 : 0) + thumbprints.length + source.length;
       try {
         await this.doc.send(
           new TransactWriteCommand({
@@ -269,7 +274,8 @@ export class DynamoClientWrites extends DynamoTable {
               // Last, so the cancellation reasons above keep their places.
               ...thumbprints,
               ...source,
-              ...keyUseDeletes(change.keyDeletes ?? [], keyWrites.length + thumbprints.length + source.length + 4).map((fp) => deleteKeyUseItem(this.tableName, fp)),
+              ...owner.items,
+              ...keyUseDeletes(change.keyDeletes ?? [], keyWrites.length + thumbprints.length + source.length + owner.items.length + 4).map((fp) => deleteKeyUseItem(this.tableName, fp)),
             ],
           }),
         );
@@ -277,6 +283,9 @@ export class DynamoClientWrites extends DynamoTable {
       } catch (error) {
         const reasons = cancellationReasons(error);
         if (reasons === undefined) throw storageError(error, action);
+        if (owner.claim !== undefined && reasons[0]?.Code !== 'ConditionalCheckFailed' && reasons[ownerAt]?.Code === 'ConditionalCheckFailed') {
+          throw sourceTaken(owner.claim.identity, reasons[ownerAt]?.Item?.clientId?.S);
+        }
         if (rosterIndex !== undefined && operator === 'removed' && reasons[rosterIndex]?.Code === 'ConditionalCheckFailed' && reasons[0]?.Code !== 'ConditionalCheckFailed') {
           throw lastAdmin(describeLoss(current, next, nowMs));
         }
@@ -322,6 +331,15 @@ function thumbprintPuts(tableName: string, clientId: string, keys: readonly Stor
 function thumbTakenAt(reasons: readonly ({ Code?: string } | undefined)[], start: number, count: number): number {
   for (let i = 0; i < count; i++) if (reasons[start + i]?.Code === 'ConditionalCheckFailed') return i;
   return -1;
+}
+
+/** A key source that already serves another client. */
+export function sourceTaken(identity: string, holder: string | undefined): SignetError {
+  return new SignetError(
+    'key_source_in_use',
+    `The key source ${identity} already serves ${holder ? `client ${holder}` : 'another client'}. A key source serves one client only, as a key does (its new keys would go to whichever client fetched them first): ` +
+      'give that client another source or a registered key first, or use that client.',
+  );
 }
 
 /** A public key (or its thumbprint) already registered on another client. */

@@ -2,7 +2,7 @@
  * DynamoDB items <-> records (./table-schema.ts has the layout): client records, key ownership
  * items, audit entries, and the canonical forms the store writes. Pure: no SDK, no clock.
  */
-import { createPublicKey } from 'node:crypto';
+import { createHash, createPublicKey } from 'node:crypto';
 import { DEFAULT_ACCOUNT_ID, isAccountId } from './account-id';
 import { thumbprintOfKey } from '../core/jwk-thumbprint';
 import type { KeySourceStatus } from '../domain/key-source-store';
@@ -234,6 +234,16 @@ export function keyThumbprint(key: Pick<StoredPublicKey, 'thumbprint' | 'spkiPem
 
 export function keySourceKey(clientId: string): Item {
   return { [PARTITION_KEY]: ITEM.keySourcePk(clientId), [SORT_KEY]: ITEM.keySourceSk };
+}
+
+/** The owner item of a key source (by {@link keySourceIdentity}'s URL). */
+export function sourceOwnerKey(identity: string): Item {
+  return { [PARTITION_KEY]: ITEM.sourceOwnerPk(createHash('sha256').update(identity).digest('base64url')), [SORT_KEY]: ITEM.sourceOwnerSk };
+}
+
+/** The key source `identity` serves this client. */
+export function sourceOwnerItem(clientId: string, identity: string): Item {
+  return { ...sourceOwnerKey(identity), type: 'sourceOwner', clientId, source: identity };
 }
 
 /** A key source status item, listed in the refresher's due list by its next fetch. */

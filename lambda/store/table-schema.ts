@@ -22,6 +22,7 @@
  * | key thumbprint  | `THUMB#<thumbprint>`  | `THUMB`                    | -                      | -                           |
  * | key source      | `SOURCE#<clientId>`   | `SOURCE`                   | `KEY_SOURCES`          | `<nextFetchAt>#<clientId>` (4) |
  * | failing sources | `SOURCE#failing`      | `FAILING`                  | -                      | -                           |
+ * | source owner    | `SOURCE_OWNER#<sha256 of the source URL>` | `OWNER`  | -                      | -                           |
  *
  * (1) `CLIENTS` for the default account (`acct_default`), `CLIENTS#<accountId>` for any other:
  *     {@link ITEM.accountClientsPartition}. The default account keeps the partition every client
@@ -220,6 +221,13 @@ export const ITEM = {
   /** The failing-sources list (see the table above): one item, map `failing` of clientId → failingSince. */
   failingSourcesPk: `${KEY_SOURCE_PREFIX}failing`,
   failingSourcesSk: 'FAILING',
+  /**
+   * The client a key source serves (`SOURCE_OWNER#<SHA-256 of the source's URL, base64url>`):
+   * `clientId` and `source`. Written and deleted with the change that sets or ends a client's
+   * source, so that a source serves one client, as a key ownership item makes a key one client's.
+   */
+  sourceOwnerPk: (identityHash: string): string => `SOURCE_OWNER#${identityHash}`,
+  sourceOwnerSk: 'OWNER',
 } as const;
 
 /** A key ownership item's last use: the ISO-8601 instant the key last verified a request. */

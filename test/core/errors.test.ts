@@ -54,6 +54,7 @@ describe('ERROR_CODES', () => {
       last_admin: 409,
       self_lockout: 409,
       key_source_managed: 409,
+      key_source_in_use: 409,
       search_budget_exceeded: 429,
       dependency_unavailable: 503,
       internal_error: 500,

@@ -215,6 +215,35 @@ describe('registering a client by its key source', () => {
     // The thumbprint still names the first client's key only.
     expect(await rawItem(ITEM.thumbprintPk(shared.thumbprint), ITEM.thumbprintSk)).toMatchObject({ clientId: first.body.clientId });
   });
+
+  test("a source serves one client: a second client of the same agent, or of a JWKS URI naming its directory, is 409 key_source_in_use; once the first gives it up, it may", async () => {
+    const agent = await startKeySourceServer(() => Math.floor(nowMs / 1000));
+    try {
+      const directory = { 'content-type': 'application/http-message-signatures-directory+json' };
+      agent.serve(DIRECTORY_PATH, keySet(publishedKey()), directory);
+      const first = await call({ method: 'POST', path: '/registry/clients', body: createBody({ signatureAgent: agent.origin }) });
+      expect(first.status).toBe(201);
+      // The agent publishes a new key: another client naming the same agent would take it (and every later one) from the first.
+      agent.serve(DIRECTORY_PATH, keySet(publishedKey()), directory);
+      for (const source of [{ signatureAgent: agent.origin }, { jwksUri: agent.url(DIRECTORY_PATH) }]) {
+        const second = await call({ method: 'POST', path: '/registry/clients', body: createBody(source) });
+        expectError(second, 409, 'key_source_in_use');
+        expect(second.body.message).toContain(`client ${first.body.clientId as string}`);
+      }
+      // An edit to the agent's source is refused the same way, and changes nothing.
+      const other = await call({ method: 'POST', path: '/registry/clients', body: createBody({ jwksUri: server.url(newSource(keySet(publishedKey()))) }) });
+      const moved = await call({ method: 'PATCH', path: `/registry/clients/${other.body.clientId as string}`, body: { version: 1, signatureAgent: agent.origin } });
+      expectError(moved, 409, 'key_source_in_use');
+      expect(await store.getClient(other.body.clientId as string, { consistentRead: true })).toMatchObject({ version: 1, keySource: { jwksUri: expect.any(String) } });
+
+      // The first client goes back to a registered key: the source is free.
+      expect((await call({ method: 'PATCH', path: `/registry/clients/${first.body.clientId as string}`, body: { version: 1, publicKey: pem(registered[1]) } })).status).toBe(200);
+      const taken = await call({ method: 'PATCH', path: `/registry/clients/${other.body.clientId as string}`, body: { version: 1, signatureAgent: agent.origin } });
+      expect([taken.status, taken.body.keySource]).toEqual([200, { signatureAgent: agent.origin }]);
+    } finally {
+      await agent.stop();
+    }
+  });
 });
 
 // ----------------------------------------------------------------------------- managed keys, PATCH
@@ -379,17 +408,25 @@ describe('POST /registry/clients/{clientId}/keys/refresh and the refresher', () 
 
 describe('a Web Bot Auth directory that signs its answer', () => {
   const directoryType = { 'content-type': 'application/http-message-signatures-directory+json' };
-  /** Serves these keys as the origin's directory, signed by `signers` (none: unsigned). */
-  async function serveDirectory(keys: ReturnType<typeof publishedKey>[], signers: ReturnType<typeof publishedKey>[]): Promise<void> {
-    const fields = signers.length === 0 ? undefined : await signDirectory(server.url(DIRECTORY_PATH), signers.map((k) => k.privateKey), Math.floor(nowMs / 1000) - 10);
-    server.serve(DIRECTORY_PATH, keySet(...keys), { ...directoryType, ...(fields === undefined ? {} : { signature: fields.signature, 'signature-input': fields.signatureInput }) });
+  /** The agent of the test: an origin of its own (an agent's directory serves one client). */
+  let agent: KeySourceServer;
+  const agents: KeySourceServer[] = [];
+  afterEach(() => Promise.all(agents.splice(0).map((a) => a.stop())));
+  /** Serves these keys as a new agent's directory, signed by `signers` (none: unsigned), or again as the same agent's. */
+  async function serveDirectory(keys: ReturnType<typeof publishedKey>[], signers: ReturnType<typeof publishedKey>[], sameAgent = false): Promise<void> {
+    if (!sameAgent) {
+      agent = await startKeySourceServer(() => Math.floor(nowMs / 1000));
+      agents.push(agent);
+    }
+    const fields = signers.length === 0 ? undefined : await signDirectory(agent.url(DIRECTORY_PATH), signers.map((k) => k.privateKey), Math.floor(nowMs / 1000) - 10);
+    agent.serve(DIRECTORY_PATH, keySet(...keys), { ...directoryType, ...(fields === undefined ? {} : { signature: fields.signature, 'signature-input': fields.signatureInput }) });
   }
 
   test('only the keys whose signature of the answer verifies are used; the others are reported', async () => {
     const signer = publishedKey();
     const stranger = publishedKey();
     await serveDirectory([signer, stranger], [signer]);
-    const res = await call({ method: 'POST', path: '/registry/clients', body: createBody({ signatureAgent: server.origin }) });
+    const res = await call({ method: 'POST', path: '/registry/clients', body: createBody({ signatureAgent: agent.origin }) });
     expect(res.status).toBe(201);
     expect(fingerprints(res.body)).toEqual([signer.fingerprint]);
     expect((res.body.keySourceStatus as { refusedKeys: unknown[] }).refusedKeys).toEqual([{ kid: stranger.thumbprint, thumbprint: stranger.thumbprint, reason: 'directory_signature_invalid' }]);
@@ -399,15 +436,15 @@ describe('a Web Bot Auth directory that signs its answer', () => {
     const strict = registryOn(tableName, true).handler;
     const unsigned = publishedKey();
     await serveDirectory([unsigned], []);
-    const refused = await call({ method: 'POST', path: '/registry/clients', body: createBody({ signatureAgent: server.origin }) }, strict);
+    const refused = await call({ method: 'POST', path: '/registry/clients', body: createBody({ signatureAgent: agent.origin }) }, strict);
     expectError(refused, 400, 'key_source_refused');
     expect(refused.body.message).toContain('unsigned_directory_key');
     // The same directory without the setting is used as it is.
-    expect((await call({ method: 'POST', path: '/registry/clients', body: createBody({ signatureAgent: server.origin }) })).status).toBe(201);
+    expect((await call({ method: 'POST', path: '/registry/clients', body: createBody({ signatureAgent: agent.origin }) })).status).toBe(201);
 
     const signed = publishedKey();
     await serveDirectory([signed], [signed]);
-    const ok = await call({ method: 'POST', path: '/registry/clients', body: createBody({ signatureAgent: server.origin }) }, strict);
+    const ok = await call({ method: 'POST', path: '/registry/clients', body: createBody({ signatureAgent: agent.origin }) }, strict);
     expect(ok.status).toBe(201);
     expect(fingerprints(ok.body)).toEqual([signed.fingerprint]);
 
@@ -415,7 +452,7 @@ describe('a Web Bot Auth directory that signs its answer', () => {
     expect(jwks.status).toBe(201);
 
     // A refresh under the setting that finds the directory unsigned is a failure: the signed key stays.
-    await serveDirectory([signed, publishedKey()], []);
+    await serveDirectory([signed, publishedKey()], [], true);
     const refresher = createKeySourceRefresher({ store: keySources, fetch: (s) => server.fetch(s), nowMs: () => nowMs, refreshIntervalS: INTERVAL_S, requireSignedDirectories: true });
     const outcome = await refresher.refreshClient(ok.body.clientId as string, REFRESHER_ACTOR);
     expect(outcome).toMatchObject({ ok: false, error: { code: 'no_usable_key' } });
@@ -458,6 +495,14 @@ describe('an account admin', () => {
     const created = await callAs(admin, account, { method: 'POST', path: '/registry/clients', body: createBody({ jwksUri: server.url(path) }) });
     expect(created.status).toBe(201);
     expect(created.body.accountId).toBe(account);
+
+    // A source serving a client of another account, which has just published a new key: taken, with no word on which client holds it.
+    const held = elsewhere.body.keySource as { jwksUri: string };
+    server.serve(new URL(held.jwksUri).pathname, keySet(publishedKey()));
+    const squat = await callAs(admin, account, { method: 'POST', path: '/registry/clients', body: createBody({ jwksUri: held.jwksUri }) });
+    expectError(squat, 409, 'key_source_in_use');
+    expect(squat.body.message).not.toContain(elsewhere.body.clientId as string);
+    expect(squat.body.message).toMatch(/ask the API owner's operators to release it/);
   });
 });
 

@@ -26,7 +26,8 @@ export const ROUTE_PROSE: Readonly<Record<RouteName, RouteProse>> = {
       "`jwksUri` (a JWKS URL) or `signatureAgent` (a Web Bot Auth agent's origin, whose key directory is " +
       "`/.well-known/http-message-signatures-directory`). The source is fetched once now; one that fails, or " +
       "whose keys are all refused or held by other clients, is refused with 400 `key_source_refused` naming " +
-      "the fetch's reason, and nothing is created. Signet then refreshes the keys off the request path.",
+      "the fetch's reason, and nothing is created. Signet then refreshes the keys off the request path. A " +
+      "source serves one client: one that already serves another is 409 `key_source_in_use`.",
     requestExamples: {
       webBotAuthAgent: {
         summary: "A Web Bot Auth agent, by the origin of its key directory",
@@ -330,7 +331,8 @@ export const ROUTE_PROSE: Readonly<Record<RouteName, RouteProse>> = {
       "`jwksUri` or `signatureAgent` switches the client to a key source: it is fetched now (400 " +
       "`key_source_refused` if that yields no usable key, nothing changed) and its keys replace the client's; " +
       "`publicKey` on a client with a key source switches it back to that one registered key. The same " +
-      "ceiling rule applies to a key source as to `publicKey`. " +
+      "ceiling rule applies to a key source as to `publicKey`, and a source that already serves another client " +
+      "is 409 `key_source_in_use`. " +
       "A stale version answers 409 `version_conflict`. An account admin may not set `publicKey` on a client " +
       "that holds a role outside its account's ceiling (only an operator gives such roles; whoever sets the " +
       "key would sign with them), its own client excepted: 403 `client_above_ceiling`. An operator changes " +
