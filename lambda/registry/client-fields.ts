@@ -17,16 +17,28 @@ export const MAX_ROLES = 50;
 export const MAX_PUBLIC_KEY_CHARS = 16_384;
 
 /**
- * A client's (or an account's) name: trimmed, 1 to MAX_NAME_CHARS characters, no control characters.
+ * A client's (or an account's) name: trimmed, 1 to MAX_NAME_CHARS characters, no control
+ * characters and none of the invisible ones that change how it reads ({@link UNSEEN_IN_NAMES}).
  * @throws SignetError `invalid_request`
  */
 export function parseClientName(value: unknown): string {
   if (typeof value !== 'string') fail('invalid_request', 'name must be a string.');
   const name = value.trim();
   if (name === '' || name.length > MAX_NAME_CHARS) fail('invalid_request', `name must be 1 to ${MAX_NAME_CHARS} characters.`);
-  if (/[\u0000-\u001f\u007f]/.test(name)) fail('invalid_request', 'name must not contain control characters (line breaks, tabs, ...).');
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(name)) fail('invalid_request', 'name must not contain control characters (line breaks, tabs, ...).');
+  if (UNSEEN_IN_NAMES.test(name)) {
+    fail('invalid_request', 'name must not contain invisible characters that change how it reads (right-to-left overrides and isolates, zero-width spaces, line separators): names are shown in listings and logs as they are.');
+  }
   return name;
 }
+
+/**
+ * Invisible characters a name may not hold, since a name shows who a client is in every listing:
+ * bidirectional marks, embeddings, overrides and isolates (a name that reads as another), zero-width
+ * spaces and word joiners, the byte order mark, line and paragraph separators. Zero-width joiners
+ * and non-joiners stay: scripts and emoji sequences need them.
+ */
+const UNSEEN_IN_NAMES = /[\u200b\u200e\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/;
 
 /**
  * The whole whitelist: 1 to MAX_WHITELIST_ENTRIES entries, each canonical, duplicates dropped.
