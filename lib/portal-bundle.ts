@@ -7,7 +7,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { BuildOptions } from 'esbuild';
@@ -63,21 +63,50 @@ export function buildPortalScript(entry: string = PORTAL_ENTRY, projectRoot: str
 
 /**
  * The page's script as a file, for a function's bundling to copy (ClientPortal). The file is named
- * by its content (`<tmpdir>/signet-portal-<sha256>/portal.js`), so synths of the same page share one
- * and nothing piles up.
+ * by its content (`<tmpdir>/signet-portal-<uid>/<sha256>/portal.js`), so synths of the same page
+ * share one and nothing piles up. What the deployed portal runs must be what was built: the file
+ * lives in a directory only this user may write (another user of the machine could otherwise
+ * create the path first and put a script of their own there), and one that does not hold exactly
+ * the built text is written again.
  */
 export function portalScriptFile(): string {
   const text = buildPortalScript();
-  const dir = path.join(tmpdir(), `signet-portal-${createHash('sha256').update(text).digest('hex').slice(0, 16)}`);
+  const dir = path.join(privateCacheDir(), createHash('sha256').update(text).digest('hex').slice(0, 16));
   const file = path.join(dir, PORTAL_SCRIPT_FILE);
-  if (!existsSync(file)) {
+  if (readIfExists(file) !== text) {
     // Written under a name of its own, then renamed: a synth copying the file never sees it half-written.
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
     const partial = `${file}.${process.pid}.tmp`;
     writeFileSync(partial, text);
     renameSync(partial, file);
   }
   return file;
+}
+
+/**
+ * `<tmpdir>/signet-portal-<uid>`, made with mode 0700, when it is a directory (not a link) of this
+ * user that nobody else may write; otherwise (someone else made it, or loosened it) a new directory
+ * of its own.
+ */
+function privateCacheDir(): string {
+  const uid = process.getuid?.();
+  const dir = path.join(tmpdir(), `signet-portal-${uid ?? 'user'}`);
+  try {
+    mkdirSync(dir, { mode: 0o700 });
+  } catch {
+    // there already: judged below
+  }
+  const stat = lstatSync(dir, { throwIfNoEntry: false });
+  const ours = stat !== undefined && stat.isDirectory() && (uid === undefined || (stat.uid === uid && (stat.mode & 0o022) === 0));
+  return ours ? dir : mkdtempSync(path.join(tmpdir(), 'signet-portal-'));
+}
+
+function readIfExists(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
 }
 
 function loadEsbuild(projectRoot: string): typeof import('esbuild') | undefined {

@@ -9,8 +9,10 @@ import { createContext, runInContext } from 'node:vm';
 import { transformSync } from 'esbuild';
 import { signRequest } from '../../lambda/core/sign';
 import { normaliseNetworkEntry } from '../../lambda/core/network-entries';
-import { join } from 'node:path';
-import { buildPortalScript } from '../../lib/portal-bundle';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, sep } from 'node:path';
+import { buildPortalScript, portalScriptFile } from '../../lib/portal-bundle';
 import { PORTAL_DIR } from './portal-modules';
 import { nextTestKey } from '../support/test-keys';
 
@@ -56,4 +58,34 @@ test("applies the registry's rules with the registry's codes", () => {
     'invalid_network',
     'Network whitelist entry "10.0.0.5/8" has bits set after its /8 prefix: the range it names is 10.0.0.0/8. Write 10.0.0.0/8 for the whole range, or 10.0.0.5 for the one address.',
   ]);
+});
+
+describe('the page script a synth copies (portalScriptFile)', () => {
+  const realTmp = process.env.TMPDIR;
+  let tmp: string;
+  beforeEach(() => {
+    tmp = mkdtempSync(join(tmpdir(), 'portal-script-'));
+    process.env.TMPDIR = tmp;
+  });
+  afterEach(() => {
+    process.env.TMPDIR = realTmp;
+    rmSync(tmp, { recursive: true, force: true });
+  });
+
+  test('is the built script, also where a file of another content was planted at its path', () => {
+    const built = readFileSync(portalScriptFile(), 'utf8');
+    expect(built).toBe(buildPortalScript());
+    writeFileSync(portalScriptFile(), '/* planted */');
+    const again = portalScriptFile();
+    expect(readFileSync(again, 'utf8')).toBe(built);
+  });
+
+  test('is not kept in a cache directory anybody else may write (another user could plant the script there)', () => {
+    const shared = join(tmp, `signet-portal-${process.getuid?.() ?? 'user'}`);
+    mkdirSync(shared);
+    chmodSync(shared, 0o777);
+    const file = portalScriptFile();
+    expect(file.startsWith(shared + sep)).toBe(false);
+    expect(readFileSync(file, 'utf8')).toBe(buildPortalScript());
+  });
 });
