@@ -159,11 +159,18 @@ export function deleteKeySourceItem(tableName: string, clientId: string): Transa
 
 /**
  * The owner items a change of a client's key source writes: the new source claimed (its owner item
- * must be absent or this client's: a source serves one client) and the old one released. `claim`
- * is the put, first in `items`, whose failed condition means another client holds the source.
- * None when the source stays the same.
+ * must be absent or this client's: a source serves one client) and the old one released, when
+ * `ownsBefore` says its owner item is this client's (a source set before owner items were written
+ * has none, and another client may have claimed it since). `claim` is the put, first in `items`,
+ * whose failed condition means another client holds the source. None when the source stays the same.
  */
-export function sourceOwnerChanges(tableName: string, clientId: string, before: KeySource | undefined, after: KeySource | undefined): { claim?: { identity: string }; items: TransactItem[] } {
+export function sourceOwnerChanges(
+  tableName: string,
+  clientId: string,
+  before: KeySource | undefined,
+  after: KeySource | undefined,
+  ownsBefore: boolean,
+): { claim?: { identity: string }; items: TransactItem[] } {
   const from = before === undefined ? undefined : keySourceIdentity(before);
   const to = after === undefined ? undefined : keySourceIdentity(after);
   if (from === to) return { items: [] };
@@ -171,7 +178,11 @@ export function sourceOwnerChanges(tableName: string, clientId: string, before: 
   if (to !== undefined) {
     items.push({ Put: { TableName: tableName, Item: sourceOwnerItem(clientId, to), ...ownedBy(clientId), ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } });
   }
-  // A source set before owner items were written has none: absent is fine (ownedBy allows it).
-  if (from !== undefined) items.push({ Delete: { TableName: tableName, Key: sourceOwnerKey(from), ...ownedBy(clientId) } });
+  if (from !== undefined && ownsBefore) items.push({ Delete: { TableName: tableName, Key: sourceOwnerKey(from), ...ownedBy(clientId) } });
   return { ...(to !== undefined ? { claim: { identity: to } } : {}), items };
+}
+
+/** Whether a change from `before` to `after` ends a source whose owner item must be read first (see sourceOwnerChanges). */
+export function endsSource(before: KeySource | undefined, after: KeySource | undefined): before is KeySource {
+  return before !== undefined && (after === undefined || keySourceIdentity(before) !== keySourceIdentity(after));
 }

@@ -23,9 +23,10 @@
  *
  * Every SDK failure is translated here (./store-errors.ts): callers see only `SignetError`s.
  */
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { SignetError } from '../core/errors';
-import type { ClientRecord, ClientStatus, StoredPublicKey } from '../domain/client-record';
+import { keySourceIdentity } from '../core/key-source-url';
+import type { ClientRecord, ClientStatus, KeySource, StoredPublicKey } from '../domain/client-record';
 import type { KeySourceStatus } from '../domain/key-source-store';
 import { StoreRefusal } from '../domain/store-refusal';
 import { canAdminister, describeLoss, isActiveAdmin, lastAdmin, operatorChange } from '../domain/operator-rules';
@@ -45,13 +46,14 @@ import {
   putKeyItem,
   putKeySourceItem,
   putThumbprintItem,
+  endsSource,
   rewriteKeyItem,
   sourceOwnerChanges,
   unchangedRecordItem,
   updateRecordItem,
 } from './client-transaction';
 import { type DynamoClientStoreOptions, DynamoTable } from './dynamo-table';
-import { actorFields, auditItem, canonicalInstant, clientItem, keyThumbprint } from './item-codec';
+import { actorFields, auditItem, canonicalInstant, clientItem, keyThumbprint, sourceOwnerKey } from './item-codec';
 import { cancellationReasons, isTransactionConflict, storageError, versionConflict } from './store-errors';
 import { RETRY, busy, withWriteRetries } from './write-retries';
 import { PARTITION_KEY } from './table-schema';
@@ -86,7 +88,7 @@ export class DynamoClientWrites extends DynamoTable {
       const { record, keys, audit } = newClient(input, newClientId(), accountId, this.now().toISOString(), actor);
       const operator = isActiveAdmin(record);
       const status = input.published === undefined ? undefined : { ...input.published.status, clientId: record.clientId };
-      const owner = sourceOwnerChanges(this.tableName, record.clientId, undefined, record.keySource);
+      const owner = sourceOwnerChanges(this.tableName, record.clientId, undefined, record.keySource, false);
       const items = [
         { Put: { TableName: this.tableName, Item: clientItem(record), ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': PARTITION_KEY } } },
         // Key ownership items from index 1 on (the cancellation reasons below rely on it).
@@ -205,6 +207,17 @@ export class DynamoClientWrites extends DynamoTable {
     return this.mutate(clientId, expectedVersion, actor, options, status === 'disabled' ? 'disable the client' : 'enable the client', (current) => planStatus(current, status));
   }
 
+  /** The client a key source's owner item names, if it has one (read consistently). */
+  private async sourceOwner(source: KeySource): Promise<string | undefined> {
+    try {
+      const out = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: sourceOwnerKey(keySourceIdentity(source)), ConsistentRead: true }));
+      const owner = out.Item?.clientId;
+      return typeof owner === 'string' ? owner : undefined;
+    } catch (error) {
+      throw storageError(error, 'read the key source owner');
+    }
+  }
+
   /**
    * Reads the record (consistently), runs the guard, plans the change, and writes record + key
    * items + audit in one transaction conditioned on the version it read. The guard runs before
@@ -250,7 +263,8 @@ export class DynamoClientWrites extends DynamoTable {
       ];
       const source: TransactItem[] =
         change.sourceStatus === undefined ? [] : [change.sourceStatus === null ? deleteKeySourceItem(this.tableName, clientId) : putKeySourceItem(this.tableName, { ...change.sourceStatus, clientId })];
-      const owner = sourceOwnerChanges(this.tableName, clientId, current.keySource, next.keySource);
+      const ownsBefore = endsSource(current.keySource, next.keySource) && (await this.sourceOwner(current.keySource)) === clientId;
+      const owner = sourceOwnerChanges(this.tableName, clientId, current.keySource, next.keySource, ownsBefore);
       const operator = operatorChange(current, next);
       if (operator === 'removed') await this.parts.roster.ensureBuilt();
       // An operator that stops being able to sign for long (its last lasting key removed, cut short

@@ -5,13 +5,14 @@
  * is checked against docs/openapi/registry.json. One table, one handler and one key server for the
  * file; the clock is injected.
  */
-import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { compileRoleCatalogue } from '../../lambda/core/role-policy';
 import { ACCOUNT_ADMIN_ROLE } from '../../lambda/core/defaults';
 import { isCoverageProfile } from '../../lambda/core/profiles';
 import { BATCH_RESERVE_MS, createKeySourceRefresher, REFRESHER_ACTOR } from '../../lambda/key-sources/key-source-refresher';
 import { createRegistryHandler, type RegistryHandler } from '../../lambda/registry/registry-handler';
 import { DynamoClientStore } from '../../lambda/store/client-store';
+import { sourceOwnerKey } from '../../lambda/store/item-codec';
 import { DynamoKeySourceStore } from '../../lambda/store/key-source-store';
 import { ITEM, LIST_INDEX_PARTITION_KEY, LIST_INDEX_SORT_KEY } from '../../lambda/store/table-schema';
 import { startTestDynamoDb, type TestDynamoDb } from '../support/dynamodb';
@@ -214,6 +215,20 @@ describe('registering a client by its key source', () => {
     expect((second.body.keySourceStatus as { refusedKeys: unknown[] }).refusedKeys).toEqual([{ kid: shared.thumbprint, thumbprint: shared.thumbprint, reason: 'key_in_use' }]);
     // The thumbprint still names the first client's key only.
     expect(await rawItem(ITEM.thumbprintPk(shared.thumbprint), ITEM.thumbprintSk)).toMatchObject({ clientId: first.body.clientId });
+  });
+
+  test('a source set before owner items were written: another client may claim it, and its first client can still leave it', async () => {
+    const path = newSource(keySet(publishedKey()));
+    const url = server.url(path);
+    const first = await call({ method: 'POST', path: '/registry/clients', body: createBody({ jwksUri: url }) });
+    // As an earlier release left it: no owner item.
+    await ddb.doc.send(new DeleteCommand({ TableName: tableName, Key: sourceOwnerKey(url) }));
+    server.serve(path, keySet(publishedKey()));
+    const second = await call({ method: 'POST', path: '/registry/clients', body: createBody({ jwksUri: url }) });
+    expect(second.status).toBe(201);
+    const left = await call({ method: 'PATCH', path: `/registry/clients/${first.body.clientId as string}`, body: { version: 1, publicKey: pem(publishedKey()) } });
+    expect([left.status, left.body.keySource]).toEqual([200, undefined]);
+    expect(await rawItem(sourceOwnerKey(url).pk as string, sourceOwnerKey(url).sk as string)).toMatchObject({ clientId: second.body.clientId, source: url });
   });
 
   test("a source serves one client: a second client of the same agent, or of a JWKS URI naming its directory, is 409 key_source_in_use; once the first gives it up, it may", async () => {
