@@ -271,6 +271,14 @@ export const SETTINGS = {
   adminPublicKey: setting({ context: true, prop: 'adminPublicKey', rule: text, unset: 'none: no admin is registered', doc: 'the public key (SPKI PEM) of the first `registry:admin` client, registered at deploy time' }),
   adminPublicKeyFile: setting({ context: true, rule: text, unset: 'none', doc: 'a file holding `adminPublicKey`, read at synth' }),
   adminNetworkWhitelist: setting({ context: true, prop: 'adminNetworkWhitelist', rule: list, unset: 'everyone (a signature is still required)', doc: 'the networks the bootstrapped admin may call from' }),
+  adminKeyFingerprint: setting({
+    env: 'SIGNET_ADMIN_KEY_FINGERPRINT',
+    prop: 'adminKeyFingerprint',
+    lambdas: ['bootstrap'],
+    rule: text,
+    unset: 'none: the bootstrap registers no key',
+    doc: "the SHA-256 fingerprint of the only key the admin bootstrap registers, set at synth from `adminPublicKey`: an invocation naming another key (not CloudFormation's) is refused",
+  }),
   publicBaseUrl: setting({
     env: 'SIGNET_PUBLIC_BASE_URL',
     context: true,

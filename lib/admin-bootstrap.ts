@@ -68,7 +68,8 @@ export class AdminBootstrap extends Construct {
       description: 'Signet: registers the first registry:admin client (CloudFormation custom resource)',
       timeout: Duration.seconds(60),
       logRetention: props.logRetention,
-      environment: settingsEnvironment('bootstrap', { tableName: props.registry.table.tableName }),
+      // The one key this function registers: whoever else may invoke it cannot make an operator of another.
+      environment: settingsEnvironment('bootstrap', { tableName: props.registry.table.tableName, adminKeyFingerprint: fingerprint }),
     });
     props.registry.grantCreateClients(fn.role);
 

@@ -3,6 +3,10 @@
  * same store the registry uses (so the record, the key-ownership item and the audit entry are
  * written exactly as a registration writes them, in one transaction).
  *
+ * Only the key whose fingerprint the stack set at synth (`SIGNET_ADMIN_KEY_FINGERPRINT`) is
+ * registered: the function outlives the deploy, and whoever else may invoke it must not be able to
+ * make an operator of a key of their own.
+ *
  * Create and Update register the key unless it is already registered; when it is, the holder's
  * clientId is returned ("registration skipped"). An Update whose `ClientName` or
  * `NetworkWhitelist` differs from the previous deploy's applies that change to the holder
@@ -18,6 +22,8 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
 import type { SignetConfig } from '../config';
+import { ENV } from '../config-env';
+import { SignetError } from '../core/errors';
 import { REGISTRY_ADMIN_ROLE } from '../core/defaults';
 import { normaliseNetworkEntry } from '../core/network-entries';
 import { importPublicKey } from '../core/keys';
@@ -68,14 +74,27 @@ export function createAdminBootstrap(config: SignetConfig, dependencies: AdminBo
       failedCreateId: (e) => `signet-admin-bootstrap-${e.RequestId}`,
       run: async (e) => {
         const previous = e.RequestType === 'Update' ? (e.OldResourceProperties as Partial<AdminBootstrapProperties>) : undefined;
-        const data = await register(store, e.ResourceProperties as unknown as AdminBootstrapProperties, previous);
+        const data = await register(store, e.ResourceProperties as unknown as AdminBootstrapProperties, previous, config.adminKeyFingerprint);
         return { physicalId: `signet-admin-${data.ClientId}`, data };
       },
     });
 }
 
-async function register(store: DynamoClientStore, props: AdminBootstrapProperties, previous: Partial<AdminBootstrapProperties> | undefined): Promise<AdminBootstrapData> {
+async function register(
+  store: DynamoClientStore,
+  props: AdminBootstrapProperties,
+  previous: Partial<AdminBootstrapProperties> | undefined,
+  expectedFingerprint: string | undefined,
+): Promise<AdminBootstrapData> {
   const key = importPublicKey(props.PublicKeyPem);
+  if (key.fingerprint !== expectedFingerprint) {
+    throw new SignetError(
+      'invalid_request',
+      expectedFingerprint === undefined
+        ? `This function was deployed without ${ENV.adminKeyFingerprint}, so it registers no admin key. Deploy it with AdminBootstrap, which sets it from the admin's public key.`
+        : `This function registers only the admin key its stack was deployed with (fingerprint ${expectedFingerprint}); the event names another (${key.fingerprint}). Change adminPublicKey and deploy, rather than invoking the function.`,
+    );
+  }
   const networkWhitelist = whitelistOf(props.NetworkWhitelist);
   const { record, created } = await store.createClient(
     { name: props.ClientName, networkWhitelist, roles: [REGISTRY_ADMIN_ROLE], key: { fingerprint: key.fingerprint, spkiPem: key.spkiPem } },

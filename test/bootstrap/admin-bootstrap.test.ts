@@ -6,6 +6,7 @@
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
 import { type AdminBootstrapHandler, BOOTSTRAP_ACTOR, createAdminBootstrap } from '../../lambda/bootstrap/admin-bootstrap';
 import { loadConfig } from '../../lambda/config';
+import { importPublicKey } from '../../lambda/core/keys';
 import { ENV } from '../../lambda/config-env';
 import { DynamoClientStore } from '../../lambda/store/client-store';
 import { type CfnResponse, type CfnResponseListener, cfnEvent, startCfnResponseListener } from '../support/cfn-response';
@@ -17,17 +18,29 @@ type BootstrapResponse = CfnResponse<{ ClientId: string; Fingerprint: string; Re
 let ddb: TestDynamoDb;
 let tableName: string;
 let listener: CfnResponseListener;
-let handler: AdminBootstrapHandler;
 /** What the handler logged, as `message {attributes}` lines. */
 const logged: string[] = [];
 
 beforeAll(async () => {
   ddb = await startTestDynamoDb();
   tableName = await ddb.createTable();
-  const config = loadConfig({ [ENV.tableName]: tableName, [ENV.dynamoDbEndpoint]: ddb.endpoint });
-  handler = createAdminBootstrap(config, { logger: { error: (message, ...attributes) => void logged.push(`${message} ${JSON.stringify(attributes)}`) } });
   listener = await startCfnResponseListener();
 });
+
+/** The function as a stack deploys it for the admin key of this fingerprint (`null`: without one). */
+function deployedFor(fingerprint: string | null): AdminBootstrapHandler {
+  const config = loadConfig({ [ENV.tableName]: tableName, [ENV.dynamoDbEndpoint]: ddb.endpoint, ...(fingerprint !== null ? { [ENV.adminKeyFingerprint]: fingerprint } : {}) });
+  return createAdminBootstrap(config, { logger: { error: (message, ...attributes) => void logged.push(`${message} ${JSON.stringify(attributes)}`) } });
+}
+
+/** The fingerprint of the key an event names, as the stack computed it at synth (none for text that is no public key). */
+function fingerprintIn(e: CloudFormationCustomResourceEvent): string | null {
+  try {
+    return importPublicKey((e.ResourceProperties as unknown as { PublicKeyPem: string }).PublicKeyPem).fingerprint;
+  } catch {
+    return null;
+  }
+}
 
 afterAll(async () => {
   await listener?.close();
@@ -41,9 +54,10 @@ function event(requestType: 'Create' | 'Update' | 'Delete', properties: Record<s
   return cfnEvent(listener, 'Custom::SignetAdminBootstrap', requestType, properties, { physicalId, oldProperties });
 }
 
-async function run(e: CloudFormationCustomResourceEvent): Promise<BootstrapResponse> {
+/** Runs `e` through the function deployed for `deployed` (by default: for the key the event names, as CloudFormation's events do). */
+async function run(e: CloudFormationCustomResourceEvent, deployed: string | null = fingerprintIn(e)): Promise<BootstrapResponse> {
   const before = responses().length;
-  await handler(e, context);
+  await deployedFor(deployed)(e, context);
   expect(responses()).toHaveLength(before + 1);
   return responses()[responses().length - 1].body as BootstrapResponse;
 }
@@ -151,6 +165,17 @@ test('a bad allow-list entry fails with invalid_network and writes nothing', asy
   expect(await store.findByFingerprint(testKey(2).fingerprint)).toBeUndefined();
 });
 
+test("an invocation naming another key than the stack's is refused and writes nothing: whoever may invoke the function cannot make an operator of their key", async () => {
+  const store = new DynamoClientStore({ tableName, client: ddb.client });
+  const other = { ...adminProps(), PublicKeyPem: spkiPem(testKey(7)), NetworkWhitelist: '["0.0.0.0"]' };
+  for (const deployed of [testKey(0).fingerprint, null]) {
+    const reply = await run(event('Create', other), deployed);
+    expect(reply.Status).toBe('FAILED');
+    expect(reply.Reason).toMatch(deployed === null ? /^invalid_request: .*registers no admin key/ : /^invalid_request: This function registers only the admin key its stack was deployed with/);
+  }
+  expect(await store.findByFingerprint(testKey(7).fingerprint, { consistentRead: true })).toBeUndefined();
+});
+
 describe('lambda/handlers/admin-bootstrap.ts', () => {
   const saved = { ...process.env };
   afterEach(() => {
@@ -158,7 +183,7 @@ describe('lambda/handlers/admin-bootstrap.ts', () => {
   });
 
   test('reads its table from the environment at cold start, registers through it, and logs a failure as a Powertools JSON line', async () => {
-    Object.assign(process.env, { [ENV.tableName]: tableName, [ENV.dynamoDbEndpoint]: ddb.endpoint, POWERTOOLS_LOG_LEVEL: 'INFO' });
+    Object.assign(process.env, { [ENV.tableName]: tableName, [ENV.dynamoDbEndpoint]: ddb.endpoint, [ENV.adminKeyFingerprint]: testKey(5).fingerprint, POWERTOOLS_LOG_LEVEL: 'INFO' });
     let entry: AdminBootstrapHandler | undefined;
     jest.isolateModules(() => {
       entry = (require('../../lambda/handlers/admin-bootstrap') as { handler: AdminBootstrapHandler }).handler;
@@ -175,7 +200,7 @@ describe('lambda/handlers/admin-bootstrap.ts', () => {
       jest.spyOn(stream, 'write').mockImplementation(((chunk: string) => written.push(String(chunk)) > 0) as typeof stream.write),
     );
     try {
-      await entry!(event('Create', { ...adminProps(), PublicKeyPem: spkiPem(testKey(6)), NetworkWhitelist: '["intranet"]' }), context);
+      await entry!(event('Create', { ...adminProps(), PublicKeyPem: spkiPem(testKey(5)), NetworkWhitelist: '["intranet"]' }), context);
     } finally {
       for (const spy of spies) spy.mockRestore();
     }
