@@ -458,6 +458,13 @@ export const SETTINGS = {
   }),
   webAclArn: setting({ context: true, prop: 'webAclArn', rule: text, unset: 'none', doc: 'REST: a regional AWS WAF web ACL to associate with the stage' }),
   restCloudWatchRole: setting({ context: true, prop: 'restCloudWatchRole', rule: flag, default: true, doc: "REST: create API Gateway's account-level CloudWatch role (`false` leaves the account's alone)" }),
+  disableExecuteApiEndpoint: setting({
+    context: true,
+    prop: 'disableExecuteApiEndpoint',
+    rule: flag,
+    default: false,
+    doc: "turn off API Gateway's own `execute-api` URL, so that the API is reached only through its custom domain: with `publicBaseUrl`, a request signed for the public URL verifies at the `execute-api` URL too, past whatever stands in front of the domain (keep it on when your own CloudFront or proxy forwards to that URL)",
+  }),
   authFailureRecordIntervalMs: setting({
     env: 'SIGNET_AUTH_FAILURE_RECORD_INTERVAL_MS',
     rule: wholeNumber(0),

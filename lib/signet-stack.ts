@@ -131,6 +131,15 @@ export interface SignetStackProps extends StackProps, AuthorizerSettings {
    */
   readonly restCloudWatchRole?: boolean;
   /**
+   * Turn off API Gateway's own `execute-api` URL, so that the API is reached only through an API
+   * Gateway custom domain name. With `publicBaseUrl` the authorizer rebuilds every signed URL from
+   * it, so a request signed for the public URL verifies at the `execute-api` URL too, past whatever
+   * stands in front of the domain (a WAF, a proxy's IP rules). Leave it off when your own
+   * CloudFront distribution or proxy forwards to the `execute-api` URL.
+   * @default false
+   */
+  readonly disableExecuteApiEndpoint?: boolean;
+  /**
    * Minutes between two runs of the key source refresher (1 to 1440), which fetches the published
    * key sources that are due; the registry schedules a newly registered source by it too.
    * @default - SETTINGS.keySourceRefreshMinutes.default (15)
@@ -211,6 +220,7 @@ export class SignetStack extends Stack {
         apiName: this.stackName,
         description: 'Signet-protected HTTP API',
         createDefaultStage: false,
+        disableExecuteApiEndpoint: props.disableExecuteApiEndpoint ?? false,
       });
       const stage = api.addStage('DefaultStage', {
         stageName: '$default',
@@ -237,6 +247,7 @@ export class SignetStack extends Stack {
         // so the backend hashes exactly what the client signed in Content-Digest.
         binaryMediaTypes: ['*/*'],
         cloudWatchRole: restCloudWatchRole,
+        disableExecuteApiEndpoint: props.disableExecuteApiEndpoint ?? false,
         deployOptions: {
           stageName: props.restStageName ?? DEFAULT_REST_STAGE_NAME,
           throttlingRateLimit: throttle.rateLimit,
@@ -310,7 +321,9 @@ export class SignetStack extends Stack {
     if (props.publicBaseUrl !== undefined) {
       new CfnOutput(this, 'ExecuteApiUrl', {
         value: this.executeApiUrl,
-        description: "API Gateway's own URL behind publicBaseUrl: point the custom domain or proxy at it. Requests signed for this URL are refused; clients call and sign ApiUrl",
+        description: props.disableExecuteApiEndpoint
+          ? "API Gateway's own URL, turned off (disableExecuteApiEndpoint): the API answers only at its custom domain. Clients call and sign ApiUrl"
+          : "API Gateway's own URL behind publicBaseUrl: point the custom domain or proxy at it. Requests signed for ApiUrl verify here too (set disableExecuteApiEndpoint when only the custom domain should answer); clients call and sign ApiUrl",
       });
     }
     new CfnOutput(this, 'TableName', { value: this.registry.table.tableName, description: 'The client registry table' });

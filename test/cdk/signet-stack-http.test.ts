@@ -539,7 +539,9 @@ describe('variants (no bundling)', () => {
     expect(outputs.ApiUrl.Value).toBe('https://api.example.com/v1/');
     expect(s.apiUrl).toBe('https://api.example.com/v1/');
     expect(JSON.stringify(outputs.ExecuteApiUrl.Value)).toContain('execute-api');
-    expect(outputs.ExecuteApiUrl.Description).toMatch(/refused.*ApiUrl/);
+    // Requests signed for the public URL verify there too: the output says so, and how to turn it off.
+    expect(outputs.ExecuteApiUrl.Description).toMatch(/verify here too \(set disableExecuteApiEndpoint/);
+    expect(Object.values(t.findResources('AWS::ApiGatewayV2::Api'))[0].Properties.DisableExecuteApiEndpoint).toBe(false);
     expect(env[ENV.publicBaseUrl]).toBe('https://api.example.com/v1');
     expect(env[ENV.allowLegacy]).toBe('true');
     expect(env[ENV.profile]).toBe('rfc9421');
@@ -562,6 +564,12 @@ describe('variants (no bundling)', () => {
     expect(() => variant({ signingKeyClientIds: [dash, ROTATED_CLIENT, dash] })).toThrow(
       /^Variant: invalid SignetStack props: signingKeyClientIds lists c_AAAAAAAAAA-AAAAAAAAAAA more than once; give each client once\.$/,
     );
+  });
+
+  test('disableExecuteApiEndpoint turns off the execute-api URL, so that only the custom domain answers', () => {
+    const t = variant({ publicBaseUrl: 'https://api.example.com/v1', disableExecuteApiEndpoint: true });
+    expect(Object.values(t.findResources('AWS::ApiGatewayV2::Api'))[0].Properties.DisableExecuteApiEndpoint).toBe(true);
+    expect(t.findOutputs('*').ExecuteApiUrl.Description).toMatch(/turned off/);
   });
 
   test('spend bounds out of range, and a web ACL on an HTTP API, are refused at synth naming the prop', () => {

@@ -138,10 +138,11 @@ describe('REST variants (no bundling)', () => {
     expect(acknowledgements(variant).map((a) => a.id)).not.toContain('AwsSolutions-APIG3');
   });
 
-  test('restCloudWatchRole: false leaves the account\'s API Gateway CloudWatch role alone, cdk-nag clean; a bad webAclArn is refused', () => {
+  test('restCloudWatchRole: false leaves the account\'s API Gateway CloudWatch role alone, cdk-nag clean; disableExecuteApiEndpoint turns the execute-api URL off; a bad webAclArn is refused', () => {
     const variantApp = appWithoutBundling();
-    const variant = new SignetStack(variantApp, 'RestNoRole', { apiType: 'rest', restCloudWatchRole: false, throttleRateLimit: 25, throttleBurstLimit: 50 });
+    const variant = new SignetStack(variantApp, 'RestNoRole', { apiType: 'rest', restCloudWatchRole: false, throttleRateLimit: 25, throttleBurstLimit: 50, disableExecuteApiEndpoint: true });
     const t = Template.fromStack(variant);
+    expect(Object.values(t.findResources('AWS::ApiGateway::RestApi'))[0].Properties.DisableExecuteApiEndpoint).toBe(true);
     t.resourceCountIs('AWS::ApiGateway::Account', 0);
     expect(Object.values(t.findResources('AWS::IAM::Role')).filter((r) => JSON.stringify(r.Properties.ManagedPolicyArns ?? []).includes('AmazonAPIGatewayPushToCloudWatchLogs'))).toEqual([]);
     const stage = Object.values(t.findResources('AWS::ApiGateway::Stage'))[0].Properties;
