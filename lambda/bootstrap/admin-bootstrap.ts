@@ -27,6 +27,7 @@ import { SignetError } from '../core/errors';
 import { REGISTRY_ADMIN_ROLE } from '../core/defaults';
 import { normaliseNetworkEntry } from '../core/network-entries';
 import { importPublicKey } from '../core/keys';
+import { DEFAULT_ACCOUNT_ID } from '../store/account-id';
 import { DynamoClientStore } from '../store/client-store';
 import type { ClientChanges } from '../domain/store-types';
 import { createDocumentClient } from '../store/dynamodb-client';
@@ -102,6 +103,15 @@ async function register(
   );
   const done = { ClientId: record.clientId, Fingerprint: key.fingerprint };
   if (created) return { ...done, Registration: 'created' };
+  // Keys are registered without proof of possession: a partner may hold the admin's public key.
+  // Its client is not the admin, and the deploy must not report it as one nor edit it.
+  if (!record.roles.includes(REGISTRY_ADMIN_ROLE) || record.accountId !== DEFAULT_ACCOUNT_ID) {
+    throw new SignetError(
+      'key_already_registered',
+      `The admin key (fingerprint ${key.fingerprint}) is registered on client ${record.clientId} of account ${record.accountId}, which is not an operator (${REGISTRY_ADMIN_ROLE} in ${DEFAULT_ACCOUNT_ID}): ` +
+        'nothing was written. If that client holds it without its private key, release it (disable that client and replace its key) and deploy again; otherwise deploy with another admin key.',
+    );
+  }
   const changes = changedByDeploy(props, networkWhitelist, previous);
   if (changes === undefined) return { ...done, Registration: 'skipped' };
   // At the version just read: an operator's edit in between is a version_conflict, and the deploy

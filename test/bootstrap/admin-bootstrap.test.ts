@@ -176,6 +176,22 @@ test("an invocation naming another key than the stack's is refused and writes no
   expect(await store.findByFingerprint(testKey(7).fingerprint, { consistentRead: true })).toBeUndefined();
 });
 
+test("the admin's key held by a client that is not an operator (a partner registered it first) fails the deploy; that client is neither reported nor edited", async () => {
+  const store = new DynamoClientStore({ tableName, client: ddb.client });
+  const account = await store.createAccount({ name: 'Squatters', roleCeiling: ['demo'] }, 'test');
+  const { record: squat } = await store.createClient(
+    { accountId: account.accountId, name: 'not the admin', networkWhitelist: ['198.51.100.1'], roles: ['demo'], key: { fingerprint: testKey(8).fingerprint, spkiPem: spkiPem(testKey(8)) } },
+    'c_PartnerAdminPartnerAd0',
+  );
+  const props = { PublicKeyPem: spkiPem(testKey(8)), ClientName: 'ops admin', NetworkWhitelist: '["0.0.0.0"]' };
+  for (const e of [event('Create', props), event('Update', { ...props, ClientName: 'platform admin' }, 'signet-admin-x', props)]) {
+    const reply = await run(e);
+    expect(reply.Status).toBe('FAILED');
+    expect(reply.Reason).toMatch(new RegExp(`^key_already_registered: The admin key .* is registered on client ${squat.clientId} .*which is not an operator`));
+  }
+  expect(await store.getClient(squat.clientId, { consistentRead: true })).toMatchObject({ name: 'not the admin', networkWhitelist: ['198.51.100.1'], version: squat.version });
+});
+
 describe('lambda/handlers/admin-bootstrap.ts', () => {
   const saved = { ...process.env };
   afterEach(() => {
