@@ -506,13 +506,19 @@ describe('an account of 1,000 clients', () => {
 });
 
 describe('a client an operator raised above its account ceiling', () => {
+  /**
+   * An account whose ceiling holds only account:admin, its admin (key `adminKey`), and a partner
+   * client (key `partnerKey`) the operator gave `demo`, outside the ceiling.
+   */
+  async function aboveCeiling(name: string, adminKey: number, partnerKey: number, networkWhitelist: string[]): Promise<{ adminCaller: Caller; id: string }> {
+    const account = await createAccount(name, [ACCOUNT_ADMIN_ROLE]);
+    const admin = await createClient(OPERATOR, clientBody(adminKey, { accountId: account, roles: [ACCOUNT_ADMIN_ROLE], name: `${name} admin` }));
+    const partner = await createClient(OPERATOR, clientBody(partnerKey, { accountId: account, roles: ['demo'], networkWhitelist, name: `${name} partner` }));
+    return { adminCaller: { clientId: admin.clientId as string, roles: [ACCOUNT_ADMIN_ROLE], accountId: account }, id: partner.clientId as string };
+  }
+
   test('its account admin may not add, replace or remove its keys (403 client_above_ceiling), so it cannot sign as it with its roles', async () => {
-    const account = await createAccount('Vandelay', [ACCOUNT_ADMIN_ROLE]);
-    const admin = await createClient(OPERATOR, clientBody(30, { accountId: account, roles: [ACCOUNT_ADMIN_ROLE], name: 'Vandelay admin' }));
-    const adminCaller: Caller = { clientId: admin.clientId as string, roles: [ACCOUNT_ADMIN_ROLE], accountId: account };
-    // The operator gives the partner client a role outside the account's ceiling.
-    const partner = await createClient(OPERATOR, clientBody(31, { accountId: account, roles: ['demo'], networkWhitelist: ['0.0.0.0'], name: 'Vandelay partner' }));
-    const id = partner.clientId as string;
+    const { adminCaller, id } = await aboveCeiling('Vandelay', 30, 31, ['0.0.0.0']);
     const attackerKey = testKey(32);
 
     for (const options of [
@@ -548,11 +554,7 @@ describe('a client an operator raised above its account ceiling', () => {
   });
 
   test("nor enable it, nor change its whitelist or profile (403 client_above_ceiling): an operator's disable after a leak stands; renaming and disabling stay the admin's", async () => {
-    const account = await createAccount('Kruger Industrial', [ACCOUNT_ADMIN_ROLE]);
-    const admin = await createClient(OPERATOR, clientBody(16, { accountId: account, roles: [ACCOUNT_ADMIN_ROLE], name: 'Kruger admin' }));
-    const adminCaller: Caller = { clientId: admin.clientId as string, roles: [ACCOUNT_ADMIN_ROLE], accountId: account };
-    const partner = await createClient(OPERATOR, clientBody(17, { accountId: account, roles: ['demo'], networkWhitelist: ['198.51.100.0/24'], name: 'Kruger partner' }));
-    const id = partner.clientId as string;
+    const { adminCaller, id } = await aboveCeiling('Kruger Industrial', 16, 17, ['198.51.100.0/24']);
     // Its key leaked: the operator disables it.
     expect((await call(OPERATOR, { method: 'POST', path: `/registry/clients/${id}/disable`, body: { version: 1 } })).status).toBe(200);
 

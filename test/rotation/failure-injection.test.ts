@@ -33,6 +33,17 @@ afterAll(async () => {
 });
 afterEach(() => world.standIn.setRotationHandler(undefined));
 
+/** A rotating client of its own, and a rotation of it whose registry and secret store can be made to fail once. */
+async function flakyRotation(graceS?: number) {
+  const clock = testClock();
+  const store = storeFor(world, clock);
+  const client = await newRotatingClient(world, store, clock);
+  const registry = new FlakyRegistry(store);
+  const secrets = new FlakySecrets(new SecretsManagerSecretStore(world.sm));
+  const rotation = rotationFor(world, clock, registry, { secrets, ...(graceS !== undefined ? { graceS } : {}) });
+  return { clock, store, client, registry, secrets, rotation };
+}
+
 interface Injection {
   readonly name: string;
   readonly step: RotationStep;
@@ -65,12 +76,7 @@ const INJECTIONS: Injection[] = [
 
 describe.each(INJECTIONS)('$name', (injection) => {
   test('leaves the old key verifying, AWSCURRENT in place, no stray key beyond the grace; the next attempt completes', async () => {
-    const clock = testClock();
-    const store = storeFor(world, clock);
-    const client = await newRotatingClient(world, store, clock);
-    const registry = new FlakyRegistry(store);
-    const secrets = new FlakySecrets(new SecretsManagerSecretStore(world.sm));
-    const rotation = rotationFor(world, clock, registry, { secrets });
+    const { clock, store, client, registry, secrets, rotation } = await flakyRotation();
     const deps = authorizerFor(store, clock);
     let armed = false;
     world.standIn.setRotationHandler((event) => {
@@ -133,12 +139,7 @@ describe('failures after AWSCURRENT moved', () => {
     ['removing AWSPENDING fails', (f: { registry: FlakyRegistry; secrets: FlakySecrets }) => f.secrets.failOnce('moveStage', (args) => args[1] === 'AWSPENDING')],
     ['removing an expired key fails', (f: { registry: FlakyRegistry; secrets: FlakySecrets }) => f.registry.failOnce('removeKey')],
   ])('%s: the rotation still succeeds (the leftover is harmless)', async (_name, arm) => {
-    const clock = testClock();
-    const store = storeFor(world, clock);
-    const client = await newRotatingClient(world, store, clock);
-    const registry = new FlakyRegistry(store);
-    const secrets = new FlakySecrets(new SecretsManagerSecretStore(world.sm));
-    const rotation = rotationFor(world, clock, registry, { secrets, graceS: 60 });
+    const { clock, store, client, registry, secrets, rotation } = await flakyRotation(60);
     world.standIn.setRotationHandler((event) => rotation.run(event));
     await world.sm.send(new RotateSecretCommand({ SecretId: client.secretName }));
 
@@ -164,12 +165,7 @@ describe('failures after AWSCURRENT moved', () => {
 describe('a move of AWSCURRENT whose answer is lost (Secrets Manager applied it, then the call failed)', () => {
   /** A client rotated once, with the first move of AWSCURRENT answering an error after it went through. */
   async function rotateLosingTheMove(alsoUndescribable: boolean) {
-    const clock = testClock();
-    const store = storeFor(world, clock);
-    const client = await newRotatingClient(world, store, clock);
-    const registry = new FlakyRegistry(store);
-    const secrets = new FlakySecrets(new SecretsManagerSecretStore(world.sm));
-    const rotation = rotationFor(world, clock, registry, { secrets });
+    const { clock, store, client, secrets, rotation } = await flakyRotation();
     let moved = false;
     secrets.failOnce('moveStage', (args) => (moved = args[1] === 'AWSCURRENT'), { answerLost: true });
     // The describe that would tell the move happened fails as well.

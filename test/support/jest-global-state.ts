@@ -10,43 +10,32 @@ interface SharedDynamoDb {
   readonly failureFile: string;
 }
 
-const KEY = Symbol.for('signet.test.sharedDynamoDb');
-type Holder = { [KEY]?: SharedDynamoDb };
-
-export function setSharedDynamoDb(shared: SharedDynamoDb): void {
-  (globalThis as Holder)[KEY] = shared;
+/** A value the setup leaves for the teardown under `name` (in the global symbol registry: each may load this module anew). */
+function handOver<T>(name: string): { set(value: T): void; take(): T | undefined } {
+  const key = Symbol.for(`signet.test.${name}`);
+  const holder = globalThis as unknown as Record<symbol, T | undefined>;
+  return {
+    set: (value) => {
+      holder[key] = value;
+    },
+    take: () => {
+      const value = holder[key];
+      delete holder[key];
+      return value;
+    },
+  };
 }
 
-export function takeSharedDynamoDb(): SharedDynamoDb | undefined {
-  const shared = (globalThis as Holder)[KEY];
-  delete (globalThis as Holder)[KEY];
-  return shared;
-}
-
-const CHROMIUM_KEY = Symbol.for('signet.test.sharedChromium');
-type ChromiumHolder = { [CHROMIUM_KEY]?: { close(): Promise<void> } };
+const sharedDynamoDb = handOver<SharedDynamoDb>('sharedDynamoDb');
+export const setSharedDynamoDb = sharedDynamoDb.set;
+export const takeSharedDynamoDb = sharedDynamoDb.take;
 
 /** The run's browser server (test/support/shared-chromium.ts), for the teardown to close. */
-export function setSharedChromium(server: { close(): Promise<void> }): void {
-  (globalThis as ChromiumHolder)[CHROMIUM_KEY] = server;
-}
-
-export function takeSharedChromium(): { close(): Promise<void> } | undefined {
-  const server = (globalThis as ChromiumHolder)[CHROMIUM_KEY];
-  delete (globalThis as ChromiumHolder)[CHROMIUM_KEY];
-  return server;
-}
-
-const TEMP_DIR_KEY = Symbol.for('signet.test.runTempDir');
-type TempDirHolder = { [TEMP_DIR_KEY]?: string };
+const sharedChromium = handOver<{ close(): Promise<void> }>('sharedChromium');
+export const setSharedChromium = sharedChromium.set;
+export const takeSharedChromium = sharedChromium.take;
 
 /** The run's temporary directory (TMPDIR of its processes), for the teardown to remove. */
-export function setRunTempDir(dir: string): void {
-  (globalThis as TempDirHolder)[TEMP_DIR_KEY] = dir;
-}
-
-export function takeRunTempDir(): string | undefined {
-  const dir = (globalThis as TempDirHolder)[TEMP_DIR_KEY];
-  delete (globalThis as TempDirHolder)[TEMP_DIR_KEY];
-  return dir;
-}
+const runTempDir = handOver<string>('runTempDir');
+export const setRunTempDir = runTempDir.set;
+export const takeRunTempDir = runTempDir.take;
