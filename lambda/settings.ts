@@ -463,7 +463,10 @@ export const SETTINGS = {
     prop: 'disableExecuteApiEndpoint',
     rule: flag,
     default: false,
-    doc: "turn off API Gateway's own `execute-api` URL, so that the API is reached only through its custom domain: with `publicBaseUrl`, a request signed for the public URL verifies at the `execute-api` URL too, past whatever stands in front of the domain (keep it on when your own CloudFront or proxy forwards to that URL)",
+    doc:
+      "turn off API Gateway's own `execute-api` URL, so that the API is reached only through its custom domain: with `publicBaseUrl`, " +
+      'a request signed for the public URL verifies at the `execute-api` URL too, past whatever stands in front of the domain ' +
+      '(keep it on when your own CloudFront or proxy forwards to that URL)',
   }),
   authFailureRecordIntervalMs: setting({
     env: 'SIGNET_AUTH_FAILURE_RECORD_INTERVAL_MS',
