@@ -41,6 +41,12 @@ export interface SignetMonitoringProps {
  *   5 minutes. Failures fail closed, so clients see 500s; look at its log group.
  * - `DeniedSpike`: `Signet/Denied` (dimension `service=signet-authorizer`) reached the threshold in
  *   5 minutes: a partner's broken signer, a clock gone wrong, or someone probing.
+ * - `StaleRecordsServed`: the authorizer decided from a cached client record because DynamoDB
+ *   failed (`Signet/StaleRecordServed` ≥ 1 in 5 minutes): a change made in the registry since (a
+ *   client disabled, a key removed) does not apply until the table answers again, for at most the
+ *   stale-if-error bound.
+ * - `RegistryErrors` (with `registryFunction`): the registry function failed at least once in
+ *   5 minutes: registry calls answered 500.
  * - `RotationFailures<n>`: a rotation function errored (any of the four steps) in an hour; the
  *   current key keeps working, but the next rotation is due.
  * - `KeySourcesFailing`: within two refresher intervals (at most a day), a run reported a key
@@ -79,6 +85,21 @@ export class SignetMonitoring extends Construct {
       threshold,
       `At least ${threshold} requests were refused in 5 minutes. GET /registry/clients/{clientId}/auth-failures shows each client's reasons.`,
     );
+    this.addAlarm(
+      'StaleRecordsServed',
+      props.authorizer.metricStaleRecordServed({ period: fiveMinutes }),
+      1,
+      'The authorizer decided from cached client records because DynamoDB failed: changes made in the registry since (a client disabled, a key removed) do not apply until the table answers again. ' +
+        "Check DynamoDB's health and the authorizer's log group.",
+    );
+    if (props.registryFunction !== undefined) {
+      this.addAlarm(
+        'RegistryErrors',
+        props.registryFunction.metricErrors({ period: fiveMinutes, statistic: cloudwatch.Stats.SUM }),
+        1,
+        "The registry function failed: registry calls answered 500 (the authorizer is not affected). Read the registry's log group.",
+      );
+    }
     (props.signingKeys ?? []).forEach((key, index) => {
       this.addAlarm(
         `RotationFailures${index === 0 ? '' : index + 1}`,

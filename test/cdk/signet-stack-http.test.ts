@@ -389,14 +389,23 @@ describe('admin bootstrap', () => {
 });
 
 describe('alarms, dashboard, outputs', () => {
-  test('alarms on authorizer errors, deny spikes, rotation failures and failing key sources', () => {
+  test('alarms on authorizer errors, deny spikes, decisions from stale records, registry errors, rotation failures and failing key sources', () => {
     const alarms = template.findResources('AWS::CloudWatch::Alarm');
     expect(Object.keys(alarms).map((id) => id.replace(/[0-9A-F]{8}$/, '')).sort()).toEqual([
       'MonitoringAuthorizerErrors',
       'MonitoringDeniedSpike',
       'MonitoringKeySourcesFailing',
+      'MonitoringRegistryErrors',
       'MonitoringRotationFailures',
+      'MonitoringStaleRecordsServed',
     ]);
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: METRICS_NAMESPACE,
+      MetricName: AUTHORIZER_METRICS.staleServed,
+      Dimensions: [{ Name: 'service', Value: AUTHORIZER_SERVICE_NAME }],
+      Statistic: 'Sum',
+      Threshold: 1,
+    });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       Namespace: METRICS_NAMESPACE,
       MetricName: AUTHORIZER_METRICS.denied,
@@ -512,7 +521,7 @@ describe('variants (no bundling)', () => {
     const t = variant({});
     t.resourceCountIs('Custom::SignetAdminBootstrap', 0);
     t.resourceCountIs('AWS::SecretsManager::Secret', 0);
-    t.resourceCountIs('AWS::CloudWatch::Alarm', 3); // authorizer errors, deny spike, failing key sources
+    t.resourceCountIs('AWS::CloudWatch::Alarm', 5); // authorizer errors, deny spike, stale records, registry errors, failing key sources
     expect(Object.keys(t.findOutputs('*'))).not.toContain('AdminClientId');
   });
 
