@@ -2,7 +2,7 @@
  * Registers the first `registry:admin` client at deploy time, so the registry API (which itself
  * needs a `registry:admin` signature) can be used at all.
  */
-import { CustomResource, Duration, Token } from 'aws-cdk-lib';
+import { Annotations, CustomResource, Duration, Token } from 'aws-cdk-lib';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { isSignetError } from '../lambda/core/errors';
@@ -61,6 +61,12 @@ export class AdminBootstrap extends Construct {
     super(scope, id);
     const { spkiPem, fingerprint, networkWhitelist } = validateBootstrapProps(this.node.path, props);
     this.fingerprint = fingerprint;
+    if (props.networkWhitelist === undefined) {
+      Annotations.of(this).addWarningV2(
+        'signet:admin-network-everyone',
+        "The bootstrapped admin holds registry:admin and may call from any address (a signature is still required): set networkWhitelist (adminNetworkWhitelist) to your operators' networks.",
+      );
+    }
 
     const fn = new SignetFunction(this, 'Function', {
       entry: 'adminBootstrap',

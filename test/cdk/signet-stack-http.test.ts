@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { App, Duration, Validations } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as cxapi from 'aws-cdk-lib/cx-api';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { ENV } from '../../lambda/config-env';
@@ -385,6 +385,16 @@ describe('admin bootstrap', () => {
       NetworkWhitelist: '["0.0.0.0"]',
     });
     expect(stack.adminBootstrap?.fingerprint).toBe(testKey(0).fingerprint);
+    // The function registers that key only: its fingerprint is in its environment.
+    const env = Object.values(template.findResources('AWS::Lambda::Function')).find((f) => f.Properties.Description?.includes('first registry:admin'))!.Properties.Environment.Variables;
+    expect(env[ENV.adminKeyFingerprint]).toBe(testKey(0).fingerprint);
+  });
+
+  test('an admin allowed from everywhere (no adminNetworkWhitelist) is a synth warning; one with networks is not', () => {
+    const warned = Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('may call from any address'));
+    expect(warned.map((w) => w.id)).toEqual(['/Signet/AdminBootstrap']);
+    const narrowed = withoutBundlingProgress(() => new SignetStack(appWithoutBundling(), 'Narrowed', { adminPublicKey: spkiPem(testKey(0)), adminNetworkWhitelist: ['203.0.113.0/24'] }));
+    expect(Annotations.fromStack(narrowed).findWarning('*', Match.stringLikeRegexp('may call from any address'))).toEqual([]);
   });
 });
 
