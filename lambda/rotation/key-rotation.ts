@@ -54,6 +54,12 @@ import {
 } from './rotation-types';
 import { clientIdOfSecret, keyOfSecret } from './secret-contents';
 
+/** A key's not-after as it was before a finish changed it (for an undo). */
+interface NotAfterChange {
+  readonly fingerprint: string;
+  readonly notAfter: string | undefined;
+}
+
 /**
  * Shortest validity of a key added by setSecret and not yet finished, in seconds: long enough
  * for testSecret and finishSecret (and the service's retries) even with a grace of 0. @default 900
@@ -248,16 +254,9 @@ export class KeyRotation {
     await this.settle(newKey, limits);
 
     const graceEnd = new Date(this.nowMs() + this.graceS * 1000).toISOString();
-    const undo: Array<{ fingerprint: string; notAfter: string | undefined }> = [];
+    const undo: NotAfterChange[] = [];
     try {
-      if (newKey.notAfter !== undefined) {
-        await this.registry.setKeyNotAfter(clientId, fingerprint, undefined, ROTATION_ACTOR);
-        undo.push({ fingerprint, notAfter: newKey.notAfter });
-      }
-      if (previous !== undefined && (previous.notAfter === undefined || Date.parse(previous.notAfter) > Date.parse(graceEnd))) {
-        await this.registry.setKeyNotAfter(clientId, previous.fingerprint, graceEnd, ROTATION_ACTOR);
-        undo.push({ fingerprint: previous.fingerprint, notAfter: previous.notAfter });
-      }
+      await this.setFinishedNotAfters(clientId, newKey, previous, graceEnd, undo);
       await this.secrets.moveStage(secretId, AWSCURRENT, { toVersionId: token, fromVersionId: currentVersionId });
     } catch (error) {
       // Undoing after a move that did commit would leave the new AWSCURRENT key to expire and the
@@ -314,14 +313,26 @@ export class KeyRotation {
     const record = await this.client(clientIdOfSecret(version.secretString, secretId));
     const current = record.keys.find((k) => k.fingerprint === held.key.fingerprint);
     const previous = await this.previousKey(secretId, versionWithStage(description, AWSPREVIOUS), record, held.key.fingerprint);
-    const graceEnd = new Date(this.nowMs() + this.graceS * 1000).toISOString();
-    if (current?.notAfter !== undefined) {
-      await this.registry.setKeyNotAfter(record.clientId, current.fingerprint, undefined, ROTATION_ACTOR);
-      this.log.warn('finishSecret: the AWSCURRENT key had a not-after left by an undone finish; cleared it.', { clientId: record.clientId, fingerprint: current.fingerprint });
+    const mended: NotAfterChange[] = [];
+    await this.setFinishedNotAfters(record.clientId, current, previous, new Date(this.nowMs() + this.graceS * 1000).toISOString(), mended);
+    if (mended.length > 0) {
+      this.log.warn('finishSecret: an undone finish had left not-afters as before the rotation; set them as a finish does.', { clientId: record.clientId, fingerprints: mended.map((c) => c.fingerprint) });
+    }
+  }
+
+  /**
+   * Steps 2 and 3 of a finish: the new key's not-after cleared, the previous key's set to
+   * `graceEnd` (never later than one it has). Each change made is pushed to `done` with the value
+   * it replaced, as it is made, so a failure part-way leaves `done` saying what to undo.
+   */
+  private async setFinishedNotAfters(clientId: string, newKey: StoredPublicKey | undefined, previous: StoredPublicKey | undefined, graceEnd: string, done: NotAfterChange[]): Promise<void> {
+    if (newKey?.notAfter !== undefined) {
+      await this.registry.setKeyNotAfter(clientId, newKey.fingerprint, undefined, ROTATION_ACTOR);
+      done.push({ fingerprint: newKey.fingerprint, notAfter: newKey.notAfter });
     }
     if (previous !== undefined && (previous.notAfter === undefined || Date.parse(previous.notAfter) > Date.parse(graceEnd))) {
-      await this.registry.setKeyNotAfter(record.clientId, previous.fingerprint, graceEnd, ROTATION_ACTOR);
-      this.log.warn('finishSecret: the previous key had no end left by an undone finish; it ends after the grace.', { clientId: record.clientId, fingerprint: previous.fingerprint, notAfter: graceEnd });
+      await this.registry.setKeyNotAfter(clientId, previous.fingerprint, graceEnd, ROTATION_ACTOR);
+      done.push({ fingerprint: previous.fingerprint, notAfter: previous.notAfter });
     }
   }
 
@@ -356,7 +367,7 @@ export class KeyRotation {
   }
 
   /** Puts not-afters back after a failed finish; each failure is logged, none hides the original error. */
-  private async undo(clientId: string, changes: ReadonlyArray<{ fingerprint: string; notAfter: string | undefined }>): Promise<void> {
+  private async undo(clientId: string, changes: readonly NotAfterChange[]): Promise<void> {
     for (const change of changes) {
       try {
         await this.registry.setKeyNotAfter(clientId, change.fingerprint, change.notAfter, ROTATION_ACTOR);
