@@ -3,7 +3,6 @@
  * needs a `registry:admin` signature) can be used at all.
  */
 import { Annotations, CustomResource, Duration, Token } from 'aws-cdk-lib';
-import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { isSignetError } from '../lambda/core/errors';
 import { EVERYONE, normaliseNetworkEntry } from '../lambda/core/network-entries';
@@ -11,7 +10,7 @@ import { importPublicKey } from '../lambda/core/keys';
 import type { AdminBootstrapProperties } from '../lambda/bootstrap/admin-bootstrap';
 import { IClientRegistry } from './client-registry';
 import { settingsEnvironment } from './setting-props';
-import { SignetFunction } from './signet-function';
+import { SignetFunction, type SignetFunctionProps } from './signet-function';
 import { SERVICE_NAMES } from '../lambda/observability';
 
 /** `POWERTOOLS_SERVICE_NAME` of the bootstrap function. */
@@ -20,7 +19,7 @@ export const BOOTSTRAP_SERVICE_NAME = SERVICE_NAMES.adminBootstrap;
 /** Name of the bootstrapped admin client when none is given. */
 export const DEFAULT_ADMIN_CLIENT_NAME = 'bootstrap admin';
 
-export interface AdminBootstrapProps {
+export interface AdminBootstrapProps extends Pick<SignetFunctionProps, 'logRetention'> {
   /** The registry to register the admin in. */
   readonly registry: IClientRegistry;
   /**
@@ -35,8 +34,6 @@ export interface AdminBootstrapProps {
    * @default ['0.0.0.0'] - everyone: the signature is still required. Narrow it to your admin network.
    */
   readonly networkWhitelist?: readonly string[];
-  /** @default - DEFAULT_LOG_RETENTION (one month) */
-  readonly logRetention?: logs.RetentionDays;
 }
 
 /**

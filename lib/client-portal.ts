@@ -16,7 +16,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { PORTAL_CONTENT_TYPES, PORTAL_PATH } from '../lambda/portal/static-site';
 import { portalScriptFile } from './portal-bundle';
-import { PACKAGE_ROOT, SignetFunction } from './signet-function';
+import { PACKAGE_ROOT, SignetFunction, type SignetFunctionProps } from './signet-function';
 import { SERVICE_NAMES } from '../lambda/observability';
 
 /** `POWERTOOLS_SERVICE_NAME` of the portal function. */
@@ -34,15 +34,13 @@ export function portalFiles(dir: string = PORTAL_SOURCE_DIR): string[] {
   return files;
 }
 
-export interface ClientPortalProps {
+export interface ClientPortalProps extends Pick<SignetFunctionProps, 'logRetention'> {
   /** Serve the portal on this HTTP API (the one the registry is on). Give exactly one of httpApi / restApi. */
   readonly httpApi?: apigwv2.HttpApi;
   /** Serve the portal on this REST API (the one the registry is on). Give exactly one of httpApi / restApi. */
   readonly restApi?: apigw.IRestApi;
   /** @default 128 */
   readonly memorySizeMb?: number;
-  /** @default - DEFAULT_LOG_RETENTION (one month) */
-  readonly logRetention?: logs.RetentionDays;
 }
 
 /**

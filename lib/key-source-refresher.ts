@@ -13,8 +13,9 @@ import { Construct } from 'constructs';
 import { KEY_SOURCE_REFRESH_METRIC_NAMES, METRICS_NAMESPACE, SERVICE_NAMES } from '../lambda/observability';
 import { SETTINGS } from '../lambda/settings';
 import { IClientRegistry } from './client-registry';
+import type { SignatureAuthorizerProps } from './signature-authorizer';
 import { settingPropProblem, settingsEnvironment } from './setting-props';
-import { SignetFunction } from './signet-function';
+import { SignetFunction, type SignetFunctionProps } from './signet-function';
 
 /** `POWERTOOLS_SERVICE_NAME` of the refresher, and the `service` dimension of its metrics. */
 export const KEY_SOURCE_REFRESHER_SERVICE_NAME = SERVICE_NAMES.keySourceRefresher;
@@ -33,30 +34,32 @@ export const KEY_SOURCE_REFRESHER_TIMEOUT_S = 300;
 /** The longest period a CloudWatch alarm may evaluate, in minutes (one day). */
 const MAX_ALARM_PERIOD_MIN = 24 * 60;
 
-export interface KeySourceRefresherProps {
-  /** The client table whose key sources are refreshed. */
-  readonly registry: IClientRegistry;
+/**
+ * The refresher's schedule and directory rule. The registry API takes the same two (RegistryApiProps):
+ * give both constructs the same values.
+ */
+export interface KeySourceSettings {
   /**
-   * Minutes between two runs (1 to 1440). Each run fetches the sources that are due: a source's
-   * `Cache-Control: max-age` (1 minute to 24 hours) and its failure backoff set when that is.
+   * Minutes between two runs of the refresher (1 to 1440). Each run fetches the sources that are
+   * due: a source's `Cache-Control: max-age` (1 minute to 24 hours) and its failure backoff set
+   * when that is. The registry schedules a newly registered source by it too.
    * @default - SETTINGS.keySourceRefreshMinutes.default (15)
    */
   readonly keySourceRefreshMinutes?: number;
   /**
-   * Days published keys keep verifying after their source's last successful fetch (1 to 90).
-   * Give the authorizer's value (SignatureAuthorizer.keySourceKeepDays).
-   * @default - SETTINGS.keySourceKeepDays.default (7)
-   */
-  readonly keySourceKeepDays?: number;
-  /**
-   * Use only the keys of a Web Bot Auth directory that the directory response signs.
+   * Use only the keys of a Web Bot Auth key directory that the directory response itself signs
+   * (registration and refresher alike).
    * @default false
    */
   readonly requireSignedDirectories?: boolean;
+}
+
+/** `keySourceKeepDays`: give the authorizer's value (SignatureAuthorizer.keySourceKeepDays). */
+export interface KeySourceRefresherProps extends KeySourceSettings, Pick<SignatureAuthorizerProps, 'keySourceKeepDays'>, Pick<SignetFunctionProps, 'logRetention'> {
+  /** The client table whose key sources are refreshed. */
+  readonly registry: IClientRegistry;
   /** @default 256 */
   readonly memorySizeMb?: number;
-  /** @default - DEFAULT_LOG_RETENTION (one month) */
-  readonly logRetention?: logs.RetentionDays;
 }
 
 /**

@@ -13,9 +13,10 @@ import { Construct } from 'constructs';
 import { REGISTRY_ADMIN_ROLE } from '../lambda/core/defaults';
 import { compileRoleCatalogue } from '../lambda/core/role-policy';
 import { IClientRegistry } from './client-registry';
+import type { KeySourceSettings } from './key-source-refresher';
 import { SignatureAuthorizer, acknowledgeSignetAuthorization } from './signature-authorizer';
 import { settingPropProblem, settingsEnvironment } from './setting-props';
-import { SignetFunction } from './signet-function';
+import { SignetFunction, type SignetFunctionProps } from './signet-function';
 import { SERVICE_NAMES } from '../lambda/observability';
 
 /** `POWERTOOLS_SERVICE_NAME` of the registry function. */
@@ -30,7 +31,8 @@ const ADMIN_PROBES: ReadonlyArray<readonly [string, string]> = [
   ['GET', '/registry/clients/c_probe/auth-failures'],
 ];
 
-export interface RegistryApiProps {
+/** `keySourceRefreshMinutes` and `requireSignedDirectories`: give the KeySourceRefresher's values. */
+export interface RegistryApiProps extends KeySourceSettings, Pick<SignetFunctionProps, 'logRetention'> {
   /** The client table the handlers read and write. */
   readonly registry: IClientRegistry;
   /** The authorizer that guards the routes; its role catalogue must give `registry:admin` the `/registry` routes. */
@@ -39,23 +41,8 @@ export interface RegistryApiProps {
   readonly httpApi?: apigwv2.HttpApi;
   /** Add the routes to this REST API (needs an authorizer with apiType 'rest'). Give exactly one of httpApi / restApi. */
   readonly restApi?: apigw.IRestApi;
-  /**
-   * Minutes between two runs of the key source refresher: a key source registered or refreshed
-   * through the registry is next fetched this long after (its `max-age` permitting). Give the
-   * same value as the KeySourceRefresher's.
-   * @default - SETTINGS.keySourceRefreshMinutes.default (15)
-   */
-  readonly keySourceRefreshMinutes?: number;
-  /**
-   * Use only the keys of a Web Bot Auth directory that the directory response signs. Give the
-   * same value as the KeySourceRefresher's.
-   * @default false
-   */
-  readonly requireSignedDirectories?: boolean;
   /** @default 256 */
   readonly memorySizeMb?: number;
-  /** @default - DEFAULT_LOG_RETENTION (one month) */
-  readonly logRetention?: logs.RetentionDays;
 }
 
 /**

@@ -14,7 +14,7 @@ import { DEFAULT_ROLE_CATALOGUE, SETTINGS } from '../lambda/settings';
 import type { RoleCatalogue } from '../lambda/core/role-policy';
 import { IClientRegistry } from './client-registry';
 import { settingPropsProblems, settingsEnvironment } from './setting-props';
-import { METRICS_NAMESPACE, SignetFunction } from './signet-function';
+import { METRICS_NAMESPACE, SignetFunction, type SignetFunctionProps } from './signet-function';
 import { AUTHORIZER_METRIC_NAMES, SERVICE_NAMES } from '../lambda/observability';
 
 /** Which API Gateway flavour sits in front: HTTP API (payload 2.0) or REST API (v1). */
@@ -41,7 +41,7 @@ export const SIGNATURE_HEADER = 'Signature';
  */
 export const AUTHORIZER_TIMEOUT_S = 5;
 
-export interface SignatureAuthorizerProps {
+export interface SignatureAuthorizerProps extends Pick<SignetFunctionProps, 'logRetention'> {
   /** Where clients are looked up. */
   readonly registry: IClientRegistry;
   /**
@@ -154,8 +154,6 @@ export interface SignatureAuthorizerProps {
    * @default - none: the authorizer draws on the account's unreserved concurrency
    */
   readonly reservedConcurrency?: number;
-  /** @default - DEFAULT_LOG_RETENTION (one month) */
-  readonly logRetention?: logs.RetentionDays;
 }
 
 /**

@@ -4,6 +4,8 @@
  * (No function is bundled here.)
  */
 import { generateKeyPairSync } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { Duration, Stack } from 'aws-cdk-lib';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -274,5 +276,26 @@ describe('AdminBootstrap props', () => {
     const small = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({ type: 'spki', format: 'pem' }) as string;
     const message = errorOf(() => new AdminBootstrap(stack, 'Admin', { registry, publicKey: small }));
     expect(message).toContain('publicKey is not usable (key_too_small)');
+  });
+});
+
+describe('each setting prop is declared once', () => {
+  // A construct that passes a setting on takes it with Pick<> from the construct that declares it,
+  // so its sentence and its default are written in one place. Two props stay the stack's own:
+  // its role catalogue has a default of its own (the demo role), and its log retention applies to
+  // every log group it makes, the API's access logs included.
+  const STACK_OWN = new Set(['roleCatalogue', 'logRetention']);
+
+  test('no prop that carries a setting is declared in two constructs of lib/', () => {
+    const libDir = path.join(__dirname, '../../lib');
+    const sources = fs.readdirSync(libDir).filter((name) => name.endsWith('.ts')).map((name) => ({ name, text: fs.readFileSync(path.join(libDir, name), 'utf8') }));
+    const declaredTwice: string[] = [];
+    for (const row of SETTING_ROWS) {
+      if (row.prop === undefined) continue;
+      const declaration = new RegExp(`^\\s*readonly ${row.prop}\\??:`, 'm');
+      const files = sources.filter((source) => declaration.test(source.text) && !(source.name === 'signet-stack.ts' && STACK_OWN.has(row.prop!))).map((source) => source.name);
+      if (files.length > 1) declaredTwice.push(`${row.prop}: ${files.join(', ')}`);
+    }
+    expect(declaredTwice).toEqual([]);
   });
 });
