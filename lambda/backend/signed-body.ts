@@ -13,11 +13,19 @@
  * export const handler = withSignedBody(async (event) => ({ statusCode: 200, body: 'ok' }));
  * // or, with Middy:
  * export const handler = middy(baseHandler).use(signedBody());
+ * // signedBody() goes before any body parser: it checks the string API Gateway delivered.
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyEventV2, APIGatewayProxyResult, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { CONTEXT_KEYS } from '../adapters/authorizer-context';
 import { checkContentDigest } from '../core/content-digest';
 import { SignetError, isSignetError } from '../core/errors';
+
+/**
+ * The check itself, for a backend that is not a Lambda proxy handler (behind an HTTP integration,
+ * say): the Content-Digest the authorizer passed on, and the body's raw bytes.
+ * @throws SignetError `digest_required`, `malformed_digest` or `digest_mismatch`
+ */
+export { checkContentDigest };
 
 /** Either proxy event shape. */
 export type ProxyEvent = APIGatewayProxyEventV2 | APIGatewayProxyEvent;
@@ -34,10 +42,18 @@ export function authorizerContext(event: ProxyEvent): Record<string, unknown> {
   return lambda ?? authorizer;
 }
 
-/** The body bytes as the client sent them. */
+/**
+ * The body bytes as the client sent them.
+ * @throws TypeError when `event.body` is no longer API Gateway's string: a body parser ran first
+ *   and replaced it with what it read (an object, an array), which is not what the client signed
+ */
 export function receivedBody(event: ProxyEvent): Buffer {
-  if (event.body === null || event.body === undefined) return Buffer.alloc(0);
-  return event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
+  const body: unknown = event.body;
+  if (body === null || body === undefined) return Buffer.alloc(0);
+  if (typeof body !== 'string') {
+    throw new TypeError(`event.body is ${Array.isArray(body) ? 'an array' : `a${typeof body === 'object' ? 'n object' : ` ${typeof body}`}`}, not the string API Gateway delivers: run the signed-body check before any body parser.`);
+  }
+  return event.isBase64Encoded ? Buffer.from(body, 'base64') : Buffer.from(body, 'utf8');
 }
 
 /**

@@ -203,4 +203,19 @@ describe('signedBody() Middy middleware (real @middy/core)', () => {
     expect((await restHandler(v1Event(body, signedDigest(body)), {} as never)).statusCode).toBe(204);
     expect((await restHandler(v1Event('{}', signedDigest(body)), {} as never)).statusCode).toBe(400);
   });
+
+  test('behind a body parser that ran first, the handler never runs: the parsed body is not what was signed', async () => {
+    // A parser placed before the check replaces the string with what it read: here, the signed bytes as an array.
+    const parsedFirst = { before: (request: { event: APIGatewayProxyEventV2 }) => void Object.assign(request.event, { body: [...Buffer.from(body)] }) };
+    const seen: unknown[] = [];
+    const handler = middy(async (event: APIGatewayProxyEventV2) => {
+      seen.push(event.body);
+      return { statusCode: 200, body: '' };
+    })
+      .use(parsedFirst)
+      .use(signedBody());
+    await expect(handler(v2Event(body, signedDigest(body)), {} as never)).rejects.toThrow('event.body is an array, not the string API Gateway delivers: run the signed-body check before any body parser.');
+    expect(seen).toEqual([]);
+    expect(() => checkSignedBody({ ...v2Event(body, signedDigest(body)), body: { amount: 10 } as never })).toThrow(/event\.body is an object/);
+  });
 });
