@@ -314,6 +314,15 @@ describe('looksLikePrivateKey', () => {
   ])('%s → %s', (_name, text, expected) => {
     expect(looksLikePrivateKey(text)).toBe(expected);
   });
+
+  it("a text that is only an Ed25519 seed, as keygen's private.ed25519.hex holds it, is private; 63 hex digits are not", () => {
+    expect(looksLikePrivateKey(`${ed25519SeedHex(generateKeyPairSync('ed25519').privateKey)}\n`)).toBe(true);
+    expect(looksLikePrivateKey('a'.repeat(63))).toBe(false);
+  });
+
+  it('64 hex digits inside a body are not judged a seed (a SHA-256 in hex looks the same)', () => {
+    expect(scanForPrivateKey({ note: 'a'.repeat(64) })).toBe('none');
+  });
 });
 
 /** Base64 wrapped at `width` characters per line, as PEM bodies and many tools write it. */
