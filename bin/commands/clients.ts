@@ -37,6 +37,7 @@ import { generateRsaKeyPair, spkiPemOf } from '../../lambda/core/keys';
 import { type KeySource, keySourceRequest } from '../../lambda/core/key-source-url';
 import { hasClientKey, writeClientDir } from '../../local/client-dir';
 import { Options, UsageError, parse, readPublicKeyFile } from './args';
+import { printable } from './printable';
 import { CommandHelp, FlagHelp, GroupHelp } from './help';
 import { REGISTRY_FLAGS, REGISTRY_OPTIONS, RegistryAnswer, RegistryClient, clientPath, runRegistryCommand, versionOf, VERSION_FLAG } from './registry-client';
 import { Formatter, auditTable, clientSummary, clientTable, failureTable } from './registry-output';
@@ -305,12 +306,13 @@ export function openToEveryoneNotes(answer: RegistryAnswer): string[] {
     } catch {
       return [];
     }
-    const narrow = `Narrow it with: signet clients update ${clientId} --network ADDR_OR_CIDR`;
+    const id = printable(clientId); // the registry's answer, printed on the terminal
+    const narrow = `Narrow it with: signet clients update ${id} --network ADDR_OR_CIDR`;
     if (reach === 'every-address') {
-      return [`note: client ${clientId} accepts signed requests from every address (its network whitelist holds 0.0.0.0 or a /0 range, or ranges that together cover every IPv4 and IPv6 address). ${narrow}`];
+      return [`note: client ${id} accepts signed requests from every address (its network whitelist holds 0.0.0.0 or a /0 range, or ranges that together cover every IPv4 and IPv6 address). ${narrow}`];
     }
     if (reach === 'every-ipv4-address') {
-      return [`note: client ${clientId} accepts signed requests from every IPv4 address (its network whitelist holds ::ffff:0:0/96, or ranges that together cover all of IPv4); IPv6 callers only from its IPv6 entries. ${narrow}`];
+      return [`note: client ${id} accepts signed requests from every IPv4 address (its network whitelist holds ::ffff:0:0/96, or ranges that together cover all of IPv4); IPv6 callers only from its IPv6 entries. ${narrow}`];
     }
     return [];
   });

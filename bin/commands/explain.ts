@@ -28,6 +28,7 @@ import { CommandHelp } from './help';
 import { existsSync } from 'node:fs';
 import { isCoverageProfile } from '../../lambda/core/profiles';
 import { UsageError, parse } from './args';
+import { printable } from './printable';
 import { REGISTRY_FLAGS, REGISTRY_OPTIONS, RegistryClient, clientPath } from './registry-client';
 import { RECEIVED_REQUEST_FLAGS, RECEIVED_REQUEST_OPTIONS, receivedRequestOf } from './request-inputs';
 import { defaultClientDirs } from './signed-call';
@@ -400,7 +401,7 @@ async function registeredClient(values: Record<string, unknown>, clientId: strin
   }
   if (answer.status !== 200) {
     const body = answer.body as { error?: unknown; message?: unknown } | undefined;
-    return { error: `the registry at ${registry.endpoint} answered HTTP ${answer.status}${typeof body?.error === 'string' ? ` ${body.error}` : ''}${typeof body?.message === 'string' ? `: ${body.message}` : ''}` };
+    return { error: `the registry at ${registry.endpoint} answered HTTP ${answer.status}${typeof body?.error === 'string' ? ` ${printable(body.error)}` : ''}${typeof body?.message === 'string' ? `: ${printable(body.message)}` : ''}` };
   }
   const record = answer.body as { profile?: unknown; keys?: Array<{ publicKey?: unknown; algorithm?: unknown }> };
   return {

@@ -16,6 +16,7 @@ import { AUTHORIZER_CACHE_TTL_HEADER } from '../../lambda/core/defaults';
 import { localEndpoint } from '../../local/signet-home';
 import { UsageError } from './args';
 import { FlagHelp } from './help';
+import { printable, printableJson } from './printable';
 import { Formatter } from './registry-output';
 import { withCliCommands } from './route-commands';
 import { SigningIdentity, defaultClientDirs, signedCall, signingIdentity } from './signed-call';
@@ -176,7 +177,7 @@ export function printAnswer(answer: RegistryAnswer, options: PrintOptions = {}):
   if (answer.status >= 200 && answer.status < 300) {
     if (answer.body === undefined) return 0;
     if (options.json !== true && options.format !== undefined) console.log(options.format(answer.body));
-    else console.log(typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body, null, 2));
+    else console.log(printableJson(answer.body));
     const when = propagationNote(answer.cacheTtlSeconds);
     if (when !== undefined) console.error(when);
     return 0;
@@ -202,16 +203,17 @@ export async function runRegistryCommand(body: () => Promise<RegistryAnswer>, op
   }
 }
 
+/** The refusal as one line; what the server said is made printable (a message may quote a caller's path). */
 function refusalLine(answer: RegistryAnswer): string {
   const body = answer.body as { error?: unknown; message?: unknown } | undefined;
   if (typeof body === 'object' && body !== null && typeof body.error === 'string') {
-    return `HTTP ${answer.status} ${body.error}: ${typeof body.message === 'string' ? withCliCommands(body.message) : ''}`.trimEnd();
+    return `HTTP ${answer.status} ${printable(body.error)}: ${typeof body.message === 'string' ? withCliCommands(printable(body.message)) : ''}`.trimEnd();
   }
   if (typeof body === 'object' && body !== null && typeof body.message === 'string') {
     // A deployed HTTP API's own refusal ({"message":"Forbidden"}): the reason is in the auth-failure list.
     const hint = answer.status === 401 || answer.status === 403 ? ' (an HTTP API cannot say why; another admin can read the reason with `signet clients failures CLIENT_ID`, or see the authorizer log)' : '';
-    return `HTTP ${answer.status}: ${body.message}${hint}`;
+    return `HTTP ${answer.status}: ${printable(body.message)}${hint}`;
   }
   const raw = answer.body;
-  return `HTTP ${answer.status}${typeof raw === 'string' && raw !== '' ? `: ${raw.slice(0, 300)}` : ''}`;
+  return `HTTP ${answer.status}${typeof raw === 'string' && raw !== '' ? `: ${printable(raw.slice(0, 300))}` : ''}`;
 }

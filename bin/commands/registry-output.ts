@@ -1,11 +1,19 @@
 /**
  * How registry answers read on a terminal: tables for lists, a short summary for one record. No
  * PEM is ever printed here (fingerprints name keys); `--json` prints the registry's answer as it
- * came, for scripts. A body of an unexpected shape falls back to its JSON.
+ * came, for scripts. A body of an unexpected shape falls back to its JSON. Every string of the
+ * answer is made printable (./printable.ts) before it is laid out: a record holds what callers
+ * put in it (a refused request's path, a client's name), and none of it may drive the terminal.
  */
+import { printableJson, printableLines, printableStrings } from './printable';
 
 /** Turns a registry answer body into lines for a person. */
 export type Formatter = (body: unknown) => string;
+
+/** `format` given the body with every string in it, keys included, made printable (a body that is plain text keeps its lines). */
+function printed(format: Formatter): Formatter {
+  return (body) => format(typeof body === 'string' ? printableLines(body) : printableStrings(body));
+}
 
 type Row = Record<string, unknown>;
 
@@ -46,23 +54,23 @@ function keyCount(keys: unknown): string {
 }
 
 function json(body: unknown): string {
-  return typeof body === 'string' ? body : JSON.stringify(body, null, 2);
+  return printableJson(body);
 }
 
 /** `clients list` / `clients find`: id, name, status, roles, keys, last use, account. */
-export const clientTable: Formatter = (body) => {
+export const clientTable: Formatter = printed((body) => {
   const clients = rowsOf(body, 'clients');
   if (clients === undefined) return json(body);
   const rows = clients.map((c) => [str(c.clientId), str(c.name), str(c.status), str(c.roles), keyCount(c.keys), lastUse(c.lastUsedAt), str(c.accountId)]);
   return withCursor(table(['CLIENT ID', 'NAME', 'STATUS', 'ROLES', 'KEYS', 'LAST USED', 'ACCOUNT'], rows), body, rows.length, ['client', 'clients']);
-};
+});
 
 /**
  * One client: its fields, its published key source and that source's state (when it has one),
  * then per key a line (fingerprint, added, not-after, last use) and a line of what names it
  * (thumbprint, algorithm; a published key's kid and nbf/exp).
  */
-export const clientSummary: Formatter = (body) => {
+export const clientSummary: Formatter = printed((body) => {
   const c = body as Row | undefined;
   if (typeof c?.clientId !== 'string') return json(body);
   const lines = [
@@ -92,7 +100,7 @@ export const clientSummary: Formatter = (body) => {
     lines.push(`      ${names.join('  ')}`);
   }
   return lines.join('\n');
-};
+});
 
 /** What a key source is, in words: `JWKS https://...` or `Web Bot Auth agent https://...`. */
 export function keySourceText(source: unknown): string | undefined {
@@ -146,7 +154,7 @@ function keysIn(value: unknown): { count: number; names: string[] } {
  * `keys refresh`: what the refresh did (keys added, removed, unchanged), or the error it recorded
  * and that the keys were kept; then the client as it is now.
  */
-export const refreshSummary: Formatter = (body) => {
+export const refreshSummary: Formatter = printed((body) => {
   const b = body as Row | undefined;
   const refresh = b?.refresh as Row | undefined;
   const client = b?.client as Row | undefined;
@@ -174,47 +182,47 @@ export const refreshSummary: Formatter = (body) => {
     );
   }
   return `${lines.join('\n')}\n\n${clientSummary(client)}`;
-};
+});
 
 /** `clients failures`: the recent refusals. */
-export const failureTable: Formatter = (body) => {
+export const failureTable: Formatter = printed((body) => {
   const failures = rowsOf(body, 'failures');
   if (failures === undefined) return json(body);
   const rows = failures.map((f) => [str(f.at), str(f.reason), `${str(f.method)} ${str(f.path)}`, str(f.sourceIp), str(f.message)]);
   return withCursor(table(['AT', 'CODE', 'REQUEST', 'SOURCE IP', 'MESSAGE'], rows), body, rows.length, ['recorded refusal', 'recorded refusals']);
-};
+});
 
 /** `keys expiring`. */
-export const expiringTable: Formatter = (body) => {
+export const expiringTable: Formatter = printed((body) => {
   const keys = rowsOf(body, 'keys');
   if (keys === undefined) return json(body);
   const rows = keys.map((k) => [str(k.clientId), str(k.fingerprint), str(k.addedAt), str(k.ageDays), str(k.notAfter)]);
   const days = (body as Row).olderThanDays;
   return withCursor(table(['CLIENT ID', 'FINGERPRINT', 'ADDED', 'AGE (DAYS)', 'NOT AFTER'], rows), body, rows.length, [`key older than ${str(days)} days`, `keys older than ${str(days)} days`]);
-};
+});
 
 /** `accounts list`. */
-export const accountTable: Formatter = (body) => {
+export const accountTable: Formatter = printed((body) => {
   const accounts = rowsOf(body, 'accounts');
   if (accounts === undefined) return json(body);
   const rows = accounts.map((a) => [str(a.accountId), str(a.name), str(a.roleCeiling), str(a.version)]);
   return withCursor(table(['ACCOUNT ID', 'NAME', 'ROLE CEILING', 'VERSION'], rows), body, rows.length, ['account', 'accounts']);
-};
+});
 
 /** One account. */
-export const accountSummary: Formatter = (body) => {
+export const accountSummary: Formatter = printed((body) => {
   const a = body as Row | undefined;
   if (typeof a?.accountId !== 'string') return json(body);
   return [`account       ${a.accountId}`, `name          ${str(a.name)}`, `role ceiling  ${str(a.roleCeiling)}`, `version       ${str(a.version)}   updated ${str(a.updatedAt)}`].join('\n');
-};
+});
 
 /** `accounts audit` and `clients audit`: who changed what, newest first as the registry gives it. */
-export const auditTable: Formatter = (body) => {
+export const auditTable: Formatter = printed((body) => {
   const entries = rowsOf(body, 'entries');
   if (entries === undefined) return json(body);
   const rows = entries.map((e) => [str(e.at), str(e.action), str(e.clientId ?? e.accountId), str(e.actor), str(e.version), changed(e)]);
   return withCursor(table(['AT', 'ACTION', 'RECORD', 'ACTOR', 'VERSION', 'CHANGED'], rows), body, rows.length, ['audit entry', 'audit entries']);
-};
+});
 
 function changed(entry: Row): string {
   const parts = Object.keys((entry.changes as Row | undefined) ?? {});

@@ -28,6 +28,7 @@ import { LOCAL_HOST, localEndpoint } from '../../local/signet-home';
 import { UsageError, headerLines, parse, readBody } from './args';
 import { DiagnosisKey, explainRequest } from './explain';
 import { CommandHelp } from './help';
+import { printable } from './printable';
 import { RegistryClient, clientPath } from './registry-client';
 import { LOOPBACK_HOSTNAMES, SignedAnswer, SigningIdentity, defaultClientDirs, resolveUrl, signedCall, signingIdentity } from './signed-call';
 
@@ -85,9 +86,10 @@ export async function run(argv: string[]): Promise<number> {
     },
   });
 
-  const out: string[] = [`HTTP ${answer.status} ${answer.statusText}`.trimEnd()];
+  // The status text and header values are the server's: made printable (the body is printed as it came, as curl does).
+  const out: string[] = [`HTTP ${answer.status} ${printable(answer.statusText)}`.trimEnd()];
   if (values.include === true) {
-    answer.headers.forEach((value, name) => out.push(`${name}: ${value}`));
+    answer.headers.forEach((value, name) => out.push(`${name}: ${printable(value)}`));
     out.push('');
   }
   process.stdout.write(`${out.join('\n')}\n`);
