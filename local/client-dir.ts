@@ -4,15 +4,21 @@
  * registry commands' `--admin DIR` read them.
  *
  * ```
- * private.pkcs8.b64   the private key as PKCS#8 DER in Base64, one line                     0600
+ * private.pkcs8.b64   the private key as PKCS#8 DER in Base64, one line                    0600
  * private.pem         the same key as PKCS#8 PEM                                           0600
- * public.pem          the public key (SPKI PEM): what the registry holds
- * client-id           the clientId (the signature's keyid)
+ * public.pem          the public key (SPKI PEM): what the registry holds                   0644
+ * client-id           the clientId (the signature's keyid)                                 0644
  * ```
  * Errors name the file and what to do; they never contain key material.
+ *
+ * Writing is safe in a directory other users can reach: the directory must be a real directory
+ * (not a symbolic link) of the current user that no one else may write to, and each file is
+ * written to a new temporary file there and renamed over its name, so an existing file or
+ * symbolic link of that name is replaced, never written through.
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, constants, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { basename, dirname, join } from 'node:path';
 import { PrivateKeyInfo, ed25519SeedHex, importPrivateKey, spkiPemOf } from '../lambda/core/keys';
 
 /** File names inside a client directory. */
@@ -35,16 +41,54 @@ export interface ClientDir {
 /** Writes the key pair and clientId (private files mode 0600, the directory 0700). */
 export function writeClientDir(dir: string, clientId: string, key: PrivateKeyInfo): void {
   writeKeyFiles(dir, key);
-  writeFileSync(join(dir, CLIENT_DIR_FILES.clientId), `${clientId}\n`);
+  writeClientId(dir, clientId);
 }
 
 /** Writes only the key files (`signet clients create --out DIR` before the clientId is known). */
 export function writeKeyFiles(dir: string, key: PrivateKeyInfo): void {
+  prepareClientDir(dir);
+  writeFileAtomically(join(dir, CLIENT_DIR_FILES.privateKeyB64), `${key.pkcs8Base64}\n`, 0o600);
+  writeFileAtomically(join(dir, CLIENT_DIR_FILES.privateKeyPem), key.key.export({ type: 'pkcs8', format: 'pem' }) as string, 0o600);
+  writeFileAtomically(join(dir, CLIENT_DIR_FILES.publicKeyPem), spkiPemOf(key.publicKey), 0o644);
+  if (key.key.asymmetricKeyType === 'ed25519') writeFileAtomically(join(dir, CLIENT_DIR_FILES.ed25519SeedHex), `${ed25519SeedHex(key.key)}\n`, 0o600);
+}
+
+/** Writes the `client-id` file into a directory {@link prepareClientDir} accepts. */
+export function writeClientId(dir: string, clientId: string): void {
+  prepareClientDir(dir);
+  writeFileAtomically(join(dir, CLIENT_DIR_FILES.clientId), `${clientId}\n`, 0o644);
+}
+
+/**
+ * Creates `dir` (mode 0700) if it is missing, then makes sure no other user can change what is
+ * written there: it must be a directory, not a symbolic link, owned by the current user, with no
+ * group or other write permission. Where there are no POSIX owners (Windows) only the first two hold.
+ * @param uid the user who must own it: the current one
+ * @throws Error naming the directory and what to do; nothing has been written then
+ */
+export function prepareClientDir(dir: string, uid: number | undefined = process.getuid?.()): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  writePrivate(join(dir, CLIENT_DIR_FILES.privateKeyB64), `${key.pkcs8Base64}\n`);
-  writePrivate(join(dir, CLIENT_DIR_FILES.privateKeyPem), key.key.export({ type: 'pkcs8', format: 'pem' }) as string);
-  writeFileSync(join(dir, CLIENT_DIR_FILES.publicKeyPem), spkiPemOf(key.publicKey));
-  if (key.key.asymmetricKeyType === 'ed25519') writePrivate(join(dir, CLIENT_DIR_FILES.ed25519SeedHex), `${ed25519SeedHex(key.key)}\n`);
+  const stat = lstatSync(dir);
+  const refuse = (why: string, fix: string): never => {
+    throw new Error(`${dir} ${why}; nothing was written. ${fix}`);
+  };
+  if (stat.isSymbolicLink()) refuse('is a symbolic link, which another user may be able to point elsewhere', 'Give the real directory, or choose another directory.');
+  if (!stat.isDirectory()) refuse('exists and is not a directory', 'Choose another directory.');
+  if (uid === undefined) return;
+  if (stat.uid !== uid) refuse(`belongs to another user (uid ${stat.uid}), who could replace the key files in it`, 'Choose a directory of your own.');
+  if ((stat.mode & 0o022) !== 0) {
+    const mode = (stat.mode & 0o777).toString(8).padStart(4, '0');
+    refuse(`is writable by other users (mode ${mode}), who could replace the key files in it`, `Run \`chmod go-w ${dir}\`, or choose another directory.`);
+  }
+}
+
+/**
+ * The key files present in `dir` (private.pkcs8.b64, private.pem, public.pem, private.ed25519.hex).
+ * A symbolic link counts even when what it points to is missing: writing there is never silent.
+ */
+export function existingKeyFiles(dir: string): string[] {
+  const names = [CLIENT_DIR_FILES.privateKeyB64, CLIENT_DIR_FILES.privateKeyPem, CLIENT_DIR_FILES.publicKeyPem, CLIENT_DIR_FILES.ed25519SeedHex];
+  return names.filter((name) => lstatSync(join(dir, name), { throwIfNoEntry: false }) !== undefined);
 }
 
 /** True when `dir` holds a private key. */
@@ -84,7 +128,24 @@ export function readClientDir(dir: string): ClientDir {
   return { dir, clientId, key };
 }
 
-function writePrivate(path: string, text: string): void {
-  writeFileSync(path, text, { mode: 0o600 });
-  chmodSync(path, 0o600); // an existing file keeps its old mode otherwise
+/**
+ * Writes `text` to a new file next to `path` (created exclusively, never through a symbolic link,
+ * with `mode`), flushes it, and renames it over `path`: whatever `path` was (an existing file, a
+ * symbolic link) is replaced, never written into. The temporary file is removed if anything fails.
+ */
+function writeFileAtomically(path: string, text: string, mode: number): void {
+  const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
+  const fd = openSync(tmp, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | (constants.O_NOFOLLOW ?? 0), mode);
+  try {
+    try {
+      writeFileSync(fd, text);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, path);
+  } catch (error) {
+    rmSync(tmp, { force: true });
+    throw error;
+  }
 }

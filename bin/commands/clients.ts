@@ -18,8 +18,10 @@
  * local gateway's `http://127.0.0.1` allowance: a deployed registry refuses plain http itself).
  *
  * `--out DIR` makes a new key pair and writes it with the new clientId as a client directory
- * (usable with `signet request --client DIR`). Edits without `--version` read the current
- * version first; a change made in between still fails with 409 `version_conflict`.
+ * (usable with `signet request --client DIR`): the key files before anything is sent (DIR must be
+ * the user's own, writable by no one else, and hold no key pair), the clientId after the 201.
+ * Edits without `--version` read the current version first; a change made in between still fails
+ * with 409 `version_conflict`.
  *
  * Answers print as a table (list, find, failures) or a short summary (one client) with no PEM;
  * `--json` prints the registry's JSON answer as it came. `signet help clients <sub>` lists every flag.
@@ -32,10 +34,12 @@
  * ranges covering all of IPv6 together) or every IPv4 address (`::ffff:0:0/96`, ranges covering
  * all of IPv4 together) gets a note on stderr saying which (core `listReach`), so it is never a surprise.
  */
+import { join } from 'node:path';
 import { type ListReach, listReach } from '../../lambda/core/network-entries';
 import { generateRsaKeyPair, spkiPemOf } from '../../lambda/core/keys';
 import { type KeySource, keySourceRequest } from '../../lambda/core/key-source-url';
-import { hasClientKey, writeClientDir } from '../../local/client-dir';
+import { isClientId } from '../../lambda/store/client-id';
+import { existingKeyFiles, prepareClientDir, writeClientId, writeKeyFiles } from '../../local/client-dir';
 import { Options, UsageError, parse, readPublicKeyFile } from './args';
 import { printable } from './printable';
 import { CommandHelp, FlagHelp, GroupHelp } from './help';
@@ -334,18 +338,37 @@ async function create(registry: RegistryClient, values: Record<string, unknown>)
     throw new UsageError(given.length === 0 ? what : `${what}; not ${given.join(' and ')} together`);
   }
   if (text(values.algorithm) !== undefined && publicKeyFile === undefined) throw new UsageError('--algorithm goes with --public-key only (a published key names its own algorithm; --out makes an RSA key)');
-  if (out !== undefined && hasClientKey(out)) throw new UsageError(`${out} already holds a private key; choose an empty directory`);
+  if (out !== undefined) {
+    prepareClientDir(out);
+    const existing = existingKeyFiles(out);
+    if (existing.length > 0) throw new UsageError(`${out} already holds a key pair (${existing.join(', ')}); nothing was sent. Choose an empty directory.`);
+  }
 
   const generated = out !== undefined ? generateRsaKeyPair() : undefined;
+  if (generated !== undefined && out !== undefined) writeKeyFiles(out, generated);
+  const unregistered = `note: the new key pair in ${out} is not registered (its files are left there, harmless); to try again, delete them or give another --out DIR.`;
   const key = source !== undefined ? source.body : { publicKey: generated !== undefined ? spkiPemOf(generated.publicKey) : readPublicKeyFile(publicKeyFile as string) };
   const accountId = text(values.account);
   const extra = { ...(text(values.algorithm) !== undefined ? { algorithm: text(values.algorithm) } : {}), ...(text(values.profile) !== undefined ? { profile: text(values.profile) } : {}) };
-  const answer = await registry.call('POST', '/registry/clients', { body: { name, networkWhitelist, ...key, roles, ...extra, ...(accountId !== undefined ? { accountId } : {}) } });
-  const clientId = (answer.body as { clientId?: unknown } | undefined)?.clientId;
-  if (generated !== undefined && out !== undefined && answer.status === 201 && typeof clientId === 'string') {
-    writeClientDir(out, clientId, generated);
-    console.error(`wrote the key pair and client-id to ${out}`);
+  let answer: RegistryAnswer;
+  try {
+    answer = await registry.call('POST', '/registry/clients', { body: { name, networkWhitelist, ...key, roles, ...extra, ...(accountId !== undefined ? { accountId } : {}) } });
+  } catch (error) {
+    if (out !== undefined) console.error(unregistered);
+    throw error;
   }
+  if (out === undefined) return answer;
+  if (answer.status !== 201) {
+    console.error(unregistered);
+    return answer;
+  }
+  const clientId = (answer.body as { clientId?: unknown } | undefined)?.clientId;
+  if (!isClientId(clientId)) {
+    const shown = printable(JSON.stringify(clientId ?? null).slice(0, 100));
+    throw new Error(`the registry answered 201 with clientId ${shown}, which is not a clientId (c_ and 22 letters, digits, - or _); ${join(out, 'client-id')} was not written. Find the new client with \`signet clients find --public-key ${join(out, 'public.pem')}\`.`);
+  }
+  writeClientId(out, clientId);
+  console.error(`wrote the key pair and client-id to ${out}`);
   return answer;
 }
 

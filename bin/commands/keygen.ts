@@ -2,12 +2,13 @@
  * `signet keygen --out DIR [--alg rsa|ed25519|ecdsa-p256|ecdsa-p384] [--bits 2048|3072|4096] [--force]`:
  * a new key pair in Signet's formats (Ed25519 also as the hex seed curl's `--httpsig-key` reads).
  * A key pair already in DIR is never replaced without `--force`: the key it holds may be
- * registered (an admin's, a partner's) and would be lost.
+ * registered (an admin's, a partner's) and would be lost. DIR must be the user's own directory that
+ * no one else may write to; a symbolic link at a key file's name counts as a key file.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { KEY_TYPES, type KeyTypeName, generateKeyPair } from '../../lambda/core/keys';
-import { CLIENT_DIR_FILES, writeKeyFiles } from '../../local/client-dir';
+import { CLIENT_DIR_FILES, existingKeyFiles, prepareClientDir, writeKeyFiles } from '../../local/client-dir';
 import { UsageError, parse, required } from './args';
 import { CommandHelp } from './help';
 
@@ -41,7 +42,8 @@ export async function run(argv: string[]): Promise<number> {
   const type = String(values.alg) as KeyTypeName;
   if (!KEY_TYPES.includes(type)) throw new UsageError(`--alg must be one of ${KEY_TYPES.join(', ')}`);
   if (type !== 'rsa' && values.bits !== '2048') throw new UsageError('--bits applies to RSA keys only; leave it out with --alg ' + type);
-  const existing = [CLIENT_DIR_FILES.privateKeyB64, CLIENT_DIR_FILES.privateKeyPem, CLIENT_DIR_FILES.publicKeyPem, CLIENT_DIR_FILES.ed25519SeedHex].filter((name) => existsSync(join(out, name)));
+  prepareClientDir(out);
+  const existing = existingKeyFiles(out);
   if (existing.length > 0 && values.force !== true) {
     throw new UsageError(`${out} already holds a key pair (${existing.join(', ')}); nothing was written. Choose another --out DIR, or add --force to replace it (the old private key is then lost).`);
   }
