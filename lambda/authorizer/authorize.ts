@@ -202,7 +202,7 @@ function verifyWithClientKeys(verifier: Verifier, parsed: ParsedSignature, clien
     const reasons = [...new Set(client.refusedKeys.map((k) => k.reason))].join(', ');
     throw new SignetError(
       'signature_mismatch',
-      `${error.message} ${client.refusedKeys.length} of this client's registered keys cannot be used (${reasons}); ask the API owner to register a new key (RSA, 2048 bits or more, exponent 65537).`,
+      `${error.message} ${client.refusedKeys.length} of this client's registered keys cannot be used (${reasons}); ask the API owner to register a new key (Ed25519, ECDSA P-256 or P-384, or RSA of 2048 bits or more with exponent 65537).`,
     );
   }
 }
