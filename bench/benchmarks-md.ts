@@ -175,9 +175,7 @@ function notesSection(r: BenchResults): string[] {
       `- **cold import ${f(auth.importWallMs, 1)} ms wall / ${f(auth.importCpuMs, 1)} ms CPU** (${auth.importWallMs <= 100 ? 'met' : 'not met'}). Where it goes, measured in other fresh`,
       `  processes that load the external SDK first: \`@aws-sdk/client-dynamodb\` ${f(parts[0].cpuMs, 1)} ms, then \`@aws-sdk/lib-dynamodb\` ${f(parts[1].cpuMs, 1)} ms, then`,
       `  Signet's bundle (Powertools included) ${f(parts[2].cpuMs, 1)} ms of CPU: the DynamoDB client is most of it. The same bundle with the SDK`,
-      `  inlined (timed in turns with it) imports in ${f(auth.selfContainedImportWallMs, 1)} ms wall / ${f(auth.selfContainedImportCpuMs, 1)} ms CPU and weighs ${kb(auth.selfContainedBytes)} instead of ${kb(auth.bundleBytes)}:`,
-      '  slower and larger (every SDK-using function alike), so the SDK stays external and each function checks the runtime\'s',
-      '  copy at init instead (lambda/runtime-sdk.ts; docs/deploy.md, "The AWS SDK the functions run").',
+      `  inlined (timed in turns with it) imports in ${f(auth.selfContainedImportWallMs, 1)} ms wall / ${f(auth.selfContainedImportCpuMs, 1)} ms CPU and weighs ${kb(auth.selfContainedBytes)} instead of ${kb(auth.bundleBytes)}.`,
     );
   }
   if (r.gateway && r.gateway.valid.requestsPerS < 2000 && r.gateway.valid.gatewayCpuMsPerRequest !== undefined) {
@@ -206,24 +204,18 @@ function costSection(r: BenchResults): string[] | undefined {
   const logs = estimateLogIngestion(r.authorizer.warm.bytesPerRequest, c.rps);
   return [
     `Inputs: the warm-path handler p50 measured above, ${f(c.measuredP50Ms, 3)} ms of CPU on one core of this machine; the authorizer's`,
-    `memory size, ${AUTHORIZER_MEMORY_MB} MB (lib/signature-authorizer.ts default); arm64 prices in US East (N. Virginia):`,
-    `$${ARM64_PRICE_PER_GB_S} per GB-second (first 7.5 billion GB-s a month) and $${PRICE_PER_MILLION_REQUESTS.toFixed(2)} per million requests`,
-    '([AWS tiered pricing announcement](https://aws.amazon.com/blogs/compute/introducing-tiered-pricing-for-aws-lambda/),',
-    '[price breakdown](https://cloudchipr.com/blog/aws-lambda-pricing), [1 ms billing](https://aws.amazon.com/blogs/aws/new-for-aws-lambda-1ms-billing-granularity-adds-cost-savings/)).',
+    `memory size, ${AUTHORIZER_MEMORY_MB} MB; $${ARM64_PRICE_PER_GB_S} per GB-second and $${PRICE_PER_MILLION_REQUESTS.toFixed(2)} per million requests;`,
+    `$${f(LOG_INGESTION_PRICE_PER_GB, 2)} per GB of log ingestion.`,
     '',
-    `- CPU share: "At 1,769 MB, a function has the equivalent of one vCPU" ([Lambda developer guide](https://docs.aws.amazon.com/lambda/latest/dg/resource-model.html)),`,
-    `  so ${AUTHORIZER_MEMORY_MB} MB gets ~${f(AUTHORIZER_MEMORY_MB / FULL_VCPU_MEMORY_MB)} of a vCPU: ${f(c.measuredP50Ms, 3)} ms of CPU takes ~${f(c.estimatedLambdaMs, 2)} ms (assuming a Graviton core as fast as this one).`,
-    `- Duration is billed per 1 ms, rounded up: **${c.billedMs} ms** billed per invocation.`,
+    `- CPU share: ${AUTHORIZER_MEMORY_MB} MB gets ~${f(AUTHORIZER_MEMORY_MB / FULL_VCPU_MEMORY_MB)} of a vCPU: ${f(c.measuredP50Ms, 3)} ms of CPU takes ~${f(c.estimatedLambdaMs, 2)} ms.`,
+    `- Billed per invocation: **${c.billedMs} ms**${c.billedMs === 1 ? ' (the floor)' : ''}.`,
     `- Per million authorized requests: ${c.billedMs} ms × ${AUTHORIZER_MEMORY_MB / 1024} GB × 10⁶ = ${f(c.billedMs * (AUTHORIZER_MEMORY_MB / 1024) * 1000, 0)} GB-s → $${f(c.durationUsdPerMillion, 4)},`,
-    `  plus $${f(c.requestUsdPerMillion, 2)} of requests = **$${f(c.totalUsdPerMillion, 4)} per million**. The request fee is ${f((100 * c.requestUsdPerMillion) / c.totalUsdPerMillion, 0)}% of it:`,
-    '  making the handler faster cannot lower the bill below the request fee; a smaller memory size would not either (billing is already at the 1 ms floor).',
+    `  plus $${f(c.requestUsdPerMillion, 2)} of requests = **$${f(c.totalUsdPerMillion, 4)} per million**; the request fee is ${f((100 * c.requestUsdPerMillion) / c.totalUsdPerMillion, 0)}% of it.`,
     `- At ${c.rps.toLocaleString('en-US')} RPS (${(c.requestsPerMonth / 1e9).toFixed(2)} billion requests in 30 days): **$${Math.round(c.usdPerMonth).toLocaleString('en-US')} a month**, with about`,
-    `  ${c.concurrency} concurrent execution environments busy (RPS × billed duration; more in practice, as Lambda's own per-invocation overhead adds to the time an environment is held).`,
-    `- CloudWatch Logs ingestion of what the handler writes: ${f(logs.bytesPerRequest, 1)} bytes per allowed request measured above (log lines and EMF) ×`,
-    `  ${(c.requestsPerMonth / 1e9).toFixed(2)} billion requests = ${Math.round(logs.gbPerMonth).toLocaleString('en-US')} GB a month at $${f(LOG_INGESTION_PRICE_PER_GB, 2)} per GB of standard ingestion`,
-    '  ([CloudWatch pricing](https://aws.amazon.com/cloudwatch/pricing/), "Logs", "Collect (Data Ingestion)"; GB as 10⁹ bytes):',
+    `  ${c.concurrency} concurrent execution environments busy (RPS × billed duration).`,
+    `- Log ingestion of what the handler writes: ${f(logs.bytesPerRequest, 1)} bytes per allowed request measured above (log lines and EMF) ×`,
+    `  ${(c.requestsPerMonth / 1e9).toFixed(2)} billion requests = ${Math.round(logs.gbPerMonth).toLocaleString('en-US')} GB a month:`,
     `  **$${Math.round(logs.usdPerMonth).toLocaleString('en-US')} a month**, so **$${Math.round(c.usdPerMonth + logs.usdPerMonth).toLocaleString('en-US')} a month** for the function and its logs.`,
-    '- Not included: API Gateway\'s own request charge, the lines Lambda itself writes per invocation (below), and DynamoDB reads (next section).',
   ];
 }
 

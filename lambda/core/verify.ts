@@ -208,8 +208,8 @@ export const SIGNATURE_INPUT_MEMO_ENTRIES = 512;
  * is new, keeps it; the others neither look up nor keep (they read their value as a miss does).
  * With one client signing several requests a second, values are found again all the time; with
  * every value new (many clients, each signing about once a second), looking each one up and
- * keeping it only costs time: timed in turns (BENCHMARKS.md), verifying such requests was about 2%
- * faster with no memo at all. A value that comes back is found by a probe within about
+ * keeping it only costs time: verifying such requests was faster with no memo at all (BENCHMARKS.md,
+ * "What was tried and not kept"). A value that comes back is found by a probe within about
  * SIGNATURE_INPUT_CHURN_PROBES_ONE_IN of its requests, and the first value found ends the run. It
  * changes no outcome, only the time.
  */
