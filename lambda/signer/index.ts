@@ -2,7 +2,7 @@
  * Signet's client-side signer: sign requests with a key held in memory or kept (and rotated) in
  * Secrets Manager, and `signedFetch`, which rolls over to a rotated key on its own.
  */
-export { createSigner } from './signer';
+export { KEY_REFRESH_INTERVAL_MS, createSigner } from './signer';
 export type { ProviderSignerOptions, SecretSignerOptions, SignableRequest, SignatureDetails, Signer, SignerOptions, StaticKeySignerOptions } from './signer';
 export { KEY_REFRESH_ERRORS, UNKNOWN_REASON_ERRORS, signatureFailureReason, signedFetch } from './signed-fetch';
 export type { SignedFetchInit } from './signed-fetch';

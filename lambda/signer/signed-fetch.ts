@@ -1,17 +1,21 @@
 /**
  * `fetch` with a signature, and the automatic rollover: when the answer is a refusal that a newer
- * key could fix, the signer's key is read again once and, if it changed, the request is signed
- * and sent once more. A rotation therefore never needs a deploy or a restart of the signer.
+ * key could fix, the signer's key is read again and, if it changed, the request is signed and sent
+ * once more (when that is safe: see {@link signedFetch}). A rotation therefore never needs a deploy
+ * or a restart of the signer.
  *
- * Which refusals (401 or 403) trigger the refresh (the reason is read from, in order: the
+ * Which refusals (401 or 403) lead to a key read (the reason is read from, in order: the
  * `x-signet-error` header, an `error="…"` parameter of `WWW-Authenticate`, the `error` field of a
- * JSON body):
+ * JSON body of at most 16 KiB that arrives within 2 s):
  * - `signature_mismatch`, `key_expired`, `unknown_client` ({@link KEY_REFRESH_ERRORS}): the key or
- *   clientId the signer holds is no longer the registered one;
+ *   clientId the signer holds is no longer the registered one; Signet refused the request, so it
+ *   never reached the backend;
  * - a refusal whose reason is unknown ({@link UNKNOWN_REASON_ERRORS}, or none recognisable): what
  *   a deployed API answers. An HTTP API refuses every failed signature with 403
  *   `{"message":"Forbidden"}` (it cannot customise authorizer refusals) and a REST API with 401
- *   `{"error":"unauthorized",…}` (API Gateway passes no reason on a 401); a newer key may help.
+ *   `{"error":"unauthorized",…}` (API Gateway passes no reason on a 401); a newer key may help. The
+ *   backend may answer the same way after acting on the request, so such a refusal is resent only
+ *   for a method that may be repeated.
  * Any other reason (`expired`, `clock_skew`, `digest_required`, `role_forbidden`, ...) is a
  * signing, clock or permission problem a new key cannot fix: the refusal is returned as is.
  *
@@ -20,11 +24,9 @@
  * and following would hand the signature and the body to the redirect's target, which could send
  * them again to the URL signed within the signature's window.
  *
- * Never more than one retry: the key is refreshed at most once per call, and the request is sent
- * again only if the refreshed key differs from the one that signed the refused request. If the
- * refresh itself fails, the original refusal is returned. A refusal of unknown reason costs one
- * key read (one Secrets Manager `GetSecretValue` for a secret-held key) and no resend while the
- * key is unchanged.
+ * Key reads are bounded by the signer: one at most per `KEY_REFRESH_INTERVAL_MS` (30 s) for a
+ * signer from `createSigner`; a refusal within that interval reads nothing. If the read fails, the
+ * original refusal is returned.
  */
 import { SIGNET_ERROR_HEADER } from '../core/defaults';
 import { Signer } from './signer';
@@ -48,16 +50,42 @@ const SIGNATURE_HEADERS = ['signature-input', 'signature', 'date', 'content-dige
 /** A reason code as Signet writes them. */
 const REASON = /^[a-z][a-z0-9_]{0,63}$/;
 
-/** The largest refusal body read for its reason, in bytes. */
+/** The largest refusal body read for its reason, in bytes; a longer one states no reason. */
 const MAX_REASON_BODY_BYTES = 16_384;
+
+/** How long a refusal's body is waited for to read its reason, in ms; one still arriving then states no reason. */
+const REASON_READ_TIMEOUT_MS = 2_000;
+
+/** Methods a resend cannot repeat the effect of (RFC 9110 idempotent methods, TRACE aside). */
+const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
 
 /** `RequestInit` whose body is bytes or text: the digest must be computed over exactly what is sent. */
 export interface SignedFetchInit extends Omit<RequestInit, 'body'> {
   readonly body?: string | Uint8Array | null;
+  /**
+   * Also resend a POST, PATCH or other non-idempotent request after a refusal that names no
+   * reason (a deployed HTTP API's 403 `{"message":"Forbidden"}`, a REST API's 401 `unauthorized`).
+   * Set it only when the backend never answers 401 or 403 itself after acting on a request:
+   * such an answer looks the same, and the request would then take effect twice.
+   * @default false
+   */
+  readonly resendNonIdempotentOnBareRefusal?: boolean;
 }
 
 /**
- * Signs and sends a request with the global `fetch`.
+ * Signs and sends a request with the global `fetch`; after a refusal, sends it at most once more.
+ *
+ * The request is sent again, once, only when all of these hold:
+ * 1. the answer is 401 or 403 and either names a reason a newer key can fix ({@link KEY_REFRESH_ERRORS}:
+ *    the request never reached the backend), or names no reason ({@link UNKNOWN_REASON_ERRORS}, or
+ *    none) and the method is GET, HEAD, OPTIONS, PUT or DELETE, or `resendNonIdempotentOnBareRefusal` is set;
+ * 2. `signer.refresh()` succeeds, and the signer's key is then another than the one that signed the
+ *    refused request. A signer from `createSigner` reads its key at most once per
+ *    `KEY_REFRESH_INTERVAL_MS` (30 s): within that interval the refusal is returned as is, unless an
+ *    earlier read already brought a newer key.
+ * A POST (or other non-idempotent request) refused without a reason is not resent, but the key is
+ * still refreshed, so that the caller's own retry is signed with the newer key.
+ * Otherwise the refusal is returned as is, its body unread.
  *
  * The URL is signed as `fetch` sends it (WHATWG-normalised, fragment dropped), and the method
  * is sent upper-cased, as it is signed.
@@ -69,7 +97,8 @@ export interface SignedFetchInit extends Omit<RequestInit, 'body'> {
  * });
  * @throws TypeError when the body is not a string or bytes (streams, FormData, Blob: serialise first)
  */
-export async function signedFetch(signer: Signer, url: string | URL, init: SignedFetchInit = {}): Promise<Response> {
+export async function signedFetch(signer: Signer, url: string | URL, signedInit: SignedFetchInit = {}): Promise<Response> {
+  const { resendNonIdempotentOnBareRefusal = false, ...init } = signedInit;
   const target = new URL(url);
   target.hash = '';
   const href = target.href;
@@ -92,27 +121,25 @@ export async function signedFetch(signer: Signer, url: string | URL, init: Signe
 
   const first = await send();
   if (!REFUSAL_STATUSES.has(first.response.status)) return first.response;
-  if (!(await newerKeyMayHelp(first.response))) return first.response;
+  const reason = await signatureFailureReason(first.response);
+  const keyRefused = reason !== undefined && KEY_REFRESH_ERRORS.has(reason);
+  const bare = reason === undefined || UNKNOWN_REASON_ERRORS.has(reason);
+  if (!keyRefused && !bare) return first.response;
   try {
     await signer.refresh();
     if ((await signer.keyFingerprint()) === first.fingerprint) return first.response;
   } catch {
     return first.response;
   }
+  if (!keyRefused && !IDEMPOTENT_METHODS.has(method) && !resendNonIdempotentOnBareRefusal) return first.response;
   await first.response.body?.cancel();
   return (await send()).response;
-}
-
-/** True when the refusal names a key problem, or names no reason a new key certainly cannot fix. */
-async function newerKeyMayHelp(refusal: Response): Promise<boolean> {
-  const reason = await signatureFailureReason(refusal);
-  return reason === undefined || UNKNOWN_REASON_ERRORS.has(reason) || KEY_REFRESH_ERRORS.has(reason);
 }
 
 /**
  * The reason code of a refusal, if the response states one: `x-signet-error`, then
  * `WWW-Authenticate: ... error="<code>"`, then a JSON body's `error`. The response's own body is
- * left unread (a clone is read).
+ * left unread (a clone is read, and cancelled after at most 16 KiB + 1 byte or 2 s).
  */
 export async function signatureFailureReason(response: Response): Promise<string | undefined> {
   const header = response.headers.get(SIGNET_ERROR_HEADER)?.trim();
@@ -122,13 +149,45 @@ export async function signatureFailureReason(response: Response): Promise<string
   const type = response.headers.get('content-type') ?? '';
   const length = Number(response.headers.get('content-length') ?? '0');
   if (!/\bjson\b/i.test(type) || length > MAX_REASON_BODY_BYTES) return undefined;
+  const text = await readLimited(response.clone());
+  if (text === undefined) return undefined;
   try {
-    const text = await response.clone().text();
-    if (text.length > MAX_REASON_BODY_BYTES) return undefined;
     const parsed = JSON.parse(text) as unknown;
     const error = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>).error : undefined;
     return typeof error === 'string' && REASON.test(error) ? error : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * The body as text, or undefined when it is longer than {@link MAX_REASON_BODY_BYTES}, still
+ * arriving after {@link REASON_READ_TIMEOUT_MS}, or unreadable (the request's signal aborted it, say).
+ * Reads no more than the limit and one chunk, and always cancels the stream after.
+ */
+async function readLimited(response: Response): Promise<string | undefined> {
+  if (response.body === null) return '';
+  const reader = response.body.getReader();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    reader.cancel().catch(() => undefined);
+  }, REASON_READ_TIMEOUT_MS);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.byteLength;
+      if (size > MAX_REASON_BODY_BYTES) return undefined;
+    }
+    return timedOut ? undefined : Buffer.concat(chunks).toString('utf8');
+  } catch {
+    return undefined;
+  } finally {
+    clearTimeout(timer);
+    reader.cancel().catch(() => undefined);
   }
 }

@@ -9,6 +9,12 @@ import { signRequest } from '../core/sign';
 import { SigningKeyProvider, staticKeyProvider } from './key-provider';
 import { SecretsManagerKeyProvider } from './secrets-manager-key-provider';
 
+/**
+ * The shortest time between two key reads by `refresh()`, in ms: refusals (which anyone on the
+ * path can send) cost at most one key read (a Secrets Manager `GetSecretValue`) per interval.
+ */
+export const KEY_REFRESH_INTERVAL_MS = 30_000;
+
 /** Options shared by every way of building a signer. */
 interface CommonSignerOptions {
   /** Sign in the legacy form (no `date` component, no Date header). @default false */
@@ -76,7 +82,11 @@ export interface Signer {
   sign(request: SignableRequest): Promise<Record<string, string>>;
   /** As {@link sign}, also naming the key used. */
   signDetailed(request: SignableRequest): Promise<SignatureDetails>;
-  /** Fetches the key anew (a no-op for a static key). */
+  /**
+   * Fetches the key anew (a no-op for a static key). A signer from {@link createSigner} reads at
+   * most once per {@link KEY_REFRESH_INTERVAL_MS} of its clock: a call sooner shares the last read
+   * (waits for it if it is still running) and reads nothing.
+   */
   refresh(): Promise<void>;
   /** The fingerprint of the key the next signature will use. */
   keyFingerprint(): Promise<string>;
@@ -94,6 +104,7 @@ export function createSigner(options: SignerOptions): Signer {
   const provider = providerFor(options);
   const legacy = options.legacy ?? false;
   const nowMs = options.nowMs ?? Date.now;
+  let lastRefresh: { atMs: number; done: Promise<void> } | undefined;
 
   const signDetailed = async (request: SignableRequest): Promise<SignatureDetails> => {
     const key = await provider.current();
@@ -115,7 +126,11 @@ export function createSigner(options: SignerOptions): Signer {
     signDetailed,
     sign: async (request) => (await signDetailed(request)).headers,
     refresh: async () => {
-      await provider.refresh();
+      const now = nowMs();
+      if (lastRefresh === undefined || now - lastRefresh.atMs >= KEY_REFRESH_INTERVAL_MS) {
+        lastRefresh = { atMs: now, done: provider.refresh().then(() => undefined) };
+      }
+      await lastRefresh.done;
     },
     keyFingerprint: async () => (await provider.current()).fingerprint,
   };

@@ -13,7 +13,7 @@ import { SignedRequest } from '../../lambda/core/types';
 import { VerificationKey, defaultVerifyPolicy, verifyRequest } from '../../lambda/core/verify';
 import { REST_UNAUTHORIZED_ERROR } from '../../lambda/adapters/authorizer-response';
 import { UNKNOWN_REASON_ERRORS, signatureFailureReason, signedFetch } from '../../lambda/signer/signed-fetch';
-import { Signer, createSigner } from '../../lambda/signer/signer';
+import { KEY_REFRESH_INTERVAL_MS, Signer, createSigner } from '../../lambda/signer/signer';
 import { StandInFixture, createKeySecret, putKeySecret, startStandInFixture } from './helpers';
 import { nextTestKey } from '../support/test-keys';
 
@@ -122,12 +122,50 @@ beforeEach(() => {
 });
 
 /** A signer on a secret holding k1, with its cache warm and a long max age: only a 401 makes it read again. */
-async function warmSigner(): Promise<{ signer: Signer; secretId: string }> {
+async function warmSigner(nowMs?: () => number): Promise<{ signer: Signer; secretId: string }> {
   const secretId = await createKeySecret(fx.sm, CLIENT, k1);
-  const signer = createSigner({ secretId, secretsManager: fx.sm, maxAgeMs: 3_600_000 });
+  const signer = createSigner({ secretId, secretsManager: fx.sm, maxAgeMs: 3_600_000, nowMs });
   await signer.keyFingerprint();
   return { signer, secretId };
 }
+
+/**
+ * A signer's clock that stands a minute behind and moves only when the test moves it: its
+ * signatures stay within the verifier's max age and skew until it has moved by more than 90 s.
+ */
+function testClock(): { now: () => number; advance: (ms: number) => void } {
+  let nowMs = Date.now() - 60_000;
+  return { now: () => nowMs, advance: (ms) => (nowMs += ms) };
+}
+
+interface TestServer {
+  readonly origin: string;
+  /** Requests received so far, as `METHOD path`. */
+  readonly requests: string[];
+  close(): Promise<void>;
+}
+
+/** A server on 127.0.0.1 that answers every request with `answer`, after reading its body. */
+async function startServer(answer: (res: ServerResponse) => void): Promise<TestServer> {
+  const requests: string[] = [];
+  const server = createServer((req, res) => {
+    requests.push(`${req.method!} ${req.url!}`);
+    req.resume().on('end', () => answer(res));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests,
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/** What an HTTP API answers for any refusal, and a backend may answer too after acting on a request. */
+const answerForbidden = (res: ServerResponse): void => void res.writeHead(403, { 'content-type': 'application/json' }).end('{"message":"Forbidden"}');
 
 describe('signedFetch', () => {
   it('sends a signed GET and a signed POST whose body digest the server checks', async () => {
@@ -197,17 +235,19 @@ describe('signedFetch', () => {
   it.each<[RefusalStyle, number]>([
     ['deployed-http-api', 403],
     ['deployed-rest-api', 401],
-  ])('rolls over once behind a %s, which refuses with %i and no reason', async (style, status) => {
-    const { signer, secretId } = await warmSigner();
+  ])('rolls a GET over once behind a %s, which refuses with %i and no reason', async (style, status) => {
+    const clock = testClock();
+    const { signer, secretId } = await warmSigner(clock.now);
     await putKeySecret(fx.sm, secretId, CLIENT, k2);
     verifier.registry.set(CLIENT, register(k2));
     verifier.style = style;
     const gets = fx.gets();
-    const res = await signedFetch(signer, `${verifier.origin}/api/echo`, { method: 'POST', body: 'after a rotation' });
+    const res = await signedFetch(signer, `${verifier.origin}/api/echo`);
     expect(res.status).toBe(200);
     expect(verifier.seen.map((s) => s.outcome)).toEqual(['signature_mismatch', `ok:${k2.fingerprint}`]);
     expect(fx.gets() - gets).toBe(1);
-    // Still refused after the refresh: that refusal is returned, after one read and one resend.
+    // Still refused after the refresh (the next read being due): that refusal is returned, after one read and one resend.
+    clock.advance(KEY_REFRESH_INTERVAL_MS);
     await putKeySecret(fx.sm, secretId, CLIENT, k3);
     verifier.registry.set(CLIENT, register(k1));
     verifier.seen.length = 0;
@@ -215,6 +255,117 @@ describe('signedFetch', () => {
     expect(refused.status).toBe(status);
     expect(verifier.seen.map((s) => s.outcome)).toEqual(['signature_mismatch', 'signature_mismatch']);
     expect(fx.gets() - gets).toBe(2);
+  });
+
+  it.each<[RefusalStyle, number]>([
+    ['deployed-http-api', 403],
+    ['deployed-rest-api', 401],
+  ])('behind a %s, a POST refused with %i and no reason is sent once, and the next one is signed with the refreshed key', async (style, status) => {
+    const { signer, secretId } = await warmSigner();
+    await putKeySecret(fx.sm, secretId, CLIENT, k2);
+    verifier.registry.set(CLIENT, register(k2));
+    verifier.style = style;
+    const refused = await signedFetch(signer, `${verifier.origin}/api/echo`, { method: 'POST', body: 'after a rotation' });
+    expect(refused.status).toBe(status);
+    expect(verifier.seen.map((s) => s.outcome)).toEqual(['signature_mismatch']);
+    const next = await signedFetch(signer, `${verifier.origin}/api/echo`, { method: 'POST', body: 'after a rotation' });
+    expect(next.status).toBe(200);
+    expect(verifier.seen.map((s) => s.outcome)).toEqual(['signature_mismatch', `ok:${k2.fingerprint}`]);
+  });
+
+  it('does not send a POST twice when the backend itself answers 403 {"message":"Forbidden"}, but resends a GET so answered after a rotation', async () => {
+    const backend = await startServer(answerForbidden);
+    try {
+      const { signer, secretId } = await warmSigner();
+      await putKeySecret(fx.sm, secretId, CLIENT, k2); // a newer key the signer has not read yet
+      const post = await signedFetch(signer, `${backend.origin}/api/orders`, { method: 'POST', body: '{"order":1}' });
+      expect(post.status).toBe(403);
+      expect(backend.requests).toEqual(['POST /api/orders']);
+      expect(await signer.keyFingerprint()).toBe(k2.fingerprint);
+
+      const rotated = await warmSigner();
+      await putKeySecret(fx.sm, rotated.secretId, CLIENT, k2);
+      backend.requests.length = 0;
+      expect((await signedFetch(rotated.signer, `${backend.origin}/api/orders`)).status).toBe(403);
+      expect(backend.requests).toEqual(['GET /api/orders', 'GET /api/orders']);
+    } finally {
+      await backend.close();
+    }
+  });
+
+  it('resends a PATCH refused without a reason when the caller opts in with resendNonIdempotentOnBareRefusal', async () => {
+    const { signer, secretId } = await warmSigner();
+    await putKeySecret(fx.sm, secretId, CLIENT, k2);
+    verifier.registry.set(CLIENT, register(k2));
+    verifier.style = 'deployed-http-api';
+    const res = await signedFetch(signer, `${verifier.origin}/api/echo`, { method: 'PATCH', body: 'x', resendNonIdempotentOnBareRefusal: true });
+    expect(res.status).toBe(200);
+    expect(verifier.seen.map((s) => s.outcome)).toEqual(['signature_mismatch', `ok:${k2.fingerprint}`]);
+  });
+
+  it('resends a POST refused with key_expired once, with the refreshed key', async () => {
+    const { signer, secretId } = await warmSigner();
+    await putKeySecret(fx.sm, secretId, CLIENT, k2);
+    verifier.registry.set(CLIENT, register(k1, k2));
+    verifier.force = { code: 'key_expired', times: 1 };
+    const gets = fx.gets();
+    const res = await signedFetch(signer, `${verifier.origin}/api/echo`, { method: 'POST', body: 'once' });
+    expect(res.status).toBe(200);
+    expect(verifier.seen.map((s) => [s.outcome, s.body])).toEqual([
+      ['key_expired', 'once'],
+      [`ok:${k2.fingerprint}`, 'once'],
+    ]);
+    expect(fx.gets() - gets).toBe(1);
+  });
+
+  it('reads the key once per refresh interval: a second refusal within it is returned as is, one after it reads again', async () => {
+    const backend = await startServer(answerForbidden);
+    try {
+      const clock = testClock();
+      const { signer } = await warmSigner(clock.now);
+      const gets = fx.gets();
+      expect((await signedFetch(signer, `${backend.origin}/a`)).status).toBe(403);
+      clock.advance(KEY_REFRESH_INTERVAL_MS - 1);
+      expect((await signedFetch(signer, `${backend.origin}/b`)).status).toBe(403);
+      expect(fx.gets() - gets).toBe(1);
+      clock.advance(1);
+      expect((await signedFetch(signer, `${backend.origin}/c`)).status).toBe(403);
+      expect(fx.gets() - gets).toBe(2);
+      expect(backend.requests).toEqual(['GET /a', 'GET /b', 'GET /c']);
+    } finally {
+      await backend.close();
+    }
+  });
+
+  it('returns a 403 whose JSON body never ends at once, having read little of it, and the connection closes when the caller cancels it', async () => {
+    const total = 64 * 1024 * 1024;
+    const chunk = Buffer.alloc(64 * 1024, 0x20);
+    let written = 0;
+    let closed!: () => void;
+    const connectionClosed = new Promise<void>((resolve) => (closed = resolve));
+    const backend = await startServer((res) => {
+      res.on('close', closed);
+      res.writeHead(403, { 'content-type': 'application/json' }); // chunked: no Content-Length
+      const pump = (): void => {
+        while (written < total && !res.destroyed) {
+          written += chunk.length;
+          if (!res.write(chunk)) return void res.once('drain', pump);
+        }
+        res.end();
+      };
+      pump();
+    });
+    try {
+      const signer = createSigner({ clientId: CLIENT, privateKey: k1.pkcs8Base64 });
+      const res = await signedFetch(signer, `${backend.origin}/api/echo`);
+      expect(res.status).toBe(403);
+      expect(written).toBeLessThan(total / 4);
+      await res.body?.cancel();
+      await connectionClosed;
+      expect(written).toBeLessThan(total / 4);
+    } finally {
+      await backend.close();
+    }
   });
 
   it('behind a deployed REST API, a 403 naming a role refusal neither refreshes nor resends', async () => {
@@ -325,5 +476,48 @@ describe('signatureFailureReason', () => {
   ])('%s', async (_label, response, expected) => {
     expect(await signatureFailureReason(response)).toBe(expected);
     expect(response.bodyUsed).toBe(false);
+  });
+
+  /**
+   * A JSON refusal whose body starts with `head`, then sends `chunks` more chunks of 1 KiB, one a
+   * read (none: it never ends); notes the bytes sent after `head`, and whether it was cancelled.
+   */
+  function streamed(head: string, chunks?: number): { response: Response; cancelled: () => boolean; sent: () => number } {
+    let cancelled = false;
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      start: (controller) => controller.enqueue(new TextEncoder().encode(head)),
+      pull: (controller) => {
+        if (chunks === undefined) return new Promise(() => undefined);
+        if (sent === chunks * 1024) return controller.close();
+        sent += 1024;
+        controller.enqueue(new Uint8Array(1024).fill(0x61));
+      },
+      cancel: () => void (cancelled = true),
+    });
+    return { response: new Response(body, { status: 403, headers: { 'content-type': 'application/json' } }), cancelled: () => cancelled, sent: () => sent };
+  }
+
+  it('states no reason for a body longer than 16 KiB without Content-Length, and stops reading it', async () => {
+    const refusal = streamed('{"error":"signature_mismatch","padding":"', 4096);
+    expect(await signatureFailureReason(refusal.response)).toBeUndefined();
+    expect(refusal.sent()).toBeLessThanOrEqual(18 * 1024);
+    expect(refusal.cancelled()).toBe(false); // the caller's body is still theirs
+    await refusal.response.body?.cancel();
+    expect(refusal.cancelled()).toBe(true);
+  });
+
+  it('states no reason for a body still arriving after 2 s', async () => {
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'queueMicrotask', 'setImmediate'] });
+    try {
+      const reason = signatureFailureReason(streamed('{"error":"signature_mismatch"').response);
+      const settled = () => Promise.race([reason, new Promise((resolve) => setImmediate(() => resolve('still reading')))]);
+      await jest.advanceTimersByTimeAsync(1_999);
+      expect(await settled()).toBe('still reading');
+      await jest.advanceTimersByTimeAsync(1);
+      expect(await settled()).toBeUndefined();
+    } finally {
+      jest.useRealTimers();
+    }
   });
 });
