@@ -2,14 +2,21 @@
  * A client's signing key kept in Secrets Manager and rotated on a schedule by Signet's rotation
  * Lambda (the four-step Secrets Manager protocol; lambda/handlers/rotation.ts).
  */
-import { CustomResource, Duration, SecretValue, Token } from 'aws-cdk-lib';
+import { Annotations, CustomResource, Duration, SecretValue, Token } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { DEFAULT_CLIENT_CACHE_TTL_MS, DEFAULT_RSA_BITS, DEFAULT_ROTATION_DAYS, DEFAULT_ROTATION_GRACE_S } from '../lambda/core/defaults';
+import {
+  DEFAULT_CLIENT_CACHE_TTL_MS,
+  DEFAULT_RSA_BITS,
+  DEFAULT_ROTATION_DAYS,
+  DEFAULT_ROTATION_GRACE_S,
+  DEFAULT_SIGNING_KEY_MAX_AGE_MS,
+  DEFAULT_SIGNING_KEY_STALE_IF_ERROR_MS,
+} from '../lambda/core/defaults';
 import type { SigningKeyClientProperties } from '../lambda/rotation/signing-key-client-check';
 import { isClientId } from '../lambda/store/client-id';
 import { IClientRegistry } from './client-registry';
@@ -94,6 +101,13 @@ export class RotatingSigningKey extends Construct {
     const keyBits = props.keyBits ?? DEFAULT_RSA_BITS;
     const settle = props.clientCacheTtl ?? Duration.millis(DEFAULT_CLIENT_CACHE_TTL_MS);
     validateRotationProps(this.node.path, props, this.rotationInterval, grace, settle);
+    const signerHoldsMs = DEFAULT_SIGNING_KEY_MAX_AGE_MS + DEFAULT_SIGNING_KEY_STALE_IF_ERROR_MS;
+    if (!grace.isUnresolved() && grace.toMilliseconds({ integral: false }) < signerHoldsMs) {
+      Annotations.of(this).addWarningV2(
+        'signet:rotation-grace-short',
+        `grace is ${grace.toHumanString()}: a signer keeps a key it read for up to ${signerHoldsMs / 60_000} minutes while Secrets Manager cannot be read (${DEFAULT_SIGNING_KEY_MAX_AGE_MS / 60_000} minutes, then ${DEFAULT_SIGNING_KEY_STALE_IF_ERROR_MS / 60_000} more), and its requests are refused with key_expired once the grace ends. Give at least ${signerHoldsMs / 60_000} minutes.`,
+      );
+    }
 
     const secret = new secretsmanager.Secret(this, 'Resource', {
       secretName: props.secretName,

@@ -99,6 +99,15 @@ export const DEFAULT_KEY_CACHE_MAX_ENTRIES = 20_000;
  */
 export const DEFAULT_STALE_IF_ERROR_MS = 900_000;
 
+/** How long a signer uses a key read from Secrets Manager before it reads it again, in ms. @default 300_000 (5 min) */
+export const DEFAULT_SIGNING_KEY_MAX_AGE_MS = 300_000;
+
+/**
+ * How long past its max age a signer still uses its cached key when Secrets Manager cannot be
+ * read, in ms. Safe while the previous key verifies for the rotation grace. @default 900_000 (15 min)
+ */
+export const DEFAULT_SIGNING_KEY_STALE_IF_ERROR_MS = 900_000;
+
 /** How long the previous key keeps verifying after a rotation, in seconds. @default 86_400 (24 h) */
 export const DEFAULT_ROTATION_GRACE_S = 86_400;
 

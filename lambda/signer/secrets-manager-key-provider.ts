@@ -10,14 +10,9 @@ import { SignetError, fail, isSignetError } from '../core/errors';
 import { SigningKey, SigningKeyProvider } from './key-provider';
 import { parseSigningSecret } from './signing-secret';
 
-/** How long a key read from Secrets Manager is used before it is read again, in ms. @default 300_000 (5 min) */
-export const DEFAULT_SIGNING_KEY_MAX_AGE_MS = 300_000;
+import { DEFAULT_SIGNING_KEY_MAX_AGE_MS, DEFAULT_SIGNING_KEY_STALE_IF_ERROR_MS } from '../core/defaults';
 
-/**
- * How long past its max age a cached key is still used when Secrets Manager cannot be read, in
- * ms. The previous key verifies for the rotation grace (24 h), so this is safe. @default 900_000 (15 min)
- */
-export const DEFAULT_SIGNING_KEY_STALE_IF_ERROR_MS = 900_000;
+export { DEFAULT_SIGNING_KEY_MAX_AGE_MS, DEFAULT_SIGNING_KEY_STALE_IF_ERROR_MS };
 
 /** After a failed read served from the stale cache, the next read is tried no sooner than this, in ms. */
 const RETRY_AFTER_ERROR_MS = 5_000;

@@ -7,6 +7,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Duration, Stack } from 'aws-cdk-lib';
+import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { AdminBootstrap } from '../../lib/admin-bootstrap';
@@ -230,6 +231,15 @@ describe('RotatingSigningKey props', () => {
     expect(message).toContain('rotationInterval in days must be a whole number from 1 to 1000; got 1.5 (1 day 12 hours)');
     expect(message).toContain('keyBits must be a multiple of 8 from 2048 to 8192; got 1024');
     expect(message).toContain('clientCacheTtl must be at most 12 minutes (it is waited out inside one Lambda run); got 20 minutes');
+  });
+
+  test('a grace shorter than a signer keeps its key (max age, then stale-if-error) is a synth warning; the default grace is not', () => {
+    const { stack, registry } = scope();
+    new RotatingSigningKey(stack, 'Short', { registry, clientId: 'c_AAAAAAAAAAAAAAAAAAAAAA', grace: Duration.minutes(10) });
+    new RotatingSigningKey(stack, 'Default', { registry, clientId: 'c_BBBBBBBBBBBBBBBBBBBBBB' });
+    const warnings = Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('rotation-grace-short'));
+    expect(warnings.map((w) => w.id)).toEqual(['/Props/Short']);
+    expect(String(warnings[0].entry.data)).toContain('grace is 10 minutes: a signer keeps a key it read for up to 20 minutes while Secrets Manager cannot be read');
   });
 
   test('a grace as long as the interval is refused', () => {
