@@ -105,7 +105,8 @@ export class RotatingSigningKey extends Construct {
     if (!grace.isUnresolved() && grace.toMilliseconds({ integral: false }) < signerHoldsMs) {
       Annotations.of(this).addWarningV2(
         'signet:rotation-grace-short',
-        `grace is ${grace.toHumanString()}: a signer keeps a key it read for up to ${signerHoldsMs / 60_000} minutes while Secrets Manager cannot be read (${DEFAULT_SIGNING_KEY_MAX_AGE_MS / 60_000} minutes, then ${DEFAULT_SIGNING_KEY_STALE_IF_ERROR_MS / 60_000} more), and its requests are refused with key_expired once the grace ends. Give at least ${signerHoldsMs / 60_000} minutes.`,
+        `grace is ${grace.toHumanString()}: a signer keeps a key it read for up to ${signerHoldsMs / 60_000} minutes while Secrets Manager cannot be read ` +
+          `(${DEFAULT_SIGNING_KEY_MAX_AGE_MS / 60_000} minutes, then ${DEFAULT_SIGNING_KEY_STALE_IF_ERROR_MS / 60_000} more), and its requests are refused with key_expired once the grace ends. Give at least ${signerHoldsMs / 60_000} minutes.`,
       );
     }
 
