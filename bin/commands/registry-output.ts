@@ -189,8 +189,22 @@ export const failureTable: Formatter = printed((body) => {
   const failures = rowsOf(body, 'failures');
   if (failures === undefined) return json(body);
   const rows = failures.map((f) => [str(f.at), str(f.reason), `${str(f.method)} ${str(f.path)}`, str(f.sourceIp), str(f.message)]);
-  return withCursor(table(['AT', 'CODE', 'REQUEST', 'SOURCE IP', 'MESSAGE'], rows), body, rows.length, ['recorded refusal', 'recorded refusals']);
+  const recorded = withCursor(table(['AT', 'CODE', 'REQUEST', 'SOURCE IP', 'MESSAGE'], rows), body, rows.length, ['recorded refusal', 'recorded refusals']);
+  return [recorded, ...unauthenticatedLines(body)].join('\n');
 });
+
+/**
+ * The refusals of requests no key of the client signed (a wrong key, a bad signature, a stale
+ * Date): counted per reason and window, since anyone can cause them by naming the client. They
+ * are what a partner whose signing is broken causes, so the table says them too.
+ */
+function unauthenticatedLines(body: unknown): string[] {
+  const { unauthenticated } = body as Row;
+  const windows = (unauthenticated as Row | undefined)?.windows;
+  if (!Array.isArray(windows) || windows.length === 0) return [];
+  const lines = windows.map((w: Row) => `  ${str(w.start)}  ${Object.entries((w.counts as Row | undefined) ?? {}).map(([code, n]) => `${code} ${str(n)}`).join(', ')}`);
+  return ['', 'Also refused, signed by no key of this client (counts per hour; anyone can cause these by naming it):', ...lines, 'To see why a request you signed was refused: signet request -v, or signet explain.'];
+}
 
 /** `keys expiring`. */
 export const expiringTable: Formatter = printed((body) => {

@@ -1,11 +1,14 @@
 /** `signet sign`: prints the headers to send with a request, one `Name: value` per line. */
+import type { KeyObject } from 'node:crypto';
 import { importPrivateKey } from '../../lambda/core/keys';
 import { signRequest } from '../../lambda/core/sign';
 import { SIGNATURE_ALGORITHMS, type SignatureAlgorithm, isSignatureAlgorithm } from '../../lambda/core/algorithm-names';
+import { readClientDir } from '../../local/client-dir';
 import { UsageError, displayName, optionalInt, parse, readBody, readText, required } from './args';
 import { CommandHelp } from './help';
 
 const OPTIONS = {
+  client: { type: 'string' },
   key: { type: 'string' },
   'client-id': { type: 'string' },
   method: { type: 'string' },
@@ -19,9 +22,10 @@ const OPTIONS = {
 
 export const HELP: CommandHelp = {
   summary: 'print the Content-Digest, Date, Signature-Input and Signature headers to send with a request',
-  usage: 'sign --key FILE --client-id ID --method M --url URL [--data STR | --data-file FILE] [--created UNIX] [--legacy] [--alg ALG]',
+  usage: 'sign (--client DIR | --key FILE --client-id ID) --method M --url URL [--data STR | --data-file FILE] [--created UNIX] [--legacy] [--alg ALG]',
   options: OPTIONS,
   flags: {
+    client: { meaning: 'a client directory to sign as (its private key and client-id), as `signet request --client` takes', value: 'DIR' },
     key: { meaning: 'the private key: private.pkcs8.b64 (Base64 PKCS#8), or a PKCS#8 / PKCS#1 PEM', value: 'FILE' },
     'client-id': { meaning: 'the clientId the registry gave (goes into keyid)', value: 'ID' },
     method: { meaning: 'the HTTP method you will send (signed upper-cased)', value: 'M' },
@@ -43,12 +47,12 @@ function checkedAlgorithm(value: string): SignatureAlgorithm {
 /** @public The command, called by bin/signet.ts through its module. */
 export async function run(argv: string[]): Promise<number> {
   const { values } = parse(argv, OPTIONS);
-  const privateKey = importPrivateKey(readText(required(values, 'key'), '--key')).key;
+  const { privateKey, keyId } = signingKeyOf(values);
   const { headers } = signRequest({
     method: required(values, 'method'),
     url: required(values, 'url'),
     body: readBody(values),
-    keyId: required(values, 'client-id'),
+    keyId,
     privateKey,
     created: optionalInt(values, 'created') ?? Math.floor(Date.now() / 1000),
     legacy: values.legacy === true,
@@ -56,4 +60,15 @@ export async function run(argv: string[]): Promise<number> {
   });
   for (const [name, value] of Object.entries(headers)) console.log(`${displayName(name)}: ${value}`);
   return 0;
+}
+
+/** The key and keyid to sign with: a client directory's, or a key file and a clientId. */
+function signingKeyOf(values: Record<string, unknown>): { privateKey: KeyObject; keyId: string } {
+  if (typeof values.client === 'string') {
+    if (values.key !== undefined || values['client-id'] !== undefined) throw new UsageError('give either --client DIR, or --key FILE with --client-id ID; not both');
+    const dir = readClientDir(values.client);
+    return { privateKey: dir.key.key, keyId: dir.clientId };
+  }
+  if (values.key === undefined) throw new UsageError('missing --client DIR (a client directory), or --key FILE with --client-id ID');
+  return { privateKey: importPrivateKey(readText(required(values, 'key'), '--key')).key, keyId: required(values, 'client-id') };
 }

@@ -21,6 +21,7 @@ const ACTS_ON_TERMINAL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\
 const HOSTILE_PATH = '/api/\u001b]0;x\u0007\u001b[2J';
 const FAILURES = {
   failures: [{ at: '2026-11-26T10:00:00.000Z', reason: 'role_forbidden', method: 'GET', path: HOSTILE_PATH, sourceIp: '203.0.113.7', message: 'not allowed \u009b2J \u202eevil' }],
+  unauthenticated: { windowSeconds: 3600, windows: [{ start: '2026-11-26T10:00:00.000Z', counts: { signature_mismatch: 2, 'expired\u001b[2J': 1 } }] },
 };
 const CLIENT = { clientId: 'c_\u001b[2J', name: 'Acme\u0007', status: 'active', networkWhitelist: ['0.0.0.0'], roles: ['demo'], keys: [], version: 1 };
 const REFUSAL = { error: 'forbidden\u001b[31m', message: `no access to GET ${HOSTILE_PATH}` };
@@ -55,6 +56,8 @@ test('the failures table shows a refused path and message with their control cha
   expect(run.stdout).not.toMatch(ACTS_ON_TERMINAL);
   expect(run.stdout).toContain('GET /api/\\u001b]0;x\\u0007\\u001b[2J');
   expect(run.stdout).toContain('not allowed \\u009b2J \\u202eevil');
+  // The refusals no key of the client signed (what a broken signer causes) are counted below the table.
+  expect(run.stdout).toContain('1 recorded refusal\n\nAlso refused, signed by no key of this client (counts per hour; anyone can cause these by naming it):\n  2026-11-26T10:00:00.000Z  signature_mismatch 2, expired\\u001b[2J 1\n');
 });
 
 test("a client's summary and the open-network note on stderr show its id and name escaped", async () => {

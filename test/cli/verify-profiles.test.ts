@@ -9,6 +9,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from '../../bin/cli';
+import { generateKeyPair } from '../../lambda/core/keys';
+import { writeClientDir } from '../../local/client-dir';
 import { APPENDIX_B26, APPENDIX_B2_CASES, TEST_KEY_ED25519_PRIVATE_PEM, TEST_KEY_ED25519_PUBLIC_PEM, TEST_KEY_RSA_PSS_PUBLIC_PEM, TEST_REQUEST } from '../fixtures/rfc9421';
 import { WEB_BOT_AUTH_VECTORS, WEB_BOT_AUTH_VECTOR_CREATED } from '../fixtures/web-bot-auth-drafts';
 
@@ -126,5 +128,19 @@ describe('signet sign given a public key as --key', () => {
     expect(result.code).not.toBe(0);
     expect(result.stdout).toBe('');
     expect(stderr).toContain('This file holds a public key; choose your private key (private.pkcs8.b64 or private.pem).');
+  });
+});
+
+describe('signet sign --client DIR', () => {
+  test("signs as the client directory (its key and client-id), as signet request --client does; verify accepts the headers with its public key", async () => {
+    const client = join(dir, 'partner');
+    writeClientDir(client, 'c_PartnerPartnerPartner0', generateKeyPair('ed25519'));
+    const url = 'http://127.0.0.1:3000/api/echo?x=1';
+    const signed = await cli('sign', '--client', client, '--method', 'POST', '--url', url, '--data', '{"a":1}', '--created', '1800000000');
+    expect(signed.code).toBe(0);
+    expect(signed.stdout).toMatch(/^Signature-Input: sig=\("@method" "@target-uri" "content-digest" "date"\);created=1800000000;keyid="c_PartnerPartnerPartner0";alg="ed25519"$/m);
+    const headers = signed.stdout.trim().split('\n').flatMap((line) => ['-H', line]);
+    const verified = await cli('verify', '--public-key', join(client, 'public.pem'), '--method', 'POST', '--url', url, ...headers, '--data', '{"a":1}', '--now', '1800000000');
+    expect(verified).toEqual({ code: 0, stdout: 'valid\n' });
   });
 });
