@@ -171,7 +171,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     // stand-in (this process): the authorizer forgets its cached records then, so the new key
     // verifies on the next request and `signet rotate` has nothing to wait for.
     services.secretsManager.onCurrentVersionMoved(() => handlers.forgetCachedClients());
-    writeLocalState(services.paths.localState, { ...services.state, clientCacheTtlMs: config.clientCacheTtlMs, rotationSettleMs: 0 });
+    writeLocalState(services.paths.localState, { ...services.state, clientCacheTtlMs: config.clientCacheTtlMs, rotationSettleMs: 0, gatewayUrl: url });
     // /portal/ (the client portal's static files) is answered before the gateway's routes.
     listener = withPortal(createGatewayListener(serve, { log: options.log }), { baseUrl: url, log: options.log });
     const schedule = localKeySourceSchedule(config, () => handlers.forgetCachedClients(), options.log ?? (() => undefined));

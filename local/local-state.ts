@@ -7,7 +7,7 @@
  * ```json
  * { "dynamoDbEndpoint": "http://127.0.0.1:41234", "secretsManagerEndpoint": "http://127.0.0.1:41235",
  *   "tableName": "signet-local-clients", "demoSecretId": "signet/local/demo", "region": "us-east-1",
- *   "clientCacheTtlMs": 60000, "rotationSettleMs": 0 }
+ *   "clientCacheTtlMs": 60000, "rotationSettleMs": 0, "gatewayUrl": "http://127.0.0.1:3000" }
  * ```
  */
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -31,15 +31,18 @@ export interface LocalStateFile {
    * secret's AWSCURRENT moves in its stand-in. Absent: wait `clientCacheTtlMs`.
    */
   readonly rotationSettleMs?: number;
+  /** Where the gateway listens (`http://127.0.0.1:<port>`): a CLI that cannot reach its default names it. Written once it listens. */
+  readonly gatewayUrl?: string;
 }
 
-const FIELDS: readonly Exclude<keyof LocalStateFile, 'clientCacheTtlMs' | 'rotationSettleMs'>[] = ['dynamoDbEndpoint', 'secretsManagerEndpoint', 'tableName', 'demoSecretId', 'region'];
+const FIELDS: readonly Exclude<keyof LocalStateFile, 'clientCacheTtlMs' | 'rotationSettleMs' | 'gatewayUrl'>[] = ['dynamoDbEndpoint', 'secretsManagerEndpoint', 'tableName', 'demoSecretId', 'region'];
 
 /** Writes the file (only these fields, in this order). */
 export function writeLocalState(path: string, state: LocalStateFile): void {
   const ordered: Record<string, unknown> = Object.fromEntries(FIELDS.map((field) => [field, state[field]]));
   if (state.clientCacheTtlMs !== undefined) ordered.clientCacheTtlMs = state.clientCacheTtlMs;
   if (state.rotationSettleMs !== undefined) ordered.rotationSettleMs = state.rotationSettleMs;
+  if (state.gatewayUrl !== undefined) ordered.gatewayUrl = state.gatewayUrl;
   writeFileSync(path, `${JSON.stringify(ordered, null, 2)}\n`);
 }
 
@@ -60,10 +63,23 @@ export function readLocalState(path: string): LocalStateFile {
   if (missing.length > 0) throw new Error(`${path} lacks ${missing.join(', ')}; restart the local gateway (\`npm start\`) to rewrite it.`);
   const ms = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
   return {
-    ...(Object.fromEntries(FIELDS.map((field) => [field, record[field]])) as Omit<LocalStateFile, 'clientCacheTtlMs' | 'rotationSettleMs'>),
+    ...(Object.fromEntries(FIELDS.map((field) => [field, record[field]])) as Omit<LocalStateFile, 'clientCacheTtlMs' | 'rotationSettleMs' | 'gatewayUrl'>),
     ...(ms(record.clientCacheTtlMs) ? { clientCacheTtlMs: record.clientCacheTtlMs } : {}),
     ...(ms(record.rotationSettleMs) ? { rotationSettleMs: record.rotationSettleMs } : {}),
+    ...(typeof record.gatewayUrl === 'string' && LOCAL_GATEWAY_URL.test(record.gatewayUrl) ? { gatewayUrl: record.gatewayUrl } : {}),
   };
+}
+
+/** A local gateway's URL as the file holds it. */
+const LOCAL_GATEWAY_URL = /^http:\/\/127\.0\.0\.1:\d{1,5}$/;
+
+/** The URL the gateway of this state file listens on, when the file exists and says it; never throws. */
+export function runningGatewayUrl(path: string): string | undefined {
+  try {
+    return readLocalState(path).gatewayUrl;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Removes the file (when the gateway stops). */

@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { importPrivateKey } from '../../lambda/core/keys';
 import { Signer, createSigner, signedFetch } from '../../lambda/signer';
 import { ClientDir, readClientDir } from '../../local/client-dir';
+import { runningGatewayUrl } from '../../local/local-state';
 import { localEndpoint, localPaths, signetHome } from '../../local/signet-home';
 import { UsageError, readText } from './args';
 
@@ -121,10 +122,14 @@ function unreachable(url: string, error: unknown): string {
   const origin = new URL(url).origin;
   const local = origin === new URL(localEndpoint()).origin;
   const loopback = LOOPBACK_HOSTNAMES.includes(new URL(url).hostname);
-  const advice = local
-    ? 'Is the local gateway running? Start it with `npm start` (with the same SIGNET_HOME and PORT).'
-    : loopback
-      ? `Nothing answers there; the local gateway listens on ${localEndpoint()} (PORT=${new URL(localEndpoint()).port}) unless started with another PORT.`
-      : 'Check the URL and your network.';
+  const running = local || loopback ? runningGatewayUrl(localPaths(signetHome()).localState) : undefined;
+  const advice =
+    running !== undefined && running !== origin
+      ? `The local gateway of ${signetHome()} listens on ${running}: run the command with PORT=${new URL(running).port}, or give --endpoint ${running}.`
+      : local
+        ? 'Is the local gateway running? Start it with `npm start` (with the same SIGNET_HOME and PORT).'
+        : loopback
+          ? `Nothing answers there; the local gateway listens on ${localEndpoint()} (PORT=${new URL(localEndpoint()).port}) unless started with another PORT.`
+          : 'Check the URL and your network.';
   return `could not reach ${origin} (${reason}). ${advice}`;
 }

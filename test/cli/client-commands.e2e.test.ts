@@ -90,11 +90,13 @@ describe('signet request', () => {
     expect(JSON.parse(result.stdout.split('\n')[1])).toMatchObject({ error: 'role_forbidden' });
   });
 
-  test('an unreachable gateway says to start it (exit 1); bad usage exits 2', async () => {
+  test('an unreachable gateway names the port the running one listens on, or says to start one (exit 1); bad usage exits 2', async () => {
     const deadPort = await findFreePort();
     const down = runSignet(['request', '/api/echo'], gatewayEnv(home, deadPort));
     expect(down.code).toBe(1);
-    expect(down.stderr).toMatch(/could not reach http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\)\. Is the local gateway running\? Start it with `npm start`/);
+    expect(down.stderr).toContain(`could not reach http://127.0.0.1:${deadPort} (ECONNREFUSED). The local gateway of ${home} listens on ${gateway.url}: run the command with PORT=${gateway.port}, or give --endpoint ${gateway.url}.`);
+    const none = runSignet(['request', '--client', join(home, 'demo'), '/api/echo'], gatewayEnv(join(home, 'no-gateway-here'), deadPort));
+    expect(none.stderr).toMatch(/could not reach http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\)\. Is the local gateway running\? Start it with `npm start`/);
     expect((await signet('request')).code).toBe(2);
     const both = await signet('request', '--client', join(home, 'demo'), '--key', 'k', '/api/echo');
     expect(both.code).toBe(2);

@@ -2,7 +2,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readLocalState, removeLocalState, writeLocalState } from '../../local/local-state';
+import { readLocalState, removeLocalState, runningGatewayUrl, writeLocalState } from '../../local/local-state';
 
 let dir: string;
 let path: string;
@@ -36,4 +36,14 @@ test('an incomplete or broken file says to restart npm start', () => {
   expect(() => readLocalState(path)).toThrow(/lacks tableName; restart the local gateway/);
   writeFileSync(path, '{');
   expect(() => readLocalState(path)).toThrow(/not valid JSON/);
+});
+
+test("the gateway's URL is kept for a CLI that cannot reach its default; anything but a loopback http URL is not read", () => {
+  expect(runningGatewayUrl(path)).toBeUndefined();
+  writeLocalState(path, { ...STATE, gatewayUrl: 'http://127.0.0.1:46687' });
+  expect(runningGatewayUrl(path)).toBe('http://127.0.0.1:46687');
+  writeLocalState(path, { ...STATE, gatewayUrl: 'http://attacker.example:80' });
+  expect(runningGatewayUrl(path)).toBeUndefined();
+  writeFileSync(path, '{');
+  expect(runningGatewayUrl(path)).toBeUndefined();
 });
