@@ -25,8 +25,16 @@ export function unchangedRecordItem(tableName: string, record: { clientId: strin
   };
 }
 
-
-export function updateRecordItem(tableName: string, next: ClientRecord, currentVersion: number): TransactItem {
+/**
+ * The client record rewritten as `next`, if it is still at the version `read` (the record as read)
+ * has. `keysFetchedAt` is bookkeeping the refresher moves without a version bump, so the rewrite
+ * leaves it as stored unless the change itself moves it: removed when `next` has no key source,
+ * set (or removed) when `next` holds another instant than the record as read (a source set or
+ * replaced, a refresh that wrote new keys). An instant the refresher recorded after the read stands.
+ */
+export function updateRecordItem(tableName: string, next: ClientRecord, read: Pick<ClientRecord, 'version' | 'keysFetchedAt'>): TransactItem {
+  const currentVersion = read.version;
+  const fetchedChanges = next.keySource === undefined || next.keysFetchedAt !== read.keysFetchedAt;
   const sets = ['#name = :name', '#status = :status', '#wl = :wl', '#roles = :roles', '#keys = :keys', '#version = :next', '#updatedAt = :updatedAt'];
   const names: Record<string, string> = {
     '#name': 'name',
@@ -61,7 +69,9 @@ export function updateRecordItem(tableName: string, next: ClientRecord, currentV
   } else {
     removes.push('#keySource');
   }
-  if (next.keysFetchedAt !== undefined) {
+  if (!fetchedChanges) {
+    delete names['#keysFetchedAt'];
+  } else if (next.keySource !== undefined && next.keysFetchedAt !== undefined) {
     sets.push('#keysFetchedAt = :keysFetchedAt');
     values[':keysFetchedAt'] = next.keysFetchedAt;
   } else {

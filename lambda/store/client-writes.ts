@@ -280,7 +280,7 @@ export class DynamoClientWrites extends DynamoTable {
         await this.doc.send(
           new TransactWriteCommand({
             TransactItems: [
-              updateRecordItem(this.tableName, next, current.version),
+              updateRecordItem(this.tableName, next, current),
               ...keyWrites.map((w) => w.item),
               { Put: { TableName: this.tableName, Item: auditItem(audit) } },
               ...(operator !== undefined ? [this.parts.roster.change(clientId, operator)] : []),

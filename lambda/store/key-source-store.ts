@@ -7,7 +7,7 @@
  * condition that the record is still at the version the fetch was planned from. The failing-sources
  * list is one item (`SOURCE#failing`, `FAILING`) whose map `failing` holds clientId → failingSince.
  */
-import { BatchGetCommand, DeleteCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ClientRecord, StoredPublicKey } from '../domain/client-record';
 import { type KeySourceStatus, type KeySourceStore, MAX_LISTED_FAILING_SOURCES } from '../domain/key-source-store';
 import type { Actor, Page } from '../domain/store-types';
@@ -15,7 +15,7 @@ import { DynamoClientStore } from './client-store';
 import { decodeCursor, encodeCursor } from './cursor';
 import { DEFAULT_PAGE_SIZE, type DynamoClientStoreOptions, DynamoTable, pageSize } from './dynamo-table';
 import { clientKey, keyKey, keySourceItem, keySourceKey, toKeySourceStatus } from './item-codec';
-import { cancellationReasons, storageError } from './store-errors';
+import { cancellationReasons, isTransactionConflict, storageError } from './store-errors';
 import { ITEM, LIST_INDEX_NAME, LIST_INDEX_PARTITION_KEY, LIST_INDEX_SORT_KEY, PARTITION_KEY, SORT_KEY } from './table-schema';
 
 /** Keys a BatchGetItem may ask for at once. */
@@ -113,10 +113,32 @@ export class DynamoKeySourceStore extends DynamoTable implements KeySourceStore 
     });
   }
 
+  /**
+   * Deletes the status only while the client's record still has no key source (or no longer
+   * exists), checked in the same transaction: a source set since the refresher read the record
+   * wrote the status this would find, and it stays (a failed condition, or a transaction racing
+   * the one that sets the source, leaves it alone: a status still orphaned is found again next run).
+   */
   async deleteStatus(clientId: string): Promise<void> {
     try {
-      await this.doc.send(new DeleteCommand({ TableName: this.tableName, Key: keySourceKey(clientId) }));
+      await this.doc.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              ConditionCheck: {
+                TableName: this.tableName,
+                Key: clientKey(clientId),
+                ConditionExpression: 'attribute_not_exists(#source)',
+                ExpressionAttributeNames: { '#source': 'keySource' },
+              },
+            },
+            { Delete: { TableName: this.tableName, Key: keySourceKey(clientId) } },
+          ],
+        }),
+      );
     } catch (error) {
+      const reasons = cancellationReasons(error);
+      if (reasons?.[0]?.Code === 'ConditionalCheckFailed' || (reasons !== undefined && isTransactionConflict(reasons))) return;
       throw storageError(error, 'delete the key source status');
     }
   }

@@ -2,19 +2,26 @@
  * The scheduled key source refresher as its Lambda entry builds it (createRefreshKeySourcesHandler
  * with a configuration read by loadConfig): the real stores on DynamoDB Local, sources served by a
  * real HTTP server on 127.0.0.1, an injected clock. Each run counts the three metrics the alarm
- * and dashboard read, 0 included, and logs one summary line with counts only.
+ * and dashboard read, 0 included, and logs one summary line with counts only. The refresher's
+ * writes racing an admin's edit of the same client are replayed step by step through a document
+ * client that holds a command back while the other side runs.
  */
+import { DynamoDBDocumentClient, GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { loadConfig } from '../../lambda/config';
 import { compileRoleCatalogue } from '../../lambda/core/role-policy';
 import { RUN_MARGIN_MS, type RefreshContext, createRefreshKeySourcesHandler } from '../../lambda/key-sources/create-refresh-key-sources-handler';
-import type { RefreshRunSummary } from '../../lambda/key-sources/key-source-refresher';
+import { type ClientRefreshOutcome, type KeySourceRefresher, type RefreshRunSummary, createKeySourceRefresher } from '../../lambda/key-sources/key-source-refresher';
 import { KEY_SOURCE_REFRESH_METRIC_NAMES } from '../../lambda/observability';
 import { type RegistryHandler, createRegistryHandler } from '../../lambda/registry/registry-handler';
 import { DynamoClientStore } from '../../lambda/store/client-store';
+import { keySourceItem } from '../../lambda/store/item-codec';
 import { DynamoKeySourceStore } from '../../lambda/store/key-source-store';
+import { ITEM } from '../../lambda/store/table-schema';
 import { TestDynamoDb, startTestDynamoDb } from '../support/dynamodb';
 import { type KeySourceServer, type PublishedTestKey, keySet, publishedKey, startKeySourceServer } from '../support/key-source-server';
-import { callRegistry } from '../support/registry-harness';
+import { ADMIN_ID, callRegistry } from '../support/registry-harness';
+import { newClient, spkiPem } from '../support/registry-fixtures';
+import { testKey } from '../support/test-keys';
 
 const T0 = Date.parse('2026-04-05T09:30:00.000Z');
 const MINUTE_MS = 60_000;
@@ -177,4 +184,106 @@ test('a run that cannot reach its table is logged with a sentence and rethrown (
       attributes: [{ reason: expect.stringMatching(/\S/) }],
     },
   ]);
+});
+
+/** A document client on the run's DynamoDB Local whose every command goes through `around`, which sends it (`send`) when it chooses. */
+function interleaved(around: (command: object, send: () => Promise<unknown>) => Promise<unknown>): DynamoDBDocumentClient {
+  const doc = DynamoDBDocumentClient.from(ddb.client, { marshallOptions: { removeUndefinedValues: true } });
+  const send = doc.send.bind(doc) as (command: object) => Promise<unknown>;
+  return Object.assign(doc, { send: (command: object) => around(command, () => send(command)) }) as DynamoDBDocumentClient;
+}
+
+/** The refresher as the scheduled run builds it, on the test's table, reaching DynamoDB through `doc`. */
+function directRefresher(doc: DynamoDBDocumentClient = ddb.doc): KeySourceRefresher {
+  return createKeySourceRefresher({
+    store: new DynamoKeySourceStore({ tableName, client: doc, now: () => new Date(nowMs) }),
+    fetch: (source) => server.fetch(source),
+    nowMs: () => nowMs,
+    refreshIntervalS: 15 * 60,
+    requireSignedDirectories: false,
+  });
+}
+
+const keySources = (): DynamoKeySourceStore => new DynamoKeySourceStore({ tableName, client: ddb.client, now: () => new Date(nowMs) }, store);
+
+test('a key source set after the refresher read the client without one keeps its status: the refresher leaves it, and the source stays due', async () => {
+  const { record } = await store.createClient(newClient(7, { roles: ['demo'] }), ADMIN_ID);
+  expect(record.keySource).toBeUndefined();
+  server.serve('/set-while-read', keySet(publishedKey()));
+
+  // The refresher reads the record (no source yet); the admin then sets a source; only then does the refresher read the status.
+  let recordRead!: () => void;
+  const recordWasRead = new Promise<void>((resolve) => (recordRead = resolve));
+  const doc = interleaved(async (command, send) => {
+    const key = command instanceof GetCommand ? command.input.Key : undefined;
+    if (key?.pk === ITEM.clientPk(record.clientId) && key?.sk === ITEM.clientSk) {
+      const answer = await send();
+      recordRead();
+      return answer;
+    }
+    if (key?.pk === ITEM.keySourcePk(record.clientId)) {
+      await recordWasRead;
+      const set = await callRegistry(registry, { method: 'PATCH', path: `/registry/clients/${record.clientId}`, body: { version: record.version, jwksUri: server.url('/set-while-read') } });
+      expect(set.status).toBe(200);
+    }
+    return send();
+  });
+
+  const outcome = await directRefresher(doc).refreshClient(record.clientId, ADMIN_ID);
+  expect(outcome.error?.code).toBe('no_key_source');
+  expect((await store.getClient(record.clientId))?.keySource).toEqual({ jwksUri: server.url('/set-while-read') });
+  expect((await keySources().getStatus(record.clientId))?.url).toBe(server.url('/set-while-read'));
+  const dueLater = await keySources().dueSources(new Date(nowMs + 86_400_000).toISOString(), undefined, 100);
+  expect(dueLater.items).toContain(record.clientId);
+
+  // A status whose client really has no source any more is still deleted.
+  const back = await callRegistry(registry, { method: 'PATCH', path: `/registry/clients/${record.clientId}`, body: { version: record.version + 1, publicKey: spkiPem(testKey(7)) } });
+  expect(back.status).toBe(200);
+  const at = new Date(nowMs).toISOString();
+  await ddb.doc.send(new PutCommand({ TableName: tableName, Item: keySourceItem({ clientId: record.clientId, url: server.url('/set-while-read'), lastFetchAt: at, nextFetchAt: at, consecutiveFailures: 0 }) }));
+  expect(await keySources().getStatus(record.clientId)).toBeDefined();
+  expect((await directRefresher().refreshClient(record.clientId, ADMIN_ID)).error?.code).toBe('no_key_source');
+  expect(await keySources().getStatus(record.clientId)).toBeUndefined();
+});
+
+test("a client edit planned before the refresher recorded a fetch keeps the fetch's keysFetchedAt; a source set, a refresh with new keys and a switch to registered keys still move it", async () => {
+  const first = publishedKey();
+  const clientId = await register('/renamed-while-fetched', first);
+  const registeredAt = new Date(nowMs).toISOString();
+  expect((await store.getClient(clientId))?.keysFetchedAt).toBe(registeredAt);
+
+  // The admin's rename reads the record; the refresher then records a fetch of the same keys; then the rename is written.
+  nowMs += 20 * MINUTE_MS;
+  const fetchedAt = new Date(nowMs).toISOString();
+  let fetched: ClientRefreshOutcome | undefined;
+  const admin = new DynamoClientStore({
+    tableName,
+    client: interleaved(async (command, send) => {
+      if (command instanceof TransactWriteCommand && fetched === undefined) fetched = await directRefresher().refreshClient(clientId, ADMIN_ID);
+      return send();
+    }),
+    now: () => new Date(nowMs),
+  });
+  const read = (await store.getClient(clientId))!;
+  await admin.updateClient(clientId, read.version, { name: 'Renamed publisher' }, ADMIN_ID);
+  expect(fetched).toMatchObject({ ok: true, unchanged: true });
+  expect(fetched?.superseded).toBeUndefined();
+  expect(await store.getClient(clientId)).toMatchObject({ name: 'Renamed publisher', version: read.version + 1, keysFetchedAt: fetchedAt });
+  expect((await keySources().getStatus(clientId))?.lastSuccessAt).toBe(fetchedAt);
+
+  // A refresh that finds other keys writes its own instant.
+  server.serve('/renamed-while-fetched', keySet(first, publishedKey()));
+  nowMs += 20 * MINUTE_MS;
+  const refreshed = await directRefresher().refreshClient(clientId, ADMIN_ID);
+  expect(refreshed).toMatchObject({ ok: true, unchanged: false });
+  expect((await store.getClient(clientId))?.keysFetchedAt).toBe(new Date(nowMs).toISOString());
+
+  // Registered keys: no fetch instant. A source set again: the instant of its fetch.
+  const toRegistered = await callRegistry(registry, { method: 'PATCH', path: `/registry/clients/${clientId}`, body: { version: read.version + 2, publicKey: spkiPem(testKey(8)) } });
+  expect(toRegistered.status).toBe(200);
+  expect((await store.getClient(clientId))?.keysFetchedAt).toBeUndefined();
+  nowMs += MINUTE_MS;
+  const toSource = await callRegistry(registry, { method: 'PATCH', path: `/registry/clients/${clientId}`, body: { version: read.version + 3, jwksUri: server.url('/renamed-while-fetched') } });
+  expect(toSource.status).toBe(200);
+  expect((await store.getClient(clientId))?.keysFetchedAt).toBe(new Date(nowMs).toISOString());
 });
