@@ -30,6 +30,13 @@
  *   now + grace), which changes nothing after a finish that completed, and mends one whose undo
  *   ran though AWSCURRENT had moved (the second describe failed too).
  *
+ * A change someone else makes to the record wins over rotation's later writes: the undo of 4, the
+ * removals of 6 and the mend of a rerun each expect the record's version as rotation last wrote or
+ * read it. When the record changed since (an operator cut a key short, or gave an expired key a
+ * new life), that write fails with `version_conflict` and is logged. The undo then reads the
+ * record again and puts back only the not-afters that still hold what the finish gave them (a
+ * rename does not stop it); the removals and the mend leave the record as it is.
+ *
  * The first rotation of a RotatingSigningKey starts from `{ "clientId": … }` (no key): there is no
  * previous key to expire, and keys the client already had are left as they are.
  */
@@ -57,7 +64,16 @@ import { clientIdOfSecret, keyOfSecret } from './secret-contents';
 /** A key's not-after as it was before a finish changed it (for an undo). */
 interface NotAfterChange {
   readonly fingerprint: string;
+  /** The not-after it had, which an undo puts back. */
   readonly notAfter: string | undefined;
+  /** The not-after rotation gave it. */
+  readonly setTo: string | undefined;
+}
+
+/** The not-afters a finish (or a mend) changed, and the record's version after rotation's last write to it (or as read). */
+interface NotAfterChanges {
+  readonly changes: NotAfterChange[];
+  version: number;
 }
 
 /**
@@ -254,15 +270,15 @@ export class KeyRotation {
     await this.settle(newKey, limits);
 
     const graceEnd = new Date(this.nowMs() + this.graceS * 1000).toISOString();
-    const undo: NotAfterChange[] = [];
+    const done: NotAfterChanges = { changes: [], version: record.version };
     try {
-      await this.setFinishedNotAfters(clientId, newKey, previous, graceEnd, undo);
+      await this.setFinishedNotAfters(clientId, newKey, previous, graceEnd, done, false);
       await this.secrets.moveStage(secretId, AWSCURRENT, { toVersionId: token, fromVersionId: currentVersionId });
     } catch (error) {
       // Undoing after a move that did commit would leave the new AWSCURRENT key to expire and the
       // previous key without an end: only a move known not to have happened is undone.
       if (!(await this.isCurrent(secretId, token))) {
-        await this.undo(clientId, undo.reverse());
+        await this.undo(clientId, done);
         throw error;
       }
       this.log.warn('finishSecret: moving AWSCURRENT failed, but it did move (the answer was lost); finishing.', { secretId, versionId: token, reason: reasonOf(error) });
@@ -303,7 +319,8 @@ export class KeyRotation {
   /**
    * The record as a finish leaves it, once version `token` is AWSCURRENT: its key without a
    * not-after, and the key of AWSPREVIOUS with one no later than now + grace. A finish that
-   * completed left it so already, and nothing is written.
+   * completed left it so already, and nothing is written. The writes expect the version read: a
+   * record changed since is left as it is.
    */
   private async mendFinishedRecord(secretId: string, token: string, description: SecretDescription): Promise<void> {
     const version = await this.secrets.getVersion(secretId, { versionId: token });
@@ -313,27 +330,48 @@ export class KeyRotation {
     const record = await this.client(clientIdOfSecret(version.secretString, secretId));
     const current = record.keys.find((k) => k.fingerprint === held.key.fingerprint);
     const previous = await this.previousKey(secretId, versionWithStage(description, AWSPREVIOUS), record, held.key.fingerprint);
-    const mended: NotAfterChange[] = [];
-    await this.setFinishedNotAfters(record.clientId, current, previous, new Date(this.nowMs() + this.graceS * 1000).toISOString(), mended);
-    if (mended.length > 0) {
-      this.log.warn('finishSecret: an undone finish had left not-afters as before the rotation; set them as a finish does.', { clientId: record.clientId, fingerprints: mended.map((c) => c.fingerprint) });
+    const mended: NotAfterChanges = { changes: [], version: record.version };
+    try {
+      await this.setFinishedNotAfters(record.clientId, current, previous, new Date(this.nowMs() + this.graceS * 1000).toISOString(), mended, true);
+    } catch (error) {
+      if (!isVersionConflict(error)) throw error;
+      this.log.warn('finishSecret: the client changed after its record was read; its not-afters are left as they are (the later change stands).', {
+        clientId: record.clientId,
+        mended: mended.changes.map((c) => c.fingerprint),
+        reason: reasonOf(error),
+      });
+      return;
+    }
+    if (mended.changes.length > 0) {
+      this.log.warn('finishSecret: an undone finish had left not-afters as before the rotation; set them as a finish does.', {
+        clientId: record.clientId,
+        fingerprints: mended.changes.map((c) => c.fingerprint),
+      });
     }
   }
 
   /**
    * Steps 2 and 3 of a finish: the new key's not-after cleared, the previous key's set to
    * `graceEnd` (never later than one it has). Each change made is pushed to `done` with the value
-   * it replaced, as it is made, so a failure part-way leaves `done` saying what to undo.
+   * it replaced, and `done.version` set to the version it wrote, as it is made, so a failure
+   * part-way leaves `done` saying what to undo and from which version. `conditional`: each write
+   * expects `done.version` (`version_conflict` when the record changed since).
    */
-  private async setFinishedNotAfters(clientId: string, newKey: StoredPublicKey | undefined, previous: StoredPublicKey | undefined, graceEnd: string, done: NotAfterChange[]): Promise<void> {
-    if (newKey?.notAfter !== undefined) {
-      await this.registry.setKeyNotAfter(clientId, newKey.fingerprint, undefined, ROTATION_ACTOR);
-      done.push({ fingerprint: newKey.fingerprint, notAfter: newKey.notAfter });
-    }
-    if (previous !== undefined && (previous.notAfter === undefined || Date.parse(previous.notAfter) > Date.parse(graceEnd))) {
-      await this.registry.setKeyNotAfter(clientId, previous.fingerprint, graceEnd, ROTATION_ACTOR);
-      done.push({ fingerprint: previous.fingerprint, notAfter: previous.notAfter });
-    }
+  private async setFinishedNotAfters(
+    clientId: string,
+    newKey: StoredPublicKey | undefined,
+    previous: StoredPublicKey | undefined,
+    graceEnd: string,
+    done: NotAfterChanges,
+    conditional: boolean,
+  ): Promise<void> {
+    const set = async (key: StoredPublicKey, notAfter: string | undefined): Promise<void> => {
+      const written = await this.registry.setKeyNotAfter(clientId, key.fingerprint, notAfter, ROTATION_ACTOR, conditional ? done.version : undefined);
+      done.version = written.version;
+      done.changes.push({ fingerprint: key.fingerprint, notAfter: key.notAfter, setTo: notAfter });
+    };
+    if (newKey?.notAfter !== undefined) await set(newKey, undefined);
+    if (previous !== undefined && (previous.notAfter === undefined || Date.parse(previous.notAfter) > Date.parse(graceEnd))) await set(previous, graceEnd);
   }
 
   /** The key AWSCURRENT holds, as registered on the client (undefined: bootstrap value, or not registered). */
@@ -366,12 +404,54 @@ export class KeyRotation {
     }
   }
 
-  /** Puts not-afters back after a failed finish; each failure is logged, none hides the original error. */
-  private async undo(clientId: string, changes: readonly NotAfterChange[]): Promise<void> {
-    for (const change of changes) {
+  /**
+   * Puts not-afters back after a failed finish, last change first, each write expecting the
+   * version the finish's last write left. When the record changed since then, it is read again and
+   * only the not-afters that still hold what the finish gave them are put back (once more, from the
+   * version read): one someone else changed stands. Each failure is logged, none hides the original error.
+   */
+  private async undo(clientId: string, done: NotAfterChanges): Promise<void> {
+    let left = await this.putBack(clientId, [...done.changes].reverse(), done.version);
+    if (left === undefined) return;
+    let record: ClientRecord;
+    try {
+      record = await this.client(clientId);
+    } catch (error) {
+      this.log.error('finishSecret failed, the client changed after the finish set its not-afters, and it could not be read again: they are left as they are (the next attempt of this rotation completes it).', {
+        clientId,
+        notPutBack: left.map((c) => c.fingerprint),
+        reason: reasonOf(error),
+      });
+      return;
+    }
+    const changedSince = left.filter((c) => record.keys.find((k) => k.fingerprint === c.fingerprint)?.notAfter !== c.setTo);
+    if (changedSince.length > 0) {
+      this.log.warn('finishSecret failed; not-afters someone changed after the finish set them are left as they are now (the later change stands).', {
+        clientId,
+        fingerprints: changedSince.map((c) => c.fingerprint),
+      });
+    }
+    left = await this.putBack(clientId, left.filter((c) => !changedSince.includes(c)), record.version);
+    if (left !== undefined) {
+      this.log.error('finishSecret failed, and the client kept changing while its not-afters were put back: the rest are left as they are (the next attempt of this rotation completes it).', {
+        clientId,
+        notPutBack: left.map((c) => c.fingerprint),
+      });
+    }
+  }
+
+  /**
+   * Writes each change's earlier not-after, in order, each expecting the version the previous
+   * write left (`expected` for the first). Returns the changes not yet written when one met
+   * `version_conflict`, else undefined; any other failure is logged and the next change is tried.
+   */
+  private async putBack(clientId: string, changes: readonly NotAfterChange[], expected: number): Promise<NotAfterChange[] | undefined> {
+    let version = expected;
+    for (const [i, change] of changes.entries()) {
       try {
-        await this.registry.setKeyNotAfter(clientId, change.fingerprint, change.notAfter, ROTATION_ACTOR);
+        version = (await this.registry.setKeyNotAfter(clientId, change.fingerprint, change.notAfter, ROTATION_ACTOR, version)).version;
       } catch (error) {
+        if (isVersionConflict(error)) return changes.slice(i);
         this.log.error('finishSecret failed and a not-after could not be put back; the next attempt of this rotation completes it.', {
           clientId,
           fingerprint: change.fingerprint,
@@ -382,20 +462,33 @@ export class KeyRotation {
     }
   }
 
-  /** Removes the client's keys past their not-after, except `keep` and the last key. Never throws. */
+  /**
+   * Removes the client's keys past their not-after, except `keep` and the last key, each removal
+   * expecting the version read (then the one the last removal wrote): when the record changed
+   * since (a key given a new life), the rest are left. Never throws.
+   */
   private async removeExpiredKeys(clientId: string, keep: string): Promise<string[]> {
     const removed: string[] = [];
     try {
       const record = await this.client(clientId);
       const now = this.nowMs();
       let remaining = record.keys.length;
+      let version = record.version;
       for (const key of record.keys) {
         if (key.fingerprint === keep || isKeyActive(key, now) || remaining <= 1) continue;
-        await this.registry.removeKey(clientId, key.fingerprint, ROTATION_ACTOR);
+        version = (await this.registry.removeKey(clientId, key.fingerprint, ROTATION_ACTOR, version)).version;
         removed.push(key.fingerprint);
         remaining -= 1;
       }
     } catch (error) {
+      if (isVersionConflict(error)) {
+        this.log.warn('finishSecret: the client changed after its record was read; its expired keys are left as they are (the later change stands; a later rotation removes those still expired).', {
+          clientId,
+          removed,
+          reason: reasonOf(error),
+        });
+        return removed;
+      }
       this.log.warn('finishSecret: expired keys could not all be removed (they verify nothing; a later rotation removes them).', { clientId, reason: reasonOf(error) });
     }
     return removed;
@@ -429,6 +522,10 @@ export class KeyRotation {
 function wholeNonNegative(value: number, name: string): number {
   if (!Number.isSafeInteger(value) || value < 0) throw new SignetError('invalid_request', `${name} must be a whole number >= 0; got ${String(value)}.`);
   return value;
+}
+
+function isVersionConflict(error: unknown): boolean {
+  return isSignetError(error) && error.code === 'version_conflict';
 }
 
 function minInstant(a: string | undefined, b: string): string {

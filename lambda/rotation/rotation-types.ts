@@ -70,13 +70,14 @@ export interface RotationSecretStore {
 
 /**
  * The registry operations rotation uses; `DynamoClientStore` implements them (key ownership,
- * the last-key rule and optimistic versions are enforced there).
+ * the last-key rule and optimistic versions are enforced there). With `expectedVersion`, a write
+ * to a record at any other version changes nothing and fails with `version_conflict`.
  */
 export interface RotationKeyRegistry {
   getClient(clientId: string, options?: { consistentRead?: boolean }): Promise<ClientRecord | undefined>;
   addKey(clientId: string, key: NewKey, actor: string): Promise<ClientRecord>;
-  setKeyNotAfter(clientId: string, fingerprint: string, notAfter: string | undefined, actor: string): Promise<ClientRecord>;
-  removeKey(clientId: string, fingerprint: string, actor: string): Promise<ClientRecord>;
+  setKeyNotAfter(clientId: string, fingerprint: string, notAfter: string | undefined, actor: string, expectedVersion?: number): Promise<ClientRecord>;
+  removeKey(clientId: string, fingerprint: string, actor: string, expectedVersion?: number): Promise<ClientRecord>;
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 import { GetSecretValueCommand, InvalidRequestException, RotateSecretCommand } from '@aws-sdk/client-secrets-manager';
 import { isKeyActive } from '../../lambda/domain/client-record';
-import { RotationStep } from '../../lambda/rotation/rotation-types';
+import { RotationLogger, RotationStep } from '../../lambda/rotation/rotation-types';
 import { SecretsManagerSecretStore } from '../../lambda/rotation/secrets-manager-secret-store';
 import { parseSigningSecret } from '../../lambda/signer/signing-secret';
 import {
@@ -17,6 +17,7 @@ import {
   callWith,
   newRotatingClient,
   outcome,
+  recordingLogger,
   rotationFor,
   stagesOf,
   startRotationWorld,
@@ -34,13 +35,13 @@ afterAll(async () => {
 afterEach(() => world.standIn.setRotationHandler(undefined));
 
 /** A rotating client of its own, and a rotation of it whose registry and secret store can be made to fail once. */
-async function flakyRotation(graceS?: number) {
+async function flakyRotation(graceS?: number, logger?: RotationLogger) {
   const clock = testClock();
   const store = storeFor(world, clock);
   const client = await newRotatingClient(world, store, clock);
   const registry = new FlakyRegistry(store);
   const secrets = new FlakySecrets(new SecretsManagerSecretStore(world.sm));
-  const rotation = rotationFor(world, clock, registry, { secrets, ...(graceS !== undefined ? { graceS } : {}) });
+  const rotation = rotationFor(world, clock, registry, { secrets, ...(graceS !== undefined ? { graceS } : {}), ...(logger !== undefined ? { logger } : {}) });
   return { clock, store, client, registry, secrets, rotation };
 }
 
@@ -162,10 +163,104 @@ describe('failures after AWSCURRENT moved', () => {
   });
 });
 
+describe("an operator's change made after rotation read or wrote the record stands over rotation's later writes", () => {
+  const iso = (ms: number): string => new Date(ms).toISOString();
+
+  test("the old key cut short between the finish's not-afters and a failed move of AWSCURRENT: the undo keeps the cut, and so does the next attempt", async () => {
+    const logger = recordingLogger();
+    const { clock, store, client, secrets, rotation } = await flakyRotation(undefined, logger);
+    const initial = client.initialKey.fingerprint;
+    const cutTo = iso(clock.ms + 60_000);
+    const movesCurrent = (args: unknown[]): boolean => args[1] === 'AWSCURRENT';
+    // The finish has given the old key now + grace; the operator, holding it leaked, cuts it to a minute; then the move fails.
+    secrets.interleaveOnce('moveStage', movesCurrent, async () => {
+      await store.setKeyNotAfter(client.clientId, initial, cutTo, 'operator');
+    });
+    secrets.failOnce('moveStage', movesCurrent);
+    world.standIn.setRotationHandler((event) => rotation.run(event));
+
+    const failed = await world.sm.send(new RotateSecretCommand({ SecretId: client.secretName })).catch((e: unknown) => e);
+    expect(failed).toBeInstanceOf(InvalidRequestException);
+    expect(world.standIn.rotations().at(-1)).toMatchObject({ ok: false, failedStep: 'finishSecret' });
+    expect((await stagesOf(world, client.secretName))[client.initialVersionId]).toEqual(['AWSCURRENT']);
+    const record = (await store.getClient(client.clientId, { consistentRead: true }))!;
+    expect(record.keys.find((k) => k.fingerprint === initial)?.notAfter).toBe(cutTo);
+    // The undo put back only what the operator did not touch: the pending key's short life, not the cut key's.
+    expect(record.keys.find((k) => k.fingerprint !== initial)?.notAfter).toBeDefined();
+    const audit = (await store.listAudit(client.clientId)).items;
+    expect(audit.filter((e) => e.keyNotAfter?.fingerprint === initial).map((e) => e.actor)[0]).toBe('operator');
+    expect(logger.lines.some((line) => line.includes('"level":"warn"') && line.includes('left as they are now') && line.includes(initial))).toBe(true);
+
+    // The service's next attempt completes the rotation without lengthening the cut key.
+    await expect(world.sm.send(new RotateSecretCommand({ SecretId: client.secretName }))).rejects.toThrow(/previous rotation isn't complete/);
+    expect(world.standIn.rotations().at(-1)).toMatchObject({ ok: true });
+    const current = parseSigningSecret((await world.sm.send(new GetSecretValueCommand({ SecretId: client.secretName }))).SecretString!);
+    const done = (await store.getClient(client.clientId, { consistentRead: true }))!;
+    expect(done.keys.map((k) => [k.fingerprint, k.notAfter])).toEqual([
+      [initial, cutTo],
+      [current.key.fingerprint, undefined],
+    ]);
+    clock.advanceS(61);
+    expect(outcome(await callWith(authorizerFor(store, clock), client.clientId, client.initialKey, clock))).toBe('key_expired');
+  });
+
+  test("a rename between the finish's not-afters and a failed move of AWSCURRENT: the undo reads the record again and still puts both not-afters back", async () => {
+    const { clock, store, client, secrets, rotation } = await flakyRotation();
+    const initial = client.initialKey.fingerprint;
+    const movesCurrent = (args: unknown[]): boolean => args[1] === 'AWSCURRENT';
+    secrets.interleaveOnce('moveStage', movesCurrent, async () => {
+      const read = (await store.getClient(client.clientId, { consistentRead: true }))!;
+      await store.updateClient(client.clientId, read.version, { name: 'Renamed while rotating' }, 'operator');
+    });
+    secrets.failOnce('moveStage', movesCurrent);
+    world.standIn.setRotationHandler((event) => rotation.run(event));
+
+    const failed = await world.sm.send(new RotateSecretCommand({ SecretId: client.secretName })).catch((e: unknown) => e);
+    expect(failed).toBeInstanceOf(InvalidRequestException);
+    const record = (await store.getClient(client.clientId, { consistentRead: true }))!;
+    expect(record.name).toBe('Renamed while rotating');
+    // The old key (still AWSCURRENT) has no end again; the pending key keeps the short life setSecret gave it.
+    expect(record.keys.find((k) => k.fingerprint === initial)?.notAfter).toBeUndefined();
+    const pending = record.keys.find((k) => k.fingerprint !== initial)!;
+    expect(pending.notAfter).toBeDefined();
+    clock.advanceS(2 * 86_400);
+    expect(outcome(await callWith(authorizerFor(store, clock), client.clientId, client.initialKey, clock))).toBe('allowed');
+  });
+
+  test("an expired key the operator gives a new life after the finish's cleanup read the record is not removed", async () => {
+    const { clock, store, client, registry, rotation } = await flakyRotation(60);
+    const initial = client.initialKey.fingerprint;
+    world.standIn.setRotationHandler((event) => rotation.run(event));
+    await world.sm.send(new RotateSecretCommand({ SecretId: client.secretName }));
+
+    let renewedTo = '';
+    world.standIn.setRotationHandler((event) => {
+      if (event.Step === 'finishSecret') {
+        clock.advanceS(61); // the first key's grace ends: this finish's cleanup would remove it
+        renewedTo = iso(clock.ms + 3_600_000);
+        registry.interleaveOnce(
+          'removeKey',
+          (args) => args[1] === initial,
+          async () => {
+            await store.setKeyNotAfter(client.clientId, initial, renewedTo, 'operator');
+          },
+        );
+      }
+      return rotation.run(event);
+    });
+    const out = await world.sm.send(new RotateSecretCommand({ SecretId: client.secretName }));
+    expect(world.standIn.rotations().at(-1)).toMatchObject({ ok: true, versionId: out.VersionId });
+    const record = (await store.getClient(client.clientId, { consistentRead: true }))!;
+    expect(record.keys.find((k) => k.fingerprint === initial)?.notAfter).toBe(renewedTo);
+    expect((await store.listAudit(client.clientId)).items.filter((e) => e.action === 'key.removed')).toEqual([]);
+    expect(outcome(await callWith(authorizerFor(store, clock), client.clientId, client.initialKey, clock))).toBe('allowed');
+  });
+});
+
 describe('a move of AWSCURRENT whose answer is lost (Secrets Manager applied it, then the call failed)', () => {
   /** A client rotated once, with the first move of AWSCURRENT answering an error after it went through. */
   async function rotateLosingTheMove(alsoUndescribable: boolean) {
-    const { clock, store, client, secrets, rotation } = await flakyRotation();
+    const { clock, store, client, registry, secrets, rotation } = await flakyRotation();
     let moved = false;
     secrets.failOnce('moveStage', (args) => (moved = args[1] === 'AWSCURRENT'), { answerLost: true });
     // The describe that would tell the move happened fails as well.
@@ -175,7 +270,7 @@ describe('a move of AWSCURRENT whose answer is lost (Secrets Manager applied it,
     const stages = await stagesOf(world, client.secretName);
     const token = Object.keys(stages).find((v) => v !== client.initialVersionId)!;
     const current = parseSigningSecret((await world.sm.send(new GetSecretValueCommand({ SecretId: client.secretName }))).SecretString!);
-    return { clock, store, client, rotation, secrets, token, stages, current };
+    return { clock, store, client, registry, rotation, secrets, token, stages, current };
   }
 
   /** The record a finished rotation leaves: the previous key ends after the grace, the new one lasts, and only it verifies then. */
@@ -211,5 +306,23 @@ describe('a move of AWSCURRENT whose answer is lost (Secrets Manager applied it,
     const rerun = await rotated.rotation.run({ Step: 'finishSecret', SecretId: rotated.client.secretName, ClientRequestToken: rotated.token });
     expect(rerun).toMatchObject({ outcome: 'already_current' });
     await expectFinishedRecord(rotated, rotated.clock.ms);
+  });
+
+  test("the rerun's mend leaves a not-after the operator set on the current key after the mend read the record", async () => {
+    const { clock, store, client, registry, rotation, token, current } = await rotateLosingTheMove(true);
+    clock.advanceS(30);
+    const until = new Date(clock.ms + 3_600_000).toISOString();
+    registry.interleaveOnce(
+      'setKeyNotAfter',
+      () => true,
+      async () => {
+        await store.setKeyNotAfter(client.clientId, current.key.fingerprint, until, 'operator');
+      },
+    );
+    const rerun = await rotation.run({ Step: 'finishSecret', SecretId: client.secretName, ClientRequestToken: token });
+    expect(rerun).toMatchObject({ outcome: 'already_current' });
+    const record = (await store.getClient(client.clientId, { consistentRead: true }))!;
+    expect(record.keys.find((k) => k.fingerprint === current.key.fingerprint)?.notAfter).toBe(until);
+    expect((await store.listAudit(client.clientId)).items[0]).toMatchObject({ actor: 'operator', action: 'key.not_after_set' });
   });
 });

@@ -185,15 +185,40 @@ export function recordingLogger(): RotationLogger & { readonly lines: string[] }
   return { lines, debug: keep('debug'), info: keep('info'), warn: keep('warn'), error: keep('error') };
 }
 
-/** Registry wrapper whose named operation throws once when `when` says so (a storage fault). */
+/** Someone else's changes, each run once just before the first call of an operation that `when` matches. */
+class Interleavings<Op extends string> {
+  private readonly pending: { op: Op; when: (args: unknown[]) => boolean; edit: () => Promise<void> }[] = [];
+
+  add(op: Op, when: (args: unknown[]) => boolean, edit: () => Promise<void>): void {
+    this.pending.push({ op, when, edit });
+  }
+
+  async before(op: Op, args: unknown[]): Promise<void> {
+    const i = this.pending.findIndex((p) => p.op === op && p.when(args));
+    if (i < 0) return;
+    const [{ edit }] = this.pending.splice(i, 1);
+    await edit();
+  }
+}
+
+/**
+ * Registry wrapper whose named operation throws once when `when` says so (a storage fault), or
+ * (`interleaveOnce`) is preceded once by someone else's change.
+ */
 export class FlakyRegistry implements RotationKeyRegistry {
   private armed: { op: keyof RotationKeyRegistry; when: (args: unknown[]) => boolean } | undefined;
+  private readonly interleavings = new Interleavings<keyof RotationKeyRegistry>();
   failures = 0;
 
   constructor(private readonly inner: RotationKeyRegistry) {}
 
   failOnce(op: keyof RotationKeyRegistry, when: (args: unknown[]) => boolean = () => true): void {
     this.armed = { op, when };
+  }
+
+  /** Runs `edit` (an operator's change, say) once, just before the first call of `op` that `when` matches; the call then goes on. */
+  interleaveOnce(op: keyof RotationKeyRegistry, when: (args: unknown[]) => boolean, edit: () => Promise<void>): void {
+    this.interleavings.add(op, when, edit);
   }
 
   private maybeFail(op: keyof RotationKeyRegistry, args: unknown[]): void {
@@ -205,18 +230,22 @@ export class FlakyRegistry implements RotationKeyRegistry {
   }
 
   async getClient(...args: Parameters<RotationKeyRegistry['getClient']>) {
+    await this.interleavings.before('getClient', args);
     this.maybeFail('getClient', args);
     return this.inner.getClient(...args);
   }
   async addKey(...args: Parameters<RotationKeyRegistry['addKey']>) {
+    await this.interleavings.before('addKey', args);
     this.maybeFail('addKey', args);
     return this.inner.addKey(...args);
   }
   async setKeyNotAfter(...args: Parameters<RotationKeyRegistry['setKeyNotAfter']>) {
+    await this.interleavings.before('setKeyNotAfter', args);
     this.maybeFail('setKeyNotAfter', args);
     return this.inner.setKeyNotAfter(...args);
   }
   async removeKey(...args: Parameters<RotationKeyRegistry['removeKey']>) {
+    await this.interleavings.before('removeKey', args);
     this.maybeFail('removeKey', args);
     return this.inner.removeKey(...args);
   }
@@ -225,15 +254,22 @@ export class FlakyRegistry implements RotationKeyRegistry {
 /**
  * Secret-store wrapper whose named operation throws once when `when` says so: before the call, or
  * (`answerLost`) after it went through, as a call whose answer is lost once the service applied it.
+ * `interleaveOnce` runs someone else's change just before a call (and before a fault armed on it).
  */
 export class FlakySecrets implements RotationSecretStore {
   private armed: { op: keyof RotationSecretStore; when: (args: unknown[]) => boolean; answerLost: boolean }[] = [];
+  private readonly interleavings = new Interleavings<keyof RotationSecretStore>();
   failures = 0;
 
   constructor(private readonly inner: RotationSecretStore) {}
 
   failOnce(op: keyof RotationSecretStore, when: (args: unknown[]) => boolean = () => true, options: { answerLost?: boolean } = {}): void {
     this.armed.push({ op, when, answerLost: options.answerLost ?? false });
+  }
+
+  /** Runs `edit` (an operator's change, say) once, just before the first call of `op` that `when` matches. */
+  interleaveOnce(op: keyof RotationSecretStore, when: (args: unknown[]) => boolean, edit: () => Promise<void>): void {
+    this.interleavings.add(op, when, edit);
   }
 
   private maybeFail(op: keyof RotationSecretStore, args: unknown[], answerLost = false): void {
@@ -245,18 +281,22 @@ export class FlakySecrets implements RotationSecretStore {
   }
 
   async describe(...args: Parameters<RotationSecretStore['describe']>) {
+    await this.interleavings.before('describe', args);
     this.maybeFail('describe', args);
     return this.inner.describe(...args);
   }
   async getVersion(...args: Parameters<RotationSecretStore['getVersion']>) {
+    await this.interleavings.before('getVersion', args);
     this.maybeFail('getVersion', args);
     return this.inner.getVersion(...args);
   }
   async putPendingVersion(...args: Parameters<RotationSecretStore['putPendingVersion']>) {
+    await this.interleavings.before('putPendingVersion', args);
     this.maybeFail('putPendingVersion', args);
     return this.inner.putPendingVersion(...args);
   }
   async moveStage(...args: Parameters<RotationSecretStore['moveStage']>) {
+    await this.interleavings.before('moveStage', args);
     this.maybeFail('moveStage', args);
     await this.inner.moveStage(...args);
     this.maybeFail('moveStage', args, true);
