@@ -30,7 +30,7 @@ import { isThumbprintKeyId } from '../core/jwk-thumbprint';
 import { PublicKeyCache } from '../core/keys';
 import { VerificationKey } from '../core/verify';
 import type { ClientReader } from '../domain/authorizer-ports';
-import type { ClientRecord } from '../domain/client-record';
+import { type ClientRecord, keepBoundS, keyValidity } from '../domain/client-record';
 
 /** How long a stale record is used without asking the store again, once a read has failed, in ms. @default 5_000 */
 export const DEFAULT_STALE_RETRY_MS = 5_000;
@@ -225,17 +225,14 @@ export class ClientDirectory {
   private resolve(record: ClientRecord): ResolvedClient {
     const keys: VerificationKey[] = [];
     const refusedKeys: { fingerprint: string; reason: string }[] = [];
-    const keptUntilS = record.keySource === undefined || record.keysFetchedAt === undefined ? undefined : keptUntil(record.keysFetchedAt, this.keepS);
+    const keptUntilS = keepBoundS(record, this.keepS);
     for (const stored of record.keys) {
       // A corrupt or weak stored key is skipped, never trusted: the other keys still verify.
       try {
         const key = this.keyCache.get(stored.fingerprint, stored.spkiPem, stored.algorithm);
         // A published key verifies from its nbf until the earliest of its exp and the keep bound
-        // after the last successful fetch (for one with no fetch time, the fetch that added it).
-        const bounds = [unixSeconds(stored.notAfter), unixSeconds(stored.expires)];
-        if (stored.published === true) bounds.push(keptUntilS ?? keptUntil(stored.addedAt, this.keepS));
-        const notAfterS = minimum(bounds);
-        const notBeforeS = unixSeconds(stored.notBefore);
+        // after the last successful fetch: the rule the registry's operator count uses too.
+        const { notAfterS, notBeforeS } = keyValidity(stored, record, this.keepS);
         keys.push({
           fingerprint: stored.fingerprint,
           key,
@@ -258,25 +255,6 @@ export class ClientDirectory {
       ...(agent === undefined ? {} : { agent }),
     };
   }
-}
-
-/** An ISO-8601 instant as unix seconds; undefined when absent; 0 (long past: fail closed) when it does not parse. */
-function unixSeconds(iso: string | undefined): number | undefined {
-  if (iso === undefined) return undefined;
-  const ms = Date.parse(iso);
-  return Number.isNaN(ms) ? 0 : Math.floor(ms / 1000);
-}
-
-/** `fetchedAt` + `keepS`, in unix seconds; 0 (long past: fail closed) when the instant does not parse. */
-function keptUntil(fetchedAt: string, keepS: number): number {
-  const fetched = unixSeconds(fetchedAt) ?? 0;
-  return fetched === 0 ? 0 : fetched + keepS;
-}
-
-function minimum(values: readonly (number | undefined)[]): number | undefined {
-  let least: number | undefined;
-  for (const value of values) if (value !== undefined && (least === undefined || value < least)) least = value;
-  return least;
 }
 
 /** A stored whitelist that no longer parses allows nobody (fail closed) rather than failing every lookup. */

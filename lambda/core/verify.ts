@@ -28,6 +28,7 @@ import { BoundedMemo } from './bounded-cache';
 import { type DateField, WEB_BOT_AUTH_TAG } from './defaults';
 import { fail, isSignetError } from './errors';
 import { parseHttpDate } from './http-date';
+import { isValidAt } from './key-validity';
 import { COVERAGE_PROFILES, type CoverageProfile, MAX_SIGNATURES_READ } from './profiles';
 import { type VerifyPolicy, defaultVerifyPolicy, policyForProfile } from './verify-policy';
 import { baseHeads, buildBaseWithHeads, buildSignatureBase, trimOws } from './signature-base';
@@ -910,7 +911,7 @@ class AlternativeBases implements Iterable<string> {
 }
 
 function isUsable(key: VerificationKey, now: number): boolean {
-  return (key.notAfterS === undefined || now <= key.notAfterS) && (key.notBeforeS === undefined || now >= key.notBeforeS);
+  return isValidAt(key, now);
 }
 
 function allUsable(keys: readonly VerificationKey[], now: number): boolean {

@@ -6,6 +6,7 @@
 
 import type { SignatureAlgorithm } from '../core/algorithm-names';
 import type { KeySource } from '../core/key-source-url';
+import { type KeyValidity, isValidAt } from '../core/key-validity';
 import type { CoverageProfile } from '../core/profile-names';
 
 export type { KeySource };
@@ -83,7 +84,60 @@ export interface ClientRecord {
   readonly updatedAt: string;
 }
 
-/** True while `key` verifies at `nowMs`: it has no not-after, or its not-after is still ahead. */
+/**
+ * True while `key` has no not-after, or its not-after is still ahead: the registered-key lifecycle
+ * (rollover, pruning). Whether a key verifies is {@link keyVerifiesAt}.
+ */
 export function isKeyActive(key: StoredPublicKey, nowMs: number): boolean {
   return key.notAfter === undefined || Date.parse(key.notAfter) > nowMs;
+}
+
+/** What the keep bound and the key windows read of a client record. */
+export type KeySourceFields = Pick<ClientRecord, 'keySource' | 'keysFetchedAt'>;
+
+/**
+ * The keep bound of a client's published keys, in unix seconds: `keepS` after the last successful
+ * fetch of its key source. Undefined for a client without a source or a fetch time; 0 (long past:
+ * fail closed) when the fetch time does not parse.
+ */
+export function keepBoundS(record: KeySourceFields, keepS: number): number | undefined {
+  return record.keySource === undefined || record.keysFetchedAt === undefined ? undefined : keptUntil(record.keysFetchedAt, keepS);
+}
+
+/**
+ * When a stored key verifies, in unix seconds (the authorizer's rule): a published key from its
+ * nbf; every key until the earliest of its not-after, its exp and, for a published key, the keep
+ * bound after the last successful fetch (for a client with no fetch time, the fetch that added the
+ * key). `keepS` is the deployment's keep bound in seconds (SIGNET_KEY_SOURCE_KEEP_DAYS).
+ */
+export function keyValidity(key: StoredPublicKey, record: KeySourceFields, keepS: number): KeyValidity {
+  const bounds = [unixSeconds(key.notAfter), unixSeconds(key.expires)];
+  if (key.published === true) bounds.push(keepBoundS(record, keepS) ?? keptUntil(key.addedAt, keepS));
+  const notAfterS = minimum(bounds);
+  const notBeforeS = unixSeconds(key.notBefore);
+  return { ...(notAfterS === undefined ? {} : { notAfterS }), ...(notBeforeS === undefined ? {} : { notBeforeS }) };
+}
+
+/** True when `key` of `record` verifies a request at `nowMs`: {@link keyValidity}, compared as the verifier does (whole seconds). */
+export function keyVerifiesAt(key: StoredPublicKey, record: KeySourceFields, keepS: number, nowMs: number): boolean {
+  return isValidAt(keyValidity(key, record, keepS), Math.floor(nowMs / 1000));
+}
+
+/** An ISO-8601 instant as unix seconds; undefined when absent; 0 (long past: fail closed) when it does not parse. */
+function unixSeconds(iso: string | undefined): number | undefined {
+  if (iso === undefined) return undefined;
+  const ms = Date.parse(iso);
+  return Number.isNaN(ms) ? 0 : Math.floor(ms / 1000);
+}
+
+/** `fetchedAt` + `keepS`, in unix seconds; 0 (long past: fail closed) when the instant does not parse. */
+function keptUntil(fetchedAt: string, keepS: number): number {
+  const fetched = unixSeconds(fetchedAt) ?? 0;
+  return fetched === 0 ? 0 : fetched + keepS;
+}
+
+function minimum(values: readonly (number | undefined)[]): number | undefined {
+  let least: number | undefined;
+  for (const value of values) if (value !== undefined && (least === undefined || value < least)) least = value;
+  return least;
 }

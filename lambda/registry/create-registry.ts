@@ -30,7 +30,7 @@ export interface RegistryDependencies {
 
 export function createRegistry(config: SignetConfig, dependencies: RegistryDependencies = {}): RegistryHandler {
   const doc = dependencies.doc ?? createDocumentClient({ endpoint: config.dynamoDbEndpoint });
-  const store = new DynamoClientStore({ tableName: config.tableName, client: doc });
+  const store = new DynamoClientStore({ tableName: config.tableName, client: doc, keySourceKeepDays: config.keySourceKeepDays });
   const allowLocalHttp = dependencies.allowLocalHttp ?? false;
   return createRegistryHandler({
     store,

@@ -86,8 +86,9 @@ export class DynamoAdminRoster extends DynamoTable {
   /**
    * Another operator (on the admin roster, read consistently) that can administer the registry for
    * at least {@link OPERATOR_KEY_MARGIN_MS}: its record at the version read, or null when none can.
+   * `keepS`: the keep bound of published keys, in seconds ({@link canAdminister}).
    */
-  async otherAbleOperator(clientId: string, nowMs: number): Promise<{ clientId: string; version: number } | null> {
+  async otherAbleOperator(clientId: string, nowMs: number, keepS: number): Promise<{ clientId: string; version: number } | null> {
     await this.ensureBuilt();
     let admins: string[];
     try {
@@ -99,7 +100,7 @@ export class DynamoAdminRoster extends DynamoTable {
     }
     for (const id of admins.filter((a) => a !== clientId).sort()) {
       const record = await this.clients.getClient(id, { consistentRead: true });
-      if (record !== undefined && canAdminister(record, nowMs)) return { clientId: id, version: record.version };
+      if (record !== undefined && canAdminister(record, nowMs, keepS)) return { clientId: id, version: record.version };
     }
     return null;
   }

@@ -24,6 +24,7 @@
  * Every SDK failure is translated here (./store-errors.ts): callers see only `SignetError`s.
  */
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { DEFAULT_KEY_SOURCE_KEEP_DAYS } from '../core/defaults';
 import { SignetError } from '../core/errors';
 import { keySourceIdentity } from '../core/key-source-url';
 import type { ClientRecord, ClientStatus, KeySource, StoredPublicKey } from '../domain/client-record';
@@ -70,11 +71,15 @@ export interface ClientWriteParts {
 
 /** The registry's changes to clients: each one transaction, its audit entry included. */
 export class DynamoClientWrites extends DynamoTable {
+  /** The keep bound of published keys, in seconds: who counts as an operator that can still sign. */
+  private readonly keepS: number;
+
   constructor(
     options: DynamoClientStoreOptions,
     private readonly parts: ClientWriteParts,
   ) {
     super(options);
+    this.keepS = (options.keySourceKeepDays ?? DEFAULT_KEY_SOURCE_KEEP_DAYS) * 86_400;
   }
 
   /**
@@ -271,8 +276,8 @@ export class DynamoClientWrites extends DynamoTable {
       // or replaced by a short-lived one; disabled; its role taken) needs another that can: found
       // now, and held unchanged by the transaction (a condition on its version).
       const nowMs = now.getTime();
-      const otherOperator = canAdminister(current, nowMs) && !canAdminister(next, nowMs) ? await this.parts.roster.otherAbleOperator(clientId, nowMs) : undefined;
-      if (otherOperator === null) throw lastAdmin(describeLoss(current, next, nowMs));
+      const otherOperator = canAdminister(current, nowMs, this.keepS) && !canAdminister(next, nowMs, this.keepS) ? await this.parts.roster.otherAbleOperator(clientId, nowMs, this.keepS) : undefined;
+      if (otherOperator === null) throw lastAdmin(describeLoss(current, next, nowMs, this.keepS));
       // The roster change, when there is one, comes after the record, key and audit items.
       const rosterIndex = operator === undefined ? undefined : keyWrites.length + 2;
       const ownerAt = keyWrites.length + 2 + (operator !== undefined ? 1 : 0) + (otherOperator !== undefined ? 1 : 0) + thumbprints.length + source.length;
@@ -301,7 +306,7 @@ export class DynamoClientWrites extends DynamoTable {
           throw sourceTaken(owner.claim.identity, reasons[ownerAt]?.Item?.clientId?.S);
         }
         if (rosterIndex !== undefined && operator === 'removed' && reasons[rosterIndex]?.Code === 'ConditionalCheckFailed' && reasons[0]?.Code !== 'ConditionalCheckFailed') {
-          throw lastAdmin(describeLoss(current, next, nowMs));
+          throw lastAdmin(describeLoss(current, next, nowMs, this.keepS));
         }
         const taken = keyWrites.find((w, i) => w.isNew && reasons[i + 1]?.Code === 'ConditionalCheckFailed');
         if (taken !== undefined) throw keyTaken(taken.fingerprint, reasons[keyWrites.indexOf(taken) + 1]?.Item?.clientId?.S);

@@ -23,6 +23,12 @@ export interface DynamoClientStoreOptions {
   readonly client?: DynamoDBDocumentClient | DynamoDBClient;
   /** Clock. @default - () => new Date() */
   readonly now?: () => Date;
+  /**
+   * SIGNET_KEY_SOURCE_KEEP_DAYS: how long published keys verify after their source's last
+   * successful fetch, in days; an operator whose keys no longer verify does not count (`last_admin`).
+   * @default DEFAULT_KEY_SOURCE_KEEP_DAYS (7)
+   */
+  readonly keySourceKeepDays?: number;
 }
 
 export abstract class DynamoTable {

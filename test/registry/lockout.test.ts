@@ -13,6 +13,7 @@
  * the last one cannot strand the registry by keeping only a key about to expire; and a caller
  * cannot give its own client a whitelist that refuses the address it calls from.
  */
+import { Logger } from '@aws-lambda-powertools/logger';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { DEFAULT_ROLE_CATALOGUE } from '../../lambda/config-env';
 import { ACCOUNT_ADMIN_ROLE, REGISTRY_ADMIN_ROLE } from '../../lambda/core/defaults';
@@ -20,6 +21,9 @@ import { SignetError } from '../../lambda/core/errors';
 import { compileRoleCatalogue } from '../../lambda/core/role-policy';
 import { createRegistryHandler, type RegistryHandler } from '../../lambda/registry/registry-handler';
 import { DynamoClientStore } from '../../lambda/store/client-store';
+import type { DynamoClientStoreOptions } from '../../lambda/store/dynamo-table';
+import { loadConfig } from '../../lambda/config';
+import { createRegistry } from '../../lambda/registry/create-registry';
 import type { ClientRecord } from '../../lambda/domain/client-record';
 import { ITEM, PARTITION_KEY, SORT_KEY } from '../../lambda/store/table-schema';
 import { startTestDynamoDb, type TestDynamoDb } from '../support/dynamodb';
@@ -49,9 +53,10 @@ interface Fixture {
   readonly handler: RegistryHandler;
 }
 
-async function fresh(): Promise<Fixture> {
+/** A registry on a fresh table; `options` reach the store (its clock, the keep bound of published keys). */
+async function fresh(options: Pick<DynamoClientStoreOptions, 'now' | 'keySourceKeepDays'> = {}): Promise<Fixture> {
   const tableName = await ddb.createTable();
-  const store = new DynamoClientStore({ tableName, client: ddb.client });
+  const store = new DynamoClientStore({ tableName, client: ddb.client, ...options });
   return { store, tableName, handler: createRegistryHandler({ store, roles, logger: silent }) };
 }
 
@@ -229,6 +234,60 @@ describe('last_admin through keys: the last operator keeps a key that lasts', ()
       const outcomes = await Promise.allSettled([f.store.removeKey(a.clientId, a.keys[0].fingerprint, 'test'), f.store.removeKey(b.clientId, b.keys[0].fingerprint, 'test')]);
       const codes = outcomes.map((o) => (o.status === 'fulfilled' ? 'ok' : ((o as PromiseRejectedResult).reason as SignetError).code)).sort();
       expect(codes).toEqual(['last_admin', 'ok']);
+    }
+  });
+});
+
+describe('last_admin counts only operators whose keys the authorizer verifies', () => {
+  const NOW = Date.parse('2026-06-01T12:00:00Z');
+  const DAY_MS = 86_400_000;
+  const iso = (ms: number) => new Date(ms).toISOString();
+
+  /** An operator whose only key comes from a key source, last fetched successfully at `fetchedAtMs`. */
+  async function publishedOperator(store: DynamoClientStore, keyIndex: number, fetchedAtMs: number, expiresMs?: number): Promise<ClientRecord> {
+    const key = testKey(keyIndex);
+    const source = { jwksUri: `https://agent-${keyIndex}.example/jwks.json` };
+    const fetchedAt = iso(fetchedAtMs);
+    const stored = { fingerprint: key.fingerprint, spkiPem: spkiPem(key), addedAt: fetchedAt, published: true as const, ...(expiresMs === undefined ? {} : { expires: iso(expiresMs) }) };
+    const status = { clientId: '', url: source.jwksUri, lastFetchAt: fetchedAt, nextFetchAt: iso(fetchedAtMs + 3_600_000), lastSuccessAt: fetchedAt, consecutiveFailures: 0 };
+    const { record, created } = await store.createClient({ name: 'Published operator', networkWhitelist: ['0.0.0.0'], roles: [REGISTRY_ADMIN_ROLE], published: { source, keys: [stored], fetchedAt, status } }, 'test-setup');
+    expect(created).toBe(true);
+    return record;
+  }
+
+  test('an operator whose published key passed its exp 20 days ago and was last fetched 30 days ago does not count: cutting the other operator\'s only key to an hour is refused', async () => {
+    const f = await fresh({ now: () => new Date(NOW) });
+    const o1 = await client(f.store, [REGISTRY_ADMIN_ROLE]);
+    await publishedOperator(f.store, 47, NOW - 30 * DAY_MS, NOW - 20 * DAY_MS);
+    const refused = await refusal(f.store.setKeyNotAfter(o1.clientId, o1.keys[0].fingerprint, iso(NOW + 3_600_000), 'test'));
+    expect(refused.code).toBe('last_admin');
+    expect(refused.message).toMatch(/leave it only keys that expire within 24 hours/);
+    expect((await f.store.getClient(o1.clientId, { consistentRead: true }))?.keys[0].notAfter).toBeUndefined();
+  });
+
+  test('the keep bound is the deployment\'s: an operator whose published key (no exp) was fetched 30 days ago counts with 60 days, not with the default 7', async () => {
+    const short = await fresh({ now: () => new Date(NOW) });
+    const a = await client(short.store, [REGISTRY_ADMIN_ROLE]);
+    await publishedOperator(short.store, 48, NOW - 30 * DAY_MS);
+    expect((await refusal(short.store.setKeyNotAfter(a.clientId, a.keys[0].fingerprint, iso(NOW + 3_600_000), 'test'))).code).toBe('last_admin');
+
+    const long = await fresh({ now: () => new Date(NOW), keySourceKeepDays: 60 });
+    const b = await client(long.store, [REGISTRY_ADMIN_ROLE]);
+    await publishedOperator(long.store, 48, NOW - 30 * DAY_MS);
+    expect((await long.store.setKeyNotAfter(b.clientId, b.keys[0].fingerprint, iso(NOW + 3_600_000), 'test')).keys[0].notAfter).toBe(iso(NOW + 3_600_000));
+  });
+
+  test('the registry built from the configuration passes SIGNET_KEY_SOURCE_KEEP_DAYS to its store: removing the last lasting key is allowed or refused by it', async () => {
+    const now = Date.now();
+    for (const [keepDays, expected] of [['60', 200], ['7', 409]] as const) {
+      const tableName = await ddb.createTable();
+      const config = loadConfig({ SIGNET_TABLE_NAME: tableName, SIGNET_DYNAMODB_ENDPOINT: ddb.endpoint, SIGNET_KEY_SOURCE_KEEP_DAYS: keepDays, AWS_REGION: 'us-east-1' });
+      const f: Fixture = { store: new DynamoClientStore({ tableName, client: ddb.client }), tableName, handler: createRegistry(config, { doc: ddb.doc, logger: new Logger({ serviceName: 'test', logLevel: 'SILENT' }) }) };
+      const a = await client(f.store, [REGISTRY_ADMIN_ROLE]);
+      await publishedOperator(f.store, 49, now - 30 * DAY_MS);
+      await f.store.addKey(a.clientId, { fingerprint: testKey(50).fingerprint, spkiPem: spkiPem(testKey(50)), notAfter: iso(now + 3_600_000) }, 'test');
+      const removal = await call(f, a, { method: 'DELETE', path: `/registry/clients/${a.clientId}/keys/${a.keys[0].fingerprint}` });
+      expect({ keepDays, status: removal.status, error: removal.body.error }).toEqual({ keepDays, status: expected, error: expected === 409 ? 'last_admin' : undefined });
     }
   });
 });
