@@ -50,6 +50,11 @@ export interface GatewayOptions {
   readonly log?: (line: string) => void;
   /** Clock in ms. @default Date.now */
   readonly nowMs?: () => number;
+  /**
+   * The URL the authorizer rebuilds every request on (`http://127.0.0.1:<port>`): a mismatch on a
+   * request that names another host (`localhost`) says to sign that URL. @default - no such note
+   */
+  readonly publicUrl?: string;
 }
 
 /** The backend a path belongs to, or undefined (404). */
@@ -93,7 +98,7 @@ export function createGatewayListener(handlers: GatewayHandlers, options: Gatewa
     } catch (error) {
       return authorizerFailure(error, requestId, log);
     }
-    if (!decision.isAuthorized) return denial(decision.context ?? {}, requestId);
+    if (!decision.isAuthorized) return denial(decision.context ?? {}, requestId, hostNote(req.headers.host, options.publicUrl));
     const backendEvent = withAuthorizerContext(event as APIGatewayProxyEventV2, { ...(decision.context ?? {}) });
     try {
       return proxyReply(await handlers[route](backendEvent, { awsRequestId: requestId }));
@@ -123,12 +128,20 @@ export function refusal(code: string, message: string, requestId: string): Reply
   };
 }
 
-function denial(context: Readonly<Record<string, unknown>>, requestId: string): Reply {
+function denial(context: Readonly<Record<string, unknown>>, requestId: string, hostMismatch: string | undefined): Reply {
   const code = typeof context[CONTEXT_KEYS.error] === 'string' && /^[a-z][a-z0-9_]{0,63}$/.test(context[CONTEXT_KEYS.error] as string)
     ? (context[CONTEXT_KEYS.error] as string)
     : 'unknown_refusal';
   const message = typeof context[CONTEXT_KEYS.message] === 'string' ? (context[CONTEXT_KEYS.message] as string) : 'The authorizer refused the request.';
-  return refusal(code, message, requestId);
+  return refusal(code, code === 'signature_mismatch' && hostMismatch !== undefined ? `${message} ${hostMismatch}` : message, requestId);
+}
+
+/** The note for a request that names another host than the one the authorizer rebuilds URLs on, else undefined. */
+function hostNote(host: string | undefined, publicUrl: string | undefined): string | undefined {
+  if (publicUrl === undefined || host === undefined) return undefined;
+  const expected = new URL(publicUrl).host;
+  if (host.toLowerCase() === expected) return undefined;
+  return `This local gateway rebuilds every URL on ${publicUrl}; the request named host ${JSON.stringify(host.slice(0, 100))}: sign ${publicUrl}/… instead.`;
 }
 
 /** The authorizer threw: its own fail-closed codes (AuthorizerFailure) keep their status; anything else is a 500. */

@@ -173,7 +173,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     services.secretsManager.onCurrentVersionMoved(() => handlers.forgetCachedClients());
     writeLocalState(services.paths.localState, { ...services.state, clientCacheTtlMs: config.clientCacheTtlMs, rotationSettleMs: 0, gatewayUrl: url });
     // /portal/ (the client portal's static files) is answered before the gateway's routes.
-    listener = withPortal(createGatewayListener(serve, { log: options.log }), { baseUrl: url, log: options.log });
+    listener = withPortal(createGatewayListener(serve, { log: options.log, publicUrl: url }), { baseUrl: url, log: options.log });
     const schedule = localKeySourceSchedule(config, () => handlers.forgetCachedClients(), options.log ?? (() => undefined));
     let stopping: Promise<void> | undefined;
     const stop = (): Promise<void> =>

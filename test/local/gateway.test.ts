@@ -4,7 +4,7 @@
  * DynamoDB Local, are exercised in local-gateway.e2e.test.ts).
  */
 import { AddressInfo } from 'node:net';
-import { Server, createServer } from 'node:http';
+import { Server, createServer, request } from 'node:http';
 import { AuthorizerFailure, httpApiDenyResponse } from '../../lambda/adapters/authorizer-response';
 import { GatewayHandlers, MAX_LOCAL_BODY_BYTES, createGatewayListener, routeOf } from '../../local/gateway';
 
@@ -133,4 +133,31 @@ test("a body over HTTP API's payload limit is 413 payload_too_large before the a
   expect(res.status).toBe(413);
   expect(res.headers.get('x-signet-error')).toBe('payload_too_large');
   expect(calls.authorizer).toHaveLength(0);
+});
+
+test('a signature_mismatch on a request naming another host (localhost) says which URL the gateway rebuilds; other refusals and the right host get no note', async () => {
+  const local = createServer();
+  await new Promise<void>((resolve) => local.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(local.address() as AddressInfo).port}`;
+  local.on('request', createGatewayListener({ authorizer: (event) => authorize(event), registry: async () => ({}), echo: async () => ({}) }, { publicUrl: url }));
+  const messageFor = (host: string) =>
+    new Promise<string>((resolve, reject) => {
+      const req = request(`${url}/api/echo`, { headers: { host } }, (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () => resolve((JSON.parse(text) as { message: string }).message));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  try {
+    authorize = async () => httpApiDenyResponse({ code: 'signature_mismatch', message: 'No key verifies.' });
+    const port = new URL(url).port;
+    expect(await messageFor(`localhost:${port}`)).toBe(`No key verifies. This local gateway rebuilds every URL on ${url}; the request named host "localhost:${port}": sign ${url}/… instead.`);
+    expect(await messageFor(`127.0.0.1:${port}`)).toBe('No key verifies.');
+    authorize = async () => httpApiDenyResponse({ code: 'expired', message: 'Too old.' });
+    expect(await messageFor(`localhost:${port}`)).toBe('Too old.');
+  } finally {
+    await new Promise((resolve) => local.close(resolve));
+  }
 });
