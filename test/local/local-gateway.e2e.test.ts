@@ -76,8 +76,9 @@ describe('first start', () => {
       'region',
       'clientCacheTtlMs',
       'rotationSettleMs',
+      'gatewayUrl',
     ]);
-    expect(state).toMatchObject({ tableName: 'signet-local-clients', demoSecretId: 'signet/local/demo', region: 'us-east-1', clientCacheTtlMs: 60_000, rotationSettleMs: 0 });
+    expect(state).toMatchObject({ tableName: 'signet-local-clients', demoSecretId: 'signet/local/demo', region: 'us-east-1', clientCacheTtlMs: 60_000, rotationSettleMs: 0, gatewayUrl: gateway.url });
     expect(gateway.dynamoDbPid).toEqual(expect.any(Number));
     expect(isAlive(gateway.dynamoDbPid!)).toBe(true);
   });
