@@ -30,7 +30,8 @@
  *   now + grace), which changes nothing after a finish that completed, and mends one whose undo
  *   ran though AWSCURRENT had moved (the second describe failed too).
  *
- * A change someone else makes to the record wins over rotation's later writes: the undo of 4, the
+ * A change someone else makes to the record wins over rotation's later writes: the not-afters of 2
+ * and 3 are written on the record read again after the settle wait, and they, the undo of 4, the
  * removals of 6 and the mend of a rerun each expect the record's version as rotation last wrote or
  * read it. When the record changed since (an operator cut a key short, or gave an expired key a
  * new life), that write fails with `version_conflict` and is logged. The undo then reads the
@@ -75,6 +76,9 @@ interface NotAfterChanges {
   readonly changes: NotAfterChange[];
   version: number;
 }
+
+/** Reads of the client record a finish makes, at most, while someone else keeps changing it. */
+const FINISH_READS = 3;
 
 /**
  * Shortest validity of a key added by setSecret and not yet finished, in seconds: long enough
@@ -272,7 +276,7 @@ export class KeyRotation {
     const graceEnd = new Date(this.nowMs() + this.graceS * 1000).toISOString();
     const done: NotAfterChanges = { changes: [], version: record.version };
     try {
-      await this.setFinishedNotAfters(clientId, newKey, previous, graceEnd, done, false);
+      await this.finishNotAfters(clientId, fingerprint, previous?.fingerprint, graceEnd, done);
       await this.secrets.moveStage(secretId, AWSCURRENT, { toVersionId: token, fromVersionId: currentVersionId });
     } catch (error) {
       // Undoing after a move that did commit would leave the new AWSCURRENT key to expire and the
@@ -332,7 +336,7 @@ export class KeyRotation {
     const previous = await this.previousKey(secretId, versionWithStage(description, AWSPREVIOUS), record, held.key.fingerprint);
     const mended: NotAfterChanges = { changes: [], version: record.version };
     try {
-      await this.setFinishedNotAfters(record.clientId, current, previous, new Date(this.nowMs() + this.graceS * 1000).toISOString(), mended, true);
+      await this.setFinishedNotAfters(record.clientId, current, previous, new Date(this.nowMs() + this.graceS * 1000).toISOString(), mended);
     } catch (error) {
       if (!isVersionConflict(error)) throw error;
       this.log.warn('finishSecret: the client changed after its record was read; its not-afters are left as they are (the later change stands).', {
@@ -351,11 +355,36 @@ export class KeyRotation {
   }
 
   /**
+   * Steps 2 and 3 of a finish on the record as it is after the settle wait: read again, and written
+   * from the version read, so a change someone made meanwhile (a leaked old key cut short, a key
+   * removed) is seen and kept; a change that lands between the read and a write is read in turn
+   * (at most {@link FINISH_READS} reads).
+   * @throws SignetError `not_found` when the new key has left the record, `version_conflict` when it kept changing
+   */
+  private async finishNotAfters(clientId: string, newFingerprint: string, previousFingerprint: string | undefined, graceEnd: string, done: NotAfterChanges): Promise<void> {
+    for (let read = 1; ; read++) {
+      const record = await this.client(clientId);
+      done.version = record.version;
+      const newKey = record.keys.find((k) => k.fingerprint === newFingerprint);
+      if (newKey === undefined) {
+        throw new SignetError('not_found', `The pending key ${newFingerprint} left client ${clientId}'s record while the rotation waited, so it cannot become AWSCURRENT. Rotate again to make a new one.`);
+      }
+      const previous = previousFingerprint === undefined ? undefined : record.keys.find((k) => k.fingerprint === previousFingerprint);
+      try {
+        await this.setFinishedNotAfters(clientId, newKey, previous, graceEnd, done);
+        return;
+      } catch (error) {
+        if (!isVersionConflict(error) || read === FINISH_READS) throw error;
+      }
+    }
+  }
+
+  /**
    * Steps 2 and 3 of a finish: the new key's not-after cleared, the previous key's set to
    * `graceEnd` (never later than one it has). Each change made is pushed to `done` with the value
    * it replaced, and `done.version` set to the version it wrote, as it is made, so a failure
-   * part-way leaves `done` saying what to undo and from which version. `conditional`: each write
-   * expects `done.version` (`version_conflict` when the record changed since).
+   * part-way leaves `done` saying what to undo and from which version. Each write expects
+   * `done.version` (`version_conflict` when the record changed since).
    */
   private async setFinishedNotAfters(
     clientId: string,
@@ -363,10 +392,9 @@ export class KeyRotation {
     previous: StoredPublicKey | undefined,
     graceEnd: string,
     done: NotAfterChanges,
-    conditional: boolean,
   ): Promise<void> {
     const set = async (key: StoredPublicKey, notAfter: string | undefined): Promise<void> => {
-      const written = await this.registry.setKeyNotAfter(clientId, key.fingerprint, notAfter, ROTATION_ACTOR, conditional ? done.version : undefined);
+      const written = await this.registry.setKeyNotAfter(clientId, key.fingerprint, notAfter, ROTATION_ACTOR, done.version);
       done.version = written.version;
       done.changes.push({ fingerprint: key.fingerprint, notAfter: key.notAfter, setTo: notAfter });
     };

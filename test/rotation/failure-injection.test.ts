@@ -204,6 +204,24 @@ describe("an operator's change made after rotation read or wrote the record stan
     expect(outcome(await callWith(authorizerFor(store, clock), client.clientId, client.initialKey, clock))).toBe('key_expired');
   });
 
+  test("the old key cut short while the finish waited (its record already read): the finish reads it again and keeps the cut", async () => {
+    const { clock, store, client, registry, rotation } = await flakyRotation();
+    const initial = client.initialKey.fingerprint;
+    const cutTo = iso(clock.ms + 60_000);
+    // The operator's cut lands after the finish read the record, just before its first not-after write.
+    registry.interleaveOnce('setKeyNotAfter', () => true, async () => {
+      await store.setKeyNotAfter(client.clientId, initial, cutTo, 'operator');
+    });
+    world.standIn.setRotationHandler((event) => rotation.run(event));
+    await world.sm.send(new RotateSecretCommand({ SecretId: client.secretName }));
+    expect(world.standIn.rotations().at(-1)).toMatchObject({ ok: true });
+    const record = (await store.getClient(client.clientId, { consistentRead: true }))!;
+    expect(record.keys.find((k) => k.fingerprint === initial)?.notAfter).toBe(cutTo);
+    expect(record.keys.find((k) => k.fingerprint !== initial)?.notAfter).toBeUndefined();
+    clock.advanceS(61);
+    expect(outcome(await callWith(authorizerFor(store, clock), client.clientId, client.initialKey, clock))).toBe('key_expired');
+  });
+
   test("a rename between the finish's not-afters and a failed move of AWSCURRENT: the undo reads the record again and still puts both not-afters back", async () => {
     const { clock, store, client, secrets, rotation } = await flakyRotation();
     const initial = client.initialKey.fingerprint;
