@@ -85,7 +85,7 @@ export interface Signer {
   /**
    * Fetches the key anew (a no-op for a static key). A signer from {@link createSigner} reads at
    * most once per {@link KEY_REFRESH_INTERVAL_MS} of its clock: a call sooner shares the last read
-   * (waits for it if it is still running) and reads nothing.
+   * (waits for it if it is still running) and reads nothing; a read that failed is not shared.
    */
   refresh(): Promise<void>;
   /** The fingerprint of the key the next signature will use. */
@@ -128,7 +128,18 @@ export function createSigner(options: SignerOptions): Signer {
     refresh: async () => {
       const now = nowMs();
       if (lastRefresh === undefined || now - lastRefresh.atMs >= KEY_REFRESH_INTERVAL_MS) {
-        lastRefresh = { atMs: now, done: provider.refresh().then(() => undefined) };
+        const read = {
+          atMs: now,
+          // A failed read is not shared: the next refresh reads again (the provider paces its own retries).
+          done: provider.refresh().then(
+            () => undefined,
+            (error: unknown) => {
+              if (lastRefresh === read) lastRefresh = undefined;
+              throw error;
+            },
+          ),
+        };
+        lastRefresh = read;
       }
       await lastRefresh.done;
     },

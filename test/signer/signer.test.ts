@@ -99,6 +99,28 @@ describe('createSigner with a key in memory', () => {
   });
 });
 
+describe('createSigner refresh()', () => {
+  it('shares a read within the refresh interval, but not one that failed: the next refresh reads again', async () => {
+    const key = generateKeyPair('ed25519');
+    const signingKey = { clientId: 'c_partner', privateKey: key.key, fingerprint: key.fingerprint };
+    const outcomes: Array<'fail' | 'ok'> = ['fail', 'ok', 'ok'];
+    let reads = 0;
+    const keyProvider = {
+      current: async () => signingKey,
+      refresh: async () => {
+        reads += 1;
+        if (outcomes.shift() === 'fail') throw new Error('Secrets Manager unreachable');
+        return signingKey;
+      },
+    };
+    const signer = createSigner({ keyProvider, nowMs: () => 1_800_000_000_000 });
+    await expect(signer.refresh()).rejects.toThrow('Secrets Manager unreachable');
+    await signer.refresh();
+    await signer.refresh();
+    expect(reads).toBe(2);
+  });
+});
+
 describe('createSigner with a secretId', () => {
   it('signs with the AWSCURRENT key from Secrets Manager and picks up a rotated key on refresh()', async () => {
     const secretId = await createKeySecret(fx.sm, 'c_rotating', k1);
