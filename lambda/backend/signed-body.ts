@@ -43,22 +43,31 @@ export function authorizerContext(event: ProxyEvent): Record<string, unknown> {
 }
 
 /**
+ * A backend wired with a body parser before the check: `event.body` is no longer the string API
+ * Gateway delivered, so what was signed cannot be checked. The server's mistake, not the
+ * client's: it is thrown (a 500), never answered as a refusal. Code `body_already_parsed`.
+ */
+export class BodyAlreadyParsedError extends TypeError {
+  readonly code = 'body_already_parsed';
+}
+
+/**
  * The body bytes as the client sent them.
- * @throws TypeError when `event.body` is no longer API Gateway's string: a body parser ran first
- *   and replaced it with what it read (an object, an array), which is not what the client signed
+ * @throws BodyAlreadyParsedError when a body parser ran first and replaced `event.body` with what
+ *   it read (an object, an array), which is not what the client signed
  */
 export function receivedBody(event: ProxyEvent): Buffer {
   const body: unknown = event.body;
   if (body === null || body === undefined) return Buffer.alloc(0);
   if (typeof body !== 'string') {
-    throw new TypeError(`event.body is ${Array.isArray(body) ? 'an array' : `a${typeof body === 'object' ? 'n object' : ` ${typeof body}`}`}, not the string API Gateway delivers: run the signed-body check before any body parser.`);
+    throw new BodyAlreadyParsedError(`event.body is ${Array.isArray(body) ? 'an array' : `a${typeof body === 'object' ? 'n object' : ` ${typeof body}`}`}, not the string API Gateway delivers: run the signed-body check before any body parser.`);
   }
   return event.isBase64Encoded ? Buffer.from(body, 'base64') : Buffer.from(body, 'utf8');
 }
 
 /**
  * Checks the received body against the signed Content-Digest.
- * @throws SignetError `digest_required`, `malformed_digest` or `digest_mismatch`
+ * @throws SignetError `digest_required`, `malformed_digest` or `digest_mismatch`; BodyAlreadyParsedError (see {@link receivedBody})
  */
 export function checkSignedBody(event: ProxyEvent): void {
   const signed = authorizerContext(event)[CONTENT_DIGEST_CONTEXT_KEY];
@@ -80,7 +89,10 @@ export interface SignedBodyOptions<E extends ProxyEvent> {
   readonly onRefused?: (error: SignetError, event: E) => void;
 }
 
-/** Wraps a proxy handler so it only runs when the body matches the signed digest. */
+/**
+ * Wraps a proxy handler so it only runs when the body matches the signed digest; a refusal
+ * answers 400. A BodyAlreadyParsedError (a parser ran before it) is thrown on, as a 500.
+ */
 export function withSignedBody<E extends ProxyEvent, R>(
   handler: (event: E, context: unknown) => Promise<R>,
   options: SignedBodyOptions<E> = {},
