@@ -136,12 +136,15 @@ function denial(context: Readonly<Record<string, unknown>>, requestId: string, h
   return refusal(code, code === 'signature_mismatch' && hostMismatch !== undefined ? `${message} ${hostMismatch}` : message, requestId);
 }
 
+/** How the gateway's note on a request naming another host begins (a client that reads it need not say it again). */
+export const HOST_NOTE_START = 'This local gateway rebuilds every URL on';
+
 /** The note for a request that names another host than the one the authorizer rebuilds URLs on, else undefined. */
 function hostNote(host: string | undefined, publicUrl: string | undefined): string | undefined {
   if (publicUrl === undefined || host === undefined) return undefined;
   const expected = new URL(publicUrl).host;
   if (host.toLowerCase() === expected) return undefined;
-  return `This local gateway rebuilds every URL on ${publicUrl}; the request named host ${JSON.stringify(host.slice(0, 100))}: sign ${publicUrl}/… instead.`;
+  return `${HOST_NOTE_START} ${publicUrl}; the request named host ${JSON.stringify(host.slice(0, 100))}: sign ${publicUrl}/… instead.`;
 }
 
 /** The authorizer threw: its own fail-closed codes (AuthorizerFailure) keep their status; anything else is a 500. */

@@ -200,9 +200,10 @@ export const failureTable: Formatter = printed((body) => {
  */
 function unauthenticatedLines(body: unknown): string[] {
   const { unauthenticated } = body as Row;
-  const windows = (unauthenticated as Row | undefined)?.windows;
-  if (!Array.isArray(windows) || windows.length === 0) return [];
-  const lines = windows.map((w: Row) => `  ${str(w.start)}  ${Object.entries((w.counts as Row | undefined) ?? {}).map(([code, n]) => `${code} ${str(n)}`).join(', ')}`);
+  const listed = (unauthenticated as Row | undefined)?.windows;
+  const windows = Array.isArray(listed) ? listed.filter((w): w is Row => typeof w === 'object' && w !== null) : [];
+  if (windows.length === 0) return [];
+  const lines = windows.map((w) => `  ${str(w.start)}  ${Object.entries((w.counts as Row | undefined) ?? {}).map(([code, n]) => `${code} ${str(n)}`).join(', ')}`);
   return ['', 'Also refused, signed by no key of this client (counts per hour; anyone can cause these by naming it):', ...lines, 'To see why a request you signed was refused: signet request -v, or signet explain.'];
 }
 

@@ -24,6 +24,7 @@ import { SIGNATURE_LABEL } from '../../lambda/core/defaults';
 import { defaultVerifyPolicy } from '../../lambda/core/verify';
 import { type CoverageProfile, isCoverageProfile } from '../../lambda/core/profiles';
 import { signatureFailureReason } from '../../lambda/signer';
+import { HOST_NOTE_START } from '../../local/gateway';
 import { LOCAL_HOST, localEndpoint } from '../../local/signet-home';
 import { UsageError, headerLines, parse, readBody } from './args';
 import { DiagnosisKey, explainRequest } from './explain';
@@ -99,7 +100,8 @@ export async function run(argv: string[]): Promise<number> {
   }
   if (answer.status === 401 || answer.status === 403) {
     const reason = await refusalReason(answer);
-    const hint = hostHint(url, reason);
+    // The local gateway says it in its answer, printed above; other servers do not.
+    const hint = answer.body.includes(HOST_NOTE_START) ? undefined : hostHint(url, reason);
     if (hint !== undefined) console.error(`signet request: ${hint}`);
     if (verbose) await explainRefusal(identity, method, url, sent, body, reason);
   }

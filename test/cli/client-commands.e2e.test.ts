@@ -140,12 +140,13 @@ describe('clean failures, never a stack trace', () => {
     expect(result.stderr).toMatch(/^signet request: --data @FILE \S+nope\.json does not exist\n/);
   });
 
-  test('a request signed for localhost, refused by the gateway that rebuilds 127.0.0.1, says so', async () => {
+  test('a request signed for localhost, refused by the gateway that rebuilds 127.0.0.1, says so once (in the answer)', async () => {
     const url = `http://localhost:${gateway.port}/api/echo`;
     const result = await signet('request', url);
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/^HTTP 401 /);
-    expect(result.stderr).toContain(`the request was signed for localhost:${gateway.port}, but a local Signet gateway rebuilds the URL as 127.0.0.1:${gateway.port}`);
+    expect(result.stdout).toContain(`This local gateway rebuilds every URL on ${gateway.url}; the request named host \\"localhost:${gateway.port}\\"`);
+    expect(result.stderr).not.toContain('but a local Signet gateway rebuilds the URL');
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 

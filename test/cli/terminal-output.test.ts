@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateKeyPair } from '../../lambda/core/keys';
 import { writeClientDir } from '../../local/client-dir';
+import { failureTable } from '../../bin/commands/registry-output';
 import { runSignetInProcess } from '../support/signet-in-process';
 
 /** Characters a terminal acts on (line feeds aside: they separate the output's own lines). */
@@ -102,4 +103,10 @@ test("signet request shows a server's status text and header values with their c
   } finally {
     await new Promise((resolve) => server.close(resolve));
   }
+});
+
+test('a failures answer whose counted windows are not all objects still prints its table (the odd entries left out)', () => {
+  const text = failureTable({ ...FAILURES, unauthenticated: { windowSeconds: 3600, windows: [null, 'x', { start: '2026-11-26T11:00:00.000Z', counts: { expired: 3 } }] } });
+  expect(text).toContain('1 recorded refusal');
+  expect(text).toContain('  2026-11-26T11:00:00.000Z  expired 3\n');
 });
