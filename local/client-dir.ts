@@ -16,10 +16,10 @@
  * written to a new temporary file there and renamed over its name, so an existing file or
  * symbolic link of that name is replaced, never written through.
  */
-import { closeSync, constants, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
-import { basename, dirname, join } from 'node:path';
+import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { PrivateKeyInfo, ed25519SeedHex, importPrivateKey, spkiPemOf } from '../lambda/core/keys';
+import { writeFileAtomically } from './private-file';
 
 /** File names inside a client directory. */
 export const CLIENT_DIR_FILES = {
@@ -50,7 +50,10 @@ export function writeKeyFiles(dir: string, key: PrivateKeyInfo): void {
   writeFileAtomically(join(dir, CLIENT_DIR_FILES.privateKeyB64), `${key.pkcs8Base64}\n`, 0o600);
   writeFileAtomically(join(dir, CLIENT_DIR_FILES.privateKeyPem), key.key.export({ type: 'pkcs8', format: 'pem' }) as string, 0o600);
   writeFileAtomically(join(dir, CLIENT_DIR_FILES.publicKeyPem), spkiPemOf(key.publicKey), 0o644);
-  if (key.key.asymmetricKeyType === 'ed25519') writeFileAtomically(join(dir, CLIENT_DIR_FILES.ed25519SeedHex), `${ed25519SeedHex(key.key)}\n`, 0o600);
+  const seed = join(dir, CLIENT_DIR_FILES.ed25519SeedHex);
+  // A replaced Ed25519 key's seed (its private key) does not stay beside a key of another type.
+  if (key.key.asymmetricKeyType === 'ed25519') writeFileAtomically(seed, `${ed25519SeedHex(key.key)}\n`, 0o600);
+  else rmSync(seed, { force: true });
 }
 
 /** Writes the `client-id` file into a directory {@link prepareClientDir} accepts. */
@@ -91,9 +94,9 @@ export function existingKeyFiles(dir: string): string[] {
   return names.filter((name) => lstatSync(join(dir, name), { throwIfNoEntry: false }) !== undefined);
 }
 
-/** True when `dir` holds a private key. */
+/** True when `dir` holds a private key file (a symbolic link counts, as in {@link existingKeyFiles}). */
 export function hasClientKey(dir: string): boolean {
-  return existsSync(join(dir, CLIENT_DIR_FILES.privateKeyB64)) || existsSync(join(dir, CLIENT_DIR_FILES.privateKeyPem));
+  return existingKeyFiles(dir).some((name) => name === CLIENT_DIR_FILES.privateKeyB64 || name === CLIENT_DIR_FILES.privateKeyPem);
 }
 
 /**
@@ -126,26 +129,4 @@ export function readClientDir(dir: string): ClientDir {
     throw new Error(`${idPath} must hold exactly one clientId (printable characters, no spaces).`);
   }
   return { dir, clientId, key };
-}
-
-/**
- * Writes `text` to a new file next to `path` (created exclusively, never through a symbolic link,
- * with `mode`), flushes it, and renames it over `path`: whatever `path` was (an existing file, a
- * symbolic link) is replaced, never written into. The temporary file is removed if anything fails.
- */
-function writeFileAtomically(path: string, text: string, mode: number): void {
-  const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
-  const fd = openSync(tmp, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | (constants.O_NOFOLLOW ?? 0), mode);
-  try {
-    try {
-      writeFileSync(fd, text);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(tmp, path);
-  } catch (error) {
-    rmSync(tmp, { force: true });
-    throw error;
-  }
 }

@@ -51,10 +51,11 @@
  * secret values, so keep it under the local `.signet/` directory only).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { IncomingMessage, Server, ServerResponse, createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
+import { writeFileAtomically } from './private-file';
 import { newStandInCredentials } from './secrets-manager-credentials';
 import { SigV4Credentials, verifySigV4 } from './sigv4-verifier';
 
@@ -567,10 +568,9 @@ class SecretStore {
   private save(): void {
     if (this.statePath === undefined) return;
     const state: PersistedState = { format: 'signet-secrets-manager-stand-in/1', secrets: this.secrets };
-    mkdirSync(dirname(this.statePath), { recursive: true });
-    const temp = `${this.statePath}.${process.pid}.tmp`;
-    writeFileSync(temp, JSON.stringify(state, null, 2), { mode: 0o600 });
-    renameSync(temp, this.statePath);
+    mkdirSync(dirname(this.statePath), { recursive: true, mode: 0o700 });
+    // It holds signing secrets (private keys): a new 0600 file renamed into place, never written through a link.
+    writeFileAtomically(this.statePath, JSON.stringify(state, null, 2), 0o600);
   }
 }
 

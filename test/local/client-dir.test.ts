@@ -105,6 +105,13 @@ describe('writing where other users may reach', () => {
     expect(readClientKey(dir).key.asymmetricKeyType).toBe('ed25519');
   });
 
+  test("keygen --force from an Ed25519 key to another type removes the old key's seed file too", async () => {
+    expect(await keygen(['--out', dir, '--alg', 'ed25519'])).toBe(0);
+    expect(readdirSync(dir)).toContain('private.ed25519.hex');
+    expect(await keygen(['--out', dir, '--alg', 'ecdsa-p256', '--force'])).toBe(0);
+    expect(readdirSync(dir).sort()).toEqual(['private.pem', 'private.pkcs8.b64', 'public.pem']);
+  });
+
   test('an existing private key file with a loose mode is replaced by a new 0600 file, not written through', () => {
     mkdirSync(dir, { mode: 0o700 });
     const path = join(dir, 'private.pkcs8.b64');

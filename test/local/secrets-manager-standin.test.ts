@@ -5,7 +5,7 @@
  * SigV4 signatures made with its own key pair, which `npm start` keeps in its home).
  */
 import { randomUUID } from 'node:crypto';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -644,10 +644,15 @@ describe('per-home credentials (what `npm start` uses)', () => {
 });
 
 describe('statePath', () => {
-  it('keeps secrets across a restart in a 0600 file', async () => {
+  it('keeps secrets across a restart in a new 0600 file, written neither into an existing file nor through a link', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sm-standin-'));
     const statePath = join(dir, 'nested', 'secrets.json');
     try {
+      // A state file someone else left readable, and a link where a predictable temporary name would be: neither is written through.
+      mkdirSync(join(dir, 'nested'), { mode: 0o700 });
+      writeFileSync(statePath, JSON.stringify({ format: 'signet-secrets-manager-stand-in/1', secrets: [] }), { mode: 0o644 });
+      const decoy = join(dir, 'decoy');
+      symlinkSync(decoy, `${statePath}.${process.pid}.tmp`);
       const first = await startSecretsManagerStandIn({ statePath });
       const c1 = new SecretsManagerClient({ ...first.clientConfig, maxAttempts: 1 });
       await c1.send(new CreateSecretCommand({ Name: 'persisted', SecretString: 'kept' }));
@@ -655,6 +660,7 @@ describe('statePath', () => {
       c1.destroy();
       await first.stop();
       expect(statSync(statePath).mode & 0o777).toBe(0o600);
+      expect(existsSync(decoy)).toBe(false);
 
       const second = await startSecretsManagerStandIn({ statePath });
       const c2 = new SecretsManagerClient({ ...second.clientConfig, maxAttempts: 1 });
