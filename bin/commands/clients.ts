@@ -172,7 +172,7 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
     run: (registry, _values, [id]) => registry.call('GET', clientPath(id)),
   },
   show: {
-    help: { summary: `${SHOW_SUMMARY} (the same as clients get)`, usage: 'clients show CLIENT_ID [--json]', flags: FLAG_HELP, arguments: CLIENT_ID_ARG, notes: [SHOW_NOTE], examples: ['clients show c_...'] },
+    help: { summary: 'the same as clients get', usage: 'clients show CLIENT_ID [--json]', flags: FLAG_HELP, arguments: CLIENT_ID_ARG, notes: [SHOW_NOTE], examples: ['clients show c_...'] },
     options: {},
     positionals: 1,
     format: clientSummary,
@@ -239,7 +239,7 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
   },
   failures: {
     help: {
-      summary: 'why a client was refused lately: time, code, request, source address (the only way to see the reason behind a deployed HTTP API)',
+      summary: 'why a client was refused lately: time, code, request, source address, then counts of the refusals no key of it signed (the only way to see the reason behind a deployed HTTP API)',
       usage: 'clients failures CLIENT_ID [--json]',
       flags: FLAG_HELP,
       arguments: CLIENT_ID_ARG,
