@@ -23,6 +23,7 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { generateKeyPairSync, sign as signBytes, type KeyObject } from 'node:crypto';
+import { DEFAULT_KEY_SOURCE_KEEP_DAYS } from '../lambda/core/defaults';
 import { thumbprintOfKey } from '../lambda/core/jwk-thumbprint';
 import { ENV } from '../lambda/config-env';
 import { fingerprintOf, generateRsaKeyPair, type PrivateKeyInfo } from '../lambda/core/keys';
@@ -85,7 +86,7 @@ export async function measureAuthorizerLatency(options: AuthorizerLatencyOptions
   try {
     const tableName = 'signet-bench';
     await ensureClientTable(sdk, tableName);
-    const store = new DynamoClientStore({ tableName, client: sdk });
+    const store = new DynamoClientStore({ tableName, client: sdk, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
     const signers: { clientId: string; key: PrivateKeyInfo }[] = [];
     for (let i = 0; i < clientCount; i++) {
       const key = generateRsaKeyPair(2048);

@@ -26,6 +26,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DEFAULT_KEY_SOURCE_KEEP_DAYS } from '../lambda/core/defaults';
 import { jwkThumbprint } from '../lambda/core/jwk-thumbprint';
 import type { JsonWebKey } from '../lambda/core/keys';
 import { fetchKeySource } from '../lambda/key-sources/fetch-key-source';
@@ -105,7 +106,7 @@ export async function measureKeySourceRefresh(options: { sources?: number } = {}
   try {
     const tableName = 'signet-bench-key-sources';
     await ensureClientTable(sdk, tableName);
-    const clients = new DynamoClientStore({ tableName, client: sdk, now: () => new Date(nowMs) });
+    const clients = new DynamoClientStore({ tableName, client: sdk, now: () => new Date(nowMs), keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
     const sources = new DynamoKeySourceStore({ tableName, client: sdk, now: () => new Date(nowMs) }, clients);
     // Registered as the registry does: fetched once, the keys selected, the client created with them.
     for (let start = 0; start < sourceCount; start += 50) {

@@ -21,6 +21,7 @@ import { createHash, createPublicKey, randomBytes } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { ACCOUNT_ADMIN_ROLE, DEFAULT_ROLE_CATALOGUE } from '../lambda/config-env';
+import { DEFAULT_KEY_SOURCE_KEEP_DAYS } from '../lambda/core/defaults';
 import { compileRoleCatalogue } from '../lambda/core/role-policy';
 import { MAX_SEARCHED_CLIENTS } from '../lambda/registry/client-search';
 import { createRegistryHandler } from '../lambda/registry/registry-handler';
@@ -83,7 +84,7 @@ export async function measureRegistrySearch(options: { clients?: number; runs?: 
   try {
     const tableName = 'signet-bench-search';
     await ensureClientTable(sdk, tableName);
-    const store = new DynamoClientStore({ tableName, client: sdk });
+    const store = new DynamoClientStore({ tableName, client: sdk, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
     const account = await store.createAccount({ name: 'Bench partner', roleCeiling: ['demo'] }, 'bench');
     // Real-sized records: every client holds a 2048-bit RSA public key of its own (a key belongs to
     // one client only). Random odd moduli of the right size, made in microseconds where generating

@@ -419,10 +419,10 @@ export const SETTINGS = {
     env: 'SIGNET_KEY_SOURCE_KEEP_DAYS',
     context: true,
     prop: 'keySourceKeepDays',
-    lambdas: ['authorizer', 'registry', 'refresher'],
+    lambdas: ALL_LAMBDAS,
     rule: wholeNumber(1, MAX_KEY_SOURCE_KEEP_DAYS),
     default: DEFAULT_KEY_SOURCE_KEEP_DAYS,
-    doc: "how long a client's published keys keep verifying after the last successful fetch of its key source (1 to 90 days); past it the client's requests are refused with `key_expired` until a fetch succeeds",
+    doc: "how long a client's published keys keep verifying after the last successful fetch of its key source (1 to 90 days); past it the client's requests are refused with `key_expired` until a fetch succeeds, and an operator with no key that still verifies does not count for `last_admin`",
   }),
   requireSignedDirectories: setting({
     env: 'SIGNET_REQUIRE_SIGNED_DIRECTORIES',

@@ -9,7 +9,8 @@ import { EVERYONE, normaliseNetworkEntry } from '../lambda/core/network-entries'
 import { importPublicKey } from '../lambda/core/keys';
 import type { AdminBootstrapProperties } from '../lambda/bootstrap/admin-bootstrap';
 import { IClientRegistry } from './client-registry';
-import { settingsEnvironment } from './setting-props';
+import type { SignatureAuthorizerProps } from './signature-authorizer';
+import { settingPropProblem, settingsEnvironment } from './setting-props';
 import { SignetFunction, type SignetFunctionProps } from './signet-function';
 import { SERVICE_NAMES } from '../lambda/observability';
 
@@ -19,7 +20,11 @@ export const BOOTSTRAP_SERVICE_NAME = SERVICE_NAMES.adminBootstrap;
 /** Name of the bootstrapped admin client when none is given. */
 export const DEFAULT_ADMIN_CLIENT_NAME = 'bootstrap admin';
 
-export interface AdminBootstrapProps extends Pick<SignetFunctionProps, 'logRetention'> {
+/**
+ * `keySourceKeepDays`: give the authorizer's (SignatureAuthorizer.keySourceKeepDays): the bootstrap
+ * counts the operators that can still sign by it (`last_admin`), as the authorizer verifies them.
+ */
+export interface AdminBootstrapProps extends Pick<SignatureAuthorizerProps, 'keySourceKeepDays'>, Pick<SignetFunctionProps, 'logRetention'> {
   /** The registry to register the admin in. */
   readonly registry: IClientRegistry;
   /**
@@ -72,7 +77,7 @@ export class AdminBootstrap extends Construct {
       timeout: Duration.seconds(60),
       logRetention: props.logRetention,
       // The one key this function registers: whoever else may invoke it cannot make an operator of another.
-      environment: settingsEnvironment('bootstrap', { tableName: props.registry.table.tableName, adminKeyFingerprint: fingerprint }),
+      environment: settingsEnvironment('bootstrap', { tableName: props.registry.table.tableName, adminKeyFingerprint: fingerprint, keySourceKeepDays: props.keySourceKeepDays }),
     });
     props.registry.grantCreateClients(fn.role);
 
@@ -126,6 +131,8 @@ function validateBootstrapProps(
   if (props.clientName !== undefined && (props.clientName.trim() === '' || props.clientName.length > 200)) {
     problems.push('clientName must be 1-200 characters');
   }
+  const keepProblem = settingPropProblem('keySourceKeepDays', props.keySourceKeepDays);
+  if (keepProblem !== undefined) problems.push(keepProblem);
   if (problems.length > 0) throw new Error(`${path}: invalid admin bootstrap: ${problems.join('; ')}.`);
   return { spkiPem, fingerprint, networkWhitelist };
 }

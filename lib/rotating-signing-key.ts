@@ -43,8 +43,10 @@ export const ROTATION_SECRET_ACTIONS: readonly string[] = Object.freeze([
  * `clientCacheTtl`: give the authorizers' (SignatureAuthorizer.clientCacheTtl). finishSecret waits
  * this long after the new key joined the record before signers switch to it, so no authorizer
  * still holds a cached record without it.
+ * `keySourceKeepDays`: give the authorizer's (SignatureAuthorizer.keySourceKeepDays): the rotation
+ * counts the operators that can still sign by it (`last_admin`), as the authorizer verifies them.
  */
-export interface RotatingSigningKeyProps extends Pick<SignatureAuthorizerProps, 'clientCacheTtl'>, Pick<SignetFunctionProps, 'logRetention'> {
+export interface RotatingSigningKeyProps extends Pick<SignatureAuthorizerProps, 'clientCacheTtl' | 'keySourceKeepDays'>, Pick<SignetFunctionProps, 'logRetention'> {
   /** The registry holding the client's record; rotation adds the new public key to it. */
   readonly registry: IClientRegistry;
   /** The client whose key this secret holds (the registry's clientId; what signers put in `keyid`). */
@@ -126,7 +128,7 @@ export class RotatingSigningKey extends Construct {
       // finishSecret waits out the authorizers' cache TTL; the rest of a step takes seconds.
       timeout: Duration.seconds(Math.max(300, Math.ceil(settle.toSeconds({ integral: false })) + 120)),
       logRetention: props.logRetention,
-      environment: settingsEnvironment('rotation', { tableName: props.registry.table.tableName, grace, keyBits, clientCacheTtl: settle }),
+      environment: settingsEnvironment('rotation', { tableName: props.registry.table.tableName, grace, keyBits, clientCacheTtl: settle, keySourceKeepDays: props.keySourceKeepDays }),
     });
     this.rotationFunction = fn.function;
     this.logGroup = fn.logGroup;
@@ -172,7 +174,7 @@ export class RotatingSigningKey extends Construct {
 
 /**
  * Checks the rotation props; every problem in one error naming the prop. The props that carry a
- * setting (rotationInterval, grace, keyBits, clientCacheTtl) are checked by their rows' rules in
+ * setting (rotationInterval, grace, keyBits, clientCacheTtl, keySourceKeepDays) are checked by their rows' rules in
  * lambda/settings.ts; the rest are this construct's own: the clientId's shape, a clientCacheTtl
  * short enough to wait out inside one run, a grace shorter than the interval.
  */

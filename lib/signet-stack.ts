@@ -276,6 +276,7 @@ export class SignetStack extends Stack {
           clientId,
           rotationInterval: props.rotationInterval,
           clientCacheTtl: props.clientCacheTtl,
+          keySourceKeepDays: this.authorizer.keySourceKeepDays,
           logRetention,
         }),
     );
@@ -285,6 +286,7 @@ export class SignetStack extends Stack {
         registry: this.registry,
         publicKey: props.adminPublicKey,
         networkWhitelist: props.adminNetworkWhitelist,
+        keySourceKeepDays: this.authorizer.keySourceKeepDays,
         logRetention,
       });
     }

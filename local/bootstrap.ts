@@ -32,7 +32,7 @@ import {
   SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { DEFAULT_ROTATION_DAYS } from '../lambda/core/defaults';
+import { DEFAULT_KEY_SOURCE_KEEP_DAYS, DEFAULT_ROTATION_DAYS } from '../lambda/core/defaults';
 import { PrivateKeyInfo, generateRsaKeyPair, spkiPemOf } from '../lambda/core/keys';
 import { ParsedSigningSecret, parseSigningSecret, serializeSigningSecret, signingSecretFor } from '../lambda/signer/signing-secret';
 import { DEFAULT_ACCOUNT_ID } from '../lambda/store/account-id';
@@ -139,7 +139,9 @@ export async function bootstrapLocal(options: LocalBootstrapOptions): Promise<Lo
     const sm = new SecretsManagerClient({ ...secretsManager.clientConfig, maxAttempts: 1 });
     try {
       await ensureClientTable(ddbClient, tableName);
-      const store = new DynamoClientStore({ tableName, client: ddbClient });
+      // The handlers' configuration is loaded after this (it needs these endpoints): the local default
+      // bound. Registering a client removes no operator, so no `last_admin` check reads it here.
+      const store = new DynamoClientStore({ tableName, client: ddbClient, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
       const admin = await ensureAdminClient(store, paths.adminDir);
       const demo = await ensureDemoClient(store, sm, paths.demoDir);
       const state: LocalStateFile = {

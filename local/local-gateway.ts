@@ -130,7 +130,7 @@ function localHandlers(config: SignetConfig, verbose: boolean): GatewayHandlers 
  */
 function localKeySourceSchedule(config: SignetConfig, forgetCachedClients: () => void, log: (line: string) => void): KeySourceSchedule {
   const doc = createDocumentClient({ endpoint: config.dynamoDbEndpoint });
-  const clients = new DynamoClientStore({ tableName: config.tableName, client: doc });
+  const clients = new DynamoClientStore({ tableName: config.tableName, client: doc, keySourceKeepDays: config.keySourceKeepDays });
   const refresher = createKeySourceRefresher({
     store: new DynamoKeySourceStore({ tableName: config.tableName, client: doc }, clients),
     fetch: (source) => fetchKeySource(source, { allowLocalHttp: true, nowS: () => Math.floor(Date.now() / 1000) }),
@@ -171,7 +171,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     // stand-in (this process): the authorizer forgets its cached records then, so the new key
     // verifies on the next request and `signet rotate` has nothing to wait for.
     services.secretsManager.onCurrentVersionMoved(() => handlers.forgetCachedClients());
-    writeLocalState(services.paths.localState, { ...services.state, clientCacheTtlMs: config.clientCacheTtlMs, rotationSettleMs: 0, gatewayUrl: url });
+    writeLocalState(services.paths.localState, { ...services.state, clientCacheTtlMs: config.clientCacheTtlMs, rotationSettleMs: 0, gatewayUrl: url, keySourceKeepDays: config.keySourceKeepDays });
     // /portal/ (the client portal's static files) is answered before the gateway's routes.
     listener = withPortal(createGatewayListener(serve, { log: options.log, publicUrl: url }), { baseUrl: url, log: options.log });
     const schedule = localKeySourceSchedule(config, () => handlers.forgetCachedClients(), options.log ?? (() => undefined));

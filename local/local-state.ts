@@ -7,7 +7,7 @@
  * ```json
  * { "dynamoDbEndpoint": "http://127.0.0.1:41234", "secretsManagerEndpoint": "http://127.0.0.1:41235",
  *   "tableName": "signet-local-clients", "demoSecretId": "signet/local/demo", "region": "us-east-1",
- *   "clientCacheTtlMs": 60000, "rotationSettleMs": 0, "gatewayUrl": "http://127.0.0.1:3000" }
+ *   "clientCacheTtlMs": 60000, "rotationSettleMs": 0, "gatewayUrl": "http://127.0.0.1:3000", "keySourceKeepDays": 7 }
  * ```
  */
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -33,9 +33,14 @@ export interface LocalStateFile {
   readonly rotationSettleMs?: number;
   /** Where the gateway listens (`http://127.0.0.1:<port>`): a CLI that cannot reach its default names it. Written once it listens. */
   readonly gatewayUrl?: string;
+  /**
+   * The gateway's keep bound of published keys, in days (its SIGNET_KEY_SOURCE_KEEP_DAYS): `signet rotate`
+   * counts the operators that can still sign by it (`last_admin`), as the gateway does. Written once the handlers are loaded.
+   */
+  readonly keySourceKeepDays?: number;
 }
 
-const FIELDS: readonly Exclude<keyof LocalStateFile, 'clientCacheTtlMs' | 'rotationSettleMs' | 'gatewayUrl'>[] = ['dynamoDbEndpoint', 'secretsManagerEndpoint', 'tableName', 'demoSecretId', 'region'];
+const FIELDS: readonly Exclude<keyof LocalStateFile, 'clientCacheTtlMs' | 'rotationSettleMs' | 'gatewayUrl' | 'keySourceKeepDays'>[] = ['dynamoDbEndpoint', 'secretsManagerEndpoint', 'tableName', 'demoSecretId', 'region'];
 
 /** Writes the file (only these fields, in this order). */
 export function writeLocalState(path: string, state: LocalStateFile): void {
@@ -43,6 +48,7 @@ export function writeLocalState(path: string, state: LocalStateFile): void {
   if (state.clientCacheTtlMs !== undefined) ordered.clientCacheTtlMs = state.clientCacheTtlMs;
   if (state.rotationSettleMs !== undefined) ordered.rotationSettleMs = state.rotationSettleMs;
   if (state.gatewayUrl !== undefined) ordered.gatewayUrl = state.gatewayUrl;
+  if (state.keySourceKeepDays !== undefined) ordered.keySourceKeepDays = state.keySourceKeepDays;
   writeFileSync(path, `${JSON.stringify(ordered, null, 2)}\n`);
 }
 
@@ -63,10 +69,11 @@ export function readLocalState(path: string): LocalStateFile {
   if (missing.length > 0) throw new Error(`${path} lacks ${missing.join(', ')}; restart the local gateway (\`npm start\`) to rewrite it.`);
   const ms = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
   return {
-    ...(Object.fromEntries(FIELDS.map((field) => [field, record[field]])) as Omit<LocalStateFile, 'clientCacheTtlMs' | 'rotationSettleMs' | 'gatewayUrl'>),
+    ...(Object.fromEntries(FIELDS.map((field) => [field, record[field]])) as Omit<LocalStateFile, 'clientCacheTtlMs' | 'rotationSettleMs' | 'gatewayUrl' | 'keySourceKeepDays'>),
     ...(ms(record.clientCacheTtlMs) ? { clientCacheTtlMs: record.clientCacheTtlMs } : {}),
     ...(ms(record.rotationSettleMs) ? { rotationSettleMs: record.rotationSettleMs } : {}),
     ...(typeof record.gatewayUrl === 'string' && LOCAL_GATEWAY_URL.test(record.gatewayUrl) ? { gatewayUrl: record.gatewayUrl } : {}),
+    ...(typeof record.keySourceKeepDays === 'number' && Number.isSafeInteger(record.keySourceKeepDays) && record.keySourceKeepDays >= 1 ? { keySourceKeepDays: record.keySourceKeepDays } : {}),
   };
 }
 

@@ -28,14 +28,15 @@
  * in local.json says so). Against other services finishSecret waits, after the new key was
  * registered, as long as the authorizers cache client records (`"clientCacheTtlMs"` in local.json,
  * else DEFAULT_CLIENT_CACHE_TTL_MS, 60 s), so they know the new key before anyone signs with it.
- * `--settle-seconds N` sets the wait.
+ * `--settle-seconds N` sets the wait. The operators that can still sign (`last_admin`) are counted
+ * by the gateway's keep bound of published keys (`"keySourceKeepDays"` in local.json, else 7 days).
  *
  * Progress: each of the four steps is printed as it starts and as it ends, and the wait counts
  * down (every second on a terminal, every 10 s otherwise). How to wait and where to print are
  * injected ({@link RotateIo}), so a test runs a 60 s wait in no time.
  */
 import { existsSync } from 'node:fs';
-import { DEFAULT_CLIENT_CACHE_TTL_MS, DEFAULT_RSA_BITS, DEFAULT_ROTATION_GRACE_S, MIN_RSA_BITS } from '../../lambda/core/defaults';
+import { DEFAULT_CLIENT_CACHE_TTL_MS, DEFAULT_KEY_SOURCE_KEEP_DAYS, DEFAULT_RSA_BITS, DEFAULT_ROTATION_GRACE_S, MIN_RSA_BITS } from '../../lambda/core/defaults';
 import { KeyRotation } from '../../lambda/rotation/key-rotation';
 import { rotateNow } from '../../lambda/rotation/rotate-now';
 import { SecretsManagerSecretStore, createSecretsManagerClient } from '../../lambda/rotation/secrets-manager-secret-store';
@@ -63,6 +64,8 @@ interface Targets {
   /** Set when the secret is the demo client's: its key directory is rewritten afterwards. */
   readonly demoDir?: string;
   readonly settleMs: number;
+  /** The keep bound the rotation counts operators by (`last_admin`): the gateway's, from local.json, else the default. */
+  readonly keySourceKeepDays: number;
   /** True when the wait is 0 because the running `npm start` learns the new key at once. */
   readonly localGateway: boolean;
 }
@@ -171,7 +174,7 @@ export async function run(argv: string[], io: RotateIo = DEFAULT_IO): Promise<nu
   const sm = createSecretsManagerClient({ endpoint: targets.secretsManagerEndpoint, region: targets.region, credentials: targets.secretsManagerCredentials });
   const doc = createDocumentClient({ endpoint: targets.dynamoDbEndpoint });
   try {
-    const store = new DynamoClientStore({ tableName: targets.tableName, client: doc });
+    const store = new DynamoClientStore({ tableName: targets.tableName, client: doc, keySourceKeepDays: targets.keySourceKeepDays });
     const secrets = new SecretsManagerSecretStore(sm);
     const sleep = async (ms: number): Promise<void> => {
       io.print(`    waiting ${Math.ceil(ms / 1000)} s so the gateway's cached client record includes the new key (--settle-seconds 0 skips)`);
@@ -250,6 +253,7 @@ function resolveTargets(values: Record<string, unknown>, settleS: number | undef
     demoDir: state !== undefined && secretId === state.demoSecretId ? paths.demoDir : undefined,
     settleMs: settleS !== undefined ? settleS * 1000 : onLocalGateway ? 0 : (state?.clientCacheTtlMs ?? DEFAULT_CLIENT_CACHE_TTL_MS),
     localGateway: settleS === undefined && onLocalGateway,
+    keySourceKeepDays: state?.keySourceKeepDays ?? DEFAULT_KEY_SOURCE_KEEP_DAYS,
   };
 }
 

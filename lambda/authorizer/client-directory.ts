@@ -20,7 +20,6 @@ import { BoundedCache } from '../core/bounded-cache';
 import {
   DEFAULT_CLIENT_CACHE_MAX_ENTRIES,
   DEFAULT_CLIENT_CACHE_TTL_MS,
-  DEFAULT_KEY_SOURCE_KEEP_DAYS,
   DEFAULT_NEGATIVE_CACHE_TTL_MS,
   DEFAULT_STALE_IF_ERROR_MS,
 } from '../core/defaults';
@@ -30,7 +29,7 @@ import { isThumbprintKeyId } from '../core/jwk-thumbprint';
 import { PublicKeyCache } from '../core/keys';
 import { VerificationKey } from '../core/verify';
 import type { ClientReader } from '../domain/authorizer-ports';
-import { type ClientRecord, keepBoundS, keyValidity } from '../domain/client-record';
+import { type ClientRecord, keepBoundS, keepSeconds, keyValidity } from '../domain/client-record';
 
 /** How long a stale record is used without asking the store again, once a read has failed, in ms. @default 5_000 */
 export const DEFAULT_STALE_RETRY_MS = 5_000;
@@ -125,7 +124,7 @@ export class ClientDirectory {
     this.staleRetryMs = options.staleRetryMs ?? DEFAULT_STALE_RETRY_MS;
     this.keyCache = options.keyCache ?? new PublicKeyCache();
     this.nowMs = options.nowMs ?? Date.now;
-    this.keepS = (options.keySourceKeepDays ?? DEFAULT_KEY_SOURCE_KEEP_DAYS) * 86_400;
+    this.keepS = keepSeconds(options.keySourceKeepDays);
   }
 
   /**

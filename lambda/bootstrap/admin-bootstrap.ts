@@ -67,7 +67,7 @@ export interface AdminBootstrapDependencies {
 export type AdminBootstrapHandler = (event: CloudFormationCustomResourceEvent, context?: { readonly logStreamName?: string }) => Promise<void>;
 
 export function createAdminBootstrap(config: SignetConfig, dependencies: AdminBootstrapDependencies): AdminBootstrapHandler {
-  const store = new DynamoClientStore({ tableName: config.tableName, client: dependencies.doc ?? createDocumentClient({ endpoint: config.dynamoDbEndpoint }) });
+  const store = new DynamoClientStore({ tableName: config.tableName, client: dependencies.doc ?? createDocumentClient({ endpoint: config.dynamoDbEndpoint }), keySourceKeepDays: config.keySourceKeepDays });
   return (event, context = {}) =>
     answerCustomResource<AdminBootstrapData>(event, context, {
       name: 'admin bootstrap',

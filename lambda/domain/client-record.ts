@@ -5,6 +5,7 @@
  */
 
 import type { SignatureAlgorithm } from '../core/algorithm-names';
+import { DEFAULT_KEY_SOURCE_KEEP_DAYS } from '../core/defaults';
 import type { KeySource } from '../core/key-source-url';
 import { type KeyValidity, isValidAt } from '../core/key-validity';
 import type { CoverageProfile } from '../core/profile-names';
@@ -94,6 +95,14 @@ export function isKeyActive(key: StoredPublicKey, nowMs: number): boolean {
 
 /** What the keep bound and the key windows read of a client record. */
 export type KeySourceFields = Pick<ClientRecord, 'keySource' | 'keysFetchedAt'>;
+
+/**
+ * The keep bound as the key rules take it, in seconds: `keepDays` days (SIGNET_KEY_SOURCE_KEEP_DAYS),
+ * DEFAULT_KEY_SOURCE_KEEP_DAYS when not given.
+ */
+export function keepSeconds(keepDays: number | undefined): number {
+  return (keepDays ?? DEFAULT_KEY_SOURCE_KEEP_DAYS) * 86_400;
+}
 
 /**
  * The keep bound of a client's published keys, in unix seconds: `keepS` after the last successful

@@ -63,7 +63,7 @@ export function createRefreshKeySourcesHandler(config: SignetConfig, dependencie
   const doc = dependencies.doc ?? createDocumentClient({ endpoint: config.dynamoDbEndpoint });
   const fetch = dependencies.fetch ?? ((source: KeySource) => fetchKeySource(source, { nowS: () => Math.floor(nowMs() / 1000) }));
   const refresher = createKeySourceRefresher({
-    store: new DynamoKeySourceStore({ tableName: config.tableName, client: doc }),
+    store: new DynamoKeySourceStore({ tableName: config.tableName, client: doc, keySourceKeepDays: config.keySourceKeepDays }),
     fetch,
     nowMs,
     refreshIntervalS: config.keySourceRefreshMinutes * 60,

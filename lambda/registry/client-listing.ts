@@ -28,6 +28,8 @@ import { clientView, latest } from './views';
 export interface ClientListingDeps {
   readonly store: RegistryStore;
   readonly nowMs: number;
+  /** The keep bound of published keys, in seconds: whether each listed key is `active`. */
+  readonly keepS: number;
   /** Answers 404 `not_found` for an account that does not exist. */
   readonly requireAccount: (accountId: string) => Promise<unknown>;
   /** The most clients of one account a search reads. @default MAX_SEARCHED_CLIENTS */
@@ -102,7 +104,7 @@ async function searchClients(deps: ClientListingDeps, callerId: string, accountI
 async function views(deps: ClientListingDeps, records: readonly ClientRecord[], known?: ReadonlyMap<string, string>): Promise<ClientListView['clients']> {
   if (records.length === 0) return [];
   const lastUse = known ?? (await deps.store.keyLastUse(records));
-  return records.map((record) => clientView(record, deps.nowMs, lastUse));
+  return records.map((record) => clientView(record, deps.nowMs, deps.keepS, lastUse));
 }
 
 function next(cursor: string | undefined): { nextCursor?: string } {

@@ -55,8 +55,7 @@ import { listClients } from './client-listing';
 import type { SearchBudget } from './search-budget';
 import { accountTrailView, accountView, auditView, authFailuresView, clientView, expiringKeyView } from './views';
 import type { CoverageProfile } from '../core/profiles';
-import { DEFAULT_KEY_SOURCE_KEEP_DAYS } from '../core/defaults';
-import type { KeySource } from '../domain/client-record';
+import { type KeySource, keepSeconds } from '../domain/client-record';
 import type { KeySourceStatus, KeySourceStore, PublishedKeys } from '../domain/key-source-store';
 import type { KeySourceFetch } from '../key-sources/fetch-key-source';
 import { type KeySourceRefresher, createKeySourceRefresher } from '../key-sources/key-source-refresher';
@@ -90,7 +89,7 @@ export interface RegistryServiceDeps {
   readonly keySourceRefreshIntervalS?: number;
   /** SIGNET_REQUIRE_SIGNED_DIRECTORIES. @default false */
   readonly requireSignedDirectories?: boolean;
-  /** SIGNET_KEY_SOURCE_KEEP_DAYS: how long published keys verify after the last successful fetch (shown as `keptUntil`). @default 7 */
+  /** SIGNET_KEY_SOURCE_KEEP_DAYS: how long published keys verify after the last successful fetch (shown as `keptUntil`, and in each key's `active`). @default 7 */
   readonly keySourceKeepDays?: number;
 }
 
@@ -123,7 +122,8 @@ export class RegistryService {
   private readonly fetchKeySource: ((source: KeySource) => Promise<KeySourceFetch>) | undefined;
   private readonly refreshIntervalS: number;
   private readonly requireSignedDirectories: boolean;
-  private readonly keepDays: number;
+  /** The keep bound of published keys, in seconds (SIGNET_KEY_SOURCE_KEEP_DAYS). */
+  private readonly keepS: number;
   private readonly refresher: KeySourceRefresher | undefined;
 
   constructor(deps: RegistryServiceDeps) {
@@ -135,7 +135,7 @@ export class RegistryService {
     this.fetchKeySource = deps.fetchKeySource;
     this.refreshIntervalS = deps.keySourceRefreshIntervalS ?? DEFAULT_REFRESH_INTERVAL_S;
     this.requireSignedDirectories = deps.requireSignedDirectories ?? false;
-    this.keepDays = deps.keySourceKeepDays ?? DEFAULT_KEY_SOURCE_KEEP_DAYS;
+    this.keepS = keepSeconds(deps.keySourceKeepDays);
     this.refresher =
       deps.keySources === undefined || deps.fetchKeySource === undefined
         ? undefined
@@ -186,6 +186,7 @@ export class RegistryService {
       const deps = {
         store: this.store,
         nowMs: this.now().getTime(),
+        keepS: this.keepS,
         requireAccount: (id: string) => this.existingAccount(id),
         maxSearchedClients: this.maxSearchedClients,
         searchBudget: this.searchBudget,
@@ -408,7 +409,7 @@ export class RegistryService {
     ]);
     return {
       status,
-      body: { ...clientView(record, this.now().getTime(), lastUse, sourceStatus, this.keepDays), ...extra },
+      body: { ...clientView(record, this.now().getTime(), this.keepS, lastUse, sourceStatus), ...extra },
       headers: {
         etag: `"${record.version}"`,
         ...(location !== undefined ? { location } : {}),

@@ -17,7 +17,7 @@ export interface KeyView {
   readonly algorithm: SignatureAlgorithm;
   readonly addedAt: string;
   readonly notAfter?: string;
-  /** Whether the key verifies now (no not-after, or not-after still ahead). */
+  /** Whether the key verifies now, by the authorizer's rule: before its not-after; a published key also within its nbf and exp and the keep bound after its source's last successful fetch. */
   readonly active: boolean;
   /**
    * When the key last verified a request of this client (ISO-8601), as an authorizer recorded it:

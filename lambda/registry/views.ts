@@ -3,7 +3,7 @@
  * store records. Key material appears only as public keys (SPKI PEM) and fingerprints.
  */
 import { DEFAULT_RSA_ALGORITHM } from '../core/algorithms';
-import { isKeyActive, type ClientRecord, type StoredPublicKey } from '../domain/client-record';
+import { type ClientRecord, type StoredPublicKey, keyVerifiesAt } from '../domain/client-record';
 import { UNAUTHENTICATED_FAILURE_WINDOW_S } from '../core/defaults';
 import { keyAgeDays } from '../core/key-age';
 import { DEFAULT_ACCOUNT_ID } from '../store/account-id';
@@ -17,15 +17,17 @@ export type { AccountView, AuthFailuresView, ClientView, ExpiringKeyView } from 
 
 
 /**
+ * @param keepS the keep bound of published keys, in seconds (`keepSeconds` of SIGNET_KEY_SOURCE_KEEP_DAYS):
+ *   a key is `active` when the authorizer would verify with it now, and `keptUntil` is that bound
  * @param lastUse when each key last verified a request, by fingerprint (the store's `keyLastUse`);
  *   keys without an entry have no `lastUsedAt`, and the client's is the latest of its keys'
  */
 export function clientView(
   record: ClientRecord,
   nowMs: number,
+  keepS: number,
   lastUse: ReadonlyMap<string, string> = new Map(),
   sourceStatus?: KeySourceStatus,
-  keepDays = 7,
 ): ClientView {
   const lastUsedAt = latest(record.keys.map((key) => lastUse.get(key.fingerprint)));
   return {
@@ -36,10 +38,10 @@ export function clientView(
     networkWhitelist: record.networkWhitelist,
     roles: record.roles,
     ...(record.profile !== undefined ? { profile: record.profile } : {}),
-    keys: record.keys.map((key) => keyView(key, nowMs, lastUse.get(key.fingerprint))),
+    keys: record.keys.map((key) => keyView(key, record, keepS, nowMs, lastUse.get(key.fingerprint))),
     ...(record.keySource !== undefined ? { keySource: { ...record.keySource } } : {}),
     ...(record.keysFetchedAt !== undefined ? { keysFetchedAt: record.keysFetchedAt } : {}),
-    ...(record.keySource !== undefined && sourceStatus !== undefined ? { keySourceStatus: keySourceStatusView(sourceStatus, record.keysFetchedAt, keepDays) } : {}),
+    ...(record.keySource !== undefined && sourceStatus !== undefined ? { keySourceStatus: keySourceStatusView(sourceStatus, record.keysFetchedAt, keepS) } : {}),
     version: record.version,
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
@@ -55,7 +57,7 @@ export function latest(instants: ReadonlyArray<string | undefined>): string | un
 }
 
 /** A key source's status as the client view shows it, with the instant its keys stop verifying unless a fetch succeeds. */
-function keySourceStatusView(status: KeySourceStatus, keysFetchedAt: string | undefined, keepDays: number): KeySourceStatusView {
+function keySourceStatusView(status: KeySourceStatus, keysFetchedAt: string | undefined, keepS: number): KeySourceStatusView {
   const lastSuccess = keysFetchedAt ?? status.lastSuccessAt;
   return {
     url: status.url,
@@ -66,11 +68,12 @@ function keySourceStatusView(status: KeySourceStatus, keysFetchedAt: string | un
     consecutiveFailures: status.consecutiveFailures,
     ...(status.lastError !== undefined ? { lastError: status.lastError } : {}),
     ...(status.refusedKeys !== undefined && status.refusedKeys.length > 0 ? { refusedKeys: status.refusedKeys } : {}),
-    ...(lastSuccess !== undefined ? { keptUntil: new Date(Date.parse(lastSuccess) + keepDays * 86_400_000).toISOString() } : {}),
+    ...(lastSuccess !== undefined ? { keptUntil: new Date(Date.parse(lastSuccess) + keepS * 1000).toISOString() } : {}),
   };
 }
 
-function keyView(key: StoredPublicKey, nowMs: number, lastUsedAt: string | undefined): KeyView {
+/** A key as the client view shows it; `active`: the authorizer would verify with it at `nowMs` (its not-after, nbf, exp and, when published, the keep bound). */
+function keyView(key: StoredPublicKey, record: ClientRecord, keepS: number, nowMs: number, lastUsedAt: string | undefined): KeyView {
   return {
     fingerprint: key.fingerprint,
     publicKey: key.spkiPem,
@@ -78,7 +81,7 @@ function keyView(key: StoredPublicKey, nowMs: number, lastUsedAt: string | undef
     algorithm: key.algorithm ?? DEFAULT_RSA_ALGORITHM,
     addedAt: key.addedAt,
     ...(key.notAfter !== undefined ? { notAfter: key.notAfter } : {}),
-    active: isKeyActive(key, nowMs) && (key.notBefore === undefined || Date.parse(key.notBefore) <= nowMs) && (key.expires === undefined || Date.parse(key.expires) > nowMs),
+    active: keyVerifiesAt(key, record, keepS, nowMs),
     ...(lastUsedAt !== undefined ? { lastUsedAt } : {}),
     ...(key.thumbprint !== undefined ? { thumbprint: key.thumbprint } : {}),
     ...(key.published === true ? { published: true as const } : {}),

@@ -46,7 +46,7 @@ export type RotationFunction = (
 export function createRotationFunction(config: SignetConfig, dependencies: RotationFunctionDependencies): RotationFunction {
   const { logger, metrics } = dependencies;
   const secretsManager = dependencies.secretsManager ?? createSecretsManagerClient({ endpoint: config.secretsManagerEndpoint });
-  const store = new DynamoClientStore({ tableName: config.tableName, client: dependencies.doc ?? createDocumentClient({ endpoint: config.dynamoDbEndpoint }) });
+  const store = new DynamoClientStore({ tableName: config.tableName, client: dependencies.doc ?? createDocumentClient({ endpoint: config.dynamoDbEndpoint }), keySourceKeepDays: config.keySourceKeepDays });
   const rotation = new KeyRotation({
     secrets: new SecretsManagerSecretStore(secretsManager),
     registry: store,

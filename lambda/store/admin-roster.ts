@@ -8,7 +8,7 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { canAdminister, isActiveAdmin } from '../domain/operator-rules';
 import type { ClientRecord } from '../domain/client-record';
 import type { TransactItem } from './client-transaction';
-import { type DynamoClientStoreOptions, DynamoTable, MAX_PAGE_SIZE } from './dynamo-table';
+import { type DynamoTableOptions, DynamoTable, MAX_PAGE_SIZE } from './dynamo-table';
 import { rosterKey } from './item-codec';
 import { errorName, storageError } from './store-errors';
 import type { Page } from '../domain/store-types';
@@ -22,7 +22,7 @@ export interface RosterClients {
 
 export class DynamoAdminRoster extends DynamoTable {
   constructor(
-    options: DynamoClientStoreOptions,
+    options: DynamoTableOptions,
     private readonly clients: RosterClients,
   ) {
     super(options);

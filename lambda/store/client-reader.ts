@@ -10,7 +10,7 @@ import type { ClientRecord } from '../domain/client-record';
 import type { AuthFailureDetail } from '../domain/store-types';
 import { DynamoClientRecords } from './client-records';
 import { createDocumentClient } from './dynamodb-client';
-import type { DynamoClientStoreOptions } from './dynamo-table';
+import type { DynamoTableOptions } from './dynamo-table';
 import { DynamoFailureLog } from './failure-log';
 import { DynamoKeyUse } from './key-use';
 
@@ -19,7 +19,7 @@ export class DynamoClientReader implements ClientReader, AuthFailureRecorder, Ke
   private readonly failureLog: DynamoFailureLog;
   private readonly keyUse: DynamoKeyUse;
 
-  constructor(given: DynamoClientStoreOptions) {
+  constructor(given: DynamoTableOptions) {
     // One SDK client for all the parts.
     const options = { ...given, client: given.client ?? createDocumentClient() };
     this.records = new DynamoClientRecords(options);

@@ -16,7 +16,7 @@
  * `SignetError`s.
  *
  * @example
- * const store = new DynamoClientStore({ tableName: config.tableName, client: documentClient });
+ * const store = new DynamoClientStore({ tableName: config.tableName, client: documentClient, keySourceKeepDays: config.keySourceKeepDays });
  * const { record, created } = await store.createClient({ name, networkWhitelist, roles, key }, actorId);
  */
 import type { ClientRecord, StoredPublicKey } from '../domain/client-record';

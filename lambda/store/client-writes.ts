@@ -24,10 +24,9 @@
  * Every SDK failure is translated here (./store-errors.ts): callers see only `SignetError`s.
  */
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { DEFAULT_KEY_SOURCE_KEEP_DAYS } from '../core/defaults';
 import { SignetError } from '../core/errors';
 import { keySourceIdentity } from '../core/key-source-url';
-import type { ClientRecord, ClientStatus, KeySource, StoredPublicKey } from '../domain/client-record';
+import { type ClientRecord, type ClientStatus, type KeySource, type StoredPublicKey, keepSeconds } from '../domain/client-record';
 import type { KeySourceStatus } from '../domain/key-source-store';
 import { StoreRefusal } from '../domain/store-refusal';
 import { canAdminister, describeLoss, isActiveAdmin, lastAdmin, operatorChange } from '../domain/operator-rules';
@@ -79,7 +78,7 @@ export class DynamoClientWrites extends DynamoTable {
     private readonly parts: ClientWriteParts,
   ) {
     super(options);
-    this.keepS = (options.keySourceKeepDays ?? DEFAULT_KEY_SOURCE_KEEP_DAYS) * 86_400;
+    this.keepS = keepSeconds(options.keySourceKeepDays);
   }
 
   /**

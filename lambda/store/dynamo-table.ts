@@ -13,7 +13,8 @@ export const DEFAULT_PAGE_SIZE = 50;
 /** Largest page size. @default 100 */
 export const MAX_PAGE_SIZE = 100;
 
-export interface DynamoClientStoreOptions {
+/** Where a small store of the client table reads and writes, and its clock. */
+export interface DynamoTableOptions {
   /** The client table (see ./table-schema.ts). */
   readonly tableName: string;
   /**
@@ -23,12 +24,17 @@ export interface DynamoClientStoreOptions {
   readonly client?: DynamoDBDocumentClient | DynamoDBClient;
   /** Clock. @default - () => new Date() */
   readonly now?: () => Date;
+}
+
+/** The registry's store ({@link DynamoTableOptions}, and the keep bound its `last_admin` rule counts operators by). */
+export interface DynamoClientStoreOptions extends DynamoTableOptions {
   /**
    * SIGNET_KEY_SOURCE_KEEP_DAYS: how long published keys verify after their source's last
    * successful fetch, in days; an operator whose keys no longer verify does not count (`last_admin`).
-   * @default DEFAULT_KEY_SOURCE_KEEP_DAYS (7)
+   * Required, so every store counts operators by the deployment's bound (DEFAULT_KEY_SOURCE_KEEP_DAYS
+   * only where nothing configures one).
    */
-  readonly keySourceKeepDays?: number;
+  readonly keySourceKeepDays: number;
 }
 
 export abstract class DynamoTable {
@@ -36,7 +42,7 @@ export abstract class DynamoTable {
   protected readonly tableName: string;
   protected readonly now: () => Date;
 
-  constructor(options: DynamoClientStoreOptions) {
+  constructor(options: DynamoTableOptions) {
     if (!options.tableName) throw new Error('DynamoClientStore needs a tableName.');
     this.tableName = options.tableName;
     this.doc = options.client ? toDocumentClient(options.client) : createDocumentClient();

@@ -13,7 +13,7 @@ import { type KeySourceStatus, type KeySourceStore, MAX_LISTED_FAILING_SOURCES }
 import type { Actor, Page } from '../domain/store-types';
 import { DynamoClientStore } from './client-store';
 import { decodeCursor, encodeCursor } from './cursor';
-import { DEFAULT_PAGE_SIZE, type DynamoClientStoreOptions, DynamoTable, pageSize } from './dynamo-table';
+import { DEFAULT_PAGE_SIZE, type DynamoClientStoreOptions, type DynamoTableOptions, DynamoTable, pageSize } from './dynamo-table';
 import { clientKey, keyKey, keySourceItem, keySourceKey, toKeySourceStatus } from './item-codec';
 import { cancellationReasons, isTransactionConflict, storageError } from './store-errors';
 import { ITEM, LIST_INDEX_NAME, LIST_INDEX_PARTITION_KEY, LIST_INDEX_SORT_KEY, PARTITION_KEY, SORT_KEY } from './table-schema';
@@ -28,9 +28,16 @@ const FAILING_MAP = 'failing';
 export class DynamoKeySourceStore extends DynamoTable implements KeySourceStore {
   private readonly clients: DynamoClientStore;
 
-  constructor(options: DynamoClientStoreOptions, clients?: DynamoClientStore) {
+  /**
+   * `clients`: the registry's store the key changes go through (its `last_admin` rule included);
+   * without one, a store of its own, built from `options` (which then carry the keep bound).
+   */
+  constructor(options: DynamoClientStoreOptions);
+  constructor(options: DynamoTableOptions, clients: DynamoClientStore);
+  constructor(options: DynamoTableOptions | DynamoClientStoreOptions, clients?: DynamoClientStore) {
     super(options);
-    this.clients = clients ?? new DynamoClientStore({ ...options, client: this.doc });
+    // The first signature is the only one without `clients`, and its options carry the keep bound.
+    this.clients = clients ?? new DynamoClientStore({ ...(options as DynamoClientStoreOptions), client: this.doc });
   }
 
   async dueSources(nowIso: string, cursor?: string, limit: number = DEFAULT_PAGE_SIZE): Promise<Page<string>> {

@@ -15,6 +15,7 @@ import { toDocumentClient } from '../../lambda/store/dynamodb-client';
 import { ITEM, PARTITION_KEY, SORT_KEY } from '../../lambda/store/table-schema';
 import { countingClient, startTestDynamoDb, type TestDynamoDb } from '../support/dynamodb';
 import { HTTP_API_HOST, Signer, authorizerEnv, httpApiAuthorizerEvent, registerClient, sign } from './support';
+import { DEFAULT_KEY_SOURCE_KEEP_DAYS } from '../../lambda/core/defaults';
 
 let ddb: TestDynamoDb;
 let tableName: string;
@@ -24,7 +25,7 @@ let known: Signer;
 beforeAll(async () => {
   ddb = await startTestDynamoDb();
   tableName = await ddb.createTable();
-  setupStore = new DynamoClientStore({ tableName, client: ddb.client });
+  setupStore = new DynamoClientStore({ tableName, client: ddb.client, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
   known = await registerClient(setupStore, { name: 'Known partner' });
 });
 
@@ -38,7 +39,7 @@ const T0 = Date.parse('2026-03-01T12:00:00Z');
 function directoryWith(options: ConstructorParameters<typeof ClientDirectory>[1] = {}) {
   const { client, commands } = countingClient(ddb.endpoint);
   const clock = { ms: T0 };
-  const store = new DynamoClientStore({ tableName, client });
+  const store = new DynamoClientStore({ tableName, client, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
   const directory = new ClientDirectory(store, { nowMs: () => clock.ms, ...options });
   return { directory, commands, clock, client };
 }

@@ -11,7 +11,7 @@ import { ClientDirectory, DEFAULT_STALE_RETRY_MS } from '../../lambda/authorizer
 import { adaptHttpApiEvent } from '../../lambda/adapters/http-api-event';
 import { loadConfig } from '../../lambda/config';
 import { ENV } from '../../lambda/config-env';
-import { DEFAULT_STALE_IF_ERROR_MS } from '../../lambda/core/defaults';
+import { DEFAULT_KEY_SOURCE_KEEP_DAYS, DEFAULT_STALE_IF_ERROR_MS } from '../../lambda/core/defaults';
 import { SignetError } from '../../lambda/core/errors';
 import { DynamoClientStore } from '../../lambda/store/client-store';
 import { newClientId } from '../../lambda/store/client-id';
@@ -43,7 +43,7 @@ beforeAll(async () => {
   output = recordOutput();
   ddb = await startTestDynamoDb({ own: true }); // stopped below: not the run's shared emulator
   const tableName = await ddb.createTable();
-  const setup = new DynamoClientStore({ tableName, client: ddb.client });
+  const setup = new DynamoClientStore({ tableName, client: ddb.client, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
   cached = await registerClient(setup, { name: 'Cached partner' });
   neverRead = await registerClient(setup, { name: 'Never read' });
   authorizerClient = new DynamoDBClient(dynamoDbLocalClientConfig(ddb.endpoint));
@@ -54,7 +54,7 @@ beforeAll(async () => {
     },
     { step: 'initialize', name: 'countCommands' },
   );
-  const store = new DynamoClientStore({ tableName, client: authorizerClient });
+  const store = new DynamoClientStore({ tableName, client: authorizerClient, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
   clock.ms = Date.now();
   fetchedAtMs = clock.ms;
   const config = loadConfig(authorizerEnv(tableName, ddb.endpoint, { [ENV.clientCacheTtlMs]: String(TTL_MS), [ENV.staleIfErrorMs]: String(STALE_MS) }));

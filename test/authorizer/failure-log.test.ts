@@ -30,6 +30,7 @@ import {
   sign,
 } from './support';
 import { nextTestKey } from '../support/test-keys';
+import { DEFAULT_KEY_SOURCE_KEEP_DAYS } from '../../lambda/core/defaults';
 
 let ddb: TestDynamoDb;
 let tableName: string;
@@ -39,7 +40,7 @@ let authorizer: AuthorizerModule;
 beforeAll(async () => {
   ddb = await startTestDynamoDb();
   tableName = await ddb.createTable();
-  store = new DynamoClientStore({ tableName, client: ddb.client });
+  store = new DynamoClientStore({ tableName, client: ddb.client, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
   // Every refusal written (no per-interval merging), so the counts below are exact.
   authorizer = loadAuthorizer(authorizerEnv(tableName, ddb.endpoint, { [ENV.authFailureRecordIntervalMs]: '0' }));
 });

@@ -38,6 +38,7 @@ import {
   sign,
 } from './support';
 import { nextTestKey } from '../support/test-keys';
+import { DEFAULT_KEY_SOURCE_KEEP_DAYS } from '../../lambda/core/defaults';
 
 let ddb: TestDynamoDb;
 let authorizer: AuthorizerModule;
@@ -50,7 +51,7 @@ const tableNameOf = (): string => tableName;
 beforeAll(async () => {
   ddb = await startTestDynamoDb();
   tableName = await ddb.createTable();
-  const store = new DynamoClientStore({ tableName, client: ddb.client });
+  const store = new DynamoClientStore({ tableName, client: ddb.client, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
   partner = await registerClient(store, { name: 'Target' });
   other = await registerClient(store, { name: 'Other partner' });
   restricted = await registerClient(store, { name: 'Restricted', networkWhitelist: ['10.0.0.0/8'] });
@@ -373,7 +374,7 @@ async function countWork(
       work.queryParses += 1;
     }
   }
-  const store = new DynamoClientStore({ tableName: tableNameOf(), client: ddb.client });
+  const store = new DynamoClientStore({ tableName: tableNameOf(), client: ddb.client, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
   const directory = new ClientDirectory({
     getClient: (id) => ((work.lookups += 1), store.getClient(id)),
     getClientByThumbprint: (thumbprint) => ((work.lookups += 1), store.getClientByThumbprint(thumbprint)),

@@ -22,6 +22,7 @@ import { ITEM } from '../../lambda/store/table-schema';
 import { dynamoDbLocalClientConfig } from '../../local/dynamodb-local';
 import { startTestDynamoDb, type TestDynamoDb } from '../support/dynamodb';
 import { HTTP_API_HOST, type Signer, authorizerEnv, captureOutput, httpApiAuthorizerEvent, registerClient, sign } from './support';
+import { DEFAULT_KEY_SOURCE_KEEP_DAYS } from '../../lambda/core/defaults';
 
 const INTERVAL_MS = 15 * 60_000;
 const T0 = Date.parse('2026-05-04T10:00:00Z');
@@ -34,7 +35,7 @@ beforeAll(async () => {
   ddb = await startTestDynamoDb();
   tableName = await ddb.createTable();
   // The registry registers keys before the authorizer's clock starts.
-  store = new DynamoClientStore({ tableName, client: ddb.client, now: () => new Date(T0 - 60_000) });
+  store = new DynamoClientStore({ tableName, client: ddb.client, now: () => new Date(T0 - 60_000), keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
 });
 
 afterAll(async () => {

@@ -37,6 +37,7 @@ import {
   sign,
 } from './support';
 import { nextTestKey } from '../support/test-keys';
+import { DEFAULT_KEY_SOURCE_KEEP_DAYS } from '../../lambda/core/defaults';
 
 let ddb: TestDynamoDb;
 let logs: Record<string, unknown>[];
@@ -53,7 +54,7 @@ let tableName: string;
 beforeAll(async () => {
   ddb = await startTestDynamoDb();
   tableName = await ddb.createTable();
-  store = new DynamoClientStore({ tableName, client: ddb.client });
+  store = new DynamoClientStore({ tableName, client: ddb.client, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
   partner = await registerClient(store, { name: 'Partner', roles: ['partner'] });
   reader = await registerClient(store, { name: 'Reader', roles: ['reader'] });
   office = await registerClient(store, { name: 'Office', networkWhitelist: ['10.0.0.0/8'] });

@@ -30,6 +30,7 @@ import { ITEM, PARTITION_KEY, SORT_KEY } from '../../lambda/store/table-schema';
 import { countingClient, startTestDynamoDb, type TestDynamoDb } from '../support/dynamodb';
 import { HTTP_API_HOST, authorizerEnv, fixture, httpApiAuthorizerEvent, registerClient } from './support';
 import { nextTestKey } from '../support/test-keys';
+import { DEFAULT_KEY_SOURCE_KEEP_DAYS } from '../../lambda/core/defaults';
 
 const T0_MS = Date.parse('2026-03-01T12:00:00Z');
 const T0 = T0_MS / 1000;
@@ -135,7 +136,7 @@ function authorizerAt(clock: { ms: number }, extra: Record<string, string> = {})
 beforeAll(async () => {
   ddb = await startTestDynamoDb();
   tableName = await ddb.createTable();
-  store = new DynamoClientStore({ tableName, client: ddb.client });
+  store = new DynamoClientStore({ tableName, client: ddb.client, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
 });
 
 afterAll(async () => {

@@ -12,7 +12,7 @@ import { authorize } from '../../lambda/authorizer/authorize';
 import { ClientDirectory } from '../../lambda/authorizer/client-directory';
 import { adaptHttpApiEvent } from '../../lambda/adapters/http-api-event';
 import { ENV } from '../../lambda/config-env';
-import { DEFAULT_MAX_AGE_S, DEFAULT_MAX_SKEW_S } from '../../lambda/core/defaults';
+import { DEFAULT_KEY_SOURCE_KEEP_DAYS, DEFAULT_MAX_AGE_S, DEFAULT_MAX_SKEW_S } from '../../lambda/core/defaults';
 import { SignetError } from '../../lambda/core/errors';
 import { type PrivateKeyInfo, generateKeyPair } from '../../lambda/core/keys';
 import { signRequest } from '../../lambda/core/sign';
@@ -56,7 +56,7 @@ let ecdsa: Signer;
 beforeAll(async () => {
   ddb = await startTestDynamoDb();
   tableName = await ddb.createTable();
-  store = new DynamoClientStore({ tableName, client: ddb.client });
+  store = new DynamoClientStore({ tableName, client: ddb.client, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
   partner = await registerClient(store, { name: 'Partner' });
   office = await registerClient(store, { name: 'Office', networkWhitelist: ['10.0.0.0/8'] });
   guarded = loadAuthorizer(authorizerEnv(tableName, ddb.endpoint, { [ENV.replayProtection]: 'true' }));

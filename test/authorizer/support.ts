@@ -20,6 +20,7 @@ import { signRequest } from '../../lambda/core/sign';
 import { DynamoClientStore } from '../../lambda/store/client-store';
 import type { NewClient } from '../../lambda/domain/store-types';
 import { startTestDynamoDb, type TestDynamoDb } from '../support/dynamodb';
+import { DEFAULT_KEY_SOURCE_KEEP_DAYS } from '../../lambda/core/defaults';
 
 export const FIXTURE_DIR = path.resolve(__dirname, '../fixtures/apigateway');
 
@@ -101,7 +102,7 @@ export interface HandlerTestBed {
 export async function startHandlerTestBed(): Promise<HandlerTestBed> {
   const ddb = await startTestDynamoDb();
   const tableName = await ddb.createTable();
-  const store = new DynamoClientStore({ tableName, client: ddb.client });
+  const store = new DynamoClientStore({ tableName, client: ddb.client, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
   const partner = await registerClient(store, { name: 'Partner', roles: ['partner'] });
   const reader = await registerClient(store, { name: 'Reader', roles: ['reader'] });
   const office = await registerClient(store, { name: 'Office', networkWhitelist: ['10.0.0.0/8', '2001:db8:1::/48'] });

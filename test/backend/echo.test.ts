@@ -24,6 +24,7 @@ import {
   restAuthorizerEvent,
   sign,
 } from '../authorizer/support';
+import { DEFAULT_KEY_SOURCE_KEEP_DAYS } from '../../lambda/core/defaults';
 
 const logger = new Logger({ serviceName: SERVICE_NAMES.echo, logLevel: 'SILENT' });
 const echo = createEcho({ logger });
@@ -34,7 +35,7 @@ let partner: Signer;
 beforeAll(async () => {
   ddb = await startTestDynamoDb();
   const tableName = await ddb.createTable();
-  partner = await registerClient(new DynamoClientStore({ tableName, client: ddb.client }), { name: 'Echo partner' });
+  partner = await registerClient(new DynamoClientStore({ tableName, client: ddb.client, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS }), { name: 'Echo partner' });
   authorizer = loadAuthorizer(authorizerEnv(tableName, ddb.endpoint));
 });
 

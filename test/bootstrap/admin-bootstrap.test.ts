@@ -12,6 +12,7 @@ import { DynamoClientStore } from '../../lambda/store/client-store';
 import { type CfnResponse, type CfnResponseListener, cfnEvent, startCfnResponseListener } from '../support/cfn-response';
 import { TestDynamoDb, startTestDynamoDb } from '../support/dynamodb';
 import { spkiPem, testKey } from '../support/registry-fixtures';
+import { DEFAULT_KEY_SOURCE_KEEP_DAYS } from '../../lambda/core/defaults';
 
 type BootstrapResponse = CfnResponse<{ ClientId: string; Fingerprint: string; Registration: string }>;
 
@@ -72,7 +73,7 @@ test('Create registers a registry:admin client through the store, audited as the
   expect(reply.PhysicalResourceId).toBe(`signet-admin-${reply.Data!.ClientId}`);
   expect(reply.LogicalResourceId).toBe('AdminBootstrapC18CE766');
 
-  const store = new DynamoClientStore({ tableName, client: ddb.client });
+  const store = new DynamoClientStore({ tableName, client: ddb.client, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
   const record = await store.getClient(reply.Data!.ClientId);
   expect(record).toMatchObject({ name: 'ops admin', status: 'active', roles: ['registry:admin'], networkWhitelist: ['203.0.113.7', '2001:db8::/32'] });
   expect(record!.keys.map((k) => k.fingerprint)).toEqual([testKey(0).fingerprint]);
@@ -91,12 +92,12 @@ test('Update (or a second Create) with the same key and properties writes nothin
   expect(again.Status).toBe('SUCCESS');
   expect(again.Data).toEqual({ ClientId: first.Data!.ClientId, Fingerprint: first.Data!.Fingerprint, Registration: 'skipped' });
   expect(again.PhysicalResourceId).toBe(first.PhysicalResourceId);
-  const store = new DynamoClientStore({ tableName, client: ddb.client });
+  const store = new DynamoClientStore({ tableName, client: ddb.client, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
   expect((await store.listAudit(first.Data!.ClientId)).items).toHaveLength(1);
 });
 
 test('Update with another allow-list and name applies both to the admin, audited as the bootstrap, and says updated', async () => {
-  const { record } = await new DynamoClientStore({ tableName, client: ddb.client }).createClient(
+  const { record } = await new DynamoClientStore({ tableName, client: ddb.client, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS }).createClient(
     { name: 'ops admin', networkWhitelist: ['203.0.113.7'], roles: ['registry:admin'], key: { fingerprint: testKey(3).fingerprint, spkiPem: spkiPem(testKey(3)) } },
     BOOTSTRAP_ACTOR,
   );
@@ -106,7 +107,7 @@ test('Update with another allow-list and name applies both to the admin, audited
   expect(reply.Status).toBe('SUCCESS');
   expect(reply.Data).toEqual({ ClientId: record.clientId, Fingerprint: testKey(3).fingerprint, Registration: 'updated' });
 
-  const store = new DynamoClientStore({ tableName, client: ddb.client });
+  const store = new DynamoClientStore({ tableName, client: ddb.client, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
   expect(await store.getClient(record.clientId, { consistentRead: true })).toMatchObject({
     name: 'platform admin',
     networkWhitelist: ['198.51.100.0/24', '2001:db8::/32'],
@@ -118,7 +119,7 @@ test('Update with another allow-list and name applies both to the admin, audited
 });
 
 test('Update that changes only the allow-list leaves a name edited through the registry as it is', async () => {
-  const store = new DynamoClientStore({ tableName, client: ddb.client });
+  const store = new DynamoClientStore({ tableName, client: ddb.client, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
   const { record } = await store.createClient(
     { name: 'ops admin', networkWhitelist: ['203.0.113.7'], roles: ['registry:admin'], key: { fingerprint: testKey(4).fingerprint, spkiPem: spkiPem(testKey(4)) } },
     BOOTSTRAP_ACTOR,
@@ -139,7 +140,7 @@ test('Delete leaves the admin in the registry', async () => {
   const reply = await run(event('Delete', adminProps(), first.PhysicalResourceId));
   expect(reply.Status).toBe('SUCCESS');
   expect(reply.PhysicalResourceId).toBe(first.PhysicalResourceId);
-  const store = new DynamoClientStore({ tableName, client: ddb.client });
+  const store = new DynamoClientStore({ tableName, client: ddb.client, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
   expect(await store.getClient(first.Data!.ClientId)).toBeDefined();
 });
 
@@ -161,12 +162,12 @@ test('a bad allow-list entry fails with invalid_network and writes nothing', asy
   const reply = await run(event('Create', { ...adminProps(), PublicKeyPem: spkiPem(testKey(2)), NetworkWhitelist: '["intranet"]' }));
   expect(reply.Status).toBe('FAILED');
   expect(reply.Reason).toMatch(/^invalid_network: /);
-  const store = new DynamoClientStore({ tableName, client: ddb.client });
+  const store = new DynamoClientStore({ tableName, client: ddb.client, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
   expect(await store.findByFingerprint(testKey(2).fingerprint)).toBeUndefined();
 });
 
 test("an invocation naming another key than the stack's is refused and writes nothing: whoever may invoke the function cannot make an operator of their key", async () => {
-  const store = new DynamoClientStore({ tableName, client: ddb.client });
+  const store = new DynamoClientStore({ tableName, client: ddb.client, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
   const other = { ...adminProps(), PublicKeyPem: spkiPem(testKey(7)), NetworkWhitelist: '["0.0.0.0"]' };
   for (const deployed of [testKey(0).fingerprint, null]) {
     const reply = await run(event('Create', other), deployed);
@@ -177,7 +178,7 @@ test("an invocation naming another key than the stack's is refused and writes no
 });
 
 test("the admin's key held by a client that is not an operator (a partner registered it first) fails the deploy; that client is neither reported nor edited", async () => {
-  const store = new DynamoClientStore({ tableName, client: ddb.client });
+  const store = new DynamoClientStore({ tableName, client: ddb.client, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
   const account = await store.createAccount({ name: 'Squatters', roleCeiling: ['demo'] }, 'test');
   const { record: squat } = await store.createClient(
     { accountId: account.accountId, name: 'not the admin', networkWhitelist: ['198.51.100.1'], roles: ['demo'], key: { fingerprint: testKey(8).fingerprint, spkiPem: spkiPem(testKey(8)) } },
@@ -208,7 +209,7 @@ describe('lambda/handlers/admin-bootstrap.ts', () => {
     await entry!(event('Create', { ...adminProps(), PublicKeyPem: spkiPem(testKey(5)) }), context);
     const reply = responses()[before].body as BootstrapResponse;
     expect(reply).toMatchObject({ Status: 'SUCCESS', Data: { Registration: 'created', Fingerprint: testKey(5).fingerprint } });
-    const store = new DynamoClientStore({ tableName, client: ddb.client });
+    const store = new DynamoClientStore({ tableName, client: ddb.client, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
     expect((await store.findByFingerprint(testKey(5).fingerprint))?.clientId).toBe(reply.Data!.ClientId);
 
     const written: string[] = [];

@@ -223,6 +223,7 @@ describe('RotatingSigningKey props', () => {
           rotationInterval: Duration.hours(36),
           keyBits: 1024,
           clientCacheTtl: Duration.minutes(20),
+          keySourceKeepDays: 0,
         }),
     );
     expect(message).toMatch(/^Props\/Key: invalid RotatingSigningKey props: /);
@@ -231,6 +232,7 @@ describe('RotatingSigningKey props', () => {
     expect(message).toContain('rotationInterval in days must be a whole number from 1 to 1000; got 1.5 (1 day 12 hours)');
     expect(message).toContain('keyBits must be a multiple of 8 from 2048 to 8192; got 1024');
     expect(message).toContain('clientCacheTtl must be at most 12 minutes (it is waited out inside one Lambda run); got 20 minutes');
+    expect(message).toContain('keySourceKeepDays must be a whole number from 1 to 90; got 0');
   });
 
   test('a grace shorter than a signer keeps its key (max age, then stale-if-error) is a synth warning; the default grace is not', () => {
@@ -273,12 +275,13 @@ describe('AdminBootstrap props', () => {
   test('garbage and bad allow-list entries are reported together', () => {
     const { stack, registry } = scope();
     const message = errorOf(
-      () => new AdminBootstrap(stack, 'Admin', { registry, publicKey: 'hello', networkWhitelist: ['10.0.0.0/8', 'intranet'], clientName: ' ' }),
+      () => new AdminBootstrap(stack, 'Admin', { registry, publicKey: 'hello', networkWhitelist: ['10.0.0.0/8', 'intranet'], clientName: ' ', keySourceKeepDays: 91 }),
     );
     expect(message).toMatch(/^Props\/Admin: invalid admin bootstrap: /);
     expect(message).toContain('publicKey is not usable (invalid_public_key)');
     expect(message).toContain('networkWhitelist entry "intranet" is not an IPv4/IPv6 address or CIDR');
     expect(message).toContain('clientName must be 1-200 characters');
+    expect(message).toContain('keySourceKeepDays must be a whole number from 1 to 90; got 91');
   });
 
   test('a small RSA key is refused with its reason', () => {

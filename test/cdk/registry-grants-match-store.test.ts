@@ -28,6 +28,7 @@ import { TestDynamoDb, startTestDynamoDb } from '../support/dynamodb';
 import { type KeySourceServer, keySet, publishedKey, startKeySourceServer } from '../support/key-source-server';
 import { callRegistry } from '../support/registry-harness';
 import { newClient } from '../support/registry-fixtures';
+import { DEFAULT_KEY_SOURCE_KEEP_DAYS } from '../../lambda/core/defaults';
 
 interface Sent {
   readonly command: string;
@@ -116,9 +117,9 @@ test("the authorizer's partitions are its own: no client, key, account or roster
 const matches = (pattern: string, pk: string) => pk.startsWith(pattern.replace(/\*$/, ''));
 
 test('recordAuthFailure stays within grantRecordFailures: FAIL# items (never the client\'s partition), counter and failure attributes only', async () => {
-  const admin = new DynamoClientStore({ tableName, client: ddb.client });
+  const admin = new DynamoClientStore({ tableName, client: ddb.client, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
   const { record } = await admin.createClient(newClient(0), 'test');
-  const store = new DynamoClientStore({ tableName, client: recorder });
+  const store = new DynamoClientStore({ tableName, client: recorder, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
   sent.length = 0;
 
   expect(
@@ -145,9 +146,9 @@ test('recordAuthFailure stays within grantRecordFailures: FAIL# items (never the
 });
 
 test('countUnauthenticatedFailures stays within grantRecordFailures: one UpdateItem on a FAIL# item, count attributes only', async () => {
-  const admin = new DynamoClientStore({ tableName, client: ddb.client });
+  const admin = new DynamoClientStore({ tableName, client: ddb.client, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
   const { record } = await admin.createClient(newClient(2), 'test');
-  const store = new DynamoClientStore({ tableName, client: recorder });
+  const store = new DynamoClientStore({ tableName, client: recorder, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
   sent.length = 0;
   expect(await store.countUnauthenticatedFailures(record.clientId, 'signature_mismatch', 3)).toBe(true);
   const ops = operations(sent);
@@ -158,7 +159,7 @@ test('countUnauthenticatedFailures stays within grantRecordFailures: one UpdateI
 });
 
 test('createClient (the admin bootstrap) stays within grantCreateClients: GetItem / PutItem on CLIENT#, KEY# and THUMB# items, UpdateItem of the admin roster', async () => {
-  const store = new DynamoClientStore({ tableName, client: recorder });
+  const store = new DynamoClientStore({ tableName, client: recorder, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
   const first = await store.createClient(newClient(1), 'bootstrap');
   const again = await store.createClient(newClient(1), 'bootstrap'); // key taken: the holder is looked up
   expect(again.created).toBe(false);
@@ -173,9 +174,9 @@ test('createClient (the admin bootstrap) stays within grantCreateClients: GetIte
 });
 
 test('the bootstrap applying a changed admin name and allow-list stays within grantCreateClients: GetItem, UpdateItem of the record, PutItem of its audit entry, all on CLIENT# items', async () => {
-  const admin = new DynamoClientStore({ tableName, client: ddb.client });
+  const admin = new DynamoClientStore({ tableName, client: ddb.client, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
   const { record } = await admin.createClient(newClient(4, { roles: ['registry:admin'] }), 'bootstrap');
-  const store = new DynamoClientStore({ tableName, client: recorder });
+  const store = new DynamoClientStore({ tableName, client: recorder, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
   sent.length = 0;
   const updated = await store.updateClient(record.clientId, record.version, { name: 'ops admin', networkWhitelist: ['203.0.113.0/24'] }, 'bootstrap');
   expect(updated.version).toBe(record.version + 1);
@@ -206,9 +207,9 @@ test('DynamoReplayGuard.claim stays within grantRecordReplays: PutItem of REPLAY
 });
 
 test("recordKeyUse stays within grantRecordKeyUse: a condition check of the KEY# item and one UpdateItem on a USE# item, the last-use attributes only", async () => {
-  const admin = new DynamoClientStore({ tableName, client: ddb.client });
+  const admin = new DynamoClientStore({ tableName, client: ddb.client, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
   const { record } = await admin.createClient(newClient(3), 'test');
-  const store = new DynamoClientStore({ tableName, client: recorder });
+  const store = new DynamoClientStore({ tableName, client: recorder, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
   sent.length = 0;
   expect(await store.recordKeyUse(record.clientId, record.keys[0].fingerprint)).toBe(true);
   const ops = operations(sent);
@@ -248,7 +249,7 @@ describe('the key source refresher stays within grantRefreshKeySources', () => {
   }
 
   test('a scheduled run that adds, removes and keeps keys and records a failure: items of the granted partitions only, and one Query of the due list', async () => {
-    const clients = new DynamoClientStore({ tableName, client: ddb.client, now: () => new Date(nowMs) });
+    const clients = new DynamoClientStore({ tableName, client: ddb.client, now: () => new Date(nowMs), keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
     const registry = createRegistryHandler({
       store: clients,
       keySources: new DynamoKeySourceStore({ tableName, client: ddb.client, now: () => new Date(nowMs) }, clients),
@@ -269,7 +270,7 @@ describe('the key source refresher stays within grantRefreshKeySources', () => {
 
     // The refresher's own store on the recorded client, as the scheduled function builds it.
     const refresher = createKeySourceRefresher({
-      store: new DynamoKeySourceStore({ tableName, client: recorder, now: () => new Date(nowMs) }),
+      store: new DynamoKeySourceStore({ tableName, client: recorder, now: () => new Date(nowMs), keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS }),
       fetch: (source) => server.fetch(source),
       nowMs: () => nowMs,
       refreshIntervalS: 900,

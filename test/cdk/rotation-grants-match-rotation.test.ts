@@ -16,6 +16,7 @@ import { ROTATION_TABLE_ACTIONS } from '../../lib/client-registry';
 import { ROTATION_SECRET_ACTIONS } from '../../lib/rotating-signing-key';
 import { TestDynamoDb, startTestDynamoDb } from '../support/dynamodb';
 import { newClient } from '../support/registry-fixtures';
+import { DEFAULT_KEY_SOURCE_KEEP_DAYS } from '../../lambda/core/defaults';
 
 interface Sent {
   readonly command: string;
@@ -48,7 +49,7 @@ beforeAll(async () => {
   ddb = await startTestDynamoDb();
   standIn = await startSecretsManagerStandIn();
   const tableName = await ddb.createTable();
-  clientId = (await new DynamoClientStore({ tableName, client: ddb.client }).createClient(newClient(0), 'test')).record.clientId;
+  clientId = (await new DynamoClientStore({ tableName, client: ddb.client, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS }).createClient(newClient(0), 'test')).record.clientId;
 
   secretsDriver = new SecretsManagerClient(standIn.clientConfig);
   secretArn = (await secretsDriver.send(new CreateSecretCommand({ Name: 'signet/partner-key', SecretString: JSON.stringify({ clientId }) }))).ARN!;
@@ -58,7 +59,7 @@ beforeAll(async () => {
   const rotationSecrets = recordInto(createSecretsManagerClient({ endpoint: standIn.endpoint, credentials: standIn.clientConfig.credentials }) as never, secretRequests) as SecretsManagerClient;
   const rotation = new KeyRotation({
     secrets: new SecretsManagerSecretStore(rotationSecrets),
-    registry: new DynamoClientStore({ tableName, client: tableDriver }),
+    registry: new DynamoClientStore({ tableName, client: tableDriver, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS }),
     graceS: 0,
     settleMs: 0,
   });

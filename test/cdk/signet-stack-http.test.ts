@@ -341,6 +341,8 @@ describe('key rotation', () => {
       [ENV.rotationGraceS]: String(DEFAULT_ROTATION_GRACE_S),
       [ENV.rotationKeyBits]: String(DEFAULT_RSA_BITS),
       [ENV.tableName]: { Ref: expect.stringMatching(/^Registry/) },
+      // Its last_admin checks count operators by the authorizer's keep bound of published keys.
+      [ENV.keySourceKeepDays]: '7',
     });
     expect(rotation.Timeout).toBeGreaterThanOrEqual(DEFAULT_CLIENT_CACHE_TTL_MS / 1000 + 60);
   });
@@ -599,8 +601,8 @@ describe('variants (no bundling)', () => {
     );
   });
 
-  test('a daily key source refresh: the rule runs once a day, the alarm looks at one day, a run still ends within 5 minutes; the keep bound reaches all three functions; an interval out of range is refused at synth', () => {
-    const t = variant({ keySourceRefreshMinutes: 1440, keySourceKeepDays: 30, requireSignedDirectories: true });
+  test('a daily key source refresh: the rule runs once a day, the alarm looks at one day, a run still ends within 5 minutes; the keep bound reaches every function that reads it (the rotation and the bootstrap count operators by it); an interval out of range is refused at synth', () => {
+    const t = variant({ keySourceRefreshMinutes: 1440, keySourceKeepDays: 30, requireSignedDirectories: true, signingKeyClientIds: [ROTATED_CLIENT], adminPublicKey: spkiPem(testKey(0)) });
     expect(Object.values(t.findResources('AWS::Events::Rule')).map((r) => r.Properties.ScheduleExpression)).toEqual(['rate(1 day)']);
     const [alarm] = Object.entries(t.findResources('AWS::CloudWatch::Alarm')).filter(([id]) => id.startsWith('MonitoringKeySourcesFailing')).map(([, a]) => a.Properties);
     expect([alarm.Period, alarm.EvaluationPeriods, alarm.TreatMissingData]).toEqual([86400, 1, 'breaching']);
@@ -612,6 +614,9 @@ describe('variants (no bundling)', () => {
     expect(authorizer.Environment.Variables[ENV.keySourceKeepDays]).toBe('30');
     const registry = all.find((p) => p.Description?.includes('registry API'))!;
     expect(registry.Environment.Variables).toMatchObject({ [ENV.keySourceRefreshMinutes]: '1440', [ENV.keySourceKeepDays]: '30', [ENV.requireSignedDirectories]: 'true' });
+    const rotation = all.find((p) => p.Description?.includes('rotates the signing key'))!;
+    const bootstrap = all.find((p) => p.Description?.includes('first registry:admin'))!;
+    expect([rotation.Environment.Variables[ENV.keySourceKeepDays], bootstrap.Environment.Variables[ENV.keySourceKeepDays]]).toEqual(['30', '30']);
     expect(() => variant({ keySourceRefreshMinutes: 0, keySourceKeepDays: 91 })).toThrow(/keySourceKeepDays must be a whole number from 1 to 90; got 91/);
     expect(() => variant({ keySourceRefreshMinutes: 1441 })).toThrow(/keySourceRefreshMinutes must be a whole number from 1 to 1440; got 1441/);
   });

@@ -17,6 +17,7 @@ import { ensureClientTable } from '../../lambda/store/table-setup';
 import type { AuthorizerRuntime } from '../../lambda/authorizer/runtime';
 import { Signer, captureOutput, registerClient } from '../authorizer/support';
 import { STALE_MS, TTL_MS, TestClock, decideAt, jsonLines, outcome, runtimeOn } from './fault-support';
+import { DEFAULT_KEY_SOURCE_KEEP_DAYS } from '../../lambda/core/defaults';
 
 let ddb: DynamoDbLocal;
 let setupClient: DynamoDBClient;
@@ -32,7 +33,7 @@ beforeAll(async () => {
   setupClient = new DynamoDBClient(dynamoDbLocalClientConfig(ddb.endpoint));
   const tableName = 'signet-faults-killed';
   await ensureClientTable(setupClient, tableName);
-  const store = new DynamoClientStore({ tableName, client: setupClient });
+  const store = new DynamoClientStore({ tableName, client: setupClient, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
   cached = await registerClient(store, { name: 'Cached partner' });
   neverCached = await registerClient(store, { name: 'Never cached' });
   forger = { clientId: cached.clientId, key: neverCached.key };

@@ -18,6 +18,7 @@ import { dynamoDbLocalClientConfig } from '../../local/dynamodb-local';
 import { startTestDynamoDb, type TestDynamoDb } from '../support/dynamodb';
 import { Signer, captureOutput, registerClient } from '../authorizer/support';
 import { STALE_MS, TTL_MS, TestClock, decideAt, jsonLines, outcome, runtimeOn } from './fault-support';
+import { DEFAULT_KEY_SOURCE_KEEP_DAYS } from '../../lambda/core/defaults';
 
 let ddb: TestDynamoDb;
 let authorizerClient: DynamoDBClient;
@@ -31,7 +32,7 @@ const throttle = { open: false, injected: 0, passed: 0 };
 beforeAll(async () => {
   ddb = await startTestDynamoDb();
   const tableName = await ddb.createTable();
-  const store = new DynamoClientStore({ tableName, client: ddb.client });
+  const store = new DynamoClientStore({ tableName, client: ddb.client, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
   cached = await registerClient(store, { name: 'Cached partner' });
   neverCached = await registerClient(store, { name: 'Never cached' });
   // Two attempts per call (one retry) keep the test short; the retry path is the SDK's own.

@@ -17,6 +17,7 @@ import { startTestDynamoDb, type TestDynamoDb } from '../support/dynamodb';
 import { type CallOptions, type CallResult, callRegistry } from '../support/registry-harness';
 import { spkiPem, testKey } from '../support/registry-fixtures';
 import { loadRegistryOpenApi } from '../support/registry-openapi';
+import { DEFAULT_KEY_SOURCE_KEEP_DAYS } from '../../lambda/core/defaults';
 
 const CLIENTS = 10;
 const EDITORS_PER_CLIENT = 10;
@@ -28,7 +29,7 @@ let handler: RegistryHandler;
 
 beforeAll(async () => {
   ddb = await startTestDynamoDb();
-  store = new DynamoClientStore({ tableName: await ddb.createTable(), client: ddb.client });
+  store = new DynamoClientStore({ tableName: await ddb.createTable(), client: ddb.client, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
   const roles = compileRoleCatalogue({ 'registry:admin': ['* /registry/**'], demo: ['* /api/*'] });
   handler = createRegistryHandler({ store, roles, logger: new Logger({ serviceName: 'signet-registry', logLevel: 'SILENT' }) });
 });

@@ -36,6 +36,7 @@ import {
 import { ReasonTally, Verdict, flipSignatureBit, handSign, isKnownCode, verdictOf, type SigningAlgorithm } from './hostile-support';
 import { report } from '../support/report';
 import { nextTestKey } from '../support/test-keys';
+import { DEFAULT_KEY_SOURCE_KEEP_DAYS } from '../../lambda/core/defaults';
 
 let ddb: TestDynamoDb;
 let authorizer: AuthorizerModule;
@@ -45,7 +46,7 @@ let otherClient: Signer;
 beforeAll(async () => {
   ddb = await startTestDynamoDb();
   const tableName = await ddb.createTable();
-  const store = new DynamoClientStore({ tableName, client: ddb.client });
+  const store = new DynamoClientStore({ tableName, client: ddb.client, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
   partner = await registerClient(store, { name: 'Hostile target', roles: ['partner'] });
   otherClient = await registerClient(store, { name: 'Another partner', roles: ['partner'] });
   authorizer = loadAuthorizer(authorizerEnv(tableName, ddb.endpoint));

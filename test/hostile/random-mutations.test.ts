@@ -25,6 +25,7 @@ import { startTestDynamoDb, type TestDynamoDb } from '../support/dynamodb';
 import { AuthorizerModule, HTTP_API_HOST, Signer, authorizerEnv, httpApiAuthorizerEvent, loadAuthorizer, registerClient, sign } from '../authorizer/support';
 import { ReasonTally, isKnownCode, verdictOf } from './hostile-support';
 import { report } from '../support/report';
+import { DEFAULT_KEY_SOURCE_KEEP_DAYS } from '../../lambda/core/defaults';
 
 let ddb: TestDynamoDb;
 let authorizer: AuthorizerModule;
@@ -33,7 +34,7 @@ let partner: Signer;
 beforeAll(async () => {
   ddb = await startTestDynamoDb();
   const tableName = await ddb.createTable();
-  const store = new DynamoClientStore({ tableName, client: ddb.client });
+  const store = new DynamoClientStore({ tableName, client: ddb.client, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
   partner = await registerClient(store, { name: 'Mutation target', roles: ['partner'] });
   authorizer = loadAuthorizer(authorizerEnv(tableName, ddb.endpoint));
 });

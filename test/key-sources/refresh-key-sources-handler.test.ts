@@ -22,6 +22,7 @@ import { type KeySourceServer, type PublishedTestKey, keySet, publishedKey, star
 import { ADMIN_ID, callRegistry } from '../support/registry-harness';
 import { newClient, spkiPem } from '../support/registry-fixtures';
 import { testKey } from '../support/test-keys';
+import { DEFAULT_KEY_SOURCE_KEEP_DAYS } from '../../lambda/core/defaults';
 
 const T0 = Date.parse('2026-04-05T09:30:00.000Z');
 const MINUTE_MS = 60_000;
@@ -72,7 +73,7 @@ const fingerprintsOf = async (clientId: string): Promise<string[]> => ((await st
 beforeAll(async () => {
   [ddb, server] = await Promise.all([startTestDynamoDb(), startKeySourceServer(() => Math.floor(nowMs / 1000))]);
   tableName = await ddb.createTable();
-  store = new DynamoClientStore({ tableName, client: ddb.client, now: () => new Date(nowMs) });
+  store = new DynamoClientStore({ tableName, client: ddb.client, now: () => new Date(nowMs), keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
   registry = createRegistryHandler({
     store,
     keySources: new DynamoKeySourceStore({ tableName, client: ddb.client, now: () => new Date(nowMs) }, store),
@@ -196,7 +197,7 @@ function interleaved(around: (command: object, send: () => Promise<unknown>) => 
 /** The refresher as the scheduled run builds it, on the test's table, reaching DynamoDB through `doc`. */
 function directRefresher(doc: DynamoDBDocumentClient = ddb.doc): KeySourceRefresher {
   return createKeySourceRefresher({
-    store: new DynamoKeySourceStore({ tableName, client: doc, now: () => new Date(nowMs) }),
+    store: new DynamoKeySourceStore({ tableName, client: doc, now: () => new Date(nowMs), keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS }),
     fetch: (source) => server.fetch(source),
     nowMs: () => nowMs,
     refreshIntervalS: 15 * 60,
@@ -263,6 +264,7 @@ test("a client edit planned before the refresher recorded a fetch keeps the fetc
       return send();
     }),
     now: () => new Date(nowMs),
+    keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS,
   });
   const read = (await store.getClient(clientId))!;
   await admin.updateClient(clientId, read.version, { name: 'Renamed publisher' }, ADMIN_ID);

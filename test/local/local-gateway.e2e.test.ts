@@ -24,6 +24,7 @@ import { exampleRunners, runExample } from '../examples/example-runners';
 import { testNeeding } from '../support/prerequisites';
 import { GatewayProcess, TestSigner, gatewayTableName, isAlive, sendSigned, startGatewayProcess, waitUntilGone } from './gateway-process';
 import { nextTestKey } from '../support/test-keys';
+import { DEFAULT_KEY_SOURCE_KEEP_DAYS } from '../../lambda/core/defaults';
 
 jest.setTimeout(240_000);
 
@@ -77,8 +78,10 @@ describe('first start', () => {
       'clientCacheTtlMs',
       'rotationSettleMs',
       'gatewayUrl',
+      'keySourceKeepDays',
     ]);
-    expect(state).toMatchObject({ tableName: 'signet-local-clients', demoSecretId: 'signet/local/demo', region: 'us-east-1', clientCacheTtlMs: 60_000, rotationSettleMs: 0, gatewayUrl: gateway.url });
+    // keySourceKeepDays: `signet rotate` counts the operators that can still sign (last_admin) as the gateway does.
+    expect(state).toMatchObject({ tableName: 'signet-local-clients', demoSecretId: 'signet/local/demo', region: 'us-east-1', clientCacheTtlMs: 60_000, rotationSettleMs: 0, gatewayUrl: gateway.url, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
     expect(gateway.dynamoDbPid).toEqual(expect.any(Number));
     expect(isAlive(gateway.dynamoDbPid!)).toBe(true);
   });
@@ -316,7 +319,7 @@ describe('on a DynamoDB the user already runs (SIGNET_DYNAMODB_ENDPOINT, SIGNET_
       expect(await other.stop('SIGTERM')).toBe(0);
       expect(other.output()).toContain(`SIGTERM: stopping the gateway and the Secrets Manager stand-in (the DynamoDB on ${given.endpoint} keeps running) ...`);
       // The table outlives the gateway, with the clients it registered: the next start finds them.
-      const store = new DynamoClientStore({ tableName, client: given.client });
+      const store = new DynamoClientStore({ tableName, client: given.client, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
       expect(await store.getClient(otherDemo.clientId)).toMatchObject({ clientId: otherDemo.clientId, name: 'local demo' });
     } finally {
       await given.stop();

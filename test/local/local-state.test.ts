@@ -47,3 +47,13 @@ test("the gateway's URL is kept for a CLI that cannot reach its default; anythin
   writeFileSync(path, '{');
   expect(runningGatewayUrl(path)).toBeUndefined();
 });
+
+test("the gateway's keep bound of published keys is kept for `signet rotate`; anything but a whole number of days from 1 is not read", () => {
+  writeLocalState(path, { ...STATE, keySourceKeepDays: 30 });
+  expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual({ ...STATE, keySourceKeepDays: 30 });
+  expect(readLocalState(path).keySourceKeepDays).toBe(30);
+  for (const bad of [0, 1.5, '30']) {
+    writeFileSync(path, JSON.stringify({ ...STATE, keySourceKeepDays: bad }));
+    expect(readLocalState(path)).toEqual(STATE);
+  }
+});

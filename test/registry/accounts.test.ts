@@ -34,6 +34,7 @@ import { startTestDynamoDb, type TestDynamoDb } from '../support/dynamodb';
 import { type CallOptions, checkAgainstDocument, httpApiEvent, restApiEvent } from '../support/registry-harness';
 import { newKey, spkiPem, testKey } from '../support/registry-fixtures';
 import { loadRegistryOpenApi } from '../support/registry-openapi';
+import { DEFAULT_KEY_SOURCE_KEEP_DAYS } from '../../lambda/core/defaults';
 
 const doc = loadRegistryOpenApi();
 const CATALOGUE = { ...DEFAULT_ROLE_CATALOGUE, demo: ['* /api/*'], 'orders:read': ['GET /orders/*'], 'payments:refund': ['POST /payments/*/refund'] };
@@ -74,7 +75,7 @@ beforeAll(async () => {
     },
     { step: 'initialize', name: 'countCommands' },
   );
-  store = new DynamoClientStore({ tableName, client: counter });
+  store = new DynamoClientStore({ tableName, client: counter, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
   handler = createRegistryHandler({ store, roles, logger: silent });
 });
 

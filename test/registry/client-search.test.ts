@@ -17,6 +17,7 @@ import { startTestDynamoDb, type TestDynamoDb } from '../support/dynamodb';
 import { type CallOptions, checkAgainstDocument, httpApiEvent } from '../support/registry-harness';
 import { newKey } from '../support/registry-fixtures';
 import { loadRegistryOpenApi } from '../support/registry-openapi';
+import { DEFAULT_KEY_SOURCE_KEEP_DAYS } from '../../lambda/core/defaults';
 
 const doc = loadRegistryOpenApi();
 const CATALOGUE = { ...DEFAULT_ROLE_CATALOGUE, demo: ['* /api/*'], 'orders:read': ['GET /orders/*'] };
@@ -74,7 +75,7 @@ beforeAll(async () => {
     { step: 'initialize', name: 'countCommands' },
   );
   const clock = { ms: Date.parse('2026-02-01T00:00:00Z') };
-  store = new DynamoClientStore({ tableName, client: counter, now: () => new Date(clock.ms) });
+  store = new DynamoClientStore({ tableName, client: counter, now: () => new Date(clock.ms), keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
   const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
   handler = createRegistryHandler({ store, roles, logger: silent });
   smallCeiling = createRegistryHandler({ store, roles, logger: silent, maxSearchedClients: 10 });
@@ -93,7 +94,7 @@ beforeAll(async () => {
     clients.push({ clientId: record.clientId, name, status, roles: clientRoles, createdAt: record.createdAt, fingerprint: fingerprintOf(i) });
   }
   // Last uses, in an order unlike creation: every other client, later for higher i mod 7.
-  const user = new DynamoClientStore({ tableName, client: ddb.client, now: () => new Date(clock.ms) });
+  const user = new DynamoClientStore({ tableName, client: ddb.client, now: () => new Date(clock.ms), keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
   for (let i = 0; i < 36; i += 2) {
     clock.ms = Date.parse('2026-03-01T00:00:00Z') + ((i * 7) % 36) * 60_000;
     expect(await user.recordKeyUse(clients[i].clientId, clients[i].fingerprint)).toBe(true);

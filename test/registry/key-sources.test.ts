@@ -7,7 +7,7 @@
  */
 import { DeleteCommand, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { compileRoleCatalogue } from '../../lambda/core/role-policy';
-import { ACCOUNT_ADMIN_ROLE } from '../../lambda/core/defaults';
+import { ACCOUNT_ADMIN_ROLE, DEFAULT_KEY_SOURCE_KEEP_DAYS } from '../../lambda/core/defaults';
 import { isCoverageProfile } from '../../lambda/core/profiles';
 import { BATCH_RESERVE_MS, createKeySourceRefresher, REFRESHER_ACTOR } from '../../lambda/key-sources/key-source-refresher';
 import { createRegistryHandler, type RegistryHandler } from '../../lambda/registry/registry-handler';
@@ -35,8 +35,12 @@ let store: DynamoClientStore;
 let keySources: DynamoKeySourceStore;
 let handler: RegistryHandler;
 
-function registryOn(table: string, requireSignedDirectories = false): { store: DynamoClientStore; keySources: DynamoKeySourceStore; handler: RegistryHandler } {
-  const clients = new DynamoClientStore({ tableName: table, client: ddb.client, now: () => new Date(nowMs) });
+function registryOn(
+  table: string,
+  requireSignedDirectories = false,
+  keySourceKeepDays = DEFAULT_KEY_SOURCE_KEEP_DAYS,
+): { store: DynamoClientStore; keySources: DynamoKeySourceStore; handler: RegistryHandler } {
+  const clients = new DynamoClientStore({ tableName: table, client: ddb.client, now: () => new Date(nowMs), keySourceKeepDays });
   const sources = new DynamoKeySourceStore({ tableName: table, client: ddb.client, now: () => new Date(nowMs) }, clients);
   const registry = createRegistryHandler({
     store: clients,
@@ -47,6 +51,7 @@ function registryOn(table: string, requireSignedDirectories = false): { store: D
     fetchKeySource: (source) => server.fetch(source),
     keySourceRefreshIntervalS: INTERVAL_S,
     requireSignedDirectories,
+    keySourceKeepDays,
   });
   return { store: clients, keySources: sources, handler: registry };
 }
@@ -92,7 +97,7 @@ function expectError(res: CallResult, status: number, code: string): void {
   expect({ status: res.status, error: res.body.error }).toEqual({ status, error: code });
 }
 
-type ViewKey = { fingerprint: string; thumbprint?: string; kid?: string; published?: boolean; notBefore?: string; expires?: string };
+type ViewKey = { fingerprint: string; thumbprint?: string; kid?: string; published?: boolean; notBefore?: string; expires?: string; active?: boolean };
 /** A key to register (Ed25519: no RSA generation in this file), as its SPKI PEM. */
 const pem = (key: PublishedTestKey): string => key.publicKey.export({ type: 'spki', format: 'pem' }) as string;
 const registered = [publishedKey(), publishedKey(), publishedKey(), publishedKey()];
@@ -311,6 +316,37 @@ describe('a client with a key source', () => {
     const after = await call({ method: 'GET', path: `/registry/clients/${clientId}` });
     expect(after.body.version).toBe(read.body.version);
     expect(after.body.keySource).toEqual({ jwksUri: server.url(path) });
+  });
+});
+
+// ----------------------------------------------------------------------------- the keep bound in the view
+
+describe("a published key's active flag", () => {
+  test('is the authorizer\'s rule: once the source\'s last successful fetch is older than the keep bound, the key shows inactive in the client and in the list; a longer bound keeps it active', async () => {
+    const a = publishedKey();
+    const path = newSource(keySet(a));
+    const created = await call({ method: 'POST', path: '/registry/clients', body: createBody({ jwksUri: server.url(path) }) });
+    const clientId = created.body.clientId as string;
+    const activeIn = (body: Record<string, unknown>): boolean | undefined => (body.keys as ViewKey[]).find((k) => k.fingerprint === a.fingerprint)?.active;
+    const keptUntil = T0 + DEFAULT_KEY_SOURCE_KEEP_DAYS * 86_400_000;
+    try {
+      nowMs = keptUntil - 1_000;
+      expect(activeIn((await call({ method: 'GET', path: `/registry/clients/${clientId}` })).body)).toBe(true);
+
+      // The source has not been fetched since: past the keep bound the authorizer refuses the key.
+      nowMs = keptUntil + 1_000;
+      const read = await call({ method: 'GET', path: `/registry/clients/${clientId}` });
+      expect((read.body.keySourceStatus as Record<string, unknown>).keptUntil).toBe(new Date(keptUntil).toISOString());
+      expect(activeIn(read.body)).toBe(false);
+      const listed = await call({ method: 'GET', path: '/registry/clients', query: `fingerprint=${a.fingerprint}` });
+      expect((listed.body.clients as Array<Record<string, unknown>>).map(activeIn)).toEqual([false]);
+
+      // A deployment that keeps published keys 30 days still verifies it.
+      const keeping = registryOn(tableName, false, 30).handler;
+      expect(activeIn((await call({ method: 'GET', path: `/registry/clients/${clientId}` }, keeping)).body)).toBe(true);
+    } finally {
+      nowMs = T0;
+    }
   });
 });
 

@@ -21,6 +21,7 @@ import { dynamoDbLocalClientConfig } from '../../local/dynamodb-local';
 import { startTestDynamoDb, type TestDynamoDb } from '../support/dynamodb';
 import { type CallOptions, type CallResult, callRegistry } from '../support/registry-harness';
 import { newClient, newKey, spkiPem, testKey } from '../support/registry-fixtures';
+import { DEFAULT_KEY_SOURCE_KEEP_DAYS } from '../../lambda/core/defaults';
 
 const roles = compileRoleCatalogue({ 'registry:admin': ['* /registry/**'], demo: ['* /api/*'] });
 
@@ -48,8 +49,8 @@ beforeAll(async () => {
     },
     { step: 'initialize', name: 'countCommands' },
   );
-  store = new DynamoClientStore({ tableName, client: counter, now: () => new Date(registryClock.ms) });
-  authorizerStore = new DynamoClientStore({ tableName, client: ddb.client, now: () => new Date(useClock.ms) });
+  store = new DynamoClientStore({ tableName, client: counter, now: () => new Date(registryClock.ms), keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
+  authorizerStore = new DynamoClientStore({ tableName, client: ddb.client, now: () => new Date(useClock.ms), keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
   handler = createRegistryHandler({ store, roles, logger: { info: () => undefined, warn: () => undefined, error: () => undefined } });
 });
 

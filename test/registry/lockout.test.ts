@@ -16,7 +16,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { DEFAULT_ROLE_CATALOGUE } from '../../lambda/config-env';
-import { ACCOUNT_ADMIN_ROLE, REGISTRY_ADMIN_ROLE } from '../../lambda/core/defaults';
+import { ACCOUNT_ADMIN_ROLE, DEFAULT_KEY_SOURCE_KEEP_DAYS, REGISTRY_ADMIN_ROLE } from '../../lambda/core/defaults';
 import { SignetError } from '../../lambda/core/errors';
 import { compileRoleCatalogue } from '../../lambda/core/role-policy';
 import { createRegistryHandler, type RegistryHandler } from '../../lambda/registry/registry-handler';
@@ -54,9 +54,9 @@ interface Fixture {
 }
 
 /** A registry on a fresh table; `options` reach the store (its clock, the keep bound of published keys). */
-async function fresh(options: Pick<DynamoClientStoreOptions, 'now' | 'keySourceKeepDays'> = {}): Promise<Fixture> {
+async function fresh(options: Partial<Pick<DynamoClientStoreOptions, 'now' | 'keySourceKeepDays'>> = {}): Promise<Fixture> {
   const tableName = await ddb.createTable();
-  const store = new DynamoClientStore({ tableName, client: ddb.client, ...options });
+  const store = new DynamoClientStore({ tableName, client: ddb.client, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS, ...options });
   return { store, tableName, handler: createRegistryHandler({ store, roles, logger: silent }) };
 }
 
@@ -282,7 +282,7 @@ describe('last_admin counts only operators whose keys the authorizer verifies', 
     for (const [keepDays, expected] of [['60', 200], ['7', 409]] as const) {
       const tableName = await ddb.createTable();
       const config = loadConfig({ SIGNET_TABLE_NAME: tableName, SIGNET_DYNAMODB_ENDPOINT: ddb.endpoint, SIGNET_KEY_SOURCE_KEEP_DAYS: keepDays, AWS_REGION: 'us-east-1' });
-      const f: Fixture = { store: new DynamoClientStore({ tableName, client: ddb.client }), tableName, handler: createRegistry(config, { doc: ddb.doc, logger: new Logger({ serviceName: 'test', logLevel: 'SILENT' }) }) };
+      const f: Fixture = { store: new DynamoClientStore({ tableName, client: ddb.client, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS }), tableName, handler: createRegistry(config, { doc: ddb.doc, logger: new Logger({ serviceName: 'test', logLevel: 'SILENT' }) }) };
       const a = await client(f.store, [REGISTRY_ADMIN_ROLE]);
       await publishedOperator(f.store, 49, now - 30 * DAY_MS);
       await f.store.addKey(a.clientId, { fingerprint: testKey(50).fingerprint, spkiPem: spkiPem(testKey(50)), notAfter: iso(now + 3_600_000) }, 'test');

@@ -6,7 +6,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { computeContentDigest } from '../../lambda/core/content-digest';
-import { MAX_REGISTRY_BODY_BYTES } from '../../lambda/core/defaults';
+import { DEFAULT_KEY_SOURCE_KEEP_DAYS, MAX_REGISTRY_BODY_BYTES } from '../../lambda/core/defaults';
 import { compileRoleCatalogue } from '../../lambda/core/role-policy';
 import { AUTHORIZER_CACHE_TTL_HEADER } from '../../lambda/core/defaults';
 import { createRegistryHandler, type RegistryHandler } from '../../lambda/registry/registry-handler';
@@ -28,7 +28,7 @@ const logLines: string[] = [];
 
 beforeAll(async () => {
   ddb = await startTestDynamoDb();
-  store = new DynamoClientStore({ tableName: await ddb.createTable(), client: ddb.client });
+  store = new DynamoClientStore({ tableName: await ddb.createTable(), client: ddb.client, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
   // A real Powertools logger; its JSON lines (info on stdout, warn/error on stderr) are captured.
   const logger = new Logger({ serviceName: 'signet-registry' });
   for (const stream of [process.stdout, process.stderr]) {
@@ -546,7 +546,7 @@ describe('guards before any route runs', () => {
 
   test('DynamoDB down: 503 dependency_unavailable', async () => {
     const dead = new DynamoDBClient({ ...dynamoDbLocalClientConfig('http://127.0.0.1:9'), maxAttempts: 1 });
-    const down = createRegistryHandler({ store: new DynamoClientStore({ tableName: 'x', client: dead }), roles, logger: new Logger({ logLevel: 'SILENT' }) });
+    const down = createRegistryHandler({ store: new DynamoClientStore({ tableName: 'x', client: dead, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS }), roles, logger: new Logger({ logLevel: 'SILENT' }) });
     const res = await callRegistry(down, { method: 'GET', path: '/registry/clients' }, doc);
     expect(res.schemaProblems).toEqual([]);
     expectError(res, 503, 'dependency_unavailable');
@@ -618,7 +618,7 @@ describe('lambda/handlers/registry.ts', () => {
       const created = await callRegistry(entry as RegistryHandler, { method: 'POST', path: '/registry/clients', body: createBody(20, { roles: ['registry:admin'] }) }, doc);
       expect(created.schemaProblems).toEqual([]);
       expect(created.status).toBe(201);
-      const direct = new DynamoClientStore({ tableName, client: ddb.client });
+      const direct = new DynamoClientStore({ tableName, client: ddb.client, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
       expect((await direct.getClient(created.body.clientId as string, { consistentRead: true }))?.name).toBe('Partner 20');
     } finally {
       process.env = saved;

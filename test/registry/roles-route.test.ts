@@ -10,11 +10,12 @@ import { REGISTRY_ROUTES } from '../../lambda/registry/routes';
 import { DynamoClientStore } from '../../lambda/store/client-store';
 import { createDocumentClient } from '../../lambda/store/dynamodb-client';
 import { callRegistry } from '../support/registry-harness';
+import { DEFAULT_KEY_SOURCE_KEEP_DAYS } from '../../lambda/core/defaults';
 
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 function handlerFor(catalogue: Record<string, string[]>): RegistryHandler {
-  const store = new DynamoClientStore({ tableName: 'unreachable', client: createDocumentClient({ endpoint: 'http://127.0.0.1:9' }) });
+  const store = new DynamoClientStore({ tableName: 'unreachable', client: createDocumentClient({ endpoint: 'http://127.0.0.1:9' }), keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
   return createRegistryHandler({ store, roles: compileRoleCatalogue(catalogue), logger: silent });
 }
 

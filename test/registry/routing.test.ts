@@ -33,6 +33,7 @@ import {
 } from '../authorizer/support';
 import { startTestDynamoDb, type TestDynamoDb } from '../support/dynamodb';
 import { newKey, spkiPem, testKey } from '../support/registry-fixtures';
+import { DEFAULT_KEY_SOURCE_KEEP_DAYS } from '../../lambda/core/defaults';
 
 const KEY_MANAGER = 'keys:manager';
 const CATALOGUE = {
@@ -55,7 +56,7 @@ let target: string;
 beforeAll(async () => {
   ddb = await startTestDynamoDb();
   tableName = await ddb.createTable();
-  store = new DynamoClientStore({ tableName, client: ddb.client });
+  store = new DynamoClientStore({ tableName, client: ddb.client, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
   registry = createRegistryHandler({ store, roles, logger: silent });
   authorizer = loadAuthorizer(authorizerEnv(tableName, ddb.endpoint, { [ENV.roleCatalogue]: JSON.stringify(CATALOGUE) }));
   const common = { networkWhitelist: ['0.0.0.0'] };

@@ -24,6 +24,7 @@ import { serializeSigningSecret, signingSecretFor } from '../../lambda/signer/si
 import { DynamoClientStore } from '../../lambda/store/client-store';
 import { SecretsManagerStandIn, startSecretsManagerStandIn } from '../../local/secrets-manager-standin';
 import { TestDynamoDb, startTestDynamoDb } from '../support/dynamodb';
+import { DEFAULT_KEY_SOURCE_KEEP_DAYS } from '../../lambda/core/defaults';
 
 export const LAMBDA_ARN = 'arn:aws:lambda:us-east-1:000000000000:function:signet-rotation';
 export const API_URL = 'https://api.example.com/api/echo?x=1';
@@ -90,7 +91,7 @@ export async function startRotationWorld(): Promise<RotationWorld> {
 
 /** A store on the world's table with the given clock. */
 export function storeFor(world: RotationWorld, clock: TestClock): DynamoClientStore {
-  return new DynamoClientStore({ tableName: world.tableName, client: world.ddb.client, now: () => new Date(clock.nowMs()) });
+  return new DynamoClientStore({ tableName: world.tableName, client: world.ddb.client, now: () => new Date(clock.nowMs()), keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
 }
 
 /** A client registered with one key, and a secret holding that key with rotation enabled. */

@@ -12,6 +12,7 @@ import { DynamoClientStore, clientNotFound } from '../../lambda/store/client-sto
 import { ITEM } from '../../lambda/store/table-schema';
 import { countingClient, startTestDynamoDb, type TestDynamoDb } from '../support/dynamodb';
 import { newClient, newKey } from '../support/registry-fixtures';
+import { DEFAULT_KEY_SOURCE_KEEP_DAYS } from '../../lambda/core/defaults';
 
 let ddb: TestDynamoDb;
 beforeAll(async () => {
@@ -25,7 +26,7 @@ const ADMIN = 'c_AdminAdminAdminAdmin0A';
 
 async function freshStore(): Promise<{ store: DynamoClientStore; tableName: string }> {
   const tableName = await ddb.createTable();
-  return { store: new DynamoClientStore({ tableName, client: ddb.client }), tableName };
+  return { store: new DynamoClientStore({ tableName, client: ddb.client, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS }), tableName };
 }
 
 async function rejection(promise: Promise<unknown>): Promise<SignetError> {
@@ -45,7 +46,7 @@ async function rawItem(tableName: string, pk: string, sk: string): Promise<Recor
 /** A store whose SDK client counts the commands it sends, by name. */
 function countingStore(tableName: string): { store: DynamoClientStore; calls: string[]; destroy(): void } {
   const { client, commands } = countingClient(ddb.endpoint);
-  return { store: new DynamoClientStore({ tableName, client }), calls: commands, destroy: () => client.destroy() };
+  return { store: new DynamoClientStore({ tableName, client, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS }), calls: commands, destroy: () => client.destroy() };
 }
 
 /** A distinct, well-formed fingerprint for bulk records (the store takes keys as given). */
@@ -225,7 +226,7 @@ describe('accounts', () => {
     const { store, tableName } = await freshStore();
     let ms = Date.parse('2026-03-01T00:00:00.000Z');
     // A clock that moves 1 s per change, so "newest first" is checked, not assumed.
-    const clocked = new DynamoClientStore({ tableName, client: ddb.client, now: () => new Date((ms += 1_000)) });
+    const clocked = new DynamoClientStore({ tableName, client: ddb.client, now: () => new Date((ms += 1_000)), keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
     const account = await clocked.createAccount({ name: 'Acme', roleCeiling: ['demo'] }, ADMIN);
     const other = await clocked.createAccount({ name: 'Other', roleCeiling: ['demo'] }, ADMIN);
     const { record } = await clocked.createClient(newClient(0, { accountId: account.accountId }), ADMIN);

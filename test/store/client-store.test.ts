@@ -5,7 +5,7 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { AUTH_FAILURES_KEPT, AUTH_FAILURE_TTL_S } from '../../lambda/core/defaults';
+import { AUTH_FAILURE_TTL_S, AUTH_FAILURES_KEPT, DEFAULT_KEY_SOURCE_KEEP_DAYS } from '../../lambda/core/defaults';
 import { SignetError, isSignetError } from '../../lambda/core/errors';
 import { MAX_KEYS_PER_CLIENT } from '../../lambda/domain/key-rollover';
 import { StoreRefusal } from '../../lambda/domain/store-refusal';
@@ -33,7 +33,7 @@ const T0 = Date.parse('2026-01-05T09:30:00.000Z');
 async function freshStore(startMs = T0): Promise<{ store: DynamoClientStore; tableName: string; clock: { ms: number } }> {
   const tableName = await ddb.createTable();
   const clock = { ms: startMs };
-  return { store: new DynamoClientStore({ tableName, client: ddb.client, now: () => new Date(clock.ms) }), tableName, clock };
+  return { store: new DynamoClientStore({ tableName, client: ddb.client, now: () => new Date(clock.ms), keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS }), tableName, clock };
 }
 
 async function rejection(promise: Promise<unknown>): Promise<SignetError> {
@@ -521,13 +521,13 @@ describe('key last use', () => {
 
 describe('SDK errors are translated at the boundary', () => {
   test('a missing table is internal_error; an unreachable DynamoDB is dependency_unavailable', async () => {
-    const missing = new DynamoClientStore({ tableName: 'no-such-table', client: ddb.client });
+    const missing = new DynamoClientStore({ tableName: 'no-such-table', client: ddb.client, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
     const error = await rejection(missing.getClient('c_AAAAAAAAAAAAAAAAAAAAAA'));
     expect(error.code).toBe('internal_error');
     expect(error.cause).toBeDefined();
 
     const dead = new DynamoDBClient({ ...dynamoDbLocalClientConfig('http://127.0.0.1:9'), maxAttempts: 1 });
-    const down = new DynamoClientStore({ tableName: 'x', client: dead });
+    const down = new DynamoClientStore({ tableName: 'x', client: dead, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
     for (const attempt of [down.getClient('c_AAAAAAAAAAAAAAAAAAAAAA'), down.createClient(newClient(0), 'a'), down.listClients()]) {
       const e = await rejection(attempt);
       expect(e.code).toBe('dependency_unavailable');

@@ -22,6 +22,7 @@ import { missingMessage } from '../../scripts/prerequisites.cjs';
 import { type GatewayProcess, REPO_ROOT, type TestSigner, sendSigned, startGatewayProcess } from '../local/gateway-process';
 import { testNeeding } from './prerequisites';
 import { type Browser, CHROMIUM, testBrowser } from './shared-chromium';
+import { DEFAULT_KEY_SOURCE_KEEP_DAYS } from '../../lambda/core/defaults';
 
 /** `test`, for tests that need Chromium (skipped only where SIGNET_ALLOW_SKIP=chromium). */
 export const browserTest = testNeeding('chromium');
@@ -122,7 +123,7 @@ export async function createClientFor(gateway: GatewayProcess, signer: TestSigne
  */
 export function storeAt(home: string, daysAgo: number): DynamoClientStore {
   const local = readLocalState(join(home, 'local.json'));
-  return new DynamoClientStore({ tableName: local.tableName, client: createDocumentClient({ endpoint: local.dynamoDbEndpoint }), now: () => new Date(Date.now() - daysAgo * 86_400_000) });
+  return new DynamoClientStore({ tableName: local.tableName, client: createDocumentClient({ endpoint: local.dynamoDbEndpoint }), now: () => new Date(Date.now() - daysAgo * 86_400_000), keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
 }
 
 /** Makes the screenshot folder and says where it is (once per run). */
