@@ -78,7 +78,7 @@ export function createGatewayListener(handlers: GatewayHandlers, options: Gatewa
       })
       .then((reply) => {
         send(res, reply, requestId);
-        log(`${req.method ?? '?'} ${(req.url ?? '/').split('?')[0]} ${reply.status}${reply.code ? ` ${reply.code}` : ''} ${nowMs() - started}ms`);
+        log(`${req.method ?? '?'} ${pathOf(req.url)} ${reply.status}${reply.code ? ` ${reply.code}` : ''} ${nowMs() - started}ms`);
       });
   };
 
@@ -134,6 +134,15 @@ function denial(context: Readonly<Record<string, unknown>>, requestId: string, h
     : 'unknown_refusal';
   const message = typeof context[CONTEXT_KEYS.message] === 'string' ? (context[CONTEXT_KEYS.message] as string) : 'The authorizer refused the request.';
   return refusal(code, code === 'signature_mismatch' && hostMismatch !== undefined ? `${message} ${hostMismatch}` : message, requestId);
+}
+
+/** A request target's path for the access line: no query, and no user or password an absolute-form target may carry. */
+function pathOf(target: string | undefined): string {
+  try {
+    return new URL(target ?? '/', 'http://gateway.invalid').pathname;
+  } catch {
+    return '(unreadable target)';
+  }
 }
 
 /** How the gateway's note on a request naming another host begins (a client that reads it need not say it again). */

@@ -558,7 +558,13 @@ class SecretStore {
   }
 
   private load(path: string): void {
-    const parsed = JSON.parse(readFileSync(path, 'utf8')) as Partial<PersistedState>;
+    let parsed: Partial<PersistedState>;
+    try {
+      parsed = JSON.parse(readFileSync(path, 'utf8')) as Partial<PersistedState>;
+    } catch {
+      // The parser's message may quote the text around the fault, and this file holds private keys: not kept.
+      throw new Error(`${path} is not valid JSON; move it away or delete it (it holds the local signing secrets).`);
+    }
     if (parsed.format !== 'signet-secrets-manager-stand-in/1' || !Array.isArray(parsed.secrets)) {
       throw new Error(`${path} is not a Secrets Manager stand-in state file; move it away or delete it.`);
     }

@@ -108,15 +108,27 @@ export async function run(argv: string[]): Promise<number> {
   return answer.status >= 200 && answer.status < 300 ? 0 : 1;
 }
 
+/** Headers whose values are credentials: `-v` prints them as `<redacted>`, in the headers and in the base. */
+const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set(['authorization', 'proxy-authorization', 'cookie']);
+
 /**
  * `> ` lines, as curl -v prints them, and the base the signature covers. The signature value is
- * shortened: output pasted into a ticket must not hand out a request that replays for minutes.
+ * shortened and credentials are left out: output pasted into a ticket must not hand out a request
+ * that replays for minutes, nor the caller's other credentials.
  */
 function printSent(method: string, url: string, headers: Record<string, string>): void {
-  const shown = (name: string, value: string): string => (name.toLowerCase() === 'signature' && value.length > 40 ? `${value.slice(0, 16)}…${value.slice(-8)} (shortened)` : value);
+  const shown = (name: string, value: string): string => {
+    const lower = name.toLowerCase();
+    if (CREDENTIAL_HEADERS.has(lower)) return '<redacted>';
+    return lower === 'signature' && value.length > 40 ? `${value.slice(0, 16)}…${value.slice(-8)} (shortened)` : value;
+  };
   const lines = [`> ${method} ${url}`, ...Object.entries(headers).map(([name, value]) => `> ${name}: ${shown(name, value)}`), '>'];
   const base = signedBase(method, url, headers);
-  if (base !== undefined) lines.push('* signature base signed (LF line ends, no final LF):', ...base.split('\n').map((line) => `*   ${line}`));
+  const baseLine = (line: string): string => {
+    const covered = /^"([^"]+)"/.exec(line)?.[1];
+    return covered !== undefined && CREDENTIAL_HEADERS.has(covered) ? `"${covered}": <redacted>` : line;
+  };
+  if (base !== undefined) lines.push('* signature base signed (LF line ends, no final LF):', ...base.split('\n').map((line) => `*   ${baseLine(line)}`));
   process.stderr.write(`${lines.join('\n')}\n`);
 }
 

@@ -151,8 +151,11 @@ describe('clean failures, never a stack trace', () => {
   });
 
   test('request --verbose prints the headers and the base it signed, and on a refusal runs explain', async () => {
-    const ok = await signet('request', '-v', `${gateway.url}/api/echo?x=1`);
+    const ok = await signet('request', '-v', '-H', 'Authorization: Bearer other-credential', `${gateway.url}/api/echo?x=1`);
     expect(ok.code).toBe(0);
+    // Another credential the caller sends is left out of what -v prints (output gets pasted into tickets).
+    expect(ok.stderr).toContain('> authorization: <redacted>\n');
+    expect(ok.stderr).not.toContain('other-credential');
     expect(ok.stderr).toMatch(new RegExp(`^> GET ${gateway.url}/api/echo\\?x=1\n(> [a-z-]+: .+\n)*> signature-input: sig=`));
     expect(ok.stderr).toContain(`*   "@target-uri": ${gateway.url}/api/echo?x=1\n`);
     expect(ok.stderr).not.toContain('running signet explain');

@@ -161,3 +161,19 @@ test('a signature_mismatch on a request naming another host (localhost) says whi
     await new Promise((resolve) => local.close(resolve));
   }
 });
+
+test('the access line shows a request target\'s path only: no query, and no user or password of an absolute-form target', async () => {
+  authorize = async () => httpApiDenyResponse({ code: 'expired', message: 'Too old.' });
+  const { port } = new URL(base);
+  await new Promise<void>((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path: `http://alice:S3CRET@127.0.0.1:${port}/api/echo?token=abc` }, (res) => {
+      res.resume();
+      res.on('end', resolve);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+  const line = lines.find((l) => /^GET \/api\/echo \d{3}/.test(l));
+  expect(line).toBeDefined();
+  expect(lines.join('\n')).not.toMatch(/S3CRET|alice|token=abc/);
+});

@@ -673,3 +673,21 @@ describe('statePath', () => {
     }
   });
 });
+
+describe('a state file that is not JSON', () => {
+  it('is refused with a sentence that quotes none of its text (it holds private keys)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sm-standin-'));
+    const statePath = join(dir, 'secrets.json');
+    try {
+      writeFileSync(statePath, '{"format":"signet-secrets-manager-stand-in/1","secrets":[{"SecretString":"MIIEvQIBADANBgkqhkiG9w0BAQEF" x}]}', { mode: 0o600 });
+      const failure = await startSecretsManagerStandIn({ statePath }).then(
+        () => undefined,
+        (error: unknown) => error as Error,
+      );
+      expect(failure?.message).toBe(`${statePath} is not valid JSON; move it away or delete it (it holds the local signing secrets).`);
+      expect(failure?.cause).toBeUndefined();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
