@@ -20,6 +20,7 @@
 import { createHash, createPublicKey, randomBytes } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { allowContext } from '../lambda/adapters/authorizer-context';
 import { ACCOUNT_ADMIN_ROLE, DEFAULT_ROLE_CATALOGUE } from '../lambda/config-env';
 import { DEFAULT_KEY_SOURCE_KEEP_DAYS } from '../lambda/core/defaults';
 import { compileRoleCatalogue } from '../lambda/core/role-policy';
@@ -129,7 +130,8 @@ export async function measureRegistrySearch(options: { clients?: number; runs?: 
         requestContext: {
           http: { method: 'GET', path: '/registry/clients', protocol: 'HTTP/1.1', sourceIp: '203.0.113.7', userAgent: 'bench' },
           requestId: `bench-${caller}`,
-          authorizer: { lambda: { clientId: `c_BenchAdmin${String(caller).padStart(12, '0')}`, roles: ACCOUNT_ADMIN_ROLE, accountId: account.accountId, contentDigest: '' } },
+          // The context the authorizer hands over for a signature that binds the request (built by its own function).
+          authorizer: { lambda: allowContext({ clientId: `c_BenchAdmin${String(caller).padStart(12, '0')}`, roles: [ACCOUNT_ADMIN_ROLE], accountId: account.accountId, keyFingerprint: 'bench', profile: 'signet', requestBound: true }) },
         },
         isBase64Encoded: false,
       } as unknown as APIGatewayProxyEventV2;
