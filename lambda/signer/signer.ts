@@ -15,6 +15,9 @@ import { SecretsManagerKeyProvider } from './secrets-manager-key-provider';
  */
 export const KEY_REFRESH_INTERVAL_MS = 30_000;
 
+/** After a key read failed, the shortest time before `refresh()` reads again, in ms (refusals keep coming while Secrets Manager is down). */
+export const KEY_RETRY_AFTER_FAILED_READ_MS = 5_000;
+
 /** Options shared by every way of building a signer. */
 interface CommonSignerOptions {
   /** Sign in the legacy form (no `date` component, no Date header). @default false */
@@ -85,7 +88,8 @@ export interface Signer {
   /**
    * Fetches the key anew (a no-op for a static key). A signer from {@link createSigner} reads at
    * most once per {@link KEY_REFRESH_INTERVAL_MS} of its clock: a call sooner shares the last read
-   * (waits for it if it is still running) and reads nothing; a read that failed is not shared.
+   * (waits for it if it is still running) and reads nothing. A read that failed fails only the call
+   * that made it; the calls in the next {@link KEY_RETRY_AFTER_FAILED_READ_MS} read nothing, and one after reads again.
    */
   refresh(): Promise<void>;
   /** The fingerprint of the key the next signature will use. */
@@ -130,11 +134,12 @@ export function createSigner(options: SignerOptions): Signer {
       if (lastRefresh === undefined || now - lastRefresh.atMs >= KEY_REFRESH_INTERVAL_MS) {
         const read = {
           atMs: now,
-          // A failed read is not shared: the next refresh reads again (the provider paces its own retries).
+          // A failed read is not shared: the refresh that made it fails; later ones within
+          // KEY_RETRY_AFTER_FAILED_READ_MS read nothing (and do not fail), and the next one after reads again.
           done: provider.refresh().then(
             () => undefined,
             (error: unknown) => {
-              if (lastRefresh === read) lastRefresh = undefined;
+              if (lastRefresh === read) lastRefresh = { atMs: now - KEY_REFRESH_INTERVAL_MS + KEY_RETRY_AFTER_FAILED_READ_MS, done: Promise.resolve() };
               throw error;
             },
           ),

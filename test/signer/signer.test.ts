@@ -7,7 +7,7 @@ import { isSignetError } from '../../lambda/core/errors';
 import { PrivateKeyInfo, generateKeyPair } from '../../lambda/core/keys';
 import { SignedRequest } from '../../lambda/core/types';
 import { defaultVerifyPolicy, verifyRequest } from '../../lambda/core/verify';
-import { createSigner } from '../../lambda/signer/signer';
+import { KEY_RETRY_AFTER_FAILED_READ_MS, createSigner } from '../../lambda/signer/signer';
 import { StandInFixture, createKeySecret, putKeySecret, startStandInFixture } from './helpers';
 import { nextTestKey } from '../support/test-keys';
 
@@ -100,7 +100,7 @@ describe('createSigner with a key in memory', () => {
 });
 
 describe('createSigner refresh()', () => {
-  it('shares a read within the refresh interval, but not one that failed: the next refresh reads again', async () => {
+  it('shares a read within the refresh interval, but not one that failed: a refresh 5 s after it reads again, and none sooner', async () => {
     const key = generateKeyPair('ed25519');
     const signingKey = { clientId: 'c_partner', privateKey: key.key, fingerprint: key.fingerprint };
     const outcomes: Array<'fail' | 'ok'> = ['fail', 'ok', 'ok'];
@@ -113,8 +113,13 @@ describe('createSigner refresh()', () => {
         return signingKey;
       },
     };
-    const signer = createSigner({ keyProvider, nowMs: () => 1_800_000_000_000 });
+    let nowMs = 1_800_000_000_000;
+    const signer = createSigner({ keyProvider, nowMs: () => nowMs });
     await expect(signer.refresh()).rejects.toThrow('Secrets Manager unreachable');
+    nowMs += KEY_RETRY_AFTER_FAILED_READ_MS - 1;
+    await signer.refresh(); // refusals during an outage do not each cost a read
+    expect(reads).toBe(1);
+    nowMs += 1;
     await signer.refresh();
     await signer.refresh();
     expect(reads).toBe(2);
