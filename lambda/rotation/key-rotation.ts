@@ -275,8 +275,10 @@ export class KeyRotation {
 
     const graceEnd = new Date(this.nowMs() + this.graceS * 1000).toISOString();
     const done: NotAfterChanges = { changes: [], version: record.version };
+    // The previous key as the record holds it after the wait (cut short or removed meanwhile, say), for the log.
+    let previousNow = previous;
     try {
-      await this.finishNotAfters(clientId, fingerprint, previous?.fingerprint, graceEnd, done);
+      previousNow = await this.finishNotAfters(clientId, fingerprint, previous?.fingerprint, graceEnd, done);
       await this.secrets.moveStage(secretId, AWSCURRENT, { toVersionId: token, fromVersionId: currentVersionId });
     } catch (error) {
       // Undoing after a move that did commit would leave the new AWSCURRENT key to expire and the
@@ -300,7 +302,7 @@ export class KeyRotation {
       clientId,
       fingerprint,
       previousFingerprint: previous?.fingerprint,
-      previousNotAfter: previous === undefined ? undefined : minInstant(previous.notAfter, graceEnd),
+      previousNotAfter: previousNow === undefined ? undefined : minInstant(previousNow.notAfter, graceEnd),
       expiredKeysRemoved: removed,
     });
     return { step: 'finishSecret', outcome: 'done', clientId, fingerprint };
@@ -359,9 +361,10 @@ export class KeyRotation {
    * from the version read, so a change someone made meanwhile (a leaked old key cut short, a key
    * removed) is seen and kept; a change that lands between the read and a write is read in turn
    * (at most {@link FINISH_READS} reads).
+   * @returns the previous key as the record read last holds it (undefined when it has left the record)
    * @throws SignetError `not_found` when the new key has left the record, `version_conflict` when it kept changing
    */
-  private async finishNotAfters(clientId: string, newFingerprint: string, previousFingerprint: string | undefined, graceEnd: string, done: NotAfterChanges): Promise<void> {
+  private async finishNotAfters(clientId: string, newFingerprint: string, previousFingerprint: string | undefined, graceEnd: string, done: NotAfterChanges): Promise<StoredPublicKey | undefined> {
     for (let read = 1; ; read++) {
       const record = await this.client(clientId);
       done.version = record.version;
@@ -372,7 +375,7 @@ export class KeyRotation {
       const previous = previousFingerprint === undefined ? undefined : record.keys.find((k) => k.fingerprint === previousFingerprint);
       try {
         await this.setFinishedNotAfters(clientId, newKey, previous, graceEnd, done);
-        return;
+        return previous;
       } catch (error) {
         if (!isVersionConflict(error) || read === FINISH_READS) throw error;
       }
