@@ -136,13 +136,9 @@ function denial(context: Readonly<Record<string, unknown>>, requestId: string, h
   return refusal(code, code === 'signature_mismatch' && hostMismatch !== undefined ? `${message} ${hostMismatch}` : message, requestId);
 }
 
-/** A request target's path for the access line: no query, and no user or password an absolute-form target may carry. */
+/** A request target for the access line, as it was routed: no query, and no user or password an absolute-form target may carry. */
 function pathOf(target: string | undefined): string {
-  try {
-    return new URL(target ?? '/', 'http://gateway.invalid').pathname;
-  } catch {
-    return '(unreadable target)';
-  }
+  return (target ?? '/').split('?')[0].replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@]*@/i, '$1');
 }
 
 /** How the gateway's note on a request naming another host begins (a client that reads it need not say it again). */

@@ -11,6 +11,7 @@
  * ```
  */
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { MAX_KEY_SOURCE_KEEP_DAYS } from '../lambda/core/defaults';
 
 /** The file's fields. */
 export interface LocalStateFile {
@@ -73,7 +74,7 @@ export function readLocalState(path: string): LocalStateFile {
     ...(ms(record.clientCacheTtlMs) ? { clientCacheTtlMs: record.clientCacheTtlMs } : {}),
     ...(ms(record.rotationSettleMs) ? { rotationSettleMs: record.rotationSettleMs } : {}),
     ...(typeof record.gatewayUrl === 'string' && LOCAL_GATEWAY_URL.test(record.gatewayUrl) ? { gatewayUrl: record.gatewayUrl } : {}),
-    ...(typeof record.keySourceKeepDays === 'number' && Number.isSafeInteger(record.keySourceKeepDays) && record.keySourceKeepDays >= 1 ? { keySourceKeepDays: record.keySourceKeepDays } : {}),
+    ...(typeof record.keySourceKeepDays === 'number' && Number.isSafeInteger(record.keySourceKeepDays) && record.keySourceKeepDays >= 1 && record.keySourceKeepDays <= MAX_KEY_SOURCE_KEEP_DAYS ? { keySourceKeepDays: record.keySourceKeepDays } : {}),
   };
 }
 

@@ -558,9 +558,10 @@ class SecretStore {
   }
 
   private load(path: string): void {
+    const text = readFileSync(path, 'utf8');
     let parsed: Partial<PersistedState>;
     try {
-      parsed = JSON.parse(readFileSync(path, 'utf8')) as Partial<PersistedState>;
+      parsed = JSON.parse(text) as Partial<PersistedState>;
     } catch {
       // The parser's message may quote the text around the fault, and this file holds private keys: not kept.
       throw new Error(`${path} is not valid JSON; move it away or delete it (it holds the local signing secrets).`);

@@ -123,7 +123,7 @@ export async function createClientFor(gateway: GatewayProcess, signer: TestSigne
  */
 export function storeAt(home: string, daysAgo: number): DynamoClientStore {
   const local = readLocalState(join(home, 'local.json'));
-  return new DynamoClientStore({ tableName: local.tableName, client: createDocumentClient({ endpoint: local.dynamoDbEndpoint }), now: () => new Date(Date.now() - daysAgo * 86_400_000), keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
+  return new DynamoClientStore({ tableName: local.tableName, client: createDocumentClient({ endpoint: local.dynamoDbEndpoint }), now: () => new Date(Date.now() - daysAgo * 86_400_000), keySourceKeepDays: local.keySourceKeepDays ?? DEFAULT_KEY_SOURCE_KEEP_DAYS });
 }
 
 /** Makes the screenshot folder and says where it is (once per run). */
