@@ -238,6 +238,9 @@ export class DynamoClientWrites extends DynamoTable {
     action: string,
     plan: (current: ClientRecord, at: string, nowMs: number) => ClientChangePlan | undefined,
   ): Promise<ClientRecord> {
+    // Thumbprint items of removed keys that turned out to name another client (a key stored before
+    // thumbprint items existed, under another DER spelling): not this client's to delete.
+    const othersThumbprints = new Set<string>();
     return withWriteRetries(async () => {
       const current = await this.parts.records.getClient(clientId, { consistentRead: true });
       if (current === undefined) throw clientNotFound(clientId);
@@ -257,14 +260,13 @@ export class DynamoClientWrites extends DynamoTable {
       const audit: AuditEntry = { ...change.audit, clientId, accountId: current.accountId, at, ...actorFields(actor), version: next.version };
       // Every key put gets its thumbprint index item, every key deleted loses it (after the items whose
       // cancellation reasons are read by position), and the key source status goes with the change.
-      const thumbprints: TransactItem[] = [
-        ...thumbprintPuts(this.tableName, clientId, change.keyPuts ?? []),
-        ...(change.keyDeletes ?? []).flatMap((fp) => {
-          const gone = current.keys.find((k) => k.fingerprint === fp);
-          const thumbprint = gone === undefined ? undefined : keyThumbprint(gone);
-          return thumbprint === undefined ? [] : [deleteThumbprintItem(this.tableName, clientId, thumbprint)];
-        }),
-      ];
+      const thumbprintDeletes = (change.keyDeletes ?? []).flatMap((fp) => {
+        const gone = current.keys.find((k) => k.fingerprint === fp);
+        const thumbprint = gone === undefined ? undefined : keyThumbprint(gone);
+        return thumbprint === undefined || othersThumbprints.has(thumbprint) ? [] : [thumbprint];
+      });
+      const thumbprintPutItems = thumbprintPuts(this.tableName, clientId, change.keyPuts ?? []);
+      const thumbprints: TransactItem[] = [...thumbprintPutItems, ...thumbprintDeletes.map((thumbprint) => deleteThumbprintItem(this.tableName, clientId, thumbprint))];
       const source: TransactItem[] =
         change.sourceStatus === undefined ? [] : [change.sourceStatus === null ? deleteKeySourceItem(this.tableName, clientId) : putKeySourceItem(this.tableName, { ...change.sourceStatus, clientId })];
       const ownsBefore = endsSource(current.keySource, next.keySource) && (await this.sourceOwner(current.keySource)) === clientId;
@@ -312,6 +314,13 @@ export class DynamoClientWrites extends DynamoTable {
         const thumbStart = keyWrites.length + 2 + (operator !== undefined ? 1 : 0) + (otherOperator !== undefined ? 1 : 0);
         const thumbTaken = thumbTakenAt(reasons, thumbStart, (change.keyPuts ?? []).length);
         if (thumbTaken >= 0 && reasons[0]?.Code !== 'ConditionalCheckFailed') throw keyTaken((change.keyPuts ?? [])[thumbTaken].fingerprint, reasons[thumbStart + thumbTaken]?.Item?.clientId?.S);
+        // A removed key's thumbprint item that names another client stays; the key goes without it.
+        const deletesStart = thumbStart + thumbprintPutItems.length;
+        const othersOnes = thumbprintDeletes.filter((_, i) => reasons[deletesStart + i]?.Code === 'ConditionalCheckFailed');
+        if (othersOnes.length > 0 && reasons[0]?.Code !== 'ConditionalCheckFailed') {
+          for (const thumbprint of othersOnes) othersThumbprints.add(thumbprint);
+          return RETRY;
+        }
         if (reasons[0]?.Code === 'ConditionalCheckFailed') {
           const latest = await this.parts.records.getClient(clientId, { consistentRead: true });
           if (latest === undefined) throw clientNotFound(clientId);

@@ -248,6 +248,22 @@ describe('key rollover', () => {
     expect((await store.getClient(other.clientId))?.version).toBe(1);
   });
 
+  test('a key whose thumbprint item names another client (stored before thumbprint items, another DER spelling) is removed; that item stays', async () => {
+    const { store, tableName } = await freshStore();
+    const record = await create(store, 0);
+    await store.addKey(record.clientId, newKey(3), 'rotation');
+    // As a record written before thumbprint items left it: the item of key 0's thumbprint was made
+    // for another client that registered the same key later, in its canonical DER.
+    const thumbprint = thumbprintOfKey(testKey(0).publicKey);
+    await ddb.doc.send(new PutCommand({ TableName: tableName, Item: { pk: ITEM.thumbprintPk(thumbprint), sk: ITEM.thumbprintSk, clientId: 'c_OtherOtherOtherOther0A', fingerprint: 'B'.repeat(43) } }));
+
+    const done = await store.removeKey(record.clientId, newKey(0).fingerprint, 'leaked');
+    expect(done.keys.map((k) => k.fingerprint)).toEqual([newKey(3).fingerprint]);
+    expect(await rawItem(tableName, ITEM.keyPk(newKey(0).fingerprint), ITEM.keySk)).toBeUndefined();
+    expect(await rawItem(tableName, ITEM.thumbprintPk(thumbprint), ITEM.thumbprintSk)).toMatchObject({ clientId: 'c_OtherOtherOtherOther0A' });
+    expect((await store.listAudit(record.clientId)).items[0]).toMatchObject({ action: 'key.removed', version: 3 });
+  });
+
   test('the last active key cannot be removed; an unknown fingerprint is not_found', async () => {
     const { store } = await freshStore();
     const record = await create(store, 0);
