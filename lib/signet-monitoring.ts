@@ -4,6 +4,7 @@
  */
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { SETTINGS } from '../lambda/settings';
@@ -15,11 +16,23 @@ import { SignatureAuthorizer } from './signature-authorizer';
 /** Refused requests per 5 minutes that raise the deny-spike alarm. @default 100 */
 export const DEFAULT_DENIED_ALARM_THRESHOLD = SETTINGS.deniedAlarmThreshold.default;
 
+/** The DynamoDB operations Signet's functions send to the client table (the commands of lambda/store). */
+export const TABLE_OPERATIONS: readonly dynamodb.Operation[] = [
+  dynamodb.Operation.GET_ITEM,
+  dynamodb.Operation.BATCH_GET_ITEM,
+  dynamodb.Operation.QUERY,
+  dynamodb.Operation.PUT_ITEM,
+  dynamodb.Operation.UPDATE_ITEM,
+  dynamodb.Operation.TRANSACT_WRITE_ITEMS,
+];
+
 export interface SignetMonitoringProps {
   /** The authorizer whose errors and denies are watched. */
   readonly authorizer: SignatureAuthorizer;
   /** The registry function, shown on the dashboard. @default - not shown */
   readonly registryFunction?: lambda.IFunction;
+  /** The client table: an alarm when DynamoDB throttles Signet's requests to it. @default - none */
+  readonly table?: dynamodb.ITable;
   /** The key source refresher: an alarm when sources fail for over an hour or the refresher does not run. @default - none */
   readonly keySourceRefresher?: KeySourceRefresher;
   /** Rotating keys: one alarm each on failed rotations. @default - none */
@@ -47,6 +60,10 @@ export interface SignetMonitoringProps {
  *   stale-if-error bound.
  * - `RegistryErrors` (with `registryFunction`): the registry function failed at least once in
  *   5 minutes: registry calls answered 500.
+ * - `TableThrottles` (with `table`): DynamoDB throttled a request of Signet's to the client table
+ *   (any operation Signet uses) at least once in 5 minutes. The SDK retries a throttled request,
+ *   but one that stays throttled fails: the authorizer answers from cached records or refuses,
+ *   registry calls answer 503, and replay claims and last-use writes wait.
  * - `RotationFailures<n>`: a rotation function errored (any of the four steps) in an hour; the
  *   current key keeps working, but the next rotation is due.
  * - `KeySourcesFailing`: within two refresher intervals (at most a day), a run reported a key
@@ -98,6 +115,15 @@ export class SignetMonitoring extends Construct {
         props.registryFunction.metricErrors({ period: fiveMinutes, statistic: cloudwatch.Stats.SUM }),
         1,
         "The registry function failed: registry calls answered 500 (the authorizer is not affected). Read the registry's log group.",
+      );
+    }
+    if (props.table !== undefined) {
+      this.addAlarm(
+        'TableThrottles',
+        props.table.metricThrottledRequestsForOperations({ operations: [...TABLE_OPERATIONS], period: fiveMinutes }),
+        1,
+        "DynamoDB throttled requests to Signet's client table: the authorizer may answer from cached records or refuse, and registry calls may answer 503. " +
+          "Check the table's capacity mode and limits in the DynamoDB console, and the authorizer's and registry's log groups.",
       );
     }
     (props.signingKeys ?? []).forEach((key, index) => {

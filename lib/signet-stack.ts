@@ -297,6 +297,7 @@ export class SignetStack extends Stack {
     this.monitoring = new SignetMonitoring(this, 'Monitoring', {
       authorizer: this.authorizer,
       registryFunction: this.registryApi.handler,
+      table: this.registry.table,
       signingKeys: this.signingKeys,
       keySourceRefresher: this.keySourceRefresher,
       deniedAlarmThreshold: props.deniedAlarmThreshold,

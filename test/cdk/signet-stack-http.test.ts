@@ -401,7 +401,7 @@ describe('admin bootstrap', () => {
 });
 
 describe('alarms, dashboard, outputs', () => {
-  test('alarms on authorizer errors, deny spikes, decisions from stale records, registry errors, rotation failures and failing key sources', () => {
+  test('alarms on authorizer errors, deny spikes, decisions from stale records, registry errors, table throttles, rotation failures and failing key sources', () => {
     const alarms = template.findResources('AWS::CloudWatch::Alarm');
     expect(Object.keys(alarms).map((id) => id.replace(/[0-9A-F]{8}$/, '')).sort()).toEqual([
       'MonitoringAuthorizerErrors',
@@ -410,6 +410,7 @@ describe('alarms, dashboard, outputs', () => {
       'MonitoringRegistryErrors',
       'MonitoringRotationFailures',
       'MonitoringStaleRecordsServed',
+      'MonitoringTableThrottles',
     ]);
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       Namespace: METRICS_NAMESPACE,
@@ -439,6 +440,20 @@ describe('alarms, dashboard, outputs', () => {
       Threshold: 1,
     });
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+  });
+
+  test("the throttle alarm sums the client table's ThrottledRequests over every operation the store sends", () => {
+    // The operations, read off the store's own DynamoDB commands: a new kind of command needs its operation alarmed too.
+    const sources = fs.readdirSync(path.join(__dirname, '../../lambda/store')).map((f) => fs.readFileSync(path.join(__dirname, '../../lambda/store', f), 'utf8'));
+    const commands = new Set(sources.flatMap((text) => [...text.matchAll(/new (\w+)Command\(/g)].map((m) => m[1])));
+    const operationOf: Record<string, string> = { Get: 'GetItem', BatchGet: 'BatchGetItem', Query: 'Query', Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem', TransactWrite: 'TransactWriteItems', Scan: 'Scan' };
+    const expected = [...commands].filter((c) => !/Table$|TimeToLive$/.test(c)).map((c) => operationOf[c] ?? c);
+    const [alarm] = Object.values(template.findResources('AWS::CloudWatch::Alarm')).filter((a) => JSON.stringify(a).includes('ThrottledRequests'));
+    const metrics = (alarm.Properties.Metrics as { MetricStat?: { Metric: { MetricName: string; Dimensions: { Name: string; Value: unknown }[] } } }[]).flatMap((m) => (m.MetricStat ? [m.MetricStat.Metric] : []));
+    expect(metrics.every((m) => m.MetricName === 'ThrottledRequests')).toBe(true);
+    expect(metrics.map((m) => m.Dimensions.find((d) => d.Name === 'Operation')?.Value).sort()).toEqual([...new Set(expected)].sort());
+    expect(JSON.stringify(metrics.map((m) => m.Dimensions.find((d) => d.Name === 'TableName')?.Value))).toContain('Registry');
+    expect(alarm.Properties).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold', TreatMissingData: 'notBreaching' });
   });
 
   test('the key source alarm fires when a run reports a source failing for over an hour, and when no run completes in two intervals (missing data breaches)', () => {
@@ -533,7 +548,7 @@ describe('variants (no bundling)', () => {
     const t = variant({});
     t.resourceCountIs('Custom::SignetAdminBootstrap', 0);
     t.resourceCountIs('AWS::SecretsManager::Secret', 0);
-    t.resourceCountIs('AWS::CloudWatch::Alarm', 5); // authorizer errors, deny spike, stale records, registry errors, failing key sources
+    t.resourceCountIs('AWS::CloudWatch::Alarm', 6); // authorizer errors, deny spike, stale records, registry errors, table throttles, failing key sources
     expect(Object.keys(t.findOutputs('*'))).not.toContain('AdminClientId');
   });
 
