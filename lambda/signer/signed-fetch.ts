@@ -8,8 +8,11 @@
  * `x-signet-error` header, an `error="…"` parameter of `WWW-Authenticate`, the `error` field of a
  * JSON body of at most 16 KiB that arrives within 2 s):
  * - `signature_mismatch`, `key_expired`, `unknown_client` ({@link KEY_REFRESH_ERRORS}): the key or
- *   clientId the signer holds is no longer the registered one; Signet refused the request, so it
- *   never reached the backend;
+ *   clientId the signer holds is no longer the registered one. Named in `x-signet-error`, the
+ *   header of Signet's own refusals (the local gateway's), the request stopped at the gateway and
+ *   never reached the backend. Named only in a challenge or a JSON body, it may be the backend's
+ *   own answer after acting on the request (a deployed API never names these codes: see below), so
+ *   it is treated as a refusal without a reason;
  * - a refusal whose reason is unknown ({@link UNKNOWN_REASON_ERRORS}, or none recognisable): what
  *   a deployed API answers. An HTTP API refuses every failed signature with 403
  *   `{"message":"Forbidden"}` (it cannot customise authorizer refusals) and a REST API with 401
@@ -64,7 +67,8 @@ export interface SignedFetchInit extends Omit<RequestInit, 'body'> {
   readonly body?: string | Uint8Array | null;
   /**
    * Also resend a POST, PATCH or other non-idempotent request after a refusal that names no
-   * reason (a deployed HTTP API's 403 `{"message":"Forbidden"}`, a REST API's 401 `unauthorized`).
+   * reason (a deployed HTTP API's 403 `{"message":"Forbidden"}`, a REST API's 401 `unauthorized`),
+   * or names a key reason anywhere but in Signet's `x-signet-error` header.
    * Set it only when the backend never answers 401 or 403 itself after acting on a request:
    * such an answer looks the same, and the request would then take effect twice.
    * @default false
@@ -76,9 +80,10 @@ export interface SignedFetchInit extends Omit<RequestInit, 'body'> {
  * Signs and sends a request with the global `fetch`; after a refusal, sends it at most once more.
  *
  * The request is sent again, once, only when all of these hold:
- * 1. the answer is 401 or 403 and either names a reason a newer key can fix ({@link KEY_REFRESH_ERRORS}:
- *    the request never reached the backend), or names no reason ({@link UNKNOWN_REASON_ERRORS}, or
- *    none) and the method is GET, HEAD, OPTIONS, PUT or DELETE, or `resendNonIdempotentOnBareRefusal` is set;
+ * 1. the answer is 401 or 403 and either names a reason a newer key can fix ({@link KEY_REFRESH_ERRORS})
+ *    in `x-signet-error` (Signet refused it: the request never reached the backend), or names such a
+ *    reason elsewhere or no reason ({@link UNKNOWN_REASON_ERRORS}, or none) and the method is GET,
+ *    HEAD, OPTIONS, PUT or DELETE, or `resendNonIdempotentOnBareRefusal` is set;
  * 2. `signer.refresh()` succeeds, and the signer's key is then another than the one that signed the
  *    refused request. A signer from `createSigner` reads its key at most once per
  *    `KEY_REFRESH_INTERVAL_MS` (30 s): within that interval the refusal is returned as is, unless an
@@ -125,13 +130,16 @@ export async function signedFetch(signer: Signer, url: string | URL, signedInit:
   const keyRefused = reason !== undefined && KEY_REFRESH_ERRORS.has(reason);
   const bare = reason === undefined || UNKNOWN_REASON_ERRORS.has(reason);
   if (!keyRefused && !bare) return first.response;
+  // Only Signet's own refusal header says the request stopped at the gateway: the same code in a
+  // body or a challenge may be the backend's answer after it acted on the request.
+  const stoppedAtGateway = keyRefused && first.response.headers.get(SIGNET_ERROR_HEADER)?.trim() === reason;
   try {
     await signer.refresh();
     if ((await signer.keyFingerprint()) === first.fingerprint) return first.response;
   } catch {
     return first.response;
   }
-  if (!keyRefused && !IDEMPOTENT_METHODS.has(method) && !resendNonIdempotentOnBareRefusal) return first.response;
+  if (!stoppedAtGateway && !IDEMPOTENT_METHODS.has(method) && !resendNonIdempotentOnBareRefusal) return first.response;
   await first.response.body?.cancel();
   return (await send()).response;
 }

@@ -23,12 +23,13 @@ const k3 = nextTestKey();
 const CLIENT = 'c_partner';
 
 /**
- * How the verifier states a refusal: with its code in a JSON body, a header, a challenge, or not
+ * How the verifier states a refusal: as the local gateway does (its code in a JSON body and in
+ * `x-signet-error`), in a JSON body alone (as a backend may answer), a header, a challenge, or not
  * at all; or as a deployed API answers: an HTTP API refuses every signature with 403
  * `{"message":"Forbidden"}`, a REST API every authentication failure with 401 `unauthorized`
  * (its gateway response) and IP or role refusals with 403 and their code.
  */
-type RefusalStyle = 'json' | 'x-signet-error' | 'www-authenticate' | 'bare' | 'deployed-http-api' | 'deployed-rest-api';
+type RefusalStyle = 'json' | 'json-body-only' | 'x-signet-error' | 'www-authenticate' | 'bare' | 'deployed-http-api' | 'deployed-rest-api';
 
 interface Verifier {
   readonly origin: string;
@@ -79,6 +80,9 @@ async function handle(verifier: Verifier, req: IncomingMessage, res: ServerRespo
     const json = JSON.stringify(error.toJSON());
     switch (verifier.style) {
       case 'json':
+        res.writeHead(error.status, { 'content-type': 'application/json', 'x-signet-error': error.code }).end(json);
+        break;
+      case 'json-body-only':
         res.writeHead(error.status, { 'content-type': 'application/json' }).end(json);
         break;
       case 'x-signet-error':
@@ -291,6 +295,24 @@ describe('signedFetch', () => {
     } finally {
       await backend.close();
     }
+  });
+
+  it('does not send a POST twice when a 401 names a key reason only in its body (a backend may answer so after acting), but resends a GET', async () => {
+    const { signer, secretId } = await warmSigner();
+    await putKeySecret(fx.sm, secretId, CLIENT, k2);
+    verifier.registry.set(CLIENT, register(k2));
+    verifier.style = 'json-body-only';
+    const post = await signedFetch(signer, `${verifier.origin}/api/echo`, { method: 'POST', body: 'once only' });
+    expect(post.status).toBe(401);
+    expect(verifier.seen.map((s) => s.outcome)).toEqual(['signature_mismatch']);
+    // The key was still read again, so the caller's own retry is signed with the newer one.
+    expect(await signer.keyFingerprint()).toBe(k2.fingerprint);
+
+    const rotated = await warmSigner();
+    await putKeySecret(fx.sm, rotated.secretId, CLIENT, k2);
+    verifier.seen.length = 0;
+    expect((await signedFetch(rotated.signer, `${verifier.origin}/api/echo`)).status).toBe(200);
+    expect(verifier.seen.map((s) => s.outcome)).toEqual(['signature_mismatch', `ok:${k2.fingerprint}`]);
   });
 
   it('resends a PATCH refused without a reason when the caller opts in with resendNonIdempotentOnBareRefusal', async () => {
