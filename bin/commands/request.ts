@@ -108,8 +108,12 @@ export async function run(argv: string[]): Promise<number> {
   return answer.status >= 200 && answer.status < 300 ? 0 : 1;
 }
 
-/** Headers whose values are credentials: `-v` prints them as `<redacted>`, in the headers and in the base. */
-const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set(['authorization', 'proxy-authorization', 'cookie']);
+/**
+ * Headers whose values are credentials: `-v` prints them as `<redacted>`, in the headers and in the
+ * base. Beyond HTTP's own, API Gateway's usage-plan key, an AWS session token and the common
+ * token headers.
+ */
+const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set(['authorization', 'proxy-authorization', 'cookie', 'x-api-key', 'x-amz-security-token', 'x-auth-token', 'x-access-token']);
 
 /**
  * `> ` lines, as curl -v prints them, and the base the signature covers. The signature value is

@@ -151,11 +151,13 @@ describe('clean failures, never a stack trace', () => {
   });
 
   test('request --verbose prints the headers and the base it signed, and on a refusal runs explain', async () => {
-    const ok = await signet('request', '-v', '-H', 'Authorization: Bearer other-credential', `${gateway.url}/api/echo?x=1`);
+    const ok = await signet('request', '-v', '-H', 'Authorization: Bearer other-credential', '-H', 'X-Api-Key: usage-plan-key', '-H', 'X-Amz-Security-Token: sts-session', `${gateway.url}/api/echo?x=1`);
     expect(ok.code).toBe(0);
-    // Another credential the caller sends is left out of what -v prints (output gets pasted into tickets).
+    // Other credentials the caller sends are left out of what -v prints (output gets pasted into tickets).
     expect(ok.stderr).toContain('> authorization: <redacted>\n');
-    expect(ok.stderr).not.toContain('other-credential');
+    expect(ok.stderr).toMatch(/> x-api-key: <redacted>\n/i);
+    expect(ok.stderr).toMatch(/> x-amz-security-token: <redacted>\n/i);
+    expect(ok.stderr).not.toMatch(/other-credential|usage-plan-key|sts-session/);
     expect(ok.stderr).toMatch(new RegExp(`^> GET ${gateway.url}/api/echo\\?x=1\n(> [a-z-]+: .+\n)*> signature-input: sig=`));
     expect(ok.stderr).toContain(`*   "@target-uri": ${gateway.url}/api/echo?x=1\n`);
     expect(ok.stderr).not.toContain('running signet explain');
