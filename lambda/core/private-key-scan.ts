@@ -29,11 +29,12 @@ const ESCAPED_SLASH = /\\\//g;
 const JWK_PRIVATE_MEMBER = /(?:^|[^A-Za-z0-9_$])["']?d["']?\s*[:=]\s*["'][A-Za-z0-9_-]{8,}/;
 const JWK_KTY_MEMBER = /(?:^|[^A-Za-z0-9_$])["']?kty["']?\s*[:=]/;
 /**
- * A text that is nothing but 64 hex digits: an Ed25519 private key's 32-byte seed, as `signet
- * keygen` writes it (private.ed25519.hex) for curl's `--httpsig-key`. Judged only where a key is
- * expected ({@link looksLikePrivateKey}), never in a whole body, where a SHA-256 in hex looks the same.
+ * A text that is nothing but 32 bytes in hex: an Ed25519 private key's seed, as `signet keygen`
+ * writes it (private.ed25519.hex) for curl's `--httpsig-key`, also with `0x` in front, its bytes
+ * separated by `:` or spaces, or split over lines. Judged only where a key is expected
+ * ({@link looksLikePrivateKey}), never in a whole body, where a SHA-256 in hex looks the same.
  */
-const ED25519_SEED_TEXT = /^\s*[0-9a-fA-F]{64}\s*$/;
+const ED25519_SEED_TEXT = /^\s*(?:0x)?[0-9a-fA-F]{2}(?:(?::|\s*)[0-9a-fA-F]{2}){31}\s*$/;
 /** OpenSSH's private key format (`openssh-key-v1\0` in Base64) and PuTTY's, even without their armour. */
 const OTHER_PRIVATE_FORMATS = /b3BlbnNzaC1rZXktdjEA|PuTTY-User-Key-File-\d|Private-Lines:\s*\d/;
 /** A run of hex that starts a DER SEQUENCE: `30…`, bytes optionally separated by `:` or one space (openssl's dumps). */
@@ -74,7 +75,8 @@ const OUT_OF_BUDGET = Symbol('out of budget');
  *   line, wrapped, or with its line breaks written as `\n` escapes;
  * - hex of such a DER (`3082…`, also `30:82:…`);
  * - a JWK with a private member `d` beside its `kty`, however quoted;
- * - a text that is only 64 hex digits: an Ed25519 seed as `signet keygen` writes it.
+ * - a text that is only 32 bytes in hex (64 digits, also `0x…`, `:`-separated or over two lines): an
+ *   Ed25519 seed, as `signet keygen` writes it.
  * The whole text is judged, not its first key: a public PEM followed by a private key is private.
  */
 export function looksLikePrivateKey(text: string): boolean {

@@ -320,6 +320,13 @@ describe('looksLikePrivateKey', () => {
     expect(looksLikePrivateKey('a'.repeat(63))).toBe(false);
   });
 
+  it('the same seed with 0x in front, its bytes separated by colons or spaces, or split over two lines, is private too; 31 bytes are not', () => {
+    const hex = ed25519SeedHex(generateKeyPairSync('ed25519').privateKey);
+    const bytes = hex.match(/../g)!;
+    for (const text of [`0x${hex}`, bytes.join(':'), bytes.join(' '), `${hex.slice(0, 32)}\n${hex.slice(32)}\n`]) expect(looksLikePrivateKey(text)).toBe(true);
+    expect(looksLikePrivateKey(bytes.slice(1).join(':'))).toBe(false);
+  });
+
   it('64 hex digits inside a body are not judged a seed (a SHA-256 in hex looks the same)', () => {
     expect(scanForPrivateKey({ note: 'a'.repeat(64) })).toBe('none');
   });
