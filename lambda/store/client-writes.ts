@@ -265,7 +265,9 @@ export class DynamoClientWrites extends DynamoTable {
         const thumbprint = gone === undefined ? undefined : keyThumbprint(gone);
         return thumbprint === undefined || othersThumbprints.has(thumbprint) ? [] : [thumbprint];
       });
-      const thumbprintPutItems = thumbprintPuts(this.tableName, clientId, change.keyPuts ?? []);
+      // The new keys with a thumbprint item, in the order of their items.
+      const thumbprintedPuts = (change.keyPuts ?? []).filter((key) => keyThumbprint(key) !== undefined);
+      const thumbprintPutItems = thumbprintPuts(this.tableName, clientId, thumbprintedPuts);
       const thumbprints: TransactItem[] = [...thumbprintPutItems, ...thumbprintDeletes.map((thumbprint) => deleteThumbprintItem(this.tableName, clientId, thumbprint))];
       const source: TransactItem[] =
         change.sourceStatus === undefined ? [] : [change.sourceStatus === null ? deleteKeySourceItem(this.tableName, clientId) : putKeySourceItem(this.tableName, { ...change.sourceStatus, clientId })];
@@ -312,8 +314,8 @@ export class DynamoClientWrites extends DynamoTable {
         const taken = keyWrites.find((w, i) => w.isNew && reasons[i + 1]?.Code === 'ConditionalCheckFailed');
         if (taken !== undefined) throw keyTaken(taken.fingerprint, reasons[keyWrites.indexOf(taken) + 1]?.Item?.clientId?.S);
         const thumbStart = keyWrites.length + 2 + (operator !== undefined ? 1 : 0) + (otherOperator !== undefined ? 1 : 0);
-        const thumbTaken = thumbTakenAt(reasons, thumbStart, (change.keyPuts ?? []).length);
-        if (thumbTaken >= 0 && reasons[0]?.Code !== 'ConditionalCheckFailed') throw keyTaken((change.keyPuts ?? [])[thumbTaken].fingerprint, reasons[thumbStart + thumbTaken]?.Item?.clientId?.S);
+        const thumbTaken = thumbTakenAt(reasons, thumbStart, thumbprintedPuts.length);
+        if (thumbTaken >= 0 && reasons[0]?.Code !== 'ConditionalCheckFailed') throw keyTaken(thumbprintedPuts[thumbTaken].fingerprint, reasons[thumbStart + thumbTaken]?.Item?.clientId?.S);
         // A removed key's thumbprint item that names another client stays; the key goes without it.
         const deletesStart = thumbStart + thumbprintPutItems.length;
         const othersOnes = thumbprintDeletes.filter((_, i) => reasons[deletesStart + i]?.Code === 'ConditionalCheckFailed');
