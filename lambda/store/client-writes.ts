@@ -318,9 +318,9 @@ export class DynamoClientWrites extends DynamoTable {
         if (thumbTaken >= 0 && reasons[0]?.Code !== 'ConditionalCheckFailed') throw keyTaken(thumbprintedPuts[thumbTaken].fingerprint, reasons[thumbStart + thumbTaken]?.Item?.clientId?.S);
         // A removed key's thumbprint item that names another client stays; the key goes without it.
         const deletesStart = thumbStart + thumbprintPutItems.length;
-        const othersOnes = thumbprintDeletes.filter((_, i) => reasons[deletesStart + i]?.Code === 'ConditionalCheckFailed');
-        if (othersOnes.length > 0 && reasons[0]?.Code !== 'ConditionalCheckFailed') {
-          for (const thumbprint of othersOnes) othersThumbprints.add(thumbprint);
+        const notOurs = thumbprintDeletes.filter((_, i) => reasons[deletesStart + i]?.Code === 'ConditionalCheckFailed');
+        if (notOurs.length > 0 && reasons[0]?.Code !== 'ConditionalCheckFailed') {
+          for (const thumbprint of notOurs) othersThumbprints.add(thumbprint);
           return RETRY;
         }
         if (reasons[0]?.Code === 'ConditionalCheckFailed') {
