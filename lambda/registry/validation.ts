@@ -74,7 +74,32 @@ export function parseJsonObject(body: string, required: boolean): Json {
     refusePrivateKey(parsed);
     fail('invalid_request', 'The body must be a JSON object.');
   }
+  if (nestingDepth(parsed) > MAX_BODY_DEPTH) {
+    refusePrivateKey(parsed);
+    fail('invalid_request', `The body nests objects and arrays more than ${MAX_BODY_DEPTH} levels deep; no registry request needs more than a few.`);
+  }
   return parsed as Json;
+}
+
+/**
+ * The deepest nesting of objects and arrays a body may have. Far more than any request needs (a
+ * JWK inside the body is three levels), and far less than what makes recursive code (such as
+ * `JSON.stringify`) run out of stack.
+ */
+export const MAX_BODY_DEPTH = 32;
+
+/** How deeply `value` nests objects and arrays (a scalar: 0), counted without recursion, so any depth is safe to measure. */
+function nestingDepth(value: unknown): number {
+  let deepest = 0;
+  const pending: [unknown, number][] = [[value, 1]];
+  while (pending.length > 0) {
+    const [next, depth] = pending.pop() as [unknown, number];
+    if (typeof next !== 'object' || next === null) continue;
+    deepest = Math.max(deepest, depth);
+    if (deepest > MAX_BODY_DEPTH) return deepest;
+    for (const member of Array.isArray(next) ? next : Object.values(next)) pending.push([member, depth + 1]);
+  }
+  return deepest;
 }
 
 /** @throws SignetError `payload_too_large` for a body over {@link MAX_REGISTRY_BODY_BYTES} bytes. */

@@ -488,6 +488,8 @@ describe('bad input: each a 4xx with a stable code and a sentence', () => {
     ['a name with a right-to-left override (it would read as another)', createBody(18, { name: 'Acme \u202eDORP' })],
     ['a name with a zero-width space', createBody(18, { name: 'Ac\u200bme' })],
     ['a JSON array', [createBody(18)]],
+    ['a publicKey nested 32,000 levels deep (recursive code such as JSON.stringify would run out of stack: a 500)', `{"name":"x","networkWhitelist":["0.0.0.0"],"roles":["demo"],"publicKey":{"a":${'['.repeat(32_000)}${']'.repeat(32_000)}}}`],
+    ['a publicKey nesting the body 33 levels deep', createBody(18, { publicKey: { a: JSON.parse(`${'['.repeat(31)}${']'.repeat(31)}`) as unknown } })],
     ['not JSON', '{"name": '],
     ['no body', undefined],
   ])('a create body with %s: 400 invalid_request', async (_name, body) => {
