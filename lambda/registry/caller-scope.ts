@@ -32,6 +32,7 @@
 import { ACCOUNT_ADMIN_ROLE, REGISTRY_ADMIN_ROLE } from '../core/defaults';
 import { SignetError } from '../core/errors';
 import { compileAllowList } from '../core/ip-policy';
+import type { CoverageProfile } from '../core/profile-names';
 import { DEFAULT_ACCOUNT_ID, isAccountId } from '../store/account-id';
 import { accountNotFound } from '../store/account-store';
 import type { ClientRecord } from '../domain/client-record';
@@ -45,6 +46,8 @@ export interface RegistryCaller {
   readonly accountId?: string;
   /** The address the call came from, when known: the one its own whitelist must go on admitting. */
   readonly sourceIp?: string;
+  /** The coverage profile the call was admitted under, when known: the one its own client must go on accepting. */
+  readonly profile?: CoverageProfile;
 }
 
 /** What a caller may reach: everything, or one account. */
@@ -145,7 +148,7 @@ const ABOVE_CEILING_WORDS: Readonly<Record<AboveCeilingChange, string>> = {
  * ceiling (only an operator gives those): its keys (add, replace, remove; the new key's holder
  * would sign with that role), enabling it, or its network whitelist or coverage profile (who may
  * sign with the role, from where and how). Undefined for operators. The caller's own client is
- * exempt (it already signs as itself). Checked on the record the change is planned from, after
+ * exempt for its keys only (it already signs as itself). Checked on the record the change is planned from, after
  * {@link changeGuard}.
  * @param account the caller's account (its ceiling), read for account admins
  * @param rolesAfter the client's roles after the change, when the same edit sets them (the new key signs with those)
@@ -155,7 +158,9 @@ export function aboveCeilingGuard(scope: CallerScope, account: AccountRecord | u
   if (scope.kind === 'operator' || account === undefined) return undefined;
   const allowed = grantableRoles(account);
   return (current) => {
-    if (current.clientId === scope.caller.clientId) return;
+    // Its own keys: it already signs as itself. Not its whitelist or profile: who may sign with a
+    // role above the ceiling, from where and how, is the operators' to decide, the caller's own too.
+    if (change === 'keys' && current.clientId === scope.caller.clientId) return;
     const above = (rolesAfter ?? current.roles).filter((role) => !allowed.includes(role));
     if (above.length === 0) return;
     const held = `This client holds ${above.map((r) => JSON.stringify(r)).join(', ')}, outside your account's role ceiling (only the API owner's operators give such roles), so you may not ${ABOVE_CEILING_WORDS[change]}: `;
@@ -178,12 +183,26 @@ export interface LockoutRelevantChange {
   readonly roles?: readonly string[];
   /** The client's network whitelist after the change, when it changes it. */
   readonly networkWhitelist?: readonly string[];
+  /** The client's coverage profile after the change, when the change names one. */
+  readonly profile?: CoverageProfile;
+}
+
+/**
+ * Whether a signer admitted under profile `from` is still admitted under `to`: the same profile,
+ * or `rfc9421` after `signet` (it accepts every signature `signet` does: any label, the target by
+ * `@target-uri` or its parts, `alg` and `date` optional). Web Bot Auth asks for a tag and an
+ * expiry Signet's own signers do not send, and `signet` for what an `rfc9421` signer may leave out.
+ */
+function stillAdmits(from: CoverageProfile, to: CoverageProfile): boolean {
+  return from === to || (from === 'signet' && to === 'rfc9421');
 }
 
 /**
  * The guard refusing a change by which the caller would lock itself out: disabling its own client,
- * removing from it a role it administers the registry with, or a whitelist that no longer admits
- * the caller's address. Checked on the record the change is planned from.
+ * removing from it a role it administers the registry with, a whitelist that no longer admits
+ * the caller's address, or a coverage profile that may refuse the signer this call was admitted
+ * with (a call whose profile the authorizer did not pass is taken for `signet`, the default).
+ * Checked on the record the change is planned from.
  * @throws SignetError `self_lockout` (409) saying what to do instead
  */
 export function selfLockoutGuard(caller: RegistryCaller, change: LockoutRelevantChange): ClientGuard {
@@ -207,6 +226,14 @@ export function selfLockoutGuard(caller: RegistryCaller, change: LockoutRelevant
       throw new SignetError(
         'self_lockout',
         `The new network whitelist does not admit ${caller.sourceIp}, the address this request came from: the client you are calling with would be refused from its next request on. Include ${caller.sourceIp} (or a range holding it), or make this change from an address the new list admits.`,
+      );
+    }
+    if (change.profile !== undefined && change.profile !== current.profile && !stillAdmits(caller.profile ?? 'signet', change.profile)) {
+      throw new SignetError(
+        'self_lockout',
+        `This request was admitted under the ${caller.profile ?? 'signet'} profile; under ${change.profile} the client you are calling with could be refused from its next request on ` +
+          `(${change.profile === 'web-bot-auth' ? "Web Bot Auth asks for tag=\"web-bot-auth\" and an expiry, which Signet's signers do not send" : 'its signer may not cover what that profile requires'}). ` +
+          'Have another administrator make this change.',
       );
     }
   };

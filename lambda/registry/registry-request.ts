@@ -13,6 +13,7 @@ import { CONTEXT_KEYS } from '../adapters/authorizer-context';
 import { callerIpOf } from '../adapters/source-ip';
 import type { TargetUriOptions } from '../adapters/target-uri';
 import { authorizerContext, receivedBody } from '../backend/signed-body';
+import { type CoverageProfile, isCoverageProfile } from '../core/profile-names';
 
 /** Either proxy event shape. */
 export type RegistryEvent = APIGatewayProxyEventV2 | APIGatewayProxyEvent;
@@ -45,6 +46,8 @@ export interface RegistryRequest {
   readonly actorRequestBound: boolean;
   /** The address the request came from (API Gateway's sourceIp, canonical), when known. */
   readonly sourceIp?: string;
+  /** The coverage profile the authorizer admitted the request under, when it says. */
+  readonly actorProfile?: CoverageProfile;
   readonly requestId: string;
 }
 
@@ -63,6 +66,7 @@ export function readRegistryEvent(event: RegistryEvent, fallbackRequestId = '', 
   const roles = context[CONTEXT_KEYS.roles];
   const accountId = context[CONTEXT_KEYS.accountId];
   const requestBound = context[CONTEXT_KEYS.requestBound];
+  const profile = context[CONTEXT_KEYS.profile];
   const decodedPath = safeDecode(path);
   const sourceIp = callerIpOf(v2 ? event.requestContext?.http?.sourceIp : event.requestContext?.identity?.sourceIp);
   return {
@@ -77,6 +81,7 @@ export function readRegistryEvent(event: RegistryEvent, fallbackRequestId = '', 
     ...(typeof accountId === 'string' && accountId !== '' ? { actorAccountId: accountId } : {}),
     actorRequestBound: requestBound === 'true',
     ...(sourceIp !== undefined ? { sourceIp } : {}),
+    ...(isCoverageProfile(profile) ? { actorProfile: profile } : {}),
     requestId: event.requestContext?.requestId || fallbackRequestId,
   };
 }

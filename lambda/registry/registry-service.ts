@@ -154,7 +154,7 @@ export class RegistryService {
    */
   async handle(route: MatchedRoute, request: RegistryRequest): Promise<RegistryResponse> {
     const entry: RouteEntry = ROUTE_TABLE[route.name];
-    const scope = scopeOf({ clientId: request.actor ?? '', roles: request.actorRoles, accountId: request.actorAccountId, sourceIp: request.sourceIp });
+    const scope = scopeOf({ clientId: request.actor ?? '', roles: request.actorRoles, accountId: request.actorAccountId, sourceIp: request.sourceIp, profile: request.actorProfile });
     if (entry.callers.only === 'operators') requireOperator(scope, entry.callers.to);
     onlyQueryParameters(request.query, entry.query);
     const body = entry.body === undefined ? {} : parseJsonObject(request.body.toString('utf8'), entry.body.required);
@@ -218,7 +218,7 @@ export class RegistryService {
         published = await this.fetchPublished(keySource, clientId);
       }
       const changes = { ...given, ...(published !== undefined ? { published } : {}) };
-      const options = guarded(scope, also, { roles, networkWhitelist: changes.networkWhitelist });
+      const options = guarded(scope, also, { roles, networkWhitelist: changes.networkWhitelist, profile: changes.profile });
       return this.clientResponse(200, await this.scoped(scope, () => this.store.updateClient(clientId, version, changes, actor, options)));
     },
     addKey: async ({ scope, actor, clientId, body, ifMatch }) => {

@@ -575,11 +575,17 @@ describe('a client an operator raised above its account ceiling', () => {
     expect((await call(adminCaller, { method: 'POST', path: `/registry/clients/${id}/disable`, body: { version: 4 } })).body).toMatchObject({ status: 'disabled' });
   });
 
-  test("within the ceiling, and on the admin's own client, keys change as before", async () => {
-    // The admin holds account:admin though the ceiling does not: the operator appointed it.
+  test("within the ceiling, and on the admin's own client, keys change as before; the admin's own whitelist and profile stay the operators'", async () => {
+    // The admin holds account:admin though the ceiling does not: the operator appointed it, from its office network.
     const account = await createAccount('Kramerica', ['demo']);
-    const admin = await createClient(OPERATOR, clientBody(34, { accountId: account, roles: [ACCOUNT_ADMIN_ROLE], name: 'Kramerica admin' }));
+    const admin = await createClient(OPERATOR, clientBody(34, { accountId: account, roles: [ACCOUNT_ADMIN_ROLE], name: 'Kramerica admin', networkWhitelist: ['203.0.113.0/24'] }));
     const adminCaller: Caller = { clientId: admin.clientId as string, roles: [ACCOUNT_ADMIN_ROLE], accountId: account };
+    for (const body of [{ version: 1, networkWhitelist: ['0.0.0.0'] }, { version: 1, profile: 'rfc9421' }]) {
+      const refused = await call(adminCaller, { method: 'PATCH', path: `/registry/clients/${admin.clientId}`, body });
+      expectError(refused, 403, 'client_above_ceiling');
+      expect(refused.body.message).toMatch(/holds "account:admin", outside your account's role ceiling.*change its network whitelist or coverage profile/);
+    }
+    expect(await store.getClient(admin.clientId as string, { consistentRead: true })).toMatchObject({ version: 1, networkWhitelist: ['203.0.113.0/24'] });
     expect((await call(adminCaller, { method: 'POST', path: `/registry/clients/${admin.clientId}/keys`, body: { publicKey: spkiPem(testKey(35)) } })).status).toBe(201);
     const own = await createClient(adminCaller, clientBody(36));
     expect((await call(adminCaller, { method: 'POST', path: `/registry/clients/${own.clientId}/keys`, body: { publicKey: spkiPem(testKey(37)) } })).status).toBe(201);

@@ -74,11 +74,11 @@ async function activeAdmins(store: DynamoClientStore, ids: readonly string[]): P
   return records.filter((r) => r !== undefined && r.status === 'active' && r.roles.includes(REGISTRY_ADMIN_ROLE)).map((r) => (r as ClientRecord).clientId);
 }
 
-/** Calls the registry as `actor` (with its roles and account in the authorizer context). */
-async function call(fixture: Fixture, actor: ClientRecord, options: CallOptions): Promise<{ status: number; body: Record<string, unknown> }> {
+/** Calls the registry as `actor` (with its roles and account in the authorizer context, and the profile that admitted the call when given). */
+async function call(fixture: Fixture, actor: ClientRecord, options: CallOptions, admittedUnder?: string): Promise<{ status: number; body: Record<string, unknown> }> {
   const event = httpApiEvent(options);
   const context = (event.requestContext as unknown as { authorizer: { lambda: Record<string, unknown> } }).authorizer.lambda;
-  Object.assign(context, { clientId: actor.clientId, roles: actor.roles.join(','), accountId: actor.accountId });
+  Object.assign(context, { clientId: actor.clientId, roles: actor.roles.join(','), accountId: actor.accountId, ...(admittedUnder === undefined ? {} : { signetProfile: admittedUnder }) });
   const result = await fixture.handler(event, { awsRequestId: 'lockout' });
   const body = JSON.parse(result.body) as Record<string, unknown>;
   expect(checkAgainstDocument(doc, options, result.statusCode, body)).toEqual([]);
@@ -304,5 +304,27 @@ describe('self_lockout through the whitelist', () => {
     expect((await f.store.getClient(me.clientId, { consistentRead: true }))?.networkWhitelist).toEqual(['0.0.0.0']);
     expect((await call(f, me, { method: 'PATCH', path: `/registry/clients/${me.clientId}`, body: { version: 1, networkWhitelist: ['203.0.113.0/24', '198.51.100.0/24'] } })).status).toBe(200);
     expect((await call(f, me, { method: 'PATCH', path: `/registry/clients/${partner.clientId}`, body: { version: 1, networkWhitelist: ['198.51.100.0/24'] } })).status).toBe(200);
+  });
+});
+
+describe('self_lockout through the coverage profile', () => {
+  test("a caller cannot switch its own client to a profile its signer may not meet (Web Bot Auth, or signet after rfc9421); rfc9421 after signet, or another client's profile, is fine", async () => {
+    const f = await fresh();
+    const me = await client(f.store, [REGISTRY_ADMIN_ROLE]);
+    const partner = await client(f.store, ['demo']);
+    const own = async (profile: string, admittedUnder?: string) => {
+      const { version } = (await f.store.getClient(me.clientId, { consistentRead: true })) as ClientRecord;
+      return call(f, me, { method: 'PATCH', path: `/registry/clients/${me.clientId}`, body: { version, profile } }, admittedUnder);
+    };
+    // Signet's own signers send no tag="web-bot-auth": the operator's next request would be refused.
+    expectRefusal(await own('web-bot-auth', 'signet'), 'self_lockout', /admitted under the signet profile; under web-bot-auth .*tag="web-bot-auth".*another administrator/);
+    expectRefusal(await own('web-bot-auth'), 'self_lockout', /admitted under the signet profile/);
+    expect((await f.store.getClient(me.clientId, { consistentRead: true }))?.version).toBe(1);
+    // rfc9421 accepts every signature signet does; back to signet from a call admitted under rfc9421 may not.
+    expect((await own('rfc9421', 'signet')).status).toBe(200);
+    expectRefusal(await own('signet', 'rfc9421'), 'self_lockout', /admitted under the rfc9421 profile; under signet/);
+    expect((await f.store.getClient(me.clientId, { consistentRead: true }))?.profile).toBe('rfc9421');
+    // Another client's profile is the caller's to set.
+    expect((await call(f, me, { method: 'PATCH', path: `/registry/clients/${partner.clientId}`, body: { version: 1, profile: 'web-bot-auth' } }, 'signet')).status).toBe(200);
   });
 });

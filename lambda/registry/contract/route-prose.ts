@@ -1216,8 +1216,8 @@ export const DOCUMENT_PROSE: DocumentProse = {
           "registration is refused rather than skipped). `last_key`: removing or expiring this key would leave " +
           "the client without an active key. `last_admin`: the change would leave no active client with " +
           "`registry:admin` (give the role to another client, or enable one, first). `self_lockout`: the caller " +
-          "would disable its own client or take `registry:admin` / `account:admin` from it (have another " +
-          "administrator do it).",
+          "would disable its own client, take `registry:admin` / `account:admin` from it, or switch it to a " +
+          "coverage profile its signer may not meet (have another administrator do it).",
         content: {
           "application/json": {
             schema: { $ref: "#/components/schemas/Error" },
