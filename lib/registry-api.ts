@@ -95,7 +95,9 @@ export class RegistryApi extends Construct {
         props.httpApi.addRoutes({ path, methods: [apigwv2.HttpMethod.ANY], integration, authorizer });
       }
     } else if (props.restApi !== undefined) {
-      const integration = new apigw.LambdaIntegration(fn.function);
+      // No console test-invoke path: it calls the function without the authorizer (the registry
+      // refuses a call without the authorizer's context, but nothing should reach it that way).
+      const integration = new apigw.LambdaIntegration(fn.function, { allowTestInvoke: false });
       const options: apigw.MethodOptions = {
         authorizer: props.authorizer.attachToRestApi(props.restApi),
         authorizationType: apigw.AuthorizationType.CUSTOM,

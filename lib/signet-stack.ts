@@ -249,7 +249,8 @@ export class SignetStack extends Stack {
           accessLogFormat: apigw.AccessLogFormat.custom(REST_ACCESS_LOG_FORMAT),
         },
       });
-      const echoMethod = api.root.resourceForPath('/api/echo').addMethod('ANY', new apigw.LambdaIntegration(echo.function), {
+      // No console test-invoke path, which skips the authorizer.
+      const echoMethod = api.root.resourceForPath('/api/echo').addMethod('ANY', new apigw.LambdaIntegration(echo.function, { allowTestInvoke: false }), {
         authorizer: this.authorizer.attachToRestApi(api),
         authorizationType: apigw.AuthorizationType.CUSTOM,
       });
