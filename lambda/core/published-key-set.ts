@@ -55,6 +55,7 @@ export const KEY_REFUSAL_CODES = [
   'invalid_validity',
   'expired',
   'duplicate_key',
+  'key_too_large',
 ] as const;
 export type KeyRefusalCode = (typeof KEY_REFUSAL_CODES)[number];
 
@@ -131,10 +132,12 @@ export function readPublishedKeySet(text: string, options: KeySetOptions = {}): 
   }
   const usable: PublishedKey[] = [];
   const refused: RefusedKey[] = [];
+  // The keys that reached their import, by the thumbprint of their members (see readPublishedKey).
+  const imported = new Set<string>();
   keys.forEach((jwk: unknown, index) => {
-    const outcome = readPublishedKey(jwk, options.nowS);
     const given = typeof jwk === 'object' && jwk !== null ? (jwk as JsonWebKey).kid : undefined;
     const kid = typeof given === 'string' && KID.test(given) ? given : undefined;
+    const outcome = readPublishedKey(jwk, options.nowS, imported, index);
     if ('code' in outcome) {
       refused.push({ index, ...(kid === undefined ? {} : { kid }), ...outcome });
     } else if (usable.some((other) => other.thumbprint === outcome.thumbprint)) {
@@ -150,14 +153,37 @@ export function readPublishedKeySet(text: string, options: KeySetOptions = {}): 
   return { ok: true, keys: usable, refused };
 }
 
+/** The thumbprint of a JWK's members as written, or undefined when they do not make one (the import then says why). */
+function membersThumbprint(jwk: unknown): string | undefined {
+  if (typeof jwk !== 'object' || jwk === null || Array.isArray(jwk)) return undefined;
+  try {
+    return jwkThumbprint(jwk as JsonWebKey);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The largest RSA key a published set may hold, in bits. Signet verifies each of the client's
+ * requests with it, and judges its modulus once per fetch: an RSA-8192 key costs about 16 times
+ * an RSA-2048 one to verify (BENCHMARKS.md), and a published set is written by someone else. A
+ * key registered with the registry may be larger (MAX_RSA_BITS).
+ */
+export const MAX_PUBLISHED_RSA_BITS = 4096;
+
 function setRefusal(code: KeySetRefusalCode, message: string): KeySetReading {
   return { ok: false, code, message, refused: [] };
 }
 
 type KeyOutcome = PublishedKey | { code: KeyRefusalCode; message: string };
 
-/** One JWK of the set, judged in a fixed order so that each key gets its most telling reason. */
-function readPublishedKey(value: unknown, nowS: number | undefined): KeyOutcome {
+/**
+ * One JWK of the set, judged in a fixed order so that each key gets its most telling reason. A key
+ * whose members were imported before (`imported`) is a duplicate, found before its own import:
+ * each import judges the key (an RSA modulus takes a primality round), which a set listing one
+ * key twenty times must not make Signet pay twenty times.
+ */
+function readPublishedKey(value: unknown, nowS: number | undefined, imported: Set<string>, index: number): KeyOutcome {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return refusal('not_an_object', 'This entry is not a JWK object.');
   const jwk = value as JsonWebKey;
   if (jwk.kty === 'oct' || (typeof jwk.alg === 'string' && HMAC_ALGS.test(jwk.alg))) {
@@ -178,6 +204,15 @@ function readPublishedKey(value: unknown, nowS: number | undefined): KeyOutcome 
   }
   const validity = readValidity(jwk, nowS);
   if ('code' in validity) return validity;
+  const rsaBits = jwk.kty === 'RSA' && typeof jwk.n === 'string' ? modulusBits(jwk.n) : 0;
+  if (rsaBits > MAX_PUBLISHED_RSA_BITS) {
+    return refusal('key_too_large', `This RSA key has ${rsaBits} bits; a published key may have at most ${MAX_PUBLISHED_RSA_BITS}. Publish a 2048- to 4096-bit RSA key, or an EC or Ed25519 key.`);
+  }
+  const members = membersThumbprint(jwk);
+  if (members !== undefined) {
+    if (imported.has(members)) return refusal('duplicate_key', `Key ${index} is the same key as one listed before it; it is read once.`);
+    imported.add(members);
+  }
   let info;
   try {
     info = importPublicKey(jwk);
@@ -203,6 +238,14 @@ function readPublishedKey(value: unknown, nowS: number | undefined): KeyOutcome 
     keyType: info.keyType,
     ...validity,
   };
+}
+
+/** The bits of a base64url modulus, read off its text without decoding the number (leading zero bytes not counted). */
+function modulusBits(n: string): number {
+  const bytes = Buffer.from(n, 'base64url');
+  let first = 0;
+  while (first < bytes.length && bytes[first] === 0) first++;
+  return first === bytes.length ? 0 : (bytes.length - first - 1) * 8 + (32 - Math.clz32(bytes[first]));
 }
 
 /** `nbf` and `exp` (NumericDate, RFC 7519 §2), whole seconds; `exp` after `nbf`, and not passed at `nowS`. */

@@ -21,8 +21,6 @@ import { BoundedCache } from './bounded-cache';
 const SMALL_PRIME_BOUND = 1 << 16;
 /** Fermat steps tried from ⌈√n⌉: finds p, q whose difference is below about 2^(bits/4 + 7). */
 const FERMAT_STEPS = 4_096;
-/** Miller-Rabin rounds that confirm a modulus the first round found probably prime (error below 2^-80). */
-const PRIME_CONFIRMATION_ROUNDS = 40;
 /**
  * The product of the odd primes below {@link SMALL_PRIME_BOUND} (a 94,000-bit number): one gcd
  * with it finds any small factor. Computed when the module loads (about 3 ms), never changed.
@@ -42,8 +40,11 @@ export function modulusWeakness(n: bigint): string | undefined {
   if (small !== 1n) return `has a small factor (${small < 1n << 32n ? small.toString() : 'a product of primes below 65536'}), so anyone can factor it`;
   const root = isqrt(n);
   if (root * root === n) return 'is a perfect square (p = q), so anyone can factor it';
-  // One round first: a real modulus (composite) fails it; only a modulus it calls prime pays for more.
-  if (checkPrimeSync(n, { checks: 1 }) && checkPrimeSync(n, { checks: PRIME_CONFIRMATION_ROUNDS })) {
+  // One Miller-Rabin round. A prime always passes it; a key generator's modulus (the product of
+  // two random primes) fails it but for odds too small to matter, and a composite crafted to pass
+  // it is no key anyone should register. So no confirming rounds: for a prime modulus of 8,192
+  // bits, forty of them cost seconds of CPU, which a key set of twenty would multiply.
+  if (checkPrimeSync(n, { checks: 1 })) {
     return 'is a prime, not a product of two primes, so anyone can compute a signing exponent for it';
   }
   if (fermatFactorable(n, root)) return 'is a product of two primes so close together that anyone can factor it';

@@ -24,6 +24,13 @@ const RFC7638_RSA_JWK = {
 
 const set = (...keys: unknown[]): string => JSON.stringify({ keys });
 
+/** An odd number of exactly `bits` bits that 3 divides: no RSA modulus, but one the importer must judge to refuse. */
+function madeUpModulus(bits: number): Buffer {
+  let n = (1n << BigInt(bits - 1)) | 1n;
+  while (n % 3n !== 0n) n += 2n;
+  return Buffer.from(n.toString(16).padStart(Math.ceil(bits / 4) + (Math.ceil(bits / 4) % 2), '0'), 'hex');
+}
+
 function accepted(reading: KeySetReading) {
   if (!reading.ok) throw new Error(`expected a usable set, got ${reading.code}: ${reading.message}`);
   return reading;
@@ -123,6 +130,8 @@ describe('readPublishedKeySet: keys refused, each with its reason', () => {
     ['the Ed25519 identity point (small order: anyone can sign)', { kty: 'OKP', crv: 'Ed25519', x: Buffer.from('0100000000000000000000000000000000000000000000000000000000000000', 'hex').toString('base64url') }, 'weak_key'],
     ['an RSA key with e = 3', { ...jwkOf(rsa.publicKey), e: 'Aw' }, 'weak_key'],
     ['a 1024-bit RSA key', jwkOf(generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey), 'key_too_small'],
+    ['an RSA modulus of 4,097 bits (refused before it is imported or judged)', { kty: 'RSA', e: 'AQAB', n: madeUpModulus(4097).toString('base64url') }, 'key_too_large'],
+    ['an RSA modulus of 4,096 bits (past the size rule; this made-up one then has a small factor)', { kty: 'RSA', e: 'AQAB', n: madeUpModulus(4096).toString('base64url') }, 'weak_key'],
     ['a numeric kid', { ...ED, kid: 7 }, 'invalid_kid'],
     ['a kid with a newline (log injection)', { ...ED, kid: 'a\nb' }, 'invalid_kid'],
     ['a string nbf', { ...ED, nbf: '1700000000' }, 'invalid_validity'],
@@ -130,6 +139,17 @@ describe('readPublishedKeySet: keys refused, each with its reason', () => {
     ['exp before nbf', { ...ED, nbf: 2_000_000_000, exp: 1_900_000_000 }, 'invalid_validity'],
   ] as [string, unknown, string][]).map(([name, jwk, code]) => ({ name, jwk, code })))('$name → $code', ({ jwk, code }) => {
     expect(refusalOf(jwk).code).toBe(code);
+  });
+
+  it('judges a key listed several times once: the copies are duplicate_key before they are imported, even when the first is refused', () => {
+    const weak = { kty: 'RSA', e: 'AQAB', n: madeUpModulus(2048).toString('base64url') };
+    const reading = readPublishedKeySet(set(weak, { ...weak, kid: 'again' }, weak, ED));
+    expect(reading.refused.map(({ index, code }) => [index, code])).toEqual([
+      [0, 'weak_key'],
+      [1, 'duplicate_key'],
+      [2, 'duplicate_key'],
+    ]);
+    expect(accepted(reading).keys).toHaveLength(1);
   });
 
   it('names a refused key by its kid only when the kid is a valid string', () => {
@@ -195,7 +215,7 @@ describe('readPublishedKeySet: whole sets refused', () => {
     expect(KEY_SET_REFUSAL_CODES).toEqual(['invalid_json', 'not_a_key_set', 'too_many_keys', 'no_usable_key']);
     expect(KEY_REFUSAL_CODES).toEqual([
       'not_an_object', 'symmetric_key', 'private_key_member', 'unsupported_key_type', 'unsupported_algorithm', 'not_for_signatures', 'invalid_public_key',
-      'key_too_small', 'weak_key', 'known_test_key', 'invalid_kid', 'invalid_validity', 'expired', 'duplicate_key',
+      'key_too_small', 'weak_key', 'known_test_key', 'invalid_kid', 'invalid_validity', 'expired', 'duplicate_key', 'key_too_large',
     ]);
   });
 });
