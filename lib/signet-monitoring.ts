@@ -2,7 +2,7 @@
  * Alarms and a dashboard for a Signet deployment: authorizer errors, deny spikes, failed key
  * rotations, and the traffic that explains them.
  */
-import { Duration } from 'aws-cdk-lib';
+import { Annotations, Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -145,6 +145,12 @@ export class SignetMonitoring extends Construct {
       );
     }
     for (const alarm of this.alarms) alarm.addAlarmAction(...(props.alarmActions ?? []));
+    if ((props.alarmActions ?? []).length === 0) {
+      Annotations.of(this).addWarningV2(
+        'signet:alarms-notify-nobody',
+        "Signet's alarms only change state: nobody is told when the authorizer fails, a rotation fails or a key source stays down. Give alarmActions (the stack's alarmTopicArn) an SNS topic your operators read.",
+      );
+    }
 
     this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
       dashboardName: props.dashboardName,

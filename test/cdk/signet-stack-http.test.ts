@@ -392,13 +392,23 @@ describe('admin bootstrap', () => {
     expect(env[ENV.adminKeyFingerprint]).toBe(testKey(0).fingerprint);
   });
 
-  test('an admin allowed from everywhere (no adminNetworkWhitelist) is a synth warning; one with networks is not', () => {
+  test('an admin allowed from everywhere (no adminNetworkWhitelist) is a synth warning, and so are alarms without a topic; an admin with networks, and alarms with alarmTopicArn, are not', () => {
     const warned = Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('may call from any address'));
     expect(warned.map((w) => w.id)).toEqual(['/Signet/AdminBootstrap']);
-    const narrowed = withoutBundlingProgress(() => new SignetStack(appWithoutBundling(), 'Narrowed', { adminPublicKey: spkiPem(testKey(0)), adminNetworkWhitelist: ['203.0.113.0/24'] }));
+    const narrowed = withoutBundlingProgress(() => new SignetStack(appWithoutBundling(), 'Narrowed', { adminPublicKey: spkiPem(testKey(0)), adminNetworkWhitelist: ['203.0.113.0/24'], alarmTopicArn: TOPIC_ARN }));
     expect(Annotations.fromStack(narrowed).findWarning('*', Match.stringLikeRegexp('may call from any address'))).toEqual([]);
+
+    // Alarms without a topic tell nobody: a warning; with alarmTopicArn every alarm notifies the topic.
+    expect(Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('alarms only change state')).map((w) => w.id)).toEqual(['/Signet/Monitoring']);
+    expect(Annotations.fromStack(narrowed).findWarning('*', Match.stringLikeRegexp('alarms only change state'))).toEqual([]);
+    const alarms = Object.values(Template.fromStack(narrowed).findResources('AWS::CloudWatch::Alarm'));
+    expect(alarms.length).toBeGreaterThan(4);
+    for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([TOPIC_ARN]);
   });
 });
+
+/** An SNS topic the operators read (made up). */
+const TOPIC_ARN = 'arn:aws:sns:eu-west-1:111122223333:signet-alarms';
 
 describe('alarms, dashboard, outputs', () => {
   test('alarms on authorizer errors, deny spikes, decisions from stale records, registry errors, table throttles, rotation failures and failing key sources', () => {
