@@ -125,6 +125,7 @@ interface ListedAuditEntry {
   readonly changes?: Readonly<Record<string, { readonly from?: string | readonly string[]; readonly to?: string | readonly string[] } | undefined>>;
   readonly keysAdded?: readonly string[];
   readonly keysRemoved?: readonly string[];
+  readonly keysExpired?: readonly string[];
   readonly keyNotAfter?: { readonly fingerprint: string; readonly from?: string; readonly to?: string };
 }
 
@@ -170,6 +171,15 @@ export function auditLine(entry: ListedAuditEntry, context: { readonly signerId?
         ? `Key ${shortFingerprint(entry.keyNotAfter.fingerprint)} ${entry.keyNotAfter.to ? `verifies until ${entry.keyNotAfter.to}` : 'verifies with no end date'}`
         : 'Key end date changed';
       break;
+    case 'key_source.refreshed': {
+      const parts = [
+        entry.keysAdded?.length ? `added ${keys(entry.keysAdded)}` : '',
+        entry.keysRemoved?.length ? `removed ${keys(entry.keysRemoved)}` : '',
+        entry.keysExpired?.length ? `ended ${keys(entry.keysExpired)} (no longer published)` : '',
+      ].filter((part) => part !== '');
+      what = `Keys from the source${parts.length > 0 ? `: ${parts.join('; ')}` : ' refreshed'}`;
+      break;
+    }
     case 'account.created':
       what = 'Account created';
       break;

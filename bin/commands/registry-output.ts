@@ -241,7 +241,7 @@ export const auditTable: Formatter = printed((body) => {
 
 function changed(entry: Row): string {
   const parts = Object.keys((entry.changes as Row | undefined) ?? {});
-  for (const [field, label] of [['keysAdded', 'key added'], ['keysRemoved', 'key removed'], ['keyNotAfter', 'key not-after']] as const) {
+  for (const [field, label] of [['keysAdded', 'key added'], ['keysRemoved', 'key removed'], ['keysExpired', 'key withdrawn by its source, expired'], ['keyNotAfter', 'key not-after']] as const) {
     if (entry[field] !== undefined) parts.push(label);
   }
   return parts.length === 0 ? '-' : parts.join(', ');

@@ -72,10 +72,15 @@ export interface RefusedKey {
 export const KEY_SET_REFUSAL_CODES = ['invalid_json', 'not_a_key_set', 'too_many_keys', 'no_usable_key'] as const;
 export type KeySetRefusalCode = (typeof KEY_SET_REFUSAL_CODES)[number];
 
-/** The outcome of reading a key set: its usable keys (at least one) and the refused ones, or why none. */
+/**
+ * The outcome of reading a key set: its usable keys (at least one) and the refused ones, or why
+ * none. `listed`, for a set read key by key (usable, or `no_usable_key`): the RFC 7638 thumbprint
+ * of every key it lists, usable or not (as its members spell it), so that a key the publisher no
+ * longer lists is known to be withdrawn even when nothing listed can be used.
+ */
 export type KeySetReading =
-  | { readonly ok: true; readonly keys: readonly PublishedKey[]; readonly refused: readonly RefusedKey[] }
-  | { readonly ok: false; readonly code: KeySetRefusalCode; readonly message: string; readonly refused: readonly RefusedKey[] };
+  | { readonly ok: true; readonly keys: readonly PublishedKey[]; readonly refused: readonly RefusedKey[]; readonly listed: readonly string[] }
+  | { readonly ok: false; readonly code: KeySetRefusalCode; readonly message: string; readonly refused: readonly RefusedKey[]; readonly listed?: readonly string[] };
 
 /**
  * Public keys whose private halves are printed in RFCs and drafts, by RFC 7638 thumbprint:
@@ -134,6 +139,7 @@ export function readPublishedKeySet(text: string, options: KeySetOptions = {}): 
   const refused: RefusedKey[] = [];
   // The keys that reached their import, by the thumbprint of their members (see readPublishedKey).
   const imported = new Set<string>();
+  const listed = keys.flatMap((jwk: unknown) => membersThumbprint(jwk) ?? []);
   keys.forEach((jwk: unknown, index) => {
     const given = typeof jwk === 'object' && jwk !== null ? (jwk as JsonWebKey).kid : undefined;
     const kid = typeof given === 'string' && KID.test(given) ? given : undefined;
@@ -148,9 +154,9 @@ export function readPublishedKeySet(text: string, options: KeySetOptions = {}): 
   });
   if (usable.length === 0) {
     const why = refused.slice(0, 3).map((key) => `key ${key.index}: ${key.code}`).join('; ');
-    return { ok: false, code: 'no_usable_key', message: keys.length === 0 ? 'The key set lists no keys.' : `The key set has no key Signet can verify with (${why}${refused.length > 3 ? '; ...' : ''}).`, refused };
+    return { ok: false, code: 'no_usable_key', message: keys.length === 0 ? 'The key set lists no keys.' : `The key set has no key Signet can verify with (${why}${refused.length > 3 ? '; ...' : ''}).`, refused, listed };
   }
-  return { ok: true, keys: usable, refused };
+  return { ok: true, keys: usable, refused, listed };
 }
 
 /** The thumbprint of a JWK's members as written, or undefined when they do not make one (the import then says why). */

@@ -40,6 +40,13 @@ export interface KeySourceStore {
    */
   touchKeysFetched(current: ClientRecord, fetchedAt: string, status: KeySourceStatus): Promise<boolean>;
   /**
+   * A fetch whose well-formed set has no usable key and no longer lists some of the client's keys:
+   * ends those now (`withdrawn`, by fingerprint: a not-after of now; version + 1, an audit entry
+   * with `keysExpired`) and writes `status`, leaving `keysFetchedAt`, if the record is still at `current.version`.
+   * @throws SignetError `version_conflict` when the record moved
+   */
+  dropWithdrawnKeys(current: ClientRecord, withdrawn: ReadonlySet<string>, status: KeySourceStatus, actor: Actor): Promise<ClientRecord>;
+  /**
    * Writes `status` (a failed fetch: the keys stay), if the record is still at `current.version`.
    * @returns false when the record moved (nothing written)
    */

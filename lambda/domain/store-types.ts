@@ -116,6 +116,8 @@ export interface AuditEntry {
   readonly changes?: Readonly<Partial<Record<AuditedField, AuditFieldChange>>>;
   readonly keysAdded?: readonly string[];
   readonly keysRemoved?: readonly string[];
+  /** Keys that stopped verifying at `at` (given it as their not-after): a key source withdrew them. */
+  readonly keysExpired?: readonly string[];
   /** For `key.not_after_set`: the key and its not-after before and after. */
   readonly keyNotAfter?: { readonly fingerprint: string; readonly from?: string; readonly to?: string };
 }

@@ -79,6 +79,8 @@ export type KeySourceFetch =
       readonly keys: readonly PublishedKey[];
       /** Keys of the set that are not used, each with its reason. */
       readonly refused: readonly RefusedKey[];
+      /** The thumbprint of every key the set lists, usable or not (KeySetReading `listed`). */
+      readonly listed: readonly string[];
       /** From Cache-Control, clamped to [60, 86400]; undefined: the refresher's interval applies. */
       readonly maxAgeS?: number;
       /**
@@ -99,6 +101,12 @@ export type KeySourceFetch =
       /** From Retry-After: wait at least this long before fetching again. */
       readonly retryAfterS?: number;
       readonly refused?: readonly RefusedKey[];
+      /**
+       * For an answer that is a well-formed key set with no usable key (`no_usable_key`): the
+       * thumbprint of every key it lists. A key the client holds that is not among them was
+       * withdrawn by its publisher.
+       */
+      readonly listed?: readonly string[];
     };
 
 /** Options of {@link fetchKeySource}; each has a production default. */
@@ -263,7 +271,9 @@ function readAnswer(answer: Answer, url: URL, address: string, nowS: number): Ke
     return { ok: false, code: 'unexpected_media_type', status, message, url: url.href, address };
   }
   const reading = readPublishedKeySet(answer.body.toString('utf8'), { nowS });
-  if (!reading.ok) return { ok: false, code: reading.code, status, message: reading.message, url: url.href, address, refused: reading.refused };
+  if (!reading.ok) {
+    return { ok: false, code: reading.code, status, message: reading.message, url: url.href, address, refused: reading.refused, ...(reading.listed === undefined ? {} : { listed: reading.listed }) };
+  }
   const maxAgeS = keySetMaxAgeS(header('cache-control'));
   const signature = header('signature');
   const signatureInput = header('signature-input');
@@ -273,6 +283,7 @@ function readAnswer(answer: Answer, url: URL, address: string, nowS: number): Ke
     address,
     keys: reading.keys,
     refused: reading.refused,
+    listed: reading.listed,
     ...(maxAgeS === undefined ? {} : { maxAgeS }),
     ...(signature !== undefined && signatureInput !== undefined ? { responseSignature: { signature, signatureInput } } : {}),
   };

@@ -14,6 +14,8 @@
  *   is due at the next even when the schedule fires a little early.
  * - failure: the keys stay (they verify until the keep bound after the last success; the
  *   authorizer enforces it), the status records the error, since when it fails and how often;
+ *   except that a well-formed set with no usable key ends now the keys it no longer lists (the
+ *   publisher withdrew them);
  *   next fetch after a backoff from 1 min doubling up to the interval, and no sooner than the
  *   source's Retry-After (at most 24 h).
  * Every write is conditioned on the record's version the fetch was planned from: an edit made
@@ -27,6 +29,7 @@ import { SignetError } from '../core/errors';
 import type { ClientRecord, KeySource, StoredPublicKey } from '../domain/client-record';
 import type { KeySourceStatus, KeySourceStore } from '../domain/key-source-store';
 import type { Actor } from '../domain/store-types';
+import { keyThumbprint } from '../store/item-codec';
 import type { KeySourceFetch } from './fetch-key-source';
 import { type FetchedKeySet, dueSlackMs, failureStatus, selectPublishedKeys, successStatus } from './published-keys';
 
@@ -145,17 +148,32 @@ export function createKeySourceRefresher(deps: KeySourceRefresherDeps): KeySourc
     }
     const failure = fetched.ok ? unusable(fetched) : fetched;
     const status = failureStatus(clientId, previous, failure, sourceUrl(record.keySource), nowMs, deps.refreshIntervalS, plannedFromMs);
-    const written = await store.putStatus(record, status);
+    // A well-formed set with no usable key still says which keys its publisher withdrew: those go
+    // now (a publisher emptying its set revokes a leaked key), the rest stay until the keep bound.
+    const withdrawn = withdrawnKeys(record, fetched.listed);
+    let written: boolean;
+    let current = record;
+    if (withdrawn.size === 0) {
+      written = await store.putStatus(record, status);
+    } else {
+      try {
+        current = await store.dropWithdrawnKeys(record, withdrawn, status, actor);
+        written = true;
+      } catch (error) {
+        if (!(error instanceof SignetError && error.code === 'version_conflict')) throw error;
+        written = false;
+      }
+    }
     // Listed after its status is written (the status is the truth the run checks the list against).
     if (written && status.failingSince !== undefined) await store.markFailing(clientId, status.failingSince);
     return {
       clientId,
       ok: false,
       added: [],
-      removed: [],
+      removed: written ? [...withdrawn] : [],
       unchanged: false,
       error: { code: failure.code, message: failure.message, ...(failure.status !== undefined ? { status: failure.status } : {}) },
-      record,
+      record: current,
       status,
       ...(written ? {} : { superseded: true }),
     };
@@ -279,6 +297,13 @@ export function createKeySourceRefresher(deps: KeySourceRefresherDeps): KeySourc
   }
 
   return { refreshDue, refreshClient };
+}
+
+/** The fingerprints of the client's keys a read set no longer lists (none when the set was not read key by key). */
+function withdrawnKeys(record: ClientRecord, listed: readonly string[] | undefined): ReadonlySet<string> {
+  if (listed === undefined) return new Set();
+  const still = new Set(listed);
+  return new Set(record.keys.filter((key) => !still.has(key.thumbprint ?? keyThumbprint(key) ?? '')).map((key) => key.fingerprint));
 }
 
 /** A fetch whose keys are all unusable, as a failure naming why. */

@@ -137,6 +137,7 @@ export function auditView(entry: AuditEntry): AuditEntry {
     ...(entry.changes !== undefined ? { changes: entry.changes } : {}),
     ...(entry.keysAdded !== undefined ? { keysAdded: entry.keysAdded } : {}),
     ...(entry.keysRemoved !== undefined ? { keysRemoved: entry.keysRemoved } : {}),
+    ...(entry.keysExpired !== undefined ? { keysExpired: entry.keysExpired } : {}),
     ...(entry.keyNotAfter !== undefined ? { keyNotAfter: entry.keyNotAfter } : {}),
   };
 }

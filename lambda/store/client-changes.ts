@@ -96,6 +96,26 @@ export function planRefresh(current: ClientRecord, fetched: readonly StoredPubli
   };
 }
 
+/**
+ * A fetch whose set no longer lists some of the client's keys, though no key it lists can be used:
+ * those keys stop verifying now (a not-after of `at`; the publisher withdrew them: a leaked key is
+ * revoked by taking it out of the set), the others stay until the keep bound as after any failed
+ * fetch (`keysFetchedAt` unchanged), and the status is written. The keys are kept, expired, until a
+ * fetch with a usable key replaces the set, so that a client always holds a key to show.
+ * Undefined when every withdrawn key has already stopped verifying.
+ */
+export function planWithdrawn(current: ClientRecord, withdrawn: ReadonlySet<string>, status: KeySourceStatus, at: string): ClientChangePlan | undefined {
+  const ending = current.keys.filter((k) => withdrawn.has(k.fingerprint) && (k.notAfter === undefined || k.notAfter > at));
+  if (ending.length === 0) return undefined;
+  const expired = new Map(ending.map((k) => [k.fingerprint, { ...k, notAfter: at }]));
+  return {
+    record: { keys: current.keys.map((k) => expired.get(k.fingerprint) ?? k) },
+    keyRewrites: [...expired.values()],
+    sourceStatus: status,
+    audit: { action: 'key_source.refreshed', keysExpired: [...expired.keys()] },
+  };
+}
+
 /** Refuses a change of registered keys on a client whose keys come from its key source. */
 function refuseOnSource(current: ClientRecord, action: string): void {
   if (current.keySource === undefined) return;

@@ -151,6 +151,10 @@ export class DynamoClientStore implements RegistryStore {
     return this.writes.refreshPublishedKeys(clientId, expectedVersion, keys, fetchedAt, status, actor);
   }
 
+  dropWithdrawnKeys(clientId: string, expectedVersion: number, withdrawn: ReadonlySet<string>, status: KeySourceStatus, actor: Actor): Promise<ClientRecord> {
+    return this.writes.dropWithdrawnKeys(clientId, expectedVersion, withdrawn, status, actor);
+  }
+
   disable(clientId: string, actor: Actor, expectedVersion?: number, options?: ChangeOptions): Promise<ClientRecord> {
     return this.writes.disable(clientId, actor, expectedVersion, options);
   }

@@ -33,7 +33,7 @@ import { canAdminister, describeLoss, isActiveAdmin, lastAdmin, operatorChange }
 import type { Actor, AuditEntry, ChangeOptions, ClientChanges, CreateClientResult, NewClient, NewKey } from '../domain/store-types';
 import { DEFAULT_ACCOUNT_ID, isAccountId } from './account-id';
 import type { DynamoAdminRoster } from './admin-roster';
-import { type ClientChangePlan, newClient, planAddKey, planRefresh, planKeyNotAfter, planRemoveKey, planStatus, planUpdate } from './client-changes';
+import { type ClientChangePlan, newClient, planAddKey, planRefresh, planKeyNotAfter, planWithdrawn, planRemoveKey, planStatus, planUpdate } from './client-changes';
 import { isClientId, newClientId } from './client-id';
 import type { DynamoClientQueries } from './client-queries';
 import type { DynamoClientRecords } from './client-records';
@@ -193,6 +193,16 @@ export class DynamoClientWrites extends DynamoTable {
     actor: Actor,
   ): Promise<ClientRecord> {
     return this.mutate(clientId, expectedVersion, actor, {}, 'refresh the published keys', (current) => planRefresh(current, keys, fetchedAt, status));
+  }
+
+  /**
+   * Ends now (a not-after of the change's instant) a key-source client's keys its source no longer
+   * lists (a fetch with no usable key), leaving `keysFetchedAt`, and writes the source status, if
+   * the record is still at `expectedVersion`.
+   * @throws SignetError `not_found`, `version_conflict`, `last_admin`
+   */
+  dropWithdrawnKeys(clientId: string, expectedVersion: number, withdrawn: ReadonlySet<string>, status: KeySourceStatus, actor: Actor): Promise<ClientRecord> {
+    return this.mutate(clientId, expectedVersion, actor, {}, 'end the withdrawn keys', (current, at) => planWithdrawn(current, withdrawn, status, at));
   }
 
   /** Disables the client: the authorizer refuses it (`client_disabled`). No change if already disabled. */

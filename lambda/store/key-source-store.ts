@@ -95,6 +95,10 @@ export class DynamoKeySourceStore extends DynamoTable implements KeySourceStore 
     return this.clients.refreshPublishedKeys(current.clientId, current.version, keys, fetchedAt, status, actor);
   }
 
+  dropWithdrawnKeys(current: ClientRecord, withdrawn: ReadonlySet<string>, status: KeySourceStatus, actor: Actor): Promise<ClientRecord> {
+    return this.clients.dropWithdrawnKeys(current.clientId, current.version, withdrawn, status, actor);
+  }
+
   touchKeysFetched(current: ClientRecord, fetchedAt: string, status: KeySourceStatus): Promise<boolean> {
     return this.writeIfUnchanged(current, status, 'record the key source fetch', {
       Update: {

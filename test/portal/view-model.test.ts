@@ -131,6 +131,8 @@ test('audit lines: who (you, a listed client by name, or a fixed actor), and wha
     { at: '2026-06-01T10:02:00.000Z', actor: 'c_other', action: 'client.updated', clientId: 'c_acme', version: 3, changes: { name: { from: 'Acme', to: 'Acme Pay' }, roles: { from: ['demo'], to: [] } } },
     { at: '2026-06-01T10:03:00.000Z', actor: 'rotation', action: 'key.removed', clientId: 'c_acme', version: 4, keysRemoved: [fp('o')] },
     { at: '2026-06-01T10:04:00.000Z', actor: 'bootstrap', action: 'account.created', accountId: 'acct_x', version: 1 },
+    { at: '2026-06-01T10:05:00.000Z', actor: 'key-source-refresher', action: 'key_source.refreshed', clientId: 'c_acme', version: 5, keysAdded: [fp('n')], keysRemoved: [fp('o')] },
+    { at: '2026-06-01T10:06:00.000Z', actor: 'key-source-refresher', action: 'key_source.refreshed', clientId: 'c_acme', version: 6, keysExpired: [fp('n')] },
   ];
   const lines = runInPortal<Array<{ who: string; what: string; client?: string }>>(
     `const names = new Map([['c_acme', 'Acme'], ['c_other', 'Other admin']]);
@@ -143,6 +145,8 @@ test('audit lines: who (you, a listed client by name, or a fixed actor), and wha
     ['Other admin (c_other)', 'Changed name Acme → Acme Pay; roles demo → none', 'Acme (c_acme)'],
     ['rotation', `Key ${fp('o').slice(0, 8)}…${fp('o').slice(-6)} removed`, 'Acme (c_acme)'],
     ['bootstrap', 'Account created', undefined],
+    ['key-source-refresher', `Keys from the source: added ${fp('n').slice(0, 8)}…${fp('n').slice(-6)}; removed ${fp('o').slice(0, 8)}…${fp('o').slice(-6)}`, 'Acme (c_acme)'],
+    ['key-source-refresher', `Keys from the source: ended ${fp('n').slice(0, 8)}…${fp('n').slice(-6)} (no longer published)`, 'Acme (c_acme)'],
   ]);
 });
 

@@ -436,6 +436,43 @@ describe('POST /registry/clients/{clientId}/keys/refresh and the refresher', () 
     nowMs = T0;
   });
 
+  test('a set that no longer lists a key ends it at once, though no key it lists can be used; a key still listed stays until the keep bound', async () => {
+    const leaked = publishedKey();
+    const kept = publishedKey();
+    const path = newSource(keySet(leaked, kept));
+    const clientId = (await call({ method: 'POST', path: '/registry/clients', body: createBody({ jwksUri: server.url(path) }) })).body.clientId as string;
+    const refresher = createKeySourceRefresher({ store: keySources, fetch: (s) => server.fetch(s), nowMs: () => nowMs, refreshIntervalS: INTERVAL_S, requireSignedDirectories: false });
+    const activeKeys = async () => {
+      const shown = await call({ method: 'GET', path: `/registry/clients/${clientId}` });
+      return (shown.body as { keys: Array<{ fingerprint: string; active: boolean }> }).keys.filter((k) => k.active).map((k) => k.fingerprint);
+    };
+
+    // The publisher takes the leaked key out; what it still lists cannot be used here (an HMAC key, and
+    // the kept key with a "use" that is not for signatures): no usable key, a failed fetch.
+    nowMs = T0 + 60_000;
+    server.serve(path, JSON.stringify({ keys: [{ kty: 'oct', k: 'c2VjcmV0', kid: 'hmac' }, { ...kept.jwk, use: 'enc' }] }));
+    const at = new Date(nowMs).toISOString();
+    expect(await refresher.refreshClient(clientId, REFRESHER_ACTOR)).toMatchObject({ ok: false, error: { code: 'no_usable_key' } });
+    const record = await store.getClient(clientId, { consistentRead: true });
+    expect(record?.keys.map((k) => [k.fingerprint, k.notAfter])).toEqual(expect.arrayContaining([[leaked.fingerprint, at], [kept.fingerprint, undefined]]));
+    expect(record?.keysFetchedAt).toBe(new Date(T0).toISOString());
+    nowMs += 1_000; // a key verifies up to its not-after, inclusive
+    expect(await activeKeys()).toEqual([kept.fingerprint]);
+    expect((await keySources.getStatus(clientId))?.lastError).toMatchObject({ code: 'no_usable_key' });
+    expect((await store.listAudit(clientId)).items[0]).toMatchObject({ action: 'key_source.refreshed', actor: REFRESHER_ACTOR, keysExpired: [leaked.fingerprint] });
+
+    // An empty set ends the last one too: the client signs with nothing until its publisher lists a key again.
+    nowMs = T0 + 120_000;
+    server.serve(path, JSON.stringify({ keys: [] }));
+    expect(await refresher.refreshClient(clientId, REFRESHER_ACTOR)).toMatchObject({ ok: false });
+    nowMs += 1_000;
+    expect(await activeKeys()).toEqual([]);
+    server.serve(path, keySet(kept));
+    expect(await refresher.refreshClient(clientId, REFRESHER_ACTOR)).toMatchObject({ ok: true, removed: [leaked.fingerprint] });
+    expect(await activeKeys()).toEqual([kept.fingerprint]);
+    nowMs = T0;
+  });
+
   test('a Retry-After beyond 24 h waits 24 h (and the due slack); a max-age below a minute is read as one minute', async () => {
     const key = publishedKey();
     const path = newSource(keySet(key), { 'cache-control': 'max-age=5' });

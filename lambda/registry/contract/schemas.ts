@@ -248,6 +248,7 @@ export const AuditEntry = z.strictObject({
 })),
   keysAdded: z.optional(z.array(Fingerprint)),
   keysRemoved: z.optional(z.array(Fingerprint)),
+  keysExpired: z.optional(z.array(Fingerprint)),
   keyNotAfter: z.optional(z.strictObject({
   fingerprint: Fingerprint,
   from: z.optional(Instant),
