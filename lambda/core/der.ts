@@ -248,7 +248,8 @@ function positiveInteger(der: Uint8Array, tlv: Tlv, name: string): Uint8Array | 
   return bytes.length === 0 ? `has a ${name} of zero` : bytes;
 }
 
-function bitLength(magnitude: Uint8Array): number {
+/** The bits of a positive integer's magnitude (big-endian, no leading zero byte). */
+export function bitLength(magnitude: Uint8Array): number {
   return (magnitude.length - 1) * 8 + (32 - Math.clz32(magnitude[0]));
 }
 

@@ -13,6 +13,7 @@
  * ({@link KNOWN_TEST_KEY_THUMBPRINTS}). Pure: the caller passes `nowS` to drop expired keys.
  */
 import { MAX_PUBLISHED_KEYS } from './defaults';
+import { bitLength } from './der';
 import { isSignetError } from './errors';
 import { jwkThumbprint, thumbprintOfKey } from './jwk-thumbprint';
 import { importPublicKey } from './keys';
@@ -246,12 +247,12 @@ function readPublishedKey(value: unknown, nowS: number | undefined, imported: Se
   };
 }
 
-/** The bits of a base64url modulus, read off its text without decoding the number (leading zero bytes not counted). */
+/** The bits of a base64url modulus, from its bytes, before any key is built of it (leading zero bytes not counted). */
 function modulusBits(n: string): number {
   const bytes = Buffer.from(n, 'base64url');
   let first = 0;
   while (first < bytes.length && bytes[first] === 0) first++;
-  return first === bytes.length ? 0 : (bytes.length - first - 1) * 8 + (32 - Math.clz32(bytes[first]));
+  return first === bytes.length ? 0 : bitLength(bytes.subarray(first));
 }
 
 /** `nbf` and `exp` (NumericDate, RFC 7519 §2), whole seconds; `exp` after `nbf`, and not passed at `nowS`. */
