@@ -18,6 +18,17 @@ export { COVERAGE_PROFILES, DEFAULT_PROFILE, isCoverageProfile };
 export type { CoverageProfile };
 
 /**
+ * Whether profile `to` accepts every signature profile `from` does: the same profile, or
+ * `rfc9421` after `signet` (any label, the target by `@target-uri` or its parts, `alg` and `date`
+ * optional: all that `signet` requires and more). `web-bot-auth` asks for a tag and an expiry that
+ * neither other profile does, and `signet` for what an `rfc9421` signer may leave out. The
+ * registry's self-lockout rule asks it before a caller changes its own client's profile.
+ */
+export function admitsEverySignatureOf(to: CoverageProfile, from: CoverageProfile): boolean {
+  return from === to || (from === 'signet' && to === 'rfc9421');
+}
+
+/**
  * The most signatures one request may declare in Signature-Input under a profile that accepts any
  * label: the authorizer looks up the keyid of each one that passes the checks every profile
  * makes (a registry lookup, cached) to find the one to check, and under replay protection claims

@@ -32,6 +32,7 @@
 import { ACCOUNT_ADMIN_ROLE, REGISTRY_ADMIN_ROLE } from '../core/defaults';
 import { SignetError } from '../core/errors';
 import { compileAllowList } from '../core/ip-policy';
+import { admitsEverySignatureOf } from '../core/profiles';
 import type { CoverageProfile } from '../core/profile-names';
 import { DEFAULT_ACCOUNT_ID, isAccountId } from '../store/account-id';
 import { accountNotFound } from '../store/account-store';
@@ -187,15 +188,6 @@ export interface LockoutRelevantChange {
   readonly profile?: CoverageProfile;
 }
 
-/**
- * Whether a signer admitted under profile `from` is still admitted under `to`: the same profile,
- * or `rfc9421` after `signet` (it accepts every signature `signet` does: any label, the target by
- * `@target-uri` or its parts, `alg` and `date` optional). Web Bot Auth asks for a tag and an
- * expiry Signet's own signers do not send, and `signet` for what an `rfc9421` signer may leave out.
- */
-function stillAdmits(from: CoverageProfile, to: CoverageProfile): boolean {
-  return from === to || (from === 'signet' && to === 'rfc9421');
-}
 
 /**
  * The guard refusing a change by which the caller would lock itself out: disabling its own client,
@@ -228,7 +220,7 @@ export function selfLockoutGuard(caller: RegistryCaller, change: LockoutRelevant
         `The new network whitelist does not admit ${caller.sourceIp}, the address this request came from: the client you are calling with would be refused from its next request on. Include ${caller.sourceIp} (or a range holding it), or make this change from an address the new list admits.`,
       );
     }
-    if (change.profile !== undefined && change.profile !== current.profile && !stillAdmits(caller.profile ?? 'signet', change.profile)) {
+    if (change.profile !== undefined && change.profile !== current.profile && !admitsEverySignatureOf(change.profile, caller.profile ?? 'signet')) {
       throw new SignetError(
         'self_lockout',
         `This request was admitted under the ${caller.profile ?? 'signet'} profile; under ${change.profile} the client you are calling with could be refused from its next request on ` +

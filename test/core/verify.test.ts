@@ -2,7 +2,7 @@ import { constants, createHash, createPrivateKey, createPublicKey, sign as rsaSi
 import fc from 'fast-check';
 import { checkContentDigest } from '../../lambda/core/content-digest';
 import { listSignatureMembers, readSignatureInput } from '../../lambda/core/signature-params';
-import { MAX_SIGNATURES_READ } from '../../lambda/core/profiles';
+import { MAX_SIGNATURES_READ, admitsEverySignatureOf } from '../../lambda/core/profiles';
 import { ERROR_CODES, SignetError, SignetErrorCode } from '../../lambda/core/errors';
 import { signRequest } from '../../lambda/core/sign';
 import { SignedRequest } from '../../lambda/core/types';
@@ -949,33 +949,35 @@ describe('two stages: the checks every profile makes, then the profile\'s own', 
     expect(parseCheckedSignature(generic as SignedRequest, member, rfc9421).keyId).toBe('client-1');
   });
 
+  // Covered lists and the parameters beside them, each list with each parameter set.
+  const lists = ['("@method" "@target-uri" "date")', '("@authority")', '("@method" "@authority" "@path" "@query")', '("@authority" "date")', '()'];
+  const params = [
+    `;created=${NOW_S};keyid="client-1";alg="rsa-v1_5-sha256"`,
+    `;created=${NOW_S};keyid="client-1"`,
+    `;created=${NOW_S};keyid="client-1";alg="rsa-sha1"`,
+    `;created=${NOW_S};keyid=""`,
+    `;created=${NOW_S};keyid="${'k'.repeat(257)}"`,
+    `;created=${NOW_S};keyid="client-1";tag="web-bot-auth";expires=${NOW_S + 60}`,
+    `;created=${NOW_S};keyid="client-1";alg="ed25519";tag="web-bot-auth";expires=${NOW_S + 60}`,
+    `;created=${NOW_S};keyid="client-1";tag="web-bot-auth"`,
+    `;created=${NOW_S};keyid="client-1";tag="web-bot-auth";expires=${NOW_S + 100_000}`,
+    `;created=${NOW_S};keyid="client-1";tag="web-bot-auth";expires=${NOW_S}`,
+    `;created=${NOW_S};keyid="client-1";tag="other";expires=${NOW_S + 60}`,
+  ];
+  const requests = lists.flatMap((list) => params.map((p) => unsigned(`sig=${list}${p}`, { host: 'api.example.com' }) as SignedRequest));
+  const outcome = (run: () => unknown): string => {
+    try {
+      run();
+      return 'passed';
+    } catch (error) {
+      return (error as SignetError).code;
+    }
+  };
+
   it('a verifier that has seen a covered list decides a new member over it as a fresh verifier does, under every profile', () => {
     // The covered list's checks are memoized by its text; the parameters beside it (alg, keyid, tag, expires) are judged per member.
-    const lists = ['("@method" "@target-uri" "date")', '("@authority")', '("@method" "@authority" "@path" "@query")', '("@authority" "date")', '()'];
-    const params = [
-      `;created=${NOW_S};keyid="client-1";alg="rsa-v1_5-sha256"`,
-      `;created=${NOW_S};keyid="client-1"`,
-      `;created=${NOW_S};keyid="client-1";alg="rsa-sha1"`,
-      `;created=${NOW_S};keyid=""`,
-      `;created=${NOW_S};keyid="${'k'.repeat(257)}"`,
-      `;created=${NOW_S};keyid="client-1";tag="web-bot-auth";expires=${NOW_S + 60}`,
-      `;created=${NOW_S};keyid="client-1";alg="ed25519";tag="web-bot-auth";expires=${NOW_S + 60}`,
-      `;created=${NOW_S};keyid="client-1";tag="web-bot-auth"`,
-      `;created=${NOW_S};keyid="client-1";tag="web-bot-auth";expires=${NOW_S + 100_000}`,
-      `;created=${NOW_S};keyid="client-1";tag="web-bot-auth";expires=${NOW_S}`,
-      `;created=${NOW_S};keyid="client-1";tag="other";expires=${NOW_S + 60}`,
-    ];
-    const requests = lists.flatMap((list) => params.map((p) => unsigned(`sig=${list}${p}`, { host: 'api.example.com' }) as SignedRequest));
     for (const profile of ['signet', 'rfc9421', 'web-bot-auth'] as const) {
       const policy = defaultVerifyPolicy({ nowS: () => NOW_S, profile });
-      const outcome = (run: () => unknown): string => {
-        try {
-          run();
-          return 'passed';
-        } catch (error) {
-          return (error as SignetError).code;
-        }
-      };
       const fresh = requests.map((req) => outcome(() => parseRequestSignature(req, policy)));
       const warm = createVerifier({ policy });
       // Forwards, then backwards: each list is first seen with other parameters than the member checked.
@@ -987,6 +989,20 @@ describe('two stages: the checks every profile makes, then the profile\'s own', 
         // The authority alone, each parameter set in turn: only a web-bot-auth tag with expires within the bound passes.
         const bad = 'invalid_signature_input';
         expect(fresh.slice(params.length, 2 * params.length)).toEqual([bad, bad, 'unsupported_algorithm', 'missing_keyid', 'missing_keyid', 'passed', 'passed', bad, bad, bad, bad]);
+      }
+    }
+  });
+
+  it('admitsEverySignatureOf says which profile accepts every signature another does: rfc9421 after signet; web-bot-auth neither way', () => {
+    const profiles = ['signet', 'rfc9421', 'web-bot-auth'] as const;
+    const passing = Object.fromEntries(
+      profiles.map((profile) => [profile, new Set(requests.filter((req) => outcome(() => parseRequestSignature(req, defaultVerifyPolicy({ nowS: () => NOW_S, profile }))) === 'passed'))]),
+    ) as Record<(typeof profiles)[number], Set<SignedRequest>>;
+    for (const from of profiles) {
+      for (const to of profiles) {
+        const kept = [...passing[from]].every((req) => passing[to].has(req));
+        // Where the rule says yes, every signature passes under both; where it says no, one of these does not.
+        expect({ from, to, admits: admitsEverySignatureOf(to, from) }).toEqual({ from, to, admits: kept });
       }
     }
   });
