@@ -12,8 +12,9 @@
  * allow verifying, and not one of the keys whose private half is printed in an RFC
  * ({@link KNOWN_TEST_KEY_THUMBPRINTS}). Pure: the caller passes `nowS` to drop expired keys.
  */
-import { MAX_PUBLISHED_KEYS } from './defaults';
+import { MAX_PUBLISHED_KEYS, MIN_RSA_BITS } from './defaults';
 import { bitLength } from './der';
+import { PRIME_MODULUS, passesFermatBase2 } from './rsa-modulus';
 import { isSignetError } from './errors';
 import { jwkThumbprint, thumbprintOfKey } from './jwk-thumbprint';
 import { importPublicKey } from './keys';
@@ -76,12 +77,14 @@ export type KeySetRefusalCode = (typeof KEY_SET_REFUSAL_CODES)[number];
 /**
  * The outcome of reading a key set: its usable keys (at least one) and the refused ones, or why
  * none. `listed`, for a set read key by key (usable, or `no_usable_key`): the RFC 7638 thumbprint
- * of every key it lists, usable or not (as its members spell it), so that a key the publisher no
- * longer lists is known to be withdrawn even when nothing listed can be used.
+ * of every public key it lists, usable or not, taken of its canonical members (so a leading zero
+ * or padding does not make it another key), and undefined for an entry that names a public key
+ * type but whose members cannot be read (it may be any key); entries of other types (`oct`) are
+ * left out. A key the publisher no longer lists is known to be withdrawn even when nothing listed can be used.
  */
 export type KeySetReading =
-  | { readonly ok: true; readonly keys: readonly PublishedKey[]; readonly refused: readonly RefusedKey[]; readonly listed: readonly string[] }
-  | { readonly ok: false; readonly code: KeySetRefusalCode; readonly message: string; readonly refused: readonly RefusedKey[]; readonly listed?: readonly string[] };
+  | { readonly ok: true; readonly keys: readonly PublishedKey[]; readonly refused: readonly RefusedKey[]; readonly listed: readonly (string | undefined)[] }
+  | { readonly ok: false; readonly code: KeySetRefusalCode; readonly message: string; readonly refused: readonly RefusedKey[]; readonly listed?: readonly (string | undefined)[] };
 
 /**
  * Public keys whose private halves are printed in RFCs and drafts, by RFC 7638 thumbprint:
@@ -140,7 +143,10 @@ export function readPublishedKeySet(text: string, options: KeySetOptions = {}): 
   const refused: RefusedKey[] = [];
   // The keys that reached their import, by the thumbprint of their members (see readPublishedKey).
   const imported = new Set<string>();
-  const listed = keys.flatMap((jwk: unknown) => membersThumbprint(jwk) ?? []);
+  const listed = keys.flatMap((jwk: unknown) => {
+    const thumbprint = canonicalThumbprint(jwk);
+    return thumbprint === NOT_A_PUBLIC_KEY ? [] : [thumbprint];
+  });
   keys.forEach((jwk: unknown, index) => {
     const given = typeof jwk === 'object' && jwk !== null ? (jwk as JsonWebKey).kid : undefined;
     const kid = typeof given === 'string' && KID.test(given) ? given : undefined;
@@ -160,11 +166,43 @@ export function readPublishedKeySet(text: string, options: KeySetOptions = {}): 
   return { ok: true, keys: usable, refused, listed };
 }
 
-/** The thumbprint of a JWK's members as written, or undefined when they do not make one (the import then says why). */
-function membersThumbprint(jwk: unknown): string | undefined {
-  if (typeof jwk !== 'object' || jwk === null || Array.isArray(jwk)) return undefined;
+/** What {@link canonicalThumbprint} answers for an entry that names no public key type (`oct`, none). */
+const NOT_A_PUBLIC_KEY = Symbol('not a public key');
+
+/** Bytes of each coordinate of the curves a JWK may name (RFC 7518 §6.2.1.2). */
+const COORDINATE_BYTES: Readonly<Record<string, number>> = { 'P-256': 32, 'P-384': 48, 'P-521': 66 };
+
+/**
+ * The RFC 7638 thumbprint of a JWK's key, whatever spelling its members use: an RSA number with
+ * leading zero bytes or padding, an EC coordinate written short. Undefined when the entry names
+ * RSA, EC or OKP but its members cannot be read as a key; {@link NOT_A_PUBLIC_KEY} for other types.
+ */
+function canonicalThumbprint(jwk: unknown): string | undefined | typeof NOT_A_PUBLIC_KEY {
+  if (typeof jwk !== 'object' || jwk === null || Array.isArray(jwk)) return NOT_A_PUBLIC_KEY;
+  const { kty } = jwk as JsonWebKey;
+  const crv = typeof (jwk as JsonWebKey).crv === 'string' ? ((jwk as JsonWebKey).crv as string) : undefined;
+  if (kty !== 'RSA' && kty !== 'EC' && kty !== 'OKP') return NOT_A_PUBLIC_KEY;
+  const bytesOf = (name: 'n' | 'e' | 'x' | 'y'): Buffer | undefined => {
+    const value = (jwk as JsonWebKey)[name];
+    return typeof value === 'string' && /^[A-Za-z0-9_+/-]+={0,2}$/.test(value) ? Buffer.from(value, 'base64url') : undefined;
+  };
+  const unsigned = (bytes: Buffer | undefined, size?: number): string | undefined => {
+    if (bytes === undefined) return undefined;
+    let first = 0;
+    while (first < bytes.length - 1 && bytes[first] === 0) first++;
+    const magnitude = bytes.subarray(first);
+    if (size === undefined) return magnitude.toString('base64url');
+    return magnitude.length > size ? undefined : Buffer.concat([Buffer.alloc(size - magnitude.length), magnitude]).toString('base64url');
+  };
+  const members: Record<string, string | undefined> =
+    kty === 'RSA'
+      ? { kty, n: unsigned(bytesOf('n')), e: unsigned(bytesOf('e')) }
+      : kty === 'EC'
+        ? { kty, crv, x: unsigned(bytesOf('x'), COORDINATE_BYTES[crv ?? ''] ?? -1), y: unsigned(bytesOf('y'), COORDINATE_BYTES[crv ?? ''] ?? -1) }
+        : { kty, crv, x: bytesOf('x')?.toString('base64url') };
+  if (Object.values(members).some((value) => typeof value !== 'string' || value === '')) return undefined;
   try {
-    return jwkThumbprint(jwk as JsonWebKey);
+    return jwkThumbprint(members as JsonWebKey);
   } catch {
     return undefined;
   }
@@ -186,9 +224,9 @@ type KeyOutcome = PublishedKey | { code: KeyRefusalCode; message: string };
 
 /**
  * One JWK of the set, judged in a fixed order so that each key gets its most telling reason. A key
- * whose members were imported before (`imported`) is a duplicate, found before its own import:
- * each import judges the key (an RSA modulus takes a primality round), which a set listing one
- * key twenty times must not make Signet pay twenty times.
+ * whose members, read canonically, were imported before (`imported`) is a duplicate, found before
+ * it is judged: judging an RSA modulus costs a primality test, which a set listing one key twenty
+ * times, or spelling it twenty ways, must not make Signet pay twenty times.
  */
 function readPublishedKey(value: unknown, nowS: number | undefined, imported: Set<string>, index: number): KeyOutcome {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return refusal('not_an_object', 'This entry is not a JWK object.');
@@ -215,10 +253,15 @@ function readPublishedKey(value: unknown, nowS: number | undefined, imported: Se
   if (rsaBits > MAX_PUBLISHED_RSA_BITS) {
     return refusal('key_too_large', `This RSA key has ${rsaBits} bits; a published key may have at most ${MAX_PUBLISHED_RSA_BITS}. Publish a 2048- to 4096-bit RSA key, or an EC or Ed25519 key.`);
   }
-  const members = membersThumbprint(jwk);
-  if (members !== undefined) {
-    if (imported.has(members)) return refusal('duplicate_key', `Key ${index} is the same key as one listed before it; it is read once.`);
-    imported.add(members);
+  const canonical = canonicalThumbprint(jwk);
+  if (typeof canonical === 'string') {
+    if (imported.has(canonical)) return refusal('duplicate_key', `Key ${index} is the same key as one listed before it; it is read once.`);
+    imported.add(canonical);
+  }
+  // A prime modulus costs OpenSSL's primality check seconds: a set must not make Signet pay it per
+  // key and per fetch. One round in JavaScript turns it away first (rsa-modulus.ts).
+  if (rsaBits >= MIN_RSA_BITS && passesFermatBase2(BigInt(`0x${Buffer.from(jwk.n as string, 'base64url').toString('hex')}`))) {
+    return refusal('weak_key', `The RSA key's modulus ${PRIME_MODULUS}. Generate a new key pair.`);
   }
   let info;
   try {

@@ -2,6 +2,7 @@ import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { jwkThumbprint, thumbprintOfKey } from '../../lambda/core/jwk-thumbprint';
 import type { JsonWebKey } from '../../lambda/core/keys';
 import { KEY_REFUSAL_CODES, KEY_SET_REFUSAL_CODES, KNOWN_TEST_KEY_THUMBPRINTS, type KeySetReading, readPublishedKeySet } from '../../lambda/core/published-key-set';
+import { primeModulus } from '../support/weak-rsa-keys';
 import { TEST_KEY_ECC_P256_PUBLIC_PEM, TEST_KEY_ED25519_PUBLIC_PEM, TEST_KEY_RSA_PSS_PUBLIC_PEM, TEST_KEY_RSA_PUBLIC_PEM } from '../fixtures/rfc9421';
 
 const jwkOf = (key: ReturnType<typeof createPublicKey>): JsonWebKey => key.export({ format: 'jwk' }) as JsonWebKey;
@@ -139,6 +140,26 @@ describe('readPublishedKeySet: keys refused, each with its reason', () => {
     ['exp before nbf', { ...ED, nbf: 2_000_000_000, exp: 1_900_000_000 }, 'invalid_validity'],
   ] as [string, unknown, string][]).map(([name, jwk, code]) => ({ name, jwk, code })))('$name → $code', ({ jwk, code }) => {
     expect(refusalOf(jwk).code).toBe(code);
+  });
+
+  it('turns a prime modulus away before OpenSSL judges it, and reads its other spellings (leading zero bytes, padding) as the same key', () => {
+    const prime = primeModulus();
+    const n = Buffer.from(prime.toString(16).padStart(512, '0'), 'hex');
+    const spelled = (bytes: Buffer, pad = '') => ({ kty: 'RSA', e: 'AQAB', n: `${bytes.toString('base64url')}${pad}` });
+    const reading = readPublishedKeySet(set(spelled(n), spelled(Buffer.concat([Buffer.alloc(1), n])), spelled(Buffer.concat([Buffer.alloc(3), n])), ED));
+    expect(reading.refused.map(({ index, code, message }) => [index, code, message.includes('is a prime')])).toEqual([
+      [0, 'weak_key', true],
+      [1, 'duplicate_key', false],
+      [2, 'duplicate_key', false],
+    ]);
+    // Every spelling lists one key, by the thumbprint of its canonical members.
+    const canonical = jwkThumbprint(spelled(n) as JsonWebKey);
+    expect(accepted(reading).listed).toEqual([canonical, canonical, canonical, jwkThumbprint(ED)]);
+  });
+
+  it('lists a key of an unreadable spelling as unknown, and leaves out entries that are no public key', () => {
+    const reading = readPublishedKeySet(set({ kty: 'oct', k: 'AAAA' }, { kty: 'EC', crv: 'P-256', x: 'not base64!' }, ED));
+    expect(accepted(reading).listed).toEqual([undefined, jwkThumbprint(ED)]);
   });
 
   it('judges a key listed several times once: the copies are duplicate_key before they are imported, even when the first is refused', () => {

@@ -3,7 +3,7 @@
  * moduli of real keys never are. Moduli are built from Node's primes (test/support/weak-rsa-keys.ts).
  */
 import { generateKeyPairSync } from 'node:crypto';
-import { ModulusVerdicts, modulusWeakness } from '../../lambda/core/rsa-modulus';
+import { ModulusVerdicts, modulusWeakness, passesFermatBase2 } from '../../lambda/core/rsa-modulus';
 import { closePrimesModulus, nextPrime, primeModulus, smallFactorModulus, squareModulus } from '../support/weak-rsa-keys';
 import { generatePrimeSync } from 'node:crypto';
 import { nextTestKey } from '../support/test-keys';
@@ -34,6 +34,12 @@ test('the moduli of real keys (2048, 3072, 4096 bits, from OpenSSL) pass, also w
     expect([bits, verdicts.weakness(n), verdicts.weakness(n)]).toEqual([bits, undefined, undefined]);
   }
   expect(verdicts.entries).toBe(6);
+});
+
+test('passesFermatBase2: every prime passes, real moduli and small composites do not', () => {
+  const prime = primeModulus();
+  expect([passesFermatBase2(prime), passesFermatBase2(2n), passesFermatBase2(65_537n)]).toEqual([true, true, true]);
+  expect([passesFermatBase2(modulusOf(2048)), passesFermatBase2(15n), passesFermatBase2(1n), passesFermatBase2(prime * 3n)]).toEqual([false, false, false, false]);
 });
 
 describe('ModulusVerdicts', () => {
