@@ -80,7 +80,7 @@ export type KeySourceFetch =
       /** Keys of the set that are not used, each with its reason. */
       readonly refused: readonly RefusedKey[];
       /** The thumbprint of every key the set lists, usable or not (KeySetReading `listed`). */
-      readonly listed: readonly string[];
+      readonly listed: readonly (string | undefined)[];
       /** From Cache-Control, clamped to [60, 86400]; undefined: the refresher's interval applies. */
       readonly maxAgeS?: number;
       /**
@@ -106,7 +106,7 @@ export type KeySourceFetch =
        * thumbprint of every key it lists. A key the client holds that is not among them was
        * withdrawn by its publisher.
        */
-      readonly listed?: readonly string[];
+      readonly listed?: readonly (string | undefined)[];
     };
 
 /** Options of {@link fetchKeySource}; each has a production default. */

@@ -148,29 +148,32 @@ export function createKeySourceRefresher(deps: KeySourceRefresherDeps): KeySourc
     }
     const failure = fetched.ok ? unusable(fetched) : fetched;
     const status = failureStatus(clientId, previous, failure, sourceUrl(record.keySource), nowMs, deps.refreshIntervalS, plannedFromMs);
-    // A well-formed set with no usable key still says which keys its publisher withdrew: those go
-    // now (a publisher emptying its set revokes a leaked key), the rest stay until the keep bound.
-    const withdrawn = withdrawnKeys(record, fetched.listed);
-    let written: boolean;
+    // A JWKS with no usable key still says which keys its publisher withdrew: those end now (a
+    // publisher emptying its set revokes a leaked key), the rest stay until the keep bound.
+    const withdrawn = 'jwksUri' in record.keySource ? withdrawnKeys(record, fetched.listed, nowMs) : new Set<string>();
+    let written: boolean | undefined;
     let current = record;
-    if (withdrawn.size === 0) {
-      written = await store.putStatus(record, status);
-    } else {
+    if (withdrawn.size > 0) {
       try {
         current = await store.dropWithdrawnKeys(record, withdrawn, status, actor);
         written = true;
       } catch (error) {
-        if (!(error instanceof SignetError && error.code === 'version_conflict')) throw error;
-        written = false;
+        if (!(error instanceof SignetError)) throw error;
+        // An edit came first (nothing written; the next run fetches again), or the last operator
+        // would be left without a key: then the keys stay, as after any failure, and the status says why.
+        if (error.code === 'version_conflict') written = false;
+        else if (error.code !== 'last_admin') throw error;
       }
     }
+    written ??= await store.putStatus(current, status);
+    const ended = written && current !== record ? [...withdrawn] : [];
     // Listed after its status is written (the status is the truth the run checks the list against).
     if (written && status.failingSince !== undefined) await store.markFailing(clientId, status.failingSince);
     return {
       clientId,
       ok: false,
       added: [],
-      removed: written ? [...withdrawn] : [],
+      removed: ended,
       unchanged: false,
       error: { code: failure.code, message: failure.message, ...(failure.status !== undefined ? { status: failure.status } : {}) },
       record: current,
@@ -299,11 +302,16 @@ export function createKeySourceRefresher(deps: KeySourceRefresherDeps): KeySourc
   return { refreshDue, refreshClient };
 }
 
-/** The fingerprints of the client's keys a read set no longer lists (none when the set was not read key by key). */
-function withdrawnKeys(record: ClientRecord, listed: readonly string[] | undefined): ReadonlySet<string> {
-  if (listed === undefined) return new Set();
+/**
+ * The fingerprints of the client's keys, still verifying at `nowMs`, that a read set no longer
+ * lists (none when the set was not read key by key, or lists an entry it could not read: that one
+ * may be any of them).
+ */
+function withdrawnKeys(record: ClientRecord, listed: readonly (string | undefined)[] | undefined, nowMs: number): ReadonlySet<string> {
+  if (listed === undefined || listed.includes(undefined)) return new Set();
   const still = new Set(listed);
-  return new Set(record.keys.filter((key) => !still.has(key.thumbprint ?? keyThumbprint(key) ?? '')).map((key) => key.fingerprint));
+  const verifying = record.keys.filter((key) => key.notAfter === undefined || Date.parse(key.notAfter) > nowMs);
+  return new Set(verifying.filter((key) => !still.has(key.thumbprint ?? keyThumbprint(key) ?? '')).map((key) => key.fingerprint));
 }
 
 /** A fetch whose keys are all unusable, as a failure naming why. */
@@ -317,7 +325,8 @@ function sourceUrl(source: KeySource): string {
 
 /** The same keys with the same published attributes (a changed `exp` or `kid` is a change of the set). */
 function sameAttributes(a: readonly StoredPublicKey[], b: readonly StoredPublicKey[]): boolean {
-  const shape = (k: StoredPublicKey): string => JSON.stringify([k.fingerprint, k.algorithm ?? '', k.kid ?? '', k.notBefore ?? '', k.expires ?? '', k.thumbprint ?? ''].join('|'));
+  // notAfter too: a key ended because its set no longer listed it comes back when it is listed again.
+  const shape = (k: StoredPublicKey): string => JSON.stringify([k.fingerprint, k.algorithm ?? '', k.kid ?? '', k.notBefore ?? '', k.expires ?? '', k.thumbprint ?? '', k.notAfter ?? ''].join('|'));
   const left = a.map(shape).sort();
   const right = b.map(shape).sort();
   return left.length === right.length && left.every((v, i) => v === right[i]);

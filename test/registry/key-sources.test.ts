@@ -470,6 +470,20 @@ describe('POST /registry/clients/{clientId}/keys/refresh and the refresher', () 
     server.serve(path, keySet(kept));
     expect(await refresher.refreshClient(clientId, REFRESHER_ACTOR)).toMatchObject({ ok: true, removed: [leaked.fingerprint] });
     expect(await activeKeys()).toEqual([kept.fingerprint]);
+
+    // Emptied again and again: the key ends once, and each failed fetch still counts (its status, the backoff).
+    server.serve(path, JSON.stringify({ keys: [] }));
+    nowMs += 60_000;
+    expect(await refresher.refreshClient(clientId, REFRESHER_ACTOR)).toMatchObject({ ok: false, removed: [kept.fingerprint] });
+    nowMs += 60_000;
+    expect(await refresher.refreshClient(clientId, REFRESHER_ACTOR)).toMatchObject({ ok: false, removed: [] });
+    expect(await keySources.getStatus(clientId)).toMatchObject({ consecutiveFailures: 2, lastFetchAt: new Date(nowMs).toISOString() });
+    expect((await keySources.getStatus(clientId))?.nextFetchAt).toBe(new Date(nowMs + 120_000).toISOString());
+    // Listed again, alone and as it was: it verifies again.
+    server.serve(path, keySet(kept));
+    expect(await refresher.refreshClient(clientId, REFRESHER_ACTOR)).toMatchObject({ ok: true, unchanged: false });
+    nowMs += 1_000;
+    expect(await activeKeys()).toEqual([kept.fingerprint]);
     nowMs = T0;
   });
 
@@ -545,6 +559,11 @@ describe('a Web Bot Auth directory that signs its answer', () => {
     const outcome = await refresher.refreshClient(ok.body.clientId as string, REFRESHER_ACTOR);
     expect(outcome).toMatchObject({ ok: false, error: { code: 'no_usable_key' } });
     expect((await store.getClient(ok.body.clientId as string))?.keys.map((k) => k.fingerprint)).toEqual([signed.fingerprint]);
+    // Nor does an unsigned empty directory end it: only a JWKS's own list withdraws keys (a directory's
+    // signature covers the request's authority, not the list).
+    await serveDirectory([], [], true);
+    expect(await refresher.refreshClient(ok.body.clientId as string, REFRESHER_ACTOR)).toMatchObject({ ok: false, removed: [] });
+    expect((await store.getClient(ok.body.clientId as string))?.keys.map((k) => [k.fingerprint, k.notAfter])).toEqual([[signed.fingerprint, undefined]]);
   });
 });
 

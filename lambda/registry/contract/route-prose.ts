@@ -480,7 +480,7 @@ export const ROUTE_PROSE: Readonly<Record<RouteName, RouteProse>> = {
       "scheduled refresher does. Keys gone from the source stop verifying now; new ones are added, unless " +
       "another client holds them (`key_in_use` in `keySourceStatus.refusedKeys`). A failed fetch is not an " +
       "error of this call: the answer is 200 with `refresh.ok: false`, the keys are kept and the error is " +
-      "recorded in `keySourceStatus`; only a key a well-formed set no longer lists stops verifying now, though " +
+      "recorded in `keySourceStatus`; only a key a well-formed JWKS no longer lists stops verifying now, though " +
       "nothing it lists can be used. A client with registered keys (no key source): 400 `invalid_request`. The same " +
       "callers as key edits: an account admin only within its account, and not for a client holding a role " +
       "outside its account's ceiling (403 `client_above_ceiling`).",
