@@ -138,15 +138,15 @@ function denial(context: Readonly<Record<string, unknown>>, requestId: string, h
 
 /** A request target for the access line, as it was routed: no query, and no user or password an absolute-form target may carry. */
 function pathOf(target: string | undefined): string {
-  const routed = (target ?? '/').split('?')[0];
-  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(routed);
-  if (scheme === null) return routed;
-  // An absolute-form target: its authority ends at the first "/" (or "#", "\\"), and a user and
-  // password, which may hold "@" themselves, end at the authority's last "@".
-  const rest = routed.slice(scheme[0].length);
-  const end = rest.search(/[/#\\]/);
+  const given = target ?? '/';
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(given);
+  if (scheme === null) return given.split('?')[0];
+  // An absolute-form target: a user and password, which may hold "@", "?" or "#" themselves, end at
+  // the last "@" before the first "/" (or "\\"); the query is dropped after that.
+  const rest = given.slice(scheme[0].length);
+  const end = rest.search(/[/\\]/);
   const authority = end < 0 ? rest : rest.slice(0, end);
-  const shown = scheme[0] + authority.slice(authority.lastIndexOf('@') + 1) + (end < 0 ? '' : rest.slice(end));
+  const shown = (scheme[0] + authority.slice(authority.lastIndexOf('@') + 1) + (end < 0 ? '' : rest.slice(end))).split('?')[0];
   // An "@" still there may end a password that holds a "/" (which a URL cannot): show none of it.
   return shown.includes('@') ? `${scheme[0]}(a target holding "@", not shown)` : shown;
 }
