@@ -93,7 +93,9 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
       arguments: { CLIENT_ID: 'a client registered with --jwks-uri or --signature-agent' },
       flags: { ...REGISTRY_FLAGS },
       notes: [
-        'A key gone from the source stops verifying now; a new one verifies now. A failed fetch removes nothing (but a JWKS that no longer lists a key ends that key now, even with no usable key): the error is recorded on the client (signet clients show CLIENT_ID), its keys are kept until the keep bound, and the command exits 1.',
+        'A key gone from the source stops verifying now; a new one verifies now. A failed fetch removes nothing ' +
+          '(but a JWKS that no longer lists a key ends that key now, even with no usable key): the error is recorded on the client ' +
+          '(signet clients show CLIENT_ID), its keys are kept until the keep bound, and the command exits 1.',
       ],
       examples: ['keys refresh c_...'],
     },
