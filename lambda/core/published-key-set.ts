@@ -166,22 +166,38 @@ export function readPublishedKeySet(text: string, options: KeySetOptions = {}): 
   return { ok: true, keys: usable, refused, listed };
 }
 
+/** A key written other than its library exports it: its thumbprint would not name it. */
+const NOT_CANONICAL: KeyOutcome = {
+  code: 'invalid_public_key',
+  message: 'Its members are not in canonical form (a leading zero byte in n, x or y), so its thumbprint would not name it. Publish the JWK as your library exports it.',
+};
+
+/** Whether the JWK's members, as written, are the canonical ones (its RFC 7638 thumbprint is `canonical`). */
+function spelledCanonically(jwk: JsonWebKey, canonical: string): boolean {
+  try {
+    return jwkThumbprint(jwk) === canonical;
+  } catch {
+    return false;
+  }
+}
+
 /** What {@link canonicalThumbprint} answers for an entry that names no public key type (`oct`, none). */
 const NOT_A_PUBLIC_KEY = Symbol('not a public key');
 
-/** Bytes of each coordinate of the curves a JWK may name (RFC 7518 §6.2.1.2). */
-const COORDINATE_BYTES: Readonly<Record<string, number>> = { 'P-256': 32, 'P-384': 48, 'P-521': 66 };
+/** Bytes of each coordinate of the curves Signet verifies with (RFC 7518 §6.2.1.2). */
+const COORDINATE_BYTES: Readonly<Record<string, number>> = { 'P-256': 32, 'P-384': 48 };
 
 /**
  * The RFC 7638 thumbprint of a JWK's key, whatever spelling its members use: an RSA number with
- * leading zero bytes or padding, an EC coordinate written short. Undefined when the entry names
- * RSA, EC or OKP but its members cannot be read as a key; {@link NOT_A_PUBLIC_KEY} for other types.
+ * leading zero bytes or padding, an EC coordinate written short. Undefined when the entry names a
+ * key type Signet holds (RSA; EC on P-256 or P-384; OKP Ed25519) but its members cannot be read as
+ * a key; {@link NOT_A_PUBLIC_KEY} for other types and curves, which no client holds.
  */
 function canonicalThumbprint(jwk: unknown): string | undefined | typeof NOT_A_PUBLIC_KEY {
   if (typeof jwk !== 'object' || jwk === null || Array.isArray(jwk)) return NOT_A_PUBLIC_KEY;
   const { kty } = jwk as JsonWebKey;
   const crv = typeof (jwk as JsonWebKey).crv === 'string' ? ((jwk as JsonWebKey).crv as string) : undefined;
-  if (kty !== 'RSA' && kty !== 'EC' && kty !== 'OKP') return NOT_A_PUBLIC_KEY;
+  if (!(kty === 'RSA' || (kty === 'EC' && (crv === 'P-256' || crv === 'P-384')) || (kty === 'OKP' && crv === 'Ed25519'))) return NOT_A_PUBLIC_KEY;
   const bytesOf = (name: 'n' | 'e' | 'x' | 'y'): Buffer | undefined => {
     const value = (jwk as JsonWebKey)[name];
     return typeof value === 'string' && /^[A-Za-z0-9_+/-]+={0,2}$/.test(value) ? Buffer.from(value, 'base64url') : undefined;
@@ -253,28 +269,32 @@ function readPublishedKey(value: unknown, nowS: number | undefined, imported: Se
   if (rsaBits > MAX_PUBLISHED_RSA_BITS) {
     return refusal('key_too_large', `This RSA key has ${rsaBits} bits; a published key may have at most ${MAX_PUBLISHED_RSA_BITS}. Publish a 2048- to 4096-bit RSA key, or an EC or Ed25519 key.`);
   }
+  // A key whose material was judged before (imported, or refused for what it is) is a duplicate.
+  // Another spelling of it is refused as not canonical before anything is judged, and recorded as nothing.
   const canonical = canonicalThumbprint(jwk);
   if (typeof canonical === 'string') {
     if (imported.has(canonical)) return refusal('duplicate_key', `Key ${index} is the same key as one listed before it; it is read once.`);
-    imported.add(canonical);
+    if (!spelledCanonically(jwk, canonical)) return NOT_CANONICAL;
   }
+  const judged = () => typeof canonical === 'string' && imported.add(canonical);
   // A prime modulus costs OpenSSL's primality check seconds: a set must not make Signet pay it per
   // key and per fetch. One round in JavaScript turns it away first (rsa-modulus.ts).
   if (rsaBits >= MIN_RSA_BITS && passesFermatBase2(BigInt(`0x${Buffer.from(jwk.n as string, 'base64url').toString('hex')}`))) {
+    judged();
     return refusal('weak_key', `The RSA key's modulus ${PRIME_MODULUS}. Generate a new key pair.`);
   }
   let info;
   try {
     info = importPublicKey(jwk);
+    judged();
   } catch (error) {
     if (!isSignetError(error)) throw error;
+    if (error.code === 'weak_key' || error.code === 'key_too_small') judged();
     const code: KeyRefusalCode = error.code === 'key_too_small' || error.code === 'weak_key' || error.code === 'unsupported_key_type' ? error.code : error.code === 'private_key_submitted' ? 'private_key_member' : 'invalid_public_key';
     return refusal(code === 'unsupported_key_type' && jwk.alg !== undefined ? 'unsupported_algorithm' : code, error.message);
   }
   const thumbprint = thumbprintOfKey(info.key);
-  if (jwkThumbprint(jwk) !== thumbprint) {
-    return refusal('invalid_public_key', 'Its members are not in canonical form (a leading zero byte in n, x or y), so its thumbprint would not name it. Publish the JWK as your library exports it.');
-  }
+  if (jwkThumbprint(jwk) !== thumbprint) return NOT_CANONICAL;
   const known = KNOWN_TEST_KEY_THUMBPRINTS.get(thumbprint);
   if (known !== undefined) {
     return refusal('known_test_key', `This is the ${known}, whose private key is published: anyone can sign with it. Generate a key pair of your own.`);

@@ -157,9 +157,18 @@ describe('readPublishedKeySet: keys refused, each with its reason', () => {
     expect(accepted(reading).listed).toEqual([canonical, canonical, canonical, jwkThumbprint(ED)]);
   });
 
-  it('lists a key of an unreadable spelling as unknown, and leaves out entries that are no public key', () => {
-    const reading = readPublishedKeySet(set({ kty: 'oct', k: 'AAAA' }, { kty: 'EC', crv: 'P-256', x: 'not base64!' }, ED));
+  it('lists a key of an unreadable spelling as unknown, and leaves out entries no client can hold (oct, other curves)', () => {
+    const secp256k1 = jwkOf(generateKeyPairSync('ec', { namedCurve: 'secp256k1' }).publicKey);
+    const reading = readPublishedKeySet(set({ kty: 'oct', k: 'AAAA' }, secp256k1, { kty: 'EC', crv: 'P-256', x: 'not base64!' }, ED));
     expect(accepted(reading).listed).toEqual([undefined, jwkThumbprint(ED)]);
+  });
+
+  it('a copy spelled otherwise (a leading zero byte) listed first is refused alone: the canonical copy after it is used', () => {
+    const canonical = jwkOf(rsa.publicKey);
+    const padded = { ...canonical, n: Buffer.concat([Buffer.alloc(1), Buffer.from(canonical.n as string, 'base64url')]).toString('base64url') };
+    const reading = readPublishedKeySet(set(padded, canonical));
+    expect(reading.refused.map(({ index, code }) => [index, code])).toEqual([[0, 'invalid_public_key']]);
+    expect(accepted(reading).keys.map((k) => k.thumbprint)).toEqual([jwkThumbprint(canonical)]);
   });
 
   it('judges a key listed several times once: the copies are duplicate_key before they are imported, even when the first is refused', () => {
