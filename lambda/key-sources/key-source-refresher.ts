@@ -156,7 +156,8 @@ export function createKeySourceRefresher(deps: KeySourceRefresherDeps): KeySourc
     if (withdrawn.size > 0) {
       try {
         current = await store.dropWithdrawnKeys(record, withdrawn, status, actor);
-        written = true;
+        // Unchanged when the keys had ended meanwhile (another clock's "now"): the status is still to write.
+        if (current.version !== record.version) written = true;
       } catch (error) {
         if (!(error instanceof SignetError)) throw error;
         // An edit came first (nothing written; the next run fetches again), or the last operator
@@ -166,7 +167,7 @@ export function createKeySourceRefresher(deps: KeySourceRefresherDeps): KeySourc
       }
     }
     written ??= await store.putStatus(current, status);
-    const ended = written && current !== record ? [...withdrawn] : [];
+    const ended = current.version !== record.version ? [...withdrawn] : [];
     // Listed after its status is written (the status is the truth the run checks the list against).
     if (written && status.failingSince !== undefined) await store.markFailing(clientId, status.failingSince);
     return {

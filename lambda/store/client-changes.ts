@@ -69,24 +69,28 @@ export function newClient(input: NewClient, clientId: string, accountId: string,
  * The client's keys replaced by a fetch's: keys still published keep their `addedAt`; the
  * ownership items of new keys are put and those of keys gone deleted.
  */
-export function planPublishedKeys(current: ClientRecord, fetched: readonly StoredPublicKey[]): Pick<ClientChangePlan, 'keyPuts' | 'keyDeletes'> & { keys: StoredPublicKey[] } {
+export function planPublishedKeys(current: ClientRecord, fetched: readonly StoredPublicKey[]): Pick<ClientChangePlan, 'keyPuts' | 'keyDeletes' | 'keyRewrites'> & { keys: StoredPublicKey[] } {
   const before = new Map(current.keys.map((k) => [k.fingerprint, k]));
   const keys = fetched.map((k) => (before.has(k.fingerprint) ? { ...k, addedAt: before.get(k.fingerprint)!.addedAt } : k));
   const after = new Set(keys.map((k) => k.fingerprint));
+  // A key held with a not-after (ended when its set stopped listing it) and listed again loses it in its own item too.
+  const keyRewrites = keys.filter((k) => before.has(k.fingerprint) && before.get(k.fingerprint)!.notAfter !== k.notAfter);
   return {
     keys,
     keyPuts: keys.filter((k) => !before.has(k.fingerprint)),
     keyDeletes: current.keys.filter((k) => !after.has(k.fingerprint)).map((k) => k.fingerprint),
+    ...(keyRewrites.length > 0 ? { keyRewrites } : {}),
   };
 }
 
 /** A scheduled or manual refresh found another key set: the keys replaced, `keysFetchedAt` set, the status written. */
 export function planRefresh(current: ClientRecord, fetched: readonly StoredPublicKey[], fetchedAt: string, status: KeySourceStatus): ClientChangePlan {
-  const { keys, keyPuts, keyDeletes } = planPublishedKeys(current, fetched);
+  const { keys, keyPuts, keyDeletes, keyRewrites } = planPublishedKeys(current, fetched);
   return {
     record: { keys, keysFetchedAt: fetchedAt },
     keyPuts,
     keyDeletes,
+    ...(keyRewrites !== undefined ? { keyRewrites } : {}),
     sourceStatus: status,
     audit: {
       action: 'key_source.refreshed',

@@ -475,15 +475,19 @@ describe('POST /registry/clients/{clientId}/keys/refresh and the refresher', () 
     server.serve(path, JSON.stringify({ keys: [] }));
     nowMs += 60_000;
     expect(await refresher.refreshClient(clientId, REFRESHER_ACTOR)).toMatchObject({ ok: false, removed: [kept.fingerprint] });
+    expect((await rawItem(ITEM.keyPk(kept.fingerprint), ITEM.keySk))?.notAfter).toBe(new Date(nowMs).toISOString());
     nowMs += 60_000;
-    expect(await refresher.refreshClient(clientId, REFRESHER_ACTOR)).toMatchObject({ ok: false, removed: [] });
-    expect(await keySources.getStatus(clientId)).toMatchObject({ consecutiveFailures: 2, lastFetchAt: new Date(nowMs).toISOString() });
-    expect((await keySources.getStatus(clientId))?.nextFetchAt).toBe(new Date(nowMs + 120_000).toISOString());
+    // A refresher whose clock is behind the store's still takes the ended key for a verifying one: nothing to end, the failure still counts.
+    const lagging = createKeySourceRefresher({ store: keySources, fetch: (s) => server.fetch(s), nowMs: () => nowMs - 90_000, refreshIntervalS: INTERVAL_S, requireSignedDirectories: false });
+    expect(await lagging.refreshClient(clientId, REFRESHER_ACTOR)).toMatchObject({ ok: false, removed: [] });
+    expect(await keySources.getStatus(clientId)).toMatchObject({ consecutiveFailures: 2, lastFetchAt: new Date(nowMs - 90_000).toISOString() });
+    expect((await keySources.getStatus(clientId))?.nextFetchAt).toBe(new Date(nowMs - 90_000 + 120_000).toISOString());
     // Listed again, alone and as it was: it verifies again.
     server.serve(path, keySet(kept));
     expect(await refresher.refreshClient(clientId, REFRESHER_ACTOR)).toMatchObject({ ok: true, unchanged: false });
     nowMs += 1_000;
     expect(await activeKeys()).toEqual([kept.fingerprint]);
+    expect((await rawItem(ITEM.keyPk(kept.fingerprint), ITEM.keySk))?.notAfter).toBeUndefined();
     nowMs = T0;
   });
 
