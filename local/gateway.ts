@@ -146,9 +146,11 @@ function pathOf(target: string | undefined): string {
   const rest = given.slice(scheme[0].length);
   const end = rest.search(/[/\\]/);
   const authority = end < 0 ? rest : rest.slice(0, end);
-  const shown = (scheme[0] + authority.slice(authority.lastIndexOf('@') + 1) + (end < 0 ? '' : rest.slice(end))).split('?')[0];
-  // An "@" still there may end a password that holds a "/" (which a URL cannot): show none of it.
-  return shown.includes('@') ? `${scheme[0]}(a target holding "@", not shown)` : shown;
+  const at = authority.lastIndexOf('@');
+  const shown = (scheme[0] + authority.slice(at + 1) + (end < 0 ? '' : rest.slice(end))).split('?')[0];
+  // An "@" still there may end a password that holds a "/" (which a URL cannot), and one after a "?"
+  // or "#" may be in a query rather than after a password: show none of either.
+  return shown.includes('@') || /[?#]/.test(authority.slice(0, Math.max(at, 0))) ? `${scheme[0]}(a target holding "@", not shown)` : shown;
 }
 
 /** How the gateway's note on a request naming another host begins (a client that reads it need not say it again). */
