@@ -79,8 +79,8 @@ export type KeySetRefusalCode = (typeof KEY_SET_REFUSAL_CODES)[number];
  * none. `listed`, for a set read key by key (usable, or `no_usable_key`): the RFC 7638 thumbprint
  * of every public key it lists, usable or not, taken of its canonical members (so a leading zero
  * or padding does not make it another key), and undefined for an entry that names a public key
- * type but whose members cannot be read (it may be any key); entries of other types (`oct`) are
- * left out. A key the publisher no longer lists is known to be withdrawn even when nothing listed can be used.
+ * type but whose members cannot be read (it may be any key); entries no client can hold (`oct`,
+ * other curves) are left out. A key the publisher no longer lists is known to be withdrawn even when nothing listed can be used.
  */
 export type KeySetReading =
   | { readonly ok: true; readonly keys: readonly PublishedKey[]; readonly refused: readonly RefusedKey[]; readonly listed: readonly (string | undefined)[] }
@@ -141,7 +141,7 @@ export function readPublishedKeySet(text: string, options: KeySetOptions = {}): 
   }
   const usable: PublishedKey[] = [];
   const refused: RefusedKey[] = [];
-  // The keys that reached their import, by the thumbprint of their members (see readPublishedKey).
+  // The keys whose material was judged (imported, or refused as weak), by canonical thumbprint (see readPublishedKey).
   const imported = new Set<string>();
   const listed = keys.flatMap((jwk: unknown) => {
     const thumbprint = canonicalThumbprint(jwk);
