@@ -38,6 +38,7 @@ import { KeySourceSchedule, scheduleKeySourceRefresh } from './key-source-schedu
 import { withPortal } from './portal-assets';
 import { LOCAL_ROLE_CATALOGUE } from './role-catalogue';
 import { DEFAULT_LOCAL_PORT, GivenDynamoDb, LOCAL_HOST } from './signet-home';
+import { ModulusVerdicts } from '../lambda/core/rsa-modulus';
 
 export interface LocalGatewayOptions {
   /** The state directory, absolute (see ./signet-home.ts). */
@@ -131,9 +132,10 @@ function localHandlers(config: SignetConfig, verbose: boolean): GatewayHandlers 
 function localKeySourceSchedule(config: SignetConfig, forgetCachedClients: () => void, log: (line: string) => void): KeySourceSchedule {
   const doc = createDocumentClient({ endpoint: config.dynamoDbEndpoint });
   const clients = new DynamoClientStore({ tableName: config.tableName, client: doc, keySourceKeepDays: config.keySourceKeepDays });
+  const modulusVerdicts = new ModulusVerdicts();
   const refresher = createKeySourceRefresher({
     store: new DynamoKeySourceStore({ tableName: config.tableName, client: doc }, clients),
-    fetch: (source) => fetchKeySource(source, { allowLocalHttp: true, nowS: () => Math.floor(Date.now() / 1000) }),
+    fetch: (source) => fetchKeySource(source, { allowLocalHttp: true, nowS: () => Math.floor(Date.now() / 1000), modulusVerdicts }),
     nowMs: Date.now,
     refreshIntervalS: config.keySourceRefreshMinutes * 60,
     requireSignedDirectories: config.requireSignedDirectories,

@@ -14,7 +14,7 @@
  */
 import { MAX_PUBLISHED_KEYS, MIN_RSA_BITS } from './defaults';
 import { bitLength } from './der';
-import { PRIME_MODULUS, passesFermatBase2 } from './rsa-modulus';
+import { ModulusVerdicts, PRIME_MODULUS } from './rsa-modulus';
 import { isSignetError } from './errors';
 import { jwkThumbprint, thumbprintOfKey } from './jwk-thumbprint';
 import { importPublicKey } from './keys';
@@ -115,6 +115,11 @@ export interface KeySetOptions {
   readonly nowS?: number;
   /** The most keys the set may list. @default MAX_PUBLISHED_KEYS (20) */
   readonly maxKeys?: number;
+  /**
+   * The verdicts on RSA moduli judged before, kept by the caller across the sets it reads (a
+   * refresher, a registry): a key a set lists again is not judged again. @default - the set's own
+   */
+  readonly modulusVerdicts?: ModulusVerdicts;
 }
 
 /**
@@ -143,6 +148,7 @@ export function readPublishedKeySet(text: string, options: KeySetOptions = {}): 
   const refused: RefusedKey[] = [];
   // The keys whose material was judged (imported, or refused as weak), by canonical thumbprint (see readPublishedKey).
   const imported = new Set<string>();
+  const verdicts = options.modulusVerdicts ?? new ModulusVerdicts(maxKeys);
   const listed = keys.flatMap((jwk: unknown) => {
     const thumbprint = canonicalThumbprint(jwk);
     return thumbprint === NOT_A_PUBLIC_KEY ? [] : [thumbprint];
@@ -150,7 +156,7 @@ export function readPublishedKeySet(text: string, options: KeySetOptions = {}): 
   keys.forEach((jwk: unknown, index) => {
     const given = typeof jwk === 'object' && jwk !== null ? (jwk as JsonWebKey).kid : undefined;
     const kid = typeof given === 'string' && KID.test(given) ? given : undefined;
-    const outcome = readPublishedKey(jwk, options.nowS, imported, index);
+    const outcome = readPublishedKey(jwk, options.nowS, imported, index, verdicts);
     if ('code' in outcome) {
       refused.push({ index, ...(kid === undefined ? {} : { kid }), ...outcome });
     } else if (usable.some((other) => other.thumbprint === outcome.thumbprint)) {
@@ -244,7 +250,7 @@ type KeyOutcome = PublishedKey | { code: KeyRefusalCode; message: string };
  * it is judged: judging an RSA modulus costs a primality test, which a set listing one key twenty
  * times, or spelling it twenty ways, must not make Signet pay twenty times.
  */
-function readPublishedKey(value: unknown, nowS: number | undefined, imported: Set<string>, index: number): KeyOutcome {
+function readPublishedKey(value: unknown, nowS: number | undefined, imported: Set<string>, index: number, verdicts: ModulusVerdicts): KeyOutcome {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return refusal('not_an_object', 'This entry is not a JWK object.');
   const jwk = value as JsonWebKey;
   if (jwk.kty === 'oct' || (typeof jwk.alg === 'string' && HMAC_ALGS.test(jwk.alg))) {
@@ -278,14 +284,16 @@ function readPublishedKey(value: unknown, nowS: number | undefined, imported: Se
   }
   const judged = () => typeof canonical === 'string' && imported.add(canonical);
   // A prime modulus costs OpenSSL's primality check seconds: a set must not make Signet pay it per
-  // key and per fetch. One round in JavaScript turns it away first (rsa-modulus.ts).
-  if (rsaBits >= MIN_RSA_BITS && passesFermatBase2(BigInt(`0x${Buffer.from(jwk.n as string, 'base64url').toString('hex')}`))) {
+  // key and per fetch. It is screened by one round in JavaScript first, and every verdict is kept
+  // (rsa-modulus.ts); the import below reads it from `verdicts`.
+  const weakness = rsaBits >= MIN_RSA_BITS ? verdicts.screenedWeakness(BigInt(`0x${Buffer.from(jwk.n as string, 'base64url').toString('hex')}`)) : undefined;
+  if (weakness === PRIME_MODULUS) {
     judged();
     return refusal('weak_key', `The RSA key's modulus ${PRIME_MODULUS}. Generate a new key pair.`);
   }
   let info;
   try {
-    info = importPublicKey(jwk);
+    info = importPublicKey(jwk, undefined, verdicts);
     judged();
   } catch (error) {
     if (!isSignetError(error)) throw error;

@@ -94,6 +94,17 @@ export class ModulusVerdicts {
     return verdict;
   }
 
+  /**
+   * As {@link weakness}, for a modulus a stranger chose (a published key set): one not judged
+   * before is screened by {@link passesFermatBase2} first, so that a prime costs one round in
+   * JavaScript, not OpenSSL's 64 to 128; the verdict is remembered either way.
+   */
+  screenedWeakness(n: bigint): string | undefined {
+    const cacheKey = n.toString(16);
+    if (this.verdicts.get(cacheKey) === undefined && passesFermatBase2(n)) this.remember(cacheKey, PRIME_MODULUS);
+    return this.weakness(n);
+  }
+
   /** Moduli whose verdicts are held. */
   get entries(): number {
     return this.verdicts.size;

@@ -22,6 +22,7 @@ import { createDocumentClient } from '../store/dynamodb-client';
 import { DynamoKeySourceStore } from '../store/key-source-store';
 import { type KeySourceFetch, fetchKeySource } from './fetch-key-source';
 import { type RefreshRunSummary, createKeySourceRefresher } from './key-source-refresher';
+import { ModulusVerdicts } from '../core/rsa-modulus';
 
 /** What the handler needs from Powertools Logger. */
 export interface RefreshLogger {
@@ -61,7 +62,9 @@ export function createRefreshKeySourcesHandler(config: SignetConfig, dependencie
   const { logger, metrics } = dependencies;
   const nowMs = dependencies.nowMs ?? Date.now;
   const doc = dependencies.doc ?? createDocumentClient({ endpoint: config.dynamoDbEndpoint });
-  const fetch = dependencies.fetch ?? ((source: KeySource) => fetchKeySource(source, { nowS: () => Math.floor(nowMs() / 1000) }));
+  // The verdicts on published RSA moduli, kept for as long as the function's environment lives.
+  const modulusVerdicts = new ModulusVerdicts();
+  const fetch = dependencies.fetch ?? ((source: KeySource) => fetchKeySource(source, { nowS: () => Math.floor(nowMs() / 1000), modulusVerdicts }));
   const refresher = createKeySourceRefresher({
     store: new DynamoKeySourceStore({ tableName: config.tableName, client: doc, keySourceKeepDays: config.keySourceKeepDays }),
     fetch,

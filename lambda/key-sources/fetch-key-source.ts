@@ -26,6 +26,7 @@ import { keySetMaxAgeS, retryAfterS } from '../core/key-source-freshness';
 import { type KeySource, keySourceRequest } from '../core/key-source-url';
 import { type PublishedKey, type RefusedKey, readPublishedKeySet } from '../core/published-key-set';
 import { nonPublicReason } from '../core/public-address';
+import type { ModulusVerdicts } from '../core/rsa-modulus';
 
 /** One address a name resolves to. */
 export interface ResolvedAddress {
@@ -123,6 +124,8 @@ export interface FetchKeySourceOptions {
   readonly maxBodyBytes?: number;
   /** The current time, unix seconds (Retry-After dates, key expiry). */
   readonly nowS: () => number;
+  /** The verdicts on RSA moduli judged before, kept across fetches by the caller (KeySetOptions). @default - each fetch's own */
+  readonly modulusVerdicts?: ModulusVerdicts;
 }
 
 type Refusal = Extract<KeySourceFetch, { ok: false }>;
@@ -173,7 +176,7 @@ export async function fetchKeySource(source: KeySource, options: FetchKeySourceO
     const address = await deadline.race(resolvePublic(url, request.local, options.resolve ?? systemResolver));
     if ('code' in address) return { ...address, url: url.href };
     const answer = await deadline.race(get(url, address, request.accept, options.connect ?? connectPinned, options.maxBodyBytes ?? MAX_KEY_SOURCE_BODY_BYTES, deadline));
-    return 'code' in answer ? { ...answer, url: url.href, address: address.address } : readAnswer(answer, url, address.address, options.nowS());
+    return 'code' in answer ? { ...answer, url: url.href, address: address.address } : readAnswer(answer, url, address.address, options.nowS(), options.modulusVerdicts);
   } catch (error) {
     if (error === TIMED_OUT) return { ok: false, code: 'timeout', message: `${url.origin} did not answer within ${timeoutMs} ms.`, url: url.href };
     return { ok: false, code: 'connection_failed', message: `Could not fetch ${url.origin}: ${describe(error)}.`, url: url.href };
@@ -254,7 +257,7 @@ function get(url: URL, address: ResolvedAddress, accept: string, connect: Connec
 }
 
 /** A complete answer as a key set, or the refusal its status, type or content gives. */
-function readAnswer(answer: Answer, url: URL, address: string, nowS: number): KeySourceFetch {
+function readAnswer(answer: Answer, url: URL, address: string, nowS: number, modulusVerdicts: ModulusVerdicts | undefined): KeySourceFetch {
   const { status, headers } = answer;
   const header = (name: string): string | undefined => (typeof headers[name] === 'string' ? (headers[name] as string) : undefined);
   if (status < 200 || status > 299) {
@@ -270,7 +273,7 @@ function readAnswer(answer: Answer, url: URL, address: string, nowS: number): Ke
       'A key set is JSON (application/jwk-set+json, application/http-message-signatures-directory+json or application/json).';
     return { ok: false, code: 'unexpected_media_type', status, message, url: url.href, address };
   }
-  const reading = readPublishedKeySet(answer.body.toString('utf8'), { nowS });
+  const reading = readPublishedKeySet(answer.body.toString('utf8'), { nowS, ...(modulusVerdicts === undefined ? {} : { modulusVerdicts }) });
   if (!reading.ok) {
     return { ok: false, code: reading.code, status, message: reading.message, url: url.href, address, refused: reading.refused, ...(reading.listed === undefined ? {} : { listed: reading.listed }) };
   }

@@ -13,6 +13,7 @@ import type { KeySource } from '../domain/client-record';
 import { type KeySourceFetch, fetchKeySource } from '../key-sources/fetch-key-source';
 import { DynamoKeySourceStore } from '../store/key-source-store';
 import { REGISTRY_SERVICE_NAME, RegistryHandler, createRegistryHandler } from './registry-handler';
+import { ModulusVerdicts } from '../core/rsa-modulus';
 
 export interface RegistryDependencies {
   /** @default a Powertools logger named signet-registry */
@@ -32,10 +33,12 @@ export function createRegistry(config: SignetConfig, dependencies: RegistryDepen
   const doc = dependencies.doc ?? createDocumentClient({ endpoint: config.dynamoDbEndpoint });
   const store = new DynamoClientStore({ tableName: config.tableName, client: doc, keySourceKeepDays: config.keySourceKeepDays });
   const allowLocalHttp = dependencies.allowLocalHttp ?? false;
+  // The verdicts on published RSA moduli, kept for as long as the function's environment lives.
+  const modulusVerdicts = new ModulusVerdicts();
   return createRegistryHandler({
     store,
     keySources: new DynamoKeySourceStore({ tableName: config.tableName, client: doc }, store),
-    fetchKeySource: dependencies.fetchKeySource ?? ((source) => fetchKeySource(source, { allowLocalHttp, nowS: () => Math.floor(Date.now() / 1000) })),
+    fetchKeySource: dependencies.fetchKeySource ?? ((source) => fetchKeySource(source, { allowLocalHttp, nowS: () => Math.floor(Date.now() / 1000), modulusVerdicts })),
     keySourceRefreshIntervalS: config.keySourceRefreshMinutes * 60,
     requireSignedDirectories: config.requireSignedDirectories,
     keySourceKeepDays: config.keySourceKeepDays,

@@ -3,6 +3,11 @@ import { jwkThumbprint, thumbprintOfKey } from '../../lambda/core/jwk-thumbprint
 import type { JsonWebKey } from '../../lambda/core/keys';
 import { KEY_REFUSAL_CODES, KEY_SET_REFUSAL_CODES, KNOWN_TEST_KEY_THUMBPRINTS, type KeySetReading, readPublishedKeySet } from '../../lambda/core/published-key-set';
 import { primeModulus } from '../support/weak-rsa-keys';
+import { ModulusVerdicts } from '../../lambda/core/rsa-modulus';
+
+/** A 2048-bit prime, made once for the tests that need one (a second or so each). */
+let aPrime: bigint | undefined;
+const prime2048 = (): bigint => (aPrime ??= primeModulus());
 import { TEST_KEY_ECC_P256_PUBLIC_PEM, TEST_KEY_ED25519_PUBLIC_PEM, TEST_KEY_RSA_PSS_PUBLIC_PEM, TEST_KEY_RSA_PUBLIC_PEM } from '../fixtures/rfc9421';
 
 const jwkOf = (key: ReturnType<typeof createPublicKey>): JsonWebKey => key.export({ format: 'jwk' }) as JsonWebKey;
@@ -143,7 +148,7 @@ describe('readPublishedKeySet: keys refused, each with its reason', () => {
   });
 
   it('turns a prime modulus away before OpenSSL judges it, and reads its other spellings (leading zero bytes, padding) as the same key', () => {
-    const prime = primeModulus();
+    const prime = prime2048();
     const n = Buffer.from(prime.toString(16).padStart(512, '0'), 'hex');
     const spelled = (bytes: Buffer, pad = '') => ({ kty: 'RSA', e: 'AQAB', n: `${bytes.toString('base64url')}${pad}` });
     const reading = readPublishedKeySet(set(spelled(n), spelled(Buffer.concat([Buffer.alloc(1), n])), spelled(Buffer.concat([Buffer.alloc(3), n])), ED));
@@ -155,6 +160,18 @@ describe('readPublishedKeySet: keys refused, each with its reason', () => {
     // Every spelling lists one key, by the thumbprint of its canonical members.
     const canonical = jwkThumbprint(spelled(n) as JsonWebKey);
     expect(accepted(reading).listed).toEqual([canonical, canonical, canonical, jwkThumbprint(ED)]);
+  });
+
+  it('keeps every verdict on an RSA modulus in the caller\'s ModulusVerdicts: a set read again judges nothing again', () => {
+    const verdicts = new ModulusVerdicts();
+    const prime = { kty: 'RSA', e: 'AQAB', n: Buffer.from(prime2048().toString(16).padStart(512, '0'), 'hex').toString('base64url') };
+    const body = set(prime, jwkOf(rsa.publicKey), ED);
+    const first = readPublishedKeySet(body, { modulusVerdicts: verdicts });
+    expect(verdicts.entries).toBe(2);
+    const again = readPublishedKeySet(body, { modulusVerdicts: verdicts });
+    expect(verdicts.entries).toBe(2);
+    expect(again).toEqual(first);
+    expect(first.refused.map(({ index, code }) => [index, code])).toEqual([[0, 'weak_key']]);
   });
 
   it('lists a key of an unreadable spelling as unknown, and leaves out entries no client can hold (oct, other curves)', () => {

@@ -3,7 +3,7 @@
  * moduli of real keys never are. Moduli are built from Node's primes (test/support/weak-rsa-keys.ts).
  */
 import { generateKeyPairSync } from 'node:crypto';
-import { ModulusVerdicts, modulusWeakness, passesFermatBase2 } from '../../lambda/core/rsa-modulus';
+import { ModulusVerdicts, PRIME_MODULUS, modulusWeakness, passesFermatBase2 } from '../../lambda/core/rsa-modulus';
 import { closePrimesModulus, nextPrime, primeModulus, smallFactorModulus, squareModulus } from '../support/weak-rsa-keys';
 import { generatePrimeSync } from 'node:crypto';
 import { nextTestKey } from '../support/test-keys';
@@ -36,10 +36,24 @@ test('the moduli of real keys (2048, 3072, 4096 bits, from OpenSSL) pass, also w
   expect(verdicts.entries).toBe(6);
 });
 
+/** A 2048-bit prime, made once for the tests below that need one. */
+let aPrime: bigint | undefined;
+const prime2048 = (): bigint => (aPrime ??= primeModulus());
+
 test('passesFermatBase2: every prime passes, real moduli and small composites do not', () => {
-  const prime = primeModulus();
+  const prime = prime2048();
   expect([passesFermatBase2(prime), passesFermatBase2(2n), passesFermatBase2(65_537n)]).toEqual([true, true, true]);
   expect([passesFermatBase2(modulusOf(2048)), passesFermatBase2(15n), passesFermatBase2(1n), passesFermatBase2(prime * 3n)]).toEqual([false, false, false, false]);
+});
+
+test('ModulusVerdicts.screenedWeakness answers as weakness, a prime by its Fermat round, and remembers both', () => {
+  const verdicts = new ModulusVerdicts();
+  const prime = prime2048();
+  const real = modulusOf(2048);
+  expect([verdicts.screenedWeakness(prime), verdicts.screenedWeakness(real), verdicts.screenedWeakness(3n * prime)]).toEqual([PRIME_MODULUS, undefined, modulusWeakness(3n * prime)]);
+  expect(verdicts.entries).toBe(3);
+  expect([verdicts.weakness(prime), verdicts.weakness(real)]).toEqual([PRIME_MODULUS, undefined]);
+  expect(verdicts.entries).toBe(3);
 });
 
 describe('ModulusVerdicts', () => {
