@@ -1,13 +1,11 @@
-import { createPublicKey, generateKeyPairSync } from 'node:crypto';
+import { createPublicKey, generateKeyPairSync, getDiffieHellman } from 'node:crypto';
 import { jwkThumbprint, thumbprintOfKey } from '../../lambda/core/jwk-thumbprint';
 import type { JsonWebKey } from '../../lambda/core/keys';
 import { KEY_REFUSAL_CODES, KEY_SET_REFUSAL_CODES, KNOWN_TEST_KEY_THUMBPRINTS, type KeySetReading, readPublishedKeySet } from '../../lambda/core/published-key-set';
-import { primeModulus } from '../support/weak-rsa-keys';
 import { ModulusVerdicts } from '../../lambda/core/rsa-modulus';
 
-/** A 2048-bit prime, made once for the tests that need one (a second or so each). */
-let aPrime: bigint | undefined;
-const prime2048 = (): bigint => (aPrime ??= primeModulus());
+/** A 2048-bit prime without generating one: RFC 3526's group 14 modulus, as Node holds it. */
+const prime2048 = (): bigint => BigInt(`0x${getDiffieHellman('modp14').getPrime('hex')}`);
 import { TEST_KEY_ECC_P256_PUBLIC_PEM, TEST_KEY_ED25519_PUBLIC_PEM, TEST_KEY_RSA_PSS_PUBLIC_PEM, TEST_KEY_RSA_PUBLIC_PEM } from '../fixtures/rfc9421';
 
 const jwkOf = (key: ReturnType<typeof createPublicKey>): JsonWebKey => key.export({ format: 'jwk' }) as JsonWebKey;

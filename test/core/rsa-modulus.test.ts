@@ -5,7 +5,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { ModulusVerdicts, PRIME_MODULUS, modulusWeakness, passesFermatBase2 } from '../../lambda/core/rsa-modulus';
 import { closePrimesModulus, nextPrime, primeModulus, smallFactorModulus, squareModulus } from '../support/weak-rsa-keys';
-import { generatePrimeSync } from 'node:crypto';
+import { generatePrimeSync, getDiffieHellman } from 'node:crypto';
 import { nextTestKey } from '../support/test-keys';
 
 /** The modulus of a real key: 2048-bit ones from the test key pool, others generated. */
@@ -36,9 +36,8 @@ test('the moduli of real keys (2048, 3072, 4096 bits, from OpenSSL) pass, also w
   expect(verdicts.entries).toBe(6);
 });
 
-/** A 2048-bit prime, made once for the tests below that need one. */
-let aPrime: bigint | undefined;
-const prime2048 = (): bigint => (aPrime ??= primeModulus());
+/** A 2048-bit prime without generating one: RFC 3526's group 14 modulus, as Node holds it. */
+const prime2048 = (): bigint => BigInt(`0x${getDiffieHellman('modp14').getPrime('hex')}`);
 
 test('passesFermatBase2: every prime passes, real moduli and small composites do not', () => {
   const prime = prime2048();
