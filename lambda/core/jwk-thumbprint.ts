@@ -47,6 +47,44 @@ export function jwkThumbprint(jwk: JsonWebKey): string {
   return createHash('sha256').update(JSON.stringify(canonical)).digest('base64url');
 }
 
+/** Bytes of each coordinate of the EC curves a JWK may name (RFC 7518 §6.2.1.2). */
+const COORDINATE_BYTES: Readonly<Record<string, number>> = { 'P-256': 32, 'P-384': 48, 'P-521': 66 };
+
+/**
+ * {@link jwkThumbprint} of the key a JWK holds, whatever spelling its members use: an RSA number
+ * with leading zero bytes, padding or the standard Base64 alphabet, an EC coordinate written short.
+ * Two JWKs of one key give one thumbprint; a JWK already canonical gives its own.
+ * @returns undefined when the members cannot be read as a key of its `kty` (RSA, EC or OKP)
+ */
+export function canonicalJwkThumbprint(jwk: JsonWebKey): string | undefined {
+  const bytesOf = (name: 'n' | 'e' | 'x' | 'y'): Buffer | undefined => {
+    const value = jwk[name];
+    return typeof value === 'string' && /^[A-Za-z0-9_+/-]+={0,2}$/.test(value) ? Buffer.from(value, 'base64url') : undefined;
+  };
+  const unsigned = (bytes: Buffer | undefined, size?: number): string | undefined => {
+    if (bytes === undefined) return undefined;
+    let first = 0;
+    while (first < bytes.length - 1 && bytes[first] === 0) first++;
+    const magnitude = bytes.subarray(first);
+    if (size === undefined) return magnitude.toString('base64url');
+    return magnitude.length > size ? undefined : Buffer.concat([Buffer.alloc(size - magnitude.length), magnitude]).toString('base64url');
+  };
+  const { kty, crv } = jwk;
+  const size = typeof crv === 'string' ? (COORDINATE_BYTES[crv] ?? -1) : -1;
+  const members: Record<string, unknown> =
+    kty === 'RSA'
+      ? { kty, n: unsigned(bytesOf('n')), e: unsigned(bytesOf('e')) }
+      : kty === 'EC'
+        ? { kty, crv, x: unsigned(bytesOf('x'), size), y: unsigned(bytesOf('y'), size) }
+        : { kty, crv, x: bytesOf('x')?.toString('base64url') };
+  if (Object.values(members).some((value) => typeof value !== 'string' || value === '')) return undefined;
+  try {
+    return jwkThumbprint(members as JsonWebKey);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The RFC 7638 thumbprint of a key as Signet holds it (a `KeyObject`, e.g. from
  * `importPublicKey(spkiPem).key` or `PublicKeyCache.get`), or of a private key's public half.

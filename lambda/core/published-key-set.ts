@@ -16,7 +16,7 @@ import { MAX_PUBLISHED_KEYS, MIN_RSA_BITS } from './defaults';
 import { bitLength } from './der';
 import { ModulusVerdicts, PRIME_MODULUS } from './rsa-modulus';
 import { isSignetError } from './errors';
-import { jwkThumbprint, thumbprintOfKey } from './jwk-thumbprint';
+import { canonicalJwkThumbprint, jwkThumbprint, thumbprintOfKey } from './jwk-thumbprint';
 import { importPublicKey } from './keys';
 import { JOSE_ALGORITHMS, type JsonWebKey } from './public-key-text';
 import type { SignatureAlgorithm } from './algorithm-names';
@@ -190,44 +190,16 @@ function spelledCanonically(jwk: JsonWebKey, canonical: string): boolean {
 /** What {@link canonicalThumbprint} answers for an entry that names no public key type (`oct`, none). */
 const NOT_A_PUBLIC_KEY = Symbol('not a public key');
 
-/** Bytes of each coordinate of the curves Signet verifies with (RFC 7518 §6.2.1.2). */
-const COORDINATE_BYTES: Readonly<Record<string, number>> = { 'P-256': 32, 'P-384': 48 };
-
 /**
- * The RFC 7638 thumbprint of a JWK's key, whatever spelling its members use: an RSA number with
- * leading zero bytes or padding, an EC coordinate written short. Undefined when the entry names a
- * key type Signet holds (RSA; EC on P-256 or P-384; OKP Ed25519) but its members cannot be read as
- * a key; {@link NOT_A_PUBLIC_KEY} for other types and curves, which no client holds.
+ * The RFC 7638 thumbprint of a JWK's key whatever spelling its members use (canonicalJwkThumbprint),
+ * for the key types Signet holds (RSA; EC on P-256 or P-384; OKP Ed25519): undefined when such an
+ * entry's members cannot be read as a key; {@link NOT_A_PUBLIC_KEY} for other types and curves, which no client holds.
  */
 function canonicalThumbprint(jwk: unknown): string | undefined | typeof NOT_A_PUBLIC_KEY {
   if (typeof jwk !== 'object' || jwk === null || Array.isArray(jwk)) return NOT_A_PUBLIC_KEY;
-  const { kty } = jwk as JsonWebKey;
-  const crv = typeof (jwk as JsonWebKey).crv === 'string' ? ((jwk as JsonWebKey).crv as string) : undefined;
+  const { kty, crv } = jwk as JsonWebKey;
   if (!(kty === 'RSA' || (kty === 'EC' && (crv === 'P-256' || crv === 'P-384')) || (kty === 'OKP' && crv === 'Ed25519'))) return NOT_A_PUBLIC_KEY;
-  const bytesOf = (name: 'n' | 'e' | 'x' | 'y'): Buffer | undefined => {
-    const value = (jwk as JsonWebKey)[name];
-    return typeof value === 'string' && /^[A-Za-z0-9_+/-]+={0,2}$/.test(value) ? Buffer.from(value, 'base64url') : undefined;
-  };
-  const unsigned = (bytes: Buffer | undefined, size?: number): string | undefined => {
-    if (bytes === undefined) return undefined;
-    let first = 0;
-    while (first < bytes.length - 1 && bytes[first] === 0) first++;
-    const magnitude = bytes.subarray(first);
-    if (size === undefined) return magnitude.toString('base64url');
-    return magnitude.length > size ? undefined : Buffer.concat([Buffer.alloc(size - magnitude.length), magnitude]).toString('base64url');
-  };
-  const members: Record<string, string | undefined> =
-    kty === 'RSA'
-      ? { kty, n: unsigned(bytesOf('n')), e: unsigned(bytesOf('e')) }
-      : kty === 'EC'
-        ? { kty, crv, x: unsigned(bytesOf('x'), COORDINATE_BYTES[crv ?? ''] ?? -1), y: unsigned(bytesOf('y'), COORDINATE_BYTES[crv ?? ''] ?? -1) }
-        : { kty, crv, x: bytesOf('x')?.toString('base64url') };
-  if (Object.values(members).some((value) => typeof value !== 'string' || value === '')) return undefined;
-  try {
-    return jwkThumbprint(members as JsonWebKey);
-  } catch {
-    return undefined;
-  }
+  return canonicalJwkThumbprint(jwk as JsonWebKey);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
-import { jwkThumbprint, thumbprintOfKey } from '../../lambda/core/jwk-thumbprint';
-import { importPublicKey } from '../../lambda/core/keys';
+import { canonicalJwkThumbprint, jwkThumbprint, thumbprintOfKey } from '../../lambda/core/jwk-thumbprint';
+import { type JsonWebKey, importPublicKey } from '../../lambda/core/keys';
 import { TEST_KEY_ECC_P256_PUBLIC_PEM, TEST_KEY_ED25519_PUBLIC_PEM, TEST_KEY_RSA_PSS_PRIVATE_PEM, TEST_KEY_RSA_PSS_PUBLIC_PEM, TEST_KEY_RSA_PUBLIC_PEM } from '../fixtures/rfc9421';
 import { errorOf } from './helpers';
 
@@ -53,6 +53,22 @@ describe('jwkThumbprint (RFC 7638, RFC 8037)', () => {
     ['standard base64 (with +/=) instead of base64url', { kty: 'OKP', crv: 'Ed25519', x: 'ab+/cd==' }, 'invalid_public_key'],
   ])('refuses %s with %s', (_name, jwk, code) => {
     expect(errorOf(() => jwkThumbprint(jwk)).code).toBe(code);
+  });
+});
+
+describe('canonicalJwkThumbprint (one key, however its members are spelled)', () => {
+  it('reads leading zero bytes, padding, the standard alphabet and short EC coordinates as the canonical key', () => {
+    const rsa = createPublicKey(TEST_KEY_RSA_PUBLIC_PEM).export({ format: 'jwk' }) as JsonWebKey;
+    const ec = createPublicKey(TEST_KEY_ECC_P256_PUBLIC_PEM).export({ format: 'jwk' }) as JsonWebKey;
+    const n = Buffer.from(rsa.n as string, 'base64url');
+    const x = Buffer.from(ec.x as string, 'base64url');
+    expect(canonicalJwkThumbprint(rsa)).toBe(jwkThumbprint(rsa));
+    expect(canonicalJwkThumbprint({ ...rsa, n: Buffer.concat([Buffer.alloc(2), n]).toString('base64') })).toBe(jwkThumbprint(rsa));
+    // A coordinate whose first byte is zero, written without it, is padded back to the curve's 32 bytes.
+    const shortX = Buffer.concat([Buffer.alloc(1), x.subarray(1)]);
+    const ecShort = { ...ec, x: shortX.toString('base64url') };
+    expect(canonicalJwkThumbprint({ ...ecShort, x: shortX.subarray(1).toString('base64url') })).toBe(jwkThumbprint(ecShort));
+    expect([canonicalJwkThumbprint({ kty: 'EC', crv: 'P-256', x: 'not base64!', y: ec.y }), canonicalJwkThumbprint({ kty: 'RSA', e: 'AQAB' })]).toEqual([undefined, undefined]);
   });
 });
 
