@@ -78,6 +78,7 @@ export async function startPortalSession(name: string, viewport: { width: number
     const pageErrors: string[] = [];
     const consoleErrors: string[] = [];
     page.on('pageerror', (error: Error) => pageErrors.push(error.message));
+    pageErrorsOf.set(page, pageErrors);
     page.on('console', (message: any) => {
       if (message.type() === 'error') consoleErrors.push(message.text());
     });
@@ -151,8 +152,42 @@ export async function eventually<T>(read: () => Promise<T>, check: (value: T) =>
   }
 }
 
-export const visible = (locator: Locator) => locator.waitFor({ state: 'visible', timeout: WAIT_MS });
-export const hidden = (locator: Locator) => locator.waitFor({ state: 'hidden', timeout: WAIT_MS });
+/**
+ * What the page shows, for the message of a wait that timed out: its open dialogs, toasts, list
+ * error and focused element, and its uncaught errors (a wait that fails says what it found instead).
+ */
+async function pageNow(page: Page): Promise<string> {
+  try {
+    const seen = await page.evaluate(() => {
+      const text = (node: Element | null) => (node?.textContent ?? '').replace(/\s+/g, ' ').trim().slice(0, 200);
+      const nameOf = (node: Element) => text(document.getElementById(node.getAttribute('aria-labelledby') ?? '')) || node.getAttribute('aria-label') || node.id;
+      const active = document.activeElement;
+      return {
+        dialogs: Array.from(document.querySelectorAll('dialog[open]')).map(nameOf),
+        toasts: Array.from(document.querySelectorAll('#toasts .toast')).map(text),
+        listError: text(document.getElementById('list-error')),
+        focused: active === null ? '' : `${active.tagName.toLowerCase()}${active.id ? `#${active.id}` : ''} ${active.getAttribute('aria-label') ?? text(active).slice(0, 60)}`,
+      };
+    });
+    return JSON.stringify({ ...seen, pageErrors: pageErrorsOf.get(page) ?? [] });
+  } catch (error) {
+    return `(the page could not be read: ${error instanceof Error ? error.message : String(error)})`;
+  }
+}
+
+/** Each session's page and its uncaught errors, for {@link pageNow}. */
+const pageErrorsOf = new WeakMap<object, string[]>();
+
+const waitForState = async (locator: Locator, state: 'visible' | 'hidden') => {
+  try {
+    await locator.waitFor({ state, timeout: WAIT_MS });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new Error(`${message}\nThe page when the wait ended: ${await pageNow(locator.page())}`, { cause: error });
+  }
+};
+export const visible = (locator: Locator) => waitForState(locator, 'visible');
+export const hidden = (locator: Locator) => waitForState(locator, 'hidden');
 export const hasText = (locator: Locator, expected: string | RegExp) =>
   eventually(() => locator.innerText({ timeout: WAIT_MS }) as Promise<string>, (text) => (typeof expected === 'string' ? expect(text.trim()).toBe(expected) : expect(text).toMatch(expected)));
 export const containsText = (locator: Locator, expected: string) => eventually(() => locator.innerText({ timeout: WAIT_MS }) as Promise<string>, (text) => expect(text).toContain(expected));
