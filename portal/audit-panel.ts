@@ -18,13 +18,20 @@ function knownNames(): Map<string, string> {
   return new Map(state.clients.map((c) => [c.clientId, c.name]));
 }
 
+/** A trail on the page: its elements, and a way to read its first page again in place. */
+export interface AuditTrail {
+  readonly element: HTMLElement;
+  /** Reads the newest page again and shows it once it has come (what is shown stays until then, or if the read fails). */
+  reload(): void;
+}
+
 /**
  * A table of audit entries that loads its pages itself.
  * @param caption names the table (e.g. "Changes to Acme")
  * @param read one page of entries from the registry
  * @param withClient a column naming the client (the account's trail)
  */
-function auditTrail(caption: string, read: (cursor: string | undefined) => Promise<AuditPage>, withClient: boolean): HTMLElement {
+function auditTrail(caption: string, read: (cursor: string | undefined) => Promise<AuditPage>, withClient: boolean): AuditTrail {
   const rows = el('tbody');
   const headers = ['When', 'Who', ...(withClient ? ['Client'] : []), 'What'];
   const table = el('table', { class: 'inner audit' }, [
@@ -35,32 +42,39 @@ function auditTrail(caption: string, read: (cursor: string | undefined) => Promi
   table.hidden = true;
   const status = el('p', { class: 'hint', role: 'status' }, ['Loading changes…']);
   let cursor: string | undefined;
-  const more = button('Load more changes', { onClick: () => void load() });
+  // A page asked for before the latest reload is dropped when it comes.
+  let generation = 0;
+  const more = button('Load more changes', { onClick: () => void load(false) });
   more.hidden = true;
-  async function load() {
+  async function load(fromTheTop: boolean) {
+    const asked = fromTheTop ? ++generation : generation;
     (more as HTMLButtonElement).disabled = true;
     let page: AuditPage;
     try {
-      page = await read(cursor);
+      page = await read(fromTheTop ? undefined : cursor);
     } catch (error) {
+      if (asked !== generation) return;
+      // A reload keeps the entries shown; a first read or Load more says it failed.
+      if (fromTheTop && rows.children.length > 0) return;
       status.textContent = `The changes could not be read: ${messageOf(error)}`;
       status.className = 'error';
       return;
     } finally {
-      (more as HTMLButtonElement).disabled = false;
+      if (asked === generation) (more as HTMLButtonElement).disabled = false;
     }
+    if (asked !== generation) return;
     const names = knownNames();
-    for (const entry of page.entries) {
+    const lines = page.entries.map((entry) => {
       const line = auditLine(entry, { signerId: state.signerId, names });
-      rows.append(
-        el('tr', { 'data-action': line.action }, [
-          el('td', { 'data-label': 'When', class: 'when' }, [formatInstant(line.at)]),
-          el('td', { 'data-label': 'Who' }, [line.who]),
-          ...(withClient ? [el('td', { 'data-label': 'Client' }, [line.client ?? '—'])] : []),
-          el('td', { 'data-label': 'What' }, [line.what]),
-        ]),
-      );
-    }
+      return el('tr', { 'data-action': line.action }, [
+        el('td', { 'data-label': 'When', class: 'when' }, [formatInstant(line.at)]),
+        el('td', { 'data-label': 'Who' }, [line.who]),
+        ...(withClient ? [el('td', { 'data-label': 'Client' }, [line.client ?? '—'])] : []),
+        el('td', { 'data-label': 'What' }, [line.what]),
+      ]);
+    });
+    if (fromTheTop) rows.replaceChildren(...lines);
+    else rows.append(...lines);
     cursor = page.nextCursor;
     const count = rows.children.length;
     table.hidden = count === 0;
@@ -68,18 +82,16 @@ function auditTrail(caption: string, read: (cursor: string | undefined) => Promi
     status.className = 'hint';
     status.textContent = count === 0 ? 'No changes recorded.' : cursor === undefined ? `${count === 1 ? '1 change' : `${count} changes`}, newest first.` : `The latest ${count} changes, newest first.`;
   }
-  void load();
-  return el('div', { class: 'audit-trail' }, [status, table, more]);
+  void load(true);
+  return { element: el('div', { class: 'audit-trail' }, [status, table, more]), reload: () => void load(true) };
 }
 
-/** The audit part of a client's details. */
-export function clientAuditPanel(client: ClientView): HTMLElement[] {
+/** The audit part of a client's details: its heading and trail. */
+export function clientAuditPanel(client: ClientView): { readonly elements: HTMLElement[]; readonly trail: AuditTrail } | undefined {
   const registry = state.registry;
-  if (!registry) return [];
-  return [
-    el('h3', {}, [`Changes to ${client.name}`]),
-    auditTrail(`Changes to ${client.name}, newest first`, (cursor) => registry.listAudit(client.clientId, { cursor, limit: AUDIT_PAGE_SIZE }), false),
-  ];
+  if (!registry) return undefined;
+  const trail = auditTrail(`Changes to ${client.name}, newest first`, (cursor) => registry.listAudit(client.clientId, { cursor, limit: AUDIT_PAGE_SIZE }), false);
+  return { elements: [el('h3', {}, [`Changes to ${client.name}`]), trail.element], trail };
 }
 
 /** Shows or hides the account's changes (#account-audit), read afresh each time it opens. */
@@ -99,7 +111,7 @@ function toggleAccountAudit() {
   const name = state.accounts.find((a) => a.accountId === accountId)?.name ?? accountId;
   panel.replaceChildren(
     el('h3', { id: 'account-audit-title' }, [`Changes to the account ${name}`]),
-    auditTrail(`Changes to the account ${name} and its clients, newest first`, (cursor) => registry.listAccountAudit(accountId, { cursor, limit: AUDIT_PAGE_SIZE }), true),
+    auditTrail(`Changes to the account ${name} and its clients, newest first`, (cursor) => registry.listAccountAudit(accountId, { cursor, limit: AUDIT_PAGE_SIZE }), true).element,
   );
 }
 

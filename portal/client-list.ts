@@ -73,6 +73,8 @@ export function renderClients() {
   const rows = $('client-rows');
   const now = Date.now();
   rows.replaceChildren();
+  // Details closed since: opened again, they read the failures and changes afresh.
+  for (const id of loadedDetails.keys()) if (!state.open.has(id)) loadedDetails.delete(id);
   for (const client of state.clients) {
     rows.append(...clientRows(client, now));
   }
@@ -145,10 +147,28 @@ function sourceNote(client: ClientView): Array<string | HTMLElement> {
   return [el('span', { class: failing ? 'source-note warning' : 'source-note' }, [` ${label === undefined ? 'published' : `from a ${label.kind}`}${failing ? ', failing' : ''}`])];
 }
 
+/**
+ * The parts of an open client's details that the registry fills in after they are drawn (its
+ * recent failures, its changes), kept while the details stay open. Drawing the list again (after
+ * any change to any client) reuses them: read again, they showed "Loading…" and then moved every
+ * row below them when the answers came, under the pointer of whoever was about to click there.
+ * A new version of the client reads its changes again, in place.
+ */
+const loadedDetails = new Map<string, { name: string; version: number; failures: HTMLElement[]; audit: ReturnType<typeof clientAuditPanel> }>();
+
 /** A client's details: its keys, its whitelist, its recent failures, its changes. */
 function detailsOf(client: ClientView): HTMLElement[] {
   const whitelist = el('p', {}, [el('strong', {}, ['Network whitelist: ']), client.networkWhitelist.join(', ')]);
-  return [keyPanel(client), whitelist, ...failuresPanel(client), ...clientAuditPanel(client)];
+  let loaded = loadedDetails.get(client.clientId);
+  if (loaded === undefined || loaded.name !== client.name) {
+    // New, or renamed (the headings and captions name it): read afresh.
+    loaded = { name: client.name, version: client.version, failures: failuresPanel(client), audit: clientAuditPanel(client) };
+    loadedDetails.set(client.clientId, loaded);
+  } else if (loaded.version !== client.version) {
+    loaded.version = client.version;
+    loaded.audit?.trail.reload();
+  }
+  return [keyPanel(client), whitelist, ...loaded.failures, ...(loaded.audit?.elements ?? [])];
 }
 
 function toggleDetails(clientId: string) {

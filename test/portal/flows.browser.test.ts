@@ -16,6 +16,9 @@
  * - a client whose keys come from a JWKS URL (served by the test on 127.0.0.1): chosen in the form,
  *   its source's state and its keys (kid, thumbprint) in the details, and "Refresh keys now" saying
  *   what a fetch did, or that it failed and the keys were kept.
+ * - a change to one client draws the list again without reading again the failures and changes of
+ *   the other clients whose details are open (their rows do not move under the pointer); its own
+ *   changes are read again in place.
  * The key "added 120 days ago" is written through the gateway's own store (DynamoDB Local) with a
  * clock 120 days back, never a mock.
  */
@@ -455,3 +458,42 @@ browserTest('a client whose keys come from a JWKS URL: chosen in the form, its s
   }
 });
 
+
+browserTest('a change to one client draws the list again without reading the other open details again: nothing moves under the pointer, and its own changes are read again in place', async () => {
+  const created = [await createClientFor(session.gateway, session.admin, { name: 'Layout One' }), await createClientFor(session.gateway, session.admin, { name: 'Layout Two' })];
+  const search = page.getByRole('searchbox', { name: 'Search' });
+  await search.fill('Layout');
+  await search.press('Enter');
+  await count(page.locator('#client-rows tr[data-client-id]'), 2);
+  // In whatever order the list is sorted: the change is made to the lower one.
+  const [above, below] = (await listedNames(page)).map((name) => created.find((c) => c.name === name.trim()) as Record<string, any>);
+  const detailsOf = (client: Record<string, any>) => page.locator(`#details-${client.clientId}`);
+  for (const client of [above, below]) {
+    await rowOf(page, client.name).getByRole('button', { name: 'Details' }).click();
+    await containsText(detailsOf(client).locator('.failures'), 'No refused requests');
+    await hasText(detailsOf(client).locator('.audit-trail p[role="status"]'), '1 change, newest first.');
+  }
+  const reads: string[] = [];
+  const onRequest = (request: any) => {
+    const path = new URL(request.url()).pathname;
+    if (/\/(auth-failures|audit)$/.test(path)) reads.push(path);
+  };
+  page.on('request', onRequest);
+  try {
+    await page.getByRole('button', { name: `Disable ${below.name}` }).click();
+    await page.getByRole('dialog', { name: `Disable ${below.name}?` }).getByRole('button', { name: 'Disable' }).click();
+    await containsText(rowOf(page, below.name), 'disabled');
+    // Where each row starts once the change is drawn: nothing the page reads afterwards moves it.
+    const tops = () => Promise.all([above, below].map(async (client) => (await rowOf(page, client.name).boundingBox()).y as number));
+    const drawn = await tops();
+    // Its own trail is read again and shows the change; the other's stays as it was, unread.
+    await hasText(detailsOf(below).locator('.audit-trail p[role="status"]'), '2 changes, newest first.');
+    expect(await detailsOf(above).locator('.audit-trail p[role="status"]').innerText()).toBe('1 change, newest first.');
+    expect(reads).toEqual([`/registry/clients/${below.clientId}/audit`]);
+    expect(await tops()).toEqual(drawn);
+  } finally {
+    page.off('request', onRequest);
+  }
+  await page.getByRole('button', { name: 'Clear', exact: true }).click();
+  expect(session.pageErrors).toEqual([]);
+});
