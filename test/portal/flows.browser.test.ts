@@ -480,17 +480,17 @@ browserTest('a change to one client draws the list again without reading the oth
   };
   page.on('request', onRequest);
   try {
+    // Where each row starts: neither the change nor anything the page reads after it moves a row.
+    const tops = () => Promise.all([above, below].map(async (client) => (await rowOf(page, client.name).boundingBox()).y as number));
+    const before = await tops();
     await page.getByRole('button', { name: `Disable ${below.name}` }).click();
     await page.getByRole('dialog', { name: `Disable ${below.name}?` }).getByRole('button', { name: 'Disable' }).click();
     await containsText(rowOf(page, below.name), 'disabled');
-    // Where each row starts once the change is drawn: nothing the page reads afterwards moves it.
-    const tops = () => Promise.all([above, below].map(async (client) => (await rowOf(page, client.name).boundingBox()).y as number));
-    const drawn = await tops();
     // Its own trail is read again and shows the change; the other's stays as it was, unread.
     await hasText(detailsOf(below).locator('.audit-trail p[role="status"]'), '2 changes, newest first.');
     expect(await detailsOf(above).locator('.audit-trail p[role="status"]').innerText()).toBe('1 change, newest first.');
     expect(reads).toEqual([`/registry/clients/${below.clientId}/audit`]);
-    expect(await tops()).toEqual(drawn);
+    expect(await tops()).toEqual(before);
   } finally {
     page.off('request', onRequest);
   }
