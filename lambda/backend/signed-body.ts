@@ -52,6 +52,17 @@ export class BodyAlreadyParsedError extends TypeError {
 }
 
 /**
+ * An event without Signet's authorizer context (no `clientId`): the route has no Signet
+ * authorizer, or the function was invoked some other way (a Function URL, a load balancer, a test
+ * invoke). Nothing vouches for the request, not even one without a body, so the handler must not
+ * run. The deployment's mistake, not the client's: it is thrown (a 500), never answered as a
+ * refusal. Code `no_signet_context`.
+ */
+export class NoSignetContextError extends TypeError {
+  readonly code = 'no_signet_context';
+}
+
+/**
  * The body bytes as the client sent them.
  * @throws BodyAlreadyParsedError when a body parser ran first and replaced `event.body` with what
  *   it read (an object, an array), which is not what the client signed
@@ -67,10 +78,18 @@ export function receivedBody(event: ProxyEvent): Buffer {
 
 /**
  * Checks the received body against the signed Content-Digest.
- * @throws SignetError `digest_required`, `malformed_digest` or `digest_mismatch`; BodyAlreadyParsedError (see {@link receivedBody})
+ * @throws SignetError `digest_required`, `malformed_digest` or `digest_mismatch`; NoSignetContextError
+ *   when no Signet authorizer vouched for the event; BodyAlreadyParsedError (see {@link receivedBody})
  */
 export function checkSignedBody(event: ProxyEvent): void {
-  const signed = authorizerContext(event)[CONTENT_DIGEST_CONTEXT_KEY];
+  const context = authorizerContext(event);
+  const clientId = context[CONTEXT_KEYS.clientId];
+  if (typeof clientId !== 'string' || clientId === '') {
+    throw new NoSignetContextError(
+      'The event carries no Signet authorizer context (no clientId): the route has no Signet authorizer, or the function was invoked some other way (a Function URL, a load balancer, a test invoke). Attach the Signet authorizer to the route that invokes this function.',
+    );
+  }
+  const signed = context[CONTENT_DIGEST_CONTEXT_KEY];
   checkContentDigest(typeof signed === 'string' && signed !== '' ? signed : undefined, receivedBody(event));
 }
 
@@ -91,7 +110,8 @@ export interface SignedBodyOptions<E extends ProxyEvent> {
 
 /**
  * Wraps a proxy handler so it only runs when the body matches the signed digest; a refusal
- * answers 400. A BodyAlreadyParsedError (a parser ran before it) is thrown on, as a 500.
+ * answers 400. A NoSignetContextError (no Signet authorizer on the route) or BodyAlreadyParsedError
+ * (a parser ran before it) is thrown on, as a 500.
  */
 export function withSignedBody<E extends ProxyEvent, R>(
   handler: (event: E, context: unknown) => Promise<R>,

@@ -106,9 +106,9 @@ describe('checkSignedBody', () => {
     expect(codeOf(() => checkSignedBody(v2Event(undefined, signedDigest(body))))).toBe('digest_mismatch');
   });
 
-  test('no authorizer context at all (the capture with "lambda": null): a body is refused', () => {
+  test('no authorizer context at all (the capture with "lambda": null): thrown as no_signet_context, with a body or without', () => {
     const event = fixture('http-api-proxy-v2-lambda-authorizer.capture.json') as APIGatewayProxyEventV2;
-    expect(codeOf(() => checkSignedBody({ ...event, body: 'x=1' }))).toBe('digest_required');
+    for (const body of ['x=1', undefined]) expect(() => checkSignedBody({ ...event, body })).toThrow(expect.objectContaining({ code: 'no_signet_context' }));
   });
 
   test('sha-512 (RFC 9530): alone or beside sha-256, every digest listed must match; unknown ones are ignored', () => {
@@ -225,5 +225,32 @@ describe('signedBody() Middy middleware (real @middy/core)', () => {
       return undefined;
     })();
     expect(parsed).toMatchObject({ code: 'body_already_parsed', message: expect.stringMatching(/^event\.body is an object/) });
+  });
+});
+
+describe('an event no Signet authorizer vouched for (a route without it, a Function URL, a test invoke)', () => {
+  const noContext = (event: APIGatewayProxyEventV2): APIGatewayProxyEventV2 => ({ ...event, requestContext: { ...event.requestContext, authorizer: undefined } }) as APIGatewayProxyEventV2;
+  const withoutClient = (event: APIGatewayProxyEventV2): APIGatewayProxyEventV2 => {
+    const { clientId: _dropped, ...rest } = (event.requestContext as { authorizer: { lambda: Record<string, unknown> } }).authorizer.lambda;
+    return { ...event, requestContext: { ...event.requestContext, authorizer: { lambda: rest } } } as APIGatewayProxyEventV2;
+  };
+
+  test('never reaches the handler, even without a body: the wrapper and the middleware throw no_signet_context (a 500), never answer it as a refusal', async () => {
+    const seen: unknown[] = [];
+    const wrapped = withSignedBody(async (event: APIGatewayProxyEventV2) => {
+      seen.push(event);
+      return { statusCode: 200, body: 'ran' };
+    });
+    const viaMiddy = middy(async (event: APIGatewayProxyEventV2) => {
+      seen.push(event);
+      return { statusCode: 200, body: 'ran' };
+    }).use(signedBody());
+    for (const event of [noContext(v2Event(undefined, undefined)), withoutClient(v2Event(undefined, undefined)), noContext(v2Event('{"a":1}', undefined))]) {
+      await expect(wrapped(event)).rejects.toMatchObject({ code: 'no_signet_context', message: expect.stringContaining('Attach the Signet authorizer to the route') });
+      await expect(viaMiddy(event, {} as never)).rejects.toMatchObject({ code: 'no_signet_context' });
+    }
+    expect(seen).toEqual([]);
+    // With the context, the same bodiless request goes through.
+    expect((await wrapped(v2Event(undefined, undefined))).statusCode).toBe(200);
   });
 });
