@@ -231,7 +231,7 @@ describe('signedBody() Middy middleware (real @middy/core)', () => {
 describe('an event no Signet authorizer vouched for (a route without it, a Function URL, a test invoke)', () => {
   const noContext = (event: APIGatewayProxyEventV2): APIGatewayProxyEventV2 => ({ ...event, requestContext: { ...event.requestContext, authorizer: undefined } }) as APIGatewayProxyEventV2;
   const withoutClient = (event: APIGatewayProxyEventV2): APIGatewayProxyEventV2 => {
-    const { clientId: _dropped, ...rest } = (event.requestContext as { authorizer: { lambda: Record<string, unknown> } }).authorizer.lambda;
+    const { clientId: _dropped, ...rest } = (event.requestContext as unknown as { authorizer: { lambda: Record<string, unknown> } }).authorizer.lambda;
     return { ...event, requestContext: { ...event.requestContext, authorizer: { lambda: rest } } } as APIGatewayProxyEventV2;
   };
 
