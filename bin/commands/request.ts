@@ -109,11 +109,33 @@ export async function run(argv: string[]): Promise<number> {
 }
 
 /**
- * Headers whose values are credentials: `-v` prints them as `<redacted>`, in the headers and in the
- * base. Beyond HTTP's own, API Gateway's usage-plan key, an AWS session token and the common
- * token headers.
+ * Names of headers and query parameters whose values are credentials: `-v` prints them as
+ * `<redacted>`, in the headers, the URL and the base. By what the name says (HTTP's
+ * Authorization and Cookie, API keys such as x-api-key, api-key or x-goog-api-key, subscription
+ * keys, session and access tokens, secrets, passwords), so that a header nobody listed is caught too.
  */
-const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set(['authorization', 'proxy-authorization', 'cookie', 'x-api-key', 'x-amz-security-token', 'x-auth-token', 'x-access-token']);
+const CREDENTIAL_NAME = /auth|key|token|secret|pass|cookie|session|credential/i;
+
+/** The headers of the scheme, printed as they are (the signature shortened). */
+const SCHEME_HEADERS: ReadonlySet<string> = new Set(['signature', 'signature-input', 'content-digest', 'date', 'signature-agent']);
+
+/** `name` names a credential ({@link CREDENTIAL_NAME}); the scheme's own headers never do. */
+function isCredential(name: string): boolean {
+  return CREDENTIAL_NAME.test(name) && !SCHEME_HEADERS.has(name.toLowerCase());
+}
+
+/** `text` (a URL, or a base line holding one) with the values of credential-named query parameters redacted. */
+function redactQuery(text: string): string {
+  return text.replace(/([?&])([^=&#\s"]*)=([^&#\s"]*)/g, (whole, separator: string, name: string) => (isCredential(decodeQueryName(name)) ? `${separator}${name}=<redacted>` : whole));
+}
+
+function decodeQueryName(name: string): string {
+  try {
+    return decodeURIComponent(name.replace(/\+/g, ' '));
+  } catch {
+    return name;
+  }
+}
 
 /**
  * `> ` lines, as curl -v prints them, and the base the signature covers. The signature value is
@@ -122,15 +144,18 @@ const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set(['authorization', 'proxy
  */
 function printSent(method: string, url: string, headers: Record<string, string>): void {
   const shown = (name: string, value: string): string => {
-    const lower = name.toLowerCase();
-    if (CREDENTIAL_HEADERS.has(lower)) return '<redacted>';
-    return lower === 'signature' && value.length > 40 ? `${value.slice(0, 16)}…${value.slice(-8)} (shortened)` : value;
+    if (isCredential(name)) return '<redacted>';
+    return name.toLowerCase() === 'signature' && value.length > 40 ? `${value.slice(0, 16)}…${value.slice(-8)} (shortened)` : value;
   };
-  const lines = [`> ${method} ${url}`, ...Object.entries(headers).map(([name, value]) => `> ${name}: ${shown(name, value)}`), '>'];
+  const lines = [`> ${method} ${redactQuery(url)}`, ...Object.entries(headers).map(([name, value]) => `> ${name}: ${shown(name, value)}`), '>'];
   const base = signedBase(method, url, headers);
   const baseLine = (line: string): string => {
     const covered = /^"([^"]+)"/.exec(line)?.[1];
-    return covered !== undefined && CREDENTIAL_HEADERS.has(covered) ? `"${covered}": <redacted>` : line;
+    if (covered === undefined) return line;
+    const param = /^"@query-param";name="([^"]*)": /.exec(line);
+    if (param !== null) return isCredential(decodeQueryName(param[1])) ? `${param[0]}<redacted>` : line;
+    if (covered.startsWith('@')) return redactQuery(line);
+    return isCredential(covered) ? `"${covered}": <redacted>` : line;
   };
   if (base !== undefined) lines.push('* signature base signed (LF line ends, no final LF):', ...base.split('\n').map((line) => `*   ${baseLine(line)}`));
   process.stderr.write(`${lines.join('\n')}\n`);

@@ -58,12 +58,15 @@ export function defaultClientDirs(): { admin: string; demo: string } {
 
 /** `/path` → the local gateway's URL for it; an absolute URL is kept. */
 export function resolveUrl(text: string, base: string = localEndpoint()): string {
-  if (text.startsWith('/')) return `${base}${text}`;
   let url: URL;
   try {
-    url = new URL(text);
+    // A path is resolved as fetch will send it (dot segments removed), so that what is signed is what is sent.
+    url = new URL(text.startsWith('/') ? `${base}${text}` : text);
   } catch {
     throw new UsageError(`${JSON.stringify(text.slice(0, 100))} is not an absolute URL (http://host/path) or a path starting with /`);
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new UsageError('The URL holds a user name or password (user:password@host), which fetch refuses to send and -v would print: leave them out; the signature says who you are.');
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new UsageError(`${JSON.stringify(text.slice(0, 100))} has the scheme "${url.protocol.slice(0, -1).slice(0, 20)}"; use http:// or https://`);

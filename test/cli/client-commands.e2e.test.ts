@@ -151,16 +151,34 @@ describe('clean failures, never a stack trace', () => {
   });
 
   test('request --verbose prints the headers and the base it signed, and on a refusal runs explain', async () => {
-    const ok = await signet('request', '-v', '-H', 'Authorization: Bearer other-credential', '-H', 'X-Api-Key: usage-plan-key', '-H', 'X-Amz-Security-Token: sts-session', `${gateway.url}/api/echo?x=1`);
+    const ok = await signet(
+      'request', '-v',
+      '-H', 'Authorization: Bearer other-credential', '-H', 'X-Api-Key: usage-plan-key', '-H', 'X-Amz-Security-Token: sts-session',
+      '-H', 'Api-Key: plain-api-key', '-H', 'Ocp-Apim-Subscription-Key: apim-key', '-H', 'X-Request-Id: r-17',
+      `${gateway.url}/api/echo?x=1&access_token=query-token`,
+    );
     expect(ok.code).toBe(0);
-    // Other credentials the caller sends are left out of what -v prints (output gets pasted into tickets).
+    // Other credentials the caller sends are left out of what -v prints (output gets pasted into
+    // tickets): headers and query parameters whose names say so; other headers are shown.
     expect(ok.stderr).toContain('> authorization: <redacted>\n');
     expect(ok.stderr).toMatch(/> x-api-key: <redacted>\n/i);
     expect(ok.stderr).toMatch(/> x-amz-security-token: <redacted>\n/i);
-    expect(ok.stderr).not.toMatch(/other-credential|usage-plan-key|sts-session/);
-    expect(ok.stderr).toMatch(new RegExp(`^> GET ${gateway.url}/api/echo\\?x=1\n(> [a-z-]+: .+\n)*> signature-input: sig=`));
-    expect(ok.stderr).toContain(`*   "@target-uri": ${gateway.url}/api/echo?x=1\n`);
+    expect(ok.stderr).toMatch(/> api-key: <redacted>\n/i);
+    expect(ok.stderr).toMatch(/> ocp-apim-subscription-key: <redacted>\n/i);
+    expect(ok.stderr).toMatch(/> x-request-id: r-17\n/i);
+    expect(ok.stderr).not.toMatch(/other-credential|usage-plan-key|sts-session|plain-api-key|apim-key|query-token/);
+    expect(ok.stderr).toMatch(new RegExp(`^> GET ${gateway.url}/api/echo\\?x=1&access_token=<redacted>\n(> [a-z-]+: .+\n)*> signature-input: sig=`));
+    expect(ok.stderr).toContain(`*   "@target-uri": ${gateway.url}/api/echo?x=1&access_token=<redacted>\n`);
     expect(ok.stderr).not.toContain('running signet explain');
+    // A password in the URL is refused before anything is sent, and not repeated.
+    const withPassword = await signet('request', '-v', `http://user:url-password@127.0.0.1:${gateway.port}/api/echo`);
+    expect(withPassword.code).toBe(2);
+    expect(withPassword.stderr).toContain('The URL holds a user name or password');
+    expect(withPassword.stderr).not.toContain('url-password');
+    // A path is signed as it is sent: dot segments resolved.
+    const dotted = await signet('request', '-v', '/api/../api/echo');
+    expect(dotted.code).toBe(0);
+    expect(dotted.stderr).toContain(`*   "@target-uri": ${gateway.url}/api/echo\n`);
 
     const refused = await signet('request', '-v', `http://localhost:${gateway.port}/api/echo?x=1`);
     expect(refused.code).toBe(1);
