@@ -4,7 +4,8 @@
  * is only checked to answer, and left running), the Secrets Manager stand-in with its state in
  * `$SIGNET_HOME/secrets-manager.json` (both listen on 127.0.0.1 only; the stand-in accepts only
  * requests signed with the key pair in `$SIGNET_HOME/secrets-manager-credentials.json`, created
- * on the first start, mode 0600), the client table, and two clients:
+ * on the first start, mode 0600, and DynamoDB Local started here only requests naming its access
+ * key id), the client table, and two clients:
  *
  * - the **admin** (`registry:admin`, an operator), written to `$SIGNET_HOME/admin/`;
  * - the **demo** client (`demo`), written to `$SIGNET_HOME/demo/`, whose key also lives in the
@@ -39,7 +40,7 @@ import { DEFAULT_ACCOUNT_ID } from '../lambda/store/account-id';
 import { DynamoClientStore } from '../lambda/store/client-store';
 import { ensureClientTable } from '../lambda/store/table-setup';
 import { hasClientKey, readClientKey, writeClientDir } from './client-dir';
-import { dynamoDbLocalClientConfig, startDynamoDbLocal } from './dynamodb-local';
+import { type DynamoDbLocalCredentials, dynamoDbLocalClientConfig, startDynamoDbLocal } from './dynamodb-local';
 import { lockHome } from './home-lock';
 import { LocalStateFile, removeLocalState, writeLocalState } from './local-state';
 import { ADMIN_ROLE, DEMO_ROLE } from './role-catalogue';
@@ -83,6 +84,8 @@ export interface LocalDynamoDb {
   readonly pid: number | undefined;
   /** `started`: DynamoDB Local run by this gateway; `given`: the one `SIGNET_DYNAMODB_ENDPOINT` names. */
   readonly origin: 'started' | 'given';
+  /** What its clients sign with: the home's credentials for DynamoDB Local started here (it answers no other), placeholders for a given one. */
+  readonly credentials: DynamoDbLocalCredentials;
 }
 
 /** A client `npm start` made sure of. */
@@ -126,16 +129,15 @@ export async function bootstrapLocal(options: LocalBootstrapOptions): Promise<Lo
   };
 
   try {
-    const dynamoDb = await localDynamoDb(options, paths, stops);
+    // The home's credentials open both local services: the stand-in checks their SigV4
+    // signature, DynamoDB Local started here their access key id.
+    const credentials = loadOrCreateStandInCredentials(paths.secretsManagerCredentials);
+    const dynamoDb = await localDynamoDb(options, paths, stops, credentials);
     const tableName = options.dynamoDb?.tableName ?? LOCAL_TABLE_NAME;
-    const secretsManager = await startSecretsManagerStandIn({
-      statePath: paths.secretsManagerState,
-      region: LOCAL_REGION,
-      credentials: loadOrCreateStandInCredentials(paths.secretsManagerCredentials),
-    });
+    const secretsManager = await startSecretsManagerStandIn({ statePath: paths.secretsManagerState, region: LOCAL_REGION, credentials });
     stops.push(() => secretsManager.stop());
 
-    const ddbClient = new DynamoDBClient(dynamoDbLocalClientConfig(dynamoDb.endpoint));
+    const ddbClient = new DynamoDBClient(dynamoDbLocalClientConfig(dynamoDb.endpoint, dynamoDb.credentials));
     const sm = new SecretsManagerClient({ ...secretsManager.clientConfig, maxAttempts: 1 });
     try {
       await ensureClientTable(ddbClient, tableName);
@@ -165,14 +167,14 @@ export async function bootstrapLocal(options: LocalBootstrapOptions): Promise<Lo
 }
 
 /** DynamoDB Local started for this home (its stop queued in `stops`), or the given DynamoDB once it answers. */
-async function localDynamoDb(options: LocalBootstrapOptions, paths: LocalPaths, stops: (() => Promise<void>)[]): Promise<LocalDynamoDb> {
+async function localDynamoDb(options: LocalBootstrapOptions, paths: LocalPaths, stops: (() => Promise<void>)[], credentials: DynamoDbLocalCredentials): Promise<LocalDynamoDb> {
   if (options.dynamoDb === undefined) {
-    const started = await startDynamoDbLocal({ dbPath: paths.dynamoDbDir, port: options.dynamoDbPort });
+    const started = await startDynamoDbLocal({ dbPath: paths.dynamoDbDir, port: options.dynamoDbPort, credentials });
     stops.push(() => started.stop());
-    return { endpoint: started.endpoint, pid: started.pid, origin: 'started' };
+    return { endpoint: started.endpoint, pid: started.pid, origin: 'started', credentials };
   }
   await checkAnswers(options.dynamoDb.endpoint);
-  return { endpoint: options.dynamoDb.endpoint, pid: undefined, origin: 'given' };
+  return { endpoint: options.dynamoDb.endpoint, pid: undefined, origin: 'given', credentials: dynamoDbLocalClientConfig(options.dynamoDb.endpoint).credentials };
 }
 
 /**

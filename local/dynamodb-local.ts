@@ -12,8 +12,10 @@
  *   every later start; concurrent first starts each compile into a private directory and the
  *   first rename wins. So it needs a JDK 17 or newer (`java` and `javac` on PATH).
  * - In memory by default; give `dbPath` to keep the data in a directory (`npm start` uses
- *   `.signet/dynamodb`). The database is shared (`-sharedDb`), so any credentials and region see
- *   the same tables.
+ *   `.signet/dynamodb`). The database is shared (`-sharedDb`), so every region sees the same
+ *   tables. Any credentials are accepted, unless `credentials` are given: then only requests
+ *   signed with their access key id (`npm start` gives its home's, so the machine's other users
+ *   cannot write the registry's table).
  * - Without a `port`, a free one is picked by binding port 0 first.
  * - `startDynamoDbLocal` resolves only once the emulator answers `ListTables` through the real SDK
  *   client, and rejects with a clear message when it does not (Java 17 or newer must be on PATH).
@@ -48,16 +50,28 @@ export const DYNAMODB_LOCAL_HOST = '127.0.0.1';
 export const LOOPBACK_LAUNCHER_SOURCE = join(__dirname, 'dynamodb-local', 'LoopbackLauncher.java');
 const LAUNCHER_CLASS = 'LoopbackLauncher';
 
+/** Credentials for DynamoDB Local: any do, unless it was started with some ({@link DynamoDbLocalOptions.credentials}). */
+export interface DynamoDbLocalCredentials {
+  readonly accessKeyId: string;
+  readonly secretAccessKey: string;
+}
+
+/** What a client of an emulator started without credentials signs with (it accepts any). */
+const ANY_CREDENTIALS: DynamoDbLocalCredentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+
 /**
- * Region and credentials for SDK clients that talk to DynamoDB Local (it accepts any). A fresh
- * object each call: the SDK annotates the credentials object it is given.
+ * Region and credentials for SDK clients that talk to DynamoDB Local: `credentials` when it was
+ * started with them, else any. A fresh object each call: the SDK annotates the credentials object it is given.
  */
-export function dynamoDbLocalClientConfig(endpoint: string): {
+export function dynamoDbLocalClientConfig(
+  endpoint: string,
+  credentials: DynamoDbLocalCredentials = ANY_CREDENTIALS,
+): {
   endpoint: string;
   region: string;
   credentials: { accessKeyId: string; secretAccessKey: string };
 } {
-  return { endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
+  return { endpoint, region: 'us-east-1', credentials: { accessKeyId: credentials.accessKeyId, secretAccessKey: credentials.secretAccessKey } };
 }
 
 export interface DynamoDbLocalOptions {
@@ -67,6 +81,11 @@ export interface DynamoDbLocalOptions {
   readonly port?: number;
   /** How long to wait until it answers, in ms. @default DEFAULT_DYNAMODB_LOCAL_START_TIMEOUT_MS */
   readonly startTimeoutMs?: number;
+  /**
+   * Answer only requests signed with this access key id (403 UnrecognizedClientException for any
+   * other): what keeps the machine's other users out of the table. @default - any credentials (the tests' emulator)
+   */
+  readonly credentials?: DynamoDbLocalCredentials;
 }
 
 export interface DynamoDbLocal {
@@ -124,7 +143,12 @@ export async function startDynamoDbLocal(opts: DynamoDbLocalOptions = {}): Promi
       '-sharedDb',
       '-disableTelemetry',
     ],
-    { cwd: emulator.dir, stdio: ['ignore', 'pipe', 'pipe'] },
+    {
+      cwd: emulator.dir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // The key id goes in the environment, which other users cannot read (they can read the arguments).
+      env: opts.credentials === undefined ? process.env : { ...process.env, SIGNET_DYNAMODB_LOCAL_ACCESS_KEY_ID: opts.credentials.accessKeyId },
+    },
   );
   startWatchdog(child);
   const handle = watch(child);
@@ -134,7 +158,7 @@ export async function startDynamoDbLocal(opts: DynamoDbLocalOptions = {}): Promi
     const deadline = Date.now() + timeoutMs;
     const port = await boundPort(handle, deadline, timeoutMs);
     const endpoint = `http://${DYNAMODB_LOCAL_HOST}:${port}`;
-    await waitUntilAnswering(endpoint, handle, deadline, timeoutMs);
+    await waitUntilAnswering(endpoint, opts.credentials, handle, deadline, timeoutMs);
     return { endpoint, port, pid: child.pid, stop: handle.stop };
   } catch (error) {
     await handle.stop();
@@ -331,8 +355,8 @@ async function boundPort(child: WatchedProcess, deadline: number, timeoutMs: num
   }
 }
 
-async function waitUntilAnswering(endpoint: string, child: WatchedProcess, deadline: number, timeoutMs: number): Promise<void> {
-  const client = new DynamoDBClient({ ...dynamoDbLocalClientConfig(endpoint), maxAttempts: 1 });
+async function waitUntilAnswering(endpoint: string, credentials: DynamoDbLocalCredentials | undefined, child: WatchedProcess, deadline: number, timeoutMs: number): Promise<void> {
+  const client = new DynamoDBClient({ ...dynamoDbLocalClientConfig(endpoint, credentials), maxAttempts: 1 });
   try {
     for (;;) {
       const reason = child.exitReason();

@@ -29,9 +29,9 @@ import { createRegistry } from '../lambda/registry/create-registry';
 import { DynamoClientStore } from '../lambda/store/client-store';
 import { createDocumentClient } from '../lambda/store/dynamodb-client';
 import { DynamoKeySourceStore } from '../lambda/store/key-source-store';
-import { AUTHORIZER_CACHE_TTL_HEADER, MIN_LAST_USED_RECORD_INTERVAL_MS } from '../lambda/core/defaults';
+import { AUTHORIZER_CACHE_TTL_HEADER, DYNAMODB_REQUEST_TIMEOUT_MS, MIN_LAST_USED_RECORD_INTERVAL_MS } from '../lambda/core/defaults';
 import { ENV } from '../lambda/config-env';
-import { LocalServices, bootstrapLocal } from './bootstrap';
+import { type LocalDynamoDb, LocalServices, bootstrapLocal } from './bootstrap';
 import { writeLocalState } from './local-state';
 import { GatewayHandlers, createGatewayListener } from './gateway';
 import { KeySourceSchedule, scheduleKeySourceRefresh } from './key-source-schedule';
@@ -102,11 +102,17 @@ function handlerEnvironment(services: LocalServices, baseUrl: string, current: N
  * this process: a registry write reaches the authorizer's cache at once. `forgetCachedClients`
  * is for the writes that do not come through the registry (a key rotation's).
  */
-function localHandlers(config: SignetConfig, verbose: boolean): GatewayHandlers & { forgetCachedClients(): void } {
+function localHandlers(config: SignetConfig, dynamoDb: LocalDynamoDb, verbose: boolean): GatewayHandlers & { forgetCachedClients(): void } {
   // No metrics: CloudWatch's EMF lines mean nothing on a laptop. The handlers' INFO lines only when asked.
   const logLevel = verbose ? 'INFO' : 'WARN';
-  const authorizer = createAuthorizer(config, { logger: new Logger({ serviceName: SERVICE_NAMES.authorizer, logLevel }) });
-  const registry = createRegistry(config, { logger: new Logger({ serviceName: SERVICE_NAMES.registry, logLevel }), allowLocalHttp: true });
+  // The authorizer's client as its factory makes it (a short timeout, one retry), signed with the home's credentials.
+  const authorizerDoc = createDocumentClient({ endpoint: config.dynamoDbEndpoint, localCredentials: dynamoDb.credentials, requestTimeoutMs: DYNAMODB_REQUEST_TIMEOUT_MS, maxAttempts: 2 });
+  const authorizer = createAuthorizer(config, { logger: new Logger({ serviceName: SERVICE_NAMES.authorizer, logLevel }), doc: authorizerDoc });
+  const registry = createRegistry(config, {
+    logger: new Logger({ serviceName: SERVICE_NAMES.registry, logLevel }),
+    allowLocalHttp: true,
+    doc: createDocumentClient({ endpoint: config.dynamoDbEndpoint, localCredentials: dynamoDb.credentials }),
+  });
   const echo = createEcho({ logger: new Logger({ serviceName: SERVICE_NAMES.echo, logLevel }) });
   return {
     authorizer: (event) => authorizer.httpApiHandler(event),
@@ -129,8 +135,8 @@ function localHandlers(config: SignetConfig, verbose: boolean): GatewayHandlers 
  * a run that changed keys the authorizer forgets its cached records (the refresher writes the
  * table itself, not through the registry handler).
  */
-function localKeySourceSchedule(config: SignetConfig, forgetCachedClients: () => void, log: (line: string) => void): KeySourceSchedule {
-  const doc = createDocumentClient({ endpoint: config.dynamoDbEndpoint });
+function localKeySourceSchedule(config: SignetConfig, dynamoDb: LocalDynamoDb, forgetCachedClients: () => void, log: (line: string) => void): KeySourceSchedule {
+  const doc = createDocumentClient({ endpoint: config.dynamoDbEndpoint, localCredentials: dynamoDb.credentials });
   const clients = new DynamoClientStore({ tableName: config.tableName, client: doc, keySourceKeepDays: config.keySourceKeepDays });
   const modulusVerdicts = new ModulusVerdicts();
   const refresher = createKeySourceRefresher({
@@ -167,7 +173,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     const port = (server.address() as AddressInfo).port;
     const url = `http://${LOCAL_HOST}:${port}`;
     const config = loadConfig(handlerEnvironment(services, url, process.env));
-    const handlers = localHandlers(config, options.verbose === true);
+    const handlers = localHandlers(config, services.dynamoDb, options.verbose === true);
     serve = handlers;
     // A key rotation registers the new key straight in the table, then moves AWSCURRENT in the
     // stand-in (this process): the authorizer forgets its cached records then, so the new key
@@ -176,7 +182,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     writeLocalState(services.paths.localState, { ...services.state, clientCacheTtlMs: config.clientCacheTtlMs, rotationSettleMs: 0, gatewayUrl: url, keySourceKeepDays: config.keySourceKeepDays });
     // /portal/ (the client portal's static files) is answered before the gateway's routes.
     listener = withPortal(createGatewayListener(serve, { log: options.log, publicUrl: url }), { baseUrl: url, log: options.log });
-    const schedule = localKeySourceSchedule(config, () => handlers.forgetCachedClients(), options.log ?? (() => undefined));
+    const schedule = localKeySourceSchedule(config, services.dynamoDb, () => handlers.forgetCachedClients(), options.log ?? (() => undefined));
     let stopping: Promise<void> | undefined;
     const stop = (): Promise<void> =>
       (stopping ??= (async () => {

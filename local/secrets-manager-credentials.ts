@@ -1,8 +1,9 @@
 /**
  * The credentials of one SIGNET_HOME's Secrets Manager stand-in: `npm start` creates
  * `$SIGNET_HOME/secrets-manager-credentials.json` (mode 0600) on its first run and reuses it
- * afterwards; the stand-in accepts only requests signed (SigV4) with this key pair, and the
- * local tools that talk to it (`npm start`'s own bootstrap, `signet rotate`) sign with it.
+ * afterwards; the stand-in accepts only requests signed (SigV4) with this key pair, DynamoDB
+ * Local started by `npm start` only requests naming its access key id, and the local tools that
+ * talk to them (`npm start`'s own bootstrap and handlers, `signet rotate`) sign with it.
  *
  * ```json
  * { "format": "signet-secrets-manager-credentials/1", "accessKeyId": "SIGNETLOCAL…", "secretAccessKey": "…" }

@@ -16,7 +16,7 @@
  * demo/                  demo client (its key also lives in the Secrets Manager stand-in)
  * dynamodb/              DynamoDB Local's database file
  * secrets-manager.json   the stand-in's secrets (mode 0600)
- * secrets-manager-credentials.json  the key pair the stand-in accepts SigV4 signatures from (mode 0600)
+ * secrets-manager-credentials.json  the key pair the stand-in accepts SigV4 signatures from, and DynamoDB Local's key id (mode 0600)
  * local.json             endpoints of the running gateway's services (removed when it stops)
  * gateway.pid            the running gateway's pid (one gateway per SIGNET_HOME)
  * ```

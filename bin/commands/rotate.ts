@@ -56,7 +56,7 @@ import { CommandHelp } from './help';
 interface Targets {
   readonly dynamoDbEndpoint: string;
   readonly secretsManagerEndpoint: string;
-  /** The key pair the stand-in accepts: `$SIGNET_HOME/secrets-manager-credentials.json`. */
+  /** The key pair the stand-in accepts, and whose access key id npm start's DynamoDB Local does: `$SIGNET_HOME/secrets-manager-credentials.json`. */
   readonly secretsManagerCredentials: { readonly accessKeyId: string; readonly secretAccessKey: string };
   readonly tableName: string;
   readonly secretId: string;
@@ -172,7 +172,8 @@ export async function run(argv: string[], io: RotateIo = DEFAULT_IO): Promise<nu
   const targets = resolveTargets(values, settleS);
 
   const sm = createSecretsManagerClient({ endpoint: targets.secretsManagerEndpoint, region: targets.region, credentials: targets.secretsManagerCredentials });
-  const doc = createDocumentClient({ endpoint: targets.dynamoDbEndpoint });
+  // npm start's DynamoDB Local answers only its home's access key id, the one the stand-in checks too.
+  const doc = createDocumentClient({ endpoint: targets.dynamoDbEndpoint, localCredentials: targets.secretsManagerCredentials });
   try {
     const store = new DynamoClientStore({ tableName: targets.tableName, client: doc, keySourceKeepDays: targets.keySourceKeepDays });
     const secrets = new SecretsManagerSecretStore(sm);

@@ -16,10 +16,16 @@ function translateConfig(): { marshallOptions: { removeUndefinedValues: boolean 
 export interface DocumentClientOptions {
   /**
    * DynamoDB Local's endpoint, e.g. `http://127.0.0.1:8000` (local runs and tests only). With an
-   * endpoint, fixed local credentials and region are used: DynamoDB Local accepts any.
+   * endpoint, a fixed local region and `localCredentials` are used.
    * @default - the AWS endpoint of the Lambda's region
    */
   readonly endpoint?: string;
+  /**
+   * With `endpoint`: what to sign with. `npm start`'s DynamoDB Local answers only its home's
+   * access key id; the tests' accepts any.
+   * @default - fixed placeholder credentials
+   */
+  readonly localCredentials?: { readonly accessKeyId: string; readonly secretAccessKey: string };
   /**
    * Give up on one HTTP call after this long, so a hanging connection ends in the caller's
    * stale-if-error or fail-closed path rather than the Lambda timeout.
@@ -30,7 +36,7 @@ export interface DocumentClientOptions {
   readonly maxAttempts?: number;
 }
 
-/** A document client; with `endpoint` it talks to DynamoDB Local (any credentials work there). */
+/** A document client; with `endpoint` it talks to DynamoDB Local. */
 export function createDocumentClient(options: DocumentClientOptions = {}): DynamoDBDocumentClient {
   const tuning = {
     ...(options.maxAttempts !== undefined ? { maxAttempts: options.maxAttempts } : {}),
@@ -43,7 +49,7 @@ export function createDocumentClient(options: DocumentClientOptions = {}): Dynam
         ...tuning,
         endpoint: options.endpoint,
         region: 'us-east-1',
-        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+        credentials: { accessKeyId: options.localCredentials?.accessKeyId ?? 'local', secretAccessKey: options.localCredentials?.secretAccessKey ?? 'local' },
       })
     : new DynamoDBClient(tuning);
   return toDocumentClient(client);

@@ -18,6 +18,16 @@
  * Access-Control-Allow-Origin unless -cors is given, and it is not, so ordinary cross-origin
  * pages are already stopped by the browser.)
  *
+ * Binding loopback does not keep out the other users of this machine, though, and DynamoDB Local
+ * accepts any credentials. Given an access key id in the environment variable
+ * SIGNET_DYNAMODB_LOCAL_ACCESS_KEY_ID (the environment, not an argument: other users can read a
+ * process's arguments, not its environment), it answers only requests signed with that key id
+ * (the `Credential=<id>/` of their SigV4 Authorization header) and refuses any other with 403
+ * UnrecognizedClientException. `npm start` gives the key id of its home's credentials
+ * (secrets-manager-credentials.json, mode 0600), so only this user's tools reach the table. The
+ * signature itself is not checked: on loopback nobody but root can read another's requests, so
+ * the key id, random and known only to this user, is what keeps others out.
+ *
  * Telemetry: DynamoDB Local only sends telemetry once ServerRunner configures it; this launcher
  * never does, so it is off whatever the arguments say (local/dynamodb-local.ts passes
  * -disableTelemetry as well).
@@ -33,6 +43,7 @@
  */
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.util.Locale;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Handler;
@@ -84,7 +95,9 @@ public final class LoopbackLauncher {
         connector.setHost(HOST);
         connector.setPort(anyPort ? 0 : cli.getPort());
         server.addConnector(connector);
-        server.setHandler(new LoopbackHostOnly(new ContextHandlerCollection(context), connector));
+        String accessKeyId = System.getenv("SIGNET_DYNAMODB_LOCAL_ACCESS_KEY_ID");
+        server.setHandler(new LoopbackHostOnly(new ContextHandlerCollection(context), connector,
+                accessKeyId == null || accessKeyId.isEmpty() ? null : accessKeyId));
 
         try {
             server.start();
@@ -105,13 +118,18 @@ public final class LoopbackLauncher {
         server.join();
     }
 
-    /** Passes on only requests addressed to a loopback name with the connector's port. */
+    /**
+     * Passes on only requests addressed to a loopback name with the connector's port and, when an
+     * access key id is set, signed with it.
+     */
     static final class LoopbackHostOnly extends Handler.Wrapper {
         private final ServerConnector connector;
+        private final byte[] accessKeyId;
 
-        LoopbackHostOnly(Handler handler, ServerConnector connector) {
+        LoopbackHostOnly(Handler handler, ServerConnector connector, String accessKeyId) {
             super(handler);
             this.connector = connector;
+            this.accessKeyId = accessKeyId == null ? null : accessKeyId.getBytes(StandardCharsets.UTF_8);
         }
 
         @Override
@@ -119,13 +137,34 @@ public final class LoopbackLauncher {
             String host = request.getHeaders().get(HttpHeader.HOST);
             String port = ":" + connector.getLocalPort();
             String name = host == null ? "" : host.toLowerCase(Locale.ROOT);
-            if (name.equals(HOST + port) || name.equals("localhost" + port) || name.equals("[::1]" + port)) {
-                return super.handle(request, response, callback);
+            if (!(name.equals(HOST + port) || name.equals("localhost" + port) || name.equals("[::1]" + port))) {
+                String message = "DynamoDB Local (Signet's loopback launcher) answers only requests addressed to "
+                        + HOST + port + ", localhost" + port + " or [::1]" + port
+                        + "; call it through its endpoint URL (a web page that resolves its own name to 127.0.0.1 is refused).";
+                return refuse(response, callback, "AccessDeniedException", message);
             }
-            String message = "DynamoDB Local (Signet's loopback launcher) answers only requests addressed to "
-                    + HOST + port + ", localhost" + port + " or [::1]" + port
-                    + "; call it through its endpoint URL (a web page that resolves its own name to 127.0.0.1 is refused).";
-            String body = "{\"__type\":\"com.amazonaws.dynamodb.v20120810#AccessDeniedException\",\"message\":\"" + message + "\"}";
+            if (accessKeyId != null && !signedWithTheKeyId(request.getHeaders().get(HttpHeader.AUTHORIZATION))) {
+                String message = "DynamoDB Local (Signet's loopback launcher) answers only requests signed with the access key id of "
+                        + "the credentials npm start keeps in $SIGNET_HOME/secrets-manager-credentials.json.";
+                return refuse(response, callback, "UnrecognizedClientException", message);
+            }
+            return super.handle(request, response, callback);
+        }
+
+        /** Whether a SigV4 Authorization header names this launcher's access key id (`Credential=<id>/...`). */
+        private boolean signedWithTheKeyId(String authorization) {
+            if (authorization == null) return false;
+            int start = authorization.indexOf("Credential=");
+            if (start < 0) return false;
+            start += "Credential=".length();
+            int end = authorization.indexOf('/', start);
+            if (end < 0) return false;
+            byte[] given = authorization.substring(start, end).getBytes(StandardCharsets.UTF_8);
+            return MessageDigest.isEqual(given, accessKeyId);
+        }
+
+        private static boolean refuse(Response response, Callback callback, String type, String message) {
+            String body = "{\"__type\":\"com.amazonaws.dynamodb.v20120810#" + type + "\",\"message\":\"" + message + "\"}";
             response.setStatus(403);
             response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/x-amz-json-1.0");
             response.write(true, ByteBuffer.wrap(body.getBytes(StandardCharsets.UTF_8)), callback);

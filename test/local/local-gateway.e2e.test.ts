@@ -17,7 +17,9 @@ import { spkiPemOf } from '../../lambda/core/keys';
 import { readClientDir } from '../../local/client-dir';
 import { readLocalState } from '../../local/local-state';
 import { startLocalGateway } from '../../local/local-gateway';
-import { findFreePort } from '../../local/dynamodb-local';
+import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { dynamoDbLocalClientConfig, findFreePort } from '../../local/dynamodb-local';
+import { readStandInCredentials } from '../../local/secrets-manager-credentials';
 import { DynamoClientStore } from '../../lambda/store/client-store';
 import { startTestDynamoDb } from '../support/dynamodb';
 import { exampleRunners, runExample } from '../examples/example-runners';
@@ -84,6 +86,25 @@ describe('first start', () => {
     expect(state).toMatchObject({ tableName: 'signet-local-clients', demoSecretId: 'signet/local/demo', region: 'us-east-1', clientCacheTtlMs: 60_000, rotationSettleMs: 0, gatewayUrl: gateway.url, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
     expect(gateway.dynamoDbPid).toEqual(expect.any(Number));
     expect(isAlive(gateway.dynamoDbPid!)).toBe(true);
+  });
+
+  test("its DynamoDB Local answers only requests signed with the home's access key id: another user of the machine cannot write the registry's table", async () => {
+    const { dynamoDbEndpoint, tableName } = readLocalState(join(home, 'local.json'));
+    const send = async (credentials?: { accessKeyId: string; secretAccessKey: string }) => {
+      const client = new DynamoDBClient({ ...dynamoDbLocalClientConfig(dynamoDbEndpoint, credentials), maxAttempts: 1 });
+      try {
+        return await client.send(new DescribeTableCommand({ TableName: tableName }));
+      } finally {
+        client.destroy();
+      }
+    };
+    // Any key id but the home's (the placeholder every DynamoDB Local client used to send, or a guess): refused.
+    await expect(send()).rejects.toMatchObject({ name: 'UnrecognizedClientException', $metadata: { httpStatusCode: 403 } });
+    await expect(send({ accessKeyId: 'SIGNETLOCALGUESSGUESSGU', secretAccessKey: 'x' })).rejects.toMatchObject({ name: 'UnrecognizedClientException' });
+    // The key id is in the JVM's environment, which other users cannot read, not in its arguments, which they can.
+    expect(readFileSync(`/proc/${gateway.dynamoDbPid}/cmdline`, 'utf8')).not.toContain(readStandInCredentials(join(home, 'secrets-manager-credentials.json')).accessKeyId);
+    const answer = await send(readStandInCredentials(join(home, 'secrets-manager-credentials.json')));
+    expect(answer.Table?.TableName).toBe(tableName);
   });
 
   test('the demo client calls /api/echo out of the box', async () => {

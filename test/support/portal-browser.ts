@@ -18,6 +18,7 @@ import { DynamoClientStore } from '../../lambda/store/client-store';
 import { createDocumentClient } from '../../lambda/store/dynamodb-client';
 import { readClientDir } from '../../local/client-dir';
 import { readLocalState } from '../../local/local-state';
+import { readStandInCredentials } from '../../local/secrets-manager-credentials';
 import { missingMessage } from '../../scripts/prerequisites.cjs';
 import { type GatewayProcess, REPO_ROOT, type TestSigner, sendSigned, startGatewayProcess } from '../local/gateway-process';
 import { testNeeding } from './prerequisites';
@@ -124,7 +125,8 @@ export async function createClientFor(gateway: GatewayProcess, signer: TestSigne
  */
 export function storeAt(home: string, daysAgo: number): DynamoClientStore {
   const local = readLocalState(join(home, 'local.json'));
-  return new DynamoClientStore({ tableName: local.tableName, client: createDocumentClient({ endpoint: local.dynamoDbEndpoint }), now: () => new Date(Date.now() - daysAgo * 86_400_000), keySourceKeepDays: local.keySourceKeepDays ?? DEFAULT_KEY_SOURCE_KEEP_DAYS });
+  const localCredentials = readStandInCredentials(join(home, 'secrets-manager-credentials.json'));
+  return new DynamoClientStore({ tableName: local.tableName, client: createDocumentClient({ endpoint: local.dynamoDbEndpoint, localCredentials }), now: () => new Date(Date.now() - daysAgo * 86_400_000), keySourceKeepDays: local.keySourceKeepDays ?? DEFAULT_KEY_SOURCE_KEEP_DAYS });
 }
 
 /** Makes the screenshot folder and says where it is (once per run). */
