@@ -23,7 +23,6 @@
  * If the database was deleted but the key files were kept, the keys are registered again
  * (new clientIds) and the files and the secret follow.
  */
-import { mkdirSync } from 'node:fs';
 import {
   CreateSecretCommand,
   DescribeSecretCommand,
@@ -39,7 +38,7 @@ import { ParsedSigningSecret, parseSigningSecret, serializeSigningSecret, signin
 import { DEFAULT_ACCOUNT_ID } from '../lambda/store/account-id';
 import { DynamoClientStore } from '../lambda/store/client-store';
 import { ensureClientTable } from '../lambda/store/table-setup';
-import { hasClientKey, readClientKey, writeClientDir } from './client-dir';
+import { hasClientKey, prepareClientDir, readClientKey, writeClientDir } from './client-dir';
 import { type DynamoDbLocalCredentials, dynamoDbLocalClientConfig, startDynamoDbLocal } from './dynamodb-local';
 import { lockHome } from './home-lock';
 import { LocalStateFile, removeLocalState, writeLocalState } from './local-state';
@@ -116,7 +115,9 @@ export interface LocalServices {
  */
 export async function bootstrapLocal(options: LocalBootstrapOptions): Promise<LocalServices> {
   const paths = localPaths(options.home);
-  mkdirSync(paths.home, { recursive: true, mode: 0o700 });
+  // Created 0700; an existing one must be a directory of this user's that others cannot write
+  // (they could swap local.json or the key files in it), not a symbolic link.
+  prepareClientDir(paths.home);
   const lock = lockHome(paths.pidFile);
   const stops: (() => Promise<void>)[] = [];
   const stopAll = async (): Promise<void> => {

@@ -3,7 +3,8 @@
  * file, or two stand-ins mirroring the same state file, would corrupt each other. The running
  * gateway's pid sits in `gateway.pid`; a file left by a process that is gone (killed) is taken over.
  */
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
+import { writeFileAtomically } from './private-file';
 
 /** A held lock. */
 export interface HomeLock {
@@ -22,7 +23,8 @@ export function lockHome(pidFile: string, pid: number = process.pid): HomeLock {
       `Another local gateway (pid ${holder}) is using this SIGNET_HOME (${pidFile}). Stop it first, or set SIGNET_HOME to another directory.`,
     );
   }
-  writeFileSync(pidFile, `${pid}\n`);
+  // Written aside and renamed in: a symbolic link left at the path is replaced, never written through.
+  writeFileAtomically(pidFile, `${pid}\n`, 0o644);
   let released = false;
   return {
     release() {

@@ -10,8 +10,9 @@
  *   "clientCacheTtlMs": 60000, "rotationSettleMs": 0, "gatewayUrl": "http://127.0.0.1:3000", "keySourceKeepDays": 7 }
  * ```
  */
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { MAX_KEY_SOURCE_KEEP_DAYS } from '../lambda/core/defaults';
+import { writeFileAtomically } from './private-file';
 
 /** The file's fields. */
 export interface LocalStateFile {
@@ -50,7 +51,8 @@ export function writeLocalState(path: string, state: LocalStateFile): void {
   if (state.rotationSettleMs !== undefined) ordered.rotationSettleMs = state.rotationSettleMs;
   if (state.gatewayUrl !== undefined) ordered.gatewayUrl = state.gatewayUrl;
   if (state.keySourceKeepDays !== undefined) ordered.keySourceKeepDays = state.keySourceKeepDays;
-  writeFileSync(path, `${JSON.stringify(ordered, null, 2)}\n`);
+  // Written aside and renamed in (mode 0600): a symbolic link left at the path is replaced, never written through.
+  writeFileAtomically(path, `${JSON.stringify(ordered, null, 2)}\n`, 0o600);
 }
 
 /**

@@ -1,8 +1,9 @@
 /** One local gateway per SIGNET_HOME. */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { bootstrapLocal } from '../../local/bootstrap';
 import { lockHome } from '../../local/home-lock';
 
 let dir: string;
@@ -36,4 +37,28 @@ test('release leaves a pid file that is no longer ours', () => {
   writeFileSync(pidFile, '1\n');
   lock.release();
   expect(readFileSync(pidFile, 'utf8')).toBe('1\n');
+});
+
+test('a symbolic link at the pid file is replaced, never written through', () => {
+  const victim = join(dir, 'victim.txt');
+  writeFileSync(victim, 'not yours\n');
+  symlinkSync(victim, pidFile);
+  const lock = lockHome(pidFile);
+  expect(readFileSync(victim, 'utf8')).toBe('not yours\n');
+  expect(lstatSync(pidFile).isSymbolicLink()).toBe(false);
+  expect(readFileSync(pidFile, 'utf8').trim()).toBe(String(process.pid));
+  lock.release();
+});
+
+test('a home that is a symbolic link, or that other users can write, is refused before anything starts or is written', async () => {
+  const real = join(dir, 'real');
+  mkdirSync(real, { mode: 0o700 });
+  const linked = join(dir, 'linked');
+  symlinkSync(real, linked);
+  await expect(bootstrapLocal({ home: linked })).rejects.toThrow(`${linked} is a symbolic link, which another user may be able to point elsewhere; nothing was written.`);
+  const shared = join(dir, 'shared');
+  mkdirSync(shared);
+  chmodSync(shared, 0o777);
+  await expect(bootstrapLocal({ home: shared })).rejects.toThrow(`${shared} is writable by other users (mode 0777)`);
+  for (const home of [real, shared]) expect(existsSync(join(home, 'gateway.pid'))).toBe(false);
 });

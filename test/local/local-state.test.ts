@@ -1,5 +1,5 @@
 /** $SIGNET_HOME/local.json, read by `signet rotate`. */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readLocalState, removeLocalState, runningGatewayUrl, writeLocalState } from '../../local/local-state';
@@ -56,4 +56,15 @@ test("the gateway's keep bound of published keys is kept for `signet rotate`; an
     writeFileSync(path, JSON.stringify({ ...STATE, keySourceKeepDays: bad }));
     expect(readLocalState(path)).toEqual(STATE);
   }
+});
+
+test('is written aside and renamed in, mode 0600: a symbolic link left at its path is replaced, never written through', () => {
+  const victim = join(dir, 'victim.txt');
+  writeFileSync(victim, 'not yours\n');
+  symlinkSync(victim, path);
+  writeLocalState(path, STATE);
+  expect(readFileSync(victim, 'utf8')).toBe('not yours\n');
+  expect(lstatSync(path).isSymbolicLink()).toBe(false);
+  expect(statSync(path).mode & 0o777).toBe(0o600);
+  expect(readLocalState(path)).toEqual(STATE);
 });
