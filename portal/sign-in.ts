@@ -162,8 +162,24 @@ async function onSignOut() {
   input('key-file').focus();
 }
 
+/**
+ * On a loopback http address (`npm start`'s portal), says what remembering costs there: the
+ * browser keeps a remembered key for the origin, and whatever any other tool serves later at
+ * the same address and port (a common development port) can sign with it.
+ */
+function warnOfSharedOrigin() {
+  const { protocol, hostname, origin } = window.location;
+  const loopback = hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+  if (protocol !== 'http:' || !loopback) return;
+  const warning = $('remember-warning');
+  warning.textContent = `This page is served from ${origin}, an address any local development server may use: a key remembered here can sign for whatever another tool serves at ${origin} later. Remember only a local admin key, never one a deployed registry trusts.`;
+  warning.hidden = false;
+  input('remember').setAttribute('aria-describedby', 'remember-warning');
+}
+
 /** Wires the form and signs in with a remembered key, if this device holds one. */
 export async function initSignIn() {
+  warnOfSharedOrigin();
   ($('sign-in-form') as HTMLFormElement).addEventListener('submit', (e) => void onSignIn(e as SubmitEvent));
   input('key-file').addEventListener('change', () => void onKeyFilesChosen());
   $('sign-out').addEventListener('click', () => void onSignOut());

@@ -534,6 +534,13 @@ browserTest('"Remember" keeps a non-extractable key on this device until "Sign o
   await visible(page.getByRole('heading', { name: 'Load the admin key' }));
   await page.getByLabel('Admin private key file').setInputFiles(join(session.home, 'admin', 'private.pem'));
   await page.getByLabel('Admin client ID').fill(session.admin.clientId);
+  // On npm start's loopback address, the box says what remembering costs there.
+  const origin = new URL(session.gateway.url).origin;
+  await hasText(
+    page.locator('#remember-warning'),
+    `This page is served from ${origin}, an address any local development server may use: a key remembered here can sign for whatever another tool serves at ${origin} later. Remember only a local admin key, never one a deployed registry trusts.`,
+  );
+  expect(await page.getByLabel(/Remember the key on this device/).getAttribute('aria-describedby')).toBe('remember-warning');
   await page.getByLabel(/Remember the key on this device/).check();
   await page.getByRole('button', { name: 'Use this key' }).click();
   await visible(page.locator('#signer-remembered'));
