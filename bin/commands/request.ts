@@ -110,11 +110,13 @@ export async function run(argv: string[]): Promise<number> {
 
 /**
  * Names of headers and query parameters whose values are credentials: `-v` prints them as
- * `<redacted>`, in the headers, the URL and the base. By what the name says (HTTP's
- * Authorization and Cookie, API keys such as x-api-key, api-key or x-goog-api-key, subscription
- * keys, session and access tokens, secrets, passwords), so that a header nobody listed is caught too.
+ * `<redacted>`, in the headers, the URL, the base and what explain prints. By what the name says
+ * (HTTP's Authorization and Cookie, API keys such as x-api-key, api-key or x-goog-api-key,
+ * subscription keys, session, access and bearer tokens, JWTs, DPoP proofs, presigned URLs'
+ * signatures such as X-Amz-Signature or sig, secrets, passwords), so that a header nobody listed
+ * is caught too.
  */
-const CREDENTIAL_NAME = /auth|key|token|secret|pass|cookie|session|credential/i;
+const CREDENTIAL_NAME = /auth|key|token|secret|pass|cookie|session|credential|signature|^sig$|bearer|jwt|dpop/i;
 
 /** The headers of the scheme, printed as they are (the signature shortened). */
 const SCHEME_HEADERS: ReadonlySet<string> = new Set(['signature', 'signature-input', 'content-digest', 'date', 'signature-agent']);
@@ -124,9 +126,9 @@ function isCredential(name: string): boolean {
   return CREDENTIAL_NAME.test(name) && !SCHEME_HEADERS.has(name.toLowerCase());
 }
 
-/** `text` (a URL, or a base line holding one) with the values of credential-named query parameters redacted. */
+/** `text` (a URL, or a line holding one) with the values of credential-named query and fragment parameters redacted. */
 function redactQuery(text: string): string {
-  return text.replace(/([?&])([^=&#\s"]*)=([^&#\s"]*)/g, (whole, separator: string, name: string) => (isCredential(decodeQueryName(name)) ? `${separator}${name}=<redacted>` : whole));
+  return text.replace(/([?&#])([^=&#\s"]*)=([^&#\s"]*)/g, (whole, separator: string, name: string) => (isCredential(decodeQueryName(name)) ? `${separator}${name}=<redacted>` : whole));
 }
 
 function decodeQueryName(name: string): string {
@@ -135,6 +137,22 @@ function decodeQueryName(name: string): string {
   } catch {
     return name;
   }
+}
+
+/**
+ * A line of what `-v` prints with its credentials redacted: a base line (`"name": value`, with
+ * any leading spaces) of a credential-named header or `@query-param`, and credential-named
+ * parameters of any URL in it. `@signature-params` is printed as it is (its `keyid` is no secret).
+ */
+function redactedLine(line: string): string {
+  const component = /^(\s*"([^"]+)"((?:;[^:]*)?): )/.exec(line);
+  if (component !== null) {
+    const [, head, name, params] = component;
+    if (name === '@signature-params') return line;
+    const param = name === '@query-param' ? /;name="([^"]*)"/.exec(params)?.[1] : undefined;
+    if (param !== undefined ? isCredential(decodeQueryName(param)) : !name.startsWith('@') && isCredential(name)) return `${head}<redacted>`;
+  }
+  return redactQuery(line);
 }
 
 /**
@@ -149,15 +167,7 @@ function printSent(method: string, url: string, headers: Record<string, string>)
   };
   const lines = [`> ${method} ${redactQuery(url)}`, ...Object.entries(headers).map(([name, value]) => `> ${name}: ${shown(name, value)}`), '>'];
   const base = signedBase(method, url, headers);
-  const baseLine = (line: string): string => {
-    const covered = /^"([^"]+)"/.exec(line)?.[1];
-    if (covered === undefined) return line;
-    const param = /^"@query-param";name="([^"]*)": /.exec(line);
-    if (param !== null) return isCredential(decodeQueryName(param[1])) ? `${param[0]}<redacted>` : line;
-    if (covered.startsWith('@')) return redactQuery(line);
-    return isCredential(covered) ? `"${covered}": <redacted>` : line;
-  };
-  if (base !== undefined) lines.push('* signature base signed (LF line ends, no final LF):', ...base.split('\n').map((line) => `*   ${baseLine(line)}`));
+  if (base !== undefined) lines.push('* signature base signed (LF line ends, no final LF):', ...base.split('\n').map((line) => `*   ${redactedLine(line)}`));
   process.stderr.write(`${lines.join('\n')}\n`);
 }
 
@@ -213,7 +223,8 @@ async function explainRefusal(identity: SigningIdentity, method: string, url: st
   const keys = await registeredKeys(identity, url);
   const request = { method, targetUri: verifierUrl(url), headers: lowerCase(sent), hasBody: body !== undefined && body.length > 0 };
   const policy = defaultVerifyPolicy(keys.profile !== undefined ? { profile: keys.profile } : {});
-  const result = explainRequest({ request, body, policy, clientId: identity.clientId, keys: keys.keys }, (line) => process.stderr.write(`${line}\n`));
+  // What explain prints holds the base the verifier rebuilt: redacted as the base above is.
+  const result = explainRequest({ request, body, policy, clientId: identity.clientId, keys: keys.keys }, (line) => process.stderr.write(`${redactedLine(line)}\n`));
   process.stderr.write(`(${keys.source})\n`);
   if (result.valid && reason !== undefined) {
     const why = NOT_THE_SIGNATURE[reason] ?? 'see the code in the answer (docs/errors.md)';

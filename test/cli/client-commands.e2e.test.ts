@@ -180,9 +180,12 @@ describe('clean failures, never a stack trace', () => {
     expect(dotted.code).toBe(0);
     expect(dotted.stderr).toContain(`*   "@target-uri": ${gateway.url}/api/echo\n`);
 
-    const refused = await signet('request', '-v', `http://localhost:${gateway.port}/api/echo?x=1`);
+    const refused = await signet('request', '-v', '-H', 'X-Upstream-Bearer: bearer-secret', `http://localhost:${gateway.port}/api/echo?x=1&X-Amz-Signature=presigned-sig#access_token=fragment-token`);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('running signet explain on it');
+    // What explain prints on a refusal (the base the verifier rebuilt) is redacted as the rest is.
+    expect(refused.stderr).toContain('X-Amz-Signature=<redacted>');
+    expect(refused.stderr).not.toMatch(/bearer-secret|presigned-sig|fragment-token/);
     expect(refused.stderr).toContain(`found: same key, different base: the URL was signed for host localhost:${gateway.port} but the verifier rebuilt 127.0.0.1:${gateway.port}`);
     expect(refused.stderr).toContain('key(s) the local registry holds for');
 
