@@ -153,6 +153,7 @@ export async function bootstrapLocal(options: LocalBootstrapOptions): Promise<Lo
         tableName,
         demoSecretId: LOCAL_DEMO_SECRET_ID,
         region: LOCAL_REGION,
+        dynamoDbOrigin: dynamoDb.origin,
       };
       writeLocalState(paths.localState, state);
       let stopping: Promise<void> | undefined;

@@ -146,8 +146,7 @@ export async function startDynamoDbLocal(opts: DynamoDbLocalOptions = {}): Promi
     {
       cwd: emulator.dir,
       stdio: ['ignore', 'pipe', 'pipe'],
-      // The key id goes in the environment, which other users cannot read (they can read the arguments).
-      env: opts.credentials === undefined ? process.env : { ...process.env, SIGNET_DYNAMODB_LOCAL_ACCESS_KEY_ID: opts.credentials.accessKeyId },
+      env: launcherEnvironment(opts.credentials),
     },
   );
   startWatchdog(child);
@@ -165,6 +164,21 @@ export async function startDynamoDbLocal(opts: DynamoDbLocalOptions = {}): Promi
     throw error;
   }
 }
+
+/**
+ * The JVM's environment: this process's, with the access key id to require when `credentials` are
+ * given (in the environment, which other users cannot read; they can read the arguments), and
+ * without one otherwise, whatever the shell had set.
+ */
+function launcherEnvironment(credentials: DynamoDbLocalCredentials | undefined): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  delete env[ACCESS_KEY_ID_VARIABLE];
+  if (credentials !== undefined) env[ACCESS_KEY_ID_VARIABLE] = credentials.accessKeyId;
+  return env;
+}
+
+/** Where LoopbackLauncher reads the access key id it requires. */
+const ACCESS_KEY_ID_VARIABLE = 'SIGNET_DYNAMODB_LOCAL_ACCESS_KEY_ID';
 
 interface WatchedProcess {
   /** Set once the process has exited (or failed to start). */

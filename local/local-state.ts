@@ -40,9 +40,19 @@ export interface LocalStateFile {
    * counts the operators that can still sign by it (`last_admin`), as the gateway does. Written once the handlers are loaded.
    */
   readonly keySourceKeepDays?: number;
+  /**
+   * `started`: the gateway runs this DynamoDB Local itself, and it answers only the home's access
+   * key id (secrets-manager-credentials.json), which `signet rotate` then signs with; `given`: a
+   * DynamoDB the user runs (SIGNET_DYNAMODB_ENDPOINT), signed with placeholder credentials as the
+   * gateway does (a DynamoDB Local without -sharedDb keeps a database per access key id).
+   */
+  readonly dynamoDbOrigin?: 'started' | 'given';
 }
 
-const FIELDS: readonly Exclude<keyof LocalStateFile, 'clientCacheTtlMs' | 'rotationSettleMs' | 'gatewayUrl' | 'keySourceKeepDays'>[] = ['dynamoDbEndpoint', 'secretsManagerEndpoint', 'tableName', 'demoSecretId', 'region'];
+const FIELDS: readonly Exclude<keyof LocalStateFile, OptionalField>[] = ['dynamoDbEndpoint', 'secretsManagerEndpoint', 'tableName', 'demoSecretId', 'region'];
+
+/** The fields written only when known. */
+type OptionalField = 'clientCacheTtlMs' | 'rotationSettleMs' | 'gatewayUrl' | 'keySourceKeepDays' | 'dynamoDbOrigin';
 
 /** Writes the file (only these fields, in this order). */
 export function writeLocalState(path: string, state: LocalStateFile): void {
@@ -51,6 +61,7 @@ export function writeLocalState(path: string, state: LocalStateFile): void {
   if (state.rotationSettleMs !== undefined) ordered.rotationSettleMs = state.rotationSettleMs;
   if (state.gatewayUrl !== undefined) ordered.gatewayUrl = state.gatewayUrl;
   if (state.keySourceKeepDays !== undefined) ordered.keySourceKeepDays = state.keySourceKeepDays;
+  if (state.dynamoDbOrigin !== undefined) ordered.dynamoDbOrigin = state.dynamoDbOrigin;
   // Written aside and renamed in (mode 0600): a symbolic link left at the path is replaced, never written through.
   writeFileAtomically(path, `${JSON.stringify(ordered, null, 2)}\n`, 0o600);
 }
@@ -72,11 +83,12 @@ export function readLocalState(path: string): LocalStateFile {
   if (missing.length > 0) throw new Error(`${path} lacks ${missing.join(', ')}; restart the local gateway (\`npm start\`) to rewrite it.`);
   const ms = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
   return {
-    ...(Object.fromEntries(FIELDS.map((field) => [field, record[field]])) as Omit<LocalStateFile, 'clientCacheTtlMs' | 'rotationSettleMs' | 'gatewayUrl' | 'keySourceKeepDays'>),
+    ...(Object.fromEntries(FIELDS.map((field) => [field, record[field]])) as Omit<LocalStateFile, OptionalField>),
     ...(ms(record.clientCacheTtlMs) ? { clientCacheTtlMs: record.clientCacheTtlMs } : {}),
     ...(ms(record.rotationSettleMs) ? { rotationSettleMs: record.rotationSettleMs } : {}),
     ...(typeof record.gatewayUrl === 'string' && LOCAL_GATEWAY_URL.test(record.gatewayUrl) ? { gatewayUrl: record.gatewayUrl } : {}),
     ...(typeof record.keySourceKeepDays === 'number' && Number.isSafeInteger(record.keySourceKeepDays) && record.keySourceKeepDays >= 1 && record.keySourceKeepDays <= MAX_KEY_SOURCE_KEEP_DAYS ? { keySourceKeepDays: record.keySourceKeepDays } : {}),
+    ...(record.dynamoDbOrigin === 'started' || record.dynamoDbOrigin === 'given' ? { dynamoDbOrigin: record.dynamoDbOrigin } : {}),
   };
 }
 

@@ -56,8 +56,14 @@ import { CommandHelp } from './help';
 interface Targets {
   readonly dynamoDbEndpoint: string;
   readonly secretsManagerEndpoint: string;
-  /** The key pair the stand-in accepts, and whose access key id npm start's DynamoDB Local does: `$SIGNET_HOME/secrets-manager-credentials.json`. */
+  /** The key pair the stand-in accepts: `$SIGNET_HOME/secrets-manager-credentials.json`. */
   readonly secretsManagerCredentials: { readonly accessKeyId: string; readonly secretAccessKey: string };
+  /**
+   * What DynamoDB is signed with: the same key pair when it is the DynamoDB Local npm start runs
+   * (it answers only that access key id); otherwise placeholders, as npm start signs a DynamoDB the
+   * user runs (one without -sharedDb keeps a database per access key id).
+   */
+  readonly dynamoDbCredentials: { readonly accessKeyId: string; readonly secretAccessKey: string } | undefined;
   readonly tableName: string;
   readonly secretId: string;
   readonly region: string;
@@ -172,8 +178,7 @@ export async function run(argv: string[], io: RotateIo = DEFAULT_IO): Promise<nu
   const targets = resolveTargets(values, settleS);
 
   const sm = createSecretsManagerClient({ endpoint: targets.secretsManagerEndpoint, region: targets.region, credentials: targets.secretsManagerCredentials });
-  // npm start's DynamoDB Local answers only its home's access key id, the one the stand-in checks too.
-  const doc = createDocumentClient({ endpoint: targets.dynamoDbEndpoint, localCredentials: targets.secretsManagerCredentials });
+  const doc = createDocumentClient({ endpoint: targets.dynamoDbEndpoint, localCredentials: targets.dynamoDbCredentials });
   try {
     const store = new DynamoClientStore({ tableName: targets.tableName, client: doc, keySourceKeepDays: targets.keySourceKeepDays });
     const secrets = new SecretsManagerSecretStore(sm);
@@ -244,10 +249,13 @@ function resolveTargets(values: Record<string, unknown>, settleS: number | undef
   const secretsManagerEndpoint = given.secretsManagerEndpoint ?? state!.secretsManagerEndpoint;
   // The running `npm start` whose stand-in holds the secret learns the new key at once.
   const onLocalGateway = state?.rotationSettleMs === 0 && secretsManagerEndpoint === state.secretsManagerEndpoint;
+  const dynamoDbEndpoint = given.dynamoDbEndpoint ?? state!.dynamoDbEndpoint;
+  const credentials = readStandInCredentials(paths.secretsManagerCredentials);
   return {
-    dynamoDbEndpoint: given.dynamoDbEndpoint ?? state!.dynamoDbEndpoint,
+    dynamoDbEndpoint,
     secretsManagerEndpoint,
-    secretsManagerCredentials: readStandInCredentials(paths.secretsManagerCredentials),
+    secretsManagerCredentials: credentials,
+    dynamoDbCredentials: state?.dynamoDbOrigin === 'started' && dynamoDbEndpoint === state.dynamoDbEndpoint ? credentials : undefined,
     tableName: given.tableName ?? state!.tableName,
     secretId,
     region: given.region ?? state?.region ?? LOCAL_REGION,

@@ -81,9 +81,10 @@ describe('first start', () => {
       'rotationSettleMs',
       'gatewayUrl',
       'keySourceKeepDays',
+      'dynamoDbOrigin',
     ]);
     // keySourceKeepDays: `signet rotate` counts the operators that can still sign (last_admin) as the gateway does.
-    expect(state).toMatchObject({ tableName: 'signet-local-clients', demoSecretId: 'signet/local/demo', region: 'us-east-1', clientCacheTtlMs: 60_000, rotationSettleMs: 0, gatewayUrl: gateway.url, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
+    expect(state).toMatchObject({ tableName: 'signet-local-clients', demoSecretId: 'signet/local/demo', region: 'us-east-1', clientCacheTtlMs: 60_000, rotationSettleMs: 0, gatewayUrl: gateway.url, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS, dynamoDbOrigin: 'started' });
     expect(gateway.dynamoDbPid).toEqual(expect.any(Number));
     expect(isAlive(gateway.dynamoDbPid!)).toBe(true);
   });
@@ -333,7 +334,7 @@ describe('on a DynamoDB the user already runs (SIGNET_DYNAMODB_ENDPOINT, SIGNET_
       expect(other.output()).toContain(`\n  DynamoDB on ${given.endpoint} (SIGNET_DYNAMODB_ENDPOINT; table ${tableName}; not started nor stopped by this gateway)\n`);
       expect(other.output()).not.toContain('DynamoDB Local pid');
       expect(other.dynamoDbPid).toBeUndefined();
-      expect(readLocalState(join(otherHome, 'local.json'))).toMatchObject({ dynamoDbEndpoint: given.endpoint, tableName });
+      expect(readLocalState(join(otherHome, 'local.json'))).toMatchObject({ dynamoDbEndpoint: given.endpoint, tableName, dynamoDbOrigin: 'given' });
       const otherDemo = signerOf(join(otherHome, 'demo'));
       expect((await sendSigned(otherDemo, `${other.url}/api/echo`)).status).toBe(200);
 

@@ -68,3 +68,12 @@ test('is written aside and renamed in, mode 0600: a symbolic link left at its pa
   expect(statSync(path).mode & 0o777).toBe(0o600);
   expect(readLocalState(path)).toEqual(STATE);
 });
+
+test("whether the gateway started its DynamoDB Local itself is kept, so `signet rotate` signs as the gateway does; anything but started or given is not read", () => {
+  writeLocalState(path, { ...STATE, dynamoDbOrigin: 'started' });
+  expect(readLocalState(path).dynamoDbOrigin).toBe('started');
+  writeLocalState(path, { ...STATE, dynamoDbOrigin: 'given' });
+  expect(readLocalState(path).dynamoDbOrigin).toBe('given');
+  writeFileSync(path, JSON.stringify({ ...STATE, dynamoDbOrigin: 'yes' }));
+  expect(readLocalState(path)).toEqual(STATE);
+});
