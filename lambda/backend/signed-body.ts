@@ -52,7 +52,7 @@ export class BodyAlreadyParsedError extends TypeError {
 }
 
 /**
- * An event without Signet's authorizer context (no `clientId`): the route has no Signet
+ * An event without Signet's authorizer context (no `clientId` and `keyFingerprint`): the route has no Signet
  * authorizer, or the function was invoked some other way (a Function URL, a load balancer, a test
  * invoke). Nothing vouches for the request, not even one without a body, so the handler must not
  * run. The deployment's mistake, not the client's: it is thrown (a 500), never answered as a
@@ -83,10 +83,11 @@ export function receivedBody(event: ProxyEvent): Buffer {
  */
 export function checkSignedBody(event: ProxyEvent): void {
   const context = authorizerContext(event);
-  const clientId = context[CONTEXT_KEYS.clientId];
-  if (typeof clientId !== 'string' || clientId === '') {
+  // What Signet's authorizer puts in every allow: the client and the key that verified.
+  const vouched = [context[CONTEXT_KEYS.clientId], context[CONTEXT_KEYS.keyFingerprint]].every((value) => typeof value === 'string' && value !== '');
+  if (!vouched) {
     throw new NoSignetContextError(
-      'The event carries no Signet authorizer context (no clientId): the route has no Signet authorizer, or the function was invoked some other way (a Function URL, a load balancer, a test invoke). Attach the Signet authorizer to the route that invokes this function.',
+      'The event carries no Signet authorizer context (no clientId and keyFingerprint): the route has no Signet authorizer, or the function was invoked some other way (a Function URL, a load balancer, a test invoke). Attach the Signet authorizer to the route that invokes this function.',
     );
   }
   const signed = context[CONTENT_DIGEST_CONTEXT_KEY];

@@ -245,7 +245,9 @@ describe('an event no Signet authorizer vouched for (a route without it, a Funct
       seen.push(event);
       return { statusCode: 200, body: 'ran' };
     }).use(signedBody());
-    for (const event of [noContext(v2Event(undefined, undefined)), withoutClient(v2Event(undefined, undefined)), noContext(v2Event('{"a":1}', undefined))]) {
+    // Another authorizer's context naming a client, but no key that verified: not Signet's either.
+    const otherAuthorizer = { ...v2Event(undefined, undefined), requestContext: { ...v2Event(undefined, undefined).requestContext, authorizer: { lambda: { clientId: 'someone' } } } } as unknown as APIGatewayProxyEventV2;
+    for (const event of [noContext(v2Event(undefined, undefined)), withoutClient(v2Event(undefined, undefined)), otherAuthorizer, noContext(v2Event('{"a":1}', undefined))]) {
       await expect(wrapped(event)).rejects.toMatchObject({ code: 'no_signet_context', message: expect.stringContaining('Attach the Signet authorizer to the route') });
       await expect(viaMiddy(event, {} as never)).rejects.toMatchObject({ code: 'no_signet_context' });
     }

@@ -110,7 +110,7 @@ async function main(): Promise<void> {
   const headers = await signer.sign({ method: 'POST', url: 'https://api.example.com/orders', body });
   const backend = withSignedBody(async (_event: APIGatewayProxyEventV2) => ({ statusCode: 201, body: 'created' }));
   const event = (sent: string) =>
-    ({ body: sent, isBase64Encoded: false, requestContext: { requestId: 'r-1', authorizer: { lambda: { contentDigest: headers['content-digest'] } } } }) as unknown as APIGatewayProxyEventV2;
+    ({ body: sent, isBase64Encoded: false, requestContext: { requestId: 'r-1', authorizer: { lambda: { clientId: 'partner-1', keyFingerprint: 'the-fingerprint', contentDigest: headers['content-digest'] } } } }) as unknown as APIGatewayProxyEventV2;
   const accepted = await backend(event(body), {});
   const refused = await backend(event('{"sku":"B-2"}'), {});
 
