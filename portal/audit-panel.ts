@@ -21,7 +21,7 @@ function knownNames(): Map<string, string> {
 /** A trail on the page: its elements, and a way to read its first page again in place. */
 export interface AuditTrail {
   readonly element: HTMLElement;
-  /** Reads the newest page again and shows it once it has come (what is shown stays until then, or if the read fails). */
+  /** Reads the newest page again and shows it once it has come (what is shown stays until then, and if the read fails, with a line saying so). */
   reload(): void;
 }
 
@@ -54,9 +54,9 @@ function auditTrail(caption: string, read: (cursor: string | undefined) => Promi
       page = await read(fromTheTop ? undefined : cursor);
     } catch (error) {
       if (asked !== generation) return;
-      // A reload keeps the entries shown; a first read or Load more says it failed.
-      if (fromTheTop && rows.children.length > 0) return;
-      status.textContent = `The changes could not be read: ${messageOf(error)}`;
+      // A reload keeps the entries shown, and says they may be behind.
+      status.textContent =
+        fromTheTop && rows.children.length > 0 ? `The latest changes could not be read (${messageOf(error)}); those shown may be out of date.` : `The changes could not be read: ${messageOf(error)}`;
       status.className = 'error';
       return;
     } finally {
