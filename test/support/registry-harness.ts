@@ -154,7 +154,7 @@ export function restApiEvent(options: CallOptions): APIGatewayProxyEvent {
     stageVariables: null,
     requestContext: {
       resourceId: 'nmnny7',
-      authorizer: actor === null ? { principalId: 'user', integrationLatency: 5 } : { principalId: actor, clientId: actor, roles: 'registry:admin', contentDigest: digest ?? '', signetProfile: 'signet', signetRequestBound: 'true', integrationLatency: 5 },
+      authorizer: actor === null ? { principalId: 'user', integrationLatency: 5 } : { principalId: actor, clientId: actor, roles: 'registry:admin', keyFingerprint: 'x', contentDigest: digest ?? '', signetProfile: 'signet', signetRequestBound: 'true', integrationLatency: 5 },
       resourcePath: '/{proxy+}',
       httpMethod: options.method,
       path: `${options.stage ?? '/prod'}${options.path}`,
