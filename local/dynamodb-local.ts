@@ -36,6 +36,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve as resolvePath } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { PLACEHOLDER_LOCAL_CREDENTIALS } from '../lambda/store/dynamodb-client';
 
 /** How long to wait for DynamoDB Local to answer after it is spawned, in ms. @default 60_000 */
 export const DEFAULT_DYNAMODB_LOCAL_START_TIMEOUT_MS = 60_000;
@@ -56,16 +57,13 @@ export interface DynamoDbLocalCredentials {
   readonly secretAccessKey: string;
 }
 
-/** What a client of an emulator started without credentials signs with (it accepts any). */
-const ANY_CREDENTIALS: DynamoDbLocalCredentials = { accessKeyId: 'local', secretAccessKey: 'local' };
-
 /**
  * Region and credentials for SDK clients that talk to DynamoDB Local: `credentials` when it was
  * started with them, else any. A fresh object each call: the SDK annotates the credentials object it is given.
  */
 export function dynamoDbLocalClientConfig(
   endpoint: string,
-  credentials: DynamoDbLocalCredentials = ANY_CREDENTIALS,
+  credentials: DynamoDbLocalCredentials = PLACEHOLDER_LOCAL_CREDENTIALS,
 ): {
   endpoint: string;
   region: string;

@@ -36,6 +36,9 @@ export interface DocumentClientOptions {
   readonly maxAttempts?: number;
 }
 
+/** What a client of DynamoDB Local signs with when given no `localCredentials` (an emulator started without an access key id accepts any). */
+export const PLACEHOLDER_LOCAL_CREDENTIALS: { readonly accessKeyId: string; readonly secretAccessKey: string } = { accessKeyId: 'local', secretAccessKey: 'local' };
+
 /** A document client; with `endpoint` it talks to DynamoDB Local. */
 export function createDocumentClient(options: DocumentClientOptions = {}): DynamoDBDocumentClient {
   const tuning = {
@@ -49,7 +52,7 @@ export function createDocumentClient(options: DocumentClientOptions = {}): Dynam
         ...tuning,
         endpoint: options.endpoint,
         region: 'us-east-1',
-        credentials: { accessKeyId: options.localCredentials?.accessKeyId ?? 'local', secretAccessKey: options.localCredentials?.secretAccessKey ?? 'local' },
+        credentials: { ...(options.localCredentials ?? PLACEHOLDER_LOCAL_CREDENTIALS) },
       })
     : new DynamoDBClient(tuning);
   return toDocumentClient(client);
