@@ -208,8 +208,10 @@ export class RegistryService {
       // The ceiling checks run on the record the edit is planned from: roles a client already holds may stay;
       // its key may not be replaced (nor its key source set), nor its whitelist or profile changed, while it holds a role above the ceiling.
       const rolesGiven: ClientGuard | undefined = account === undefined || roles === undefined ? undefined : (current) => checkRolesGiven(scope, account, roles, current.roles);
-      const aboveCeiling = keysChange || accessChange ? aboveCeilingGuard(scope, account, keysChange ? 'keys' : 'access', roles) : undefined;
-      const also = bothGuards(aboveCeiling, rolesGiven);
+      // Each kind of change its own guard: a key sent along must not carry a whitelist or profile change past the ceiling.
+      const keysGuard = keysChange ? aboveCeilingGuard(scope, account, 'keys', roles) : undefined;
+      const accessGuard = accessChange ? aboveCeilingGuard(scope, account, 'access', roles) : undefined;
+      const also = bothGuards(bothGuards(keysGuard, accessGuard), rolesGiven);
       let published: PublishedKeys | undefined;
       if (keySource !== undefined) {
         // Fetched only for a client the caller may change (the guards run again on the record the edit is planned from).

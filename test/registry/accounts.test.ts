@@ -580,12 +580,20 @@ describe('a client an operator raised above its account ceiling', () => {
     const account = await createAccount('Kramerica', ['demo']);
     const admin = await createClient(OPERATOR, clientBody(34, { accountId: account, roles: [ACCOUNT_ADMIN_ROLE], name: 'Kramerica admin', networkWhitelist: ['203.0.113.0/24'] }));
     const adminCaller: Caller = { clientId: admin.clientId as string, roles: [ACCOUNT_ADMIN_ROLE], accountId: account };
-    for (const body of [{ version: 1, networkWhitelist: ['0.0.0.0'] }, { version: 1, profile: 'rfc9421' }]) {
+    // Sending a key along (its own current one, or a new one it may set) does not carry the change past the ceiling.
+    for (const body of [
+      { version: 1, networkWhitelist: ['0.0.0.0'] },
+      { version: 1, profile: 'rfc9421' },
+      { version: 1, networkWhitelist: ['0.0.0.0'], publicKey: spkiPem(testKey(34)) },
+      { version: 1, networkWhitelist: ['0.0.0.0'], profile: 'rfc9421', publicKey: spkiPem(testKey(39)) },
+    ]) {
       const refused = await call(adminCaller, { method: 'PATCH', path: `/registry/clients/${admin.clientId}`, body });
       expectError(refused, 403, 'client_above_ceiling');
       expect(refused.body.message).toMatch(/holds "account:admin", outside your account's role ceiling.*change its network whitelist or coverage profile/);
     }
-    expect(await store.getClient(admin.clientId as string, { consistentRead: true })).toMatchObject({ version: 1, networkWhitelist: ['203.0.113.0/24'] });
+    const unchanged = await store.getClient(admin.clientId as string, { consistentRead: true });
+    expect(unchanged).toMatchObject({ version: 1, networkWhitelist: ['203.0.113.0/24'], keys: [{ fingerprint: testKey(34).fingerprint }] });
+    expect(unchanged?.profile).toBeUndefined();
     expect((await call(adminCaller, { method: 'POST', path: `/registry/clients/${admin.clientId}/keys`, body: { publicKey: spkiPem(testKey(35)) } })).status).toBe(201);
     const own = await createClient(adminCaller, clientBody(36));
     expect((await call(adminCaller, { method: 'POST', path: `/registry/clients/${own.clientId}/keys`, body: { publicKey: spkiPem(testKey(37)) } })).status).toBe(201);
