@@ -95,8 +95,12 @@ export interface CheckedSignature {
   readonly signature: Buffer;
   /** The Content-Digest header value when covered. */
   readonly contentDigest?: string;
-  /** Whether the coverage of the target (and of the query) was checked: the policy required it. */
-  readonly targetChecked: boolean;
+  /**
+   * The policy whose target rule (and query rule) the coverage was checked by, when stage 1's
+   * policy required the target; stage 2 under any other policy checks its own (profiles bind the
+   * target differently: web-bot-auth by the authority alone).
+   */
+  readonly targetCheckedUnder: VerifyPolicy | undefined;
   readonly checked: CheckedInput;
   /**
    * The agent URL the covered `Signature-Agent` member names (./signature-agent.ts): read for a
@@ -437,14 +441,14 @@ export class Verifier implements SignatureFieldReader {
     for (const field of checked.dateFields) this.checkDateField(field, req, policy, created, now);
     // A Web Bot Auth signature's agent, when the request names one: read before any registry read.
     const signatureAgent = input.tag === WEB_BOT_AUTH_TAG ? signedSignatureAgent(req.headers[SIGNATURE_AGENT_FIELD], input.covered, input.label) : undefined;
-    return { label: input.label, keyId: input.keyid as string, created, signature, contentDigest, targetChecked, checked, signatureAgent };
+    return { label: input.label, keyId: input.keyid as string, created, signature, contentDigest, targetCheckedUnder: targetChecked ? policy : undefined, checked, signatureAgent };
   }
 
   /**
    * Stage 2: what `policy`'s profile adds to the checks of {@link checkMember} (`alg` required,
    * its required components, a date covered), then the signature base over the request's own
-   * URL. When stage 1 ran under a policy that did not require the target covered, `policy`'s
-   * target rule is checked here, so its rules hold whatever policy stage 1 ran under.
+   * URL. When stage 1 checked the target by another policy's rule, or by none, `policy`'s target
+   * rule is checked here, so its rules hold whatever policy stage 1 ran under.
    * @param member what {@link checkMember} returned for this set
    * @param targetUriCandidates other spellings of the target URI to try (REST v1 query rebuilds),
    *   bounded by the caller; read only if the key does not verify the request's own URL (so it may be lazy)
@@ -456,7 +460,7 @@ export class Verifier implements SignatureFieldReader {
     const { input } = checked;
     const read = set.input(member.label, policy);
     if (!read.profilePasses.includes(policy)) checkProfileCoverage(checked, policy);
-    if (!member.targetChecked && requiresTarget(policy)) {
+    if (member.targetCheckedUnder !== policy && requiresTarget(policy)) {
       checkTargetCoverage(checked, policy, true);
       checkQueryCoverage(checked, req);
     }

@@ -1007,6 +1007,33 @@ describe('two stages: the checks every profile makes, then the profile\'s own', 
     }
   });
 
+  it('stage 2 under any profile refuses every member that profile refuses alone, whichever profile stage 1 ran under', () => {
+    // As the authorizer runs them: stage 1 under the deployment's profile, stage 2 under the client's.
+    const profiles = ['signet', 'rfc9421', 'web-bot-auth'] as const;
+    const verifier = createVerifier({ policy: policyAt() });
+    const split = (req: SignedRequest, first: (typeof profiles)[number], second: (typeof profiles)[number]) =>
+      outcome(() => {
+        const set = verifier.read(req);
+        verifier.parseChecked(set, verifier.checkMember(set, 'sig', verifier.policyFor(first)), verifier.policyFor(second));
+      });
+    // A query beside each list: a profile that binds the path must see "@query" covered too.
+    const withPath = [...lists, '("@method" "@authority" "@path")', '("@method" "@authority")'];
+    const all = withPath.flatMap((list) => params.map((p) => unsigned(`sig=${list}${p}`, { host: 'api.example.com' }) as SignedRequest));
+    const weaker: string[] = [];
+    for (const second of profiles) {
+      const alone = all.map((req) => split(req, second, second));
+      for (const first of profiles) {
+        all.forEach((req, i) => {
+          if (split(req, first, second) === 'passed' && alone[i] !== 'passed') weaker.push(`${first} then ${second}: ${req.headers['signature-input']} (alone: ${alone[i]})`);
+        });
+      }
+    }
+    expect(weaker).toEqual([]);
+    // The case that was let through: an rfc9421 client signing the authority alone, Web Bot Auth style, under a web-bot-auth deployment.
+    const authorityOnly = unsigned(`sig=("@method" "@authority");created=${NOW_S};keyid="client-1";alg="ed25519";tag="web-bot-auth";expires=${NOW_S + 60}`, { host: 'api.example.com' }) as SignedRequest;
+    expect([split(authorityOnly, 'web-bot-auth', 'web-bot-auth'), split(authorityOnly, 'web-bot-auth', 'rfc9421')]).toEqual(['passed', 'missing_component']);
+  });
+
   it('stage 2 holds its own profile\'s target rule whatever policy stage 1 ran under', () => {
     const lax = policyAt(NOW_S, { requiredComponents: ['@method'], allowLegacy: true, requireAlg: false });
     const methodOnly = unsigned(`sig=("@method");created=${NOW_S};keyid="client-1"`);
