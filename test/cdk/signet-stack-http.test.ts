@@ -347,8 +347,10 @@ describe('key rotation', () => {
     expect(rotation.Timeout).toBeGreaterThanOrEqual(DEFAULT_CLIENT_CACHE_TTL_MS / 1000 + 60);
   });
 
-  test('the secret starts with its clientId only (the first rotation creates the key)', () => {
+  test('the secret starts with its clientId only (the first rotation creates the key), and outlives the stack', () => {
     template.hasResourceProperties('AWS::SecretsManager::Secret', { SecretString: JSON.stringify({ clientId: ROTATED_CLIENT }) });
+    // Its signers read it: removing the construct or deleting the stack must not schedule the live key for deletion.
+    template.hasResource('AWS::SecretsManager::Secret', { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
   });
 });
 
