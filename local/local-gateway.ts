@@ -141,7 +141,7 @@ function localKeySourceSchedule(config: SignetConfig, dynamoDb: LocalDynamoDb, f
   const modulusVerdicts = new ModulusVerdicts();
   const refresher = createKeySourceRefresher({
     store: new DynamoKeySourceStore({ tableName: config.tableName, client: doc }, clients),
-    fetch: (source) => fetchKeySource(source, { allowLocalHttp: true, nowS: () => Math.floor(Date.now() / 1000), modulusVerdicts }),
+    fetch: (source, heldThumbprints) => fetchKeySource(source, { allowLocalHttp: true, nowS: () => Math.floor(Date.now() / 1000), modulusVerdicts, heldThumbprints }),
     nowMs: Date.now,
     refreshIntervalS: config.keySourceRefreshMinutes * 60,
     requireSignedDirectories: config.requireSignedDirectories,

@@ -58,6 +58,7 @@ export const KEY_REFUSAL_CODES = [
   'expired',
   'duplicate_key',
   'key_too_large',
+  'too_many_new_rsa_keys',
 ] as const;
 export type KeyRefusalCode = (typeof KEY_REFUSAL_CODES)[number];
 
@@ -120,7 +121,27 @@ export interface KeySetOptions {
    * refresher, a registry): a key a set lists again is not judged again. @default - the set's own
    */
   readonly modulusVerdicts?: ModulusVerdicts;
+  /**
+   * The most RSA moduli not judged before (not in `modulusVerdicts`) that this reading judges;
+   * an RSA key past them is refused (`too_many_new_rsa_keys`) and judged at a later reading, since
+   * the ones judged now are remembered. @default MAX_NEW_RSA_MODULI_PER_READING (4)
+   */
+  readonly maxNewRsaModuli?: number;
+  /**
+   * RFC 7638 thumbprints of the keys the reading is for already holds: judged when they were
+   * taken, so not screened again nor counted against {@link maxNewRsaModuli} (a client's keys stay
+   * however many there are, after a cold start emptied `modulusVerdicts`). @default - none
+   */
+  readonly heldThumbprints?: ReadonlySet<string>;
 }
+
+/**
+ * How many RSA moduli new to Signet one reading of a set judges. Judging one costs a modular
+ * exponentiation in JavaScript (about 90 ms at 4,096 bits) and OpenSSL's checks, on the thread
+ * that also serves every other source's fetch: a publisher listing twenty new moduli at each
+ * fetch would otherwise hold it for seconds. Honest sets add one or two keys at a time.
+ */
+export const MAX_NEW_RSA_MODULI_PER_READING = 4;
 
 /**
  * Reads a published key set (the response body's text) into usable keys, with a reason for each
@@ -149,6 +170,8 @@ export function readPublishedKeySet(text: string, options: KeySetOptions = {}): 
   // The keys whose material was judged (imported, or refused as weak), by canonical thumbprint (see readPublishedKey).
   const imported = new Set<string>();
   const verdicts = options.modulusVerdicts ?? new ModulusVerdicts(maxKeys);
+  const limit = options.maxNewRsaModuli ?? MAX_NEW_RSA_MODULI_PER_READING;
+  const newModuli: NewModuli = { limit, left: limit, held: options.heldThumbprints };
   const listed = keys.flatMap((jwk: unknown) => {
     const thumbprint = canonicalThumbprint(jwk);
     return thumbprint === NOT_A_PUBLIC_KEY ? [] : [thumbprint];
@@ -156,7 +179,7 @@ export function readPublishedKeySet(text: string, options: KeySetOptions = {}): 
   keys.forEach((jwk: unknown, index) => {
     const given = typeof jwk === 'object' && jwk !== null ? (jwk as JsonWebKey).kid : undefined;
     const kid = typeof given === 'string' && KID.test(given) ? given : undefined;
-    const outcome = readPublishedKey(jwk, options.nowS, imported, index, verdicts);
+    const outcome = readPublishedKey(jwk, options.nowS, imported, index, verdicts, newModuli);
     if ('code' in outcome) {
       refused.push({ index, ...(kid === undefined ? {} : { kid }), ...outcome });
     } else if (usable.some((other) => other.thumbprint === outcome.thumbprint)) {
@@ -222,7 +245,14 @@ type KeyOutcome = PublishedKey | { code: KeyRefusalCode; message: string };
  * it is judged: judging an RSA modulus costs a primality test, which a set listing one key twenty
  * times, or spelling it twenty ways, must not make Signet pay twenty times.
  */
-function readPublishedKey(value: unknown, nowS: number | undefined, imported: Set<string>, index: number, verdicts: ModulusVerdicts): KeyOutcome {
+/** What a reading may still judge of RSA moduli new to it, and the keys exempt (held already). */
+interface NewModuli {
+  readonly limit: number;
+  left: number;
+  readonly held: ReadonlySet<string> | undefined;
+}
+
+function readPublishedKey(value: unknown, nowS: number | undefined, imported: Set<string>, index: number, verdicts: ModulusVerdicts, newModuli: NewModuli): KeyOutcome {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return refusal('not_an_object', 'This entry is not a JWK object.');
   const jwk = value as JsonWebKey;
   if (jwk.kty === 'oct' || (typeof jwk.alg === 'string' && HMAC_ALGS.test(jwk.alg))) {
@@ -256,9 +286,20 @@ function readPublishedKey(value: unknown, nowS: number | undefined, imported: Se
   }
   const judged = () => typeof canonical === 'string' && imported.add(canonical);
   // A prime modulus costs OpenSSL's primality check seconds: a set must not make Signet pay it per
-  // key and per fetch. It is screened by one round in JavaScript first, and every verdict is kept
-  // (rsa-modulus.ts); the import below reads it from `verdicts`.
-  const weakness = rsaBits >= MIN_RSA_BITS ? verdicts.screenedWeakness(BigInt(`0x${Buffer.from(jwk.n as string, 'base64url').toString('hex')}`)) : undefined;
+  // key and per fetch. A modulus new to Signet is screened by one round in JavaScript first, at most
+  // a few per reading, and every verdict is kept (rsa-modulus.ts); the import below reads it from `verdicts`.
+  const modulus = rsaBits >= MIN_RSA_BITS ? BigInt(`0x${Buffer.from(jwk.n as string, 'base64url').toString('hex')}`) : undefined;
+  const held = typeof canonical === 'string' && newModuli.held?.has(canonical) === true;
+  if (modulus !== undefined && !held && !verdicts.has(modulus)) {
+    if (newModuli.left <= 0) {
+      return refusal(
+        'too_many_new_rsa_keys',
+        `The set lists more RSA keys new to this API than it checks in one fetch (${newModuli.limit}); this one is checked at a later fetch. Publish a few new RSA keys at a time, or EC or Ed25519 keys.`,
+      );
+    }
+    newModuli.left -= 1;
+  }
+  const weakness = modulus === undefined ? undefined : held ? verdicts.weakness(modulus) : verdicts.screenedWeakness(modulus);
   if (weakness === PRIME_MODULUS) {
     judged();
     return refusal('weak_key', `The RSA key's modulus ${PRIME_MODULUS}. Generate a new key pair.`);

@@ -64,7 +64,7 @@ export function createRefreshKeySourcesHandler(config: SignetConfig, dependencie
   const doc = dependencies.doc ?? createDocumentClient({ endpoint: config.dynamoDbEndpoint });
   // The verdicts on published RSA moduli, kept for as long as the function's environment lives.
   const modulusVerdicts = new ModulusVerdicts();
-  const fetch = dependencies.fetch ?? ((source: KeySource) => fetchKeySource(source, { nowS: () => Math.floor(nowMs() / 1000), modulusVerdicts }));
+  const fetch = dependencies.fetch ?? ((source: KeySource, heldThumbprints?: ReadonlySet<string>) => fetchKeySource(source, { nowS: () => Math.floor(nowMs() / 1000), modulusVerdicts, heldThumbprints }));
   const refresher = createKeySourceRefresher({
     store: new DynamoKeySourceStore({ tableName: config.tableName, client: doc, keySourceKeepDays: config.keySourceKeepDays }),
     fetch,

@@ -126,6 +126,8 @@ export interface FetchKeySourceOptions {
   readonly nowS: () => number;
   /** The verdicts on RSA moduli judged before, kept across fetches by the caller (KeySetOptions). @default - each fetch's own */
   readonly modulusVerdicts?: ModulusVerdicts;
+  /** Thumbprints of the keys the client already holds (KeySetOptions.heldThumbprints). @default - none */
+  readonly heldThumbprints?: ReadonlySet<string>;
 }
 
 type Refusal = Extract<KeySourceFetch, { ok: false }>;
@@ -176,7 +178,7 @@ export async function fetchKeySource(source: KeySource, options: FetchKeySourceO
     const address = await deadline.race(resolvePublic(url, request.local, options.resolve ?? systemResolver));
     if ('code' in address) return { ...address, url: url.href };
     const answer = await deadline.race(get(url, address, request.accept, options.connect ?? connectPinned, options.maxBodyBytes ?? MAX_KEY_SOURCE_BODY_BYTES, deadline));
-    return 'code' in answer ? { ...answer, url: url.href, address: address.address } : readAnswer(answer, url, address.address, options.nowS(), options.modulusVerdicts);
+    return 'code' in answer ? { ...answer, url: url.href, address: address.address } : readAnswer(answer, url, address.address, options.nowS(), options);
   } catch (error) {
     if (error === TIMED_OUT) return { ok: false, code: 'timeout', message: `${url.origin} did not answer within ${timeoutMs} ms.`, url: url.href };
     return { ok: false, code: 'connection_failed', message: `Could not fetch ${url.origin}: ${describe(error)}.`, url: url.href };
@@ -257,7 +259,7 @@ function get(url: URL, address: ResolvedAddress, accept: string, connect: Connec
 }
 
 /** A complete answer as a key set, or the refusal its status, type or content gives. */
-function readAnswer(answer: Answer, url: URL, address: string, nowS: number, modulusVerdicts: ModulusVerdicts | undefined): KeySourceFetch {
+function readAnswer(answer: Answer, url: URL, address: string, nowS: number, { modulusVerdicts, heldThumbprints }: FetchKeySourceOptions): KeySourceFetch {
   const { status, headers } = answer;
   const header = (name: string): string | undefined => (typeof headers[name] === 'string' ? (headers[name] as string) : undefined);
   if (status < 200 || status > 299) {
@@ -273,7 +275,7 @@ function readAnswer(answer: Answer, url: URL, address: string, nowS: number, mod
       'A key set is JSON (application/jwk-set+json, application/http-message-signatures-directory+json or application/json).';
     return { ok: false, code: 'unexpected_media_type', status, message, url: url.href, address };
   }
-  const reading = readPublishedKeySet(answer.body.toString('utf8'), { nowS, ...(modulusVerdicts === undefined ? {} : { modulusVerdicts }) });
+  const reading = readPublishedKeySet(answer.body.toString('utf8'), { nowS, ...(modulusVerdicts === undefined ? {} : { modulusVerdicts }), ...(heldThumbprints === undefined ? {} : { heldThumbprints }) });
   if (!reading.ok) {
     return { ok: false, code: reading.code, status, message: reading.message, url: url.href, address, refused: reading.refused, ...(reading.listed === undefined ? {} : { listed: reading.listed }) };
   }
@@ -299,6 +301,7 @@ class Deadline {
   private readonly timer: NodeJS.Timeout;
   private readonly expired: Promise<never>;
   private readonly onExpiryActions: (() => void)[] = [];
+  private lastChance: NodeJS.Immediate | undefined;
 
   constructor(ms: number) {
     let fire!: (reason: unknown) => void;
@@ -307,8 +310,13 @@ class Deadline {
     });
     this.expired.catch(() => undefined);
     this.timer = setTimeout(() => {
-      for (const action of this.onExpiryActions) action();
-      fire(TIMED_OUT);
+      // Not at once: when another source's keys held the thread past the deadline, an answer that
+      // came meanwhile waits unread in its socket, and is read before this (the poll phase comes
+      // between timers and immediates). The deadline is the source's, not its neighbours'.
+      this.lastChance = setImmediate(() => {
+        for (const action of this.onExpiryActions) action();
+        fire(TIMED_OUT);
+      });
     }, ms);
   }
 
@@ -322,6 +330,7 @@ class Deadline {
 
   clear(): void {
     clearTimeout(this.timer);
+    if (this.lastChance !== undefined) clearImmediate(this.lastChance);
   }
 }
 

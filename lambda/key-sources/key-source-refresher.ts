@@ -51,7 +51,8 @@ export const BATCH_RESERVE_MS = 10_000;
 
 export interface KeySourceRefresherDeps {
   readonly store: KeySourceStore;
-  readonly fetch: (source: KeySource) => Promise<KeySourceFetch>;
+  /** Fetches a source; `held`, the thumbprints of the keys the client holds (FetchKeySourceOptions.heldThumbprints). */
+  readonly fetch: (source: KeySource, held?: ReadonlySet<string>) => Promise<KeySourceFetch>;
   readonly nowMs: () => number;
   /** SIGNET_KEY_SOURCE_REFRESH_MINUTES × 60: the wait after a success without max-age, and the backoff's cap. */
   readonly refreshIntervalS: number;
@@ -137,7 +138,7 @@ export function createKeySourceRefresher(deps: KeySourceRefresherDeps): KeySourc
       if (previous !== undefined) await store.deleteStatus(clientId);
       return { clientId, ok: false, added: [], removed: [], unchanged: false, error: { code: 'no_key_source', message: `Client ${clientId} has no key source.` } };
     }
-    const fetched = await deps.fetch(record.keySource);
+    const fetched = await deps.fetch(record.keySource, heldThumbprints(record));
     const nowMs = deps.nowMs();
     if (fetched.ok) {
       const success = await applyKeys(record, fetched, nowMs, plannedFromMs, actor);
@@ -308,6 +309,13 @@ export function createKeySourceRefresher(deps: KeySourceRefresherDeps): KeySourc
  * lists (none when the set was not read key by key, or lists an entry it could not read: that one
  * may be any of them).
  */
+/** The thumbprints of the keys a client holds (those stored before thumbprints were kept have none). */
+function heldThumbprints(record: ClientRecord): ReadonlySet<string> {
+  const held = new Set<string>();
+  for (const key of record.keys) if (key.thumbprint !== undefined) held.add(key.thumbprint);
+  return held;
+}
+
 function withdrawnKeys(record: ClientRecord, listed: readonly (string | undefined)[] | undefined, nowMs: number): ReadonlySet<string> {
   if (listed === undefined || listed.includes(undefined)) return new Set();
   const still = new Set(listed);

@@ -26,7 +26,7 @@ export interface RegistryDependencies {
    */
   readonly allowLocalHttp?: boolean;
   /** @default - `fetchKeySource` with the system resolver and the pinned connector */
-  readonly fetchKeySource?: (source: KeySource) => Promise<KeySourceFetch>;
+  readonly fetchKeySource?: (source: KeySource, held?: ReadonlySet<string>) => Promise<KeySourceFetch>;
 }
 
 export function createRegistry(config: SignetConfig, dependencies: RegistryDependencies = {}): RegistryHandler {
@@ -38,7 +38,7 @@ export function createRegistry(config: SignetConfig, dependencies: RegistryDepen
   return createRegistryHandler({
     store,
     keySources: new DynamoKeySourceStore({ tableName: config.tableName, client: doc }, store),
-    fetchKeySource: dependencies.fetchKeySource ?? ((source) => fetchKeySource(source, { allowLocalHttp, nowS: () => Math.floor(Date.now() / 1000), modulusVerdicts })),
+    fetchKeySource: dependencies.fetchKeySource ?? ((source, heldThumbprints) => fetchKeySource(source, { allowLocalHttp, nowS: () => Math.floor(Date.now() / 1000), modulusVerdicts, heldThumbprints })),
     keySourceRefreshIntervalS: config.keySourceRefreshMinutes * 60,
     requireSignedDirectories: config.requireSignedDirectories,
     keySourceKeepDays: config.keySourceKeepDays,

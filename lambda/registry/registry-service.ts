@@ -80,9 +80,10 @@ export interface RegistryServiceDeps {
   /**
    * Fetches a client's key source (registration, PATCH, refresh): `fetchKeySource` with the
    * system resolver and the pinned connector (the local gateway also allows local http sources).
+   * `held`: the thumbprints of the keys the client holds, on a refresh.
    * @default - none: key sources are refused (`key_source_refused`)
    */
-  readonly fetchKeySource?: (source: KeySource) => Promise<KeySourceFetch>;
+  readonly fetchKeySource?: (source: KeySource, held?: ReadonlySet<string>) => Promise<KeySourceFetch>;
   /** The refresher's storage, for `POST .../keys/refresh`. @default - none: that route answers 503 */
   readonly keySources?: KeySourceStore;
   /** The refresh interval in seconds (SIGNET_KEY_SOURCE_REFRESH_MINUTES × 60). @default 900 */
@@ -119,7 +120,7 @@ export class RegistryService {
   private readonly now: () => Date;
   private readonly maxSearchedClients: number | undefined;
   private readonly searchBudget: SearchBudget | undefined;
-  private readonly fetchKeySource: ((source: KeySource) => Promise<KeySourceFetch>) | undefined;
+  private readonly fetchKeySource: ((source: KeySource, held?: ReadonlySet<string>) => Promise<KeySourceFetch>) | undefined;
   private readonly refreshIntervalS: number;
   private readonly requireSignedDirectories: boolean;
   /** The keep bound of published keys, in seconds (SIGNET_KEY_SOURCE_KEEP_DAYS). */

@@ -250,6 +250,28 @@ describe('readPublishedKeySet: whole sets refused', () => {
     expect(reading.refused.map((key) => key.code)).toEqual(['symmetric_key', 'not_for_signatures', 'symmetric_key', 'known_test_key']);
   });
 
+  it('judges at most four RSA moduli new to it per reading, the rest at later readings, and the keys a client holds whatever their number', () => {
+    // Six made-up moduli (3 divides each: refused as weak_key once judged), as a hostile set lists new ones at every fetch.
+    const moduli = Array.from({ length: 6 }, (_, i) => {
+      let n = (1n << 2047n) | BigInt(2 * i + 1);
+      while (n % 3n !== 0n) n += 6n * BigInt(i + 1) + 2n;
+      return { kty: 'RSA', e: 'AQAB', n: Buffer.from(n.toString(16), 'hex').toString('base64url') };
+    });
+    const body = set(...moduli, ED);
+    const codes = (reading: KeySetReading) => reading.refused.map((key) => [key.index, key.code]);
+    const verdicts = new ModulusVerdicts();
+    const first = readPublishedKeySet(body, { modulusVerdicts: verdicts });
+    expect(codes(first)).toEqual([[0, 'weak_key'], [1, 'weak_key'], [2, 'weak_key'], [3, 'weak_key'], [4, 'too_many_new_rsa_keys'], [5, 'too_many_new_rsa_keys']]);
+    expect(first.refused[4].message).toMatch(/more RSA keys new to this API than it checks in one fetch \(4\); this one is checked at a later fetch/);
+    // Listed still (a key refused for now is not withdrawn), and judged at the next reading: the first four are remembered.
+    expect(first.ok && first.listed).toHaveLength(7);
+    expect(codes(readPublishedKeySet(body, { modulusVerdicts: verdicts }))).toEqual(moduli.map((_, i) => [i, 'weak_key']));
+    // After a cold start (no verdicts), keys the client holds are judged whatever their number, and count for nothing.
+    const heldThumbprints = new Set(moduli.slice(0, 5).map((jwk) => jwkThumbprint(jwk as JsonWebKey)));
+    expect(codes(readPublishedKeySet(body, { heldThumbprints, maxNewRsaModuli: 1 }))).toEqual(moduli.map((_, i) => [i, 'weak_key']));
+    expect(codes(readPublishedKeySet(body, { maxNewRsaModuli: 1 })).map(([, code]) => code)).toEqual(['weak_key', ...Array(5).fill('too_many_new_rsa_keys')]);
+  });
+
   it('never throws, whatever the JSON holds', () => {
     for (const text of ['{"keys":[{"kty":"RSA","n":{},"e":[]}]}', '{"keys":[{"kty":"EC","crv":"P-256","x":1}]}', '{"keys":[{"kty":"OKP","crv":"Ed448","x":"AA"}]}', '{"keys":[{"kty":"__proto__"}]}', '{"__proto__":{"keys":[]}}']) {
       expect(readPublishedKeySet(text).ok).toBe(false);
@@ -260,7 +282,7 @@ describe('readPublishedKeySet: whole sets refused', () => {
     expect(KEY_SET_REFUSAL_CODES).toEqual(['invalid_json', 'not_a_key_set', 'too_many_keys', 'no_usable_key']);
     expect(KEY_REFUSAL_CODES).toEqual([
       'not_an_object', 'symmetric_key', 'private_key_member', 'unsupported_key_type', 'unsupported_algorithm', 'not_for_signatures', 'invalid_public_key',
-      'key_too_small', 'weak_key', 'known_test_key', 'invalid_kid', 'invalid_validity', 'expired', 'duplicate_key', 'key_too_large',
+      'key_too_small', 'weak_key', 'known_test_key', 'invalid_kid', 'invalid_validity', 'expired', 'duplicate_key', 'key_too_large', 'too_many_new_rsa_keys',
     ]);
   });
 });

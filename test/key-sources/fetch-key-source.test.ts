@@ -42,6 +42,12 @@ const routes: Record<string, (req: IncomingMessage, res: ServerResponse) => void
   '/gzip': (_req, res) => res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' }).end('\x1f\x8b'),
   '/declared-too-large': (_req, res) => res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(1_000_000) }).end(),
   '/slow': (_req, res) => void held.push(res),
+  // Answers at once, then holds the thread past the client's deadline (150 ms), as judging another source's keys may.
+  '/answered-then-busy': (_req, res) =>
+    res.writeHead(200, { 'content-type': 'application/json' }).end(KEY_SET, () => {
+      const until = Date.now() + 300;
+      while (Date.now() < until);
+    }),
   '/trickle': (_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' }).write('{"keys": [');
     held.push(res);
@@ -293,6 +299,10 @@ describe('fetchKeySource: answers from a real server', () => {
   it('gives up at the deadline on a server that never answers, or stops mid-body', async () => {
     expect(await fetchKeySource(at('/slow'), { ...local, timeoutMs: 100 })).toMatchObject({ ok: false, code: 'timeout', message: expect.stringContaining('100 ms') });
     expect(await fetchKeySource(at('/trickle'), { ...local, timeoutMs: 100 })).toMatchObject({ ok: false, code: 'timeout' });
+  });
+
+  it('an answer that came while the thread was busy past the deadline is read, not timed out: the deadline is the source\'s, not its neighbours\'', async () => {
+    expect(await fetchKeySource(at('/answered-then-busy'), { ...local, timeoutMs: 150 })).toMatchObject({ ok: true, keys: [expect.anything()] });
   });
 
   it('a port nobody listens on is connection_failed', async () => {

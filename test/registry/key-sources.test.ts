@@ -5,7 +5,9 @@
  * is checked against docs/openapi/registry.json. One table, one handler and one key server for the
  * file; the clock is injected.
  */
+import { generateKeyPairSync } from 'node:crypto';
 import { DeleteCommand, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { fingerprintOf } from '../../lambda/core/keys';
 import { compileRoleCatalogue } from '../../lambda/core/role-policy';
 import { ACCOUNT_ADMIN_ROLE, DEFAULT_KEY_SOURCE_KEEP_DAYS } from '../../lambda/core/defaults';
 import { isCoverageProfile } from '../../lambda/core/profiles';
@@ -388,6 +390,26 @@ describe('POST /registry/clients/{clientId}/keys/refresh and the refresher', () 
     const touched = await store.getClient(clientId, { consistentRead: true });
     expect({ version: touched?.version, keysFetchedAt: touched?.keysFetchedAt }).toEqual({ version: 3, keysFetchedAt: new Date(nowMs).toISOString() });
     expect((await store.listAudit(clientId)).items).toHaveLength(3);
+    nowMs = T0;
+  });
+
+  test('a set of many new RSA keys is judged four at a time; the keys a client holds stay at every refresh, however many', async () => {
+    const rsaKeys = Array.from({ length: 5 }, () => {
+      const { publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+      const jwk = publicKey.export({ format: 'jwk' }) as JsonWebKey;
+      return { jwk, fingerprint: fingerprintOf(publicKey) };
+    });
+    const path = newSource({ keys: rsaKeys.map((k) => k.jwk) });
+    const created = await call({ method: 'POST', path: '/registry/clients', body: createBody({ jwksUri: server.url(path) }) });
+    expect(created.status).toBe(201);
+    expect(fingerprints(created.body)).toEqual(rsaKeys.slice(0, 4).map((k) => k.fingerprint).sort());
+    expect(created.body.keySourceStatus).toMatchObject({ refusedKeys: [{ reason: 'too_many_new_rsa_keys' }] });
+
+    // Each fetch here judges anew (no verdicts kept, as after a cold start): the four held keys are not counted, the fifth is judged.
+    nowMs = T0 + 60_000;
+    const refresher = createKeySourceRefresher({ store: keySources, fetch: (s, held) => server.fetch(s, held), nowMs: () => nowMs, refreshIntervalS: INTERVAL_S, requireSignedDirectories: false });
+    const refreshed = await refresher.refreshClient(created.body.clientId as string, REFRESHER_ACTOR);
+    expect(refreshed).toMatchObject({ ok: true, added: [rsaKeys[4].fingerprint], removed: [] });
     nowMs = T0;
   });
 

@@ -39,7 +39,7 @@ export interface KeySourceServer {
   /** How many requests each path got. */
   readonly hits: Map<string, number>;
   /** A fetcher for this server, as the local gateway's registry builds it (short timeout for the hanging path). */
-  fetch(source: KeySource): Promise<KeySourceFetch>;
+  fetch(source: KeySource, heldThumbprints?: ReadonlySet<string>): Promise<KeySourceFetch>;
   stop(): Promise<void>;
 }
 
@@ -70,7 +70,7 @@ export async function startKeySourceServer(nowS: () => number = () => Math.floor
     serve: (path, body, headers = {}, status = 200) => void answers.set(path, { status, headers, body }),
     answer: (path, answer) => void answers.set(path, answer),
     hits,
-    fetch: (source) => fetchKeySource(source, { allowLocalHttp: true, nowS, timeoutMs: TEST_FETCH_TIMEOUT_MS }),
+    fetch: (source, heldThumbprints) => fetchKeySource(source, { allowLocalHttp: true, nowS, timeoutMs: TEST_FETCH_TIMEOUT_MS, heldThumbprints }),
     async stop() {
       for (const res of held) res.destroy();
       await new Promise((resolve) => server.close(resolve));
