@@ -137,7 +137,7 @@ export interface KeySetOptions {
 
 /**
  * How many RSA moduli new to Signet one reading of a set judges. Judging one costs a modular
- * exponentiation in JavaScript (about 90 ms at 4,096 bits) and OpenSSL's checks, on the thread
+ * exponentiation in JavaScript (90 to 150 ms at 4,096 bits) and OpenSSL's checks, on the thread
  * that also serves every other source's fetch: a publisher listing twenty new moduli at each
  * fetch would otherwise hold it for seconds. Honest sets add one or two keys at a time.
  */
@@ -239,12 +239,6 @@ function setRefusal(code: KeySetRefusalCode, message: string): KeySetReading {
 
 type KeyOutcome = PublishedKey | { code: KeyRefusalCode; message: string };
 
-/**
- * One JWK of the set, judged in a fixed order so that each key gets its most telling reason. A key
- * whose members, read canonically, were imported before (`imported`) is a duplicate, found before
- * it is judged: judging an RSA modulus costs a primality test, which a set listing one key twenty
- * times, or spelling it twenty ways, must not make Signet pay twenty times.
- */
 /** What a reading may still judge of RSA moduli new to it, and the keys exempt (held already). */
 interface NewModuli {
   readonly limit: number;
@@ -252,6 +246,12 @@ interface NewModuli {
   readonly held: ReadonlySet<string> | undefined;
 }
 
+/**
+ * One JWK of the set, judged in a fixed order so that each key gets its most telling reason. A key
+ * whose members, read canonically, were imported before (`imported`) is a duplicate, found before
+ * it is judged: judging an RSA modulus costs a primality test, which a set listing one key twenty
+ * times, or spelling it twenty ways, must not make Signet pay twenty times.
+ */
 function readPublishedKey(value: unknown, nowS: number | undefined, imported: Set<string>, index: number, verdicts: ModulusVerdicts, newModuli: NewModuli): KeyOutcome {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return refusal('not_an_object', 'This entry is not a JWK object.');
   const jwk = value as JsonWebKey;

@@ -34,7 +34,7 @@ export const PRIME_MODULUS = 'is a prime, not a product of two primes, so anyone
  * One Fermat round to base 2, in JavaScript: true when 2^(n−1) ≡ 1 (mod n), as for every prime.
  * A key generator's modulus (the product of two random primes) fails it but for odds too small to
  * matter; a composite made to pass it is no key anyone should register either. Costs one modular
- * exponentiation (about 15 ms at 2,048 bits, 90 ms at 4,096),
+ * exponentiation (15 to 30 ms at 2,048 bits, 90 to 150 ms at 4,096 on the machines measured),
  * against OpenSSL's 64 to 128 rounds for a prime: the screen for moduli a stranger chooses
  * (a published key set), before {@link modulusWeakness} judges them.
  */

@@ -31,7 +31,7 @@ import type { KeySourceStatus, KeySourceStore } from '../domain/key-source-store
 import type { Actor } from '../domain/store-types';
 import { keyThumbprint } from '../store/item-codec';
 import type { KeySourceFetch } from './fetch-key-source';
-import { type FetchedKeySet, dueSlackMs, failureStatus, selectPublishedKeys, successStatus } from './published-keys';
+import { type FetchedKeySet, dueSlackMs, failureStatus, heldThumbprints, selectPublishedKeys, successStatus } from './published-keys';
 
 /** The actor the audit trail names for the scheduled run's changes. */
 export const REFRESHER_ACTOR = 'key-source-refresher';
@@ -138,7 +138,7 @@ export function createKeySourceRefresher(deps: KeySourceRefresherDeps): KeySourc
       if (previous !== undefined) await store.deleteStatus(clientId);
       return { clientId, ok: false, added: [], removed: [], unchanged: false, error: { code: 'no_key_source', message: `Client ${clientId} has no key source.` } };
     }
-    const fetched = await deps.fetch(record.keySource, heldThumbprints(record));
+    const fetched = await deps.fetch(record.keySource, heldThumbprints(record.keys));
     const nowMs = deps.nowMs();
     if (fetched.ok) {
       const success = await applyKeys(record, fetched, nowMs, plannedFromMs, actor);
@@ -309,13 +309,6 @@ export function createKeySourceRefresher(deps: KeySourceRefresherDeps): KeySourc
  * lists (none when the set was not read key by key, or lists an entry it could not read: that one
  * may be any of them).
  */
-/** The thumbprints of the keys a client holds (those stored before thumbprints were kept have none). */
-function heldThumbprints(record: ClientRecord): ReadonlySet<string> {
-  const held = new Set<string>();
-  for (const key of record.keys) if (key.thumbprint !== undefined) held.add(key.thumbprint);
-  return held;
-}
-
 function withdrawnKeys(record: ClientRecord, listed: readonly (string | undefined)[] | undefined, nowMs: number): ReadonlySet<string> {
   if (listed === undefined || listed.includes(undefined)) return new Set();
   const still = new Set(listed);

@@ -13,6 +13,7 @@ import { MAX_KEY_SOURCE_MAX_AGE_S, MIN_KEY_SOURCE_MAX_AGE_S } from '../core/defa
 import { verifyDirectorySignatures } from '../core/directory-signature';
 import type { StoredPublicKey } from '../domain/client-record';
 import type { KeySourceStatus, RefusedSourceKey } from '../domain/key-source-store';
+import { keyThumbprint } from '../store/item-codec';
 import type { KeySourceFetch } from './fetch-key-source';
 
 /** A fetch that found keys. */
@@ -77,6 +78,19 @@ export async function selectPublishedKeys(fetched: FetchedKeySet, options: KeySe
     });
   }
   return { keys, refused };
+}
+
+/**
+ * The RFC 7638 thumbprints of the keys a client holds (computed for keys stored without one): a
+ * fetch for that client does not count them among the RSA keys new to it (FetchKeySourceOptions.heldThumbprints).
+ */
+export function heldThumbprints(keys: readonly StoredPublicKey[]): ReadonlySet<string> {
+  const held = new Set<string>();
+  for (const key of keys) {
+    const thumbprint = key.thumbprint ?? keyThumbprint(key);
+    if (thumbprint !== undefined) held.add(thumbprint);
+  }
+  return held;
 }
 
 /**

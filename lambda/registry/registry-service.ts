@@ -59,7 +59,7 @@ import { type KeySource, keepSeconds } from '../domain/client-record';
 import type { KeySourceStatus, KeySourceStore, PublishedKeys } from '../domain/key-source-store';
 import type { KeySourceFetch } from '../key-sources/fetch-key-source';
 import { type KeySourceRefresher, createKeySourceRefresher } from '../key-sources/key-source-refresher';
-import { selectPublishedKeys, successStatus } from '../key-sources/published-keys';
+import { heldThumbprints, selectPublishedKeys, successStatus } from '../key-sources/published-keys';
 import { keySourceText } from '../store/item-codec';
 
 /** The profile a client registered by its Web Bot Auth agent gets when the request names none. */
@@ -80,7 +80,7 @@ export interface RegistryServiceDeps {
   /**
    * Fetches a client's key source (registration, PATCH, refresh): `fetchKeySource` with the
    * system resolver and the pinned connector (the local gateway also allows local http sources).
-   * `held`: the thumbprints of the keys the client holds, on a refresh.
+   * `held`: the thumbprints of the keys the client holds, when it exists (a PATCH, a refresh).
    * @default - none: key sources are refused (`key_source_refused`)
    */
   readonly fetchKeySource?: (source: KeySource, held?: ReadonlySet<string>) => Promise<KeySourceFetch>;
@@ -218,7 +218,7 @@ export class RegistryService {
         // Fetched only for a client the caller may change (the guards run again on the record the edit is planned from).
         const current = await this.existing(scope, clientId);
         guarded(scope, also).guard?.(current);
-        published = await this.fetchPublished(keySource, clientId);
+        published = await this.fetchPublished(keySource, clientId, heldThumbprints(current.keys));
       }
       const changes = { ...given, ...(published !== undefined ? { published } : {}) };
       const options = guarded(scope, also, { roles, networkWhitelist: changes.networkWhitelist, profile: changes.profile });
@@ -325,12 +325,13 @@ export class RegistryService {
   /**
    * Fetches a key source for a registration and reads the keys the client may use.
    * @param clientId the client it is for, when it exists (its own keys are not "in use")
+   * @param held the thumbprints of the keys that client holds (not counted among the RSA keys new to it)
    * @throws SignetError `key_source_refused` when the fetch fails or leaves no usable key (nothing is written)
    */
-  private async fetchPublished(source: KeySource, clientId?: string): Promise<PublishedKeys> {
+  private async fetchPublished(source: KeySource, clientId?: string, held?: ReadonlySet<string>): Promise<PublishedKeys> {
     const url = keySourceText(source);
     if (this.fetchKeySource === undefined) throw keySourceRefused(url, 'not_configured', 'this registry does not fetch key sources.');
-    const fetched = await this.fetchKeySource(source);
+    const fetched = await this.fetchKeySource(source, held);
     if (!fetched.ok) throw keySourceRefused(fetched.url ?? url, fetched.code, fetched.message);
     const nowMs = this.now().getTime();
     const at = new Date(nowMs).toISOString();

@@ -50,7 +50,7 @@ function registryOn(
     roles,
     logger: silent,
     now: () => new Date(nowMs),
-    fetchKeySource: (source) => server.fetch(source),
+    fetchKeySource: (source, held) => server.fetch(source, held),
     keySourceRefreshIntervalS: INTERVAL_S,
     requireSignedDirectories,
     keySourceKeepDays,
@@ -408,8 +408,12 @@ describe('POST /registry/clients/{clientId}/keys/refresh and the refresher', () 
     // Each fetch here judges anew (no verdicts kept, as after a cold start): the four held keys are not counted, the fifth is judged.
     nowMs = T0 + 60_000;
     const refresher = createKeySourceRefresher({ store: keySources, fetch: (s, held) => server.fetch(s, held), nowMs: () => nowMs, refreshIntervalS: INTERVAL_S, requireSignedDirectories: false });
-    const refreshed = await refresher.refreshClient(created.body.clientId as string, REFRESHER_ACTOR);
+    const clientId = created.body.clientId as string;
+    const refreshed = await refresher.refreshClient(clientId, REFRESHER_ACTOR);
     expect(refreshed).toMatchObject({ ok: true, added: [rsaKeys[4].fingerprint], removed: [] });
+    // Naming the same source again (a PATCH, fetched by the registry, which judges anew here too) keeps all five.
+    const patched = await call({ method: 'PATCH', path: `/registry/clients/${clientId}`, body: { version: 2, jwksUri: server.url(path) } });
+    expect([patched.status, fingerprints(patched.body)]).toEqual([200, rsaKeys.map((k) => k.fingerprint).sort()]);
     nowMs = T0;
   });
 
