@@ -13,6 +13,7 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { MAX_KEY_SOURCE_KEEP_DAYS } from '../lambda/core/defaults';
 import { writeFileAtomically } from './private-file';
+import { LOCAL_ENV, type Env, localEndpoint, localPaths, signetHome } from './signet-home';
 
 /** The file's fields. */
 export interface LocalStateFile {
@@ -102,6 +103,17 @@ export function runningGatewayUrl(path: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Where client commands go by default: `http://127.0.0.1:$PORT` when PORT is set, else the local
+ * gateway of `$SIGNET_HOME` at the port it recorded in its local.json (one started with another
+ * PORT), else `http://127.0.0.1:3000`.
+ */
+export function defaultEndpoint(env: Env = process.env): string {
+  const port = env[LOCAL_ENV.port]?.trim();
+  if (port !== undefined && port !== '') return localEndpoint(env);
+  return runningGatewayUrl(localPaths(signetHome(env)).localState) ?? localEndpoint(env);
 }
 
 /** Removes the file (when the gateway stops). */

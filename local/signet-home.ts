@@ -51,7 +51,7 @@ export const LOCAL_DEMO_SECRET_ID = 'signet/local/demo';
 /** Region written into local SDK clients and ARNs (the emulators accept any). */
 export const LOCAL_REGION = 'us-east-1';
 
-type Env = Readonly<Record<string, string | undefined>>;
+export type Env = Readonly<Record<string, string | undefined>>;
 
 /** The absolute state directory: `SIGNET_HOME`, else `.signet` under `cwd`. */
 export function signetHome(env: Env = process.env, cwd: string = process.cwd()): string {

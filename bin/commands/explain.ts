@@ -47,7 +47,7 @@ export const HELP: CommandHelp = {
     profile: { ...RECEIVED_REQUEST_FLAGS.profile, default: "with --client-id and registry access, the client's registered profile; else signet" },
     'key-alg': { ...RECEIVED_REQUEST_FLAGS['key-alg'], default: "with --client-id and registry access, each key's registered algorithm; else the key type's own" },
     'client-id': { meaning: "the clientId the signature must name in keyid; with registry access explain reads the client's profile, keys and algorithms from the registry", value: 'ID', default: 'not checked' },
-    endpoint: { meaning: "the registry to read the --client-id client from; for a deployed stack its ApiUrl output", value: 'URL', default: 'http://127.0.0.1:${PORT:-3000}, the local gateway, when $SIGNET_HOME/admin exists' },
+    endpoint: { meaning: "the registry to read the --client-id client from; for a deployed stack its ApiUrl output", value: 'URL', default: 'the local gateway of $SIGNET_HOME (the port it runs on, or http://127.0.0.1:${PORT:-3000}), when $SIGNET_HOME/admin exists' },
     admin: REGISTRY_FLAGS.admin,
   },
   notes: [

@@ -3,7 +3,7 @@
  * `signet keys` share.
  *
  * - `--endpoint URL`: the API's base URL (for a deployed stack, its `ApiUrl` output, stage
- *   included). @default `http://127.0.0.1:${PORT:-3000}`, the local gateway
+ *   included). @default the local gateway of `$SIGNET_HOME` (local/local-state.ts `defaultEndpoint`)
  * - `--admin DIR`: a client directory holding a `registry:admin` key and its clientId.
  *   @default `$SIGNET_HOME/admin`, written by `npm start`
  *
@@ -13,7 +13,7 @@
  * the message names.
  */
 import { AUTHORIZER_CACHE_TTL_HEADER } from '../../lambda/core/defaults';
-import { localEndpoint } from '../../local/signet-home';
+import { defaultEndpoint } from '../../local/local-state';
 import { UsageError } from './args';
 import { FlagHelp } from './help';
 import { printable, printableJson } from './printable';
@@ -30,7 +30,7 @@ export const REGISTRY_OPTIONS = {
 
 /** Help for {@link REGISTRY_OPTIONS}. */
 export const REGISTRY_FLAGS: Readonly<Record<keyof typeof REGISTRY_OPTIONS, FlagHelp>> = {
-  endpoint: { meaning: "the API's base URL; for a deployed stack its ApiUrl output", value: 'URL', default: 'http://127.0.0.1:${PORT:-3000}, the local gateway' },
+  endpoint: { meaning: "the API's base URL; for a deployed stack its ApiUrl output", value: 'URL', default: 'the local gateway of $SIGNET_HOME (the port it runs on, or http://127.0.0.1:${PORT:-3000})' },
   admin: { meaning: 'client directory of the admin that signs (private.pkcs8.b64 and client-id)', value: 'DIR', default: '$SIGNET_HOME/admin' },
   json: { meaning: "print the registry's full JSON answer (stable, for scripts) instead of a table or summary" },
 };
@@ -76,7 +76,7 @@ export class RegistryClient {
 
   /** From `--endpoint` and `--admin` (or their defaults). */
   static fromOptions(values: Record<string, unknown>): RegistryClient {
-    const endpoint = typeof values.endpoint === 'string' && values.endpoint !== '' ? values.endpoint : localEndpoint();
+    const endpoint = typeof values.endpoint === 'string' && values.endpoint !== '' ? values.endpoint : defaultEndpoint();
     let base: URL;
     try {
       base = new URL(endpoint);

@@ -13,7 +13,7 @@
  *
  * Defaults: the client is `$SIGNET_HOME/demo` (written by `npm start`); the method is GET, or
  * POST with a body; a URL starting with `/` goes to the local gateway
- * (`http://127.0.0.1:${PORT:-3000}`); a body without `-H 'Content-Type: ...'` is sent as
+ * of `$SIGNET_HOME` (the port it runs on, else `http://127.0.0.1:${PORT:-3000}`); a body without `-H 'Content-Type: ...'` is sent as
  * `application/json` when it parses as JSON, else as `application/octet-stream`.
  */
 import { existsSync } from 'node:fs';
@@ -25,7 +25,8 @@ import { defaultVerifyPolicy } from '../../lambda/core/verify';
 import { type CoverageProfile, isCoverageProfile } from '../../lambda/core/profiles';
 import { signatureFailureReason } from '../../lambda/signer';
 import { HOST_NOTE_START } from '../../local/gateway';
-import { LOCAL_HOST, localEndpoint } from '../../local/signet-home';
+import { LOCAL_HOST } from '../../local/signet-home';
+import { defaultEndpoint } from '../../local/local-state';
 import { UsageError, headerLines, parse, readBody } from './args';
 import { DiagnosisKey, explainRequest } from './explain';
 import { CommandHelp } from './help';
@@ -60,7 +61,7 @@ export const HELP: CommandHelp = {
     include: { meaning: 'print the response headers too' },
     verbose: { meaning: 'print the request headers and the signature base on stderr; on a 401/403 run `signet explain` on the request' },
   },
-  arguments: { URL: 'the full URL to call, or a path such as /api/echo for the local gateway (http://127.0.0.1:${PORT:-3000})' },
+  arguments: { URL: 'the full URL to call, or a path such as /api/echo for the local gateway of $SIGNET_HOME (the port it runs on, or http://127.0.0.1:${PORT:-3000})' },
   examples: ["request '/api/echo?x=1'", "request --client .signet/demo -X POST -d '{\"hello\":\"world\"}' http://127.0.0.1:3000/api/echo", 'request -v /registry/clients'],
 };
 
@@ -235,7 +236,7 @@ async function explainRefusal(identity: SigningIdentity, method: string, url: st
 /** The keys the local registry holds for the client (read with the local admin key), else the signer's own public key. */
 async function registeredKeys(identity: SigningIdentity, url: string): Promise<{ keys: DiagnosisKey[]; source: string; profile?: CoverageProfile }> {
   const own = { keys: [{ fingerprint: fingerprintOf(identity.key.publicKey), key: identity.key.publicKey }], source: "checked with the signer's own public key: the registry's keys could not be read" };
-  const local = localEndpoint();
+  const local = defaultEndpoint();
   if (new URL(verifierUrl(url)).origin !== new URL(local).origin || !existsSync(defaultClientDirs().admin)) return own;
   try {
     const registry = RegistryClient.fromOptions({ endpoint: local });

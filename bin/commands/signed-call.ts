@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { importPrivateKey } from '../../lambda/core/keys';
 import { Signer, createSigner, signedFetch } from '../../lambda/signer';
 import { ClientDir, readClientDir } from '../../local/client-dir';
-import { runningGatewayUrl } from '../../local/local-state';
+import { defaultEndpoint, runningGatewayUrl } from '../../local/local-state';
 import { localEndpoint, localPaths, signetHome } from '../../local/signet-home';
 import { UsageError, readText } from './args';
 
@@ -57,7 +57,7 @@ export function defaultClientDirs(): { admin: string; demo: string } {
 }
 
 /** `/path` → the local gateway's URL for it; an absolute URL is kept. */
-export function resolveUrl(text: string, base: string = localEndpoint()): string {
+export function resolveUrl(text: string, base: string = defaultEndpoint()): string {
   let url: URL;
   try {
     // A path is resolved as fetch will send it (dot segments removed), so that what is signed is what is sent.
@@ -123,7 +123,7 @@ function unreachable(url: string, error: unknown): string {
   const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
   const reason = cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
   const origin = new URL(url).origin;
-  const local = origin === new URL(localEndpoint()).origin;
+  const local = origin === new URL(defaultEndpoint()).origin;
   const loopback = LOOPBACK_HOSTNAMES.includes(new URL(url).hostname);
   const running = local || loopback ? runningGatewayUrl(localPaths(signetHome()).localState) : undefined;
   const advice =

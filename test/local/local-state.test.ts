@@ -2,7 +2,7 @@
 import { lstatSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readLocalState, removeLocalState, runningGatewayUrl, writeLocalState } from '../../local/local-state';
+import { defaultEndpoint, readLocalState, removeLocalState, runningGatewayUrl, writeLocalState } from '../../local/local-state';
 
 let dir: string;
 let path: string;
@@ -76,4 +76,15 @@ test("whether the gateway started its DynamoDB Local itself is kept, so `signet 
   expect(readLocalState(path).dynamoDbOrigin).toBe('given');
   writeFileSync(path, JSON.stringify({ ...STATE, dynamoDbOrigin: 'yes' }));
   expect(readLocalState(path)).toEqual(STATE);
+});
+
+test("client commands go by default to the gateway of $SIGNET_HOME at the port it recorded, unless PORT names one; without a running gateway, to port 3000", () => {
+  expect(defaultEndpoint({ SIGNET_HOME: dir })).toBe('http://127.0.0.1:3000');
+  writeLocalState(path, { ...STATE, gatewayUrl: 'http://127.0.0.1:3001' });
+  expect(defaultEndpoint({ SIGNET_HOME: dir })).toBe('http://127.0.0.1:3001');
+  expect(defaultEndpoint({ SIGNET_HOME: dir, PORT: '4000' })).toBe('http://127.0.0.1:4000');
+  // Another home's gateway is not this one's.
+  expect(defaultEndpoint({ SIGNET_HOME: join(dir, 'elsewhere') })).toBe('http://127.0.0.1:3000');
+  removeLocalState(path);
+  expect(defaultEndpoint({ SIGNET_HOME: dir })).toBe('http://127.0.0.1:3000');
 });
