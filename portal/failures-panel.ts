@@ -31,7 +31,7 @@ async function loadFailures(client: ClientView, box: HTMLElement) {
   const countsPart = counts.length === 0
     ? []
     : [
-        el('p', {}, ['Refused requests that named this client but were not signed by any of its keys (anyone can send those), counted per hour:']),
+        el('p', {}, ['Refused requests that named this client but whose signature none of its keys verified (anyone can send those, and so is a request changed after it was signed), counted per hour:']),
         el('table', { class: 'inner' }, [
           el('caption', { class: 'visually-hidden' }, [`Unsigned refusals naming ${client.name}, per hour`]),
           el('thead', {}, [el('tr', {}, ['Hour from', 'Reason', 'Requests'].map((h) => el('th', { scope: 'col' }, [h])))]),

@@ -339,7 +339,7 @@ function checkSignature(signature: ReadSignature, input: ExplainInput, policy: V
   if (recoverable.length === 0) {
     list.found(
       `the signature does not verify with the key(s) registered for ${client} (${fingerprints}). With ${input.keys.map((k) => k.algorithm ?? algorithmForKey(k.key)).join(', ')} a verifier cannot tell a wrong key from a base that differs: ` +
-        "check the signer used the registered key, then compare the signer's base with the verifier's base below byte for byte.",
+        "check the signer used the registered key, then compare the signer's base with the verifier's base above byte for byte.",
       'not-recoverable',
     );
     return;
@@ -367,7 +367,7 @@ function checkSignature(signature: ReadSignature, input: ExplainInput, policy: V
   } else {
     list.found(
       `same key, different base: the key is right (key ${recovered.key.fingerprint} signed a SHA-256 digest), but the signer's base is not the verifier's and matches none of the known mistakes. ` +
-        "Compare the signer's base with the verifier's base below byte for byte (method, URL, header values, line ends).",
+        "Compare the signer's base with the verifier's base above byte for byte (method, URL, header values, line ends).",
       'unknown-base',
     );
   }

@@ -204,7 +204,7 @@ function unauthenticatedLines(body: unknown): string[] {
   const windows = Array.isArray(listed) ? listed.filter((w): w is Row => typeof w === 'object' && w !== null) : [];
   if (windows.length === 0) return [];
   const lines = windows.map((w) => `  ${str(w.start)}  ${Object.entries((w.counts as Row | undefined) ?? {}).map(([code, n]) => `${code} ${str(n)}`).join(', ')}`);
-  return ['', 'Also refused, signed by no key of this client (counts per hour; anyone can cause these by naming it):', ...lines, 'To see why a request you signed was refused: signet request -v, or signet explain.'];
+  return ['', 'Also refused, whose signature no key of this client verified (counts per hour; anyone can cause these by naming it, and so does a request changed after it was signed):', ...lines, 'To see why a request you signed was refused: signet request -v, or signet explain.'];
 }
 
 /** `keys expiring`. */

@@ -532,7 +532,7 @@ export class Verifier implements SignatureFieldReader {
     const fitting = usable.filter((k) => algorithmFits(alg, this.algorithmOf(k)));
     if (alg !== undefined && usable.length > 0 && fitting.length === 0) {
       const registered = [...new Set(usable.map((k) => this.algorithmOf(k)))].join(' or ');
-      fail('algorithm_mismatch', `The signature says alg="${alg}", but this client's registered key is ${registered}. Sign with the registered key and its algorithm (or register a ${alg} key).`);
+      fail('algorithm_mismatch', `The signature says alg="${alg}", but this client's registered key is ${registered}. Sign with the registered key and its algorithm (or register a key for ${alg}).`);
     }
     fail('signature_mismatch', `The signature does not match the request with any key registered for this client.${this.shapeNote(parsed.signature, fitting)} Run \`signet explain\` to compare signature bases.`);
   }

@@ -58,7 +58,7 @@ test('the failures table shows a refused path and message with their control cha
   expect(run.stdout).toContain('GET /api/\\u001b]0;x\\u0007\\u001b[2J');
   expect(run.stdout).toContain('not allowed \\u009b2J \\u202eevil');
   // The refusals no key of the client signed (what a broken signer causes) are counted below the table.
-  expect(run.stdout).toContain('1 recorded refusal\n\nAlso refused, signed by no key of this client (counts per hour; anyone can cause these by naming it):\n  2026-11-26T10:00:00.000Z  signature_mismatch 2, expired\\u001b[2J 1\n');
+  expect(run.stdout).toContain('1 recorded refusal\n\nAlso refused, whose signature no key of this client verified (counts per hour; anyone can cause these by naming it, and so does a request changed after it was signed):\n  2026-11-26T10:00:00.000Z  signature_mismatch 2, expired\\u001b[2J 1\n');
 });
 
 test("a client's summary and the open-network note on stderr show its id and name escaped", async () => {
