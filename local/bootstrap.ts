@@ -71,6 +71,11 @@ export interface LocalBootstrapOptions {
    * @default - DynamoDB Local started here, its files in `$SIGNET_HOME/dynamodb`, table LOCAL_TABLE_NAME
    */
   readonly dynamoDb?: GivenDynamoDb;
+  /**
+   * Runs once the home is locked, before any service starts or any file is written: the gateway
+   * claims its port here, so that a port in use fails the start at once. Its error stops the start.
+   */
+  readonly beforeServices?: () => Promise<void>;
 }
 
 /** How long a given DynamoDB has to answer its first request before the start fails, in ms. @default 5_000 */
@@ -130,6 +135,7 @@ export async function bootstrapLocal(options: LocalBootstrapOptions): Promise<Lo
   };
 
   try {
+    await options.beforeServices?.();
     // The home's credentials open both local services: the stand-in checks their SigV4
     // signature, DynamoDB Local started here their access key id.
     const credentials = loadOrCreateStandInCredentials(paths.secretsManagerCredentials);

@@ -157,9 +157,9 @@ const GATEWAY_KEEP_ALIVE_MS = 65_000;
  * @throws Error when the state directory is in use, a service cannot start, or the port is taken (nothing is left running)
  */
 export async function startLocalGateway(options: LocalGatewayOptions): Promise<LocalGateway> {
-  const services = await bootstrapLocal({ home: options.home, dynamoDb: options.dynamoDb });
   let serve: GatewayHandlers | undefined;
   let listener: ReturnType<typeof createGatewayListener> | undefined;
+  // Until the services are up, every request is answered 503.
   const server = createServer((req, res) => {
     if (listener !== undefined) return listener(req, res);
     res.writeHead(503, { 'content-type': 'application/json' }).end('{"message":"Service Unavailable"}');
@@ -168,8 +168,13 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
   // would close a client's pooled connection while that client is busy, e.g. running a signer as a
   // child process, and its next request would find the socket closed under it).
   server.keepAliveTimeout = GATEWAY_KEEP_ALIVE_MS;
+  // The port is claimed once the home is locked and before any service starts: a port in use fails at once.
+  const claimPort = (): Promise<void> => listen(server, options.port ?? DEFAULT_LOCAL_PORT);
+  const services = await bootstrapLocal({ home: options.home, dynamoDb: options.dynamoDb, beforeServices: claimPort }).catch(async (error: unknown) => {
+    await closeServer(server).catch(() => undefined);
+    throw error;
+  });
   try {
-    await listen(server, options.port ?? DEFAULT_LOCAL_PORT);
     const port = (server.address() as AddressInfo).port;
     const url = `http://${LOCAL_HOST}:${port}`;
     const config = loadConfig(handlerEnvironment(services, url, process.env));

@@ -9,7 +9,8 @@
  * DynamoDB that is already running (SIGNET_DYNAMODB_ENDPOINT: the test run's), as every other
  * gateway test does, and one that does not answer.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run as rotate } from '../../bin/commands/rotate';
@@ -345,6 +346,24 @@ describe('on a DynamoDB the user already runs (SIGNET_DYNAMODB_ENDPOINT, SIGNET_
       expect(await store.getClient(otherDemo.clientId)).toMatchObject({ clientId: otherDemo.clientId, name: 'local demo' });
     } finally {
       await given.stop();
+      rmSync(otherHome, { recursive: true, force: true });
+    }
+  });
+
+  test('a port in use stops the start before any service starts or any file is written', async () => {
+    const otherHome = mkdtempSync(join(tmpdir(), 'signet-home-port-taken-'));
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as AddressInfo).port;
+    // A DynamoDB that does not answer: had the services started first, the start would fail on it instead.
+    const endpoint = `http://127.0.0.1:${await findFreePort()}`;
+    try {
+      await expect(startLocalGateway({ home: otherHome, port, dynamoDb: { endpoint, tableName: 'signet-local-clients' } })).rejects.toThrow(
+        `Port ${port} on 127.0.0.1 is in use. Stop what uses it, or start on another port: PORT=3001 npm start`,
+      );
+      expect(readdirSync(otherHome)).toEqual([]);
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
       rmSync(otherHome, { recursive: true, force: true });
     }
   });
