@@ -193,7 +193,19 @@ function proxyReply(result: unknown): Reply {
   for (const [name, value] of Object.entries(r.headers ?? {})) headers[name.toLowerCase()] = String(value);
   if (r.cookies !== undefined && r.cookies.length > 0) headers['set-cookie'] = [...r.cookies];
   const body = r.body === undefined ? Buffer.alloc(0) : Buffer.from(r.body, r.isBase64Encoded ? 'base64' : 'utf8');
-  return { status: r.statusCode, headers, body };
+  const code = r.statusCode >= 400 ? refusalCodeOf(body) : undefined;
+  return { status: r.statusCode, headers, body, ...(code !== undefined ? { code } : {}) };
+}
+
+/** The code of a backend's refusal body (`{"error": "digest_mismatch", ...}`), for the access line; undefined for any other body. */
+function refusalCodeOf(body: Buffer): string | undefined {
+  if (body.length > 16_384) return undefined;
+  try {
+    const error = (JSON.parse(body.toString('utf8')) as { error?: unknown } | null)?.error;
+    return typeof error === 'string' && /^[a-z][a-z0-9_]{0,63}$/.test(error) ? error : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function send(res: ServerResponse, reply: Reply, requestId: string): void {

@@ -30,6 +30,8 @@ beforeAll(async () => {
       calls.echo.push(event);
       if (event.rawQueryString === 'boom') throw new Error('backend bug');
       if (event.rawQueryString === 'plain') return { plain: 'object' };
+      if (event.rawQueryString === 'swapped') return { statusCode: 400, headers: { 'content-type': 'application/json' }, body: '{"error":"digest_mismatch","message":"The body is not the one signed."}' };
+      if (event.rawQueryString === 'odd') return { statusCode: 409, body: '{"error":"Not A Code\\n"}' };
       return { statusCode: 200, headers: { 'content-type': 'application/octet-stream' }, cookies: ['a=1', 'b=2'], body: Buffer.from([0, 255]).toString('base64'), isBase64Encoded: true };
     },
   };
@@ -81,6 +83,12 @@ test('registry paths go to the registry handler', async () => {
   expect(res.headers.get('etag')).toBe('"1"');
   expect(calls.registry).toHaveLength(1);
   expect(calls.echo).toHaveLength(0);
+});
+
+test("a backend's refusal names its code in the access line (what the client was told), and only a code", async () => {
+  expect((await fetch(`${base}/api/echo?swapped`)).status).toBe(400);
+  expect((await fetch(`${base}/api/echo?odd`)).status).toBe(409);
+  expect(lines).toEqual([expect.stringMatching(/^GET \/api\/echo 400 digest_mismatch \d+ms$/), expect.stringMatching(/^GET \/api\/echo 409 \d+ms$/)]);
 });
 
 test('a result without statusCode is a JSON 200, as HTTP API treats it', async () => {
