@@ -42,7 +42,10 @@ async function main(): Promise<void> {
     const services = dynamoDb === undefined ? 'the gateway, DynamoDB Local and the Secrets Manager stand-in' : `the gateway and the Secrets Manager stand-in (the DynamoDB on ${dynamoDb.endpoint} keeps running)`;
     console.log(`\n${signal}: stopping ${services} ...`);
     gateway.stop().then(
-      () => process.exit(0),
+      () => {
+        console.log('stopped.');
+        process.exit(0);
+      },
       (error: unknown) => {
         console.error(`could not stop cleanly: ${error instanceof Error ? error.message : String(error)}`);
         process.exit(1);

@@ -368,7 +368,7 @@ async function create(registry: RegistryClient, values: Record<string, unknown>)
     throw new Error(`the registry answered 201 with clientId ${shown}, which is not a clientId (c_ and 22 letters, digits, - or _); ${join(out, 'client-id')} was not written. Find the new client with \`signet clients find --public-key ${join(out, 'public.pem')}\`.`);
   }
   writeClientId(out, clientId);
-  console.error(`wrote the key pair and client-id to ${out}`);
+  console.error(`wrote the key pair and client-id to ${out}; sign a request with them: signet request --client ${out} /api/echo`);
   return answer;
 }
 

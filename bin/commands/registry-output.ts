@@ -90,7 +90,7 @@ export const clientSummary: Formatter = printed((body) => {
   lines.push(`keys      ${keys.length}${published ? ' (published: fetched from the source, replaced at each refresh)' : ''}`);
   for (const k of keys) {
     const notAfter = typeof k.notAfter === 'string' ? `, verifies until ${k.notAfter}` : '';
-    lines.push(`  ${str(k.fingerprint)}  added ${str(k.addedAt)}${notAfter}${k.active === false ? ', inactive' : ''}, last used ${lastUse(k.lastUsedAt)}`);
+    lines.push(`  fingerprint ${str(k.fingerprint)}  added ${str(k.addedAt)}${notAfter}${k.active === false ? ', inactive' : ''}, last used ${lastUse(k.lastUsedAt)}`);
     const names = [
       ...(k.published === true ? [`kid ${str(k.kid)}`] : []),
       `thumbprint ${str(k.thumbprint)}`,

@@ -351,7 +351,7 @@ describe('signet clients', () => {
     const summary = await signet('clients', 'get', clientId);
     expect(summary.stdout).toMatch(new RegExp(`^client +${clientId}\nname +.*partner\nstatus +active\n`));
     expect(summary.stdout).toMatch(/\nlast used \d{4}-\d{2}-\d{2}T\S+Z\n/);
-    expect(summary.stdout).toMatch(/\n {2}\S{43} {2}added \S+, last used \d{4}-\d{2}-\d{2}T\S+Z$/m);
+    expect(summary.stdout).toMatch(/\n {2}fingerprint \S{43} {2}added \S+, last used \d{4}-\d{2}-\d{2}T\S+Z$/m);
     expect(summary.stdout).not.toContain('BEGIN PUBLIC KEY');
     const full = json((await signetJson('clients', 'get', clientId)).stdout);
     expect(summary.stdout).toContain((full.keys as { fingerprint: string }[])[0].fingerprint);

@@ -93,7 +93,7 @@ test('a JWKS client names its URL; a registered key shows its thumbprint and alg
     keySourceStatus: undefined,
   });
   expect(registered).not.toContain('source');
-  expect(registered).toContain('\nkeys      1\n');
+  expect(registered).toContain(`\nkeys      1\n  fingerprint ${'f'.repeat(43)}  added 2026-11-26T10:00:00.000Z, last used`);
   expect(registered).toMatch(new RegExp(`\\n {6}thumbprint ${THUMB_B} {2}algorithm ed25519$`));
 });
 

@@ -340,7 +340,7 @@ describe('on a DynamoDB the user already runs (SIGNET_DYNAMODB_ENDPOINT, SIGNET_
       expect((await sendSigned(otherDemo, `${other.url}/api/echo`)).status).toBe(200);
 
       expect(await other.stop('SIGTERM')).toBe(0);
-      expect(other.output()).toContain(`SIGTERM: stopping the gateway and the Secrets Manager stand-in (the DynamoDB on ${given.endpoint} keeps running) ...`);
+      expect(other.output()).toContain(`SIGTERM: stopping the gateway and the Secrets Manager stand-in (the DynamoDB on ${given.endpoint} keeps running) ...\nstopped.\n`);
       // The table outlives the gateway, with the clients it registered: the next start finds them.
       const store = new DynamoClientStore({ tableName, client: given.client, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
       expect(await store.getClient(otherDemo.clientId)).toMatchObject({ clientId: otherDemo.clientId, name: 'local demo' });
