@@ -28,6 +28,9 @@ async function main(): Promise<void> {
   const missing = checkPrerequisites('start', dynamoDb === undefined ? [] : ['java']).flatMap((p) => (p.problem === undefined ? [] : [missingMessage(p.id, p.problem)]));
   if (missing.length > 0) {
     for (const message of missing) console.error(message);
+    if (dynamoDb === undefined && checkPrerequisites('start').some((p) => p.id === 'java' && p.problem !== undefined)) {
+      console.error('  Or run a DynamoDB of your own and set SIGNET_DYNAMODB_ENDPOINT: npm start then needs no Java (docs/local-gateway.md).');
+    }
     process.exit(1);
   }
   const home = signetHome();

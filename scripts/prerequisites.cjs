@@ -36,11 +36,13 @@ function chromiumPath() {
 
 /**
  * Each prerequisite: `id` (the name SIGNET_ALLOW_SKIP uses), `what` it is and what needs it,
- * `neededBy` (`start`, `test`), and `problem()`: undefined when it is there, else what is wrong.
+ * `install` (the command that installs it alone, Debian/Ubuntu and macOS), `neededBy` (`start`,
+ * `test`), and `problem()`: undefined when it is there, else what is wrong.
  */
 const PREREQUISITES = [
   {
     id: 'node',
+    install: { debian: 'install Node.js 20.19 or newer from https://nodejs.org or your version manager', macos: 'brew install node' },
     what: 'Node.js 20.19 or newer',
     neededBy: ['start', 'test'],
     problem() {
@@ -50,6 +52,7 @@ const PREREQUISITES = [
   },
   {
     id: 'java',
+    install: { debian: 'sudo apt-get update && sudo apt-get install -y openjdk-17-jdk-headless', macos: 'brew install openjdk@17' },
     what: 'a Java 17 or newer JDK (DynamoDB Local, and the Java signing example)',
     neededBy: ['start', 'test'],
     problem() {
@@ -63,6 +66,7 @@ const PREREQUISITES = [
   },
   {
     id: 'chromium',
+    install: { debian: 'sudo apt-get update && sudo apt-get install -y chromium', macos: 'brew install --cask chromium' },
     what: "Chromium (the client portal's browser tests)",
     neededBy: ['test'],
     problem() {
@@ -71,6 +75,7 @@ const PREREQUISITES = [
   },
   {
     id: 'python',
+    install: { debian: 'sudo apt-get update && sudo apt-get install -y python3 python3-cryptography', macos: 'brew install python && python3 -m pip install cryptography' },
     what: 'Python 3 with the `cryptography` package (the Python signing example)',
     neededBy: ['test'],
     problem() {
@@ -81,6 +86,7 @@ const PREREQUISITES = [
   },
   {
     id: 'go',
+    install: { debian: 'sudo apt-get update && sudo apt-get install -y golang', macos: 'brew install go' },
     what: 'Go 1.19 or newer (the Go signing example)',
     neededBy: ['test'],
     problem() {
@@ -92,6 +98,7 @@ const PREREQUISITES = [
   },
   {
     id: 'openssl',
+    install: { debian: 'sudo apt-get update && sudo apt-get install -y curl openssl', macos: 'brew install curl openssl' },
     what: 'sh, OpenSSL and curl (the shell signing example)',
     neededBy: ['test'],
     problem() {
@@ -126,13 +133,13 @@ function problemWith(id) {
   return problems.get(id);
 }
 
-/** The sentence shown for a missing prerequisite: what, why, and both install lines. */
+/** The sentence shown for a missing prerequisite: what, why, and how to install it alone (INSTALL installs everything). */
 function missingMessage(id, problem) {
   const prerequisite = PREREQUISITES.find((p) => p.id === id);
   return (
     `Missing prerequisite '${id}': ${prerequisite.what}: ${problem}.\n` +
-    `  Debian/Ubuntu: ${INSTALL.debian}\n` +
-    `  macOS:         ${INSTALL.macos}`
+    `  Debian/Ubuntu: ${prerequisite.install.debian}\n` +
+    `  macOS:         ${prerequisite.install.macos}`
   );
 }
 

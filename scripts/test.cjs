@@ -10,7 +10,7 @@
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
-const { ALLOW_SKIP_ENV, allowedSkips, checkPrerequisites, missingMessage } = require('./prerequisites.cjs');
+const { ALLOW_SKIP_ENV, INSTALL, allowedSkips, checkPrerequisites, missingMessage } = require('./prerequisites.cjs');
 
 const root = path.resolve(__dirname, '..');
 const args = process.argv.slice(2);
@@ -21,6 +21,7 @@ const missing = checkPrerequisites('test').filter((p) => p.problem !== undefined
 const blocking = missing.filter((p) => !allowed.has(p.id));
 if (blocking.length > 0) {
   for (const p of blocking) console.error(missingMessage(p.id, p.problem));
+  console.error(`Everything npm test needs, at once:\n  Debian/Ubuntu: ${INSTALL.debian}\n  macOS:         ${INSTALL.macos}`);
   console.error(`Install what is missing, or let the run skip what needs it: ${ALLOW_SKIP_ENV}=${blocking.map((p) => p.id).join(',')} npm test`);
   console.log(`0 passed, ${blocking.length} failed, 0 skipped`);
   process.exit(1);
