@@ -84,7 +84,7 @@ export function renderScope() {
       }),
     );
     const current = accounts.find((a) => a.accountId === state.account);
-    $('account-select-ceiling').textContent = current ? `Its admins may give: ${current.roleCeiling.length > 0 ? current.roleCeiling.join(', ') : 'no role yet'}.` : '';
+    $('account-select-ceiling').textContent = current ? `Its admins may give: ${current.roleCeiling.length > 0 ? current.roleCeiling.join(', ') : 'no role yet (its role ceiling is empty: operators give every role its clients hold)'}.` : '';
     $('edit-account').setAttribute('aria-label', `Edit account ${current?.name ?? String(state.account)}`);
     $('no-partner-accounts').hidden = accounts.some((a) => a.accountId !== DEFAULT_ACCOUNT);
     return;

@@ -1,12 +1,13 @@
 /**
  * The confirmation every change ends with: a toast in the corner (a polite live region, so screen
  * readers hear it too), with a Dismiss button, hiding by itself after a while unless the pointer
- * or the focus is on it. At most a few are kept; the newest is last.
+ * or the focus is on it. A confirmation replaces the one before it (the corner covers the right
+ * end of the tables); errors stay until their time is up. At most a few are kept; the newest is last.
  */
 import { $, el, icon } from './dom';
 
-/** How long a toast stays, in ms, when nobody is reading it. */
-export const TOAST_MS = 8_000;
+/** How long a toast stays, in ms, when nobody is reading it: a confirmation, and an error. */
+export const TOAST_MS = { success: 5_000, error: 8_000 } as const;
 const MAX_TOASTS = 3;
 
 /**
@@ -30,7 +31,7 @@ export function toast(message: string, kind: 'success' | 'error' = 'success'): H
   };
   const arm = () => {
     window.clearTimeout(timer);
-    timer = window.setTimeout(remove, TOAST_MS);
+    timer = window.setTimeout(remove, TOAST_MS[kind]);
   };
   const hold = () => window.clearTimeout(timer);
   dismiss.addEventListener('click', remove);
@@ -44,6 +45,8 @@ export function toast(message: string, kind: 'success' | 'error' = 'success'): H
   item.addEventListener('focusout', (event) => {
     if (!item.contains(event.relatedTarget as Node | null)) arm();
   });
+  // The confirmation before this one goes, unless it is being read (pointer or focus on it).
+  if (kind === 'success') for (const older of region.querySelectorAll('.toast.success')) if (!older.matches(':hover, :focus-within')) older.remove();
   region.append(item);
   while (region.children.length > MAX_TOASTS) region.firstElementChild?.remove();
   arm();

@@ -256,8 +256,16 @@ browserTest('a toast confirms each change: a polite status region, dismissable, 
   await visible(shown);
   // Pointer gone: it hides once its time is up (the clock moved on until it has).
   await timed.mouse.move(0, 0);
-  await timed.clock.runFor(9_000);
+  await timed.clock.runFor(6_000);
   await count(timed.locator('#toasts .toast'), 0);
+  // Two changes in a row: the second confirmation replaces the first (the corner covers the tables' right end).
+  await timed.getByRole('button', { name: 'Disable Old Partner' }).click();
+  await timed.getByRole('dialog', { name: 'Disable Old Partner?' }).getByRole('button', { name: 'Disable' }).click();
+  await hasText(shown.locator('.toast-text'), 'Old Partner is now disabled. It applies to the next request.');
+  await timed.getByRole('button', { name: 'Enable Old Partner' }).click();
+  await hasText(lastToast(timed).locator('.toast-text'), 'Old Partner is now active. It applies to the next request.');
+  // Counted at once, not waited for: the first would also go by itself once its time is up.
+  expect(await shown.count()).toBe(1);
   await timed.close();
   expect((await registry(`/registry/clients/${old.clientId}`)).body.status).toBe('active');
 });
