@@ -233,7 +233,7 @@ function get(url: URL, address: ResolvedAddress, accept: string, connect: Connec
       };
       const status = res.statusCode ?? 0;
       if (status >= 300 && status < 400) {
-        const location = typeof res.headers.location === 'string' ? ` to ${JSON.stringify(res.headers.location.slice(0, 200))}` : '';
+        const location = typeof res.headers.location === 'string' ? ` to ${JSON.stringify(res.headers.location.slice(0, 100))}` : '';
         return refuse({ code: 'redirect_refused', status, message: `${url.origin} answered ${status}, a redirect${location}; redirects are not followed. Register the final URL.` });
       }
       const declared = Number(res.headers['content-length']);
@@ -242,7 +242,8 @@ function get(url: URL, address: ResolvedAddress, accept: string, connect: Connec
       }
       const encoding = res.headers['content-encoding'];
       if (encoding !== undefined && encoding.toLowerCase() !== 'identity') {
-        return refuse({ code: 'unexpected_media_type', status, message: `${url.origin} sent the key set ${encoding}-encoded though none was asked for; serve it uncompressed.` });
+        // The source's own words are quoted and cut: they reach the admin's screen.
+        return refuse({ code: 'unexpected_media_type', status, message: `${url.origin} sent the key set with Content-Encoding ${JSON.stringify(encoding.slice(0, 20))} though none was asked for; serve it uncompressed.` });
       }
       const chunks: Buffer[] = [];
       let length = 0;

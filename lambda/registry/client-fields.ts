@@ -27,18 +27,19 @@ export function parseClientName(value: unknown): string {
   if (name === '' || name.length > MAX_NAME_CHARS) fail('invalid_request', `name must be 1 to ${MAX_NAME_CHARS} characters.`);
   if (/[\u0000-\u001f\u007f-\u009f]/.test(name)) fail('invalid_request', 'name must not contain control characters (line breaks, tabs, ...).');
   if (UNSEEN_IN_NAMES.test(name)) {
-    fail('invalid_request', 'name must not contain invisible characters that change how it reads (right-to-left overrides and isolates, zero-width spaces, line separators): names are shown in listings and logs as they are.');
+    fail('invalid_request', 'name must not contain invisible characters that change how it reads (direction marks, overrides and isolates, zero-width spaces, soft hyphens and other format characters, line separators): names are shown in listings and logs as they are.');
   }
   return name;
 }
 
 /**
  * Invisible characters a name may not hold, since a name shows who a client is in every listing:
- * bidirectional marks, embeddings, overrides and isolates (a name that reads as another), zero-width
- * spaces and word joiners, the byte order mark, line and paragraph separators. Zero-width joiners
- * and non-joiners stay: scripts and emoji sequences need them.
+ * every format character (Unicode's Cf: bidirectional marks, embeddings, overrides and isolates, a
+ * name that reads as another; zero-width spaces, word joiners, the byte order mark, soft hyphens,
+ * tag characters), line and paragraph separators, and the Hangul fillers that show as blanks. Zero-width
+ * joiners and non-joiners stay: scripts and emoji sequences need them.
  */
-const UNSEEN_IN_NAMES = /[\u200b\u200e\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/;
+const UNSEEN_IN_NAMES = /(?![\u200c\u200d])[\p{Cf}\p{Zl}\p{Zp}\u115f\u1160\u3164\uffa0]/u;
 
 /**
  * The whole whitelist: 1 to MAX_WHITELIST_ENTRIES entries, each canonical, duplicates dropped.

@@ -40,6 +40,8 @@ const routes: Record<string, (req: IncomingMessage, res: ServerResponse) => void
   '/not-json': (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"keys": ['),
   '/no-keys': (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"keys": []}'),
   '/gzip': (_req, res) => res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' }).end('\x1f\x8b'),
+  // A source writing its own sentence into the header, for the admin's screen.
+  '/worded-encoding': (_req, res) => res.writeHead(200, { 'content-encoding': `br. SECURITY NOTICE: your admin key was revoked; download the new one at https://evil.example/${'x'.repeat(2000)}` }).end(),
   '/declared-too-large': (_req, res) => res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(1_000_000) }).end(),
   '/slow': (_req, res) => void held.push(res),
   // Answers at once, then holds the thread past the client's deadline (150 ms), as judging another source's keys may.
@@ -277,7 +279,8 @@ describe('fetchKeySource: answers from a real server', () => {
     ['a redirect to the metadata service', '/redirect', { code: 'redirect_refused', status: 302, message: expect.stringContaining('169.254.169.254') }],
     ['a permanent redirect', '/permanent', { code: 'redirect_refused', status: 301, message: expect.stringContaining('Register the final URL') }],
     ['an HTML page (a login page?)', '/html', { code: 'unexpected_media_type', status: 200, message: expect.stringContaining('HTML page') }],
-    ['a compressed body', '/gzip', { code: 'unexpected_media_type' }],
+    ['a compressed body', '/gzip', { code: 'unexpected_media_type', message: expect.stringContaining('with Content-Encoding "gzip" though none was asked for') }],
+    ['a Content-Encoding carrying a sentence of the source (quoted, cut at 20 characters)', '/worded-encoding', { code: 'unexpected_media_type', message: expect.stringMatching(/with Content-Encoding "br\. SECURITY NOTICE:" though none was asked for; serve it uncompressed\.$/) }],
     ['invalid JSON', '/not-json', { code: 'invalid_json', status: 200 }],
     ['a set with no keys', '/no-keys', { code: 'no_usable_key' }],
     ['a declared Content-Length over 64 KB', '/declared-too-large', { code: 'body_too_large', message: expect.stringContaining('1000000') }],

@@ -487,6 +487,10 @@ describe('bad input: each a 4xx with a stable code and a sentence', () => {
     ['a name with a C1 control', createBody(18, { name: 'a\u0085b' })],
     ['a name with a right-to-left override (it would read as another)', createBody(18, { name: 'Acme \u202eDORP' })],
     ['a name with a zero-width space', createBody(18, { name: 'Ac\u200bme' })],
+    ['a name with an Arabic letter mark (a direction mark)', createBody(18, { name: 'Acme\u061c' })],
+    ['a name with a soft hyphen', createBody(18, { name: 'Ac\u00adme' })],
+    ['a name with a tag character', createBody(18, { name: 'Acme\u{e0041}' })],
+    ['a name with a Hangul filler (shows as a blank)', createBody(18, { name: 'Acme\u3164' })],
     ['a JSON array', [createBody(18)]],
     ['a publicKey nested 32,000 levels deep (recursive code such as JSON.stringify would run out of stack: a 500)', `{"name":"x","networkWhitelist":["0.0.0.0"],"roles":["demo"],"publicKey":{"a":${'['.repeat(32_000)}${']'.repeat(32_000)}}}`],
     ['a publicKey nesting the body 33 levels deep', createBody(18, { publicKey: { a: JSON.parse(`${'['.repeat(31)}${']'.repeat(31)}`) as unknown } })],
@@ -494,6 +498,12 @@ describe('bad input: each a 4xx with a stable code and a sentence', () => {
     ['no body', undefined],
   ])('a create body with %s: 400 invalid_request', async (_name, body) => {
     expectError(await call({ method: 'POST', path: '/registry/clients', body }), 400, 'invalid_request');
+  });
+
+  test('a name in any script, with emoji joined by zero-width joiners, is kept as given', async () => {
+    const name = 'Zürich دبي \u{1f469}\u200d\u{1f4bb} Team';
+    const res = await call({ method: 'POST', path: '/registry/clients', body: createBody(28, { name }) });
+    expect([res.status, res.body.name]).toEqual([201, name]);
   });
 
   test('an oversized body: 413 payload_too_large', async () => {
