@@ -2,7 +2,9 @@
  * Signing in and out: the admin's private key file is read in the browser, imported as a
  * non-extractable WebCrypto key (./keys.ts), checked with a first signed call (GET
  * /registry/roles), optionally remembered on this device (./key-store.ts), then the clients are
- * listed. Signing out forgets the key and everything the page held.
+ * listed. Signing out forgets the key and everything the page held: in every tab of the portal
+ * (a BroadcastChannel tells the others), each of which loads itself again, since only a new page
+ * lets the browser drop the key object the old one used.
  */
 import { loadScope } from './account-scope';
 import { closeAccountAudit } from './audit-panel';
@@ -14,6 +16,13 @@ import { apiBaseOf, createRegistryClient } from './registry-client';
 import { state } from './page-state';
 import { clearToasts } from './toasts';
 import { shortFingerprint } from './view-model';
+
+/** What one tab tells the others when it signs out. */
+const SIGNED_OUT = 'signed-out';
+/** Set just before the page loads itself again after signing out, so the new page says so. */
+const SIGNED_OUT_NOTE = 'signet-portal-signed-out';
+/** The portal's tabs of this origin, told when one signs out (absent where the browser has no BroadcastChannel). */
+const tabs = typeof BroadcastChannel === 'function' ? new BroadcastChannel('signet-portal') : undefined;
 
 /** The most a `client-id` file holds (a clientId is at most 256 characters); key files are larger. */
 const CLIENT_ID_FILE_MAX_BYTES = 258;
@@ -142,7 +151,12 @@ async function useKey(signer: { keyId: string; fingerprint: string; privateKey: 
   return true;
 }
 
-async function onSignOut() {
+/**
+ * Forgets the key (the remembered one too) and what the page held, tells the portal's other tabs
+ * to do the same (unless this tab was told), and loads the page again: the new page has no key
+ * object, and says it signed out.
+ */
+async function onSignOut(toldByAnotherTab = false) {
   state.registry = undefined;
   state.signerId = undefined;
   state.operator = false;
@@ -151,13 +165,16 @@ async function onSignOut() {
   resetList();
   clearToasts();
   closeAccountAudit();
-  $('account-scope').hidden = true;
   await forgetKey();
-  $('signer-status').hidden = true;
-  $('clients').hidden = true;
-  $('sign-in').hidden = false;
-  input('admin-id').value = '';
-  input('remember').checked = false;
+  if (!toldByAnotherTab) tabs?.postMessage(SIGNED_OUT);
+  sessionStorage.setItem(SIGNED_OUT_NOTE, '1');
+  location.reload();
+}
+
+/** On the page loaded after signing out: says so, where the key file is chosen. */
+function sayIfSignedOut() {
+  if (sessionStorage.getItem(SIGNED_OUT_NOTE) === null) return;
+  sessionStorage.removeItem(SIGNED_OUT_NOTE);
   announce('Signed out; the key is gone from this page and this device.');
   input('key-file').focus();
 }
@@ -183,6 +200,11 @@ export async function initSignIn() {
   ($('sign-in-form') as HTMLFormElement).addEventListener('submit', (e) => void onSignIn(e as SubmitEvent));
   input('key-file').addEventListener('change', () => void onKeyFilesChosen());
   $('sign-out').addEventListener('click', () => void onSignOut());
+  // Another tab signed out: so does this one, if it is signed in.
+  tabs?.addEventListener('message', (event) => {
+    if (event.data === SIGNED_OUT && state.registry !== undefined) void onSignOut(true);
+  });
+  sayIfSignedOut();
   const remembered = await recallKey();
   if (remembered) await useKey(remembered, false, true);
 }

@@ -231,6 +231,7 @@ for (const size of SIZES) {
     await hidden(confirm);
     await rowOf(page, 'Acme Payments (production)').getByRole('button', { name: 'Details' }).click();
     await page.getByRole('button', { name: 'Sign out and forget the key' }).click();
+    await visible(page.getByRole('heading', { name: 'Load the admin key' }));
     expect(session.pageErrors).toEqual([]);
   });
 }

@@ -560,9 +560,23 @@ browserTest('"Remember" keeps a non-extractable key on this device until "Sign o
   await page.reload();
   await hasText(page.locator('#signer-id'), session.admin.clientId);
   await visible(rowOf('Acme Payments'));
+  // A second tab, signed in with the remembered key: signing out in one signs out both.
+  const other = await session.context.newPage();
+  await other.goto(`${session.gateway.url}/portal/`);
+  await hasText(other.locator('#signer-id'), session.admin.clientId);
+  // Each tab loads itself again (nothing of the old page, the key object included, is left).
+  await page.evaluate(() => Object.assign(window, { beforeSignOut: true }));
+  await other.evaluate(() => Object.assign(window, { beforeSignOut: true }));
   await page.getByRole('button', { name: 'Sign out and forget the key' }).click();
   await visible(page.getByRole('heading', { name: 'Load the admin key' }));
   await hidden(page.locator('#signer-status'));
+  await hasText(page.locator('#announcer'), 'Signed out; the key is gone from this page and this device.');
+  await focused(page.getByLabel('Admin private key file'));
+  await visible(other.getByRole('heading', { name: 'Load the admin key' }));
+  await hidden(other.locator('#signer-status'));
+  expect(await page.evaluate(() => 'beforeSignOut' in window)).toBe(false);
+  expect(await other.evaluate(() => 'beforeSignOut' in window)).toBe(false);
+  await other.close();
   await page.reload();
   await visible(page.getByRole('heading', { name: 'Load the admin key' }));
   await hidden(page.locator('#signer-status'));
