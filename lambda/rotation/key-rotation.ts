@@ -217,7 +217,7 @@ export class KeyRotation {
     const fingerprint = pending.key.fingerprint;
     const record = await this.client(clientId);
     const now = this.nowMs();
-    const pendingNotAfter = new Date(now + Math.max(this.graceS, MIN_PENDING_KEY_TTL_S) * 1000).toISOString();
+    const pendingNotAfter = new Date(now + this.pendingValidityS() * 1000).toISOString();
     const present = record.keys.find((k) => k.fingerprint === fingerprint);
     if (present !== undefined) {
       if (isKeyActive(present, now)) {
@@ -240,6 +240,11 @@ export class KeyRotation {
     }
     this.log.info('setSecret: pending key added to the client (both keys verify).', { clientId, fingerprint, notAfter: pendingNotAfter });
     return { step: 'setSecret', outcome: 'done', clientId, fingerprint };
+  }
+
+  /** How long a pending key verifies from when setSecret adds or renews it: the grace, at least MIN_PENDING_KEY_TTL_S. */
+  private pendingValidityS(): number {
+    return Math.max(this.graceS, MIN_PENDING_KEY_TTL_S);
   }
 
   private async testSecret(secretId: string, token: string): Promise<StepResult> {
@@ -420,10 +425,15 @@ export class KeyRotation {
     return registered;
   }
 
-  /** Waits until `settleMs` after the new key was added, within this invocation's limit. */
+  /**
+   * Waits until `settleMs` after the new key last became valid, within this invocation's limit:
+   * when it was added, or when setSecret renewed its lapsed pending validity (its not-after less
+   * that validity), since an authorizer may have cached the record while the key had lapsed.
+   */
   private async settle(newKey: StoredPublicKey, limits: RunLimits): Promise<void> {
     if (this.settleMs === 0) return;
-    const needMs = Date.parse(newKey.addedAt) + this.settleMs - this.nowMs();
+    const validSinceMs = Math.max(Date.parse(newKey.addedAt), newKey.notAfter === undefined ? 0 : Date.parse(newKey.notAfter) - this.pendingValidityS() * 1000);
+    const needMs = validSinceMs + this.settleMs - this.nowMs();
     if (!(needMs > 0)) return;
     const waitMs = Math.min(needMs, Math.max(0, limits.maxSettleWaitMs ?? needMs));
     if (waitMs < needMs) {

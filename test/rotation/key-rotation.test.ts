@@ -46,11 +46,11 @@ interface Setup {
   rotation: KeyRotation;
 }
 
-async function setup(options: { bootstrapOnly?: boolean; rotationEnabled?: boolean; graceS?: number; keyType?: KeyTypeName } = {}): Promise<Setup> {
+async function setup(options: { bootstrapOnly?: boolean; rotationEnabled?: boolean; graceS?: number; keyType?: KeyTypeName; settleMs?: number; sleep?: (ms: number) => Promise<void> } = {}): Promise<Setup> {
   const clock = testClock();
   const store = storeFor(world, clock);
   const client = await newRotatingClient(world, store, clock, options);
-  const rotation = rotationFor(world, clock, store, { graceS: options.graceS ?? GRACE_S });
+  const rotation = rotationFor(world, clock, store, { graceS: options.graceS ?? GRACE_S, ...(options.settleMs !== undefined ? { settleMs: options.settleMs, sleep: options.sleep } : {}) });
   return { clock, store, client, rotation };
 }
 
@@ -202,8 +202,10 @@ describe('idempotence', () => {
     expect((await s.store.getClient(s.client.clientId, { consistentRead: true }))!.version).toBe(4);
   });
 
-  test('setSecret on a retry after the pending validity ran out renews it, and the rotation completes', async () => {
-    const s = await setup({ graceS: 0 });
+  test('setSecret on a retry after the pending validity ran out renews it, and the rotation completes, waiting for caches from the renewal', async () => {
+    const waits: number[] = [];
+    // settleMs as the authorizers' cache TTL: one may have cached the record while the key had lapsed.
+    const s = await setup({ graceS: 0, settleMs: 60_000, sleep: async (ms) => void waits.push(ms) });
     const token = randomUUID();
     await s.rotation.createPendingVersion(s.client.secretArn, token);
     const event = (Step: RotationEvent['Step']): RotationEvent => ({ Step, SecretId: s.client.secretArn, ClientRequestToken: token });
@@ -215,7 +217,9 @@ describe('idempotence', () => {
     expect((await rejection(s.rotation.run(event('testSecret')))).code).toBe('key_expired');
     expect((await s.rotation.run(event('setSecret'))).outcome).toBe('done');
     await s.rotation.run(event('testSecret'));
+    s.clock.advanceS(5);
     await s.rotation.run(event('finishSecret'));
+    expect(waits).toEqual([55_000]);
     const record = (await s.store.getClient(s.client.clientId, { consistentRead: true }))!;
     // grace 0: the previous key's not-after is now, so the same finish's cleanup removed it.
     expect(record.keys.map((k) => [k.fingerprint, k.notAfter])).toEqual([[pending.fingerprint, undefined]]);
