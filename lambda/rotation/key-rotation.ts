@@ -282,17 +282,36 @@ export class KeyRotation {
     const done: NotAfterChanges = { changes: [], version: record.version };
     // The previous key as the record holds it after the wait (cut short or removed meanwhile, say), for the log.
     let previousNow = previous;
+    // A key of an older rotation that still has no end (an earlier finish whose outcome could not
+    // be told left it so): AWSPREVIOUS's, which no signer reads any more once this finish moves.
+    const stale = await this.keyWithoutEnd(secretId, versionWithStage(description, AWSPREVIOUS), record, [fingerprint, previous?.fingerprint]);
     try {
-      previousNow = await this.finishNotAfters(clientId, fingerprint, previous?.fingerprint, graceEnd, done);
+      previousNow = await this.finishNotAfters(clientId, fingerprint, previous?.fingerprint, graceEnd, done, stale);
       await this.secrets.moveStage(secretId, AWSCURRENT, { toVersionId: token, fromVersionId: currentVersionId });
     } catch (error) {
       // Undoing after a move that did commit would leave the new AWSCURRENT key to expire and the
       // previous key without an end: only a move known not to have happened is undone.
-      if (!(await this.isCurrent(secretId, token))) {
+      const moved = await this.moveOutcome(secretId, token);
+      if (moved === 'not_moved') {
         await this.undo(clientId, done);
         throw error;
       }
+      if (moved === 'unknown') {
+        // Neither undone nor finished: the new key keeps no end and the previous key gets its own
+        // back, so whichever version is AWSCURRENT, its key verifies. A rerun of finishSecret, or the
+        // next rotation's finish (AWSPREVIOUS's key above), ends the one left over.
+        await this.undo(clientId, { ...done, changes: done.changes.filter((change) => change.fingerprint !== fingerprint) });
+        throw error;
+      }
       this.log.warn('finishSecret: moving AWSCURRENT failed, but it did move (the answer was lost); finishing.', { secretId, versionId: token, reason: reasonOf(error) });
+    }
+    // Another invocation of this finish may have undone its not-afters before this one moved
+    // AWSCURRENT: the record is brought to a finished one, read again. AWSCURRENT has moved
+    // whatever this finds: a failure here is logged, and the service's rerun mends it.
+    try {
+      await this.mendFinishedRecord(secretId, token, await this.secrets.describe(secretId));
+    } catch (error) {
+      this.log.warn('finishSecret: AWSCURRENT moved; the record could not be read again to check it is a finished one (a rerun of finishSecret does).', { secretId, versionId: token, reason: reasonOf(error) });
     }
 
     try {
@@ -313,17 +332,17 @@ export class KeyRotation {
     return { step: 'finishSecret', outcome: 'done', clientId, fingerprint };
   }
 
-  /** Whether version `token` holds AWSCURRENT now; false when the secret cannot be described. */
-  private async isCurrent(secretId: string, token: string): Promise<boolean> {
+  /** Whether version `token` holds AWSCURRENT now: `unknown` when the secret cannot be described. */
+  private async moveOutcome(secretId: string, token: string): Promise<'moved' | 'not_moved' | 'unknown'> {
     try {
-      return versionWithStage(await this.secrets.describe(secretId), AWSCURRENT) === token;
+      return versionWithStage(await this.secrets.describe(secretId), AWSCURRENT) === token ? 'moved' : 'not_moved';
     } catch (error) {
-      this.log.error('finishSecret: after a failed move of AWSCURRENT the secret could not be described; undoing (a rerun of finishSecret mends the record if it did move).', {
+      this.log.error('finishSecret: after a failed move of AWSCURRENT the secret could not be described; the new key keeps no end and the previous key gets its own back, so both verify (a rerun of finishSecret, or the next rotation, ends the one left over).', {
         secretId,
         versionId: token,
         reason: reasonOf(error),
       });
-      return false;
+      return 'unknown';
     }
   }
 
@@ -369,7 +388,14 @@ export class KeyRotation {
    * @returns the previous key as the record read last holds it (undefined when it has left the record)
    * @throws SignetError `not_found` when the new key has left the record, `version_conflict` when it kept changing
    */
-  private async finishNotAfters(clientId: string, newFingerprint: string, previousFingerprint: string | undefined, graceEnd: string, done: NotAfterChanges): Promise<StoredPublicKey | undefined> {
+  private async finishNotAfters(
+    clientId: string,
+    newFingerprint: string,
+    previousFingerprint: string | undefined,
+    graceEnd: string,
+    done: NotAfterChanges,
+    staleFingerprint?: string,
+  ): Promise<StoredPublicKey | undefined> {
     for (let read = 1; ; read++) {
       const record = await this.client(clientId);
       done.version = record.version;
@@ -378,8 +404,10 @@ export class KeyRotation {
         throw new SignetError('not_found', `The pending key ${newFingerprint} left client ${clientId}'s record while the rotation waited, so it cannot become AWSCURRENT. Rotate again to make a new one.`);
       }
       const previous = previousFingerprint === undefined ? undefined : record.keys.find((k) => k.fingerprint === previousFingerprint);
+      const stale = staleFingerprint === undefined ? undefined : record.keys.find((k) => k.fingerprint === staleFingerprint);
       try {
         await this.setFinishedNotAfters(clientId, newKey, previous, graceEnd, done);
+        if (stale !== undefined && stale.notAfter === undefined) await this.setFinishedNotAfters(clientId, undefined, stale, graceEnd, done);
         return previous;
       } catch (error) {
         if (!isVersionConflict(error) || read === FINISH_READS) throw error;
@@ -408,6 +436,19 @@ export class KeyRotation {
     };
     if (newKey?.notAfter !== undefined) await set(newKey, undefined);
     if (previous !== undefined && (previous.notAfter === undefined || Date.parse(previous.notAfter) > Date.parse(graceEnd))) await set(previous, graceEnd);
+  }
+
+  /**
+   * The fingerprint of the key version `versionId` holds, when the client holds it without a
+   * not-after and it is none of `others`; undefined otherwise (quietly: an older version's key is
+   * usually gone from the record).
+   */
+  private async keyWithoutEnd(secretId: string, versionId: string | undefined, record: ClientRecord, others: readonly (string | undefined)[]): Promise<string | undefined> {
+    if (versionId === undefined) return undefined;
+    const version = await this.secrets.getVersion(secretId, { versionId });
+    const held = version === undefined ? undefined : keyOfSecret(version.secretString);
+    if (held === undefined || others.includes(held.key.fingerprint)) return undefined;
+    return record.keys.find((k) => k.fingerprint === held.key.fingerprint && k.notAfter === undefined)?.fingerprint;
   }
 
   /** The key AWSCURRENT holds, as registered on the client (undefined: bootstrap value, or not registered). */

@@ -54,7 +54,7 @@ export function createRotationHandler(deps: RotationHandlerDeps): (event: unknow
         deps.metrics?.addMetric(ROTATION_METRICS.succeeded, 'Count', 1);
       }
     } catch (error) {
-      deps.logger.error('rotation step failed; AWSCURRENT and the current key are unchanged', { ...where, reason: reasonOf(error) });
+      deps.logger.error('rotation step failed; the service tries it again (the step logged what it left: a failed step leaves the current key verifying)', { ...where, reason: reasonOf(error) });
       deps.metrics?.addMetadata('step', where.step ?? 'unknown');
       deps.metrics?.addMetric(ROTATION_METRICS.failed, 'Count', 1);
       throw error;

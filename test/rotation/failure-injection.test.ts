@@ -3,6 +3,7 @@
  * stand-in runs the rotation: the current key keeps verifying, AWSCURRENT does not move, no key
  * stays active beyond the grace, and the service's next attempt (same token) completes it.
  */
+import { randomUUID } from 'node:crypto';
 import { GetSecretValueCommand, InvalidRequestException, RotateSecretCommand } from '@aws-sdk/client-secrets-manager';
 import { isKeyActive } from '../../lambda/domain/client-record';
 import { RotationLogger, RotationStep } from '../../lambda/rotation/rotation-types';
@@ -314,16 +315,71 @@ describe('a move of AWSCURRENT whose answer is lost (Secrets Manager applied it,
     await expectFinishedRecord(rotated, rotated.clock.ms);
   });
 
-  test('when the secret cannot be described either, the finish is undone, and its rerun mends the record', async () => {
+  test('when the secret cannot be described either, both keys keep verifying (the new key keeps no end, the previous gets its own back), and a rerun mends the record', async () => {
     const rotated = await rotateLosingTheMove(true);
     expect(rotated.secrets.failures).toBe(2);
     expect(world.standIn.rotations().at(-1)).toMatchObject({ ok: false, failedStep: 'finishSecret' });
     expect(rotated.stages[rotated.token]).toContain('AWSCURRENT');
+    const left = (await rotated.store.getClient(rotated.client.clientId, { consistentRead: true }))!;
+    expect(left.keys.map((k) => [k.fingerprint, k.notAfter])).toEqual([
+      [rotated.client.initialKey.fingerprint, undefined],
+      [rotated.current.key.fingerprint, undefined],
+    ]);
+    // Past the pending key's validity, with no rerun yet: AWSCURRENT's key verifies (as the old one does).
+    const later = { ...rotated.clock, ms: rotated.clock.ms + (GRACE_S + 60) * 1000 };
+    const deps = authorizerFor(rotated.store, later);
+    expect(outcome(await callWith(deps, rotated.client.clientId, rotated.current.key, later))).toBe('allowed');
     // The service's retry of the failed invocation: the version is current, and the record is brought to a finished one.
     rotated.clock.advanceS(30);
     const rerun = await rotated.rotation.run({ Step: 'finishSecret', SecretId: rotated.client.secretName, ClientRequestToken: rotated.token });
     expect(rerun).toMatchObject({ outcome: 'already_current' });
     await expectFinishedRecord(rotated, rotated.clock.ms);
+  });
+
+  test('with no rerun, the next rotation ends the key the undecided finish left without an end (AWSPREVIOUS\'s)', async () => {
+    const rotated = await rotateLosingTheMove(true);
+    // AWSPENDING sits on the current version: the service's next RotateSecret starts a new rotation.
+    rotated.clock.advanceS(3_600);
+    await world.sm.send(new RotateSecretCommand({ SecretId: rotated.client.secretName }));
+    const graceEnd = new Date(rotated.clock.ms + GRACE_S * 1000).toISOString();
+    const record = (await rotated.store.getClient(rotated.client.clientId, { consistentRead: true }))!;
+    expect(record.keys.find((k) => k.fingerprint === rotated.client.initialKey.fingerprint)?.notAfter).toBe(graceEnd);
+    expect(record.keys.find((k) => k.fingerprint === rotated.current.key.fingerprint)?.notAfter).toBe(graceEnd);
+    expect(record.keys.filter((k) => k.notAfter === undefined)).toHaveLength(1);
+  });
+
+  test('two invocations of one finish, the first undoing after a move that failed while the second moves AWSCURRENT: the second leaves a finished record', async () => {
+    const { clock, store, client, registry, rotation } = await flakyRotation();
+    const token = randomUUID();
+    await rotation.createPendingVersion(client.secretArn, token);
+    for (const Step of ['setSecret', 'testSecret'] as const) await rotation.run({ Step, SecretId: client.secretArn, ClientRequestToken: token });
+    const first = new FlakySecrets(new SecretsManagerSecretStore(world.sm));
+    const second = new FlakySecrets(new SecretsManagerSecretStore(world.sm));
+    const firstRun = rotationFor(world, clock, registry, { secrets: first });
+    const secondRun = rotationFor(world, clock, registry, { secrets: second });
+    const finish = (run: typeof rotation) => run.run({ Step: 'finishSecret', SecretId: client.secretArn, ClientRequestToken: token });
+    // The second reaches its move of AWSCURRENT and waits there until the first has failed its own and undone.
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let arrived!: () => void;
+    const atGate = new Promise<void>((resolve) => (arrived = resolve));
+    second.interleaveOnce('moveStage', (args) => args[1] === 'AWSCURRENT', async () => {
+      arrived();
+      await gate;
+    });
+    let secondDone!: Promise<unknown>;
+    first.interleaveOnce('moveStage', (args) => args[1] === 'AWSCURRENT', async () => {
+      secondDone = finish(secondRun);
+      await atGate;
+    });
+    first.failOnce('moveStage', (args) => args[1] === 'AWSCURRENT');
+    await expect(finish(firstRun)).rejects.toThrow();
+    release();
+    await expect(secondDone).resolves.toMatchObject({ outcome: 'done' });
+    const current = parseSigningSecret((await world.sm.send(new GetSecretValueCommand({ SecretId: client.secretName }))).SecretString!);
+    const record = (await store.getClient(client.clientId, { consistentRead: true }))!;
+    expect(record.keys.find((k) => k.fingerprint === current.key.fingerprint)?.notAfter).toBeUndefined();
+    expect(record.keys.find((k) => k.fingerprint === client.initialKey.fingerprint)?.notAfter).toBeDefined();
   });
 
   test("the rerun's mend leaves a not-after the operator set on the current key after the mend read the record", async () => {
