@@ -12,7 +12,7 @@ import { loadClients, renderRoleFilter, resetList } from './client-list';
 import { $, announce, codeOf, input, messageOf, showError } from './dom';
 import { forgetKey, recallKey, rememberKey } from './key-store';
 import { importSigningKey, looksLikePrivateKey } from './keys';
-import { apiBaseOf, createRegistryClient } from './registry-client';
+import { RegistryError, apiBaseOf, createRegistryClient } from './registry-client';
 import { state } from './page-state';
 import { clearToasts } from './toasts';
 import { shortFingerprint } from './view-model';
@@ -120,7 +120,9 @@ async function useKey(signer: { keyId: string; fingerprint: string; privateKey: 
     state.roles = (await registry.listRoles()).roles;
   } catch (error) {
     showError('sign-in-error', signInRefusal(error, signer.keyId), { code: codeOf(error) });
-    if (remembered) await forgetKey();
+    // A remembered key the API refuses is forgotten; one it could not judge (no answer, a fault,
+    // a throttle) is kept for the next visit.
+    if (remembered && error instanceof RegistryError && (error.status === 401 || error.status === 403)) await forgetKey();
     return false;
   } finally {
     submit.disabled = false;

@@ -560,6 +560,13 @@ browserTest('"Remember" keeps a non-extractable key on this device until "Sign o
   await page.reload();
   await hasText(page.locator('#signer-id'), session.admin.clientId);
   await visible(rowOf('Acme Payments'));
+  // A visit on which the API cannot be reached keeps the remembered key for the next one.
+  await page.route('**/registry/roles', (route: { abort(reason: string): Promise<void> }) => route.abort('connectionrefused'));
+  await page.reload();
+  await visible(page.locator('#sign-in-error'));
+  await page.unroute('**/registry/roles');
+  await page.reload();
+  await hasText(page.locator('#signer-id'), session.admin.clientId);
   // A second tab, signed in with the remembered key: signing out in one signs out both.
   const other = await session.context.newPage();
   await other.goto(`${session.gateway.url}/portal/`);
