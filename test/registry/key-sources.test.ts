@@ -5,9 +5,7 @@
  * is checked against docs/openapi/registry.json. One table, one handler and one key server for the
  * file; the clock is injected.
  */
-import { generateKeyPairSync } from 'node:crypto';
 import { DeleteCommand, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { fingerprintOf } from '../../lambda/core/keys';
 import { compileRoleCatalogue } from '../../lambda/core/role-policy';
 import { ACCOUNT_ADMIN_ROLE, DEFAULT_KEY_SOURCE_KEEP_DAYS } from '../../lambda/core/defaults';
 import { isCoverageProfile } from '../../lambda/core/profiles';
@@ -22,6 +20,7 @@ import { DIRECTORY_PATH, type KeySourceServer, type PublishedTestKey, keySet, pu
 import { type CallOptions, type CallResult, callRegistry, checkAgainstDocument, httpApiEvent } from '../support/registry-harness';
 import { loadRegistryOpenApi } from '../support/registry-openapi';
 import { signDirectory } from '../support/signed-directory';
+import { nextTestKey } from '../support/test-keys';
 
 const doc = loadRegistryOpenApi();
 const roles = compileRoleCatalogue({ 'registry:admin': ['* /registry/**'], demo: ['* /api/*'], 'orders:read': ['GET /api/orders'] });
@@ -395,9 +394,8 @@ describe('POST /registry/clients/{clientId}/keys/refresh and the refresher', () 
 
   test('a set of many new RSA keys is judged four at a time; the keys a client holds stay at every refresh, however many', async () => {
     const rsaKeys = Array.from({ length: 5 }, () => {
-      const { publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-      const jwk = publicKey.export({ format: 'jwk' }) as JsonWebKey;
-      return { jwk, fingerprint: fingerprintOf(publicKey) };
+      const { publicKey, fingerprint } = nextTestKey();
+      return { jwk: publicKey.export({ format: 'jwk' }) as JsonWebKey, fingerprint };
     });
     const path = newSource({ keys: rsaKeys.map((k) => k.jwk) });
     const created = await call({ method: 'POST', path: '/registry/clients', body: createBody({ jwksUri: server.url(path) }) });
