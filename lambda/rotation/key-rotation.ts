@@ -16,19 +16,23 @@
  *     2. clear the new key's not-after (it becomes permanent);
  *     3. give the previous key (the one AWSCURRENT holds) a not-after of now + grace (never later
  *        than one it already has);
- *     4. move AWSCURRENT to the token's version: the commit point. If 2-4 fail, the secret is
- *        described again: when AWSCURRENT did move (a call whose answer was lost after the
- *        service applied it), the finish goes on; otherwise the changes of 2 and 3 are undone
- *        (best effort) and the error is rethrown: AWSCURRENT, the old key and the pending key's
- *        expiry are as before, and the service's next attempt repeats the step;
+ *     4. move AWSCURRENT to the token's version: the commit point. If 2-3 fail, their changes are
+ *        undone (best effort) and the error is rethrown. If the move fails, the secret is described
+ *        again: when AWSCURRENT did move (a call whose answer was lost after the service applied
+ *        it), the finish goes on; when it did not, the changes are undone: AWSCURRENT, the old key
+ *        and the pending key's expiry are as before, and the service's next attempt repeats the
+ *        step; when the secret cannot be described, only the previous key's end is put back, so
+ *        both keys verify whichever is current (a later finish ends the one left over: AWSPREVIOUS's
+ *        key without an end gets one, like the previous key). A finish that moved AWSCURRENT then
+ *        brings the record to a finished one, read again (another invocation may have undone it);
  *     5. take AWSPENDING off (a failure is only logged: AWS documents AWSPENDING left on the
  *        AWSCURRENT version as a finished rotation);
  *     6. remove keys whose not-after has passed, never the new key nor the last one (failures
  *        logged; the next rotation, or the store's addKey, removes them).
  *   Rerun: the token is AWSCURRENT, so the protocol check returns; the record is then only
  *   brought to what a finish leaves (the new key without a not-after, the previous one ending by
- *   now + grace), which changes nothing after a finish that completed, and mends one whose undo
- *   ran though AWSCURRENT had moved (the second describe failed too).
+ *   now + grace), which changes nothing after a finish that completed, and mends one another
+ *   invocation's undo reached after AWSCURRENT had moved.
  *
  * A change someone else makes to the record wins over rotation's later writes: the not-afters of 2
  * and 3 are written on the record read again after the settle wait, and they, the undo of 4, the
@@ -285,13 +289,15 @@ export class KeyRotation {
     // A key of an older rotation that still has no end (an earlier finish whose outcome could not
     // be told left it so): AWSPREVIOUS's, which no signer reads any more once this finish moves.
     const stale = await this.keyWithoutEnd(secretId, versionWithStage(description, AWSPREVIOUS), record, [fingerprint, previous?.fingerprint]);
+    let moveTried = false;
     try {
       previousNow = await this.finishNotAfters(clientId, fingerprint, previous?.fingerprint, graceEnd, done, stale);
+      moveTried = true;
       await this.secrets.moveStage(secretId, AWSCURRENT, { toVersionId: token, fromVersionId: currentVersionId });
     } catch (error) {
       // Undoing after a move that did commit would leave the new AWSCURRENT key to expire and the
       // previous key without an end: only a move known not to have happened is undone.
-      const moved = await this.moveOutcome(secretId, token);
+      const moved = moveTried ? await this.moveOutcome(secretId, token) : 'not_moved';
       if (moved === 'not_moved') {
         await this.undo(clientId, done);
         throw error;
@@ -327,6 +333,7 @@ export class KeyRotation {
       fingerprint,
       previousFingerprint: previous?.fingerprint,
       previousNotAfter: previousNow === undefined ? undefined : minInstant(previousNow.notAfter, graceEnd),
+      ...(stale !== undefined ? { leftoverKeyEnded: stale } : {}),
       expiredKeysRemoved: removed,
     });
     return { step: 'finishSecret', outcome: 'done', clientId, fingerprint };
@@ -468,13 +475,21 @@ export class KeyRotation {
 
   /**
    * Waits until `settleMs` after the new key last became valid, within this invocation's limit:
-   * when it was added, or when setSecret renewed its lapsed pending validity (its not-after less
-   * that validity), since an authorizer may have cached the record while the key had lapsed.
+   * when it was added, when setSecret renewed its lapsed pending validity (its not-after less
+   * that validity), or now for a key that has lapsed: an authorizer may have cached the record
+   * while the key had lapsed.
    */
   private async settle(newKey: StoredPublicKey, limits: RunLimits): Promise<void> {
     if (this.settleMs === 0) return;
-    const validSinceMs = Math.max(Date.parse(newKey.addedAt), newKey.notAfter === undefined ? 0 : Date.parse(newKey.notAfter) - this.pendingValidityS() * 1000);
-    const needMs = validSinceMs + this.settleMs - this.nowMs();
+    const now = this.nowMs();
+    const addedMs = Date.parse(newKey.addedAt);
+    const notAfterMs = newKey.notAfter === undefined ? undefined : Date.parse(newKey.notAfter);
+    // A lapsed key becomes valid again only now; a renewed one when its validity was given, as far
+    // as this run can tell (a run with another grace gave it: an instant outside [added, now] is
+    // not one, and the addition counts).
+    const givenMs = notAfterMs === undefined ? undefined : notAfterMs - this.pendingValidityS() * 1000;
+    const validSinceMs = notAfterMs !== undefined && notAfterMs <= now ? now : givenMs !== undefined && givenMs >= addedMs && givenMs <= now ? givenMs : addedMs;
+    const needMs = validSinceMs + this.settleMs - now;
     if (!(needMs > 0)) return;
     const waitMs = Math.min(needMs, Math.max(0, limits.maxSettleWaitMs ?? needMs));
     if (waitMs < needMs) {

@@ -336,6 +336,24 @@ describe('a move of AWSCURRENT whose answer is lost (Secrets Manager applied it,
     await expectFinishedRecord(rotated, rotated.clock.ms);
   });
 
+  test("a finish that fails before its move is fully undone, though the secret could not be described: AWSCURRENT never moved", async () => {
+    const { store, client, registry, secrets, rotation } = await flakyRotation();
+    const token = randomUUID();
+    await rotation.createPendingVersion(client.secretArn, token);
+    for (const Step of ['setSecret', 'testSecret'] as const) await rotation.run({ Step, SecretId: client.secretArn, ClientRequestToken: token });
+    const pendingNotAfter = (await store.getClient(client.clientId, { consistentRead: true }))!.keys[1]!.notAfter;
+    registry.failOnce('setKeyNotAfter', (args) => args[1] === client.initialKey.fingerprint);
+    // Every describe after the step's own first one fails.
+    let describes = 0;
+    secrets.failOnce('describe', () => ++describes === 2);
+    await expect(rotation.run({ Step: 'finishSecret', SecretId: client.secretArn, ClientRequestToken: token })).rejects.toThrow();
+    const record = (await store.getClient(client.clientId, { consistentRead: true }))!;
+    expect(record.keys.map((k) => [k.fingerprint === client.initialKey.fingerprint, k.notAfter])).toEqual([
+      [true, undefined],
+      [false, pendingNotAfter],
+    ]);
+  });
+
   test('with no rerun, the next rotation ends the key the undecided finish left without an end (AWSPREVIOUS\'s)', async () => {
     const rotated = await rotateLosingTheMove(true);
     // AWSPENDING sits on the current version: the service's next RotateSecret starts a new rotation.

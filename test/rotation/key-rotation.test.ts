@@ -331,6 +331,19 @@ describe('registry rules and safety', () => {
     expect(waits2).toEqual([56_000]);
   });
 
+  test('a rotation finished by a run with a shorter grace than the one that added the key waits settleMs at most', async () => {
+    const s = await setup();
+    const token = randomUUID();
+    await s.rotation.createPendingVersion(s.client.secretArn, token);
+    for (const Step of ['setSecret', 'testSecret'] as const) await s.rotation.run({ Step, SecretId: s.client.secretArn, ClientRequestToken: token });
+    const waits: number[] = [];
+    // As `signet rotate --grace-seconds 60` resuming a rotation the function started with a day's grace.
+    const resuming = rotationFor(world, s.clock, s.store, { graceS: 60, settleMs: 60_000, sleep: async (ms) => void waits.push(ms) });
+    s.clock.advanceS(20);
+    await resuming.run({ Step: 'finishSecret', SecretId: s.client.secretArn, ClientRequestToken: token });
+    expect(waits).toEqual([40_000]);
+  });
+
   test('no log line holds a private key, a secret value or a signature', async () => {
     const s = await setup();
     const logger = recordingLogger();
