@@ -80,7 +80,9 @@ export async function checkClientForm(
       return undefined;
     }
   };
-  const name = (attempt('name', () => parseClientName(values.name)) as string | undefined);
+  // An edit that keeps the name sends none, so a name stored before a rule was tightened does not block it.
+  const keptName = options.current !== undefined && values.name.trim() === options.current.name;
+  const name = keptName ? options.current?.name : (attempt('name', () => parseClientName(values.name)) as string | undefined);
   const whitelist = (attempt('networkWhitelist', () => parseNetworkWhitelist(values.networkWhitelist)) as string[] | undefined);
   const roles = (attempt('roles', () => validateRoles(values.roles, options.knownRoles)) as string[] | undefined);
   const keyText = values.source === undefined ? values.publicKey : '';

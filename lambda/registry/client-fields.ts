@@ -26,7 +26,7 @@ export function parseClientName(value: unknown): string {
   const name = value.trim();
   if (name === '' || name.length > MAX_NAME_CHARS) fail('invalid_request', `name must be 1 to ${MAX_NAME_CHARS} characters.`);
   if (/[\u0000-\u001f\u007f-\u009f]/.test(name)) fail('invalid_request', 'name must not contain control characters (line breaks, tabs, ...).');
-  if (UNSEEN_IN_NAMES.test(name)) {
+  if (UNSEEN_IN_NAMES.test(name.replace(SUBDIVISION_FLAGS, ''))) {
     fail('invalid_request', 'name must not contain invisible characters that change how it reads (direction marks, overrides and isolates, zero-width spaces, soft hyphens and other format characters, line separators): names are shown in listings and logs as they are.');
   }
   return name;
@@ -36,10 +36,15 @@ export function parseClientName(value: unknown): string {
  * Invisible characters a name may not hold, since a name shows who a client is in every listing:
  * every format character (Unicode's Cf: bidirectional marks, embeddings, overrides and isolates, a
  * name that reads as another; zero-width spaces, word joiners, the byte order mark, soft hyphens,
- * tag characters), line and paragraph separators, and the Hangul fillers that show as blanks. Zero-width
- * joiners and non-joiners stay: scripts and emoji sequences need them.
+ * tag characters outside a region's flag), line and paragraph separators, and the marks and
+ * fillers that show as nothing or a blank (the combining grapheme joiner, Khmer's inherent vowels,
+ * the braille blank, the Hangul fillers). Zero-width joiners and non-joiners stay (scripts and
+ * emoji sequences need them), and so does the Mongolian vowel separator.
  */
-const UNSEEN_IN_NAMES = /(?![\u200c\u200d])[\p{Cf}\p{Zl}\p{Zp}\u115f\u1160\u3164\uffa0]/u;
+const UNSEEN_IN_NAMES = /(?![\u200c\u200d\u180e])[\p{Cf}\p{Zl}\p{Zp}\u034f\u115f\u1160\u17b4\u17b5\u2800\u3164\uffa0]/u;
+
+/** A region's flag (England, Scotland, Wales): a black flag, tag letters and a cancel tag, which a name may show. */
+const SUBDIVISION_FLAGS = /\u{1f3f4}[\u{e0020}-\u{e007e}]+\u{e007f}/gu;
 
 /**
  * The whole whitelist: 1 to MAX_WHITELIST_ENTRIES entries, each canonical, duplicates dropped.

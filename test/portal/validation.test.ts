@@ -132,6 +132,21 @@ describe('the form against POST /registry/clients and PATCH validation', () => {
     for (const o of out.slice(1, 4)) expect(() => parsePatchRequest({ ...o.body, version: 1 }, catalogue)).not.toThrow();
   });
 
+  test('a name stored before a rule refused it does not block an edit that keeps it; a new one is checked', () => {
+    const current = { name: 'Acme\u00ad Ltd', networkWhitelist: ['203.0.113.7'], roles: ['demo'] };
+    const out = runInPortal<Array<{ errors: string[]; body: Record<string, unknown> }>>(
+      `return Promise.all(input.forms.map(async (values) => {
+        const r = await m.validation.checkClientForm(values, { mode: 'edit', knownRoles: input.known, current: input.current });
+        return { errors: Object.keys(r.errors), body: r.body };
+      }));`,
+      { known, current, forms: [{ ...current, roles: ['demo', 'registry:admin'], publicKey: '' }, { ...current, name: 'Acme\u00ad Holdings', publicKey: '' }] },
+    );
+    expect(out).toEqual([
+      { errors: [], body: { roles: ['demo', 'registry:admin'] } },
+      { errors: ['name'], body: {} },
+    ]);
+  });
+
   test('a published source instead of a key: checked by the core URL rules (http to 127.0.0.1 only where the portal is served over http), sent only when it changes', () => {
     const jwks = { jwksUri: 'https://partner.example/.well-known/jwks.json' };
     const local = { signatureAgent: 'http://127.0.0.1:8088' };

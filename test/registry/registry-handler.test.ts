@@ -491,6 +491,9 @@ describe('bad input: each a 4xx with a stable code and a sentence', () => {
     ['a name with a soft hyphen', createBody(18, { name: 'Ac\u00adme' })],
     ['a name with a tag character', createBody(18, { name: 'Acme\u{e0041}' })],
     ['a name with a Hangul filler (shows as a blank)', createBody(18, { name: 'Acme\u3164' })],
+    ['a name with a combining grapheme joiner', createBody(18, { name: 'Ac\u034fme' })],
+    ['a name with a braille blank', createBody(18, { name: 'Acme\u2800' })],
+    ['a name with tag characters outside a flag', createBody(18, { name: 'Acme \u{1f3f4}\u{e0067}\u{e0062}' })],
     ['a JSON array', [createBody(18)]],
     ['a publicKey nested 32,000 levels deep (recursive code such as JSON.stringify would run out of stack: a 500)', `{"name":"x","networkWhitelist":["0.0.0.0"],"roles":["demo"],"publicKey":{"a":${'['.repeat(32_000)}${']'.repeat(32_000)}}}`],
     ['a publicKey nesting the body 33 levels deep', createBody(18, { publicKey: { a: JSON.parse(`${'['.repeat(31)}${']'.repeat(31)}`) as unknown } })],
@@ -500,8 +503,8 @@ describe('bad input: each a 4xx with a stable code and a sentence', () => {
     expectError(await call({ method: 'POST', path: '/registry/clients', body }), 400, 'invalid_request');
   });
 
-  test('a name in any script, with emoji joined by zero-width joiners, is kept as given', async () => {
-    const name = 'Zürich دبي \u{1f469}\u200d\u{1f4bb} Team';
+  test("a name in any script, with emoji joined by zero-width joiners, a region's flag or Mongolian's vowel separator, is kept as given", async () => {
+    const name = 'Zürich دبي \u{1f469}\u200d\u{1f4bb} Team \u{1f3f4}\u{e0067}\u{e0062}\u{e0065}\u{e006e}\u{e0067}\u{e007f} \u182e\u180e\u1820';
     const res = await call({ method: 'POST', path: '/registry/clients', body: createBody(28, { name }) });
     expect([res.status, res.body.name]).toEqual([201, name]);
   });
