@@ -23,6 +23,8 @@ const SIGNED_OUT = 'signed-out';
 const SIGNED_OUT_NOTE = 'signet-portal-signed-out';
 /** The portal's tabs of this origin, told when one signs out (absent where the browser has no BroadcastChannel). */
 const tabs = typeof BroadcastChannel === 'function' ? new BroadcastChannel('signet-portal') : undefined;
+/** Another tab signed out while this one was signing in with the remembered key: it must not finish. */
+let signedOutElsewhere = false;
 
 /** The most a `client-id` file holds (a clientId is at most 256 characters); key files are larger. */
 const CLIENT_ID_FILE_MAX_BYTES = 258;
@@ -127,6 +129,10 @@ async function useKey(signer: { keyId: string; fingerprint: string; privateKey: 
   } finally {
     submit.disabled = false;
   }
+  if (remembered && signedOutElsewhere) {
+    location.reload();
+    return false;
+  }
   if (remember) {
     try {
       await rememberKey(signer);
@@ -167,10 +173,14 @@ async function onSignOut(toldByAnotherTab = false) {
   resetList();
   clearToasts();
   closeAccountAudit();
-  await forgetKey();
-  if (!toldByAnotherTab) tabs?.postMessage(SIGNED_OUT);
-  sessionStorage.setItem(SIGNED_OUT_NOTE, '1');
-  location.reload();
+  try {
+    await forgetKey();
+    if (!toldByAnotherTab) tabs?.postMessage(SIGNED_OUT);
+    sessionStorage.setItem(SIGNED_OUT_NOTE, '1');
+  } finally {
+    // Whatever failed above, the page goes: a new one holds no key.
+    location.reload();
+  }
 }
 
 /** On the page loaded after signing out: says so, where the key file is chosen. */
@@ -204,7 +214,9 @@ export async function initSignIn() {
   $('sign-out').addEventListener('click', () => void onSignOut());
   // Another tab signed out: so does this one, if it is signed in.
   tabs?.addEventListener('message', (event) => {
-    if (event.data === SIGNED_OUT && state.registry !== undefined) void onSignOut(true);
+    if (event.data !== SIGNED_OUT) return;
+    signedOutElsewhere = true;
+    if (state.registry !== undefined) void onSignOut(true);
   });
   sayIfSignedOut();
   const remembered = await recallKey();

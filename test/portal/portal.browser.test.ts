@@ -574,6 +574,19 @@ browserTest('"Remember" keeps a non-extractable key on this device until "Sign o
   // Each tab loads itself again (nothing of the old page, the key object included, is left).
   await page.evaluate(() => Object.assign(window, { beforeSignOut: true }));
   await other.evaluate(() => Object.assign(window, { beforeSignOut: true }));
+  // A third tab still signing in with the remembered key (its first call held) when the first signs out.
+  const third = await session.context.newPage();
+  let releaseRoles!: () => void;
+  const rolesHeld = new Promise<void>((resolve) => (releaseRoles = resolve));
+  let rolesAsked!: () => void;
+  const thirdSigningIn = new Promise<void>((resolve) => (rolesAsked = resolve));
+  await third.route('**/registry/roles', async (route: { continue(): Promise<void> }) => {
+    rolesAsked();
+    await rolesHeld;
+    await route.continue();
+  });
+  await third.goto(`${session.gateway.url}/portal/`);
+  await thirdSigningIn;
   await page.getByRole('button', { name: 'Sign out and forget the key' }).click();
   await visible(page.getByRole('heading', { name: 'Load the admin key' }));
   await hidden(page.locator('#signer-status'));
@@ -584,6 +597,13 @@ browserTest('"Remember" keeps a non-extractable key on this device until "Sign o
   expect(await page.evaluate(() => 'beforeSignOut' in window)).toBe(false);
   expect(await other.evaluate(() => 'beforeSignOut' in window)).toBe(false);
   await other.close();
+  // Its call answered, it does not finish signing in: it loads itself again, signed out.
+  const reloaded = third.waitForEvent('load');
+  releaseRoles();
+  await reloaded;
+  await visible(third.getByRole('heading', { name: 'Load the admin key' }));
+  await hidden(third.locator('#signer-status'));
+  await third.close();
   await page.reload();
   await visible(page.getByRole('heading', { name: 'Load the admin key' }));
   await hidden(page.locator('#signer-status'));
