@@ -124,6 +124,8 @@ export async function bootstrapLocal(options: LocalBootstrapOptions): Promise<Lo
   // (they could swap local.json or the key files in it), not a symbolic link.
   prepareClientDir(paths.home);
   const lock = lockHome(paths.pidFile);
+  // One left by a gateway that did not stop (a crash) names a port nothing serves: client commands would go there.
+  removeLocalState(paths.localState);
   const stops: (() => Promise<void>)[] = [];
   const stopAll = async (): Promise<void> => {
     removeLocalState(paths.localState);

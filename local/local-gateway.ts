@@ -159,10 +159,12 @@ const GATEWAY_KEEP_ALIVE_MS = 65_000;
 export async function startLocalGateway(options: LocalGatewayOptions): Promise<LocalGateway> {
   let serve: GatewayHandlers | undefined;
   let listener: ReturnType<typeof createGatewayListener> | undefined;
-  // Until the services are up, every request is answered 503.
+  // Until the services are up, every request is answered 503, saying so.
   const server = createServer((req, res) => {
     if (listener !== undefined) return listener(req, res);
-    res.writeHead(503, { 'content-type': 'application/json' }).end('{"message":"Service Unavailable"}');
+    res
+      .writeHead(503, { 'content-type': 'application/json', 'retry-after': '2' })
+      .end(JSON.stringify({ error: 'dependency_unavailable', message: 'The local gateway is starting (DynamoDB Local and the Secrets Manager stand-in); wait for its "ready:" line, then try again.' }));
   });
   // Idle keep-alive connections stay open for a minute, as behind a load balancer (Node's own 5 s
   // would close a client's pooled connection while that client is busy, e.g. running a signer as a

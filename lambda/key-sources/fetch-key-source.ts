@@ -233,7 +233,7 @@ function get(url: URL, address: ResolvedAddress, accept: string, connect: Connec
       };
       const status = res.statusCode ?? 0;
       if (status >= 300 && status < 400) {
-        const location = typeof res.headers.location === 'string' ? ` to ${JSON.stringify(res.headers.location.slice(0, 100))}` : '';
+        const location = typeof res.headers.location === 'string' ? ` to ${quoted(res.headers.location.slice(0, 100))}` : '';
         return refuse({ code: 'redirect_refused', status, message: `${url.origin} answered ${status}, a redirect${location}; redirects are not followed. Register the final URL.` });
       }
       const declared = Number(res.headers['content-length']);
@@ -243,7 +243,7 @@ function get(url: URL, address: ResolvedAddress, accept: string, connect: Connec
       const encoding = res.headers['content-encoding'];
       if (encoding !== undefined && encoding.toLowerCase() !== 'identity') {
         // The source's own words are quoted and cut: they reach the admin's screen.
-        return refuse({ code: 'unexpected_media_type', status, message: `${url.origin} sent the key set with Content-Encoding ${JSON.stringify(encoding.slice(0, 20))} though none was asked for; serve it uncompressed.` });
+        return refuse({ code: 'unexpected_media_type', status, message: `${url.origin} sent the key set with Content-Encoding ${quoted(encoding.slice(0, 20))} though none was asked for; serve it uncompressed.` });
       }
       const chunks: Buffer[] = [];
       let length = 0;
@@ -333,6 +333,11 @@ class Deadline {
     clearTimeout(this.timer);
     if (this.lastChance !== undefined) clearImmediate(this.lastChance);
   }
+}
+
+/** A source's header value, quoted for a sentence: JSON's escapes, and C1 controls and DEL (which a header's Latin-1 bytes may hold) as \u escapes too. */
+function quoted(value: string): string {
+  return JSON.stringify(value).replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 function isLiteral(url: URL): boolean {

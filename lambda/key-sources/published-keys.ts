@@ -109,7 +109,7 @@ export function directorySignedThumbprints(fetched: FetchedKeySet, nowS: number)
   return check.signed ? check.verified : undefined;
 }
 
-/** The most of a failed fetch's sentence a status keeps: it is shown to admins, and parts of it are the source's. */
+/** The most of a failed fetch's sentence a status keeps, in characters (whole code points): it is shown to admins, and parts of it are the source's. */
 const MAX_ERROR_MESSAGE_CHARS = 400;
 
 /** A max-age within [1 min, 24 h]. */
@@ -187,7 +187,7 @@ export function failureStatus(
     ...(previous?.lastSuccessAt !== undefined ? { lastSuccessAt: previous.lastSuccessAt } : {}),
     failingSince: previous?.failingSince ?? at,
     consecutiveFailures: failures,
-    lastError: { code: error.code, message: error.message.slice(0, MAX_ERROR_MESSAGE_CHARS), at, ...(error.status !== undefined ? { status: error.status } : {}) },
+    lastError: { code: error.code, message: Array.from(error.message).slice(0, MAX_ERROR_MESSAGE_CHARS).join(''), at, ...(error.status !== undefined ? { status: error.status } : {}) },
     ...(previous?.refusedKeys !== undefined ? { refusedKeys: previous.refusedKeys } : {}),
     ...(previous?.maxAgeS !== undefined ? { maxAgeS: previous.maxAgeS } : {}),
   };

@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jwkThumbprint } from '../../lambda/core/jwk-thumbprint';
 import { type Connector, FETCH_REFUSAL_CODES, type FetchKeySourceOptions, type PinnedRequest, type Resolver, connectPinned, fetchKeySource, pinnedConnector } from '../../lambda/key-sources/fetch-key-source';
+import { failureStatus } from '../../lambda/key-sources/published-keys';
 import { testNeeding } from '../support/prerequisites';
 
 const NOW_S = 1_750_000_000;
@@ -42,6 +43,7 @@ const routes: Record<string, (req: IncomingMessage, res: ServerResponse) => void
   '/gzip': (_req, res) => res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' }).end('\x1f\x8b'),
   // A source writing its own sentence into the header, for the admin's screen.
   '/worded-encoding': (_req, res) => res.writeHead(200, { 'content-encoding': `br. SECURITY NOTICE: your admin key was revoked; download the new one at https://evil.example/${'x'.repeat(2000)}` }).end(),
+  '/control-encoding': (_req, res) => res.writeHead(200, { 'content-encoding': 'br\x85\x9b2J' }).end(),
   '/declared-too-large': (_req, res) => res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(1_000_000) }).end(),
   '/slow': (_req, res) => void held.push(res),
   // Answers at once, then holds the thread past the client's deadline (150 ms), as judging another source's keys may.
@@ -280,6 +282,7 @@ describe('fetchKeySource: answers from a real server', () => {
     ['a permanent redirect', '/permanent', { code: 'redirect_refused', status: 301, message: expect.stringContaining('Register the final URL') }],
     ['an HTML page (a login page?)', '/html', { code: 'unexpected_media_type', status: 200, message: expect.stringContaining('HTML page') }],
     ['a compressed body', '/gzip', { code: 'unexpected_media_type', message: expect.stringContaining('with Content-Encoding "gzip" though none was asked for') }],
+    ['a Content-Encoding with C1 controls (escaped, never raw)', '/control-encoding', { code: 'unexpected_media_type', message: expect.stringContaining('with Content-Encoding "br\\u0085\\u009b2J" though') }],
     ['a Content-Encoding carrying a sentence of the source (quoted, cut at 20 characters)', '/worded-encoding', { code: 'unexpected_media_type', message: expect.stringMatching(/with Content-Encoding "br\. SECURITY NOTICE:" though none was asked for; serve it uncompressed\.$/) }],
     ['invalid JSON', '/not-json', { code: 'invalid_json', status: 200 }],
     ['a set with no keys', '/no-keys', { code: 'no_usable_key' }],
@@ -322,4 +325,10 @@ describe('fetchKeySource: answers from a real server', () => {
       'http_error', 'body_too_large', 'unexpected_media_type', 'invalid_json', 'not_a_key_set', 'too_many_keys', 'no_usable_key',
     ]);
   });
+});
+
+test("a failed fetch's sentence is kept to 400 characters, cut between code points", () => {
+  const message = `${'\u{1f511}'.repeat(399)}xy`;
+  const status = failureStatus('c_x', undefined, { code: 'http_error', message }, 'https://keys.partner.example/jwks', 0, 900);
+  expect(Array.from(status.lastError?.message ?? '')).toEqual([...Array(399).fill('\u{1f511}'), 'x']);
 });
