@@ -451,26 +451,38 @@ export class KeyRotation {
    * usually gone from the record).
    */
   private async keyWithoutEnd(secretId: string, versionId: string | undefined, record: ClientRecord, others: readonly (string | undefined)[]): Promise<string | undefined> {
+    const held = await this.keyOfVersion(secretId, versionId, record);
+    if (held === undefined || others.includes(held.fingerprint)) return undefined;
+    return held.registered?.notAfter === undefined ? held.registered?.fingerprint : undefined;
+  }
+
+  /**
+   * The fingerprint of the key version `versionId` holds, and that key as the client holds it
+   * (undefined when not registered); undefined for no version or no readable key.
+   */
+  private async keyOfVersion(
+    secretId: string,
+    versionId: string | undefined,
+    record: ClientRecord,
+    onUnreadable?: (reason: string) => void,
+  ): Promise<{ fingerprint: string; registered: StoredPublicKey | undefined } | undefined> {
     if (versionId === undefined) return undefined;
     const version = await this.secrets.getVersion(secretId, { versionId });
-    const held = version === undefined ? undefined : keyOfSecret(version.secretString);
-    if (held === undefined || others.includes(held.key.fingerprint)) return undefined;
-    return record.keys.find((k) => k.fingerprint === held.key.fingerprint && k.notAfter === undefined)?.fingerprint;
+    const held = version === undefined ? undefined : keyOfSecret(version.secretString, onUnreadable);
+    if (held === undefined) return undefined;
+    return { fingerprint: held.key.fingerprint, registered: record.keys.find((k) => k.fingerprint === held.key.fingerprint) };
   }
 
   /** The key AWSCURRENT holds, as registered on the client (undefined: bootstrap value, or not registered). */
   private async previousKey(secretId: string, versionId: string | undefined, record: ClientRecord, newFingerprint: string): Promise<StoredPublicKey | undefined> {
-    if (versionId === undefined) return undefined;
-    const version = await this.secrets.getVersion(secretId, { versionId });
-    const held = version === undefined ? undefined : keyOfSecret(version.secretString, (reason) => {
+    const held = await this.keyOfVersion(secretId, versionId, record, (reason) => {
       this.log.warn('finishSecret: the AWSCURRENT value holds no readable key; no previous key gets a not-after.', { secretId, versionId, reason });
     });
-    if (held === undefined || held.key.fingerprint === newFingerprint) return undefined;
-    const registered = record.keys.find((k) => k.fingerprint === held.key.fingerprint);
-    if (registered === undefined) {
-      this.log.warn('finishSecret: the previous key is not on the client any more.', { clientId: record.clientId, fingerprint: held.key.fingerprint });
+    if (held === undefined || held.fingerprint === newFingerprint) return undefined;
+    if (held.registered === undefined) {
+      this.log.warn('finishSecret: the previous key is not on the client any more.', { clientId: record.clientId, fingerprint: held.fingerprint });
     }
-    return registered;
+    return held.registered;
   }
 
   /**
