@@ -71,6 +71,8 @@ const NO_MEMO_TARGET_ALGORITHMS: readonly string[] = ['rsa-v1_5-sha256'];
 
 const yes = (ok: boolean): string => (ok ? 'yes' : '**no**');
 const f = (n: number, digits = 2): string => n.toFixed(digits);
+/** A change with its sign: "+5.3", "−10.1". */
+const signed = (n: number, digits = 1): string => (n < 0 ? `−${f(-n, digits)}` : `+${f(n, digits)}`);
 /** A ratio against its target: two decimals, or three when two would round a miss up to the target (0.8985 is not 0.90). */
 const ratio = (n: number, target: number): string => (n < target && f(n) === f(target) ? f(n, 3) : f(n));
 const kb = (bytes: number): string => `${Math.round(bytes / 1024)} KB`;
@@ -128,7 +130,7 @@ function targetsTable(r: BenchResults): string[] {
     const growth = after.heapUsedMb - full.heapUsedMb;
     const steadyRss = after.rssMb - half.rssMb;
     rows.push(`| heapUsed growth from caches full (10k) to 200k verifications | flat | ${f(growth, 1)} MB | ${yes(Math.abs(growth) < 5)} |`);
-    rows.push(`| RSS growth from 100k to 200k verifications | flat | ${f(steadyRss, 1)} MB (${f(half.rssMb - full.rssMb, 1)} MB from caches full to 100k) | ${yes(Math.abs(steadyRss) < 5)} |`);
+    rows.push(`| RSS growth from 100k to 200k verifications | flat | ${f(steadyRss, 1)} MB (${signed(half.rssMb - full.rssMb)} MB from caches full to 100k) | ${yes(Math.abs(steadyRss) < 5)} |`);
   }
   if (r.hostile) {
     const [over, atCap] = r.hostile.cases;
@@ -190,7 +192,7 @@ function notesSection(r: BenchResults): string[] {
     const [, full, half, after] = r.memory.points;
     if (Math.abs(half.rssMb - full.rssMb) >= 5) {
       out.push(
-        `- **RSS +${f(half.rssMb - full.rssMb, 1)} MB between caches full and 100k verifications, ${f(after.rssMb - half.rssMb, 1)} MB from 100k to 200k**, with heapUsed`,
+        `- **RSS ${signed(half.rssMb - full.rssMb)} MB between caches full and 100k verifications, ${signed(after.rssMb - half.rssMb)} MB from 100k to 200k**, with heapUsed`,
         `  ${f(full.heapUsedMb, 1)} → ${f(half.heapUsedMb, 1)} → ${f(after.heapUsedMb, 1)} MB over the same points.`,
       );
     }
