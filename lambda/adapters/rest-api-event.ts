@@ -23,7 +23,7 @@ import {
   AdaptedRequest,
   CandidateUris,
   TargetUriOptions,
-  apiPathFor,
+  apiPathOfEncoded,
   authorityOf,
   adaptedRequest,
   decodePath,
@@ -71,7 +71,7 @@ export interface AdaptedRestRequest extends AdaptedRequest {
 
 /**
  * Builds the `SignedRequest` for a REST API event, every plausible target URI, and the API path.
- * @throws SignetError `invalid_request` (no method, no host), `role_forbidden` (a `.`/`..` path segment)
+ * @throws SignetError `invalid_request` (no method, no host), `role_forbidden` (a `.`/`..` path segment, an encoded `/`)
  * @throws Error when `opts.publicBaseUrl` is not a valid base URL (a deployment mistake)
  */
 export function fromRestApiAuthorizerEvent(event: RestApiEventLike, opts: TargetUriOptions = {}): AdaptedRestRequest {
@@ -103,10 +103,10 @@ export function fromRestApiAuthorizerEvent(event: RestApiEventLike, opts: Target
 
 /**
  * The request's path inside the API (decoded, without stage or base path), e.g. `/api/echo`, for role checks.
- * @throws SignetError `role_forbidden` when a segment is `.` or `..`
+ * @throws SignetError `role_forbidden` when a segment is `.` or `..`, or holds an encoded `/`
  */
 export function apiPathOfRestApiEvent(event: RestApiEventLike, opts: TargetUriOptions = {}): string {
-  return apiPathFor(decodePath(encodedPathInApiOf(event, opts)));
+  return apiPathOfEncoded(encodedPathInApiOf(event, opts));
 }
 
 /** The path as the client called it (encoded): `requestContext.path`, else `path`. */

@@ -204,6 +204,20 @@ export function apiPathFor(decodedPathInApi: string): string {
   return path.startsWith('/') ? path : `/${path}`;
 }
 
+/**
+ * The path the role check matches, from a path inside the API as the client encoded it (REST API's
+ * `path`), decoded segment by segment.
+ * @throws SignetError `role_forbidden` when a segment holds an encoded `/` (`%2F`): decoded, it would be
+ *   two segments to the role check where the gateway routed one (`/orders/1%2Fitems` is the route
+ *   `/orders/{id}`, not `/orders/{id}/items`); and as {@link apiPathFor}
+ */
+export function apiPathOfEncoded(encodedPathInApi: string): string {
+  if (encodedPathInApi.includes('%') && /%2f/i.test(encodedPathInApi)) {
+    fail('role_forbidden', "The request path contains an encoded '/' (%2F) inside a segment; Signet refuses such paths, because the gateway's route and the role check would read them differently. Call the resource by its plain path.");
+  }
+  return apiPathFor(decodePath(encodedPathInApi));
+}
+
 /** `origin + path`, with `/` when both the base path and the rest are empty. */
 export function joinUrl(origin: string, path: string): string {
   return `${origin}${path === '' ? '/' : path}`;

@@ -250,6 +250,26 @@ describe('REST API REQUEST authorizer events (v1)', () => {
     expect(codeOf(() => fromRestApiAuthorizerEvent(event))).toBe('role_forbidden');
   });
 
+  test("an encoded '/' inside a segment is refused (role_forbidden), in either case; an encoded '%' that hides one is left to the role check", () => {
+    for (const segment of ['api%2Fecho', 'api%2fecho']) {
+      const event = captureWith((e) => {
+        e.resource = '/{id}';
+        e.pathParameters = { id: segment };
+        e.path = `/${segment}`;
+        e.requestContext.path = `/prod/${segment}`;
+      });
+      expect(codeOf(() => fromRestApiAuthorizerEvent(event))).toBe('role_forbidden');
+    }
+    const hidden = captureWith((e) => {
+      e.resource = '/{id}';
+      e.pathParameters = { id: 'api%252Fecho' };
+      e.path = '/api%252Fecho';
+      e.requestContext.path = '/prod/api%252Fecho';
+    });
+    // Decoded once it is `/api%2Fecho`, one segment, which no role pattern matches.
+    expect(fromRestApiAuthorizerEvent(hidden).apiPath).toBe('/api%2Fecho');
+  });
+
   test('HTTP API payload 1.0 events have the same shape', () => {
     const event = loadFixture('http-api-authorizer-v1-format.docs.json');
     const { request, methodArn, apiPath } = fromRestApiAuthorizerEvent(event, { publicBaseUrl: 'https://api.example.com' });

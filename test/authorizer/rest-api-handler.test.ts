@@ -195,6 +195,18 @@ describe('refusals: 401 thrown, 403 Deny policy, 500 thrown', () => {
     expect(verdictOf(await outcomeOf(authorizer.restApiHandler(event)))).toBe('403 role_forbidden');
   });
 
+  test("a path with an encoded '/' is a Deny (role_forbidden): decoded, the role check would see two segments where the gateway routed one", async () => {
+    // Signed as sent: the route `/{id}` gets `api%2Fecho`, which a role for `GET /api/*` must not reach.
+    const call = { method: 'GET', url: `${PROD}/api%2Fecho` };
+    const { headers } = sign(call, partner);
+    const event = restAuthorizerEvent(call, { headers });
+    event.resource = '/{id}';
+    event.pathParameters = { id: 'api%2Fecho' };
+    event.path = '/api%2Fecho';
+    event.requestContext.path = `/prod${event.path}`;
+    expect(verdictOf(await outcomeOf(authorizer.restApiHandler(event)))).toBe('403 role_forbidden');
+  });
+
   test('unsigned or unusable events are refused, never a crash: TOKEN event and the docs example (no Host) → Deny invalid_request, the capture → 401', async () => {
     const token = fixture('rest-api-token-authorizer-v1.capture.json');
     expect(verdictOf(await outcomeOf(authorizer.restApiHandler(token)))).toBe('403 invalid_request');
