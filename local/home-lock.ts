@@ -2,8 +2,12 @@
  * One local gateway per `$SIGNET_HOME`: two DynamoDB Local processes writing the same database
  * file, or two stand-ins mirroring the same state file, would corrupt each other. The running
  * gateway's pid sits in `gateway.pid`; a file left by a process that is gone (killed) is taken over.
+ * Only a gateway whose pid file names it, alive and this user's, is running: the local tools trust
+ * what it wrote (local.json) only then ({@link runningGatewayPid}).
  */
-import { readFileSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { linkSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { writeFileAtomically } from './private-file';
 
 /** A held lock. */
@@ -13,18 +17,42 @@ export interface HomeLock {
 }
 
 /**
- * Takes the lock by writing this process's pid.
+ * Takes the lock by creating the pid file with this process's pid, atomically: the pid is written
+ * to a file of its own, which is then hard-linked at the pid file's path; a link fails when the
+ * path exists, so of two gateways starting at once exactly one creates it, and the file is never
+ * seen without its pid. A file whose process is gone is moved aside and checked there before it is
+ * removed: a lock that another gateway took in between is linked back, never deleted.
  * @throws Error naming the other gateway's pid when one is alive
  */
 export function lockHome(pidFile: string, pid: number = process.pid): HomeLock {
-  const holder = readPid(pidFile);
-  if (holder !== undefined && holder !== pid && isAlive(holder)) {
-    throw new Error(
-      `Another local gateway (pid ${holder}) is using this SIGNET_HOME (${pidFile}). Stop it first, or set SIGNET_HOME to another directory.`,
-    );
+  const mine = join(dirname(pidFile), `.${basename(pidFile)}.${randomBytes(6).toString('hex')}`);
+  writeFileAtomically(mine, `${pid}\n`, 0o644);
+  try {
+    for (let attempt = 0; ; attempt++) {
+      if (tryLink(mine, pidFile)) break;
+      const holder = readPid(pidFile);
+      if (holder !== undefined && holder !== pid && isAlive(holder)) throw anotherGateway(holder, pidFile);
+      if (attempt === 2) throw new Error(`Another local gateway is starting on this SIGNET_HOME (${pidFile}). Wait for it, or set SIGNET_HOME to another directory.`);
+      // Gone (or not a pid at all): moved aside first, so that only what was read is removed.
+      const aside = `${mine}.stale`;
+      try {
+        renameSync(pidFile, aside);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+        throw error;
+      }
+      const moved = readPid(aside);
+      if (moved !== undefined && moved !== holder && moved !== pid && isAlive(moved)) {
+        // Another gateway's lock, taken after the read above: it goes back where it was.
+        const restored = tryLink(aside, pidFile);
+        rmSync(aside, { force: true });
+        throw anotherGateway(moved, pidFile, restored);
+      }
+      rmSync(aside, { force: true });
+    }
+  } finally {
+    rmSync(mine, { force: true });
   }
-  // Written aside and renamed in: a symbolic link left at the path is replaced, never written through.
-  writeFileAtomically(pidFile, `${pid}\n`, 0o644);
   let released = false;
   return {
     release() {
@@ -33,6 +61,22 @@ export function lockHome(pidFile: string, pid: number = process.pid): HomeLock {
       if (readPid(pidFile) === pid) rmSync(pidFile, { force: true });
     },
   };
+}
+
+/** Links `from` at `to`; false when `to` exists (a file, a symbolic link). */
+function tryLink(from: string, to: string): boolean {
+  try {
+    linkSync(from, to);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+}
+
+function anotherGateway(holder: number, pidFile: string, restored = true): Error {
+  const note = restored ? '' : ' (its pid file could not be put back: stop it and start again)';
+  return new Error(`Another local gateway (pid ${holder}) is using this SIGNET_HOME (${pidFile})${note}. Stop it first, or set SIGNET_HOME to another directory.`);
 }
 
 function readPid(pidFile: string): number | undefined {
@@ -51,5 +95,21 @@ function isAlive(pid: number): boolean {
   } catch (error) {
     // EPERM: the process exists but belongs to someone else.
     return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * The pid of the gateway that holds `pidFile`, when that process is alive and this user's (a
+ * signal to it is allowed); otherwise undefined: a gateway that was killed left its files behind,
+ * and the ports they name may since belong to anyone.
+ */
+export function runningGatewayPid(pidFile: string): number | undefined {
+  const pid = readPid(pidFile);
+  if (pid === undefined) return undefined;
+  try {
+    process.kill(pid, 0);
+    return pid;
+  } catch {
+    return undefined;
   }
 }

@@ -1,6 +1,6 @@
 /** One local gateway per SIGNET_HOME. */
-import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bootstrapLocal } from '../../local/bootstrap';
@@ -30,6 +30,29 @@ test('a pid file left by a process that is gone is taken over', () => {
   const lock = lockHome(pidFile);
   expect(readFileSync(pidFile, 'utf8').trim()).toBe(String(process.pid));
   lock.release();
+});
+
+test('of gateways starting at once on one home exactly one takes the lock, and nothing else is left in the home', async () => {
+  // Four processes wait for the same instant, then each takes the lock and holds it for a moment.
+  const script = `
+    const { lockHome } = require(${JSON.stringify(require.resolve('../../local/home-lock'))});
+    const start = Number(process.argv[1]);
+    while (Date.now() < start) {}
+    try { lockHome(process.argv[2]); process.stdout.write('held'); } catch (error) { process.stdout.write('refused'); }
+    setTimeout(() => {}, 300);`;
+  const start = Date.now() + 1500;
+  const runs = await Promise.all(
+    Array.from({ length: 4 }, () =>
+      new Promise<string>((done) => {
+        const child = spawn(process.execPath, ['-r', require.resolve('tsx/cjs'), '-e', script, String(start), pidFile], { stdio: ['ignore', 'pipe', 'inherit'] });
+        let out = '';
+        child.stdout.on('data', (chunk: Buffer) => void (out += chunk.toString()));
+        child.on('close', () => done(out));
+      }),
+    ),
+  );
+  expect(runs.sort()).toEqual(['held', 'refused', 'refused', 'refused']);
+  expect(readdirSync(dir)).toEqual(['gateway.pid']);
 });
 
 test('release leaves a pid file that is no longer ours', () => {
