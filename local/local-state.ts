@@ -1,8 +1,10 @@
 /**
  * `$SIGNET_HOME/local.json`: where the running local gateway's services listen, for the local
  * tools that talk to them directly (`signet rotate` reads it to reach the Secrets Manager
- * stand-in and DynamoDB Local). Written when `npm start` is ready, removed when it stops, so
- * its presence means a gateway is (or was, if it was killed) running.
+ * stand-in and DynamoDB Local). Written when `npm start` is ready, removed when it stops. A
+ * gateway that was killed leaves it behind, naming ports that anyone may have bound since: the
+ * file is read only while the gateway named in `gateway.pid` is alive and this user's, so that no
+ * tool sends the home's credentials or a new private key to whoever holds those ports now.
  *
  * ```json
  * { "dynamoDbEndpoint": "http://127.0.0.1:41234", "secretsManagerEndpoint": "http://127.0.0.1:41235",
@@ -12,8 +14,9 @@
  */
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { MAX_KEY_SOURCE_KEEP_DAYS } from '../lambda/core/defaults';
+import { runningGatewayPid } from './home-lock';
 import { writeFileAtomically } from './private-file';
-import { LOCAL_ENV, type Env, localEndpoint, localPaths, signetHome } from './signet-home';
+import { LOCAL_ENV, type Env, type LocalPaths, localEndpoint, localPaths, signetHome } from './signet-home';
 
 /** The file's fields. */
 export interface LocalStateFile {
@@ -67,12 +70,19 @@ export function writeLocalState(path: string, state: LocalStateFile): void {
   writeFileAtomically(path, `${JSON.stringify(ordered, null, 2)}\n`, 0o600);
 }
 
+/** Where the file and the running gateway's pid file are. */
+export type LocalStatePaths = Pick<LocalPaths, 'localState' | 'pidFile'>;
+
 /**
- * Reads the file.
- * @throws Error saying to run `npm start` when it is missing or incomplete
+ * Reads the file, when the gateway that wrote it is still running.
+ * @throws Error saying to run `npm start` when it is missing or incomplete, or its gateway is gone
  */
-export function readLocalState(path: string): LocalStateFile {
+export function readLocalState(paths: LocalStatePaths): LocalStateFile {
+  const path = paths.localState;
   if (!existsSync(path)) throw new Error(`${path} does not exist: start the local gateway first (\`npm start\`).`);
+  if (runningGatewayPid(paths.pidFile) === undefined) {
+    throw new Error(`${path} was left by a local gateway that is no longer running (no live process of yours in ${paths.pidFile}); the ports it names may now be anyone's. Start the gateway again (\`npm start\`).`);
+  }
   let parsed: unknown;
   try {
     parsed = JSON.parse(readFileSync(path, 'utf8'));
@@ -96,10 +106,10 @@ export function readLocalState(path: string): LocalStateFile {
 /** A local gateway's URL as the file holds it. */
 const LOCAL_GATEWAY_URL = /^http:\/\/127\.0\.0\.1:\d{1,5}$/;
 
-/** The URL the gateway of this state file listens on, when the file exists and says it; never throws. */
-export function runningGatewayUrl(path: string): string | undefined {
+/** The URL the gateway of this state file listens on, when it runs and the file says it; never throws. */
+export function runningGatewayUrl(paths: LocalStatePaths): string | undefined {
   try {
-    return readLocalState(path).gatewayUrl;
+    return readLocalState(paths).gatewayUrl;
   } catch {
     return undefined;
   }
@@ -113,7 +123,7 @@ export function runningGatewayUrl(path: string): string | undefined {
 export function defaultEndpoint(env: Env = process.env): string {
   const port = env[LOCAL_ENV.port]?.trim();
   if (port !== undefined && port !== '') return localEndpoint(env);
-  return runningGatewayUrl(localPaths(signetHome(env)).localState) ?? localEndpoint(env);
+  return runningGatewayUrl(localPaths(signetHome(env))) ?? localEndpoint(env);
 }
 
 /** Removes the file (when the gateway stops). */

@@ -240,7 +240,7 @@ function resolveTargets(values: Record<string, unknown>, settleS: number | undef
   const complete = given.dynamoDbEndpoint !== undefined && given.secretsManagerEndpoint !== undefined && given.tableName !== undefined && given.secretId !== undefined;
   let state: LocalStateFile | undefined;
   if (!complete || existsSync(paths.localState)) {
-    state = readLocalState(paths.localState); // says to run `npm start` when it is missing
+    state = readLocalState(paths); // says to run `npm start` when it is missing or its gateway is gone
   }
   for (const endpoint of [given.dynamoDbEndpoint, given.secretsManagerEndpoint]) {
     if (endpoint !== undefined && !/^https?:\/\/[^\s/]+/.test(endpoint)) throw new UsageError(`endpoints must be URLs like http://127.0.0.1:8000; got ${JSON.stringify(endpoint.slice(0, 60))}`);

@@ -125,7 +125,7 @@ function unreachable(url: string, error: unknown): string {
   const origin = new URL(url).origin;
   const local = origin === new URL(defaultEndpoint()).origin;
   const loopback = LOOPBACK_HOSTNAMES.includes(new URL(url).hostname);
-  const running = local || loopback ? runningGatewayUrl(localPaths(signetHome()).localState) : undefined;
+  const running = local || loopback ? runningGatewayUrl(localPaths(signetHome())) : undefined;
   const advice =
     running !== undefined && running !== origin
       ? `The local gateway of ${signetHome()} listens on ${running}: run the command with PORT=${new URL(running).port}, or give --endpoint ${running}.`

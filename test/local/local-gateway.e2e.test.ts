@@ -17,6 +17,7 @@ import { run as rotate } from '../../bin/commands/rotate';
 import { spkiPemOf } from '../../lambda/core/keys';
 import { readClientDir } from '../../local/client-dir';
 import { readLocalState } from '../../local/local-state';
+import { localPaths } from '../../local/signet-home';
 import { startLocalGateway } from '../../local/local-gateway';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { dynamoDbLocalClientConfig, findFreePort } from '../../local/dynamodb-local';
@@ -71,7 +72,7 @@ describe('first start', () => {
       expect(statSync(join(home, who, 'private.pem')).mode & 0o777).toBe(0o600);
       expect(statSync(join(home, who, 'private.pkcs8.b64')).mode & 0o777).toBe(0o600);
     }
-    const state = readLocalState(join(home, 'local.json'));
+    const state = readLocalState(localPaths(home));
     expect(Object.keys(JSON.parse(readFileSync(join(home, 'local.json'), 'utf8')))).toEqual([
       'dynamoDbEndpoint',
       'secretsManagerEndpoint',
@@ -91,7 +92,7 @@ describe('first start', () => {
   });
 
   test("its DynamoDB Local answers only requests signed with the home's access key id: another user of the machine cannot write the registry's table", async () => {
-    const { dynamoDbEndpoint, tableName } = readLocalState(join(home, 'local.json'));
+    const { dynamoDbEndpoint, tableName } = readLocalState(localPaths(home));
     const send = async (credentials?: { accessKeyId: string; secretAccessKey: string }) => {
       const client = new DynamoDBClient({ ...dynamoDbLocalClientConfig(dynamoDbEndpoint, credentials), maxAttempts: 1 });
       try {
@@ -335,7 +336,7 @@ describe('on a DynamoDB the user already runs (SIGNET_DYNAMODB_ENDPOINT, SIGNET_
       expect(other.output()).toContain(`\n  DynamoDB on ${given.endpoint} (SIGNET_DYNAMODB_ENDPOINT; table ${tableName}; not started nor stopped by this gateway)\n`);
       expect(other.output()).not.toContain('DynamoDB Local pid');
       expect(other.dynamoDbPid).toBeUndefined();
-      expect(readLocalState(join(otherHome, 'local.json'))).toMatchObject({ dynamoDbEndpoint: given.endpoint, tableName, dynamoDbOrigin: 'given' });
+      expect(readLocalState(localPaths(otherHome))).toMatchObject({ dynamoDbEndpoint: given.endpoint, tableName, dynamoDbOrigin: 'given' });
       const otherDemo = signerOf(join(otherHome, 'demo'));
       expect((await sendSigned(otherDemo, `${other.url}/api/echo`)).status).toBe(200);
 

@@ -51,7 +51,9 @@ afterEach(() => {
   world.standIn.setRotationHandler(undefined);
 });
 
+/** What a running `npm start` leaves in its home: local.json, and its pid (this process stands in for it). */
 function writeLocalJson(demoSecretId: string, extra: Record<string, unknown> = {}): void {
+  writeFileSync(join(home, 'gateway.pid'), `${process.pid}\n`);
   writeFileSync(
     join(home, 'local.json'),
     JSON.stringify({

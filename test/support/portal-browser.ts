@@ -18,6 +18,7 @@ import { DynamoClientStore } from '../../lambda/store/client-store';
 import { createDocumentClient } from '../../lambda/store/dynamodb-client';
 import { readClientDir } from '../../local/client-dir';
 import { readLocalState } from '../../local/local-state';
+import { localPaths } from '../../local/signet-home';
 import { readStandInCredentials } from '../../local/secrets-manager-credentials';
 import { missingMessage } from '../../scripts/prerequisites.cjs';
 import { type GatewayProcess, REPO_ROOT, type TestSigner, sendSigned, startGatewayProcess } from '../local/gateway-process';
@@ -124,7 +125,7 @@ export async function createClientFor(gateway: GatewayProcess, signer: TestSigne
  * own: what a test uses to give a key an old addedAt, as if it had been added `daysAgo` days ago.
  */
 export function storeAt(home: string, daysAgo: number): DynamoClientStore {
-  const local = readLocalState(join(home, 'local.json'));
+  const local = readLocalState(localPaths(home));
   const localCredentials = readStandInCredentials(join(home, 'secrets-manager-credentials.json'));
   return new DynamoClientStore({ tableName: local.tableName, client: createDocumentClient({ endpoint: local.dynamoDbEndpoint, localCredentials }), now: () => new Date(Date.now() - daysAgo * 86_400_000), keySourceKeepDays: local.keySourceKeepDays ?? DEFAULT_KEY_SOURCE_KEEP_DAYS });
 }
