@@ -15,6 +15,7 @@ import * as clients from './commands/clients';
 import * as explain from './commands/explain';
 import { didYouMean } from './commands/did-you-mean';
 import { Help, isGroup, renderGroupHelp, renderHelp, wantsHelp } from './commands/help';
+import { printable, printableLines } from './commands/printable';
 import * as keygen from './commands/keygen';
 import * as keys from './commands/keys';
 import * as request from './commands/request';
@@ -140,15 +141,17 @@ export async function main(argv: readonly string[]): Promise<number> {
   try {
     return await command.run([...rest]);
   } catch (error) {
+    // A message may quote what a server answered (a service's error name, a registry's sentence):
+    // printed with what a terminal would act on escaped, as every other answer is.
     if (error instanceof UsageError) {
-      console.error(`signet ${label}: ${error.message}\n${usageLine(name, rest)}`);
+      console.error(`signet ${label}: ${printableLines(error.message)}\n${usageLine(name, rest)}`);
       return 2;
     }
     if (error instanceof SignetError) {
-      console.error(`signet ${label}: ${error.code}: ${error.message}`);
+      console.error(`signet ${label}: ${printable(error.code)}: ${printableLines(error.message)}`);
       return 1;
     }
-    console.error(`signet ${label}: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(`signet ${label}: ${printableLines(error instanceof Error ? error.message : String(error))}`);
     return 1;
   }
 }

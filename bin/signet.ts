@@ -8,6 +8,7 @@
  */
 import { printWarningsOnOneLine } from '../local/node-warnings';
 import { main } from './cli';
+import { printableLines } from './commands/printable';
 
 for (const stream of [process.stdout, process.stderr]) {
   stream.on('error', (error: NodeJS.ErrnoException) => {
@@ -24,7 +25,7 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    console.error(`signet: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(`signet: ${printableLines(error instanceof Error ? error.message : String(error))}`);
     process.exitCode = 1;
   },
 );

@@ -5,7 +5,7 @@
  * exactly as it came. The commands run through the CLI's `main(argv)` against a stand-in registry
  * on 127.0.0.1 that answers whatever the test gives it.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { type Server, createServer } from 'node:http';
 import { createServer as createTcpServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -13,18 +13,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateKeyPair } from '../../lambda/core/keys';
 import { writeClientDir } from '../../local/client-dir';
+import { writeStandInCredentials } from '../../local/secrets-manager-credentials';
 import { failureTable } from '../../bin/commands/registry-output';
 import { runSignetInProcess } from '../support/signet-in-process';
 
 /** Characters a terminal acts on (line feeds aside: they separate the output's own lines). */
-const ACTS_ON_TERMINAL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+const ACTS_ON_TERMINAL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/;
 
 const HOSTILE_PATH = '/api/\u001b]0;x\u0007\u001b[2J';
 const FAILURES = {
   failures: [{ at: '2026-11-26T10:00:00.000Z', reason: 'role_forbidden', method: 'GET', path: HOSTILE_PATH, sourceIp: '203.0.113.7', message: 'not allowed \u009b2J \u202eevil' }],
   unauthenticated: { windowSeconds: 3600, windows: [{ start: '2026-11-26T10:00:00.000Z', counts: { signature_mismatch: 2, 'expired\u001b[2J': 1 } }] },
 };
-const CLIENT = { clientId: 'c_\u001b[2J', name: 'Acme\u0007', status: 'active', networkWhitelist: ['0.0.0.0'], roles: ['demo'], keys: [], version: 1 };
+const CLIENT = { clientId: 'c_\u001b[2J', name: 'Acme\u0007\u200f\u2028', status: 'active', networkWhitelist: ['0.0.0.0'], roles: ['demo'], keys: [], version: 1 };
 const REFUSAL = { error: 'forbidden\u001b[31m', message: `no access to GET ${HOSTILE_PATH}` };
 
 let work: string;
@@ -37,6 +38,11 @@ beforeAll(async () => {
   admin = join(work, 'admin');
   writeClientDir(admin, 'c_Admin', generateKeyPair('ed25519'));
   registry = createServer((req, res) => {
+    if (req.headers['x-amz-target'] !== undefined) {
+      // As Secrets Manager answers an error: its name is the service's own text.
+      res.writeHead(400, { 'content-type': 'application/x-amz-json-1.1' }).end(JSON.stringify({ __type: 'Throttling\u001b]0;OWNED\u0007\u001b[2K\rsignet rotate: done', message: 'slow down' }));
+      return;
+    }
     const [status, body] = req.url === '/registry/clients/c_Evil/auth-failures' ? [200, FAILURES] : req.url === '/registry/clients/c_Evil' ? [200, CLIENT] : [403, REFUSAL];
     res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   });
@@ -66,7 +72,7 @@ test("a client's summary and the open-network note on stderr show its id and nam
   expect(run.code).toBe(0);
   expect(`${run.stdout}${run.stderr}`).not.toMatch(ACTS_ON_TERMINAL);
   expect(run.stdout).toContain('client    c_\\u001b[2J');
-  expect(run.stdout).toContain('name      Acme\\u0007');
+  expect(run.stdout).toContain('name      Acme\\u0007\\u200f\\u2028');
   expect(run.stderr).toContain('note: client c_\\u001b[2J accepts signed requests from every address');
 });
 
@@ -109,4 +115,16 @@ test('a failures answer whose counted windows are not all objects still prints i
   const text = failureTable({ ...FAILURES, unauthenticated: { windowSeconds: 3600, windows: [null, 'x', { start: '2026-11-26T11:00:00.000Z', counts: { expired: 3 } }] } });
   expect(text).toContain('1 recorded refusal');
   expect(text).toContain('  2026-11-26T11:00:00.000Z  expired 3\n');
+});
+
+test("an error that quotes a service's answer (signet rotate's Secrets Manager) is printed escaped", async () => {
+  const home = join(work, 'home');
+  mkdirSync(home, { mode: 0o700 });
+  writeStandInCredentials(join(home, 'secrets-manager-credentials.json'), { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' });
+  const flags = ['--endpoint-secrets', endpoint, '--endpoint-dynamodb', endpoint, '--table', 't', '--secret-id', 's', '--settle-seconds', '0'];
+  const run = await runSignetInProcess(['rotate', ...flags], { ...process.env, SIGNET_HOME: home });
+  expect(run.code).toBe(1);
+  // The SDK keeps the name up to its first ':'.
+  expect(run.stderr).toContain('Secrets Manager answered Throttling\\u001b]0;OWNED\\u0007\\u001b[2K\\u000dsignet rotate.');
+  expect(run.stderr).not.toMatch(ACTS_ON_TERMINAL);
 });
