@@ -39,6 +39,7 @@ import { withPortal } from './portal-assets';
 import { LOCAL_ROLE_CATALOGUE } from './role-catalogue';
 import { DEFAULT_LOCAL_PORT, GivenDynamoDb, LOCAL_HOST } from './signet-home';
 import { ModulusVerdicts } from '../lambda/core/rsa-modulus';
+import { type Ipv6Loopback, holdIpv6Loopback, ipv6LoopbackTakenWarning } from './ipv6-loopback';
 
 export interface LocalGatewayOptions {
   /** The state directory, absolute (see ./signet-home.ts). */
@@ -171,9 +172,18 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
   // child process, and its next request would find the socket closed under it).
   server.keepAliveTimeout = GATEWAY_KEEP_ALIVE_MS;
   // The port is claimed once the home is locked and before any service starts: a port in use fails at once.
-  const claimPort = (): Promise<void> => listen(server, options.port ?? DEFAULT_LOCAL_PORT);
+  // [::1] at the same port is held too, so that `localhost` cannot lead a browser to another program.
+  let ipv6: Ipv6Loopback | undefined;
+  const closeIpv6 = (): Promise<void> => (ipv6?.state === 'held' ? ipv6.close() : Promise.resolve());
+  const claimPort = async (): Promise<void> => {
+    await listen(server, options.port ?? DEFAULT_LOCAL_PORT);
+    const port = (server.address() as AddressInfo).port;
+    ipv6 = await holdIpv6Loopback(port, `http://${LOCAL_HOST}:${port}`);
+    if (ipv6.state === 'taken') options.log?.(ipv6LoopbackTakenWarning(port, `http://${LOCAL_HOST}:${port}`));
+  };
   const services = await bootstrapLocal({ home: options.home, dynamoDb: options.dynamoDb, beforeServices: claimPort }).catch(async (error: unknown) => {
     await closeServer(server).catch(() => undefined);
+    await closeIpv6().catch(() => undefined);
     throw error;
   });
   try {
@@ -195,11 +205,13 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
       (stopping ??= (async () => {
         await schedule.stop();
         await closeServer(server);
+        await closeIpv6();
         await services.stop();
       })());
     return { url, port, services, keySources: { allowLocalHttp: true, refreshMinutes: config.keySourceRefreshMinutes }, stop };
   } catch (error) {
     await closeServer(server).catch(() => undefined);
+    await closeIpv6().catch(() => undefined);
     await services.stop().catch(() => undefined);
     throw error;
   }

@@ -110,6 +110,12 @@ describe('first start', () => {
     expect(answer.Table?.TableName).toBe(tableName);
   });
 
+  test("[::1] at the gateway's port is the gateway's too: a browser that resolves localhost to ::1 is sent to 127.0.0.1", async () => {
+    const port = new URL(gateway.url).port;
+    const answer = await fetch(`http://[::1]:${port}/portal/?x=1`, { redirect: 'manual' });
+    expect({ status: answer.status, location: answer.headers.get('location') }).toEqual({ status: 308, location: `${gateway.url}/portal/?x=1` });
+  });
+
   test('the demo client calls /api/echo out of the box', async () => {
     const answer = await sendSigned(demo, `${gateway.url}/api/echo?x=1`);
     expect(answer.status).toBe(200);
