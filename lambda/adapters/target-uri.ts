@@ -106,14 +106,14 @@ export function parsePublicBaseUrl(text: string): PublicBase {
 }
 
 /**
- * The scheme the client used: the first value of `X-Forwarded-Proto` when it is `http` or
- * `https`, else `https` (API Gateway endpoints only speak TLS).
+ * The scheme the client used: the last value of `X-Forwarded-Proto` (the one the proxy nearest to
+ * Signet wrote; earlier ones may be the client's own) when it is `http`, else `https` (API Gateway
+ * endpoints only speak TLS).
  */
 export function schemeOf(forwardedProto: string | undefined): 'https' | 'http' {
   if (forwardedProto === undefined) return 'https';
-  const comma = forwardedProto.indexOf(',');
-  const first = (comma < 0 ? forwardedProto : forwardedProto.slice(0, comma)).trim().toLowerCase();
-  return first === 'http' ? 'http' : 'https';
+  const last = forwardedProto.slice(forwardedProto.lastIndexOf(',') + 1).trim().toLowerCase();
+  return last === 'http' ? 'http' : 'https';
 }
 
 const HOST_NAME = /^[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?)*\.?$/;

@@ -251,6 +251,12 @@ describe('HTTP API authorizer events (payload 2.0)', () => {
     expect(adaptHttpApiEvent(event).request.targetUri).toBe('http://127.0.0.1:3000/api/echo?x=1');
   });
 
+  test("X-Forwarded-Proto's last value is the scheme: one a client put before the proxy's own is not", () => {
+    const schemeWith = (value: string) =>
+      new URL(adaptHttpApiEvent(captureWith((e) => void (e.headers['x-forwarded-proto'] = value))).request.targetUri).protocol;
+    expect([schemeWith('http, https'), schemeWith('https,http'), schemeWith(' HTTP '), schemeWith('gopher')]).toEqual(['https:', 'http:', 'http:', 'https:']);
+  });
+
   test('header names differing only in case are joined the way HTTP API joins repeats', () => {
     const event = captureWith((e) => {
       e.headers = { 'X-Probe': 'a', 'x-probe': 'b', host: HOST };
