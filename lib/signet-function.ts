@@ -5,7 +5,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -188,6 +188,15 @@ export class SignetFunction extends Construct {
         ...(props.assets ? { commandHooks: copyAssets(props.assets, path.relative(projectRoot, PACKAGE_ROOT)) } : {}),
       },
     });
+    // At synth, once every construct has added its variables: a deploy would fail on Lambda's 4 KB.
+    this.node.addValidation({
+      validate: () => {
+        const cfn = this.function.node.defaultChild as lambda.CfnFunction;
+        const resolved = Stack.of(this).resolve(cfn.environment) as { variables?: Record<string, unknown> } | undefined;
+        const problem = environmentSizeProblem(props.serviceName, resolved?.variables ?? {});
+        return problem === undefined ? [] : [problem];
+      },
+    });
     Validations.of(this.function).acknowledge({
       id: 'AwsSolutions-L1',
       reason: `Signet pins ${SIGNET_RUNTIME.name}: the handlers are bundled for and tested on it; newer runtimes are adopted deliberately, for every function at once.`,
@@ -212,4 +221,41 @@ function copyAssets(assets: NonNullable<SignetFunctionProps['assets']>, packageD
       ];
     },
   };
+}
+
+/** What Lambda allows for a function's environment variables, all together (its quotas page). */
+export const LAMBDA_ENVIRONMENT_LIMIT_BYTES = 4096;
+
+/** What a value CloudFormation fills in at deploy (a table's name, an ARN) is counted as: longer than any Signet passes. */
+export const DEPLOY_TIME_VALUE_ESTIMATE_BYTES = 128;
+
+/**
+ * Why a function's environment would not fit, or undefined: Lambda measures the variables written
+ * as JSON (names, quotes and escapes included), so a catalogue full of `"` counts each of them
+ * twice. `variables` is the resolved environment of the CloudFormation resource, where a value
+ * known only at deploy is an intrinsic function object.
+ */
+export function environmentSizeProblem(serviceName: string, variables: Readonly<Record<string, unknown>>): string | undefined {
+  const measured: Record<string, string> = {};
+  for (const [name, value] of Object.entries(variables)) measured[name] = estimatedValue(value);
+  const bytes = Buffer.byteLength(JSON.stringify(measured));
+  if (bytes <= LAMBDA_ENVIRONMENT_LIMIT_BYTES) return undefined;
+  const [largest, largestBytes] = Object.entries(measured)
+    .map(([name, value]) => [name, Buffer.byteLength(JSON.stringify(value))] as const)
+    .sort((a, b) => b[1] - a[1])[0];
+  return (
+    `the ${serviceName} function's environment would be about ${bytes} bytes as Lambda measures it (its variables as JSON, ` +
+    `a value CloudFormation fills in at deploy counted as ${DEPLOY_TIME_VALUE_ESTIMATE_BYTES}), over the ${LAMBDA_ENVIRONMENT_LIMIT_BYTES} it allows, ` +
+    `and the deploy would fail: the largest is ${largest} (${largestBytes} bytes), so shorten that setting (a role catalogue: fewer, broader patterns)`
+  );
+}
+
+/** A value as it will be at deploy, or a stand-in of its largest plausible length. */
+function estimatedValue(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'object' && value !== null && 'Fn::Join' in value) {
+    const [separator, parts] = (value as { 'Fn::Join': [string, unknown[]] })['Fn::Join'];
+    return parts.map(estimatedValue).join(separator);
+  }
+  return 'x'.repeat(DEPLOY_TIME_VALUE_ESTIMATE_BYTES);
 }

@@ -73,12 +73,18 @@ export interface PublicBase {
 
 let lastBase: { readonly text: string; readonly parsed: PublicBase } | undefined;
 
+/** The longest publicBaseUrl taken: an origin and a base path are far shorter, and it travels in an environment of 4 KB. */
+export const MAX_PUBLIC_BASE_URL_CHARS = 512;
+
 /**
  * Why `text` cannot be a `publicBaseUrl`, or undefined when it can: the one rule, read by the
  * CDK constructs at synth (lib/signature-authorizer.ts), the configuration at cold start
  * (lambda/config.ts) and the adapters below, so a value synth accepts never fails at run time.
  */
 export function publicBaseUrlProblem(text: string): string | undefined {
+  if (text.length > MAX_PUBLIC_BASE_URL_CHARS) {
+    return `publicBaseUrl is ${text.length} characters, over ${MAX_PUBLIC_BASE_URL_CHARS}: it travels in the functions' environment, which Lambda limits to 4 KB in all; give the origin and the base path only`;
+  }
   let url: URL;
   try {
     url = new URL(text);

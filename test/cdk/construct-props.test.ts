@@ -127,6 +127,26 @@ describe('SignatureAuthorizer props', () => {
     );
   });
 
+  test("a function's environment that would pass 4 KB as Lambda measures it (JSON, quotes escaped) fails the synth, naming the largest variable", () => {
+    // Under the catalogue's own bound as raw JSON (3,000 bytes), but quote-dense: each `"` is `\\"` in the measured JSON.
+    const roleCatalogue = Object.fromEntries(Array.from({ length: 46 }, (_, i) => [`r${i}`, ['GET /a', 'GET /b', 'GET /c', 'GET /d', 'GET /e']]));
+    expect(Buffer.byteLength(JSON.stringify(roleCatalogue))).toBeLessThanOrEqual(3000);
+    const { stack, registry } = scope();
+    new SignatureAuthorizer(stack, 'Authorizer', { registry, roleCatalogue, publicBaseUrl: `https://api.example.com/${'v'.repeat(300)}` });
+    const problems = stack.node.findAll().flatMap((construct) => construct.node.validate());
+    expect(problems).toEqual([
+      expect.stringMatching(/^the signet-authorizer function's environment would be about \d{4} bytes as Lambda measures it .*over the 4096 it allows, and the deploy would fail: the largest is SIGNET_ROLE_CATALOGUE \(\d{4} bytes\)/),
+    ]);
+    // The same catalogue with a short base URL fits: the check counts what is there.
+    const fits = scope();
+    new SignatureAuthorizer(fits.stack, 'Authorizer', { registry: fits.registry, roleCatalogue: Object.fromEntries(Object.entries(roleCatalogue).slice(0, 30)) });
+    expect(fits.stack.node.findAll().flatMap((construct) => construct.node.validate())).toEqual([]);
+  });
+
+  test('a publicBaseUrl over 512 characters is refused: it travels in the environment', () => {
+    expect(synthProblem(`https://api.example.com/${'v'.repeat(500)}`)).toMatch(/publicBaseUrl is 524 characters, over 512/);
+  });
+
   /** What synth says of `publicBaseUrl`: undefined when the constructor accepts it. */
   function synthProblem(publicBaseUrl: string): string | undefined {
     const { stack, registry } = scope();
