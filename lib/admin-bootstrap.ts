@@ -90,6 +90,8 @@ export class AdminBootstrap extends Construct {
       serviceToken: fn.function.functionArn,
       resourceType: 'Custom::SignetAdminBootstrap',
       properties: { ...properties },
+      // A function that cannot answer (it failed to load, or timed out) fails the deploy in minutes, not CloudFormation's default hour.
+      serviceTimeout: Duration.minutes(3),
     });
     // The grants must be in place before CloudFormation calls the function.
     resource.node.addDependency(fn);

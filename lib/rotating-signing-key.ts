@@ -128,13 +128,14 @@ export class RotatingSigningKey extends Construct {
     });
     this.secret = secret;
 
+    const functionTimeout = Duration.seconds(Math.max(300, Math.ceil(settle.toSeconds({ integral: false })) + 120));
     const fn = new SignetFunction(this, 'RotationFunction', {
       entry: 'rotation',
       serviceName: ROTATION_SERVICE_NAME,
       description: `Signet: rotates the signing key of client ${props.clientId}`,
       memorySizeMb: 512, // RSA key generation is CPU-bound
       // finishSecret waits out the authorizers' cache TTL; the rest of a step takes seconds.
-      timeout: Duration.seconds(Math.max(300, Math.ceil(settle.toSeconds({ integral: false })) + 120)),
+      timeout: functionTimeout,
       logRetention: props.logRetention,
       environment: settingsEnvironment('rotation', { tableName: props.registry.table.tableName, grace, keyBits, clientCacheTtl: settle, keySourceKeepDays: props.keySourceKeepDays }),
     });
@@ -159,6 +160,8 @@ export class RotatingSigningKey extends Construct {
       serviceToken: fn.function.functionArn,
       resourceType: 'Custom::SignetSigningKeyClient',
       properties: { ClientId: props.clientId } satisfies SigningKeyClientProperties,
+      // A function that cannot answer (it failed to load, or timed out) fails the deploy soon after its own timeout, not after CloudFormation's default hour.
+      serviceTimeout: functionTimeout.plus(Duration.minutes(1)),
     });
     // The grants must be in place before CloudFormation calls the function.
     clientCheck.node.addDependency(fn);

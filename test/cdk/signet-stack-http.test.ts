@@ -320,7 +320,8 @@ describe('key rotation', () => {
   test('the first rotation waits for a deploy-time check, run by the rotation function, that the client is registered', () => {
     const checks = template.findResources('Custom::SignetSigningKeyClient');
     expect(Object.values(checks).map((r) => r.Properties)).toEqual([
-      { ServiceToken: { 'Fn::GetAtt': [fn('SigningKey').logicalId, 'Arn'] }, ClientId: ROTATED_CLIENT },
+      // CloudFormation gives up a minute after the function's own timeout (300 s) when nothing answers, not after its default hour.
+      { ServiceToken: { 'Fn::GetAtt': [fn('SigningKey').logicalId, 'Arn'] }, ClientId: ROTATED_CLIENT, ServiceTimeout: '360' },
     ]);
     const [schedule] = Object.values(template.findResources('AWS::SecretsManager::RotationSchedule'));
     expect(schedule.DependsOn).toEqual(expect.arrayContaining(Object.keys(checks)));
@@ -387,6 +388,7 @@ describe('admin bootstrap', () => {
       ServiceToken: { 'Fn::GetAtt': [fn('AdminBootstrapFunction').logicalId, 'Arn'] },
       PublicKeyPem: spkiPem(testKey(0)),
       NetworkWhitelist: '["0.0.0.0"]',
+      ServiceTimeout: '180',
     });
     expect(stack.adminBootstrap?.fingerprint).toBe(testKey(0).fingerprint);
     // The function registers that key only: its fingerprint is in its environment.
