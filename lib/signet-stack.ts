@@ -364,6 +364,12 @@ function validateStackProps(path: string, props: SignetStackProps, apiType: stri
       problems.push(`webAclArn must be the ARN of a regional AWS WAF web ACL (arn:aws:wafv2:<region>:<account>:regional/webacl/<name>/<id>); got ${JSON.stringify(props.webAclArn.slice(0, 200))}`);
     }
   }
+  const signingKeys = props.signingKeyClientIds?.length ?? 0;
+  if (signingKeys > MAX_SIGNING_KEYS_PER_STACK) {
+    problems.push(
+      `signingKeyClientIds lists ${signingKeys} clients; one stack holds at most ${MAX_SIGNING_KEYS_PER_STACK} (each adds ${RESOURCES_PER_SIGNING_KEY} resources, and CloudFormation allows 500 in a stack): keep the rest with RotatingSigningKey in another stack`,
+    );
+  }
   const seen = new Map<string, string>();
   for (const clientId of props.signingKeyClientIds ?? []) {
     if (Token.isUnresolved(clientId)) continue;
@@ -375,6 +381,12 @@ function validateStackProps(path: string, props: SignetStackProps, apiType: stri
   }
   if (problems.length > 0) throw new Error(`${path}: invalid SignetStack props: ${problems.join('; ')}.`);
 }
+
+/** The resources one signing key adds (secret, rotation function with its role, policy, log group and permission, client check, schedule, alarm). */
+const RESOURCES_PER_SIGNING_KEY = 9;
+
+/** The most signing keys one SignetStack holds: the rest of the stack (up to about 100 resources) and these stay under CloudFormation's 500. */
+export const MAX_SIGNING_KEYS_PER_STACK = 40;
 
 /** A regional WAFv2 web ACL: the only scope API Gateway stages accept. */
 const WEB_ACL_ARN = /^arn:aws[a-z-]*:wafv2:[a-z0-9-]+:\d{12}:regional\/webacl\/[A-Za-z0-9_-]{1,128}\/[a-f0-9-]{1,128}$/;

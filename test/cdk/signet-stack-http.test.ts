@@ -22,7 +22,7 @@ import { METRICS_NAMESPACE } from '../../lib/signet-function';
 import { KEY_SOURCE_REFRESHER_SERVICE_NAME, KEY_SOURCE_REFRESHER_TIMEOUT_S, KEY_SOURCE_REFRESH_METRICS } from '../../lib/key-source-refresher';
 import { AUTHORIZER_METRICS, AUTHORIZER_SERVICE_NAME } from '../../lib/signature-authorizer';
 import { AUTHORIZER_TIMEOUT_S } from '../../lib/signature-authorizer';
-import { DEFAULT_STACK_ROLE_CATALOGUE, DEFAULT_THROTTLE_BURST_LIMIT, DEFAULT_THROTTLE_RATE_LIMIT, SignetStack, signingKeyOutputId } from '../../lib/signet-stack';
+import { DEFAULT_STACK_ROLE_CATALOGUE, DEFAULT_THROTTLE_BURST_LIMIT, DEFAULT_THROTTLE_RATE_LIMIT, MAX_SIGNING_KEYS_PER_STACK, SignetStack, signingKeyOutputId } from '../../lib/signet-stack';
 import { DYNAMODB_REQUEST_TIMEOUT_MS } from '../../lambda/core/defaults';
 import { spkiPem, testKey } from '../support/registry-fixtures';
 import { Statement, acknowledgements, actionsOf, appWithoutBundling, statementsOfRole, unacknowledgedFindings, withoutBundlingProgress } from './helpers';
@@ -611,9 +611,15 @@ describe('variants (no bundling)', () => {
     expect(outputs[signingKeyOutputId(dash)].Description).toContain(dash);
     expect(outputs[signingKeyOutputId(underscore)].Description).toContain(underscore);
     t.resourceCountIs('AWS::SecretsManager::Secret', 2);
+    // What each key adds, which bounds how many a stack holds.
+    const one = Object.keys(variant({ signingKeyClientIds: [dash] }).toJSON().Resources as object).length;
+    expect(Object.keys(t.toJSON().Resources as object).length - one).toBe(9);
     expect(() => variant({ signingKeyClientIds: [dash, ROTATED_CLIENT, dash] })).toThrow(
       /^Variant: invalid SignetStack props: signingKeyClientIds lists c_AAAAAAAAAA-AAAAAAAAAAA more than once; give each client once\.$/,
     );
+    // More than a stack can hold fails the synth, not the deploy on CloudFormation's 500 resources.
+    const many = Array.from({ length: MAX_SIGNING_KEYS_PER_STACK + 1 }, (_, i) => `c_${String(i).padStart(22, 'A')}`);
+    expect(() => variant({ signingKeyClientIds: many })).toThrow(`signingKeyClientIds lists ${MAX_SIGNING_KEYS_PER_STACK + 1} clients; one stack holds at most ${MAX_SIGNING_KEYS_PER_STACK}`);
   });
 
   test('disableExecuteApiEndpoint turns off the execute-api URL, so that only the custom domain answers', () => {
