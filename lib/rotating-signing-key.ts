@@ -5,6 +5,7 @@
 import { Annotations, CustomResource, Duration, RemovalPolicy, SecretValue, Token } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
@@ -79,6 +80,14 @@ export interface RotatingSigningKeyProps extends Pick<SignatureAuthorizerProps, 
    * @default RemovalPolicy.RETAIN
    */
   readonly removalPolicy?: RemovalPolicy;
+  /**
+   * The KMS key the secret is encrypted with. Give a customer managed key when a signer in another
+   * AWS account reads the secret (`key.secret.grantRead(role)` then grants it decryption too):
+   * Secrets Manager's own key, `aws/secretsmanager`, cannot be used across accounts. The rotation
+   * function may encrypt and decrypt with it.
+   * @default - Secrets Manager's own key (`aws/secretsmanager`): signers in this account only
+   */
+  readonly encryptionKey?: kms.IKey;
 }
 
 /**
@@ -125,6 +134,7 @@ export class RotatingSigningKey extends Construct {
       // Not secret: only the clientId, so the first rotation knows whose key to create.
       secretObjectValue: { clientId: SecretValue.unsafePlainText(props.clientId) },
       removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
+      encryptionKey: props.encryptionKey,
     });
     this.secret = secret;
 
@@ -145,6 +155,8 @@ export class RotatingSigningKey extends Construct {
     // Grants written out instead of secret.addRotationSchedule(): that helper also allows
     // secretsmanager:GetRandomPassword on "*", which key generation does not need.
     fn.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: [...ROTATION_SECRET_ACTIONS], resources: [secret.secretArn] }));
+    // A key of the user's: the function reads and writes the secret's versions through it.
+    props.encryptionKey?.grantEncryptDecrypt(fn.role);
     props.registry.grantRotateKeys(fn.role, props.clientId);
     // Only Secrets Manager, and only for this secret, may invoke the function (no confused deputy).
     const permission = new lambda.CfnPermission(this, 'InvokeBySecretsManager', {

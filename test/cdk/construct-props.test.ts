@@ -7,8 +7,10 @@ import { generateKeyPairSync } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Duration, Stack } from 'aws-cdk-lib';
-import { Annotations, Match } from 'aws-cdk-lib/assertions';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { AdminBootstrap } from '../../lib/admin-bootstrap';
 import { ClientRegistry } from '../../lib/client-registry';
@@ -262,6 +264,21 @@ describe('RotatingSigningKey props', () => {
     const warnings = Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('rotation-grace-short'));
     expect(warnings.map((w) => w.id)).toEqual(['/Props/Short']);
     expect(String(warnings[0].entry.data)).toContain('grace is 10 minutes: a signer keeps a key it read for up to 20 minutes while Secrets Manager cannot be read');
+  });
+
+  test("a customer managed key encrypts the secret: the rotation function may use it, and a signer in another account granted the secret may decrypt with it", () => {
+    const { stack, registry } = scope();
+    const encryptionKey = new kms.Key(stack, 'SigningKeys');
+    const key = new RotatingSigningKey(stack, 'Key', { registry, clientId: 'c_AAAAAAAAAAAAAAAAAAAAAA', encryptionKey });
+    key.secret.grantRead(new iam.AccountPrincipal('210987654321'));
+    const template = Template.fromStack(stack);
+    const keyRef = { 'Fn::GetAtt': [stack.getLogicalId(encryptionKey.node.defaultChild as kms.CfnKey), 'Arn'] };
+    template.hasResourceProperties('AWS::SecretsManager::Secret', { KmsKeyId: keyRef });
+    const rotationPolicy = Object.values(template.findResources('AWS::IAM::Policy')).find((p) => JSON.stringify(p).includes('secretsmanager:PutSecretValue'));
+    expect(JSON.stringify(rotationPolicy)).toContain(JSON.stringify({ Action: ['kms:Decrypt', 'kms:Encrypt', 'kms:ReEncrypt*', 'kms:GenerateDataKey*'], Effect: 'Allow', Resource: keyRef }));
+    const keyPolicy = JSON.stringify(Object.values(template.findResources('AWS::KMS::Key'))[0].Properties.KeyPolicy);
+    expect(keyPolicy).toContain('210987654321');
+    expect(keyPolicy).toContain('kms:Decrypt');
   });
 
   test('a grace as long as the interval is refused', () => {
