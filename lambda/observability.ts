@@ -7,6 +7,13 @@
 /** CloudWatch namespace of every metric Signet emits through Powertools Metrics. */
 export const METRICS_NAMESPACE = 'Signet';
 
+/**
+ * The metric dimension naming the function that emitted (its Lambda name, unique in the account and
+ * region): beside `service`, it keeps two deployments in one account apart, so that one stack's
+ * refusals or its live refresher never count in another's alarms. Absent outside Lambda.
+ */
+export const FUNCTION_DIMENSION = 'function';
+
 /** `service` of each function: the key in every log line and the `service` metric dimension. */
 export const SERVICE_NAMES = {
   authorizer: 'signet-authorizer',

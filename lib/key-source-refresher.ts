@@ -10,7 +10,7 @@ import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { KEY_SOURCE_REFRESH_METRIC_NAMES, METRICS_NAMESPACE, SERVICE_NAMES } from '../lambda/observability';
+import { FUNCTION_DIMENSION, KEY_SOURCE_REFRESH_METRIC_NAMES, METRICS_NAMESPACE, SERVICE_NAMES } from '../lambda/observability';
 import { SETTINGS } from '../lambda/settings';
 import { IClientRegistry } from './client-registry';
 import type { SignatureAuthorizerProps } from './signature-authorizer';
@@ -22,7 +22,7 @@ export const KEY_SOURCE_REFRESHER_SERVICE_NAME = SERVICE_NAMES.keySourceRefreshe
 
 /**
  * Metrics the refresher emits once per run, 0 included (namespace {@link METRICS_NAMESPACE},
- * dimension `service`): `KeySourcesRefreshed`, `KeySourcesFailed`, `KeySourcesFailingOverAnHour`
+ * dimensions `service` and `function`, the function's name): `KeySourcesRefreshed`, `KeySourcesFailed`, `KeySourcesFailingOverAnHour`
  * (every source failing for over an hour, fetched in that run or not) and `KeySourcesDeferred`
  * (sources due that the run left for the next, out of time).
  */
@@ -169,7 +169,7 @@ export class KeySourceRefresher extends Construct {
     return new cloudwatch.Metric({
       namespace: METRICS_NAMESPACE,
       metricName,
-      dimensionsMap: { service: KEY_SOURCE_REFRESHER_SERVICE_NAME },
+      dimensionsMap: { service: KEY_SOURCE_REFRESHER_SERVICE_NAME, [FUNCTION_DIMENSION]: this.handler.functionName },
       period: Duration.minutes(this.refreshMinutes),
       ...props,
     });

@@ -15,14 +15,14 @@ import type { RoleCatalogue } from '../lambda/core/role-policy';
 import { IClientRegistry } from './client-registry';
 import { settingPropsProblems, settingsEnvironment } from './setting-props';
 import { METRICS_NAMESPACE, SignetFunction, type SignetFunctionProps } from './signet-function';
-import { AUTHORIZER_METRIC_NAMES, SERVICE_NAMES } from '../lambda/observability';
+import { AUTHORIZER_METRIC_NAMES, FUNCTION_DIMENSION, SERVICE_NAMES } from '../lambda/observability';
 
 /** Which API Gateway flavour sits in front: HTTP API (payload 2.0) or REST API (v1). */
 export type SignetApiType = 'http' | 'rest';
 
 /**
  * Names of the metrics the authorizer emits (Powertools Metrics, namespace {@link METRICS_NAMESPACE},
- * dimension `service`): `Allowed` and `Denied` count decisions (401 and 403 refusals alike),
+ * dimensions `service` and `function`, the function's name): `Allowed` and `Denied` count decisions (401 and 403 refusals alike),
  * `StaleRecordServed` counts answers made from a cached record while DynamoDB failed.
  */
 export const AUTHORIZER_METRICS = AUTHORIZER_METRIC_NAMES;
@@ -298,7 +298,7 @@ export class SignatureAuthorizer extends Construct {
     return new cloudwatch.Metric({
       namespace: METRICS_NAMESPACE,
       metricName,
-      dimensionsMap: { service: AUTHORIZER_SERVICE_NAME },
+      dimensionsMap: { service: AUTHORIZER_SERVICE_NAME, [FUNCTION_DIMENSION]: this.handler.functionName },
       statistic: cloudwatch.Stats.SUM,
       period: Duration.minutes(5),
       ...props,

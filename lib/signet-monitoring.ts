@@ -52,7 +52,7 @@ export interface SignetMonitoringProps {
  * Alarms (all but `KeySourcesFailing` treat missing data as fine):
  * - `AuthorizerErrors`: the authorizer function failed (error or throttle) at least once in
  *   5 minutes. Failures fail closed, so clients see 500s; look at its log group.
- * - `DeniedSpike`: `Signet/Denied` (dimension `service=signet-authorizer`) reached the threshold in
+ * - `DeniedSpike`: `Signet/Denied` (dimensions `service=signet-authorizer` and this authorizer's `function`) reached the threshold in
  *   5 minutes: a partner's broken signer, a clock gone wrong, or someone probing.
  * - `StaleRecordsServed`: the authorizer decided from a cached client record because DynamoDB
  *   failed (`Signet/StaleRecordServed` ≥ 1 in 5 minutes): a change made in the registry since (a

@@ -11,7 +11,7 @@
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import { METRICS_NAMESPACE, SERVICE_NAMES } from '../observability';
+import { FUNCTION_DIMENSION, METRICS_NAMESPACE, SERVICE_NAMES } from '../observability';
 
 /** A function's Powertools logger and metrics. */
 export interface Powertools {
@@ -19,12 +19,16 @@ export interface Powertools {
   readonly metrics: Metrics;
 }
 
-/** The logger and metrics of the function `service` names, built once per cold start. */
-export function powertoolsFor(service: keyof typeof SERVICE_NAMES): Powertools {
+/**
+ * The logger and metrics of the function `service` names, built once per cold start. Its metrics
+ * carry the function's name (Lambda's `AWS_LAMBDA_FUNCTION_NAME`) as a dimension when it has one.
+ */
+export function powertoolsFor(service: keyof typeof SERVICE_NAMES, functionName: string | undefined = process.env.AWS_LAMBDA_FUNCTION_NAME): Powertools {
   const serviceName = SERVICE_NAMES[service];
   const logger = new Logger({ serviceName });
   // Metrics' own warnings go through the logger, so every line the function writes is JSON.
-  const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName, logger });
+  const defaultDimensions = functionName ? { [FUNCTION_DIMENSION]: functionName } : undefined;
+  const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName, logger, defaultDimensions });
   return { logger, metrics };
 }
 

@@ -19,6 +19,7 @@ import {
   LAST_USED_RECORD_INTERVAL_MS,
 } from '../../lambda/core/defaults';
 import { METRICS_NAMESPACE } from '../../lib/signet-function';
+import { FUNCTION_DIMENSION } from '../../lambda/observability';
 import { KEY_SOURCE_REFRESHER_SERVICE_NAME, KEY_SOURCE_REFRESHER_TIMEOUT_S, KEY_SOURCE_REFRESH_METRICS } from '../../lib/key-source-refresher';
 import { AUTHORIZER_METRICS, AUTHORIZER_SERVICE_NAME } from '../../lib/signature-authorizer';
 import { AUTHORIZER_TIMEOUT_S } from '../../lib/signature-authorizer';
@@ -429,14 +430,14 @@ describe('alarms, dashboard, outputs', () => {
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       Namespace: METRICS_NAMESPACE,
       MetricName: AUTHORIZER_METRICS.staleServed,
-      Dimensions: [{ Name: 'service', Value: AUTHORIZER_SERVICE_NAME }],
+      Dimensions: [{ Name: FUNCTION_DIMENSION, Value: { Ref: fn('Authorizer').logicalId } }, { Name: 'service', Value: AUTHORIZER_SERVICE_NAME }],
       Statistic: 'Sum',
       Threshold: 1,
     });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       Namespace: METRICS_NAMESPACE,
       MetricName: AUTHORIZER_METRICS.denied,
-      Dimensions: [{ Name: 'service', Value: AUTHORIZER_SERVICE_NAME }],
+      Dimensions: [{ Name: FUNCTION_DIMENSION, Value: { Ref: fn('Authorizer').logicalId } }, { Name: 'service', Value: AUTHORIZER_SERVICE_NAME }],
       Statistic: 'Sum',
       Period: 300,
       Threshold: 100,
@@ -474,7 +475,7 @@ describe('alarms, dashboard, outputs', () => {
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       Namespace: METRICS_NAMESPACE,
       MetricName: KEY_SOURCE_REFRESH_METRICS.failingOverAnHour,
-      Dimensions: [{ Name: 'service', Value: KEY_SOURCE_REFRESHER_SERVICE_NAME }],
+      Dimensions: [{ Name: FUNCTION_DIMENSION, Value: { Ref: fn('KeySourceRefresher').logicalId } }, { Name: 'service', Value: KEY_SOURCE_REFRESHER_SERVICE_NAME }],
       Statistic: 'Maximum',
       Period: 2 * 15 * 60,
       EvaluationPeriods: 1,
