@@ -239,8 +239,15 @@ function resolveTargets(values: Record<string, unknown>, settleS: number | undef
   const paths = localPaths(home);
   const complete = given.dynamoDbEndpoint !== undefined && given.secretsManagerEndpoint !== undefined && given.tableName !== undefined && given.secretId !== undefined;
   let state: LocalStateFile | undefined;
-  if (!complete || existsSync(paths.localState)) {
+  if (!complete) {
     state = readLocalState(paths); // says to run `npm start` when it is missing or its gateway is gone
+  } else if (existsSync(paths.localState)) {
+    // Every endpoint given: the file only adds what its running gateway knows; one left by a gateway that is gone is not read.
+    try {
+      state = readLocalState(paths);
+    } catch {
+      state = undefined;
+    }
   }
   for (const endpoint of [given.dynamoDbEndpoint, given.secretsManagerEndpoint]) {
     if (endpoint !== undefined && !/^https?:\/\/[^\s/]+/.test(endpoint)) throw new UsageError(`endpoints must be URLs like http://127.0.0.1:8000; got ${JSON.stringify(endpoint.slice(0, 60))}`);

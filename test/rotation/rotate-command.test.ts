@@ -3,6 +3,7 @@
  * developer runs it next to `npm start`: services found through `$SIGNET_HOME/local.json`, the
  * demo key directory rewritten, an unfinished rotation completed, flags instead of the file.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -116,10 +117,12 @@ test('completes an unfinished rotation with its own token instead of starting an
   expect(output.join('\n')).toMatch(/createSecret: unchanged[\s\S]*setSecret: unchanged/);
 });
 
-test('--secret-id with every endpoint flag needs no local.json and leaves the demo directory alone', async () => {
+test('--secret-id with every endpoint flag needs no local.json, passes over one left by a gateway that is gone, and leaves the demo directory alone', async () => {
   const clock = systemClock();
   const store = storeFor(world, clock);
   const other = await newRotatingClient(world, store, clock);
+  writeLocalJson('signet/local/demo');
+  writeFileSync(join(home, 'gateway.pid'), `${spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout}\n`);
   const code = await run([
     '--secret-id', other.secretName,
     '--endpoint-dynamodb', world.ddb.endpoint,
