@@ -6,7 +6,7 @@
  * what it wrote (local.json) only then ({@link runningGatewayPid}).
  */
 import { randomBytes } from 'node:crypto';
-import { linkSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, constants, linkSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { writeFileAtomically } from './private-file';
 
@@ -20,8 +20,10 @@ export interface HomeLock {
  * Takes the lock by creating the pid file with this process's pid, atomically: the pid is written
  * to a file of its own, which is then hard-linked at the pid file's path; a link fails when the
  * path exists, so of two gateways starting at once exactly one creates it, and the file is never
- * seen without its pid. A file whose process is gone is moved aside and checked there before it is
- * removed: a lock that another gateway took in between is linked back, never deleted.
+ * seen without its pid (where the file system has no hard links, it is created exclusively and
+ * then written). A file whose process is gone is moved aside and checked there before it is
+ * removed: a lock that another gateway took in between is linked back (should a third start take
+ * the path in that instant, the start that moved it says so and stops).
  * @throws Error naming the other gateway's pid when one is alive
  */
 export function lockHome(pidFile: string, pid: number = process.pid): HomeLock {
@@ -69,9 +71,28 @@ function tryLink(from: string, to: string): boolean {
     linkSync(from, to);
     return true;
   } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return false;
+    if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP' || code === 'ENOSYS') return tryCreate(to, readFileSync(from, 'utf8'));
+    throw error;
+  }
+}
+
+/** Creates `path` holding `text` unless it exists (a file system without hard links: FAT, some network mounts). */
+function tryCreate(path: string, text: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | (constants.O_NOFOLLOW ?? 0), 0o644);
+  } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw error;
   }
+  try {
+    writeFileSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
+  return true;
 }
 
 function anotherGateway(holder: number, pidFile: string, restored = true): Error {
@@ -82,7 +103,8 @@ function anotherGateway(holder: number, pidFile: string, restored = true): Error
 function readPid(pidFile: string): number | undefined {
   try {
     const text = readFileSync(pidFile, 'utf8').trim();
-    return /^\d{1,10}$/.test(text) ? Number(text) : undefined;
+    // 0 would name the process group (kill(0, 0) always succeeds): never a gateway.
+    return /^[1-9]\d{0,9}$/.test(text) ? Number(text) : undefined;
   } catch {
     return undefined;
   }

@@ -33,26 +33,39 @@ test('a pid file left by a process that is gone is taken over', () => {
 });
 
 test('of gateways starting at once on one home exactly one takes the lock, and nothing else is left in the home', async () => {
-  // Four processes wait for the same instant, then each takes the lock and holds it for a moment.
+  // Four processes wait for the same instant, then each takes the lock; a holder keeps it until
+  // every process has answered (its stdin closes), so a late start meets a live holder.
   const script = `
     const { lockHome } = require(${JSON.stringify(require.resolve('../../local/home-lock'))});
     const start = Number(process.argv[1]);
     while (Date.now() < start) {}
-    try { lockHome(process.argv[2]); process.stdout.write('held'); } catch (error) { process.stdout.write('refused'); }
-    setTimeout(() => {}, 300);`;
-  const start = Date.now() + 1500;
-  const runs = await Promise.all(
-    Array.from({ length: 4 }, () =>
-      new Promise<string>((done) => {
-        const child = spawn(process.execPath, ['-r', require.resolve('tsx/cjs'), '-e', script, String(start), pidFile], { stdio: ['ignore', 'pipe', 'inherit'] });
-        let out = '';
-        child.stdout.on('data', (chunk: Buffer) => void (out += chunk.toString()));
-        child.on('close', () => done(out));
-      }),
+    try { lockHome(process.argv[2]); process.stdout.write('held\\n'); } catch (error) { process.stdout.write('refused: ' + error.message + '\\n'); }
+    process.stdin.resume();`;
+  const start = Date.now() + 2500;
+  const children = Array.from({ length: 4 }, () => spawn(process.execPath, ['-r', require.resolve('tsx/cjs'), '-e', script, String(start), pidFile], { stdio: ['pipe', 'pipe', 'inherit'] }));
+  const answers = await Promise.all(
+    children.map(
+      (child) =>
+        new Promise<string>((done) => {
+          let out = '';
+          child.stdout.on('data', (chunk: Buffer) => {
+            out += chunk.toString();
+            if (out.endsWith('\n')) done(out.trimEnd());
+          });
+        }),
     ),
   );
-  expect(runs.sort()).toEqual(['held', 'refused', 'refused', 'refused']);
+  await Promise.all(children.map((child) => new Promise((exited) => (child.on('close', exited), child.stdin.end()))));
+  expect(answers.filter((answer) => answer === 'held')).toHaveLength(1);
+  for (const answer of answers.filter((a) => a !== 'held')) expect(answer).toMatch(/^refused: Another local gateway (\(pid \d+\) is using|is starting on) this SIGNET_HOME/);
   expect(readdirSync(dir)).toEqual(['gateway.pid']);
+});
+
+test('a pid file naming 0 (the process group, which always answers) is no holder', () => {
+  writeFileSync(pidFile, '0\n');
+  const lock = lockHome(pidFile);
+  expect(readFileSync(pidFile, 'utf8').trim()).toBe(String(process.pid));
+  lock.release();
 });
 
 test('release leaves a pid file that is no longer ours', () => {
