@@ -16,8 +16,8 @@ export type Ipv6Loopback =
   | { readonly state: 'held'; close(): Promise<void> }
   /** Another program listens there: a browser going to `localhost` may reach it. */
   | { readonly state: 'taken' }
-  /** This machine has no IPv6 loopback: nothing can listen there. */
-  | { readonly state: 'unavailable' };
+  /** Nothing listens there for the gateway: this machine has no IPv6 loopback (`code` EADDRNOTAVAIL, EAFNOSUPPORT), or another error said why. */
+  | { readonly state: 'unavailable'; readonly code: string };
 
 /** Listens on [::1]:`port`, redirecting every request to `target` (`http://127.0.0.1:<port>`) with its path. */
 export function holdIpv6Loopback(port: number, target: string): Promise<Ipv6Loopback> {
@@ -27,7 +27,7 @@ export function holdIpv6Loopback(port: number, target: string): Promise<Ipv6Loop
   });
   return new Promise((resolve) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
-      resolve(error.code === 'EADDRINUSE' ? { state: 'taken' } : { state: 'unavailable' });
+      resolve(error.code === 'EADDRINUSE' ? { state: 'taken' } : { state: 'unavailable', code: error.code ?? 'unknown' });
     });
     server.listen({ port, host: '::1', ipv6Only: true }, () => {
       resolve({
@@ -40,6 +40,16 @@ export function holdIpv6Loopback(port: number, target: string): Promise<Ipv6Loop
       });
     });
   });
+}
+
+/** Whether `code` only says the machine has no IPv6 loopback (nothing to warn about). */
+export function noIpv6Loopback(code: string): boolean {
+  return code === 'EADDRNOTAVAIL' || code === 'EAFNOSUPPORT';
+}
+
+/** The warning printed when the gateway could not hold [::1] for another reason than there being none. */
+export function ipv6LoopbackFailedWarning(port: number, code: string, target: string): string {
+  return `warning: could not listen on [::1]:${port} (${code}); a browser that resolves localhost to ::1 may not reach this gateway. Open ${target}/portal/ (not localhost).`;
 }
 
 /** The warning printed when another program holds [::1] at the gateway's port. */

@@ -39,7 +39,7 @@ import { withPortal } from './portal-assets';
 import { LOCAL_ROLE_CATALOGUE } from './role-catalogue';
 import { DEFAULT_LOCAL_PORT, GivenDynamoDb, LOCAL_HOST } from './signet-home';
 import { ModulusVerdicts } from '../lambda/core/rsa-modulus';
-import { type Ipv6Loopback, holdIpv6Loopback, ipv6LoopbackTakenWarning } from './ipv6-loopback';
+import { type Ipv6Loopback, holdIpv6Loopback, ipv6LoopbackFailedWarning, ipv6LoopbackTakenWarning, noIpv6Loopback } from './ipv6-loopback';
 
 export interface LocalGatewayOptions {
   /** The state directory, absolute (see ./signet-home.ts). */
@@ -180,6 +180,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     const port = (server.address() as AddressInfo).port;
     ipv6 = await holdIpv6Loopback(port, `http://${LOCAL_HOST}:${port}`);
     if (ipv6.state === 'taken') options.log?.(ipv6LoopbackTakenWarning(port, `http://${LOCAL_HOST}:${port}`));
+    else if (ipv6.state === 'unavailable' && !noIpv6Loopback(ipv6.code)) options.log?.(ipv6LoopbackFailedWarning(port, ipv6.code, `http://${LOCAL_HOST}:${port}`));
   };
   const services = await bootstrapLocal({ home: options.home, dynamoDb: options.dynamoDb, beforeServices: claimPort }).catch(async (error: unknown) => {
     await closeServer(server).catch(() => undefined);

@@ -17,6 +17,7 @@ import { run as rotate } from '../../bin/commands/rotate';
 import { spkiPemOf } from '../../lambda/core/keys';
 import { readClientDir } from '../../local/client-dir';
 import { readLocalState } from '../../local/local-state';
+import { ipv6LoopbackPort } from '../support/network';
 import { localPaths } from '../../local/signet-home';
 import { startLocalGateway } from '../../local/local-gateway';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -112,6 +113,8 @@ describe('first start', () => {
 
   test("[::1] at the gateway's port is the gateway's too: a browser that resolves localhost to ::1 is sent to 127.0.0.1", async () => {
     const port = new URL(gateway.url).port;
+    // A machine without an IPv6 loopback has nothing there to hold (the gateway started all the same).
+    if ((await ipv6LoopbackPort()) === undefined) return expect(fetch(`http://[::1]:${port}/portal/`)).rejects.toThrow();
     const answer = await fetch(`http://[::1]:${port}/portal/?x=1`, { redirect: 'manual' });
     expect({ status: answer.status, location: answer.headers.get('location') }).toEqual({ status: 308, location: `${gateway.url}/portal/?x=1` });
   });

@@ -3,7 +3,7 @@
  * connect that says whether anything accepted, and a raw POST whose Host header can be anything.
  */
 import { request as httpRequest } from 'node:http';
-import { connect } from 'node:net';
+import { type AddressInfo, connect, createServer as createNetServer } from 'node:net';
 import { networkInterfaces } from 'node:os';
 
 /**
@@ -73,4 +73,19 @@ export function postRaw(port: number, headers: Record<string, string>, body: str
 /** `<address> <outcome>` for each address, probed on `port`. */
 export async function probeAll(addresses: readonly string[], port: number): Promise<string[]> {
   return Promise.all(addresses.map(async (address) => `${address} ${await tcpConnect(address, port)}`));
+}
+
+/** A port free on [::1] just now, or undefined when this machine has no IPv6 loopback (some containers). */
+export function ipv6LoopbackPort(): Promise<number | undefined> {
+  return new Promise((resolve, reject) => {
+    const server = createNetServer();
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EADDRNOTAVAIL' || error.code === 'EAFNOSUPPORT') resolve(undefined);
+      else reject(error);
+    });
+    server.listen({ port: 0, host: '::1', ipv6Only: true }, () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 }
