@@ -26,7 +26,7 @@ export function isHttpApiEventLike(event: ApiGatewayEventLike): event is HttpApi
 /**
  * The decoded path inside the API (no stage, no base path), e.g. `/registry/clients`: the path
  * the authorizer judged the request's roles on.
- * @throws SignetError `role_forbidden` when a segment is `.` or `..`
+ * @throws SignetError `role_forbidden` when a segment is `.` or `..`, or (REST API) holds an encoded `/`
  */
 export function apiPathOfEvent(event: ApiGatewayEventLike, opts: TargetUriOptions = {}): string {
   return isHttpApiEventLike(event) ? apiPathOfHttpApiEvent(event, opts) : apiPathOfRestApiEvent(event, opts);
