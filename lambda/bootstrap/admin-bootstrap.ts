@@ -12,8 +12,11 @@
  * `NetworkWhitelist` differs from the previous deploy's applies that change to the holder
  * (audited as the bootstrap, at the version it read), so editing `adminClientName` or
  * `adminNetworkWhitelist` and deploying again takes effect; a field the deploy did not change is
- * left as the registry has it (an operator's edit stays). Delete leaves the client in place: the
- * table is retained and other admins may depend on it.
+ * left as the registry has it (an operator's edit stays). An Update that changed none of these three
+ * properties (only CloudFormation's own: the function behind the token, the service timeout) reads
+ * and writes nothing: the admin may have replaced or removed that key through the registry since,
+ * and registering it again would make a new operator of a retired key. Delete leaves the client in
+ * place: the table is retained and other admins may depend on it.
  *
  * The function is the resource's service token; ./custom-resource.ts answers CloudFormation.
  * `createAdminBootstrap(config, dependencies)` builds it; the Lambda entry
@@ -46,6 +49,9 @@ export interface AdminBootstrapProperties {
   readonly NetworkWhitelist: string;
 }
 
+/** The properties that are Signet's (the rest, ServiceToken and ServiceTimeout, are CloudFormation's). */
+const ADMIN_PROPERTIES = ['PublicKeyPem', 'ClientName', 'NetworkWhitelist'] as const satisfies readonly (keyof AdminBootstrapProperties)[];
+
 /** What the resource returns (`GetAtt`). */
 export interface AdminBootstrapData {
   readonly ClientId: string;
@@ -74,8 +80,16 @@ export function createAdminBootstrap(config: SignetConfig, dependencies: AdminBo
       logger: dependencies.logger,
       failedCreateId: (e) => `signet-admin-bootstrap-${e.RequestId}`,
       run: async (e) => {
+        const props = e.ResourceProperties as unknown as AdminBootstrapProperties;
         const previous = e.RequestType === 'Update' ? (e.OldResourceProperties as Partial<AdminBootstrapProperties>) : undefined;
-        const data = await register(store, e.ResourceProperties as unknown as AdminBootstrapProperties, previous, config.adminKeyFingerprint);
+        if (e.RequestType === 'Update' && ADMIN_PROPERTIES.every((name) => previous?.[name] === props[name])) {
+          const registered = /^signet-admin-(c_[A-Za-z0-9_-]+)$/.exec(e.PhysicalResourceId)?.[1];
+          if (registered !== undefined) {
+            const data: AdminBootstrapData = { ClientId: registered, Fingerprint: importPublicKey(props.PublicKeyPem).fingerprint, Registration: 'skipped' };
+            return { physicalId: e.PhysicalResourceId, data };
+          }
+        }
+        const data = await register(store, props, previous, config.adminKeyFingerprint);
         return { physicalId: `signet-admin-${data.ClientId}`, data };
       },
     });

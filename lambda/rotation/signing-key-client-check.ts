@@ -6,8 +6,9 @@
  *
  * A CloudFormation custom resource (`Custom::SignetSigningKeyClient`) whose service token is the
  * rotation function itself (it already reads that client's record): Create and Update read the
- * record (consistently) and fail the deploy with a sentence when it is missing; Delete does
- * nothing. The rotation function (./create-rotation-function.ts) routes custom-resource events here.
+ * record (consistently) and fail the deploy with a sentence when it is missing; an Update that kept
+ * the ClientId (only CloudFormation's own properties changed: an upgrade) reads nothing, since the
+ * client's key has been rotating since; Delete does nothing. The rotation function (./create-rotation-function.ts) routes custom-resource events here.
  */
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
 import { SignetError } from '../core/errors';
@@ -24,7 +25,7 @@ export interface SigningKeyClientProperties {
 /** What the resource returns (`GetAtt`). */
 export interface SigningKeyClientData {
   readonly ClientId: string;
-  /** The client's status when the deploy checked it (`active` or `disabled`). */
+  /** The client's status when the deploy checked it (`active` or `disabled`), or `unchecked` on an Update that kept the ClientId. */
   readonly Status: string;
 }
 
@@ -48,6 +49,9 @@ export function createSigningKeyClientCheck(
       failedCreateId: (e) => `signet-signing-key-client-${e.RequestId}`,
       run: async (e) => {
         const { ClientId: clientId } = e.ResourceProperties as unknown as SigningKeyClientProperties;
+        if (e.RequestType === 'Update' && (e.OldResourceProperties as Partial<SigningKeyClientProperties>).ClientId === clientId) {
+          return { physicalId: e.PhysicalResourceId, data: { ClientId: String(clientId), Status: 'unchecked' } };
+        }
         const record = await deps.registry.getClient(String(clientId), { consistentRead: true });
         if (record === undefined) throw missingClient(String(clientId), deps.tableName);
         return { physicalId: `signet-signing-key-client-${record.clientId}`, data: { ClientId: record.clientId, Status: record.status } };

@@ -96,6 +96,24 @@ test('Update (or a second Create) with the same key and properties writes nothin
   expect((await store.listAudit(first.Data!.ClientId)).items).toHaveLength(1);
 });
 
+test("an Update that changed only CloudFormation's properties (an upgrade adding ServiceTimeout) touches nothing: a key the admin replaced since is not registered again", async () => {
+  const store = new DynamoClientStore({ tableName, client: ddb.client, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
+  const props = { PublicKeyPem: spkiPem(testKey(5)), ClientName: 'rotated admin', NetworkWhitelist: '["203.0.113.7"]' };
+  const created = await run(event('Create', props));
+  const clientId = created.Data!.ClientId;
+  // Through the registry, the admin replaced the deployed key with another.
+  const record = (await store.getClient(clientId, { consistentRead: true }))!;
+  const replacement = testKey(6);
+  await store.updateClient(clientId, record.version, { key: { fingerprint: replacement.fingerprint, spkiPem: spkiPem(replacement) } }, 'c_operator');
+  expect(await store.findByFingerprint(testKey(5).fingerprint, { consistentRead: true })).toBeUndefined();
+
+  const upgraded = { ...event('Update', props, created.PhysicalResourceId, props), ResourceProperties: { ServiceToken: 'x', ServiceTimeout: '180', ...props } } as CloudFormationCustomResourceEvent;
+  const reply = await run(upgraded);
+  expect(reply).toMatchObject({ Status: 'SUCCESS', PhysicalResourceId: created.PhysicalResourceId, Data: { ClientId: clientId, Fingerprint: testKey(5).fingerprint, Registration: 'skipped' } });
+  expect(await store.findByFingerprint(testKey(5).fingerprint, { consistentRead: true })).toBeUndefined();
+  expect((await store.getClient(clientId, { consistentRead: true }))!.keys.map((k) => k.fingerprint)).toEqual([replacement.fingerprint]);
+});
+
 test('Update with another allow-list and name applies both to the admin, audited as the bootstrap, and says updated', async () => {
   const { record } = await new DynamoClientStore({ tableName, client: ddb.client, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS }).createClient(
     { name: 'ops admin', networkWhitelist: ['203.0.113.7'], roles: ['registry:admin'], key: { fingerprint: testKey(3).fingerprint, spkiPem: spkiPem(testKey(3)) } },

@@ -171,8 +171,8 @@ describe('lambda/handlers/rotation.ts', () => {
     // As CloudFormation's custom resource, before the schedule exists: the client must be registered.
     const listener = await startCfnResponseListener();
     try {
-      const check = (requestType: 'Create' | 'Update' | 'Delete', clientId: string) =>
-        module!.handler(cfnEvent(listener, 'Custom::SignetSigningKeyClient', requestType, { ClientId: clientId }, { physicalId: `signet-signing-key-client-${clientId}`, oldProperties: { ClientId: clientId } }));
+      const check = (requestType: 'Create' | 'Update' | 'Delete', clientId: string, oldClientId: string = clientId) =>
+        module!.handler(cfnEvent(listener, 'Custom::SignetSigningKeyClient', requestType, { ClientId: clientId }, { physicalId: `signet-signing-key-client-${oldClientId}`, oldProperties: { ClientId: oldClientId } }));
       await check('Create', client.clientId);
       expect(listener.responses.at(-1)!.body).toMatchObject({
         Status: 'SUCCESS',
@@ -187,11 +187,15 @@ describe('lambda/handlers/rotation.ts', () => {
         `not_found: Client ${missing} is not registered in the client table ${world.tableName}, and its key's first rotation runs as soon as this deploy creates the rotation schedule, so it would fail. ` +
           'Register the client first: deploy without it in signingKeyClientIds, create it through the registry (signet clients create), then add its clientId and deploy again.',
       );
-      await check('Update', missing);
+      await check('Update', missing, client.clientId); // another client: checked as a Create is
       expect(listener.responses.at(-1)!.body.Status).toBe('FAILED');
+      // The same client, only CloudFormation's properties changed (an upgrade): nothing is read, so a
+      // client removed since does not block the upgrade of the rest of the stack.
+      await check('Update', missing);
+      expect(listener.responses.at(-1)!.body).toMatchObject({ Status: 'SUCCESS', PhysicalResourceId: `signet-signing-key-client-${missing}`, Data: { ClientId: missing, Status: 'unchecked' } });
       await check('Delete', missing); // removing the check never blocks a deploy
       expect(listener.responses.at(-1)!.body).toMatchObject({ Status: 'SUCCESS', PhysicalResourceId: `signet-signing-key-client-${missing}` });
-      expect(listener.responses).toHaveLength(4);
+      expect(listener.responses).toHaveLength(5);
     } finally {
       await listener.close();
     }
