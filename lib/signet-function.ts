@@ -254,8 +254,9 @@ export function environmentSizeProblem(serviceName: string, variables: Readonly<
 function estimatedValue(value: unknown): string {
   if (typeof value === 'string') return value;
   if (typeof value === 'object' && value !== null && 'Fn::Join' in value) {
-    const [separator, parts] = (value as { 'Fn::Join': [string, unknown[]] })['Fn::Join'];
-    return parts.map(estimatedValue).join(separator);
+    const [separator, parts] = (value as { 'Fn::Join': [unknown, unknown] })['Fn::Join'];
+    // A list known only at deploy (a parameter's list, an import) is one value of unknown length.
+    if (typeof separator === 'string' && Array.isArray(parts)) return parts.map(estimatedValue).join(separator);
   }
   return 'x'.repeat(DEPLOY_TIME_VALUE_ESTIMATE_BYTES);
 }

@@ -22,6 +22,7 @@ import { ENV } from '../../lambda/config-env';
 import { MAX_COVERED_COMPONENTS_LIMIT, MAX_KEY_SOURCE_KEEP_DAYS, MIN_LAST_USED_RECORD_INTERVAL_MS, MIN_WEB_BOT_AUTH_MAX_VALIDITY_S } from '../../lambda/core/defaults';
 import { SETTINGS, SETTING_ROWS } from '../../lambda/settings';
 import { SignatureAuthorizer } from '../../lib/signature-authorizer';
+import { environmentSizeProblem } from '../../lib/signet-function';
 import { appWithoutBundling } from './helpers';
 import { nextTestKey } from '../support/test-keys';
 
@@ -139,10 +140,18 @@ describe('SignatureAuthorizer props', () => {
     expect(problems).toEqual([
       expect.stringMatching(/^the signet-authorizer function's environment would be about \d{4} bytes as Lambda measures it .*over the 4096 it allows, and the deploy would fail: the largest is SIGNET_ROLE_CATALOGUE \(\d{4} bytes\)/),
     ]);
-    // The same catalogue with a short base URL fits: the check counts what is there.
+    // Fewer roles and no base URL fit: the check counts what is there.
     const fits = scope();
     new SignatureAuthorizer(fits.stack, 'Authorizer', { registry: fits.registry, roleCatalogue: Object.fromEntries(Object.entries(roleCatalogue).slice(0, 30)) });
     expect(fits.stack.node.findAll().flatMap((construct) => construct.node.validate())).toEqual([]);
+  });
+
+  test('a value CloudFormation joins at deploy counts as its known parts, or as one deploy-time value when the list itself is not known', () => {
+    const list = { 'Fn::Join': [',', { Ref: 'Zones' }] };
+    const joined = { 'Fn::Join': ['', ['arn:aws:s3:::', { Ref: 'Bucket' }, '/*']] };
+    expect(environmentSizeProblem('x', { LIST: list, JOINED: joined })).toBeUndefined();
+    const many = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`V${i}`, list]));
+    expect(environmentSizeProblem('x', many)).toMatch(/^the x function's environment would be about 4\d{3} bytes/);
   });
 
   test('a publicBaseUrl over 512 characters is refused: it travels in the environment', () => {
