@@ -143,6 +143,8 @@ export async function measureAuthorizerLatency(options: AuthorizerLatencyOptions
       POWERTOOLS_SERVICE_NAME: 'signet-authorizer',
       POWERTOOLS_METRICS_NAMESPACE: 'Signet',
       AWS_REGION: 'us-east-1',
+      // A deployed function's name, as long as CloudFormation makes them: every EMF line carries it.
+      AWS_LAMBDA_FUNCTION_NAME: 'SignetStack-AuthorizerFunction0A0AD979-AbCdEf123456',
     };
     const warm = loadAuthorizerHandler(env);
     const cold = loadAuthorizerHandler({ ...env, [ENV.clientCacheTtlMs]: '0' });
