@@ -6,7 +6,7 @@
  * what it wrote (local.json) only then ({@link runningGatewayPid}).
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, linkSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, linkSync, lstatSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { writeFileAtomically } from './private-file';
 
@@ -34,7 +34,10 @@ export function lockHome(pidFile: string, pid: number = process.pid): HomeLock {
       if (tryLink(mine, pidFile)) break;
       const holder = readPid(pidFile);
       if (holder !== undefined && holder !== pid && isAlive(holder)) throw anotherGateway(holder, pidFile);
-      if (attempt === 2) throw new Error(`Another local gateway is starting on this SIGNET_HOME (${pidFile}). Wait for it, or set SIGNET_HOME to another directory.`);
+      // Empty and just made: another start that created it is writing its pid (no hard links here).
+      if (attempt === 2 || (holder === undefined && isBeingWritten(pidFile))) {
+        throw new Error(`Another local gateway is starting on this SIGNET_HOME (${pidFile}). Wait for it, or set SIGNET_HOME to another directory.`);
+      }
       // Gone (or not a pid at all): moved aside first, so that only what was read is removed.
       const aside = `${mine}.stale`;
       try {
@@ -98,6 +101,16 @@ function tryCreate(path: string, text: string): boolean {
 function anotherGateway(holder: number, pidFile: string, restored = true): Error {
   const note = restored ? '' : ' (its pid file could not be put back: stop it and start again)';
   return new Error(`Another local gateway (pid ${holder}) is using this SIGNET_HOME (${pidFile})${note}. Stop it first, or set SIGNET_HOME to another directory.`);
+}
+
+/** An empty pid file made in the last two seconds (a crash leaves an older one, which is taken over). */
+function isBeingWritten(pidFile: string): boolean {
+  try {
+    const stat = lstatSync(pidFile);
+    return stat.isFile() && stat.size === 0 && Date.now() - stat.mtimeMs < 2000;
+  } catch {
+    return false;
+  }
 }
 
 function readPid(pidFile: string): number | undefined {

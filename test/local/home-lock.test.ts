@@ -1,6 +1,6 @@
 /** One local gateway per SIGNET_HOME. */
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import fs, { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bootstrapLocal } from '../../local/bootstrap';
@@ -59,6 +59,26 @@ test('of gateways starting at once on one home exactly one takes the lock, and n
   expect(answers.filter((answer) => answer === 'held')).toHaveLength(1);
   for (const answer of answers.filter((a) => a !== 'held')) expect(answer).toMatch(/^refused: Another local gateway (\(pid \d+\) is using|is starting on) this SIGNET_HOME/);
   expect(readdirSync(dir)).toEqual(['gateway.pid']);
+});
+
+test('where the file system has no hard links the pid file is created exclusively; one just made and still empty is a start under way, an old empty one is taken over', () => {
+  const link = jest.spyOn(fs, 'linkSync').mockImplementation(() => {
+    throw Object.assign(new Error('operation not permitted'), { code: 'EPERM' });
+  });
+  try {
+    const lock = lockHome(pidFile);
+    expect(link).toHaveBeenCalled();
+    expect(readFileSync(pidFile, 'utf8').trim()).toBe(String(process.pid));
+    expect(() => lockHome(pidFile, process.ppid)).toThrow(new RegExp(`pid ${process.pid}\\) is using this SIGNET_HOME`));
+    lock.release();
+    writeFileSync(pidFile, '');
+    expect(() => lockHome(pidFile, process.ppid)).toThrow(/Another local gateway is starting on this SIGNET_HOME/);
+    utimesSync(pidFile, new Date(Date.now() - 10_000), new Date(Date.now() - 10_000));
+    lockHome(pidFile).release();
+    expect(readdirSync(dir)).toEqual([]);
+  } finally {
+    link.mockRestore();
+  }
 });
 
 test('a pid file naming 0 (the process group, which always answers) is no holder', () => {
