@@ -52,6 +52,7 @@ test('of gateways starting at once on one home exactly one takes the lock, and n
             out += chunk.toString();
             if (out.endsWith('\n')) done(out.trimEnd());
           });
+          child.on('close', (code) => done(`exited ${code}: ${out}`)); // a start that died fails the test, not its timeout
         }),
     ),
   );

@@ -117,7 +117,7 @@ test('completes an unfinished rotation with its own token instead of starting an
   expect(output.join('\n')).toMatch(/createSecret: unchanged[\s\S]*setSecret: unchanged/);
 });
 
-test('--secret-id with every endpoint flag needs no local.json, passes over one left by a gateway that is gone, and leaves the demo directory alone', async () => {
+test('--secret-id with every endpoint flag passes over a local.json left by a gateway that is gone, and leaves the demo directory alone', async () => {
   const clock = systemClock();
   const store = storeFor(world, clock);
   const other = await newRotatingClient(world, store, clock);
