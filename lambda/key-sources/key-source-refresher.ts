@@ -140,14 +140,22 @@ export function createKeySourceRefresher(deps: KeySourceRefresherDeps): KeySourc
     }
     const fetched = await deps.fetch(record.keySource, heldThumbprints(record.keys));
     const nowMs = deps.nowMs();
+    /** The registry's refusal of the keys fetched (the last operator would be left without a lasting key). */
+    let refused: { code: string; message: string; url: string; status?: number } | undefined;
     if (fetched.ok) {
-      const success = await applyKeys(record, fetched, nowMs, plannedFromMs, actor);
-      if (success !== undefined) {
-        if (listed && success.status !== undefined && success.superseded !== true) await store.clearFailing(clientId);
-        return success;
+      try {
+        const success = await applyKeys(record, fetched, nowMs, plannedFromMs, actor);
+        if (success !== undefined) {
+          if (listed && success.status !== undefined && success.superseded !== true) await store.clearFailing(clientId);
+          return success;
+        }
+      } catch (error) {
+        // Recorded as a failure of the source, so that it backs off, is listed as failing and counted by the alarm.
+        if (!(error instanceof SignetError) || error.code !== 'last_admin') throw error;
+        refused = { code: error.code, message: error.message, url: fetched.url };
       }
     }
-    const failure = fetched.ok ? unusable(fetched) : fetched;
+    const failure = refused ?? (fetched.ok ? unusable(fetched) : fetched);
     const status = failureStatus(clientId, previous, failure, sourceUrl(record.keySource), nowMs, deps.refreshIntervalS, plannedFromMs);
     // A JWKS with no usable key still says which keys its publisher withdrew: those end now (a
     // publisher emptying its set revokes a leaked key), the rest stay until the keep bound.

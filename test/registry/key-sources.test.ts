@@ -642,6 +642,31 @@ describe('an account admin', () => {
 });
 
 describe('refreshDue', () => {
+  test("a set the registry refuses (the last operator would be left without a lasting key) is a failure of the source: recorded, backed off, listed as failing, and its keys stay", async () => {
+    const table = await ddb.createTable();
+    const own = registryOn(table);
+    const first = publishedKey();
+    const path = newSource(keySet(first));
+    const body = { name: 'Operator by JWKS', networkWhitelist: ['0.0.0.0'], roles: ['registry:admin'], profile: 'rfc9421', jwksUri: server.url(path) };
+    const clientId = (await call({ method: 'POST', path: '/registry/clients', body }, own.handler)).body.clientId as string;
+    // The publisher withdraws the key for one that expires in two hours: the only operator would be left without a lasting key.
+    server.serve(path, keySet(publishedKey({ exp: Math.floor(nowMs / 1000) + 7200 })));
+    const start = nowMs;
+    nowMs += INTERVAL_S * 1000;
+    try {
+      const refresher = createKeySourceRefresher({ store: own.keySources, fetch: (s) => server.fetch(s), nowMs: () => nowMs, refreshIntervalS: INTERVAL_S, requireSignedDirectories: false });
+      expect(await refresher.refreshDue()).toMatchObject({ checked: 1, failed: 1, refreshed: 0 });
+      const status = await own.keySources.getStatus(clientId);
+      expect(status).toMatchObject({ consecutiveFailures: 1, failingSince: new Date(nowMs).toISOString(), lastError: { code: 'last_admin' }, nextFetchAt: new Date(nowMs + 60_000).toISOString() });
+      expect([...(await own.keySources.failingSources()).keys()]).toEqual([clientId]);
+      // Backed off: a run at the same instant fetches nothing.
+      expect((await refresher.refreshDue()).checked).toBe(0);
+      expect((await own.store.getClient(clientId, { consistentRead: true }))?.keys.map((k) => k.fingerprint)).toEqual([first.fingerprint]);
+    } finally {
+      nowMs = start;
+    }
+  });
+
   test('pages through the due sources only (two a page), refreshes each once, and counts what it did', async () => {
     const table = await ddb.createTable();
     const own = registryOn(table);
