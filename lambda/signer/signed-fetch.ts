@@ -105,8 +105,8 @@ export interface SignedFetchInit extends Omit<RequestInit, 'body'> {
 export async function signedFetch(signer: Signer, url: string | URL, signedInit: SignedFetchInit = {}): Promise<Response> {
   const { resendNonIdempotentOnBareRefusal = false, ...init } = signedInit;
   const target = new URL(url);
-  target.hash = '';
-  const href = target.href;
+  // As fetch sends it: no fragment, and no `?` before an empty query (`href` would keep that one).
+  const href = `${target.origin}${target.pathname}${target.search}`;
   const method = (init.method ?? 'GET').toUpperCase();
   const body = init.body ?? undefined;
   if (body !== undefined && typeof body !== 'string' && !(body instanceof Uint8Array)) {

@@ -186,10 +186,13 @@ describe('signedFetch', () => {
     expect(await post.json()).toEqual({ fingerprint: k1.fingerprint, body: '{"order":1}' });
     const patch = await signedFetch(signer, `${verifier.origin}/api/echo`, { method: 'patch', body: Buffer.from([1, 2, 3]) });
     expect(patch.status).toBe(200);
+    // A `?` before an empty query is not sent, so it is not signed either.
+    expect((await signedFetch(signer, `${verifier.origin}/api/echo?`)).status).toBe(200);
     expect(verifier.seen.map((s) => [s.method, s.url])).toEqual([
       ['GET', '/api/echo?x=1&y=a%20b'],
       ['POST', '/api/echo'],
       ['PATCH', '/api/echo'],
+      ['GET', '/api/echo'],
     ]);
   });
 
