@@ -17,6 +17,13 @@ export { DEFAULT_SIGNING_KEY_MAX_AGE_MS, DEFAULT_SIGNING_KEY_STALE_IF_ERROR_MS }
 /** After a failed read served from the stale cache, the next read is tried no sooner than this, in ms. */
 const RETRY_AFTER_ERROR_MS = 5_000;
 
+/**
+ * How long one read of the secret may take, in ms: a read that hangs (a network path that drops
+ * packets; the SDK sets no timeout of its own) then fails, and a cached key is served as after any
+ * failed read, instead of every request waiting on it.
+ */
+export const DEFAULT_SECRET_READ_TIMEOUT_MS = 5_000;
+
 /** The staging label the signer reads: the key rotation has finished with. */
 const CURRENT_STAGE = 'AWSCURRENT';
 
@@ -31,6 +38,8 @@ export interface SecretsManagerKeyProviderOptions {
   readonly staleIfErrorMs?: number;
   /** The clock, ms since the epoch; injectable for tests. @default Date.now */
   readonly nowMs?: () => number;
+  /** @default DEFAULT_SECRET_READ_TIMEOUT_MS */
+  readonly readTimeoutMs?: number;
 }
 
 let sharedClient: SecretsManagerClient | undefined;
@@ -42,6 +51,7 @@ export class SecretsManagerKeyProvider implements SigningKeyProvider {
   private readonly maxAgeMs: number;
   private readonly staleIfErrorMs: number;
   private readonly nowMs: () => number;
+  private readonly readTimeoutMs: number;
   private cached: { key: SigningKey; fetchedAtMs: number } | undefined;
   private retryAtMs = 0;
   private inFlight: Promise<SigningKey> | undefined;
@@ -55,6 +65,7 @@ export class SecretsManagerKeyProvider implements SigningKeyProvider {
     this.maxAgeMs = nonNegative(options.maxAgeMs, DEFAULT_SIGNING_KEY_MAX_AGE_MS, 'maxAgeMs');
     this.staleIfErrorMs = nonNegative(options.staleIfErrorMs, DEFAULT_SIGNING_KEY_STALE_IF_ERROR_MS, 'staleIfErrorMs');
     this.nowMs = options.nowMs ?? Date.now;
+    this.readTimeoutMs = nonNegative(options.readTimeoutMs, DEFAULT_SECRET_READ_TIMEOUT_MS, 'readTimeoutMs');
   }
 
   /**
@@ -96,7 +107,7 @@ export class SecretsManagerKeyProvider implements SigningKeyProvider {
   private async fetch(): Promise<SigningKey> {
     let output;
     try {
-      output = await this.client.send(new GetSecretValueCommand({ SecretId: this.secretId, VersionStage: CURRENT_STAGE }));
+      output = await this.client.send(new GetSecretValueCommand({ SecretId: this.secretId, VersionStage: CURRENT_STAGE }), { abortSignal: AbortSignal.timeout(this.readTimeoutMs) });
     } catch (cause) {
       const name = cause instanceof Error ? cause.name : 'an unknown error';
       throw new SignetError(

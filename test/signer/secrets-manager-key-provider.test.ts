@@ -3,7 +3,7 @@
  * AWSCURRENT, caches for max age (clock injected), refresh() always reads, one read at a time,
  * stale-if-error bounded, errors with stable codes and no key material.
  */
-import { DeleteSecretCommand, PutSecretValueCommand, ResourceNotFoundException, RestoreSecretCommand } from '@aws-sdk/client-secrets-manager';
+import { DeleteSecretCommand, PutSecretValueCommand, ResourceNotFoundException, RestoreSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SignetError } from '../../lambda/core/errors';
 import { SecretsManagerKeyProvider } from '../../lambda/signer/secrets-manager-key-provider';
 import { StandInFixture, createKeySecret, putKeySecret, startStandInFixture } from './helpers';
@@ -114,6 +114,37 @@ describe('SecretsManagerKeyProvider', () => {
       await fx.sm.send(new RestoreSecretCommand({ SecretId: secretId }));
     }
     expect((await p.current()).fingerprint).toBe(k1.fingerprint);
+  });
+
+  it('a read that hangs (packets dropped on the way) gives up after the read timeout, and the cached key is served', async () => {
+    const secretId = await createKeySecret(fx.sm, 'c_one', k1);
+    // The real client over a transport whose requests, once `hang` is set, never get an answer (until aborted).
+    const carrier = new SecretsManagerClient({ ...fx.standIn.clientConfig });
+    const real = carrier.config.requestHandler as unknown as { handle(request: unknown, options?: { abortSignal?: AbortSignal }): Promise<unknown> };
+    let hang = false;
+    const blackHole = {
+      handle: (request: unknown, options?: { abortSignal?: AbortSignal }) =>
+        hang
+          ? new Promise<never>((_, reject) => options?.abortSignal?.addEventListener('abort', () => reject(Object.assign(new Error('aborted'), { name: 'AbortError' }))))
+          : real.handle(request, options),
+      updateHttpClientConfig: () => undefined,
+      httpHandlerConfigs: () => ({}),
+      destroy: () => carrier.destroy(),
+    };
+    const sm = new SecretsManagerClient({ ...fx.standIn.clientConfig, maxAttempts: 1, requestHandler: blackHole as never });
+    const clock = { now: 1_000_000 };
+    const p = new SecretsManagerKeyProvider({ secretId, secretsManager: sm, maxAgeMs: MAX_AGE_MS, nowMs: () => clock.now, readTimeoutMs: 50 });
+    try {
+      expect((await p.current()).fingerprint).toBe(k1.fingerprint);
+      hang = true;
+      clock.now += MAX_AGE_MS;
+      expect((await p.current()).fingerprint).toBe(k1.fingerprint);
+      const error = await errorOf(p.refresh());
+      expect(error.code).toBe('dependency_unavailable');
+      expect(error.message).toMatch(/^Could not read the signing key from Secrets Manager \(AbortError\)/);
+    } finally {
+      sm.destroy();
+    }
   });
 
   it('names the failure for an unknown secret, keeping the SDK error as the cause', async () => {
