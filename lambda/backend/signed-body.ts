@@ -112,13 +112,15 @@ export interface SignedBodyOptions<E extends ProxyEvent> {
 /**
  * Wraps a proxy handler so it only runs when the body matches the signed digest; a refusal
  * answers 400. A NoSignetContextError (no Signet authorizer on the route) or BodyAlreadyParsedError
- * (a parser ran before it) is thrown on, as a 500.
+ * (a parser ran before it) is thrown on, as a 500. Every argument the runtime passes reaches the
+ * handler. The refusal is a returned result: a handler that streams its response
+ * (`streamifyResponse`) checks the body itself with `checkSignedBody` and writes the refusal.
  */
 export function withSignedBody<E extends ProxyEvent, R>(
-  handler: (event: E, context: unknown) => Promise<R>,
+  handler: (event: E, context: unknown, ...rest: unknown[]) => Promise<R>,
   options: SignedBodyOptions<E> = {},
-): (event: E, context?: unknown) => Promise<R | ProxyResult> {
-  return async (event, context) => {
+): (event: E, context?: unknown, ...rest: unknown[]) => Promise<R | ProxyResult> {
+  return async (event, context, ...rest) => {
     try {
       checkSignedBody(event);
     } catch (error) {
@@ -126,7 +128,7 @@ export function withSignedBody<E extends ProxyEvent, R>(
       options.onRefused?.(error, event);
       return signedBodyErrorResponse(error, event);
     }
-    return handler(event, context);
+    return handler(event, context, ...rest);
   };
 }
 

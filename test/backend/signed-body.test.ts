@@ -148,6 +148,18 @@ describe('withSignedBody (plain wrapper)', () => {
     expect(calls).toEqual([body]);
   });
 
+  test('every argument the runtime passes reaches the handler (a stream and the context come second and third)', async () => {
+    const seen: unknown[][] = [];
+    const handler = withSignedBody(async (...args: unknown[]) => {
+      seen.push(args.slice(1));
+      return { statusCode: 200 };
+    });
+    const stream = { write: () => true };
+    const context = { awsRequestId: 'r-1' };
+    await handler(v2Event(body, signedDigest(body)) as never, stream, context);
+    expect(seen).toEqual([[stream, context]]);
+  });
+
   test('a sha-512-only signed digest admits its body and refuses another with 400 digest_mismatch', async () => {
     const handler = withSignedBody(async () => ({ statusCode: 200, body: 'ok' }));
     const digest = `sha-512=:${createHash('sha512').update(body).digest('base64')}:`;
