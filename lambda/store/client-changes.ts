@@ -159,6 +159,7 @@ export function planUpdate(current: ClientRecord, changes: ClientChanges, at: st
     record.keySource = source;
     record.keysFetchedAt = fetchedAt;
     keyPuts = [...(planned.keyPuts ?? [])];
+    keyRewrites = [...(planned.keyRewrites ?? [])];
     keyDeletes = [...(planned.keyDeletes ?? [])];
     sourceStatus = status;
     const from = current.keySource === undefined ? undefined : keySourceText(current.keySource);
@@ -178,12 +179,13 @@ export function planUpdate(current: ClientRecord, changes: ClientChanges, at: st
   } else if (changes.key !== undefined) {
     const kept = current.keys.find((k) => k.fingerprint === changes.key?.fingerprint);
     const replacement = storedKey(changes.key, kept?.addedAt ?? at);
-    const unchanged = current.keys.length === 1 && kept !== undefined && kept.notAfter === replacement.notAfter;
-    if (!unchanged) {
+    // The same key with the same end and algorithm: nothing to write (another algorithm is a change: its signer moved).
+    const sameAttributes = kept !== undefined && kept.notAfter === replacement.notAfter && kept.algorithm === replacement.algorithm;
+    if (!(current.keys.length === 1 && sameAttributes)) {
       record.keys = [replacement];
       keyDeletes = current.keys.filter((k) => k !== kept).map((k) => k.fingerprint);
       if (kept === undefined) keyPuts = [replacement];
-      else if (kept.notAfter !== replacement.notAfter) keyRewrites = [replacement];
+      else if (!sameAttributes) keyRewrites = [replacement];
     }
   }
   if (Object.keys(record).length === 0) return undefined;

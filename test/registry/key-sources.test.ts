@@ -641,6 +641,19 @@ describe('an account admin', () => {
   });
 });
 
+test("a client moving to a source that publishes a key it held with an end: the key's ownership item loses the end with the record", async () => {
+  const first = publishedKey();
+  const ending = publishedKey();
+  const created = await call({ method: 'POST', path: '/registry/clients', body: createBody({ publicKey: pem(first) }) });
+  const clientId = created.body.clientId as string;
+  expect((await call({ method: 'POST', path: `/registry/clients/${clientId}/keys`, body: { version: 1, publicKey: pem(ending), notAfter: '2030-01-01T00:00:00Z' } })).status).toBe(201);
+  const moved = await call({ method: 'PATCH', path: `/registry/clients/${clientId}`, body: { version: 2, jwksUri: server.url(newSource(keySet(ending))) } });
+  expect(moved.status).toBe(200);
+  const held = (moved.body.keys as ViewKey[]).find((k) => k.fingerprint === ending.fingerprint) as ViewKey & { notAfter?: string };
+  expect(held.notAfter).toBeUndefined();
+  expect((await rawItem(`KEY#${ending.fingerprint}`, 'KEY'))?.notAfter).toBeUndefined();
+});
+
 describe('refreshDue', () => {
   test("a set the registry refuses (the last operator would be left without a lasting key) is a failure of the source: recorded, backed off, listed as failing, and its keys stay", async () => {
     const table = await ddb.createTable();

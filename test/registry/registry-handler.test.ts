@@ -182,6 +182,18 @@ describe('PATCH /registry/clients/{clientId}', () => {
   });
 });
 
+describe('PATCH publicKey with the key the client holds', () => {
+  test('another algorithm for the same key is applied (its signer moved to it); the same again writes nothing', async () => {
+    const client = await createClient(25);
+    const path = `/registry/clients/${client.clientId}`;
+    const moved = await call({ method: 'PATCH', path, body: { version: 1, publicKey: spkiPem(testKey(25)), algorithm: 'rsa-pss-sha512' } });
+    expect(moved.status).toBe(200);
+    expect(moved.body).toMatchObject({ version: 2, keys: [expect.objectContaining({ fingerprint: testKey(25).fingerprint, algorithm: 'rsa-pss-sha512' })] });
+    const again = await call({ method: 'PATCH', path, body: { version: 2, publicKey: spkiPem(testKey(25)), algorithm: 'rsa-pss-sha512' } });
+    expect(again.body).toMatchObject({ version: 2 });
+  });
+});
+
 // ----------------------------------------------------------------------------- keys, status
 
 describe('key rollover and status', () => {
