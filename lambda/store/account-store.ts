@@ -70,7 +70,8 @@ export class DynamoAccountStore extends DynamoTable {
       items.unshift(defaultAccount());
       if (items.length > size) {
         items.pop();
-        const last = out.items[out.items.length - 2];
+        // The page ends at the item before the one put back, or (a page of one) at the default account's place.
+        const last = out.items.length >= 2 ? out.items[out.items.length - 2] : accountItem(defaultAccount());
         lastKey = Object.fromEntries([PARTITION_KEY, SORT_KEY, LIST_INDEX_PARTITION_KEY, LIST_INDEX_SORT_KEY].map((k) => [k, last[k]]));
       }
     }

@@ -288,6 +288,8 @@ describe('accounts', () => {
     const ids = created.map((a) => a.accountId);
     expect((await walk(2)).flat()).toEqual([DEFAULT_ACCOUNT_ID, ...ids]);
     expect((await walk(2))[0]).toEqual([DEFAULT_ACCOUNT_ID, ids[0]]);
+    // Pages of one: the built-in default account alone first, then each stored one (DynamoDB may end with an empty page).
+    expect((await walk(1)).flat()).toEqual([DEFAULT_ACCOUNT_ID, ...ids]);
     expect((await store.listAccounts(undefined, 50)).items[1]).toMatchObject({ name: 'A', roleCeiling: ['demo'], version: 1 });
 
     await store.updateAccount(DEFAULT_ACCOUNT_ID, 0, { name: 'Operators' }, ADMIN);
