@@ -168,16 +168,13 @@ function derivedValue(req: SignedRequest, component: ComponentId, target: Target
       return target.url.host;
     case '@scheme':
       return target.url.protocol.slice(0, -1);
-    // The path and query as the target URI spells them (§2.2.5-2.2.7), not re-encoded by a URL
-    // parser: a signer covers the `'` or `"` it sent, which WHATWG URL would percent-encode.
-    case '@request-target': {
-      const { path, query } = rawPathAndQuery(req.targetUri);
-      return path + query;
-    }
+    case '@request-target':
+      // WHATWG URL drops the "?" of an empty query; the request line keeps it (§2.2.5).
+      return target.url.pathname + (target.url.search === '' && hasEmptyQuery(req.targetUri) ? '?' : target.url.search);
     case '@path':
-      return rawPathAndQuery(req.targetUri).path;
+      return target.url.pathname || '/';
     case '@query':
-      return rawPathAndQuery(req.targetUri).query || '?';
+      return target.url.search === '' ? '?' : target.url.search;
     case '@query-param':
       return queryParam(target, component);
     default:
@@ -221,19 +218,9 @@ export function trimOws(value: string): string {
 }
 
 /** True when the URL ends its path with a bare "?" (an empty query), fragment aside. */
-/**
- * The path (`/` when empty) and the query with its `?` (empty when there is none; `?` alone for an
- * empty one) of an absolute target URI, as written; no fragment.
- */
-function rawPathAndQuery(targetUri: string): { path: string; query: string } {
-  const hash = targetUri.indexOf('#');
-  const uri = hash < 0 ? targetUri : targetUri.slice(0, hash);
-  const scheme = uri.indexOf('://');
-  let start = scheme < 0 ? 0 : scheme + 3;
-  while (start < uri.length && uri[start] !== '/' && uri[start] !== '?') start++;
-  const question = uri.indexOf('?', start);
-  const path = question < 0 ? uri.slice(start) : uri.slice(start, question);
-  return { path: path === '' ? '/' : path, query: question < 0 ? '' : uri.slice(question) };
+function hasEmptyQuery(targetUri: string): boolean {
+  const withoutFragment = targetUri.split('#', 1)[0];
+  return withoutFragment.endsWith('?') && withoutFragment.indexOf('?') === withoutFragment.length - 1;
 }
 
 function parseTarget(targetUri: string): URL {
