@@ -179,13 +179,12 @@ export function planUpdate(current: ClientRecord, changes: ClientChanges, at: st
   } else if (changes.key !== undefined) {
     const kept = current.keys.find((k) => k.fingerprint === changes.key?.fingerprint);
     const replacement = storedKey(changes.key, kept?.addedAt ?? at);
-    // The same key with the same end and algorithm: nothing to write (another algorithm is a change: its signer moved).
-    const sameAttributes = kept !== undefined && kept.notAfter === replacement.notAfter && kept.algorithm === replacement.algorithm;
-    if (!(current.keys.length === 1 && sameAttributes)) {
+    const unchanged = current.keys.length === 1 && kept !== undefined && kept.notAfter === replacement.notAfter;
+    if (!unchanged) {
       record.keys = [replacement];
       keyDeletes = current.keys.filter((k) => k !== kept).map((k) => k.fingerprint);
       if (kept === undefined) keyPuts = [replacement];
-      else if (!sameAttributes) keyRewrites = [replacement];
+      else if (kept.notAfter !== replacement.notAfter) keyRewrites = [replacement];
     }
   }
   if (Object.keys(record).length === 0) return undefined;
