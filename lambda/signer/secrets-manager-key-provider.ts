@@ -66,6 +66,7 @@ export class SecretsManagerKeyProvider implements SigningKeyProvider {
     this.staleIfErrorMs = nonNegative(options.staleIfErrorMs, DEFAULT_SIGNING_KEY_STALE_IF_ERROR_MS, 'staleIfErrorMs');
     this.nowMs = options.nowMs ?? Date.now;
     this.readTimeoutMs = nonNegative(options.readTimeoutMs, DEFAULT_SECRET_READ_TIMEOUT_MS, 'readTimeoutMs');
+    if (this.readTimeoutMs < 1) fail('invalid_request', 'readTimeoutMs must be at least 1 ms: a read given no time at all always fails.');
   }
 
   /**
@@ -110,6 +111,9 @@ export class SecretsManagerKeyProvider implements SigningKeyProvider {
       output = await this.client.send(new GetSecretValueCommand({ SecretId: this.secretId, VersionStage: CURRENT_STAGE }), { abortSignal: AbortSignal.timeout(this.readTimeoutMs) });
     } catch (cause) {
       const name = cause instanceof Error ? cause.name : 'an unknown error';
+      if (name === 'AbortError' || name === 'TimeoutError') {
+        throw new SignetError('dependency_unavailable', `Secrets Manager did not answer the read of the signing key within ${this.readTimeoutMs} ms. Check the network path to it (a VPC endpoint, a proxy, a firewall).`, { cause });
+      }
       throw new SignetError(
         'dependency_unavailable',
         `Could not read the signing key from Secrets Manager (${name}). Check the secret id, the region, and that this caller may secretsmanager:GetSecretValue on it.`,

@@ -105,6 +105,9 @@ export interface SignedFetchInit extends Omit<RequestInit, 'body'> {
 export async function signedFetch(signer: Signer, url: string | URL, signedInit: SignedFetchInit = {}): Promise<Response> {
   const { resendNonIdempotentOnBareRefusal = false, ...init } = signedInit;
   const target = new URL(url);
+  if (target.username !== '' || target.password !== '') {
+    throw new TypeError('signedFetch refuses a URL with credentials (user:password@): they would not be signed, and fetch does not send them.');
+  }
   // As fetch sends it: no fragment, and no `?` before an empty query (`href` would keep that one).
   const href = `${target.origin}${target.pathname}${target.search}`;
   const method = (init.method ?? 'GET').toUpperCase();

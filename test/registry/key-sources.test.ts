@@ -674,6 +674,8 @@ describe('refreshDue', () => {
       expect([...(await own.keySources.failingSources()).keys()]).toEqual([clientId]);
       // Backed off: a run at the same instant fetches nothing.
       expect((await refresher.refreshDue()).checked).toBe(0);
+      // Asked for by hand, the refresh answers the same failure (ok: false, its code), as for any failing source.
+      expect(await refresher.refreshClient(clientId, REFRESHER_ACTOR)).toMatchObject({ ok: false, error: { code: 'last_admin' } });
       expect((await own.store.getClient(clientId, { consistentRead: true }))?.keys.map((k) => k.fingerprint)).toEqual([first.fingerprint]);
     } finally {
       nowMs = start;

@@ -141,7 +141,7 @@ describe('SecretsManagerKeyProvider', () => {
       expect((await p.current()).fingerprint).toBe(k1.fingerprint);
       const error = await errorOf(p.refresh());
       expect(error.code).toBe('dependency_unavailable');
-      expect(error.message).toMatch(/^Could not read the signing key from Secrets Manager \(AbortError\)/);
+      expect(error.message).toBe('Secrets Manager did not answer the read of the signing key within 50 ms. Check the network path to it (a VPC endpoint, a proxy, a firewall).');
     } finally {
       sm.destroy();
     }
@@ -169,5 +169,6 @@ describe('SecretsManagerKeyProvider', () => {
   it('checks its options', () => {
     expect(() => new SecretsManagerKeyProvider({ secretId: ' ', secretsManager: fx.sm })).toThrow(SignetError);
     expect(() => new SecretsManagerKeyProvider({ secretId: 'x', secretsManager: fx.sm, maxAgeMs: -1 })).toThrow(/maxAgeMs/);
+    expect(() => new SecretsManagerKeyProvider({ secretId: 'x', secretsManager: fx.sm, readTimeoutMs: 0 })).toThrow('readTimeoutMs must be at least 1 ms');
   });
 });

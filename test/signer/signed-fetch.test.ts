@@ -186,6 +186,8 @@ describe('signedFetch', () => {
     expect(await post.json()).toEqual({ fingerprint: k1.fingerprint, body: '{"order":1}' });
     const patch = await signedFetch(signer, `${verifier.origin}/api/echo`, { method: 'patch', body: Buffer.from([1, 2, 3]) });
     expect(patch.status).toBe(200);
+    // A URL with credentials is refused, as fetch refuses it: they would not be signed.
+    await expect(signedFetch(signer, `${verifier.origin.replace('//', '//user:pw@')}/api/echo`)).rejects.toThrow('signedFetch refuses a URL with credentials');
     // A `?` before an empty query is not sent, so it is not signed either.
     expect((await signedFetch(signer, `${verifier.origin}/api/echo?`)).status).toBe(200);
     expect(verifier.seen.map((s) => [s.method, s.url])).toEqual([
