@@ -12,7 +12,9 @@
  * `NetworkWhitelist` differs from the previous deploy's applies that change to the holder
  * (audited as the bootstrap, at the version it read), so editing `adminClientName` or
  * `adminNetworkWhitelist` and deploying again takes effect; a field the deploy did not change is
- * left as the registry has it (an operator's edit stays). An Update that changed none of these three
+ * left as the registry has it (an operator's edit stays). An Update that kept the key while no client
+ * holds it any more (the admin replaced or removed it through the registry) does not register it
+ * again: the name or allow-list goes to the client the bootstrap registered. An Update that changed none of these three
  * properties (only CloudFormation's own: the function behind the token, the service timeout) reads
  * and writes nothing: the admin may have replaced or removed that key through the registry since,
  * and registering it again would make a new operator of a retired key. Delete leaves the client in
@@ -82,24 +84,30 @@ export function createAdminBootstrap(config: SignetConfig, dependencies: AdminBo
       run: async (e) => {
         const props = e.ResourceProperties as unknown as AdminBootstrapProperties;
         const previous = e.RequestType === 'Update' ? (e.OldResourceProperties as Partial<AdminBootstrapProperties>) : undefined;
-        if (e.RequestType === 'Update' && ADMIN_PROPERTIES.every((name) => previous?.[name] === props[name])) {
-          const registered = /^signet-admin-(c_[A-Za-z0-9_-]+)$/.exec(e.PhysicalResourceId)?.[1];
-          if (registered !== undefined) {
-            const data: AdminBootstrapData = { ClientId: registered, Fingerprint: importPublicKey(props.PublicKeyPem).fingerprint, Registration: 'skipped' };
-            return { physicalId: e.PhysicalResourceId, data };
-          }
+        const registered = e.RequestType === 'Update' ? /^signet-admin-(c_[A-Za-z0-9_-]+)$/.exec(e.PhysicalResourceId)?.[1] : undefined;
+        if (registered !== undefined && ADMIN_PROPERTIES.every((name) => previous?.[name] === props[name])) {
+          const data: AdminBootstrapData = { ClientId: registered, Fingerprint: importPublicKey(props.PublicKeyPem).fingerprint, Registration: 'skipped' };
+          return { physicalId: `signet-admin-${registered}`, data };
         }
-        const data = await register(store, props, previous, config.adminKeyFingerprint);
+        const keptKey = registered !== undefined && previous?.PublicKeyPem === props.PublicKeyPem ? registered : undefined;
+        const data = await register(store, props, previous, config.adminKeyFingerprint, keptKey);
         return { physicalId: `signet-admin-${data.ClientId}`, data };
       },
     });
 }
 
+/**
+ * `registeredWithSameKey`: on an Update that kept the key, the client the bootstrap registered it on.
+ * If no client holds the key any more, the admin replaced or removed it through the registry (a key
+ * retired because it leaked, say): it is not registered again, and this deploy's name or allow-list
+ * goes to that client.
+ */
 async function register(
   store: DynamoClientStore,
   props: AdminBootstrapProperties,
   previous: Partial<AdminBootstrapProperties> | undefined,
   expectedFingerprint: string | undefined,
+  registeredWithSameKey?: string,
 ): Promise<AdminBootstrapData> {
   const key = importPublicKey(props.PublicKeyPem);
   if (key.fingerprint !== expectedFingerprint) {
@@ -111,6 +119,14 @@ async function register(
     );
   }
   const networkWhitelist = whitelistOf(props.NetworkWhitelist);
+  if (registeredWithSameKey !== undefined && (await store.findByFingerprint(key.fingerprint, { consistentRead: true })) === undefined) {
+    const done = { ClientId: registeredWithSameKey, Fingerprint: key.fingerprint };
+    const admin = await store.getClient(registeredWithSameKey, { consistentRead: true });
+    const changes = admin === undefined ? undefined : changedByDeploy(props, networkWhitelist, previous);
+    if (admin === undefined || changes === undefined) return { ...done, Registration: 'skipped' };
+    const updated = await store.updateClient(admin.clientId, admin.version, changes, BOOTSTRAP_ACTOR);
+    return { ...done, Registration: updated.version === admin.version ? 'skipped' : 'updated' };
+  }
   const { record, created } = await store.createClient(
     { name: props.ClientName, networkWhitelist, roles: [REGISTRY_ADMIN_ROLE], key: { fingerprint: key.fingerprint, spkiPem: key.spkiPem } },
     BOOTSTRAP_ACTOR,

@@ -96,7 +96,7 @@ test('Update (or a second Create) with the same key and properties writes nothin
   expect((await store.listAudit(first.Data!.ClientId)).items).toHaveLength(1);
 });
 
-test("an Update that changed only CloudFormation's properties (an upgrade adding ServiceTimeout) touches nothing: a key the admin replaced since is not registered again", async () => {
+test("a key the admin replaced through the registry is not registered again: not by an upgrade adding ServiceTimeout (nothing is touched), nor by a deploy renaming the admin (the name goes to the admin's client)", async () => {
   const store = new DynamoClientStore({ tableName, client: ddb.client, keySourceKeepDays: DEFAULT_KEY_SOURCE_KEEP_DAYS });
   const props = { PublicKeyPem: spkiPem(testKey(5)), ClientName: 'rotated admin', NetworkWhitelist: '["203.0.113.7"]' };
   const created = await run(event('Create', props));
@@ -112,6 +112,12 @@ test("an Update that changed only CloudFormation's properties (an upgrade adding
   expect(reply).toMatchObject({ Status: 'SUCCESS', PhysicalResourceId: created.PhysicalResourceId, Data: { ClientId: clientId, Fingerprint: testKey(5).fingerprint, Registration: 'skipped' } });
   expect(await store.findByFingerprint(testKey(5).fingerprint, { consistentRead: true })).toBeUndefined();
   expect((await store.getClient(clientId, { consistentRead: true }))!.keys.map((k) => k.fingerprint)).toEqual([replacement.fingerprint]);
+
+  const renamed = { ...props, ClientName: 'platform admin' };
+  const rename = await run(event('Update', renamed, created.PhysicalResourceId, props));
+  expect(rename).toMatchObject({ Status: 'SUCCESS', PhysicalResourceId: created.PhysicalResourceId, Data: { ClientId: clientId, Registration: 'updated' } });
+  expect(await store.findByFingerprint(testKey(5).fingerprint, { consistentRead: true })).toBeUndefined();
+  expect(await store.getClient(clientId, { consistentRead: true })).toMatchObject({ name: 'platform admin', keys: [expect.objectContaining({ fingerprint: replacement.fingerprint })] });
 });
 
 test('Update with another allow-list and name applies both to the admin, audited as the bootstrap, and says updated', async () => {
