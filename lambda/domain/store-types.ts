@@ -52,6 +52,11 @@ export interface ClientChanges {
   readonly profile?: CoverageProfile;
   /** Replaces every key of the client with this one (and ends its key source, if it has one). */
   readonly key?: NewKey;
+  /**
+   * With `key`: whether the request named the key's algorithm. When it did not (the key's own
+   * default was filled in), a key the client already holds keeps the algorithm it has.
+   */
+  readonly keyAlgorithmNamed?: boolean;
   /** Sets the client's key source: its keys are replaced by the ones fetched. Not with `key`. */
   readonly published?: PublishedKeys;
 }

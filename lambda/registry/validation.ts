@@ -39,7 +39,7 @@ type WithSource<T> = Omit<T, 'jwksUri' | 'signatureAgent'> & { readonly keySourc
 export type CreateRequest = Readonly<WithSource<Omit<WithKey<BodyOf<typeof contract.CreateClientRequest>>, 'key'> & { readonly key?: NewKey }>>;
 
 /** A validated edit: only the fields given, the new key imported. */
-export type PatchRequest = Readonly<WithSource<Omit<BodyOf<typeof contract.UpdateClientRequest>, 'publicKey' | 'algorithm'>> & { readonly key?: NewKey }>;
+export type PatchRequest = Readonly<WithSource<Omit<BodyOf<typeof contract.UpdateClientRequest>, 'publicKey' | 'algorithm'>> & { readonly key?: NewKey; readonly keyAlgorithmNamed?: boolean }>;
 
 /** A validated account edit: only the fields given. */
 export type PatchAccountRequest = Readonly<BodyOf<typeof contract.UpdateAccountRequest>>;
@@ -162,7 +162,7 @@ export function parsePatchRequest(body: Json, roles: CompiledRoleCatalogue, know
     ...(body.name !== undefined ? { name: parseClientName(body.name) } : {}),
     ...(body.networkWhitelist !== undefined ? { networkWhitelist: parseNetworkWhitelist(body.networkWhitelist) } : {}),
     ...(body.roles !== undefined ? { roles: parseClientRoles(body.roles, roles, knownRoles) } : {}),
-    ...(body.publicKey !== undefined ? { key: parsePublicKey(body.publicKey, body.algorithm) } : {}),
+    ...(body.publicKey !== undefined ? { key: parsePublicKey(body.publicKey, body.algorithm), keyAlgorithmNamed: body.algorithm !== undefined } : {}),
     ...(body.profile !== undefined ? { profile: parseProfile(body.profile) } : {}),
   });
 }

@@ -178,13 +178,15 @@ export function planUpdate(current: ClientRecord, changes: ClientChanges, at: st
     audited.keySource = { from: keySourceText(current.keySource) };
   } else if (changes.key !== undefined) {
     const kept = current.keys.find((k) => k.fingerprint === changes.key?.fingerprint);
-    const replacement = storedKey(changes.key, kept?.addedAt ?? at);
-    const unchanged = current.keys.length === 1 && kept !== undefined && kept.notAfter === replacement.notAfter;
-    if (!unchanged) {
+    // A key the client holds keeps its algorithm unless the request named another (its signer moved to it).
+    const algorithm = kept !== undefined && changes.keyAlgorithmNamed !== true ? kept.algorithm : changes.key.algorithm;
+    const replacement = storedKey({ ...changes.key, algorithm }, kept?.addedAt ?? at);
+    const sameAttributes = kept !== undefined && kept.notAfter === replacement.notAfter && kept.algorithm === replacement.algorithm;
+    if (!(current.keys.length === 1 && sameAttributes)) {
       record.keys = [replacement];
       keyDeletes = current.keys.filter((k) => k !== kept).map((k) => k.fingerprint);
       if (kept === undefined) keyPuts = [replacement];
-      else if (kept.notAfter !== replacement.notAfter) keyRewrites = [replacement];
+      else if (!sameAttributes) keyRewrites = [replacement];
     }
   }
   if (Object.keys(record).length === 0) return undefined;

@@ -183,6 +183,18 @@ describe('PATCH /registry/clients/{clientId}', () => {
 });
 
 describe('PATCH publicKey with the key the client holds', () => {
+  test('with another algorithm named, it is applied (its signer moved to it); the same again writes nothing', async () => {
+    const client = await createClient(29);
+    const path = `/registry/clients/${client.clientId}`;
+    const moved = await call({ method: 'PATCH', path, body: { version: 1, publicKey: spkiPem(testKey(29)), algorithm: 'rsa-pss-sha512' } });
+    expect(moved.status).toBe(200);
+    expect(moved.body).toMatchObject({ version: 2, keys: [expect.objectContaining({ fingerprint: testKey(29).fingerprint, algorithm: 'rsa-pss-sha512' })] });
+    const again = await call({ method: 'PATCH', path, body: { version: 2, publicKey: spkiPem(testKey(29)), algorithm: 'rsa-pss-sha512' } });
+    expect(again.body).toMatchObject({ version: 2 });
+    const back = await call({ method: 'PATCH', path, body: { version: 2, publicKey: spkiPem(testKey(29)), algorithm: 'rsa-v1_5-sha256' } });
+    expect(back.body).toMatchObject({ version: 3, keys: [expect.objectContaining({ algorithm: 'rsa-v1_5-sha256' })] });
+  });
+
   test('sent again without an algorithm (as the portal does), it keeps the one it was registered for: its signer goes on verifying', async () => {
     const created = await call({ method: 'POST', path: '/registry/clients', body: createBody(25, { algorithm: 'rsa-pss-sha512' }) });
     expect(created.body).toMatchObject({ keys: [expect.objectContaining({ algorithm: 'rsa-pss-sha512' })] });
