@@ -6,9 +6,9 @@
  * what it wrote (local.json) only then ({@link runningGatewayPid}).
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, linkSync, lstatSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { lstatSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { writeFileAtomically } from './private-file';
+import { createFileOnce } from './private-file';
 
 /** A held lock. */
 export interface HomeLock {
@@ -27,36 +27,28 @@ export interface HomeLock {
  * @throws Error naming the other gateway's pid when one is alive
  */
 export function lockHome(pidFile: string, pid: number = process.pid): HomeLock {
-  const mine = join(dirname(pidFile), `.${basename(pidFile)}.${randomBytes(6).toString('hex')}`);
-  writeFileAtomically(mine, `${pid}\n`, 0o644);
-  try {
-    for (let attempt = 0; ; attempt++) {
-      if (tryLink(mine, pidFile)) break;
-      const holder = readPid(pidFile);
-      if (holder !== undefined && holder !== pid && isAlive(holder)) throw anotherGateway(holder, pidFile);
-      // Empty and just made: another start that created it is writing its pid (no hard links here).
-      if (attempt === 2 || (holder === undefined && isBeingWritten(pidFile))) {
-        throw new Error(`Another local gateway is starting on this SIGNET_HOME (${pidFile}). Wait for it, or set SIGNET_HOME to another directory.`);
-      }
-      // Gone (or not a pid at all): moved aside first, so that only what was read is removed.
-      const aside = `${mine}.stale`;
-      try {
-        renameSync(pidFile, aside);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
-        throw error;
-      }
-      const moved = readPid(aside);
-      if (moved !== undefined && moved !== holder && moved !== pid && isAlive(moved)) {
-        // Another gateway's lock, taken after the read above: it goes back where it was.
-        const restored = tryLink(aside, pidFile);
-        rmSync(aside, { force: true });
-        throw anotherGateway(moved, pidFile, restored);
-      }
-      rmSync(aside, { force: true });
+  for (let attempt = 0; ; attempt++) {
+    if (createFileOnce(pidFile, `${pid}\n`, 0o644)) break;
+    const holder = readPid(pidFile);
+    if (holder !== undefined && holder !== pid && isAlive(holder)) throw anotherGateway(holder, pidFile);
+    // Empty and just made: another start that created it is writing its pid (no hard links here).
+    if (attempt === 2 || (holder === undefined && isBeingWritten(pidFile))) {
+      throw new Error(`Another local gateway is starting on this SIGNET_HOME (${pidFile}). Wait for it, or set SIGNET_HOME to another directory.`);
     }
-  } finally {
-    rmSync(mine, { force: true });
+    // Gone (or not a pid at all): moved aside first, so that only what was read is removed.
+    const aside = join(dirname(pidFile), `.${basename(pidFile)}.${randomBytes(6).toString('hex')}.stale`);
+    try {
+      renameSync(pidFile, aside);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      throw error;
+    }
+    const moved = readPid(aside);
+    rmSync(aside, { force: true });
+    if (moved !== undefined && moved !== holder && moved !== pid && isAlive(moved)) {
+      // Another gateway's lock, taken after the read above: it goes back where it was.
+      throw anotherGateway(moved, pidFile, createFileOnce(pidFile, `${moved}\n`, 0o644));
+    }
   }
   let released = false;
   return {
@@ -66,36 +58,6 @@ export function lockHome(pidFile: string, pid: number = process.pid): HomeLock {
       if (readPid(pidFile) === pid) rmSync(pidFile, { force: true });
     },
   };
-}
-
-/** Links `from` at `to`; false when `to` exists (a file, a symbolic link). */
-function tryLink(from: string, to: string): boolean {
-  try {
-    linkSync(from, to);
-    return true;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') return false;
-    if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP' || code === 'ENOSYS') return tryCreate(to, readFileSync(from, 'utf8'));
-    throw error;
-  }
-}
-
-/** Creates `path` holding `text` unless it exists (a file system without hard links: FAT, some network mounts). */
-function tryCreate(path: string, text: string): boolean {
-  let fd: number;
-  try {
-    fd = openSync(path, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | (constants.O_NOFOLLOW ?? 0), 0o644);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw error;
-  }
-  try {
-    writeFileSync(fd, text);
-  } finally {
-    closeSync(fd);
-  }
-  return true;
 }
 
 function anotherGateway(holder: number, pidFile: string, restored = true): Error {

@@ -13,7 +13,8 @@
  * others): whoever could read it could read every secret the stand-in keeps.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, linkSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { createFileOnce } from './private-file';
 import type { SigV4Credentials } from './sigv4-verifier';
 
 const FORMAT = 'signet-secrets-manager-credentials/1';
@@ -39,16 +40,8 @@ export function loadOrCreateStandInCredentials(path: string): SigV4Credentials {
  * Written aside and linked into place, so it appears complete, and only once.
  */
 export function writeStandInCredentials(path: string, credentials: SigV4Credentials): void {
-  const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   const { accessKeyId, secretAccessKey } = credentials;
-  writeFileSync(temp, `${JSON.stringify({ format: FORMAT, accessKeyId, secretAccessKey }, null, 2)}\n`, { mode: 0o600 });
-  try {
-    linkSync(temp, path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  } finally {
-    rmSync(temp, { force: true });
-  }
+  createFileOnce(path, `${JSON.stringify({ format: FORMAT, accessKeyId, secretAccessKey }, null, 2)}\n`, 0o600);
 }
 
 /**
