@@ -33,6 +33,7 @@ import { REGISTRY_ADMIN_ROLE } from '../core/defaults';
 import { normaliseNetworkEntry } from '../core/network-entries';
 import { importPublicKey } from '../core/keys';
 import { DEFAULT_ACCOUNT_ID } from '../store/account-id';
+import { isClientId } from '../store/client-id';
 import { DynamoClientStore } from '../store/client-store';
 import type { ClientChanges } from '../domain/store-types';
 import { createDocumentClient } from '../store/dynamodb-client';
@@ -50,6 +51,9 @@ export interface AdminBootstrapProperties {
   /** JSON list of allow-list entries. */
   readonly NetworkWhitelist: string;
 }
+
+/** The physical id of a registered admin is this and its clientId. */
+const ADMIN_ID_PREFIX = 'signet-admin-';
 
 /** The properties that are Signet's (the rest, ServiceToken and ServiceTimeout, are CloudFormation's). */
 const ADMIN_PROPERTIES = ['PublicKeyPem', 'ClientName', 'NetworkWhitelist'] as const satisfies readonly (keyof AdminBootstrapProperties)[];
@@ -84,16 +88,22 @@ export function createAdminBootstrap(config: SignetConfig, dependencies: AdminBo
       run: async (e) => {
         const props = e.ResourceProperties as unknown as AdminBootstrapProperties;
         const previous = e.RequestType === 'Update' ? (e.OldResourceProperties as Partial<AdminBootstrapProperties>) : undefined;
-        const registered = e.RequestType === 'Update' ? /^signet-admin-(c_[A-Za-z0-9_-]+)$/.exec(e.PhysicalResourceId)?.[1] : undefined;
+        const registered = e.RequestType === 'Update' ? registeredClientOf(e.PhysicalResourceId) : undefined;
         if (registered !== undefined && ADMIN_PROPERTIES.every((name) => previous?.[name] === props[name])) {
           const data: AdminBootstrapData = { ClientId: registered, Fingerprint: importPublicKey(props.PublicKeyPem).fingerprint, Registration: 'skipped' };
-          return { physicalId: `signet-admin-${registered}`, data };
+          return { physicalId: `${ADMIN_ID_PREFIX}${registered}`, data };
         }
         const keptKey = registered !== undefined && previous?.PublicKeyPem === props.PublicKeyPem ? registered : undefined;
         const data = await register(store, props, previous, config.adminKeyFingerprint, keptKey);
-        return { physicalId: `signet-admin-${data.ClientId}`, data };
+        return { physicalId: `${ADMIN_ID_PREFIX}${data.ClientId}`, data };
       },
     });
+}
+
+/** The admin's clientId in a physical id this resource answered (`signet-admin-<clientId>`), if it is one. */
+function registeredClientOf(physicalId: string): string | undefined {
+  const clientId = physicalId.startsWith(ADMIN_ID_PREFIX) ? physicalId.slice(ADMIN_ID_PREFIX.length) : undefined;
+  return isClientId(clientId) ? clientId : undefined;
 }
 
 /**
